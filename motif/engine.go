@@ -1,0 +1,86 @@
+package motif
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// ErrStop, returned by a Sink, ends mining early without an error: the
+// caller has seen enough matches (e.g. `mine --enumerate N`).
+var ErrStop = errors.New("motif: stop mining")
+
+// Range selects matches by the position of their LAST edge: Lo <= p < Hi.
+type Range struct{ Lo, Hi int64 }
+
+// WholeWindow is the range of every edge of w: batch mining.
+func WholeWindow(w *window.Window) Range { return Range{w.First(), w.End()} }
+
+// Batch is the Horizon of a window that will receive no more edges.
+const Batch int64 = math.MaxInt64
+
+// Request is one mining call.
+type Request struct {
+	Range Range
+	// Horizon: every edge with t <= Horizon is already in the window. An
+	// anti-edge interval that ends after it cannot be decided yet: such a
+	// match is Open. Use Batch when the window is complete.
+	Horizon int64
+	// Sink receives every match (final and open); nil counts only.
+	Sink Sink
+}
+
+// Match is one match. The slices are reused after Sink.Match returns:
+// copy what you keep.
+type Match struct {
+	// Edges holds the window position of the graph edge matched to each
+	// motif edge, in motif (temporal) order.
+	Edges []int64
+	// Nodes holds the dense graph node mapped to each motif node.
+	Nodes []uint32
+	// Open marks a match whose anti-edge intervals reach past the request's
+	// Horizon; it is valid if no forbidden edge arrives by OpenUntil.
+	Open      bool
+	OpenUntil int64
+}
+
+// Sink consumes matches. Calls are serialised; a Sink never runs
+// concurrently with itself.
+type Sink interface {
+	Match(m *Match) error
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(m *Match) error
+
+// Match calls f(m).
+func (f SinkFunc) Match(m *Match) error { return f(m) }
+
+// Result summarises a mining call.
+type Result struct {
+	// Matches counts final matches; Open counts matches held open by
+	// anti-edge intervals past the horizon (not included in Matches).
+	Matches, Open int64
+	// Roots counts root edges examined; Splits counts subtrees handed from
+	// a busy worker to an idle one.
+	Roots, Splits int64
+	// Stopped reports that the sink ended mining with ErrStop.
+	Stopped bool
+}
+
+// Add accumulates r2 into r (for summing per-partition results).
+func (r *Result) Add(r2 Result) {
+	r.Matches += r2.Matches
+	r.Open += r2.Open
+	r.Roots += r2.Roots
+	r.Splits += r2.Splits
+	r.Stopped = r.Stopped || r2.Stopped
+}
+
+// Engine mines a compiled plan over a window. The CPU engine and the GPU
+// engine implement it and must agree exactly.
+type Engine interface {
+	Mine(ctx context.Context, w *window.Window, p *Plan, req Request) (Result, error)
+}

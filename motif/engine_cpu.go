@@ -1,0 +1,478 @@
+package motif
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// CPU is the exact parallel CPU engine: chronological edge-driven
+// backtracking (Mackey et al.; Everest's Algorithm 1) anchored on the last
+// motif edge, parallel over root edges, with idle workers fed subtrees
+// split off busy ones so a skewed root cannot leave cores idle.
+type CPU struct {
+	workers int
+}
+
+var _ Engine = (*CPU)(nil)
+
+// NewCPU returns a CPU engine with the given number of workers
+// (0 or less: GOMAXPROCS).
+func NewCPU(workers int) *CPU {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return &CPU{workers: workers}
+}
+
+// Workers returns the worker count.
+func (e *CPU) Workers() int { return e.workers }
+
+// notOpen marks a partial match with no undecided anti-edge interval.
+const notOpen int64 = math.MinInt64
+
+// splitMin is the least number of remaining candidates worth handing to
+// an idle worker; below it the copy costs more than it saves.
+const splitMin = 4
+
+// Mine implements Engine.
+func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) (Result, error) {
+	lo, hi := max(req.Range.Lo, w.First()), min(req.Range.Hi, w.End())
+	if lo >= hi {
+		return Result{}, ctx.Err()
+	}
+	nw := e.workers
+	if int64(nw) > hi-lo {
+		nw = int(hi - lo)
+	}
+	s := newSched(lo, hi, nw)
+	out := &emitter{sink: req.Sink, s: s}
+	workers := make([]*worker, nw)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wk := newWorker(w, p, req.Horizon, s, out)
+		workers[i] = wk
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk.run(ctx)
+		}()
+	}
+	wg.Wait()
+	var r Result
+	for _, wk := range workers {
+		r.Add(wk.res)
+	}
+	r.Stopped = out.stopped
+	if out.err != nil {
+		return r, out.err
+	}
+	if err := ctx.Err(); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// emitter serialises sink calls from all workers.
+type emitter struct {
+	mu      sync.Mutex
+	sink    Sink
+	s       *sched
+	err     error
+	stopped bool
+}
+
+func (o *emitter) emit(batch []Match) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := range batch {
+		if o.err != nil || o.stopped {
+			return
+		}
+		if err := o.sink.Match(&batch[i]); err != nil {
+			if err == ErrStop {
+				o.stopped = true
+			} else {
+				o.err = err
+			}
+			o.s.halt()
+		}
+	}
+}
+
+// worker is one search goroutine's state: the partial match (graph edge
+// position and time per motif edge, graph node per motif node) and the
+// per-depth open-interval bound.
+type worker struct {
+	w       *window.Window
+	p       *Plan
+	steps   []Step
+	k       int
+	horizon int64
+	s       *sched
+	out     *emitter
+
+	pos    []int64
+	tm     []int64
+	node   []uint32
+	openAt []int64 // latest open anti-edge interval end after each step
+	// nMapped[d] is how many motif nodes are mapped before step d;
+	// p.NodeOrder[:nMapped[d]] are they.
+	nMapped []int
+
+	res       Result
+	buf       []Match
+	arenaPos  []int64
+	arenaNode []uint32
+	tick      int
+}
+
+func newWorker(w *window.Window, p *Plan, horizon int64, s *sched, out *emitter) *worker {
+	k, n := p.K(), p.N()
+	wk := &worker{w: w, p: p, steps: p.Steps, k: k, horizon: horizon, s: s, out: out,
+		pos: make([]int64, k), tm: make([]int64, k), node: make([]uint32, n),
+		openAt: make([]int64, k), nMapped: make([]int, k)}
+	mapped := make([]bool, n)
+	cnt := 0
+	for d, st := range p.Steps {
+		wk.nMapped[d] = cnt
+		for _, v := range [2]int{st.From, st.To} {
+			if !mapped[v] {
+				mapped[v] = true
+				cnt++
+			}
+		}
+	}
+	return wk
+}
+
+func (wk *worker) run(ctx context.Context) {
+	defer wk.flush()
+	for {
+		lo, hi, ok := wk.s.roots()
+		if !ok {
+			break
+		}
+		if wk.s.stop.Load() {
+			return
+		}
+		if ctx.Err() != nil {
+			wk.s.halt()
+			return
+		}
+		for p := lo; p < hi; p++ {
+			wk.root(p)
+		}
+	}
+	for t := wk.s.next(); t != nil; t = wk.s.next() {
+		if ctx.Err() != nil {
+			wk.s.halt()
+			return
+		}
+		copy(wk.pos, t.pos)
+		copy(wk.tm, t.tm)
+		copy(wk.node, t.node)
+		if t.d > 0 {
+			wk.openAt[t.d-1] = t.openAt
+		}
+		wk.loop(t.d, t.cands, t.viaIn)
+	}
+}
+
+// root binds the last motif edge to the graph edge at position p.
+func (wk *worker) root(p int64) {
+	wk.res.Roots++
+	w, st := wk.w, &wk.steps[0]
+	src, dst := w.Src(p), w.Dst(p)
+	if src == dst {
+		return // self-loops never match: motif edges join distinct nodes
+	}
+	wk.pos[st.Edge], wk.tm[st.Edge] = p, w.T(p)
+	wk.node[st.From], wk.node[st.To] = src, dst
+	wk.openAt[0] = notOpen
+	if !wk.checks(0) {
+		return
+	}
+	wk.next(0)
+}
+
+// next continues after step d succeeded: emit or descend.
+func (wk *worker) next(d int) {
+	if d == wk.k-1 {
+		wk.found(wk.openAt[d])
+		return
+	}
+	wk.descend(d + 1)
+}
+
+// descend finds the candidates of step d: the adjacency entries of a
+// mapped endpoint strictly between the graph edges of the nearest matched
+// motif edges (Prev, Next) and inside the time bounds that Delta and the
+// per-hop limits impose. Adjacency lists are in (t, seq) order, so the
+// candidates are one contiguous run found by two binary searches.
+func (wk *worker) descend(d int) {
+	st := &wk.steps[d]
+	lowPos := int64(math.MinInt64)
+	if st.Prev >= 0 {
+		lowPos = wk.pos[st.Prev]
+	}
+	hiPos := wk.pos[st.Next]
+	lowT := wk.tm[wk.k-1] - wk.p.Delta
+	hiT := wk.tm[st.Next]
+	if st.HopNext != NoLimit {
+		lowT = max(lowT, wk.tm[st.Next]-st.HopNext)
+	}
+	if st.HopPrev != NoLimit {
+		hiT = min(hiT, wk.tm[st.Prev]+st.HopPrev)
+	}
+	if lowT > hiT {
+		return
+	}
+	var list []window.Adj
+	viaIn := false
+	switch st.Bind {
+	case BindFrom:
+		list = wk.w.Out(wk.node[st.From])
+	case BindTo:
+		list = wk.w.In(wk.node[st.To])
+	case BindBoth:
+		out, in := wk.w.Out(wk.node[st.From]), wk.w.In(wk.node[st.To])
+		if len(out) <= len(in) {
+			list = out
+		} else {
+			list, viaIn = in, true
+		}
+	}
+	a := lowerBound(list, lowPos, lowT)
+	b := a + upperBound(list[a:], hiPos, hiT)
+	if a < b {
+		wk.loop(d, list[a:b], viaIn)
+	}
+}
+
+// lowerBound returns the first index whose entry is after position lowPos
+// and at or after time lowT.
+func lowerBound(list []window.Adj, lowPos, lowT int64) int {
+	i, j := 0, len(list)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if list[h].Pos <= lowPos || list[h].T < lowT {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i
+}
+
+// upperBound returns the first index whose entry is at or after position
+// hiPos or later than time hiT.
+func upperBound(list []window.Adj, hiPos, hiT int64) int {
+	i, j := 0, len(list)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if list[h].Pos < hiPos && list[h].T <= hiT {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i
+}
+
+// loop tries each candidate of step d, handing the second half of what
+// remains to an idle worker when there is one. viaIn says the candidates
+// of a BindBoth step come from To's in-edges rather than From's out-edges.
+func (wk *worker) loop(d int, cands []window.Adj, viaIn bool) {
+	st := &wk.steps[d]
+	splittable := d < wk.k-1
+	for i := 0; i < len(cands); i++ {
+		if splittable && wk.s.idle.Load() > 0 && len(cands)-i >= splitMin {
+			mid := i + (len(cands)-i)/2
+			wk.split(d, cands[mid:], viaIn)
+			cands = cands[:mid]
+		}
+		wk.tick++
+		if wk.tick&1023 == 0 && wk.s.stop.Load() {
+			return
+		}
+		c := &cands[i]
+		var newNode int
+		var other uint32
+		switch st.Bind {
+		case BindFrom:
+			newNode, other = st.To, c.Other
+		case BindTo:
+			newNode, other = st.From, c.Other
+		case BindBoth:
+			newNode = -1
+			want := wk.node[st.To]
+			if viaIn {
+				want = wk.node[st.From]
+			}
+			if c.Other != want {
+				continue
+			}
+		}
+		if newNode >= 0 && !wk.fresh(d, other) {
+			continue
+		}
+		wk.pos[st.Edge], wk.tm[st.Edge] = c.Pos, c.T
+		if newNode >= 0 {
+			wk.node[newNode] = other
+		}
+		wk.openAt[d] = wk.openAt[d-1]
+		if !wk.checks(d) {
+			continue
+		}
+		wk.next(d)
+	}
+}
+
+// fresh reports that graph node v is not yet mapped (injectivity).
+func (wk *worker) fresh(d int, v uint32) bool {
+	for _, m := range wk.p.NodeOrder[:wk.nMapped[d]] {
+		if wk.node[m] == v {
+			return false
+		}
+	}
+	return true
+}
+
+func (wk *worker) split(d int, cands []window.Adj, viaIn bool) {
+	t := &task{d: d, cands: cands, viaIn: viaIn,
+		pos: append([]int64(nil), wk.pos...), tm: append([]int64(nil), wk.tm...),
+		node: append([]uint32(nil), wk.node...), openAt: wk.openAt[d-1]}
+	wk.res.Splits++
+	wk.s.push(t)
+}
+
+// checks evaluates the predicates and anti-edges placed at step d.
+func (wk *worker) checks(d int) bool {
+	st := &wk.steps[d]
+	for _, pi := range st.Preds {
+		if !wk.holds(&wk.p.Preds[pi]) {
+			return false
+		}
+	}
+	for _, ai := range st.Antis {
+		ok, until := wk.anti(&wk.p.Antis[ai])
+		if !ok {
+			return false
+		}
+		wk.openAt[d] = max(wk.openAt[d], until)
+	}
+	return true
+}
+
+func (wk *worker) value(o *planOperand) float64 {
+	switch o.kind {
+	case EdgeAttr:
+		return wk.w.EdgeAttr(o.col, wk.pos[o.index])
+	case NodeAttr:
+		return wk.w.NodeAttr(o.col, wk.node[o.index])
+	}
+	return o.val
+}
+
+func (wk *worker) holds(pp *PlanPred) bool {
+	l := wk.value(&pp.Left)
+	switch pp.Op {
+	case OpIn, OpNotIn:
+		in := false
+		for _, v := range pp.Right.list {
+			if l == v {
+				in = true
+				break
+			}
+		}
+		return in == (pp.Op == OpIn)
+	}
+	return compare(l, pp.Op, wk.value(&pp.Right))
+}
+
+func compare(l float64, op CmpOp, r float64) bool {
+	switch op {
+	case OpEq:
+		return l == r
+	case OpNe:
+		return l != r
+	case OpLt:
+		return l < r
+	case OpLe:
+		return l <= r
+	case OpGt:
+		return l > r
+	case OpGe:
+		return l >= r
+	}
+	return false
+}
+
+// anti checks an anti-edge: no graph edge From→To after the edge matched
+// to motif edge After, up to min(t_After + Within, t_1 + Delta). It returns
+// the interval end as `until` when the interval reaches past the horizon
+// (the match stays open), notOpen otherwise.
+func (wk *worker) anti(a *PlanAnti) (ok bool, until int64) {
+	limit := wk.tm[0] + wk.p.Delta
+	if a.Within != NoLimit {
+		limit = min(limit, wk.tm[a.After]+a.Within)
+	}
+	u, v := wk.node[a.From], wk.node[a.To]
+	list, want := wk.w.Out(u), v
+	if in := wk.w.In(v); len(in) < len(list) {
+		list, want = in, u
+	}
+	for i := lowerBound(list, wk.pos[a.After], math.MinInt64); i < len(list) && list[i].T <= limit; i++ {
+		if list[i].Other == want {
+			return false, notOpen
+		}
+	}
+	if limit > wk.horizon {
+		return true, limit
+	}
+	return true, notOpen
+}
+
+func (wk *worker) found(openUntil int64) {
+	open := openUntil != notOpen
+	if open {
+		wk.res.Open++
+	} else {
+		wk.res.Matches++
+	}
+	if wk.out.sink == nil {
+		return
+	}
+	// Matches are staged in flat arenas and handed over in batches, so the
+	// sink lock is taken once per batch and nothing is allocated per match.
+	e0, n0 := len(wk.arenaPos), len(wk.arenaNode)
+	wk.arenaPos = append(wk.arenaPos, wk.pos...)
+	wk.arenaNode = append(wk.arenaNode, wk.node...)
+	m := Match{Edges: wk.arenaPos[e0:len(wk.arenaPos):len(wk.arenaPos)], Nodes: wk.arenaNode[n0:len(wk.arenaNode):len(wk.arenaNode)], Open: open}
+	if open {
+		m.OpenUntil = openUntil
+	}
+	wk.buf = append(wk.buf, m)
+	if len(wk.buf) >= matchBatch {
+		wk.flush()
+	}
+}
+
+// matchBatch is how many matches a worker stages before taking the sink lock.
+const matchBatch = 256
+
+func (wk *worker) flush() {
+	if len(wk.buf) > 0 && wk.out.sink != nil {
+		wk.out.emit(wk.buf)
+	}
+	wk.buf = wk.buf[:0]
+	// The arenas may be reused only after the batch's slices are dead; the
+	// sink contract (copy what you keep) makes that now. Re-slicing keeps
+	// capacity; earlier Match values pointed into the old backing arrays,
+	// which append may move, so reset lengths only after the emit.
+	wk.arenaPos, wk.arenaNode = wk.arenaPos[:0], wk.arenaNode[:0]
+}

@@ -1,0 +1,271 @@
+package window
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// ErrOutOfOrder is returned by Append for an edge older than the newest one.
+var ErrOutOfOrder = errors.New("edge older than the window's newest edge")
+
+// Edge is an edge to append. Src and Dst are dense ids from the window's
+// IDs; Attrs has one value per schema edge attribute (string values as
+// codes from Strings), or is nil when the schema has none.
+type Edge struct {
+	Src, Dst uint32
+	T        int64
+	Attrs    []float64
+}
+
+// Adj is one entry of a vertex's adjacency list: the edge at stream
+// position Pos, at time T, whose other endpoint is Other. Keeping T and
+// Other inline lets the miner filter candidates without touching the
+// edge columns.
+type Adj struct {
+	T     int64
+	Pos   int64
+	Other uint32
+}
+
+type adjList struct {
+	ents []Adj
+	head int
+}
+
+func (l *adjList) live() []Adj { return l.ents[l.head:] }
+
+// Window is a sliding window of temporal edges; see the package doc.
+type Window struct {
+	schema  Schema
+	ids     *IDs
+	strings *Strings
+
+	// Columns. Index i holds the edge at position off+i; the first head
+	// entries are evicted and await compaction.
+	off   int64
+	head  int
+	src   []uint32
+	dst   []uint32
+	t     []int64
+	attrs [][]float64
+
+	out, in   []adjList
+	nodeAttrs [][]float64
+}
+
+// New returns an empty window with the given schema.
+func New(s Schema) (*Window, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	w := &Window{schema: s, ids: NewIDs(), strings: newStrings()}
+	w.attrs = make([][]float64, len(s.EdgeAttrs))
+	w.nodeAttrs = make([][]float64, len(s.NodeAttrs))
+	return w, nil
+}
+
+// Schema returns the window's schema.
+func (w *Window) Schema() *Schema { return &w.schema }
+
+// IDs returns the node id dictionary.
+func (w *Window) IDs() *IDs { return w.ids }
+
+// Strings returns the string attribute dictionary.
+func (w *Window) Strings() *Strings { return w.strings }
+
+// First returns the position of the oldest live edge.
+func (w *Window) First() int64 { return w.off + int64(w.head) }
+
+// End returns one past the position of the newest edge: the position the
+// next appended edge will get.
+func (w *Window) End() int64 { return w.off + int64(len(w.t)) }
+
+// Len returns the number of live edges.
+func (w *Window) Len() int { return len(w.t) - w.head }
+
+// Src, Dst and T read the edge at position p (First() <= p < End()).
+func (w *Window) Src(p int64) uint32 { return w.src[p-w.off] }
+func (w *Window) Dst(p int64) uint32 { return w.dst[p-w.off] }
+func (w *Window) T(p int64) int64    { return w.t[p-w.off] }
+
+// EdgeAttr reads edge attribute column col of the edge at position p.
+func (w *Window) EdgeAttr(col int, p int64) float64 { return w.attrs[col][p-w.off] }
+
+// NodeAttr reads node attribute column col of node v (NaN, or the code of
+// "" for string columns, when unset).
+func (w *Window) NodeAttr(col int, v uint32) float64 {
+	c := w.nodeAttrs[col]
+	if int(v) >= len(c) {
+		return w.missing(w.schema.NodeAttrs[col].Kind)
+	}
+	return c[v]
+}
+
+func (w *Window) missing(k Kind) float64 {
+	if k == String {
+		return 0
+	}
+	return math.NaN()
+}
+
+// SetNodeAttr sets node attribute column col of node v.
+func (w *Window) SetNodeAttr(col int, v uint32, val float64) {
+	c := w.nodeAttrs[col]
+	for int(v) >= len(c) {
+		c = append(c, w.missing(w.schema.NodeAttrs[col].Kind))
+	}
+	c[v] = val
+	w.nodeAttrs[col] = c
+}
+
+// Out returns v's live out-edges in (t, seq) order. The slice aliases the
+// window: valid until the next Append or Evict, not to be modified.
+func (w *Window) Out(v uint32) []Adj {
+	if int(v) >= len(w.out) {
+		return nil
+	}
+	return w.out[v].live()
+}
+
+// In returns v's live in-edges in (t, seq) order, like Out.
+func (w *Window) In(v uint32) []Adj {
+	if int(v) >= len(w.in) {
+		return nil
+	}
+	return w.in[v].live()
+}
+
+// LastT returns the time of the newest edge, or math.MinInt64 when empty.
+func (w *Window) LastT() int64 {
+	if w.Len() == 0 {
+		return math.MinInt64
+	}
+	return w.t[len(w.t)-1]
+}
+
+// SearchTime returns the position of the first live edge with T >= t
+// (End() if none).
+func (w *Window) SearchTime(t int64) int64 {
+	live := w.t[w.head:]
+	i := sort.Search(len(live), func(i int) bool { return live[i] >= t })
+	return w.First() + int64(i)
+}
+
+// Append adds e as the newest edge and returns its position. Edges must
+// arrive in non-decreasing time; ties keep arrival order.
+func (w *Window) Append(e Edge) (int64, error) {
+	if n := len(w.t); n > w.head && e.T < w.t[n-1] {
+		return 0, fmt.Errorf("append t=%d after t=%d: %w", e.T, w.t[n-1], ErrOutOfOrder)
+	}
+	if len(e.Attrs) != len(w.attrs) {
+		return 0, fmt.Errorf("append: %d attribute values for %d columns", len(e.Attrs), len(w.attrs))
+	}
+	if int(e.Src) >= w.ids.Cap() || int(e.Dst) >= w.ids.Cap() {
+		return 0, fmt.Errorf("append: node id %d/%d was not interned", e.Src, e.Dst)
+	}
+	p := w.End()
+	w.src = append(w.src, e.Src)
+	w.dst = append(w.dst, e.Dst)
+	w.t = append(w.t, e.T)
+	for i, v := range e.Attrs {
+		w.attrs[i] = append(w.attrs[i], v)
+	}
+	w.grow(max(e.Src, e.Dst))
+	w.out[e.Src].ents = append(w.out[e.Src].ents, Adj{T: e.T, Pos: p, Other: e.Dst})
+	w.in[e.Dst].ents = append(w.in[e.Dst].ents, Adj{T: e.T, Pos: p, Other: e.Src})
+	return p, nil
+}
+
+func (w *Window) grow(v uint32) {
+	for int(v) >= len(w.out) {
+		w.out = append(w.out, adjList{})
+		w.in = append(w.in, adjList{})
+	}
+}
+
+// EvictBefore removes every edge with T < t and returns how many left.
+func (w *Window) EvictBefore(t int64) int {
+	n := 0
+	for w.head < len(w.t) && w.t[w.head] < t {
+		w.evictOne()
+		n++
+	}
+	w.compact()
+	return n
+}
+
+// EvictTo removes every edge with position < p and returns how many left.
+func (w *Window) EvictTo(p int64) int {
+	n := 0
+	for w.head < len(w.t) && w.off+int64(w.head) < p {
+		w.evictOne()
+		n++
+	}
+	w.compact()
+	return n
+}
+
+func (w *Window) evictOne() {
+	s, d := w.src[w.head], w.dst[w.head]
+	w.head++
+	popFront(&w.out[s])
+	popFront(&w.in[d])
+	w.releaseIfIdle(s)
+	if d != s {
+		w.releaseIfIdle(d)
+	}
+}
+
+// releaseIfIdle gives back the id of a node whose last edge just left.
+func (w *Window) releaseIfIdle(v uint32) {
+	if len(w.out[v].live()) != 0 || len(w.in[v].live()) != 0 {
+		return
+	}
+	w.ids.Release(v)
+	for _, l := range [2]*adjList{&w.out[v], &w.in[v]} {
+		if cap(l.ents) > 64 {
+			l.ents = nil // a former hub: give its memory back
+		} else {
+			l.ents = l.ents[:0]
+		}
+		l.head = 0
+	}
+	for col := range w.nodeAttrs {
+		if int(v) < len(w.nodeAttrs[col]) {
+			w.nodeAttrs[col][v] = w.missing(w.schema.NodeAttrs[col].Kind)
+		}
+	}
+}
+
+func popFront(l *adjList) {
+	l.head++
+	switch {
+	case l.head == len(l.ents):
+		l.ents, l.head = l.ents[:0], 0
+	case l.head >= 16 && 2*l.head >= len(l.ents):
+		n := copy(l.ents, l.ents[l.head:])
+		l.ents, l.head = l.ents[:n], 0
+	}
+}
+
+// compact drops evicted column entries once they are at least half the
+// columns, so eviction costs amortised O(1) per edge.
+func (w *Window) compact() {
+	if w.head < 1024 || 2*w.head < len(w.t) {
+		return
+	}
+	n := copy(w.src, w.src[w.head:])
+	w.src = w.src[:n]
+	copy(w.dst, w.dst[w.head:])
+	w.dst = w.dst[:n]
+	copy(w.t, w.t[w.head:])
+	w.t = w.t[:n]
+	for i := range w.attrs {
+		copy(w.attrs[i], w.attrs[i][w.head:])
+		w.attrs[i] = w.attrs[i][:n]
+	}
+	w.off += int64(w.head)
+	w.head = 0
+}
