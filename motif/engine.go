@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"sync/atomic"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -30,6 +31,9 @@ type Request struct {
 	Horizon int64
 	// Sink receives every match (final and open); nil counts only.
 	Sink Sink
+	// Progress, if set, is advanced by the number of root edges finished,
+	// so a caller can report progress of a long run from another goroutine.
+	Progress *atomic.Int64
 }
 
 // Match is one match. The slices are reused after Sink.Match returns:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -54,6 +55,7 @@ func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) 
 	var wg sync.WaitGroup
 	for i := range workers {
 		wk := newWorker(w, p, req.Horizon, s, out)
+		wk.progress = req.Progress
 		workers[i] = wk
 		wg.Add(1)
 		go func() {
@@ -123,6 +125,7 @@ type worker struct {
 	// p.NodeOrder[:nMapped[d]] are they.
 	nMapped []int
 
+	progress  *atomic.Int64
 	res       Result
 	buf       []Match
 	arenaPos  []int64
@@ -165,6 +168,9 @@ func (wk *worker) run(ctx context.Context) {
 		}
 		for p := lo; p < hi; p++ {
 			wk.root(p)
+		}
+		if wk.progress != nil {
+			wk.progress.Add(hi - lo)
 		}
 	}
 	for t := wk.s.next(); t != nil; t = wk.s.next() {
