@@ -2,6 +2,7 @@ package motif
 
 import (
 	"context"
+	"errors"
 	"math"
 	"runtime"
 	"sync"
@@ -56,6 +57,7 @@ func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) 
 	for i := range workers {
 		wk := newWorker(w, p, req.Horizon, s, out)
 		wk.progress = req.Progress
+		wk.countOnly = req.Sink == nil
 		workers[i] = wk
 		wg.Add(1)
 		go func() {
@@ -95,7 +97,7 @@ func (o *emitter) emit(batch []Match) {
 			return
 		}
 		if err := o.sink.Match(&batch[i]); err != nil {
-			if err == ErrStop {
+			if errors.Is(err, ErrStop) {
 				o.stopped = true
 			} else {
 				o.err = err
@@ -114,8 +116,10 @@ type worker struct {
 	steps   []Step
 	k       int
 	horizon int64
-	s       *sched
-	out     *emitter
+	// countOnly: no sink, so the last step may be tallied, not visited.
+	countOnly bool
+	s         *sched
+	out       *emitter
 
 	pos    []int64
 	tm     []int64
@@ -184,7 +188,7 @@ func (wk *worker) run(ctx context.Context) {
 		if t.d > 0 {
 			wk.openAt[t.d-1] = t.openAt
 		}
-		wk.loop(t.d, t.cands, t.viaIn)
+		wk.loop(t.d, t.cands)
 	}
 }
 
@@ -238,24 +242,51 @@ func (wk *worker) descend(d int) {
 		return
 	}
 	var list []window.Adj
-	viaIn := false
 	switch st.Bind {
 	case BindFrom:
 		list = wk.w.Out(wk.node[st.From])
 	case BindTo:
 		list = wk.w.In(wk.node[st.To])
 	case BindBoth:
-		out, in := wk.w.Out(wk.node[st.From]), wk.w.In(wk.node[st.To])
-		if len(out) <= len(in) {
-			list = out
-		} else {
-			list, viaIn = in, true
-		}
+		list = wk.w.Between(wk.node[st.From], wk.node[st.To])
 	}
 	a := lowerBound(list, lowPos, lowT)
 	b := a + upperBound(list[a:], hiPos, hiT)
-	if a < b {
-		wk.loop(d, list[a:b], viaIn)
+	if a >= b {
+		return
+	}
+	if d == wk.k-1 && wk.countOnly && len(st.Preds) == 0 && len(st.Antis) == 0 {
+		wk.tally(d, int64(b-a), lowPos, hiPos, lowT, hiT)
+		return
+	}
+	wk.loop(d, list[a:b])
+}
+
+// tally counts the matches of the last step without visiting them: n
+// candidates lie in the bounds, of which those whose new endpoint is
+// already mapped (injectivity, self-loops) are subtracted, found per mapped
+// node by two binary searches in the pair index. Count mode only, and only
+// when the last step has no predicate or anti-edge to evaluate.
+func (wk *worker) tally(d int, n int64, lowPos, hiPos, lowT, hiT int64) {
+	st := &wk.steps[d]
+	if st.Bind != BindBoth {
+		for _, m := range wk.p.NodeOrder[:wk.nMapped[d]] {
+			var pair []window.Adj
+			if st.Bind == BindFrom {
+				pair = wk.w.Between(wk.node[st.From], wk.node[m])
+			} else {
+				pair = wk.w.Between(wk.node[m], wk.node[st.To])
+			}
+			if len(pair) > 0 {
+				a := lowerBound(pair, lowPos, lowT)
+				n -= int64(upperBound(pair[a:], hiPos, hiT))
+			}
+		}
+	}
+	if wk.openAt[d-1] != notOpen {
+		wk.res.Open += n
+	} else {
+		wk.res.Matches += n
 	}
 }
 
@@ -290,15 +321,14 @@ func upperBound(list []window.Adj, hiPos, hiT int64) int {
 }
 
 // loop tries each candidate of step d, handing the second half of what
-// remains to an idle worker when there is one. viaIn says the candidates
-// of a BindBoth step come from To's in-edges rather than From's out-edges.
-func (wk *worker) loop(d int, cands []window.Adj, viaIn bool) {
+// remains to an idle worker when there is one.
+func (wk *worker) loop(d int, cands []window.Adj) {
 	st := &wk.steps[d]
 	splittable := d < wk.k-1
 	for i := 0; i < len(cands); i++ {
 		if splittable && wk.s.idle.Load() > 0 && len(cands)-i >= splitMin {
 			mid := i + (len(cands)-i)/2
-			wk.split(d, cands[mid:], viaIn)
+			wk.split(d, cands[mid:])
 			cands = cands[:mid]
 		}
 		wk.tick++
@@ -314,14 +344,7 @@ func (wk *worker) loop(d int, cands []window.Adj, viaIn bool) {
 		case BindTo:
 			newNode, other = st.From, c.Other
 		case BindBoth:
-			newNode = -1
-			want := wk.node[st.To]
-			if viaIn {
-				want = wk.node[st.From]
-			}
-			if c.Other != want {
-				continue
-			}
+			newNode = -1 // candidates come from the pair index: all connect From→To
 		}
 		if newNode >= 0 && !wk.fresh(d, other) {
 			continue
@@ -348,8 +371,8 @@ func (wk *worker) fresh(d int, v uint32) bool {
 	return true
 }
 
-func (wk *worker) split(d int, cands []window.Adj, viaIn bool) {
-	t := &task{d: d, cands: cands, viaIn: viaIn,
+func (wk *worker) split(d int, cands []window.Adj) {
+	t := &task{d: d, cands: cands,
 		pos: append([]int64(nil), wk.pos...), tm: append([]int64(nil), wk.tm...),
 		node: append([]uint32(nil), wk.node...), openAt: wk.openAt[d-1]}
 	wk.res.Splits++
@@ -427,15 +450,10 @@ func (wk *worker) anti(a *PlanAnti) (ok bool, until int64) {
 	if a.Within != NoLimit {
 		limit = min(limit, wk.tm[a.After]+a.Within)
 	}
-	u, v := wk.node[a.From], wk.node[a.To]
-	list, want := wk.w.Out(u), v
-	if in := wk.w.In(v); len(in) < len(list) {
-		list, want = in, u
-	}
-	for i := lowerBound(list, wk.pos[a.After], math.MinInt64); i < len(list) && list[i].T <= limit; i++ {
-		if list[i].Other == want {
-			return false, notOpen
-		}
+	// The first edge From→To after the anti-edge's anchor decides it.
+	pair := wk.w.Between(wk.node[a.From], wk.node[a.To])
+	if i := lowerBound(pair, wk.pos[a.After], math.MinInt64); i < len(pair) && pair[i].T <= limit {
+		return false, notOpen
 	}
 	if limit > wk.horizon {
 		return true, limit

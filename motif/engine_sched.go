@@ -32,7 +32,6 @@ type sched struct {
 type task struct {
 	d      int
 	cands  []window.Adj // already within the step's position and time bounds
-	viaIn  bool
 	pos    []int64
 	tm     []int64
 	node   []uint32

@@ -17,6 +17,7 @@ func (w *Window) Bytes() int64 {
 	for i := range w.out {
 		b += int64(cap(w.out[i].ents)+cap(w.in[i].ents)) * adj
 	}
+	b += w.pairBytes()
 	for _, c := range w.nodeAttrs {
 		b += int64(cap(c)) * 8
 	}
@@ -33,4 +34,16 @@ func (w *Window) BytesPerEdge() float64 {
 		return 0
 	}
 	return float64(w.Bytes()) / float64(w.Len())
+}
+
+// pairBytes is the memory of the pair index alone.
+func (w *Window) pairBytes() int64 {
+	adj := int64(unsafe.Sizeof(Adj{}))
+	b := int64(cap(w.pairLists))*int64(unsafe.Sizeof(adjList{})) + int64(cap(w.pairFree))*4
+	for i := range w.pairLists {
+		b += int64(cap(w.pairLists[i].ents)) * adj
+	}
+	// Swiss-table map: 8-byte key + 4-byte value + control byte, at a
+	// load factor of 7/8 on average.
+	return b + int64(len(w.pairs))*15
 }

@@ -53,14 +53,24 @@ type Window struct {
 
 	out, in   []adjList
 	nodeAttrs [][]float64
+
+	// pairs indexes the live edges of each ordered node pair (src<<32|dst)
+	// into pairLists, so "edges u→v between two positions" is a binary
+	// search: closing edges of cyclic motifs, anti-edge checks and the
+	// engine's count-only last step all ask exactly that.
+	pairs     map[uint64]int32
+	pairLists []adjList
+	pairFree  []int32
 }
+
+func pairKey(u, v uint32) uint64 { return uint64(u)<<32 | uint64(v) }
 
 // New returns an empty window with the given schema.
 func New(s Schema) (*Window, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	w := &Window{schema: s, ids: NewIDs(), strings: newStrings()}
+	w := &Window{schema: s, ids: NewIDs(), strings: newStrings(), pairs: make(map[uint64]int32)}
 	w.attrs = make([][]float64, len(s.EdgeAttrs))
 	w.nodeAttrs = make([][]float64, len(s.NodeAttrs))
 	return w, nil
@@ -137,6 +147,18 @@ func (w *Window) In(v uint32) []Adj {
 	return w.in[v].live()
 }
 
+// Between returns the live edges u→v in (t, seq) order, like Out.
+func (w *Window) Between(u, v uint32) []Adj {
+	i, ok := w.pairs[pairKey(u, v)]
+	if !ok {
+		return nil
+	}
+	return w.pairLists[i].live()
+}
+
+// Pairs returns the number of distinct ordered node pairs with live edges.
+func (w *Window) Pairs() int { return len(w.pairs) }
+
 // LastT returns the time of the newest edge, or math.MinInt64 when empty.
 func (w *Window) LastT() int64 {
 	if w.Len() == 0 {
@@ -175,6 +197,18 @@ func (w *Window) Append(e Edge) (int64, error) {
 	w.grow(max(e.Src, e.Dst))
 	w.out[e.Src].ents = append(w.out[e.Src].ents, Adj{T: e.T, Pos: p, Other: e.Dst})
 	w.in[e.Dst].ents = append(w.in[e.Dst].ents, Adj{T: e.T, Pos: p, Other: e.Src})
+	key := pairKey(e.Src, e.Dst)
+	i, ok := w.pairs[key]
+	if !ok {
+		if n := len(w.pairFree); n > 0 {
+			i, w.pairFree = w.pairFree[n-1], w.pairFree[:n-1]
+		} else {
+			i = int32(len(w.pairLists))
+			w.pairLists = append(w.pairLists, adjList{})
+		}
+		w.pairs[key] = i
+	}
+	w.pairLists[i].ents = append(w.pairLists[i].ents, Adj{T: e.T, Pos: p, Other: e.Dst})
 	return p, nil
 }
 
@@ -212,6 +246,16 @@ func (w *Window) evictOne() {
 	w.head++
 	popFront(&w.out[s])
 	popFront(&w.in[d])
+	key := pairKey(s, d)
+	i := w.pairs[key]
+	popFront(&w.pairLists[i])
+	if len(w.pairLists[i].live()) == 0 {
+		delete(w.pairs, key)
+		if cap(w.pairLists[i].ents) > 64 {
+			w.pairLists[i].ents = nil
+		}
+		w.pairFree = append(w.pairFree, i)
+	}
 	w.releaseIfIdle(s)
 	if d != s {
 		w.releaseIfIdle(d)

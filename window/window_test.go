@@ -197,3 +197,24 @@ func TestBytesCountsAllocations(t *testing.T) {
 		t.Errorf("BytesPerEdge = %.1f; want between 64 and 400", b)
 	}
 }
+
+func TestBetweenFollowsAppendAndEvict(t *testing.T) {
+	w := newTestWindow(t, Schema{})
+	add(t, w, "a", "b", 1)
+	add(t, w, "b", "a", 2)
+	add(t, w, "a", "b", 3)
+	add(t, w, "a", "c", 4)
+	a, _ := w.IDs().Lookup("a")
+	b, _ := w.IDs().Lookup("b")
+	if got := w.Between(a, b); len(got) != 2 || got[0].Pos != 0 || got[1].Pos != 2 {
+		t.Errorf("Between(a, b) = %+v; want positions 0 and 2", got)
+	}
+	w.EvictBefore(2)
+	if got := w.Between(a, b); len(got) != 1 || got[0].Pos != 2 {
+		t.Errorf("after eviction Between(a, b) = %+v; want position 2", got)
+	}
+	w.EvictBefore(4)
+	if got := w.Between(a, b); len(got) != 0 || w.Pairs() != 1 {
+		t.Errorf("after eviction Between(a, b) = %+v, Pairs = %d; want none, 1", got, w.Pairs())
+	}
+}
