@@ -250,13 +250,12 @@ func (wk *worker) descend(d int) {
 	case BindBoth:
 		list = wk.w.Between(wk.node[st.From], wk.node[st.To])
 	}
-	a := lowerBound(list, lowPos, lowT)
-	b := a + upperBound(list[a:], hiPos, hiT)
+	a, b := bounds(list, lowPos, hiPos, lowT, hiT)
 	if a >= b {
 		return
 	}
 	if d == wk.k-1 && wk.countOnly && len(st.Preds) == 0 && len(st.Antis) == 0 {
-		wk.tally(d, int64(b-a), lowPos, hiPos, lowT, hiT)
+		wk.tally(d, list[a:b], lowPos, hiPos, lowT, hiT)
 		return
 	}
 	wk.loop(d, list[a:b])
@@ -267,10 +266,25 @@ func (wk *worker) descend(d int) {
 // already mapped (injectivity, self-loops) are subtracted, found per mapped
 // node by two binary searches in the pair index. Count mode only, and only
 // when the last step has no predicate or anti-edge to evaluate.
-func (wk *worker) tally(d int, n int64, lowPos, hiPos, lowT, hiT int64) {
+func (wk *worker) tally(d int, cands []window.Adj, lowPos, hiPos, lowT, hiT int64) {
 	st := &wk.steps[d]
-	if st.Bind != BindBoth {
-		for _, m := range wk.p.NodeOrder[:wk.nMapped[d]] {
+	n := int64(len(cands))
+	mapped := wk.p.NodeOrder[:wk.nMapped[d]]
+	switch {
+	case st.Bind == BindBoth:
+		// every candidate joins the two mapped endpoints: all count
+	case len(cands) <= tallyScan:
+		// A short run is cheaper to scan than to probe the pair index.
+		for i := range cands {
+			for _, m := range mapped {
+				if cands[i].Other == wk.node[m] {
+					n--
+					break
+				}
+			}
+		}
+	default:
+		for _, m := range mapped {
 			var pair []window.Adj
 			if st.Bind == BindFrom {
 				pair = wk.w.Between(wk.node[st.From], wk.node[m])
@@ -278,8 +292,8 @@ func (wk *worker) tally(d int, n int64, lowPos, hiPos, lowT, hiT int64) {
 				pair = wk.w.Between(wk.node[m], wk.node[st.To])
 			}
 			if len(pair) > 0 {
-				a := lowerBound(pair, lowPos, lowT)
-				n -= int64(upperBound(pair[a:], hiPos, hiT))
+				a, b := bounds(pair, lowPos, hiPos, lowT, hiT)
+				n -= int64(b - a)
 			}
 		}
 	}
@@ -288,6 +302,31 @@ func (wk *worker) tally(d int, n int64, lowPos, hiPos, lowT, hiT int64) {
 	} else {
 		wk.res.Matches += n
 	}
+}
+
+// tallyScan is the longest candidate run that tally scans instead of
+// probing the pair index once per mapped node.
+const tallyScan = 32
+
+// bounds returns the run [a, b) of list after position lowPos, before
+// position hiPos and inside [lowT, hiT]. The upper end is found by binary
+// search over the whole list, the lower end by galloping back from it:
+// the run spans at most Delta of time, usually a small part of a long
+// list, so this touches far fewer cache lines than a second full search.
+func bounds(list []window.Adj, lowPos, hiPos, lowT, hiT int64) (a, b int) {
+	b = upperBound(list, hiPos, hiT)
+	below := func(i int) bool { return list[i].Pos <= lowPos || list[i].T < lowT }
+	step := 1
+	lo := b
+	for lo > 0 && !below(lo-1) {
+		lo -= step
+		step <<= 1
+		if lo < 0 {
+			lo = 0
+		}
+	}
+	// Entries in [lo, b) include the last 'below' one if any; binary search it.
+	return lo + lowerBound(list[lo:b], lowPos, lowT), b
 }
 
 // lowerBound returns the first index whose entry is after position lowPos

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -41,6 +42,7 @@ type mineOptions struct {
 	timeUnit      time.Duration
 	explain       bool
 	progress      time.Duration
+	cpuProfile    string
 }
 
 func newMineCmd() *cobra.Command {
@@ -79,6 +81,7 @@ SNAP's 6x6 grid of 3-edge motif counts, printed in SNAP's layout.`,
 	f.DurationVar(&o.timeUnit, "time-unit", time.Second, "duration of one timestamp tick in the graph file")
 	f.BoolVar(&o.explain, "explain", false, "print each query's match plan to stderr")
 	f.DurationVar(&o.progress, "progress", 5*time.Second, "interval of progress lines on stderr (0: none)")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the mining to this file")
 	return cmd
 }
 
@@ -120,6 +123,17 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	queries, err := o.collectQueries()
 	if err != nil {
 		return err
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	engine := motif.NewCPU(o.workers)
 	for _, q := range queries {
