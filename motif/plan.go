@@ -117,7 +117,7 @@ func Compile(q *Query, w *window.Window) (*Plan, error) {
 				return nil, fmt.Errorf("query %q: edges[%d].within %v: %w", q.Name, i, *q.Edges[i].Within, err)
 			}
 			if p.Hop[i] > p.Delta {
-				return nil, fmt.Errorf("query %q: edges[%d].within: gap %d (%v) exceeds delta (%v)", q.Name, i, i, *q.Edges[i].Within, q.Delta)
+				return nil, fmt.Errorf("query %q: edges[%d].within: gap %d (%v) exceeds delta (%v)", q.Name, i, i, q.Edges[i].Within, q.Delta)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package motif
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -81,7 +82,15 @@ func (s Span) ToTicks(unit time.Duration) (int64, error) {
 
 func (s Span) String() string {
 	if s.IsDuration {
-		return s.Duration.String()
+		// "1h" rather than Go's "1h0m0s": the form people write in YAML.
+		d := s.Duration.String()
+		if strings.HasSuffix(d, "m0s") {
+			d = strings.TrimSuffix(d, "0s")
+		}
+		if strings.HasSuffix(d, "h0m") {
+			d = strings.TrimSuffix(d, "0m")
+		}
+		return d
 	}
 	return fmt.Sprintf("%d", s.Ticks)
 }

@@ -349,6 +349,10 @@ func (o *mineOptions) mineOne(ctx context.Context, engine *motif.CPU, w *window.
 		return nil, err
 	}
 	run.Matches, run.Open, run.Stopped = res.Matches, res.Open, res.Stopped
+	if res.Stopped {
+		// Workers run ahead of the sink; what is known is the bound reached.
+		run.Matches = int64(len(run.Examples))
+	}
 	run.Seconds = time.Since(start).Seconds()
 	return run, nil
 }
@@ -386,7 +390,11 @@ func (o *mineOptions) print(stdout io.Writer, r *mineReport) error {
 		if len(q.Examples) == 0 {
 			continue
 		}
-		fmt.Fprintf(stdout, "\n%s: first %d matches (of %d)\n", q.Name, len(q.Examples), q.Matches)
+		of := fmt.Sprintf("of %d", q.Matches)
+		if q.Stopped {
+			of = "mining stopped there"
+		}
+		fmt.Fprintf(stdout, "\n%s: first %d matches (%s)\n", q.Name, len(q.Examples), of)
 		for i, m := range q.Examples {
 			parts := make([]string, len(m))
 			for j, e := range m {

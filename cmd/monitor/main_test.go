@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary act as the monitor command: tests re-run
+// it with MONITOR_TEST_MAIN=1 to check real exit statuses and output.
+func TestMain(m *testing.M) {
+	if os.Getenv("MONITOR_TEST_MAIN") == "1" {
+		os.Args = append([]string{"monitor"}, strings.Fields(os.Getenv("MONITOR_TEST_ARGS"))...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func monitor(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "MONITOR_TEST_MAIN=1", "MONITOR_TEST_ARGS="+strings.Join(args, " "))
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("running monitor %v: %v", args, err)
+	}
+	return o.String(), e.String(), code
+}
+
+const collegeMsg = "../../../shared/data/temporal/CollegeMsg.txt"
+
+// snapReference is DESIGN.md's grid for CollegeMsg at delta = 3600 s.
+const snapReference = `126693 75319 2663 2050 132203 184137
+92053 64324 2309 1657 109701 125024
+81514 84982 134875 157498 1936 2503
+160934 79499 276986 136796 2595 2440
+170110 149986 111083 132038 113092 133767
+278779 156065 244621 129349 131496 188240
+`
+
+func TestSnap3OnCollegeMsgMatchesReference(t *testing.T) {
+	if _, err := os.Stat(collegeMsg); err != nil {
+		t.Skipf("CollegeMsg not found at %s (../shared/data is absent on a user's clone): %v", collegeMsg, err)
+	}
+	for _, workers := range []string{"1", "2"} {
+		out, errOut, code := monitor(t, "mine", "--graph", collegeMsg, "--snap3", "--delta", "3600", "--workers", workers)
+		if code != 0 {
+			t.Fatalf("mine --snap3 exited %d: %s", code, errOut)
+		}
+		if out != snapReference {
+			t.Errorf("mine --snap3 --workers %s printed\n%s\nwant\n%s", workers, out, snapReference)
+		}
+		if !strings.Contains(errOut, "59835 edges, 36 queries, 3979317 matches") {
+			t.Errorf("summary line missing or wrong in stderr:\n%s", errOut)
+		}
+	}
+}
+
+func TestMineQueryFileCountsAndEnumerates(t *testing.T) {
+	out, errOut, code := monitor(t, "mine", "--graph", "testdata/cycle.txt", "--query", "testdata/cycle.yaml", "--enumerate", "5", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep mineReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	// big-cycle: the cycles a->b->c->a starting at a->b@10 and a->b@50, and
+	// the rotations starting at b->c@20 (ends a->b@50, 30 later: delta is
+	// inclusive) and c->a@30 (ends b->c@55); amounts all over 1000.
+	// cycle-no-return drops the amount filter but forbids B->A after the
+	// first edge: b->a@35 kills the cycle from a->b@10 (interval (10, 40]),
+	// and the other three have no such edge.
+	want := map[string]int64{"big-cycle": 4, "cycle-no-return": 3}
+	if len(rep.Queries) != 2 {
+		t.Fatalf("got %d queries; want 2", len(rep.Queries))
+	}
+	for _, q := range rep.Queries {
+		if q.Matches != want[q.Name] || int64(len(q.Examples)) != want[q.Name] {
+			t.Errorf("%s: %d matches, %d enumerated; want %d", q.Name, q.Matches, len(q.Examples), want[q.Name])
+		}
+	}
+	starts := map[string]bool{}
+	for _, m := range rep.Queries[1].Examples {
+		starts[fmt.Sprintf("%s->%s@%d", m[0].Src, m[0].Dst, m[0].T)] = true
+	}
+	if fmt.Sprint(starts) != "map[a->b@50:true b->c@20:true c->a@30:true]" {
+		t.Errorf("cycle-no-return matches start at %v; want b->c@20, c->a@30, a->b@50", starts)
+	}
+}
+
+func TestMineEnumerateStopsAtBound(t *testing.T) {
+	out, errOut, code := monitor(t, "mine", "--synthetic", "3000", "--motif", "M1", "--delta", "1h", "--enumerate", "7")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "M1: first 7 matches") || strings.Count(out, "->") != 7*3 {
+		t.Errorf("want exactly 7 printed matches of 3 edges:\n%s", out)
+	}
+	if !strings.Contains(out, "7+") {
+		t.Errorf("a truncated count should read 7+:\n%s", out)
+	}
+}
+
+func TestMineWorkersAgree(t *testing.T) {
+	var first string
+	for _, w := range []string{"1", "2", "4"} {
+		out, errOut, code := monitor(t, "mine", "--synthetic", "20000", "--motif", "M4,M6,M4-A", "--delta", "2h", "--workers", w, "--format", "json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var rep mineReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		var counts []int64
+		for _, q := range rep.Queries {
+			counts = append(counts, q.Matches)
+		}
+		got, _ := json.Marshal(counts)
+		if first == "" {
+			first = string(got)
+			if first == "[0,0,0]" {
+				t.Fatalf("no matches at all; the test graph is too small to compare anything")
+			}
+		} else if string(got) != first {
+			t.Errorf("--workers %s counts %s; want %s (1 worker)", w, got, first)
+		}
+	}
+}
+
+func TestMineBadInput(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"malformed line", []string{"mine", "--graph", "testdata/bad-graph.txt", "--motif", "M1", "--delta", "10"}, 1, `testdata/bad-graph.txt:2: timestamp "eleven" is not an integer`},
+		{"invalid query", []string{"mine", "--graph", "testdata/cycle.txt", "--query", "testdata/bad-query.yaml"}, 1, `edges[1]: unknown node "x"`},
+		{"zero delta", []string{"mine", "--graph", "testdata/cycle.txt", "--motif", "M4", "--delta", "0"}, 2, "--delta 0: must be positive"},
+		{"bad delta", []string{"mine", "--graph", "testdata/cycle.txt", "--motif", "M4", "--delta", "soon"}, 2, `--delta "soon"`},
+		{"no delta", []string{"mine", "--graph", "testdata/cycle.txt", "--motif", "M4"}, 2, "give --delta"},
+		{"unknown motif", []string{"mine", "--graph", "testdata/cycle.txt", "--motif", "M99", "--delta", "10"}, 2, `unknown motif "M99"`},
+		{"missing file", []string{"mine", "--graph", "testdata/nope.txt", "--motif", "M1", "--delta", "10"}, 1, "nope.txt"},
+		{"no query", []string{"mine", "--graph", "testdata/cycle.txt"}, 2, "give --query FILE, --motif NAME or --snap3"},
+		{"bad format", []string{"mine", "--synthetic", "10", "--motif", "M1", "--delta", "10", "--format", "xml"}, 2, `--format "xml"`},
+		{"unknown flag", []string{"mine", "--grpah", "x"}, 1, "unknown flag"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, errOut, code := monitor(t, c.args...)
+			if code != c.code || !strings.Contains(errOut, c.want) {
+				t.Errorf("monitor %v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, c.code, c.want)
+			}
+		})
+	}
+}
+
+func TestMineSkipBadReportsAndContinues(t *testing.T) {
+	out, errOut, code := monitor(t, "mine", "--graph", "testdata/bad-graph.txt", "--motif", "M1", "--delta", "10", "--skip-bad")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "skipped 1 malformed lines") || !strings.Contains(errOut, "bad-graph.txt:2:") {
+		t.Errorf("stderr does not report the skipped line:\n%s", errOut)
+	}
+	if !strings.Contains(out, "M1") {
+		t.Errorf("no result table:\n%s", out)
+	}
+}
