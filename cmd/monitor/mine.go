@@ -109,6 +109,10 @@ type mineReport struct {
 	Queries  []*queryRun `json:"queries"`
 	SNAP3    [][]int64   `json:"snap3,omitempty"`
 	Seconds  float64     `json:"seconds"`
+	// BytesPerEdge is the window's host memory per edge; PeakRSS the
+	// process's peak resident set, both figures of BENCHMARKS.md.
+	BytesPerEdge float64 `json:"bytes_per_edge"`
+	PeakRSS      int64   `json:"peak_rss_bytes"`
 }
 
 func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error {
@@ -151,6 +155,8 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 		report.Queries = append(report.Queries, run)
 	}
 	report.Seconds = time.Since(start).Seconds()
+	report.BytesPerEdge = w.BytesPerEdge()
+	report.PeakRSS = peakRSS()
 	if o.snap3 {
 		report.SNAP3 = make([][]int64, 6)
 		for i := range 6 {
@@ -167,8 +173,8 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	for _, r := range report.Queries {
 		total += r.Matches
 	}
-	fmt.Fprintf(stderr, "mine: %d edges, %d queries, %d matches in %.2fs\n",
-		report.Edges, len(report.Queries), total, report.Seconds)
+	fmt.Fprintf(stderr, "mine: %d edges, %d queries, %d matches in %.2fs, peak RSS %.1f MiB\n",
+		report.Edges, len(report.Queries), total, report.Seconds, float64(report.PeakRSS)/(1<<20))
 	return nil
 }
 
@@ -404,4 +410,14 @@ func (o *mineOptions) print(stdout io.Writer, r *mineReport) error {
 		}
 	}
 	return nil
+}
+
+// peakRSS returns the process's peak resident set size in bytes (0 where
+// the platform does not report it).
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024 // Linux reports kilobytes
 }
