@@ -103,12 +103,13 @@ type matchedEdge struct {
 }
 
 type mineReport struct {
-	Graph    string      `json:"graph"`
-	Edges    int         `json:"edges"`
-	BadLines int64       `json:"bad_lines,omitempty"`
-	Queries  []*queryRun `json:"queries"`
-	SNAP3    [][]int64   `json:"snap3,omitempty"`
-	Seconds  float64     `json:"seconds"`
+	Graph       string      `json:"graph"`
+	Edges       int         `json:"edges"`
+	LoadSeconds float64     `json:"load_seconds"`
+	BadLines    int64       `json:"bad_lines,omitempty"`
+	Queries     []*queryRun `json:"queries"`
+	SNAP3       [][]int64   `json:"snap3,omitempty"`
+	Seconds     float64     `json:"seconds"`
 	// BytesPerEdge is the window's host memory per edge; PeakRSS the
 	// process's peak resident set, both figures of BENCHMARKS.md.
 	BytesPerEdge float64 `json:"bytes_per_edge"`
@@ -232,7 +233,7 @@ func (o *mineOptions) load(stderr io.Writer) (*window.Window, *mineReport, error
 	secs := time.Since(start).Seconds()
 	fmt.Fprintf(stderr, "loaded %s: %d edges (%d self-loops dropped) in %.2fs, %.0f bytes/edge\n",
 		o.graph, w.Len(), st.SelfLoops, secs, w.BytesPerEdge())
-	return w, &mineReport{Graph: o.graph, Edges: w.Len(), BadLines: st.Bad}, nil
+	return w, &mineReport{Graph: o.graph, Edges: w.Len(), BadLines: st.Bad, LoadSeconds: secs}, nil
 }
 
 // collectQueries gathers the queries of --query, --motif and --snap3 and
