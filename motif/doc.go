@@ -13,8 +13,11 @@
 // position range [lo, hi) of a window": streaming mines each new batch
 // with it and batch mining is the same call over the whole window.
 //
-// Layout: query.go (the model), parse*.go (YAML and predicate syntax),
-// everest.go (Everest's query format), library.go (named motifs),
-// plan.go (compiler), engine*.go (CPU miner). Package motif reads
-// windows but never imports kafka, cu or the ingest layer.
+// Layout: query.go (the model), parse.go (YAML), expr.go (predicate
+// syntax), validate.go, everest.go (Everest's query format), library.go
+// (named motifs), plan.go (compiler), engine.go (the Engine API),
+// engine_cpu.go and engine_sched.go (the CPU miner and its work
+// distribution). The oracle every engine is tested against lives in
+// motif/oracle. Package motif reads windows but never imports kafka, cu or
+// the ingest layer.
 package motif

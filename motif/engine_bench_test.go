@@ -10,11 +10,11 @@ import (
 	"github.com/motifwatch/motifwatch/synth"
 )
 
-// BenchmarkMine mines Everest's motifs on a generated 200k-edge
+// BenchmarkMine mines Everest's motifs on a generated 100k-edge
 // CollegeMsg-like graph with 1 and 2 workers; the matches/s metric and the
 // ratio between worker counts are the figures (BENCHMARKS.md).
 func BenchmarkMine(b *testing.B) {
-	w, err := synth.Window(synth.Default(200_000, 1))
+	w, err := synth.Window(synth.Default(100_000, 1))
 	if err != nil {
 		b.Fatal(err)
 	}

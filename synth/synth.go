@@ -16,8 +16,10 @@ type Config struct {
 	Edges int
 	Nodes int // 0: Edges/30 (CollegeMsg has ~1,900 nodes for ~60k edges)
 	Seed  uint64
-	// MeanGap is the mean time between consecutive edges in seconds;
-	// gaps are exponential and rounded down, so equal timestamps occur.
+	// MeanGap is the mean time in seconds before an edge that starts a new
+	// exchange; replies, closures and bursts follow their trigger after a
+	// tenth of it on average, which is what makes messaging graphs bursty.
+	// Gaps are exponential and rounded down, so equal timestamps occur.
 	MeanGap float64
 	Zipf    float64 // exponent of node activity
 	Reply   float64 // probability an edge answers a recent edge
@@ -27,7 +29,7 @@ type Config struct {
 
 // Default returns CollegeMsg-like settings for n edges.
 func Default(n int, seed uint64) Config {
-	return Config{Edges: n, Seed: seed, MeanGap: 300, Zipf: 1.1, Reply: 0.3, Closure: 0.1, Burst: 0.25}
+	return Config{Edges: n, Seed: seed, MeanGap: 600, Zipf: 1.4, Reply: 0.3, Closure: 0.1, Burst: 0.25}
 }
 
 // Edge is one generated edge; nodes are named by their decimal id.
@@ -57,12 +59,16 @@ func Generate(cfg Config) ([]Edge, error) {
 	pick := newZipf(rng, cfg.Nodes, cfg.Zipf)
 	edges := make([]Edge, 0, cfg.Edges)
 	var t int64
-	const recent = 64
+	const recent = 8
 	last := func(i int) Edge { return edges[len(edges)-1-rng.IntN(min(i, len(edges)))] }
 	for len(edges) < cfg.Edges {
-		t += int64(rng.ExpFloat64() * cfg.MeanGap)
 		var e Edge
 		r := rng.Float64()
+		gap := cfg.MeanGap
+		if len(edges) > 0 && r < cfg.Reply+cfg.Closure+cfg.Burst {
+			gap /= 10
+		}
+		t += int64(rng.ExpFloat64() * gap)
 		switch {
 		case len(edges) > 0 && r < cfg.Reply:
 			p := last(recent)
