@@ -1,0 +1,47 @@
+package ingest
+
+import "github.com/motifwatch/motifwatch/window"
+
+// Origin locates a record in Kafka. Offsets are what the daemon commits,
+// and (with the record's seq) what identifies an edge across restarts.
+type Origin struct {
+	Topic     string
+	Partition int
+	Offset    int64
+}
+
+// Value is one decoded attribute value, before it enters a window (whose
+// string dictionary only the window's writer may touch).
+type Value struct {
+	Num  float64
+	Str  string
+	Kind window.Kind
+	Set  bool // false: the record did not carry the attribute
+}
+
+// Edge is a decoded edge on its way from a record to the window.
+type Edge struct {
+	Src, Dst string
+	// T is the timestamp in window ticks (config input.time_unit).
+	T int64
+	// Seq orders edges with equal T. With input.fields.seq configured it is
+	// the record's own sequence field (so a replayed file keeps its order
+	// across partitions); otherwise the reorder buffer assigns arrival order.
+	Seq int64
+	// HasSeq reports that Seq came from the record.
+	HasSeq bool
+	// Attrs is aligned with the window schema's EdgeAttrs.
+	Attrs []Value
+	// SrcLabel and DstLabel are optional node labels ("" = none).
+	SrcLabel, DstLabel string
+	Origin             Origin
+	// History marks an edge re-read on restart to rebuild the window: it
+	// joins the window but is never mined as the last edge of a match
+	// (its matches were alerted before the restart).
+	History bool
+	// Replayed marks an edge after the committed offset that the daemon
+	// had already processed before a clean shutdown: it is mined again,
+	// but only matches that were still held open at shutdown are reported
+	// (the others were alerted then). See stream.Processor.Resume.
+	Replayed bool
+}

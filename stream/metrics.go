@@ -1,0 +1,63 @@
+package stream
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+type metrics struct {
+	windowEdges prometheus.Gauge
+	windowBytes prometheus.Gauge
+	windowSpan  prometheus.Gauge
+	windowNodes prometheus.Gauge
+	held        prometheus.Gauge
+	discarded   prometheus.Counter
+	provisional prometheus.Counter
+	selfLoops   prometheus.Counter
+	appended    prometheus.Counter
+	evicted     prometheus.Counter
+	matches     *prometheus.CounterVec
+	mineSeconds *prometheus.HistogramVec
+	batchEdges  prometheus.Histogram
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		windowEdges: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_window_edges", Help: "Edges in the sliding window."}),
+		windowBytes: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_window_bytes", Help: "Host memory held by the sliding window."}),
+		windowSpan:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_window_span_ticks", Help: "History the window keeps: the largest query delta, in timestamp ticks."}),
+		windowNodes: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_window_nodes", Help: "Distinct nodes with edges in the window."}),
+		held:        prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_held_matches", Help: "Matches held until the watermark passes their anti-edge intervals."}),
+		discarded:   prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_held_matches_discarded_total", Help: "Held matches invalidated by a forbidden edge that arrived later."}),
+		provisional: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_held_matches_provisional_total", Help: "Open matches reported before their intervals closed because max_held_matches was reached."}),
+		selfLoops:   prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_window_self_loops_total", Help: "Self-loop edges skipped (they never match a motif edge)."}),
+		appended:    prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_window_appended_total", Help: "Edges appended to the window."}),
+		evicted:     prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_window_evicted_total", Help: "Edges evicted from the window."}),
+		matches:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_mined_matches_total", Help: "Final matches mined, by query and backend (open matches count when confirmed through alerts)."}, []string{"query", "backend"}),
+		mineSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "motifwatch_mine_seconds", Help: "Time to mine one batch for one query.", Buckets: prometheus.ExponentialBuckets(1e-5, 4, 12)}, []string{"query", "backend"}),
+		batchEdges:  prometheus.NewHistogram(prometheus.HistogramOpts{Name: "motifwatch_batch_edges", Help: "Edges per mined batch.", Buckets: prometheus.ExponentialBuckets(1, 4, 10)}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.windowEdges, m.windowBytes, m.windowSpan, m.windowNodes, m.held, m.discarded,
+			m.provisional, m.selfLoops, m.appended, m.evicted, m.matches, m.mineSeconds, m.batchEdges)
+	}
+	return m
+}
+
+func (m *metrics) mined(query, backend string, matches int64, d time.Duration) {
+	m.matches.WithLabelValues(query, backend).Add(float64(matches))
+	m.mineSeconds.WithLabelValues(query, backend).Observe(d.Seconds())
+}
+
+func (m *metrics) observe(p *Processor, out *Output) {
+	m.windowEdges.Set(float64(p.w.Len()))
+	m.windowBytes.Set(float64(p.w.Bytes()))
+	m.windowSpan.Set(float64(p.span))
+	m.windowNodes.Set(float64(p.w.IDs().Len()))
+	m.held.Set(float64(len(p.held)))
+	m.selfLoops.Add(float64(out.SelfLoops))
+	m.appended.Add(float64(out.Appended))
+	m.evicted.Add(float64(out.Evicted))
+	m.batchEdges.Observe(float64(out.Appended + out.SelfLoops))
+}

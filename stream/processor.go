@@ -1,0 +1,424 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// Query is a registered query and how its matches are reported.
+type Query struct {
+	Query *motif.Query
+	// Enumerate reports each match as an alert; otherwise matches are
+	// only counted (Output.Counts).
+	Enumerate bool
+}
+
+// Options configure a Processor.
+type Options struct {
+	Engine motif.Engine
+	Schema window.Schema
+	// MaxHeld bounds the matches held open by anti-edge intervals. Past
+	// it, a new open match is reported at once, marked provisional, and
+	// counted: never dropped.
+	MaxHeld    int
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer
+	// Backend labels the mining metrics ("cpu", "gpu").
+	Backend string
+}
+
+// Output is what one batch produced.
+type Output struct {
+	// Alerts are the final matches of enumerate-mode queries (and held
+	// matches confirmed by this batch's watermark).
+	Alerts []alerts.Alert
+	// Counts are final matches of count-mode queries, by query name.
+	Counts map[string]int64
+	// Appended counts edges added to the window; SelfLoops those skipped
+	// (a self-loop never matches a motif edge).
+	Appended, SelfLoops int
+	// Held is the number of open matches held after this batch;
+	// Discarded how many held matches a forbidden edge invalidated;
+	// Provisional how many open matches were reported early (MaxHeld).
+	Held, Discarded, Provisional int
+	// Evicted counts edges that left the window.
+	Evicted int
+}
+
+type registered struct {
+	Query
+	plan *motif.Plan
+}
+
+// held is an open match waiting for the watermark to pass its anti-edge
+// intervals.
+type held struct {
+	q         *registered
+	edges     []int64
+	nodes     []uint32
+	openUntil int64
+}
+
+// edgeMeta is what the window does not keep but alerts need: where the
+// edge came from, and its identity.
+type edgeMeta struct {
+	seq       int64
+	offset    int64
+	partition int32
+	hasSeq    bool
+}
+
+// Processor is the incremental miner; see the package doc.
+type Processor struct {
+	opts    Options
+	log     *slog.Logger
+	w       *window.Window
+	queries []*registered
+	span    int64 // largest delta of the registered queries, in ticks
+	held    []held
+	metrics *metrics
+
+	// meta[i] describes the edge at window position metaOff+i.
+	meta    []edgeMeta
+	metaOff int64
+
+	labelCol int
+	lastT    int64
+	hasLastT bool
+	// resumeHorizon is the watermark at the last clean shutdown; matches
+	// ending at Replayed edges that were final by then are not reported.
+	resumeHorizon int64
+}
+
+// run is a range of window positions to mine as last edges; replay runs
+// hold Replayed edges.
+type run struct {
+	motif.Range
+	replay bool
+}
+
+// New returns a Processor with an empty window of the given schema.
+func New(opts Options) (*Processor, error) {
+	if opts.Engine == nil {
+		return nil, errors.New("stream: no engine")
+	}
+	w, err := window.New(opts.Schema)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Backend == "" {
+		opts.Backend = "cpu"
+	}
+	p := &Processor{opts: opts, log: opts.Logger, w: w, labelCol: -1, metrics: newMetrics(opts.Registerer)}
+	if col, kind, ok := w.Schema().NodeAttr(window.LabelAttr); ok && kind == window.String {
+		p.labelCol = col
+	}
+	return p, nil
+}
+
+// Window returns the processor's window (for metrics; do not modify).
+func (p *Processor) Window() *window.Window { return p.w }
+
+// Span returns the history the window keeps, in ticks: the largest delta
+// of the registered queries.
+func (p *Processor) Span() int64 { return p.span }
+
+// SetQueries compiles and registers a new query set, replacing the old
+// one from the next batch on: a new query is mined over the history
+// already in the window for matches ending in later batches, a removed one
+// stops (its held matches are dropped with it). On error the old set
+// stays.
+func (p *Processor) SetQueries(qs []Query) error {
+	next := make([]*registered, 0, len(qs))
+	var span int64
+	seen := map[string]bool{}
+	for _, q := range qs {
+		if seen[q.Query.Name] {
+			return fmt.Errorf("stream: query %q registered twice", q.Query.Name)
+		}
+		seen[q.Query.Name] = true
+		plan, err := motif.Compile(q.Query, p.w)
+		if err != nil {
+			return err
+		}
+		span = max(span, plan.Delta)
+		next = append(next, &registered{Query: q, plan: plan})
+	}
+	keep := p.held[:0]
+	for _, h := range p.held {
+		if seen[h.q.Query.Query.Name] {
+			keep = append(keep, h)
+		}
+	}
+	p.held, p.queries, p.span = keep, next, span
+	p.metrics.held.Set(float64(len(p.held)))
+	return nil
+}
+
+// Queries returns the names of the registered queries.
+func (p *Processor) Queries() []string {
+	names := make([]string, len(p.queries))
+	for i, q := range p.queries {
+		names[i] = q.Query.Query.Name
+	}
+	return names
+}
+
+// Resume tells the processor the watermark at the clean shutdown before
+// this start (from the committed offsets' metadata). Matches whose last
+// edge is Replayed and whose anti-edge intervals had closed by then were
+// alerted before the shutdown and are not reported again; matches that
+// were still held open are.
+func (p *Processor) Resume(shutdownWatermark int64) { p.resumeHorizon = shutdownWatermark }
+
+// Process appends a released batch (in (t, seq) order, every edge with
+// t <= watermark), mines the matches that end in it, settles held matches
+// whose intervals the watermark has passed, and evicts what no match can
+// reach any more. The watermark is the engine's horizon: all edges with
+// t <= watermark have been released.
+func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark int64) (*Output, error) {
+	out := &Output{Counts: make(map[string]int64)}
+	runs, err := p.append(batch, out)
+	if err != nil {
+		return out, err
+	}
+	for _, q := range p.queries {
+		if err := p.mine(ctx, q, runs, watermark, out); err != nil {
+			return out, err
+		}
+	}
+	p.settle(watermark, out)
+	p.evict(out)
+	out.Held = len(p.held)
+	p.metrics.observe(p, out)
+	return out, nil
+}
+
+// append adds the batch to the window and returns the position runs of
+// its non-history edges: the ranges to mine.
+func (p *Processor) append(batch []ingest.Edge, out *Output) ([]run, error) {
+	var runs []run
+	ids := p.w.IDs()
+	attrs := make([]float64, len(p.w.Schema().EdgeAttrs))
+	for i := range batch {
+		e := &batch[i]
+		if e.Src == e.Dst {
+			out.SelfLoops++
+			continue
+		}
+		src, _ := ids.Intern(e.Src)
+		dst, _ := ids.Intern(e.Dst)
+		for j := range attrs {
+			attrs[j] = p.value(j, e)
+		}
+		pos, err := p.w.Append(window.Edge{Src: src, Dst: dst, T: e.T, Attrs: attrs})
+		if err != nil {
+			return runs, fmt.Errorf("stream: edge %s->%s at %d from partition %d offset %d: %w",
+				e.Src, e.Dst, e.T, e.Origin.Partition, e.Origin.Offset, err)
+		}
+		if p.labelCol >= 0 {
+			if e.SrcLabel != "" {
+				p.w.SetNodeAttr(p.labelCol, src, float64(p.w.Strings().Intern(e.SrcLabel)))
+			}
+			if e.DstLabel != "" {
+				p.w.SetNodeAttr(p.labelCol, dst, float64(p.w.Strings().Intern(e.DstLabel)))
+			}
+		}
+		if len(p.meta) == 0 {
+			p.metaOff = pos
+		}
+		p.meta = append(p.meta, edgeMeta{seq: e.Seq, offset: e.Origin.Offset, partition: int32(e.Origin.Partition), hasSeq: e.HasSeq})
+		p.lastT, p.hasLastT = e.T, true
+		out.Appended++
+		if e.History {
+			continue
+		}
+		if n := len(runs); n > 0 && runs[n-1].Hi == pos && runs[n-1].replay == e.Replayed {
+			runs[n-1].Hi++
+		} else {
+			runs = append(runs, run{Range: motif.Range{Lo: pos, Hi: pos + 1}, replay: e.Replayed})
+		}
+	}
+	return runs, nil
+}
+
+func (p *Processor) value(col int, e *ingest.Edge) float64 {
+	kind := p.w.Schema().EdgeAttrs[col].Kind
+	if col >= len(e.Attrs) || !e.Attrs[col].Set {
+		if kind == window.String {
+			return 0
+		}
+		return math.NaN()
+	}
+	if kind == window.String {
+		return float64(p.w.Strings().Intern(e.Attrs[col].Str))
+	}
+	return e.Attrs[col].Num
+}
+
+// mine runs one query over the batch's runs.
+func (p *Processor) mine(ctx context.Context, q *registered, runs []run, watermark int64, out *Output) error {
+	name := q.Query.Query.Name
+	start := time.Now()
+	var matches int64
+	// Count-mode queries without anti-edges can never be open: let the
+	// engine tally them. Everything else is enumerated to a sink that
+	// holds open matches and reports final ones.
+	countOnly := !q.Enumerate && len(q.plan.Antis) == 0
+	replaying := false
+	sink := motif.SinkFunc(func(m *motif.Match) error {
+		if m.Open {
+			p.hold(q, m, out)
+			return nil
+		}
+		if replaying {
+			return nil // final by the shutdown watermark: alerted before
+		}
+		matches++
+		p.report(q, m.Edges, out)
+		return nil
+	})
+	for _, r := range runs {
+		req := motif.Request{Range: r.Range, Horizon: watermark}
+		replaying = r.replay
+		if replaying {
+			if countOnly {
+				continue // no anti-edges: every match was final, and alerted
+			}
+			// Mined against the shutdown horizon, the matches that were
+			// held then come back Open; settle() reports them once the
+			// current watermark has passed their intervals.
+			req.Horizon = min(watermark, p.resumeHorizon)
+		}
+		if !countOnly {
+			req.Sink = sink
+		}
+		res, err := p.opts.Engine.Mine(ctx, p.w, q.plan, req)
+		if err != nil {
+			return fmt.Errorf("mining %s: %w", name, err)
+		}
+		if countOnly {
+			matches += res.Matches
+			out.Counts[name] += res.Matches
+		}
+	}
+	p.metrics.mined(name, p.opts.Backend, matches, time.Since(start))
+	return nil
+}
+
+// hold keeps an open match until the watermark passes its intervals, or
+// reports it at once (provisional) when MaxHeld matches are already held.
+func (p *Processor) hold(q *registered, m *motif.Match, out *Output) {
+	if p.opts.MaxHeld > 0 && len(p.held) >= p.opts.MaxHeld {
+		out.Provisional++
+		p.metrics.provisional.Inc()
+		p.report(q, m.Edges, out)
+		if q.Enumerate {
+			out.Alerts[len(out.Alerts)-1].Provisional = true
+		}
+		return
+	}
+	p.held = append(p.held, held{q: q, edges: append([]int64(nil), m.Edges...),
+		nodes: append([]uint32(nil), m.Nodes...), openUntil: m.OpenUntil})
+}
+
+// settle re-checks held matches whose intervals the watermark has passed.
+func (p *Processor) settle(watermark int64, out *Output) {
+	keep := p.held[:0]
+	for _, h := range p.held {
+		if h.openUntil > watermark {
+			keep = append(keep, h)
+			continue
+		}
+		valid, open, until := h.q.plan.Recheck(p.w, h.edges, h.nodes, watermark)
+		switch {
+		case !valid:
+			out.Discarded++
+			p.metrics.discarded.Inc()
+		case open: // cannot happen once the watermark passed openUntil; keep it safe
+			h.openUntil = until
+			keep = append(keep, h)
+		default:
+			p.report(h.q, h.edges, out)
+		}
+	}
+	p.held = keep
+}
+
+// report turns a final match into an alert or a count.
+func (p *Processor) report(q *registered, edges []int64, out *Output) {
+	name := q.Query.Query.Name
+	if !q.Enumerate {
+		out.Counts[name]++
+		return
+	}
+	out.Alerts = append(out.Alerts, p.Alert(name, edges))
+}
+
+// Alert builds the alert record of a match given by window positions.
+func (p *Processor) Alert(query string, edges []int64) alerts.Alert {
+	w, ids := p.w, p.w.IDs()
+	a := alerts.Alert{Kind: alerts.KindMatch, Query: query, Edges: make([]alerts.Edge, len(edges))}
+	hasSeq := true
+	for i, pos := range edges {
+		m := p.meta[pos-p.metaOff]
+		a.Edges[i] = alerts.Edge{Src: ids.Name(w.Src(pos)), Dst: ids.Name(w.Dst(pos)), T: w.T(pos),
+			Seq: m.seq, Partition: int(m.partition), Offset: m.offset}
+		hasSeq = hasSeq && m.hasSeq
+	}
+	a.First, a.Last = a.Edges[0].T, a.Edges[len(edges)-1].T
+	a.MatchID = alerts.MatchID(query, a.Edges, hasSeq)
+	return a
+}
+
+// evict drops edges older than the span before the newest edge, but never
+// an edge of a held match (their node ids must stay bound for Recheck).
+func (p *Processor) evict(out *Output) {
+	if !p.hasLastT {
+		return
+	}
+	threshold := p.lastT - p.span
+	for _, h := range p.held {
+		threshold = min(threshold, p.w.T(h.edges[0]))
+	}
+	out.Evicted = p.w.EvictBefore(threshold)
+	if drop := int(p.w.First() - p.metaOff); drop > 0 {
+		// Compact the metadata like the window compacts its columns:
+		// amortised O(1) per edge.
+		p.meta = p.meta[drop:]
+		p.metaOff += int64(drop)
+		if cap(p.meta) > 2*len(p.meta)+1024 {
+			p.meta = append([]edgeMeta(nil), p.meta...)
+		}
+	}
+}
+
+// HeldMinOffsets returns, per partition, the lowest offset of the last
+// edge of a held match: the daemon must not commit past it, or a crash
+// would lose the match (its last edge would be history on restart).
+func (p *Processor) HeldMinOffsets() map[int]int64 {
+	mins := map[int]int64{}
+	for _, h := range p.held {
+		last := h.edges[len(h.edges)-1]
+		m := p.meta[last-p.metaOff]
+		part := int(m.partition)
+		if cur, ok := mins[part]; !ok || m.offset < cur {
+			mins[part] = m.offset
+		}
+	}
+	return mins
+}

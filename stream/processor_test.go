@@ -1,0 +1,271 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/synth"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// edgesOf turns a batch-loaded window into the decoded edges a stream
+// would carry, with seq = window position (what `monitor produce` writes).
+func edgesOf(w *window.Window) []ingest.Edge {
+	var out []ingest.Edge
+	for p := w.First(); p < w.End(); p++ {
+		out = append(out, ingest.Edge{
+			Src: w.IDs().Name(w.Src(p)), Dst: w.IDs().Name(w.Dst(p)), T: w.T(p),
+			Seq: p, HasSeq: true, Origin: ingest.Origin{Partition: int(p % 3), Offset: p / 3},
+		})
+	}
+	return out
+}
+
+func testQueries(t *testing.T, delta time.Duration) []Query {
+	t.Helper()
+	var qs []Query
+	for _, c := range []struct {
+		name      string
+		enumerate bool
+	}{{"M1", false}, {"M4", true}, {"M4-A", true}, {"M4-A", false}, {"snap-5-2", true}} {
+		q, err := motif.Builtin(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Delta = motif.DurationSpan(delta)
+		if !c.enumerate {
+			q.Name += "-count"
+		}
+		qs = append(qs, Query{Query: q, Enumerate: c.enumerate})
+	}
+	// An anti-edge attached to the LAST edge: its interval always reaches
+	// past the match, so every match is held until the watermark passes.
+	qs = append(qs, Query{Enumerate: true, Query: &motif.Query{
+		Name: "reply-unanswered", Delta: motif.DurationSpan(delta),
+		Nodes:     []motif.Node{{Name: "A"}, {Name: "B"}},
+		Edges:     []motif.Edge{{From: 0, To: 1}, {From: 1, To: 0}},
+		AntiEdges: []motif.AntiEdge{{From: 0, To: 1, After: 1}},
+	}})
+	return qs
+}
+
+// batchTruth mines the whole window at once: the reference.
+func batchTruth(t *testing.T, w *window.Window, qs []Query) (alertIDs map[string]bool, counts map[string]int64) {
+	t.Helper()
+	p, err := New(Options{Engine: motif.NewCPU(2), Schema: *w.Schema()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetQueries(qs); err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Process(context.Background(), edgesOf(w), motif.Batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Held != 0 {
+		t.Fatalf("batch run holds %d matches with a complete horizon", out.Held)
+	}
+	alertIDs = map[string]bool{}
+	for _, a := range out.Alerts {
+		alertIDs[a.Query+"/"+a.MatchID] = true
+	}
+	return alertIDs, out.Counts
+}
+
+// streamRun feeds edges in batches of size n with the largest watermark
+// the stream allows (just below the next batch's first time), then a
+// final settling call, and collects alerts and counts.
+func streamRun(t *testing.T, p *Processor, edges []ingest.Edge, n int, ids map[string]int, counts map[string]int64) {
+	t.Helper()
+	for i := 0; i < len(edges); i += n {
+		j := min(i+n, len(edges))
+		wm := edges[j-1].T
+		if j < len(edges) {
+			wm = min(wm, edges[j].T-1)
+		}
+		out, err := p.Process(context.Background(), edges[i:j], wm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		collect(out, ids, counts)
+	}
+	out, err := p.Process(context.Background(), nil, motif.Batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(out, ids, counts)
+}
+
+func collect(out *Output, ids map[string]int, counts map[string]int64) {
+	for _, a := range out.Alerts {
+		ids[a.Query+"/"+a.MatchID]++
+	}
+	for q, c := range out.Counts {
+		counts[q] += c
+	}
+}
+
+func compare(t *testing.T, label string, wantIDs map[string]bool, wantCounts map[string]int64, ids map[string]int, counts map[string]int64) {
+	t.Helper()
+	var missing, extra, dup []string
+	for id := range wantIDs {
+		if ids[id] == 0 {
+			missing = append(missing, id)
+		}
+	}
+	for id, n := range ids {
+		if !wantIDs[id] {
+			extra = append(extra, id)
+		}
+		if n > 1 {
+			dup = append(dup, id)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing)+len(extra)+len(dup) > 0 {
+		t.Errorf("%s: %d alerts missing (e.g. %.3v), %d extra (e.g. %.3v), %d duplicated", label, len(missing), missing, len(extra), extra, len(dup))
+	}
+	for q, c := range wantCounts {
+		if counts[q] != c {
+			t.Errorf("%s: count of %s = %d; want %d", label, q, counts[q], c)
+		}
+	}
+	if len(wantIDs) == 0 {
+		t.Errorf("%s: no alerts at all: the test compares nothing", label)
+	}
+}
+
+func loadGraph(t *testing.T) *window.Window {
+	t.Helper()
+	const college = "../../shared/data/temporal/CollegeMsg.txt"
+	if _, err := os.Stat(college); err == nil && !testing.Short() {
+		w, _, err := ingest.LoadFile(college, ingest.FileOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	t.Log("CollegeMsg absent (or -short): using a synthetic graph")
+	w, err := synth.Window(synth.Default(20000, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestStreamingEqualsBatch: every match is reported exactly once, in the
+// batch of its last edge or when the watermark settles it, and the union
+// over batches equals one batch run: alert ids and counts.
+func TestStreamingEqualsBatch(t *testing.T) {
+	w := loadGraph(t)
+	qs := testQueries(t, time.Hour)
+	wantIDs, wantCounts := batchTruth(t, w, qs)
+	for _, n := range []int{997, 10000} {
+		p, err := New(Options{Engine: motif.NewCPU(2), Schema: *w.Schema()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.SetQueries(qs); err != nil {
+			t.Fatal(err)
+		}
+		ids, counts := map[string]int{}, map[string]int64{}
+		streamRun(t, p, edgesOf(w), n, ids, counts)
+		compare(t, fmt.Sprintf("batches of %d", n), wantIDs, wantCounts, ids, counts)
+		if max := w.Len() / 2; p.Window().Len() > max {
+			t.Errorf("batches of %d: window kept %d edges of %d; eviction is not working", n, p.Window().Len(), w.Len())
+		}
+	}
+}
+
+// TestRestartRebuildsHistory simulates a crash-free restart: the first
+// processor handles the stream up to a cut; a new one is fed the edges
+// within the span before the cut as history (no alerts), then the rest.
+// Alerts over both equal one uninterrupted run: none missing, none doubled.
+func TestRestartRebuildsHistory(t *testing.T) {
+	w := loadGraph(t)
+	qs := testQueries(t, time.Hour)
+	wantIDs, wantCounts := batchTruth(t, w, qs)
+	edges := edgesOf(w)
+	cut := len(edges) / 2
+	ids, counts := map[string]int{}, map[string]int64{}
+
+	p1, _ := New(Options{Engine: motif.NewCPU(1), Schema: *w.Schema()})
+	if err := p1.SetQueries(qs); err != nil {
+		t.Fatal(err)
+	}
+	// Before the clean shutdown the processor handles edges up to the cut;
+	// matches still held then are not alerted yet.
+	first := edges[:cut]
+	var shutdownWM int64
+	for i := 0; i < len(first); i += 1000 {
+		j := min(i+1000, len(first))
+		shutdownWM = min(first[j-1].T, edges[j].T-1)
+		out, err := p1.Process(context.Background(), first[i:j], shutdownWM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		collect(out, ids, counts)
+	}
+	// The daemon commits no further than the last edge of the oldest held
+	// match (resume). The restarted processor re-reads the span before
+	// resume as History, the processed edges from resume to the cut as
+	// Replayed, and then the new edges.
+	resume := cut
+	for part, off := range p1.HeldMinOffsets() {
+		for i := range edges {
+			if edges[i].Origin.Partition == part && edges[i].Origin.Offset == off && i < resume {
+				resume = i
+			}
+		}
+	}
+	if resume == cut {
+		t.Fatalf("no match held at the cut: the test does not exercise replay")
+	}
+	start := resume
+	for start > 0 && edges[start-1].T >= edges[resume].T-p1.Span() {
+		start--
+	}
+	var replay []ingest.Edge
+	for i, e := range edges[start:cut] {
+		if start+i < resume {
+			e.History = true
+		} else {
+			e.Replayed = true
+		}
+		replay = append(replay, e)
+	}
+	p2, _ := New(Options{Engine: motif.NewCPU(2), Schema: *w.Schema()})
+	if err := p2.SetQueries(qs); err != nil {
+		t.Fatal(err)
+	}
+	p2.Resume(shutdownWM)
+	streamRun(t, p2, append(replay, edges[cut:]...), 1500, ids, counts)
+	compare(t, "restart", wantIDs, wantCounts, ids, counts)
+}
+
+func TestSetQueriesKeepsOldSetOnError(t *testing.T) {
+	p, _ := New(Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
+	qs := testQueries(t, time.Minute)
+	if err := p.SetQueries(qs); err != nil {
+		t.Fatal(err)
+	}
+	bad := &motif.Query{Name: "bad", Delta: motif.TicksSpan(10), Nodes: []motif.Node{{Name: "A"}, {Name: "B"}},
+		Edges: []motif.Edge{{From: 0, To: 1}},
+		Where: []motif.Predicate{{Left: motif.Operand{Kind: motif.EdgeAttr, Attr: "amount"}, Op: motif.OpGt, Right: motif.Operand{Num: 3}, Field: "where", Text: "amount > 3"}}}
+	if err := p.SetQueries(append(qs, Query{Query: bad})); err == nil {
+		t.Fatal("SetQueries with an attribute the schema lacks succeeded")
+	}
+	if got := len(p.Queries()); got != len(qs) {
+		t.Errorf("after a rejected set, %d queries registered; want the old %d", got, len(qs))
+	}
+	if err := p.SetQueries(append(qs, qs[0])); err == nil {
+		t.Errorf("duplicate query names accepted")
+	}
+}
