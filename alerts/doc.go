@@ -6,7 +6,19 @@
 // and stdout.
 //
 // Package alerts knows nothing of windows or engines: it receives Alert
-// values. Writes are synchronous: Write returns once the sink has
-// acknowledged, which is what lets the daemon commit input offsets only
-// after the alerts of everything before them are durable.
+// values, and imports none of window, motif, ingest or gpu. Writes are
+// synchronous: Write returns once the sink has acknowledged, which is what
+// lets the daemon commit input offsets only after the alerts of everything
+// before them are durable.
+//
+// The pieces:
+//
+//   - Alert, Edge, MatchID (alert.go, id.go): the record and its id.
+//   - Sink (sink.go): KafkaSink (kafka.go, kafka-go) and WriterSink
+//     (stdout.go, JSON lines).
+//   - Router (router.go): per-query modes and rate limits, count and
+//     rate-limited summary records per interval, hot reload; one goroutine
+//     drives it (Add and Flush per batch, Tick on a timer, Close).
+//   - Metrics (metrics.go): written, failed, counted, rate-limited and
+//     routed counts per query, and write latency.
 package alerts
