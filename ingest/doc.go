@@ -1,14 +1,30 @@
 // Package ingest turns outside records into window edges.
 //
-// Today it holds the file source of batch mode: LoadFile reads a temporal
-// edge file (SNAP and Everest text: "src dst t [attr...]" per line, with an
-// optional header and an optional node attribute file) into a new
-// window.Window. The Kafka consumer of the daemon will live here too.
+// Batch mode: LoadFile reads a temporal edge file (SNAP and Everest text:
+// "src dst t [attr...]" per line, with an optional header and an optional
+// node attribute file) into a new window.Window.
+//
+// Streaming mode, in the order a record passes: a Consumer reads the edge
+// topic as a member of a Kafka consumer group (kafka-go, no automatic
+// commits); a Decoder turns each record value (JSON or CSV) into an Edge;
+// a Reorder buffer holds edges until the watermark passes them and
+// releases them in (T, Seq) order; records that cannot become edges
+// (undecodable, oversized, late) go to a DeadLetter topic with the reason
+// and their source in headers; Metrics counts all of it. An Admin answers
+// the offset queries of a restart (committed offsets, the offsets at a
+// time) and Replay re-reads an offset range to rebuild the window.
 //
 // Layout: file.go (the loader's API and the edge file), file_nodes.go (the
-// node attribute file), order.go (the stable radix sort by time), text.go (line reading, field splitting and number
-// parsing over []byte, without allocating).
+// node attribute file), order.go (the stable radix sort by time), text.go
+// (line reading, field splitting and number parsing over []byte, without
+// allocating); edge.go (Edge, Value, Origin); decode.go (DecodeOptions,
+// Decoder, DecodeError), decode_json.go (a strict JSON scanner that
+// builds nothing), decode_csv.go, decode_time.go (exact timestamp to tick
+// conversion); reorder.go (the buffer and its watermark); kafka.go
+// (Consumer, DeadLetter, Admin, Replay); metrics.go.
 //
 // Data flows one way, ingest → window → engine: package ingest imports
-// window, never motif, gpu or the engines.
+// window, never motif, gpu, the engines or alerts. Only kafka.go and
+// metrics.go know Kafka and Prometheus; the decoders and the reorder
+// buffer are pure and have benchmarks.
 package ingest

@@ -157,7 +157,7 @@ func TestMineBadInput(t *testing.T) {
 		{"missing file", []string{"mine", "--graph", "testdata/nope.txt", "--motif", "M1", "--delta", "10"}, 1, "nope.txt"},
 		{"no query", []string{"mine", "--graph", "testdata/cycle.txt"}, 2, "give --query FILE, --motif NAME or --snap3"},
 		{"bad format", []string{"mine", "--synthetic", "10", "--motif", "M1", "--delta", "10", "--format", "xml"}, 2, `--format "xml"`},
-		{"unknown flag", []string{"mine", "--grpah", "x"}, 1, "unknown flag"},
+		{"unknown flag", []string{"mine", "--grpah", "x"}, 2, "unknown flag"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, errOut, code := monitor(t, c.args...)

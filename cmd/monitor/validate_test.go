@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// validateCmd runs `monitor validate` in a child process; it skips the
+// test while main.go does not register the subcommand yet.
+func validateCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	stdout, stderr, code = monitor(t, append([]string{"validate"}, args...)...)
+	if strings.Contains(stderr, `unknown command "validate"`) {
+		t.Skip("monitor validate is not registered in main.go")
+	}
+	return stdout, stderr, code
+}
+
+func TestValidateGoodConfigs(t *testing.T) {
+	for _, c := range []struct {
+		file, want string
+	}{
+		{"testdata/config-good.yaml",
+			"config OK: 3 queries (big-cycle, cycle-no-return, ping-pong), window span 2m5s (largest delta 2m), brokers embedded with the demo feed\n"},
+		{"testdata/config-remote.yaml",
+			"config OK: 1 query (burst), window span 1m35s (largest delta 1m30s), brokers kafka-1:9092,kafka-2:9092\n"},
+	} {
+		out, errOut, code := validateCmd(t, c.file)
+		if code != 0 || out != c.want {
+			t.Errorf("monitor validate %s: exit %d, stdout %q, stderr %q; want exit 0 and %q", c.file, code, out, errOut, c.want)
+		}
+	}
+}
+
+func TestValidateAppliesEnvironment(t *testing.T) {
+	t.Setenv("MONITOR_WINDOW_ALLOWED_LATENESS", "1m")
+	t.Setenv("MONITOR_KAFKA_BROKERS", "kafka:9092")
+	out, errOut, code := validateCmd(t, "testdata/config-good.yaml")
+	if want := "window span 3m (largest delta 2m), brokers kafka:9092\n"; code != 0 || !strings.HasSuffix(out, want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and a line ending %q", code, out, errOut, want)
+	}
+	t.Setenv("MONITOR_WINDOW_BATCH_SIZE", "-3")
+	_, errOut, code = validateCmd(t, "testdata/config-good.yaml")
+	if want := "$MONITOR_WINDOW_BATCH_SIZE: window.batch_size: -3 must be positive"; code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, errOut, want)
+	}
+}
+
+func TestValidateBadConfigs(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"every problem", []string{"testdata/config-invalid.yaml"}, 1, []string{
+			`testdata/config-invalid.yaml:3: input.format: "xml" (want json or csv)`,
+			`testdata/config-invalid.yaml:5: window.allowed_lateness: -1s must not be negative`,
+			`testdata/config-invalid.yaml:6: window.batch_size: 0 must be positive`,
+			`testdata/bad-query.yaml:5: queries[0].edges[1]: unknown node "x"`,
+			"monitor: validate: testdata/config-invalid.yaml: 4 problems",
+		}},
+		{"unknown key", []string{"testdata/config-unknown-key.yaml"}, 1, []string{
+			`testdata/config-unknown-key.yaml:2: kafka.brokerz: unknown key (kafka takes brokers,`,
+			"1 problem\n",
+		}},
+		{"query does not compile", []string{"testdata/config-compile.yaml"}, 1, []string{
+			`testdata/config-compile.yaml:4: query "half": delta 1.5s: 1.5s is not a whole number of 1s timestamp ticks`,
+		}},
+		{"missing file", []string{"testdata/nope.yaml"}, 1, []string{"open testdata/nope.yaml: no such file or directory"}},
+		{"no file", nil, 2, []string{"validate: give one config file: monitor validate FILE"}},
+		{"two files", []string{"a.yaml", "b.yaml"}, 2, []string{"give one config file"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := validateCmd(t, c.args...)
+			if code != c.code || out != "" {
+				t.Errorf("monitor validate %v: exit %d, stdout %q; want exit %d and no stdout", c.args, code, out, c.code)
+			}
+			for _, want := range c.want {
+				if !strings.Contains(errOut, want) {
+					t.Errorf("monitor validate %v: stderr %q; want %q", c.args, errOut, want)
+				}
+			}
+		})
+	}
+}
+
+// TestRunValidate runs the subcommand in process, so it is covered even
+// before main.go registers it.
+func TestRunValidate(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := runValidate("testdata/config-good.yaml", &out, &errOut); err != nil || !strings.HasPrefix(out.String(), "config OK: 3 queries") {
+		t.Errorf("runValidate(config-good) = %v, stdout %q, stderr %q; want nil and config OK", err, out.String(), errOut.String())
+	}
+	out.Reset()
+	err := runValidate("testdata/config-invalid.yaml", &out, &errOut)
+	if err == nil || err.Error() != "validate: testdata/config-invalid.yaml: 4 problems" || out.Len() != 0 {
+		t.Errorf("runValidate(config-invalid) = %v, stdout %q; want 4 problems and no stdout", err, out.String())
+	}
+	if n := strings.Count(errOut.String(), "\n"); n != 4 {
+		t.Errorf("runValidate(config-invalid) printed %d lines on stderr; want 4:\n%s", n, errOut.String())
+	}
+	if err := newValidateCmd().Args(nil, nil); err == nil {
+		t.Errorf("validate with no FILE: Args() = nil; want a usage error")
+	} else if _, ok := err.(usageError); !ok {
+		t.Errorf("validate with no FILE: Args() = %T; want usageError (exit 2)", err)
+	}
+}

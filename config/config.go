@@ -1,0 +1,391 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the daemon's configuration. Its YAML keys are the snake_case
+// names in the mapstructure tags; every key is optional (DefaultConfig
+// gives the rest).
+type Config struct {
+	Kafka   Kafka   `mapstructure:"kafka"`
+	Input   Input   `mapstructure:"input"`
+	Window  Window  `mapstructure:"window"`
+	Engine  Engine  `mapstructure:"engine"`
+	Queries Queries `mapstructure:"queries"`
+	Alerts  Alerts  `mapstructure:"alerts"`
+	Metrics Metrics `mapstructure:"metrics"`
+	// Demo starts the built-in synthetic edge producer. nil: on when
+	// Kafka.Brokers is embedded, off otherwise (see DemoEnabled).
+	Demo *bool `mapstructure:"demo"`
+	// ShutdownTimeout bounds a graceful shutdown: finishing the batch in
+	// hand, flushing alerts and committing offsets.
+	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
+	Log             Log           `mapstructure:"log"`
+
+	// Source is the file the configuration was loaded from ("" for
+	// defaults and environment only). Relative paths in the file have been
+	// resolved against its directory.
+	Source string `mapstructure:"-"`
+
+	// origins locates each field's value (file line or environment
+	// variable) for Validate's errors; nil for a Config built in code.
+	origins map[string]origin
+	// inline holds the YAML nodes of queries.inline when loaded from a
+	// file, for error lines; aligned with Queries.Inline.
+	inline []*yaml.Node
+}
+
+// Embedded is the Kafka.Brokers value that starts an in-process broker.
+const Embedded = "embedded"
+
+// Kafka is where edges come from and alerts go.
+type Kafka struct {
+	// Brokers lists host:port seed brokers, or is ["embedded"] for an
+	// in-process Kafka-protocol broker on 127.0.0.1 (the default). The YAML
+	// and MONITOR_KAFKA_BROKERS also take one string, "a:9092,b:9092".
+	Brokers []string `mapstructure:"brokers"`
+	// EdgeTopic holds the input edges.
+	EdgeTopic string `mapstructure:"edge_topic"`
+	// Partitions is the partition count of topics the daemon creates (all
+	// of them in embedded mode; missing ones otherwise).
+	Partitions int `mapstructure:"partitions"`
+	// Group is the consumer group of the edge reader.
+	Group string `mapstructure:"group"`
+	// AlertTopic receives alert records.
+	AlertTopic string `mapstructure:"alert_topic"`
+	// DeadLetterTopic receives late and undecodable records.
+	DeadLetterTopic string `mapstructure:"dead_letter_topic"`
+	ClientID        string `mapstructure:"client_id"`
+	TLS             TLS    `mapstructure:"tls"`
+	SASL            SASL   `mapstructure:"sasl"`
+}
+
+// TLS configures TLS to the brokers; see Kafka.TLSConfig.
+type TLS struct {
+	Enabled bool `mapstructure:"enabled"`
+	// CAFile is a PEM bundle of CAs to trust instead of the system's.
+	CAFile string `mapstructure:"ca_file"`
+	// CertFile and KeyFile are the client certificate and key (PEM), both
+	// or neither.
+	CertFile           string `mapstructure:"cert_file"`
+	KeyFile            string `mapstructure:"key_file"`
+	InsecureSkipVerify bool   `mapstructure:"insecure_skip_verify"`
+	ServerName         string `mapstructure:"server_name"`
+}
+
+// SASL mechanisms.
+const (
+	SASLPlain       = "plain"
+	SASLScramSHA256 = "scram-sha-256"
+	SASLScramSHA512 = "scram-sha-512"
+)
+
+// SASL configures SASL authentication; Mechanism "" means none.
+type SASL struct {
+	Mechanism string `mapstructure:"mechanism"`
+	Username  string `mapstructure:"username"`
+	Password  string `mapstructure:"password"`
+}
+
+// Input describes how records decode into edges.
+type Input struct {
+	// Format is "json" (one object per record) or "csv" (one line per record).
+	Format string `mapstructure:"format"`
+	// TimeUnit is the duration of one window tick: edge times are converted
+	// to ticks of it, and so are query durations ("10m").
+	TimeUnit  time.Duration `mapstructure:"time_unit"`
+	Timestamp Timestamp     `mapstructure:"timestamp"`
+	Fields    Fields        `mapstructure:"fields"`
+	// CSVColumns names the columns of csv records in order: the names of
+	// Fields (src, dst, t, ...), attribute names, or "-" (or "") to skip a
+	// column.
+	CSVColumns []string `mapstructure:"csv_columns"`
+	// Attributes are the edge attributes kept in the window: name → "number"
+	// or "string". Attributes that queries use but that are not declared
+	// here are added with an inferred type (see Schema). Set in the file
+	// only (no environment override): names are case-sensitive.
+	Attributes map[string]string `mapstructure:"-" yaml:"attributes"`
+	// MaxRecordBytes is the largest record decoded; larger ones go to the
+	// dead-letter topic.
+	MaxRecordBytes int `mapstructure:"max_record_bytes"`
+}
+
+// Timestamp says how edge times are written.
+type Timestamp struct {
+	// Unit of numeric timestamps: s, ms, us (or µs) or ns.
+	Unit string `mapstructure:"unit"`
+	// Layout of string timestamps: "" or "rfc3339" for RFC 3339
+	// (fractional seconds allowed), or a Go layout such as
+	// "2006-01-02 15:04:05" (UTC unless it has a zone). Strings holding a
+	// number are read in Unit either way (ingest.DecodeOptions).
+	Layout string `mapstructure:"layout"`
+}
+
+// UnitDuration returns the duration of one numeric timestamp unit.
+func (t *Timestamp) UnitDuration() (time.Duration, bool) {
+	switch t.Unit {
+	case "s":
+		return time.Second, true
+	case "ms":
+		return time.Millisecond, true
+	case "us", "µs":
+		return time.Microsecond, true
+	case "ns":
+		return time.Nanosecond, true
+	}
+	return 0, false
+}
+
+// Fields names the record fields (JSON keys, CSV column names) of an edge.
+type Fields struct {
+	Src  string `mapstructure:"src"`
+	Dst  string `mapstructure:"dst"`
+	Time string `mapstructure:"time"`
+	// Seq orders edges with equal times; "" orders them by arrival.
+	Seq string `mapstructure:"seq"`
+	// SrcLabel and DstLabel hold optional node labels ("" = none).
+	SrcLabel string `mapstructure:"src_label"`
+	DstLabel string `mapstructure:"dst_label"`
+}
+
+// Window configures the reorder buffer, batching and held matches.
+type Window struct {
+	// AllowedLateness is how long the reorder buffer waits for stragglers:
+	// the watermark trails the newest edge time by this much.
+	AllowedLateness time.Duration `mapstructure:"allowed_lateness"`
+	// BatchSize and BatchMaxWait close a batch: whichever comes first.
+	BatchSize    int           `mapstructure:"batch_size"`
+	BatchMaxWait time.Duration `mapstructure:"batch_max_wait"`
+	// IdleTimeout: input silent this long releases everything buffered.
+	IdleTimeout time.Duration `mapstructure:"idle_timeout"`
+	// MaxHeldMatches bounds the matches held open by anti-edge intervals.
+	MaxHeldMatches int `mapstructure:"max_held_matches"`
+}
+
+// Engine backends.
+const (
+	BackendCPU  = "cpu"
+	BackendGPU  = "gpu"
+	BackendAuto = "auto"
+)
+
+// Engine selects the miner.
+type Engine struct {
+	// Backend is cpu, gpu or auto (gpu when a device is usable, else cpu).
+	Backend string `mapstructure:"backend"`
+	// Workers is the CPU miner's goroutines; 0 = one per CPU.
+	Workers int `mapstructure:"workers"`
+	// Devices lists GPU ordinals; empty = all visible devices.
+	Devices []int `mapstructure:"devices"`
+}
+
+// Queries names the motif queries to run.
+type Queries struct {
+	// Files are query YAML files (motif.LoadQueries format), re-read every
+	// ReloadInterval while the daemon runs.
+	Files []string `mapstructure:"files"`
+	// Inline holds query mappings, each in the format of one entry of a
+	// query file's queries: list. Set in the file only.
+	Inline []map[string]any `mapstructure:"-" yaml:"inline"`
+	// ReloadInterval is how often Files are checked for changes.
+	ReloadInterval time.Duration `mapstructure:"reload_interval"`
+}
+
+// Alert sinks and modes.
+const (
+	SinkKafka     = "kafka"
+	SinkStdout    = "stdout"
+	ModeEnumerate = "enumerate"
+	ModeCount     = "count"
+)
+
+// Alerts configures alert records.
+type Alerts struct {
+	// Sink is kafka (Kafka.AlertTopic) or stdout.
+	Sink string `mapstructure:"sink"`
+	// Mode is the default per-query mode: enumerate (one record per match)
+	// or count (a record per CountInterval).
+	Mode          string        `mapstructure:"mode"`
+	CountInterval time.Duration `mapstructure:"count_interval"`
+	// RateLimit is match alerts per second per query (0 = unlimited), with
+	// bursts of RateBurst; the overflow is counted and summarised.
+	RateLimit float64 `mapstructure:"rate_limit"`
+	RateBurst int     `mapstructure:"rate_burst"`
+	// PerQuery overrides Mode, RateLimit and RateBurst by query name. Set in
+	// the file only: query names are case-sensitive and may hold dots.
+	PerQuery map[string]QueryAlerts `mapstructure:"-" yaml:"per_query"`
+}
+
+// QueryAlerts overrides the alert settings of one query; nil and "" fields
+// inherit Alerts'.
+type QueryAlerts struct {
+	Mode      string   `yaml:"mode"`
+	RateLimit *float64 `yaml:"rate_limit"`
+	RateBurst *int     `yaml:"rate_burst"`
+}
+
+// AlertPolicy is the resolved alert settings of one query.
+type AlertPolicy struct {
+	Mode      string
+	RateLimit float64 // per second; 0 = unlimited
+	RateBurst int
+}
+
+// For returns the alert settings of the named query: Alerts' defaults with
+// its PerQuery overrides applied.
+func (a *Alerts) For(query string) AlertPolicy {
+	p := AlertPolicy{Mode: a.Mode, RateLimit: a.RateLimit, RateBurst: a.RateBurst}
+	if o, ok := a.PerQuery[query]; ok {
+		if o.Mode != "" {
+			p.Mode = o.Mode
+		}
+		if o.RateLimit != nil {
+			p.RateLimit = *o.RateLimit
+		}
+		if o.RateBurst != nil {
+			p.RateBurst = *o.RateBurst
+		}
+	}
+	return p
+}
+
+// Metrics configures the HTTP endpoint (/metrics, /healthz, /readyz).
+type Metrics struct {
+	// Listen is host:port; port 0 picks a free port.
+	Listen string `mapstructure:"listen"`
+}
+
+// Log configures the daemon's slog output.
+type Log struct {
+	Level  string `mapstructure:"level"`  // debug, info, warn, error
+	Format string `mapstructure:"format"` // text or json
+}
+
+// DefaultConfig returns the configuration used for every key a file and
+// the environment leave out: an embedded broker with the demo feed, JSON
+// input, the CPU engine, no queries.
+func DefaultConfig() *Config {
+	return &Config{
+		Kafka: Kafka{
+			Brokers:         []string{Embedded},
+			EdgeTopic:       "edges",
+			Partitions:      4,
+			Group:           "motifwatch",
+			AlertTopic:      "motif-alerts",
+			DeadLetterTopic: "edges-dlq",
+			ClientID:        "motifwatch",
+		},
+		Input: Input{
+			Format:         "json",
+			TimeUnit:       time.Second,
+			Timestamp:      Timestamp{Unit: "s"},
+			Fields:         Fields{Src: "src", Dst: "dst", Time: "t"},
+			CSVColumns:     []string{"src", "dst", "t"},
+			Attributes:     map[string]string{},
+			MaxRecordBytes: 1 << 20,
+		},
+		Window: Window{
+			AllowedLateness: 5 * time.Second,
+			BatchSize:       10000,
+			BatchMaxWait:    200 * time.Millisecond,
+			IdleTimeout:     2 * time.Second,
+			MaxHeldMatches:  100000,
+		},
+		Engine:  Engine{Backend: BackendCPU, Devices: []int{}},
+		Queries: Queries{Files: []string{}, ReloadInterval: 2 * time.Second},
+		Alerts: Alerts{
+			Sink:          SinkKafka,
+			Mode:          ModeEnumerate,
+			CountInterval: 10 * time.Second,
+			RateLimit:     1000,
+			RateBurst:     2000,
+			PerQuery:      map[string]QueryAlerts{},
+		},
+		Metrics:         Metrics{Listen: "127.0.0.1:9464"},
+		ShutdownTimeout: 15 * time.Second,
+		Log:             Log{Level: "info", Format: "text"},
+	}
+}
+
+// Embedded reports whether the daemon runs its own in-process broker.
+func (c *Config) Embedded() bool {
+	return len(c.Kafka.Brokers) == 1 && c.Kafka.Brokers[0] == Embedded
+}
+
+// DemoEnabled reports whether the built-in demo producer runs: Demo if
+// set, else whether the broker is embedded.
+func (c *Config) DemoEnabled() bool {
+	if c.Demo != nil {
+		return *c.Demo
+	}
+	return c.Embedded()
+}
+
+// origin is where a field's value came from.
+type origin struct {
+	line int    // line in Source; 0 if unknown
+	env  string // the environment variable that set it, if any
+}
+
+// FieldError is one invalid configuration value: the field's path in the
+// YAML ("window.allowed_lateness"), what is wrong with it, and where the
+// value came from when known.
+type FieldError struct {
+	File  string // the config file; "" if none
+	Line  int    // 1-based line in File; 0 if unknown
+	Env   string // the environment variable that set the value, if any
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string {
+	var where string
+	switch {
+	case e.Env != "":
+		where = "$" + e.Env + ": "
+	case e.File != "" && e.Line > 0:
+		where = e.File + ":" + strconv.Itoa(e.Line) + ": "
+	case e.File != "":
+		where = e.File + ": "
+	}
+	if e.Field == "" {
+		return where + e.Msg
+	}
+	return where + e.Field + ": " + e.Msg
+}
+
+// fieldErr returns a *FieldError for field, located by c's origins.
+func (c *Config) fieldErr(field, format string, args ...any) *FieldError {
+	e := &FieldError{File: c.Source, Field: field, Msg: fmt.Sprintf(format, args...)}
+	o := c.originOf(field)
+	e.Line, e.Env = o.line, o.env
+	return e
+}
+
+// originOf returns the origin of field or of its nearest recorded parent
+// ("kafka.sasl" for "kafka.sasl.mechanism" when only the section was
+// written).
+func (c *Config) originOf(field string) origin {
+	for f := field; f != ""; f = parentField(f) {
+		if o, ok := c.origins[f]; ok {
+			return o
+		}
+	}
+	return origin{}
+}
+
+// parentField strips the last element of a field path: "a.b[2]" → "a.b",
+// "a.b" → "a", "a" → "".
+func parentField(f string) string {
+	for i := len(f) - 1; i >= 0; i-- {
+		if f[i] == '.' || f[i] == '[' {
+			return f[:i]
+		}
+	}
+	return ""
+}

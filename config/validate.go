@@ -1,0 +1,435 @@
+package config
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Validate checks every rule and reports all that c breaks, joined; each is
+// a *FieldError naming the field, the value and the limit, e.g.
+//
+//	config.yaml:12: window.allowed_lateness: -1s must not be negative
+//	$MONITOR_INPUT_FORMAT: input.format: "xml" (want json or csv)
+//
+// It reads the TLS files (they must exist and parse) but not the query
+// files: LoadQueries reports those.
+func (c *Config) Validate() error {
+	v := &validator{c: c}
+	v.kafka()
+	v.input()
+	v.window()
+	v.engine()
+	v.queries()
+	v.alerts()
+	if err := checkHostPort(c.Metrics.Listen, true); err != nil {
+		v.fail("metrics.listen", "%q %v", c.Metrics.Listen, err)
+	}
+	if c.Demo != nil && *c.Demo && !c.Embedded() {
+		v.fail("demo", "true needs kafka.brokers: embedded (the demo feed would write into topic %q of a real cluster)", c.Kafka.EdgeTopic)
+	}
+	v.positive("shutdown_timeout", c.ShutdownTimeout)
+	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
+	v.oneOf("log.format", c.Log.Format, "text", "json")
+	return errors.Join(v.errs...)
+}
+
+type validator struct {
+	c    *Config
+	errs []error
+}
+
+func (v *validator) fail(field, format string, args ...any) {
+	v.errs = append(v.errs, v.c.fieldErr(field, format, args...))
+}
+
+// oneOf checks that s is one of want: `"xml" (want json or csv)`.
+func (v *validator) oneOf(field, s string, want ...string) {
+	if !slices.Contains(want, s) {
+		v.fail(field, "%q (want %s)", s, orList(want))
+	}
+}
+
+func (v *validator) positive(field string, d time.Duration) {
+	if d <= 0 {
+		v.fail(field, "%s must be positive", durText(d))
+	}
+}
+
+func (v *validator) positiveInt(field string, n int) {
+	if n <= 0 {
+		v.fail(field, "%d must be positive", n)
+	}
+}
+
+// orList renders "a, b or c".
+func orList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// durText renders d as written in YAML: "10m" rather than "10m0s".
+func durText(d time.Duration) string {
+	s := d.String()
+	if t, ok := strings.CutSuffix(s, "m0s"); ok {
+		s = t + "m"
+	}
+	if t, ok := strings.CutSuffix(s, "h0m"); ok {
+		s = t + "h"
+	}
+	return s
+}
+
+// Kafka topic names: 1 to 249 of [a-zA-Z0-9._-], not "." or "..".
+var topicRE = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
+
+func (v *validator) kafka() {
+	k := &v.c.Kafka
+	embedded := v.c.Embedded()
+	switch {
+	case len(k.Brokers) == 0:
+		v.fail("kafka.brokers", "empty (want embedded or a list of host:port)")
+	case !embedded:
+		for i, b := range k.Brokers {
+			field := fmt.Sprintf("kafka.brokers[%d]", i)
+			if b == Embedded {
+				v.fail(field, "embedded must be the only broker")
+			} else if err := checkHostPort(b, false); err != nil {
+				v.fail(field, "%q %v", b, err)
+			}
+		}
+	}
+	topics := []struct{ field, name string }{
+		{"kafka.edge_topic", k.EdgeTopic},
+		{"kafka.alert_topic", k.AlertTopic},
+		{"kafka.dead_letter_topic", k.DeadLetterTopic},
+	}
+	for i, t := range topics {
+		switch {
+		case t.name == "":
+			v.fail(t.field, "must be set")
+			continue
+		case !topicRE.MatchString(t.name) || t.name == "." || t.name == "..":
+			v.fail(t.field, "%q is not a Kafka topic name (1 to 249 of a-z A-Z 0-9 . _ -)", t.name)
+		}
+		for _, u := range topics[:i] {
+			if u.name == t.name {
+				v.fail(t.field, "%q is also %s: each topic has one role", t.name, u.field)
+			}
+		}
+	}
+	v.positiveInt("kafka.partitions", k.Partitions)
+	if k.Group == "" {
+		v.fail("kafka.group", "must be set")
+	}
+	if k.ClientID == "" {
+		v.fail("kafka.client_id", "must be set")
+	}
+	v.tls(embedded)
+	v.sasl(embedded)
+}
+
+func (v *validator) tls(embedded bool) {
+	t := &v.c.Kafka.TLS
+	if !t.Enabled {
+		set := []struct {
+			field string
+			set   bool
+		}{
+			{"ca_file", t.CAFile != ""}, {"cert_file", t.CertFile != ""}, {"key_file", t.KeyFile != ""},
+			{"insecure_skip_verify", t.InsecureSkipVerify}, {"server_name", t.ServerName != ""},
+		}
+		for _, s := range set {
+			if s.set {
+				v.fail("kafka.tls."+s.field, "set but kafka.tls.enabled is false")
+				return
+			}
+		}
+		return
+	}
+	if embedded {
+		v.fail("kafka.tls.enabled", "true with kafka.brokers embedded: the embedded broker speaks plaintext")
+		return
+	}
+	if (t.CertFile == "") != (t.KeyFile == "") {
+		v.fail("kafka.tls", "cert_file and key_file go together (cert_file %q, key_file %q)", t.CertFile, t.KeyFile)
+	}
+	if t.CAFile != "" {
+		if _, err := loadCAs(t.CAFile); err != nil {
+			v.fail("kafka.tls.ca_file", "%v", err)
+		}
+	}
+	if t.CertFile != "" && t.KeyFile != "" {
+		for _, f := range [][2]string{{"kafka.tls.cert_file", t.CertFile}, {"kafka.tls.key_file", t.KeyFile}} {
+			if _, err := os.Stat(f[1]); err != nil {
+				v.fail(f[0], "%v", err)
+				return
+			}
+		}
+		if _, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile); err != nil {
+			v.fail("kafka.tls.cert_file", "%s with key_file %s: %v", t.CertFile, t.KeyFile, err)
+		}
+	}
+}
+
+func loadCAs(path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", path)
+	}
+	return pool, nil
+}
+
+// TLSConfig returns the client TLS configuration of Kafka.TLS, or nil when
+// TLS is off.
+func (k *Kafka) TLSConfig() (*tls.Config, error) {
+	t := &k.TLS
+	if !t.Enabled {
+		return nil, nil
+	}
+	cfg := &tls.Config{
+		MinVersion:         tls.VersionTLS12,
+		ServerName:         t.ServerName,
+		InsecureSkipVerify: t.InsecureSkipVerify, // explicitly configured
+	}
+	if t.CAFile != "" {
+		pool, err := loadCAs(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("kafka.tls.ca_file: %w", err)
+		}
+		cfg.RootCAs = pool
+	}
+	if t.CertFile != "" || t.KeyFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("kafka.tls.cert_file %s, key_file %s: %w", t.CertFile, t.KeyFile, err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+func (v *validator) sasl(embedded bool) {
+	s := &v.c.Kafka.SASL
+	switch s.Mechanism {
+	case "":
+		if s.Username != "" || s.Password != "" {
+			v.fail("kafka.sasl", "username or password given but no mechanism (want plain, scram-sha-256 or scram-sha-512)")
+		}
+		return
+	case SASLPlain, SASLScramSHA256, SASLScramSHA512:
+	default:
+		v.fail("kafka.sasl.mechanism", "%q (want plain, scram-sha-256 or scram-sha-512)", s.Mechanism)
+		return
+	}
+	if embedded {
+		v.fail("kafka.sasl.mechanism", "%s with kafka.brokers embedded: the embedded broker has no users", s.Mechanism)
+	}
+	if s.Username == "" || s.Password == "" {
+		v.fail("kafka.sasl", "mechanism %s needs username and password", s.Mechanism)
+	}
+}
+
+// checkHostPort checks "host:port"; the port may be 0 (pick one) only
+// where anyPort.
+func checkHostPort(s string, anyPort bool) error {
+	_, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return errors.New("is not host:port")
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 || n == 0 && !anyPort {
+		return fmt.Errorf("has port %q (want 1 to 65535)", port)
+	}
+	return nil
+}
+
+// attrNameRE: attribute names are words the query language can read.
+var attrNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (v *validator) input() {
+	in := &v.c.Input
+	v.oneOf("input.format", in.Format, "json", "csv")
+	v.positive("input.time_unit", in.TimeUnit)
+	if _, ok := in.Timestamp.UnitDuration(); !ok {
+		v.fail("input.timestamp.unit", "%q (want s, ms, us or ns)", in.Timestamp.Unit)
+	}
+	switch l := in.Timestamp.Layout; l {
+	case "", "rfc3339", "RFC3339":
+	default:
+		// A layout without any reference-time element formats to itself.
+		if time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC).Format(l) == l {
+			v.fail("input.timestamp.layout", "%q has no Go reference-time element (want rfc3339 or a layout like 2006-01-02 15:04:05)", l)
+		}
+	}
+
+	// Field names: src, dst and time required; all distinct.
+	f := &in.Fields
+	fields := []struct{ key, name string }{
+		{"src", f.Src}, {"dst", f.Dst}, {"time", f.Time},
+		{"seq", f.Seq}, {"src_label", f.SrcLabel}, {"dst_label", f.DstLabel},
+	}
+	byName := map[string]string{}
+	for i, fd := range fields {
+		field := "input.fields." + fd.key
+		if fd.name == "" {
+			if i < 3 {
+				v.fail(field, "must be set")
+			}
+			continue
+		}
+		if other, dup := byName[fd.name]; dup {
+			v.fail(field, "%q is also input.fields.%s", fd.name, other)
+			continue
+		}
+		byName[fd.name] = fd.key
+	}
+
+	names := make([]string, 0, len(in.Attributes))
+	for name := range in.Attributes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		field := "input.attributes." + name
+		if !attrNameRE.MatchString(name) {
+			v.fail(field, "attribute name %q must match [A-Za-z_][A-Za-z0-9_]*", name)
+		}
+		if typ := in.Attributes[name]; typ != "number" && typ != "string" {
+			v.fail(field, "type %q (want number or string)", typ)
+		}
+		if key, clash := byName[name]; clash {
+			v.fail(field, "%q is also input.fields.%s", name, key)
+		}
+	}
+
+	if in.Format == "csv" {
+		v.csvColumns(fields)
+	}
+	v.positiveInt("input.max_record_bytes", in.MaxRecordBytes)
+}
+
+func (v *validator) csvColumns(fields []struct{ key, name string }) {
+	cols := v.c.Input.CSVColumns
+	seen := map[string]int{}
+	for i, col := range cols {
+		field := fmt.Sprintf("input.csv_columns[%d]", i)
+		if col == "" || col == "-" { // a skipped column
+			continue
+		}
+		if j, dup := seen[col]; dup {
+			v.fail(field, "%q is also input.csv_columns[%d]", col, j)
+			continue
+		}
+		seen[col] = i
+	}
+	for _, fd := range fields[:3] {
+		if _, ok := seen[fd.name]; fd.name != "" && !ok {
+			v.fail("input.csv_columns", "missing the %s column (%q, input.fields.%s) in %v", fd.key, fd.name, fd.key, cols)
+		}
+	}
+}
+
+func (v *validator) window() {
+	w := &v.c.Window
+	if w.AllowedLateness < 0 {
+		v.fail("window.allowed_lateness", "%s must not be negative", durText(w.AllowedLateness))
+	}
+	v.positiveInt("window.batch_size", w.BatchSize)
+	v.positive("window.batch_max_wait", w.BatchMaxWait)
+	v.positive("window.idle_timeout", w.IdleTimeout)
+	v.positiveInt("window.max_held_matches", w.MaxHeldMatches)
+}
+
+func (v *validator) engine() {
+	e := &v.c.Engine
+	v.oneOf("engine.backend", e.Backend, BackendCPU, BackendGPU, BackendAuto)
+	if e.Workers < 0 {
+		v.fail("engine.workers", "%d must not be negative (0 = one per CPU)", e.Workers)
+	}
+	if len(e.Devices) > 0 && e.Backend == BackendCPU {
+		v.fail("engine.devices", "%v given but engine.backend is cpu", e.Devices)
+	}
+	seen := map[int]int{}
+	for i, d := range e.Devices {
+		field := fmt.Sprintf("engine.devices[%d]", i)
+		if d < 0 {
+			v.fail(field, "%d must not be negative", d)
+		}
+		if j, dup := seen[d]; dup {
+			v.fail(field, "device %d is also engine.devices[%d]", d, j)
+		}
+		seen[d] = i
+	}
+}
+
+func (v *validator) queries() {
+	q := &v.c.Queries
+	if len(q.Files) == 0 && len(q.Inline) == 0 {
+		v.fail("queries", "no queries (give queries.files or queries.inline)")
+	}
+	seen := map[string]int{}
+	for i, f := range q.Files {
+		field := fmt.Sprintf("queries.files[%d]", i)
+		if f == "" {
+			v.fail(field, "empty file name")
+			continue
+		}
+		if j, dup := seen[f]; dup {
+			v.fail(field, "%q is also queries.files[%d]", f, j)
+		}
+		seen[f] = i
+	}
+	v.positive("queries.reload_interval", q.ReloadInterval)
+}
+
+func (v *validator) alerts() {
+	a := &v.c.Alerts
+	v.oneOf("alerts.sink", a.Sink, SinkKafka, SinkStdout)
+	v.oneOf("alerts.mode", a.Mode, ModeEnumerate, ModeCount)
+	v.positive("alerts.count_interval", a.CountInterval)
+	v.rate("alerts", a.RateLimit, a.RateBurst)
+	names := make([]string, 0, len(a.PerQuery))
+	for name := range a.PerQuery {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		field := "alerts.per_query." + name
+		o := a.PerQuery[name]
+		if o.Mode != "" {
+			v.oneOf(field+".mode", o.Mode, ModeEnumerate, ModeCount)
+		}
+		if o.RateLimit != nil || o.RateBurst != nil {
+			p := a.For(name)
+			v.rate(field, p.RateLimit, p.RateBurst)
+		}
+	}
+}
+
+// rate checks a rate limit and its burst.
+func (v *validator) rate(field string, limit float64, burst int) {
+	switch {
+	case limit < 0 || limit != limit: // NaN
+		v.fail(field+".rate_limit", "%v must not be negative (0 = unlimited)", limit)
+	case burst < 0:
+		v.fail(field+".rate_burst", "%d must not be negative", burst)
+	case limit > 0 && burst == 0:
+		v.fail(field+".rate_burst", "0 with rate_limit %v: no alert could pass (want at least 1)", limit)
+	}
+}

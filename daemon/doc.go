@@ -1,0 +1,17 @@
+// Package daemon runs motifwatch's streaming pipeline, `monitor run`:
+//
+//	Kafka edge topic ─▶ decode ─▶ reorder buffer ─▶ stream.Processor ─▶ alerts.Router ─▶ alert topic
+//	        │ undecodable / late ─▶ dead-letter topic                        │
+//	        └◀──────────── offsets committed after the alerts are acked ◀────┘
+//
+// One goroutine (the pipeline) owns the decoder, the reorder buffer, the
+// window and the router, so none of them needs a lock; a fetcher goroutine
+// feeds it records, the query watcher sends it new query sets, and the
+// HTTP server reads metrics and readiness. Every actor is started and
+// stopped by one run group; SIGTERM finishes the batch in hand, flushes
+// alerts, commits offsets (with the state a restart needs in the commit
+// metadata) and exits within the shutdown timeout.
+//
+// Package daemon is the only package that sees config, ingest, stream,
+// alerts and broker together; cmd/monitor only parses flags and calls Run.
+package daemon

@@ -1,0 +1,304 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/stream"
+)
+
+// source is what the pipeline needs of the consumer (ingest.Consumer).
+type source interface {
+	Fetch(ctx context.Context) (kafka.Message, error)
+	Commit(ctx context.Context, offsets map[int]int64) error
+}
+
+// deadLetter is where undecodable and late records go (ingest.DeadLetter).
+type deadLetter interface {
+	Send(ctx context.Context, rec kafka.Message, reason string) error
+}
+
+// pipeline is the single goroutine that owns decoder, reorder buffer,
+// processor and router; see the package doc.
+type pipeline struct {
+	log       *slog.Logger
+	src       source
+	dlq       deadLetter
+	dec       *ingest.Decoder
+	reorder   *ingest.Reorder
+	proc      *stream.Processor
+	router    *alerts.Router
+	im        *ingest.Metrics
+	pm        *pipelineMetrics
+	tick      time.Duration // window tick, for watermark delay metrics
+	batchSize int
+	maxWait   time.Duration
+	ready     *atomic.Bool
+	// shutdownTimeout bounds the final batch, flush and commit.
+	shutdownTimeout time.Duration
+	// sinkFailing: the last Flush failed; readiness is down until one works.
+	sinkFailing bool
+
+	// queryUpdates delivers new query sets from the watcher.
+	queryUpdates chan querySet
+
+	// Restart state: records below committed[p] are History, records in
+	// [committed[p], processed[p]) were handled before a clean shutdown.
+	processedBefore map[int]int64
+
+	// next[p] is the offset after the last record fetched from partition p;
+	// pending counts records taken in since the last batch.
+	next    map[int]int64
+	pending int
+	// firstFetch is when the batch in hand's first record arrived: the
+	// start of its end-to-end latency.
+	firstFetch time.Time
+	// inflight counts records per batch for the accounting identity
+	// records = appended + self-loops + late + dead-lettered.
+	stats pipelineStats
+}
+
+// pipelineStats is the record accounting, exported through metrics and
+// checked by tests: nothing is lost.
+type pipelineStats struct {
+	Records, Decoded, Appended, SelfLoops, Late, DeadLettered, Alerts int64
+}
+
+type querySet struct {
+	stream []stream.Query
+	alerts map[string]alerts.QueryOptions
+	done   chan error
+}
+
+type fetched struct {
+	msg kafka.Message
+	err error
+}
+
+// run consumes until ctx is done, then finishes the batch in hand, flushes
+// alerts and commits. History records (fed by rebuild before run starts)
+// are already in the reorder buffer.
+func (p *pipeline) run(ctx context.Context) error {
+	fetchCtx, stopFetch := context.WithCancel(ctx)
+	defer stopFetch()
+	records := make(chan fetched, 4*p.batchSize)
+	fetcherDone := make(chan struct{})
+	go func() {
+		defer close(fetcherDone)
+		for {
+			m, err := p.src.Fetch(fetchCtx)
+			select {
+			case records <- fetched{m, err}:
+			case <-fetchCtx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	defer func() { stopFetch(); <-fetcherDone }()
+
+	timer := time.NewTimer(p.maxWait)
+	defer timer.Stop()
+	p.ready.Store(true)
+	for {
+		select {
+		case f := <-records:
+			if f.err != nil {
+				if ctx.Err() != nil {
+					return p.finish()
+				}
+				p.ready.Store(false)
+				return fmt.Errorf("consuming: %w", f.err)
+			}
+			if err := p.take(ctx, f.msg); err != nil {
+				return err
+			}
+			if p.pending >= p.batchSize {
+				if err := p.batch(ctx); err != nil {
+					return err
+				}
+			}
+		case <-timer.C:
+			if err := p.batch(ctx); err != nil {
+				return err
+			}
+			timer.Reset(p.maxWait)
+		case qs := <-p.queryUpdates:
+			qs.done <- p.setQueries(qs)
+		case <-ctx.Done():
+			return p.finish()
+		}
+	}
+}
+
+// take decodes one record into the reorder buffer, or dead-letters it.
+func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
+	p.stats.Records++
+	p.im.Consumed(m.Partition, 1)
+	p.next[m.Partition] = m.Offset + 1
+	if p.pending == 0 {
+		p.firstFetch = time.Now()
+	}
+	p.pending++
+	origin := ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset}
+	e, err := p.dec.Decode(m.Value, origin)
+	if err != nil {
+		class := "decode"
+		var de *ingest.DecodeError
+		if errors.As(err, &de) {
+			class = de.Class()
+		}
+		return p.deadLetter(ctx, m, class, err.Error())
+	}
+	p.stats.Decoded++
+	p.im.Decoded(1)
+	if done, ok := p.processedBefore[m.Partition]; ok && m.Offset < done {
+		e.Replayed = true
+	}
+	if p.reorder.Add(e) {
+		p.im.Late(1)
+		return p.deadLetter(ctx, m, "late", fmt.Sprintf("late edge: t=%d is not after the watermark %d", e.T, p.reorder.Watermark()))
+	}
+	return nil
+}
+
+func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reason string) error {
+	if err := p.dlq.Send(ctx, m, reason); err != nil {
+		return fmt.Errorf("dead-lettering %s/%d@%d (%s): %w", m.Topic, m.Partition, m.Offset, reason, err)
+	}
+	// Late edges are dead-lettered too, but counted as late: the outcomes
+	// partition the records.
+	if class == "late" {
+		p.stats.Late++
+		p.pm.records.WithLabelValues("late").Inc()
+	} else {
+		p.stats.DeadLettered++
+		p.pm.records.WithLabelValues("dead_lettered").Inc()
+	}
+	p.im.DeadLettered(class, 1)
+	return nil
+}
+
+// batch releases what the watermark allows, mines it, writes the alerts
+// and commits what is safe.
+func (p *pipeline) batch(ctx context.Context) error {
+	start := time.Now()
+	edges, wm := p.reorder.Release()
+	p.im.SetBuffered(p.reorder.Len())
+	if wm != math.MinInt64 {
+		p.im.SetWatermark(wm, p.tick, time.Now())
+	}
+	if len(edges) > 0 || p.pending > 0 {
+		out, err := p.proc.Process(ctx, edges, wm)
+		if err != nil {
+			return err
+		}
+		p.stats.Appended += int64(out.Appended)
+		p.stats.SelfLoops += int64(out.SelfLoops)
+		p.pm.records.WithLabelValues("appended").Add(float64(out.Appended))
+		p.pm.records.WithLabelValues("self_loop").Add(float64(out.SelfLoops))
+		p.stats.Alerts += int64(len(out.Alerts))
+		p.router.Add(out.Alerts)
+		for q, n := range out.Counts {
+			p.router.AddCount(q, n)
+		}
+	}
+	if err := p.flush(ctx); err != nil {
+		return err
+	}
+	if err := p.src.Commit(ctx, p.committable()); err != nil {
+		return fmt.Errorf("committing offsets: %w", err)
+	}
+	p.pm.batch(len(edges), time.Since(start))
+	if p.pending > 0 {
+		p.pm.latencySeconds.Observe(time.Since(p.firstFetch).Seconds())
+	}
+	p.pending = 0
+	return nil
+}
+
+// flush writes the alerts, retrying until they are acknowledged or ctx
+// ends: offsets must not move past unacknowledged alerts.
+func (p *pipeline) flush(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		err := p.router.Flush(ctx)
+		if err == nil {
+			if p.sinkFailing {
+				p.sinkFailing = false
+				p.ready.Store(true)
+				p.log.Info("alert sink recovered")
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		p.sinkFailing = true
+		p.ready.Store(false)
+		p.log.Warn("writing alerts failed; retrying", "err", err, "attempt", attempt+1)
+		select {
+		case <-time.After(min(time.Duration(attempt+1)*200*time.Millisecond, 5*time.Second)):
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
+// committable returns, per partition, the offset up to which everything
+// is settled: fetched, and neither waiting in the reorder buffer nor the
+// last edge of a held match.
+func (p *pipeline) committable() map[int]int64 {
+	out := make(map[int]int64, len(p.next))
+	for part, next := range p.next {
+		out[part] = next
+	}
+	for _, mins := range []map[int]int64{p.reorder.MinOffsets(), p.proc.HeldMinOffsets()} {
+		for part, off := range mins {
+			if cur, ok := out[part]; !ok || off < cur {
+				out[part] = off
+			}
+		}
+	}
+	return out
+}
+
+// setQueries applies a new query set between batches.
+func (p *pipeline) setQueries(qs querySet) error {
+	if err := p.proc.SetQueries(qs.stream); err != nil {
+		return err
+	}
+	return p.router.SetQueries(qs.alerts)
+}
+
+// finish runs at shutdown: one last batch with what the watermark has
+// released (buffered edges stay uncommitted and are re-read on restart),
+// alerts flushed, offsets committed.
+func (p *pipeline) finish() error {
+	ctx, cancel := context.WithTimeout(context.Background(), p.shutdownTimeout)
+	defer cancel()
+	p.ready.Store(false)
+	if err := p.batch(ctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := p.router.Close(ctx); err != nil {
+		return fmt.Errorf("shutdown: closing alerts: %w", err)
+	}
+	p.log.Info("pipeline stopped", "records", p.stats.Records, "appended", p.stats.Appended,
+		"late", p.stats.Late, "dead_lettered", p.stats.DeadLettered, "alerts", p.stats.Alerts)
+	return nil
+}
+
+// shutdownWatermark is the watermark the final commit metadata records.
+func (p *pipeline) shutdownWatermark() int64 { return p.reorder.Watermark() }
+

@@ -1,0 +1,487 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// ConsumerOptions configures a Consumer.
+type ConsumerOptions struct {
+	Brokers  []string
+	Topic    string
+	Group    string
+	ClientID string
+	// Dialer carries TLS and SASL settings; nil dials plain TCP.
+	Dialer *kafka.Dialer
+	// MinBytes and MaxBytes bound a fetch (defaults 1 and 10 MiB);
+	// MaxWait is how long the broker may wait for MinBytes (default
+	// 250ms: it bounds the latency of a quiet topic).
+	MinBytes, MaxBytes int
+	MaxWait            time.Duration
+	// StartLatest makes a group without committed offsets start at the
+	// end of each partition; by default it starts at the beginning.
+	StartLatest bool
+	// Logger receives the Kafka client's errors at Warn; nil discards
+	// them.
+	Logger *slog.Logger
+}
+
+// Consumer reads the edge topic as a member of a consumer group, without
+// automatic commits: offsets move only by Commit, which the daemon calls
+// once the alerts of everything before them are acknowledged.
+//
+// Fetch is for one goroutine; Commit, Lag and Close may be called from
+// others.
+type Consumer struct {
+	r     *kafka.Reader
+	topic string
+
+	mu  sync.Mutex
+	lag map[int]int64
+}
+
+// NewConsumer returns a consumer; it joins the group on the first Fetch.
+func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
+	switch {
+	case len(opts.Brokers) == 0:
+		return nil, errors.New("kafka consumer: no brokers")
+	case opts.Topic == "":
+		return nil, errors.New("kafka consumer: no topic")
+	case opts.Group == "":
+		return nil, errors.New("kafka consumer: no consumer group")
+	case opts.MinBytes < 0 || opts.MaxBytes < 0 || opts.MaxWait < 0:
+		return nil, fmt.Errorf("kafka consumer: min bytes %d, max bytes %d and max wait %v must not be negative",
+			opts.MinBytes, opts.MaxBytes, opts.MaxWait)
+	}
+	if opts.MinBytes == 0 {
+		opts.MinBytes = 1
+	}
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = 10 << 20
+	}
+	if opts.MinBytes > opts.MaxBytes {
+		return nil, fmt.Errorf("kafka consumer: min bytes %d is above max bytes %d", opts.MinBytes, opts.MaxBytes)
+	}
+	if opts.MaxWait == 0 {
+		opts.MaxWait = 250 * time.Millisecond
+	}
+	dialer := opts.Dialer
+	if dialer == nil {
+		dialer = &kafka.Dialer{Timeout: 10 * time.Second, DualStack: true}
+	}
+	if opts.ClientID != "" {
+		d := *dialer // the caller's dialer may be shared
+		d.ClientID = opts.ClientID
+		dialer = &d
+	}
+	start := kafka.FirstOffset
+	if opts.StartLatest {
+		start = kafka.LastOffset
+	}
+	cfg := kafka.ReaderConfig{
+		Brokers:        opts.Brokers,
+		GroupID:        opts.Group,
+		Topic:          opts.Topic,
+		Dialer:         dialer,
+		MinBytes:       opts.MinBytes,
+		MaxBytes:       opts.MaxBytes,
+		MaxWait:        opts.MaxWait,
+		StartOffset:    start,
+		CommitInterval: 0, // synchronous: CommitMessages returns the broker's answer
+	}
+	if opts.Logger != nil {
+		l := opts.Logger
+		cfg.ErrorLogger = kafka.LoggerFunc(func(format string, args ...any) {
+			l.Warn("kafka consumer: "+fmt.Sprintf(format, args...), "topic", opts.Topic, "group", opts.Group)
+		})
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("kafka consumer: %w", err)
+	}
+	return &Consumer{r: kafka.NewReader(cfg), topic: opts.Topic, lag: make(map[int]int64)}, nil
+}
+
+// Fetch returns the next record. It blocks until one arrives or ctx ends
+// (then it returns ctx's error). It commits nothing.
+func (c *Consumer) Fetch(ctx context.Context) (kafka.Message, error) {
+	m, err := c.r.FetchMessage(ctx)
+	if err != nil {
+		return m, err
+	}
+	if m.HighWaterMark > 0 {
+		c.mu.Lock()
+		c.lag[m.Partition] = max(m.HighWaterMark-m.Offset-1, 0)
+		c.mu.Unlock()
+	}
+	return m, nil
+}
+
+// Commit commits, per partition, the next offset to read (one past the
+// last record whose effects are durable). It returns when the group
+// coordinator has answered. An empty map commits nothing.
+func (c *Consumer) Commit(ctx context.Context, next map[int]int64) error {
+	if len(next) == 0 {
+		return nil
+	}
+	msgs := make([]kafka.Message, 0, len(next))
+	for p, off := range next {
+		if off < 0 {
+			return fmt.Errorf("kafka consumer: commit of offset %d for partition %d", off, p)
+		}
+		// kafka-go commits a message's offset + 1.
+		msgs = append(msgs, kafka.Message{Topic: c.topic, Partition: p, Offset: off - 1})
+	}
+	if err := c.r.CommitMessages(ctx, msgs...); err != nil {
+		return fmt.Errorf("kafka consumer: committing offsets of %s: %w", c.topic, err)
+	}
+	return nil
+}
+
+// Lag returns, per partition this consumer has read, the records between
+// the last one fetched and the partition's end as of that fetch.
+func (c *Consumer) Lag() map[int]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := make(map[int]int64, len(c.lag))
+	for p, l := range c.lag {
+		m[p] = l
+	}
+	return m
+}
+
+// Close leaves the group and closes the connections. Records fetched but
+// not committed will be read again by the partition's next owner.
+func (c *Consumer) Close() error { return c.r.Close() }
+
+// Dead-letter headers: the reason and where the record came from.
+const (
+	HeaderReason          = "motifwatch-reason"
+	HeaderSourceTopic     = "motifwatch-source-topic"
+	HeaderSourcePartition = "motifwatch-source-partition"
+	HeaderSourceOffset    = "motifwatch-source-offset"
+	// HeaderSourceTime is the source record's timestamp in RFC 3339 (the
+	// dead-letter record itself is stamped when written, so that
+	// time-based retention of the dead-letter topic counts from then).
+	HeaderSourceTime = "motifwatch-source-time"
+)
+
+// DeadLetter writes records that could not become edges (undecodable,
+// oversized, late) to the dead-letter topic: the original key, value and
+// headers, plus the motifwatch-* headers. Writes are synchronous and
+// acknowledged by all in-sync replicas. Safe for concurrent use.
+type DeadLetter struct {
+	w   *kafka.Writer
+	own *kafka.Transport // closed by Close when NewDeadLetter made it
+}
+
+// DeadRecord is one record for the dead-letter topic and why.
+type DeadRecord struct {
+	Msg    kafka.Message
+	Reason string
+}
+
+// deadLetterBatchWait is how long a write waits for more records to share
+// its batch: kafka-go's writer holds a partial batch for its batch
+// timeout (1s by default), which would be the latency of every Send.
+const deadLetterBatchWait = 2 * time.Millisecond
+
+// NewDeadLetter returns a writer to topic. transport carries TLS and SASL
+// settings; nil makes a plain one that Close releases. Records are
+// partitioned by key.
+func NewDeadLetter(brokers []string, topic string, transport kafka.RoundTripper) (*DeadLetter, error) {
+	if len(brokers) == 0 {
+		return nil, errors.New("dead-letter writer: no brokers")
+	}
+	if topic == "" {
+		return nil, errors.New("dead-letter writer: no topic")
+	}
+	d := &DeadLetter{}
+	if transport == nil {
+		d.own = &kafka.Transport{}
+		transport = d.own
+	}
+	d.w = &kafka.Writer{
+		Addr:         kafka.TCP(brokers...),
+		Topic:        topic,
+		Balancer:     &kafka.Hash{},
+		RequiredAcks: kafka.RequireAll,
+		BatchSize:    1000,
+		BatchTimeout: deadLetterBatchWait,
+		Transport:    transport,
+	}
+	return d, nil
+}
+
+// Send writes one record with its reason and returns once it is
+// acknowledged.
+func (d *DeadLetter) Send(ctx context.Context, rec kafka.Message, reason string) error {
+	return d.SendBatch(ctx, []DeadRecord{{Msg: rec, Reason: reason}})
+}
+
+// SendBatch writes records in one request per partition and returns once
+// all are acknowledged. On error some may have been written: the caller
+// retries the batch (duplicates in the dead-letter topic are harmless, and
+// carry their source offsets).
+func (d *DeadLetter) SendBatch(ctx context.Context, recs []DeadRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	msgs := make([]kafka.Message, len(recs))
+	for i, r := range recs {
+		msgs[i] = deadMessage(r.Msg, r.Reason)
+	}
+	if err := d.w.WriteMessages(ctx, msgs...); err != nil {
+		return fmt.Errorf("dead-letter writer: writing %d records to %s: %w", len(recs), d.w.Topic, err)
+	}
+	return nil
+}
+
+func deadMessage(src kafka.Message, reason string) kafka.Message {
+	h := make([]kafka.Header, 0, len(src.Headers)+5)
+	h = append(h, src.Headers...)
+	h = append(h,
+		kafka.Header{Key: HeaderReason, Value: []byte(reason)},
+		kafka.Header{Key: HeaderSourceTopic, Value: []byte(src.Topic)},
+		kafka.Header{Key: HeaderSourcePartition, Value: strconv.AppendInt(nil, int64(src.Partition), 10)},
+		kafka.Header{Key: HeaderSourceOffset, Value: strconv.AppendInt(nil, src.Offset, 10)},
+	)
+	if !src.Time.IsZero() {
+		h = append(h, kafka.Header{Key: HeaderSourceTime, Value: src.Time.UTC().AppendFormat(nil, time.RFC3339Nano)})
+	}
+	return kafka.Message{Key: src.Key, Value: src.Value, Headers: h}
+}
+
+// Close flushes and closes the writer.
+func (d *DeadLetter) Close() error {
+	err := d.w.Close()
+	if d.own != nil {
+		d.own.CloseIdleConnections()
+	}
+	return err
+}
+
+// Admin runs the metadata and offset queries that a restart needs, through
+// kafka-go's Client (which routes each request to the right broker).
+type Admin struct {
+	c   *kafka.Client
+	own *kafka.Transport // closed by Close when the Admin made it
+}
+
+// NewAdmin returns an Admin for the cluster at brokers. transport carries
+// TLS and SASL settings; nil makes a plain one that Close releases.
+func NewAdmin(brokers []string, transport kafka.RoundTripper) (*Admin, error) {
+	if len(brokers) == 0 {
+		return nil, errors.New("kafka admin: no brokers")
+	}
+	a := &Admin{}
+	if transport == nil {
+		a.own = &kafka.Transport{}
+		transport = a.own
+	}
+	a.c = &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
+	return a, nil
+}
+
+// Close closes the idle connections of a transport that NewAdmin made.
+func (a *Admin) Close() {
+	if a.own != nil {
+		a.own.CloseIdleConnections()
+	}
+}
+
+// Partitions returns the partition ids of topic.
+func (a *Admin) Partitions(ctx context.Context, topic string) ([]int, error) {
+	md, err := a.c.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	if err != nil {
+		return nil, fmt.Errorf("kafka admin: metadata of %s: %w", topic, err)
+	}
+	for _, t := range md.Topics {
+		if t.Name != topic {
+			continue
+		}
+		if t.Error != nil {
+			return nil, fmt.Errorf("kafka admin: metadata of %s: %w", topic, t.Error)
+		}
+		ps := make([]int, len(t.Partitions))
+		for i, p := range t.Partitions {
+			ps[i] = p.ID
+		}
+		return ps, nil
+	}
+	return nil, fmt.Errorf("kafka admin: metadata of %s: %w", topic, kafka.UnknownTopicOrPartition)
+}
+
+// OffsetsForTime returns, per partition of topic, the first offset whose
+// record timestamp is at or after t; a partition with no such record
+// gets its end offset (the next to be written). Reading from these
+// offsets replays everything from t on: a restart uses it to rebuild the
+// window.
+func (a *Admin) OffsetsForTime(ctx context.Context, topic string, t time.Time) (map[int]int64, error) {
+	parts, err := a.Partitions(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	reqs := make([]kafka.OffsetRequest, len(parts))
+	for i, p := range parts {
+		reqs[i] = kafka.TimeOffsetOf(p, t)
+	}
+	got, err := a.listOffsets(ctx, topic, reqs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]int64, len(parts))
+	var ends []kafka.OffsetRequest
+	for _, po := range got {
+		for off := range po.Offsets {
+			if off >= 0 {
+				out[po.Partition] = off
+			}
+		}
+		if _, ok := out[po.Partition]; !ok {
+			ends = append(ends, kafka.LastOffsetOf(po.Partition))
+		}
+	}
+	if len(ends) > 0 {
+		got, err := a.listOffsets(ctx, topic, ends)
+		if err != nil {
+			return nil, err
+		}
+		for _, po := range got {
+			out[po.Partition] = po.LastOffset
+		}
+	}
+	for _, p := range parts {
+		if _, ok := out[p]; !ok {
+			return nil, fmt.Errorf("kafka admin: listing offsets of %s: no answer for partition %d", topic, p)
+		}
+	}
+	return out, nil
+}
+
+// EndOffsets returns, per partition of topic, the offset the next record
+// will get.
+func (a *Admin) EndOffsets(ctx context.Context, topic string) (map[int]int64, error) {
+	parts, err := a.Partitions(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	reqs := make([]kafka.OffsetRequest, len(parts))
+	for i, p := range parts {
+		reqs[i] = kafka.LastOffsetOf(p)
+	}
+	got, err := a.listOffsets(ctx, topic, reqs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]int64, len(got))
+	for _, po := range got {
+		out[po.Partition] = po.LastOffset
+	}
+	return out, nil
+}
+
+func (a *Admin) listOffsets(ctx context.Context, topic string, reqs []kafka.OffsetRequest) ([]kafka.PartitionOffsets, error) {
+	res, err := a.c.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
+	if err != nil {
+		return nil, fmt.Errorf("kafka admin: listing offsets of %s: %w", topic, err)
+	}
+	pos := res.Topics[topic]
+	for _, po := range pos {
+		if po.Error != nil {
+			return nil, fmt.Errorf("kafka admin: listing offsets of %s partition %d: %w", topic, po.Partition, po.Error)
+		}
+	}
+	return pos, nil
+}
+
+// Committed returns the group's committed offsets (the next to read) for
+// the partitions of topic; a partition without a commit is absent.
+func (a *Admin) Committed(ctx context.Context, group, topic string) (map[int]int64, error) {
+	parts, err := a.Partitions(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	res, err := a.c.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
+	if err != nil {
+		return nil, fmt.Errorf("kafka admin: committed offsets of group %s: %w", group, err)
+	}
+	if res.Error != nil {
+		return nil, fmt.Errorf("kafka admin: committed offsets of group %s: %w", group, res.Error)
+	}
+	out := make(map[int]int64)
+	for _, p := range res.Topics[topic] {
+		if p.Error != nil {
+			return nil, fmt.Errorf("kafka admin: committed offset of group %s partition %d: %w", group, p.Partition, p.Error)
+		}
+		if p.CommittedOffset >= 0 {
+			out[p.Partition] = p.CommittedOffset
+		}
+	}
+	return out, nil
+}
+
+// Replay reads each partition of topic from from[p] up to (not including)
+// to[p], in partition order, calling fn for every record; a partition
+// missing from either map, or with from >= to, is skipped. It reads
+// outside any consumer group and commits nothing: a restart uses it to
+// rebuild the window (records of different partitions are not interleaved
+// in time: feed them through a Reorder and Flush, or sort them). dialer
+// may be nil. to[p] should be an offset that a consumer reached (a
+// committed or end offset): Replay stops at the record at to[p]-1 or
+// past it, and waits (until ctx ends) if none comes.
+func Replay(ctx context.Context, brokers []string, dialer *kafka.Dialer, topic string, from, to map[int]int64, fn func(kafka.Message) error) error {
+	parts := make([]int, 0, len(from))
+	for p := range from {
+		parts = append(parts, p)
+	}
+	slices.Sort(parts)
+	for _, p := range parts {
+		start, end := from[p], to[p]
+		if _, ok := to[p]; !ok || start >= end {
+			continue
+		}
+		if err := replayPartition(ctx, brokers, dialer, topic, p, start, end, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func replayPartition(ctx context.Context, brokers []string, dialer *kafka.Dialer, topic string, p int, start, end int64, fn func(kafka.Message) error) error {
+	r := kafka.NewReader(kafka.ReaderConfig{
+		Brokers:   brokers,
+		Topic:     topic,
+		Partition: p,
+		Dialer:    dialer,
+		MinBytes:  1,
+		MaxBytes:  10 << 20,
+		MaxWait:   250 * time.Millisecond,
+	})
+	defer r.Close()
+	if err := r.SetOffset(start); err != nil {
+		return fmt.Errorf("replaying %s partition %d: %w", topic, p, err)
+	}
+	for {
+		m, err := r.FetchMessage(ctx)
+		if err != nil {
+			return fmt.Errorf("replaying %s partition %d from offset %d: %w", topic, p, start, err)
+		}
+		if m.Offset >= end {
+			return nil
+		}
+		if err := fn(m); err != nil {
+			return err
+		}
+		if m.Offset == end-1 {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package ingest
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Dead-letter reason classes: the values of the reason label of
+// motifwatch_ingest_records_dead_lettered_total.
+const (
+	ClassDecode   = "decode"   // the record could not be decoded
+	ClassOversize = "oversize" // the record was over max_record_bytes
+	ClassLate     = "late"     // the edge came after the watermark had passed it
+)
+
+// Class returns the dead-letter class of the error: ClassOversize or
+// ClassDecode.
+func (e *DecodeError) Class() string {
+	if e.Oversize {
+		return ClassOversize
+	}
+	return ClassDecode
+}
+
+// Metrics are the ingest counters and gauges that the daemon updates. A
+// nil *Metrics is valid and records nothing.
+//
+// Names (all prefixed motifwatch_ingest_):
+//
+//	records_consumed_total{partition}   records fetched from Kafka
+//	edges_decoded_total                 records decoded into edges
+//	edges_late_total                    edges refused by the reorder buffer
+//	records_dead_lettered_total{reason} records written to the dead-letter topic (decode|oversize|late)
+//	reorder_buffer_edges                edges waiting in the reorder buffer
+//	watermark_ticks                     the last released watermark, in window ticks
+//	watermark_delay_seconds             wall clock minus the watermark's time
+//	consumer_lag_records                the Kafka reader's lag (kafka-go: of its current partition)
+type Metrics struct {
+	consumed     *prometheus.CounterVec
+	decoded      prometheus.Counter
+	late         prometheus.Counter
+	deadLettered *prometheus.CounterVec
+	buffer       prometheus.Gauge
+	watermark    prometheus.Gauge
+	delay        prometheus.Gauge
+	lag          prometheus.Gauge
+}
+
+// NewMetrics creates the metrics and registers them with reg (nil: not
+// registered). Registering twice with one registry shares the collectors
+// registered first, so a restarted ingest keeps counting where the last
+// one stopped. Any other registration error is returned.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	const ns, sub = "motifwatch", "ingest"
+	m := &Metrics{
+		consumed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "records_consumed_total",
+			Help: "Records fetched from the edge topic, by partition.",
+		}, []string{"partition"}),
+		decoded: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "edges_decoded_total",
+			Help: "Records decoded into edges.",
+		}),
+		late: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "edges_late_total",
+			Help: "Edges that arrived after the watermark had passed them (sent to the dead-letter topic).",
+		}),
+		deadLettered: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "records_dead_lettered_total",
+			Help: "Records written to the dead-letter topic, by reason class (decode, oversize, late).",
+		}, []string{"reason"}),
+		buffer: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "reorder_buffer_edges",
+			Help: "Edges waiting in the reorder buffer for the watermark.",
+		}),
+		watermark: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "watermark_ticks",
+			Help: "The last released watermark, in window ticks since the Unix epoch.",
+		}),
+		delay: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "watermark_delay_seconds",
+			Help: "Wall-clock time minus the watermark's time.",
+		}),
+		lag: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "consumer_lag_records",
+			Help: "Records between the consumer's position and the end of the partition it last read.",
+		}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	var err error
+	m.consumed = register(reg, m.consumed, &err)
+	m.decoded = register(reg, m.decoded, &err)
+	m.late = register(reg, m.late, &err)
+	m.deadLettered = register(reg, m.deadLettered, &err)
+	m.buffer = register(reg, m.buffer, &err)
+	m.watermark = register(reg, m.watermark, &err)
+	m.delay = register(reg, m.delay, &err)
+	m.lag = register(reg, m.lag, &err)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// register registers c, or returns the collector already registered in
+// its place; other errors are joined into *errp.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C, errp *error) C {
+	err := reg.Register(c)
+	if err == nil {
+		return c
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing
+		}
+	}
+	*errp = errors.Join(*errp, err)
+	return c
+}
+
+// Consumed counts n records fetched from partition.
+func (m *Metrics) Consumed(partition, n int) {
+	if m != nil {
+		m.consumed.WithLabelValues(strconv.Itoa(partition)).Add(float64(n))
+	}
+}
+
+// Decoded counts n decoded edges.
+func (m *Metrics) Decoded(n int) {
+	if m != nil {
+		m.decoded.Add(float64(n))
+	}
+}
+
+// Late counts n late edges.
+func (m *Metrics) Late(n int) {
+	if m != nil {
+		m.late.Add(float64(n))
+	}
+}
+
+// DeadLettered counts n records written to the dead-letter topic with a
+// reason class (ClassDecode, ClassOversize, ClassLate).
+func (m *Metrics) DeadLettered(class string, n int) {
+	if m != nil {
+		m.deadLettered.WithLabelValues(class).Add(float64(n))
+	}
+}
+
+// SetBuffered sets the reorder buffer's size.
+func (m *Metrics) SetBuffered(n int) {
+	if m != nil {
+		m.buffer.Set(float64(n))
+	}
+}
+
+// SetWatermark sets the watermark (in ticks of tick since the Unix epoch)
+// and its delay behind now. Before the first watermark (math.MinInt64)
+// neither is set.
+func (m *Metrics) SetWatermark(w int64, tick time.Duration, now time.Time) {
+	if m == nil || w == minWatermark {
+		return
+	}
+	m.watermark.Set(float64(w))
+	// In float seconds: ticks times the tick may overflow a Duration.
+	wall := float64(w) * tick.Seconds()
+	nowS := float64(now.UnixNano()) / 1e9
+	m.delay.Set(nowS - wall)
+}
+
+// SetLag sets the consumer lag.
+func (m *Metrics) SetLag(records int64) {
+	if m != nil {
+		m.lag.Set(float64(records))
+	}
+}

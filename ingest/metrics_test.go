@@ -1,0 +1,107 @@
+package ingest
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// gather returns "name{label=value,...} value" for every sample in reg.
+func gather(t *testing.T, reg *prometheus.Registry) []string {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			out = append(out, mf.GetName()+"{"+strings.Join(labels, ",")+"} "+value(m))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func value(m *dto.Metric) string {
+	switch {
+	case m.Counter != nil:
+		return strconv.FormatFloat(m.Counter.GetValue(), 'g', -1, 64)
+	case m.Gauge != nil:
+		return strconv.FormatFloat(m.Gauge.GetValue(), 'g', -1, 64)
+	}
+	return "?"
+}
+
+func TestMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Consumed(0, 5)
+	m.Consumed(3, 2)
+	m.Consumed(0, 1)
+	m.Decoded(7)
+	m.Late(1)
+	m.DeadLettered(ClassLate, 1)
+	m.DeadLettered((&DecodeError{Oversize: true}).Class(), 2)
+	m.DeadLettered((&DecodeError{}).Class(), 3)
+	m.SetBuffered(42)
+	m.SetLag(9)
+	m.SetWatermark(1000, time.Second, time.Unix(1030, 500_000_000))
+
+	// A second Metrics on the same registry shares the counters.
+	m2, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatalf("second NewMetrics: %v", err)
+	}
+	m2.Decoded(1)
+	m2.SetWatermark(minWatermark, time.Second, time.Now()) // no watermark yet: unchanged
+
+	want := []string{
+		"motifwatch_ingest_consumer_lag_records{} 9",
+		"motifwatch_ingest_edges_decoded_total{} 8",
+		"motifwatch_ingest_edges_late_total{} 1",
+		"motifwatch_ingest_records_consumed_total{partition=0} 6",
+		"motifwatch_ingest_records_consumed_total{partition=3} 2",
+		"motifwatch_ingest_records_dead_lettered_total{reason=decode} 3",
+		"motifwatch_ingest_records_dead_lettered_total{reason=late} 1",
+		"motifwatch_ingest_records_dead_lettered_total{reason=oversize} 2",
+		"motifwatch_ingest_reorder_buffer_edges{} 42",
+		"motifwatch_ingest_watermark_delay_seconds{} 30.5",
+		"motifwatch_ingest_watermark_ticks{} 1000",
+	}
+	got := gather(t, reg)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("metrics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestMetricsNil(t *testing.T) {
+	var m *Metrics // records nothing, panics on nothing
+	m.Consumed(0, 1)
+	m.Decoded(1)
+	m.Late(1)
+	m.DeadLettered(ClassDecode, 1)
+	m.SetBuffered(1)
+	m.SetLag(1)
+	m.SetWatermark(1, time.Second, time.Now())
+
+	m, err := NewMetrics(nil) // unregistered but working
+	if err != nil || m == nil {
+		t.Fatalf("NewMetrics(nil) = %v, %v", m, err)
+	}
+	m.Decoded(1)
+	m.SetWatermark(math.MaxInt64, time.Hour, time.Now()) // no overflow
+}

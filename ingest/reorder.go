@@ -1,0 +1,326 @@
+package ingest
+
+import (
+	"math"
+	"time"
+)
+
+// Reorder is the reorder buffer between the decoders and the window: it
+// holds edges until the watermark passes them and releases them in
+// (T, Seq) order, equal (T, Seq) in arrival order.
+//
+// Seq is the record's own when Edge.HasSeq, else an arrival number that
+// Add assigns (monotonic over the buffer's life) and writes into the
+// released edge's Seq.
+//
+// The watermark: each partition (Origin.Partition) has the largest T
+// added from it, maxT_p; the watermark is the smallest maxT_p − lateness
+// over the partitions that are not idle, where a partition is idle when
+// nothing was added from it for the idle duration. When every partition is
+// idle the watermark is the largest T added, and everything is released.
+// The watermark never decreases. An edge whose T is at or below the last
+// released watermark is late: it would have to go before or among edges
+// already released, so Add refuses it (the caller dead-letters it).
+//
+// Idleness is measured at Release: a partition that had an edge added
+// since the previous Release counts as seen at this Release's now(). So
+// its resolution is the interval between Release calls.
+//
+// A Reorder is not safe for concurrent use.
+type Reorder struct {
+	lateness int64
+	idle     time.Duration
+	now      func() time.Time
+
+	w        int64 // the last released watermark
+	maxT     int64 // largest T added, over all partitions
+	arrivals int64
+
+	heap  []reorderKey
+	slots []reorderSlot
+	free  []int32
+
+	parts    map[int]*partState
+	lastPart *partState // the partition of the previous Add (a cache)
+}
+
+// reorderKey orders the heap; slot indexes the edge.
+type reorderKey struct {
+	t, seq, arr int64
+	slot        int32
+}
+
+func (a *reorderKey) less(b *reorderKey) bool {
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	if a.seq != b.seq {
+		return a.seq < b.seq
+	}
+	return a.arr < b.arr
+}
+
+type reorderSlot struct {
+	e    Edge
+	part *partState
+	qi   int64 // index in part's offset queue
+}
+
+// partState is one partition's watermark input and its buffered offsets.
+type partState struct {
+	id      int
+	maxT    int64
+	touched bool // an edge was added since the last Release
+	seen    time.Time
+
+	// q holds the offsets of the partition's buffered edges in arrival
+	// order; its head is the earliest-added edge still buffered.
+	q offsetQueue
+}
+
+// minWatermark is the watermark before anything was released.
+const minWatermark = math.MinInt64
+
+// NewReorder returns an empty buffer that waits lateness ticks (negative
+// counts as 0) and takes a partition as idle after idle without records
+// (0 or less: never). now is the clock for idleness (nil: time.Now).
+func NewReorder(lateness int64, idle time.Duration, now func() time.Time) *Reorder {
+	if now == nil {
+		now = time.Now
+	}
+	return &Reorder{
+		lateness: max(lateness, 0),
+		idle:     idle,
+		now:      now,
+		w:        minWatermark,
+		maxT:     math.MinInt64,
+		parts:    make(map[int]*partState),
+	}
+}
+
+// Add buffers e, or reports it late (e.T at or below the last released
+// watermark) and keeps nothing. A late edge still marks its partition as
+// active.
+//
+// The edges of one partition must be added in offset order, as a Kafka
+// consumer delivers them: MinOffsets relies on it.
+func (r *Reorder) Add(e Edge) (late bool) {
+	p := r.lastPart
+	if p == nil || p.id != e.Origin.Partition {
+		p = r.parts[e.Origin.Partition]
+		if p == nil {
+			p = &partState{id: e.Origin.Partition, maxT: math.MinInt64}
+			r.parts[e.Origin.Partition] = p
+		}
+		r.lastPart = p
+	}
+	p.touched = true
+	if e.T <= r.w && r.w != minWatermark {
+		return true
+	}
+	p.maxT = max(p.maxT, e.T)
+	r.maxT = max(r.maxT, e.T)
+
+	arr := r.arrivals
+	r.arrivals++
+	if !e.HasSeq {
+		e.Seq = arr
+	}
+	var slot int32
+	if n := len(r.free); n > 0 {
+		slot = r.free[n-1]
+		r.free = r.free[:n-1]
+	} else {
+		slot = int32(len(r.slots))
+		r.slots = append(r.slots, reorderSlot{})
+	}
+	qi := p.q.push(e.Origin.Offset)
+	r.slots[slot] = reorderSlot{e: e, part: p, qi: qi}
+	r.push(reorderKey{t: e.T, seq: e.Seq, arr: arr, slot: slot})
+	return false
+}
+
+// Release returns the buffered edges at or below the new watermark, in
+// order, and the watermark (math.MinInt64 before anything was added).
+func (r *Reorder) Release() (edges []Edge, watermark int64) { return r.AppendRelease(nil) }
+
+// AppendRelease is Release appending to dst, so that a caller can reuse
+// one batch buffer.
+func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
+	now := r.now()
+	w := int64(math.MaxInt64)
+	active := false
+	for _, p := range r.parts {
+		if p.touched {
+			p.seen, p.touched = now, false
+		}
+		if r.idle > 0 && now.Sub(p.seen) >= r.idle {
+			continue
+		}
+		if p.maxT == math.MinInt64 {
+			// Only late edges so far: no say in the watermark.
+			continue
+		}
+		active = true
+		w = min(w, satSub(p.maxT, r.lateness))
+	}
+	if !active {
+		w = r.maxT // every partition idle: release everything
+	}
+	return r.releaseTo(dst, w)
+}
+
+// Flush releases every buffered edge (at shutdown, or the end of a file)
+// and raises the watermark to the largest T added.
+func (r *Reorder) Flush() (edges []Edge, watermark int64) {
+	return r.releaseTo(nil, r.maxT)
+}
+
+// Watermark returns the last released watermark.
+func (r *Reorder) Watermark() int64 { return r.w }
+
+// Len returns the number of buffered edges.
+func (r *Reorder) Len() int { return len(r.heap) }
+
+// MinOffsets returns, for each partition with buffered edges, the lowest
+// offset among them. A consumer may commit that offset (as the next to
+// read) for such a partition, and the offset after the last record it
+// handled for the others, once the released edges' alerts are durable.
+func (r *Reorder) MinOffsets() map[int]int64 {
+	m := make(map[int]int64)
+	for id, p := range r.parts {
+		if off, ok := p.q.first(); ok {
+			m[id] = off
+		}
+	}
+	return m
+}
+
+// releaseTo pops the edges with T <= w (raised to the current watermark
+// if lower) and sets the watermark.
+func (r *Reorder) releaseTo(out []Edge, w int64) ([]Edge, int64) {
+	w = max(w, r.w)
+	r.w = w
+	for len(r.heap) > 0 && r.heap[0].t <= w {
+		k := r.pop()
+		s := &r.slots[k.slot]
+		out = append(out, s.e)
+		s.part.q.release(s.qi)
+		*s = reorderSlot{} // drop references for the GC
+		r.free = append(r.free, k.slot)
+	}
+	return out, w
+}
+
+// offsetQueue is a ring of offsets in arrival order with a released mark
+// each. Entries have absolute indices (base is the head's); released
+// entries leave once everything before them has.
+type offsetQueue struct {
+	offs []int64 // len is a power of two
+	done []bool
+	head int // ring position of index base
+	n    int
+	base int64
+}
+
+// push appends off and returns its absolute index.
+func (q *offsetQueue) push(off int64) int64 {
+	if q.n == len(q.offs) {
+		q.grow()
+	}
+	i := (q.head + q.n) & (len(q.offs) - 1)
+	q.offs[i], q.done[i] = off, false
+	q.n++
+	return q.base + int64(q.n-1)
+}
+
+func (q *offsetQueue) grow() {
+	size := max(2*len(q.offs), 64)
+	offs, done := make([]int64, size), make([]bool, size)
+	for k := 0; k < q.n; k++ {
+		i := (q.head + k) & (len(q.offs) - 1)
+		offs[k], done[k] = q.offs[i], q.done[i]
+	}
+	q.offs, q.done, q.head = offs, done, 0
+}
+
+// first returns the offset of the earliest entry still queued.
+func (q *offsetQueue) first() (int64, bool) {
+	if q.n == 0 {
+		return 0, false
+	}
+	return q.offs[q.head], true
+}
+
+// release marks absolute index qi released and drops the released
+// entries at the head.
+func (q *offsetQueue) release(qi int64) {
+	mask := len(q.offs) - 1
+	q.done[(q.head+int(qi-q.base))&mask] = true
+	for q.n > 0 && q.done[q.head] {
+		q.head = (q.head + 1) & mask
+		q.n--
+		q.base++
+	}
+}
+
+func satSub(a, b int64) int64 {
+	if s := a - b; s <= a {
+		return s
+	}
+	return math.MinInt64
+}
+
+// push and pop keep r.heap a binary min-heap.
+func (r *Reorder) push(k reorderKey) {
+	h := append(r.heap, k)
+	i := len(h) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !k.less(&h[parent]) {
+			break
+		}
+		h[i] = h[parent]
+		i = parent
+	}
+	h[i] = k
+	r.heap = h
+}
+
+// pop removes the minimum. It is Floyd's bottom-up variant: the hole at
+// the root goes down to a leaf along the smaller children (one compare a
+// level), then the last key sifts up from there (rarely far, as it came
+// from the bottom). About half the compares of the textbook sift-down.
+func (r *Reorder) pop() reorderKey {
+	h := r.heap
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	h = h[:n]
+	r.heap = h
+	if n == 0 {
+		return top
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h[c+1].less(&h[c]) {
+			c++
+		}
+		h[i] = h[c]
+		i = c
+	}
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !last.less(&h[parent]) {
+			break
+		}
+		h[i] = h[parent]
+		i = parent
+	}
+	h[i] = last
+	return top
+}

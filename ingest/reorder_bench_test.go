@@ -1,0 +1,77 @@
+package ingest
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// benchReorderInput is n edges over parts partitions, in arrival order:
+// times advance by 0–2 ticks per edge (so ties are common) and each edge
+// arrives up to jitter ticks late (0: in order).
+func benchReorderInput(n, parts int, jitter int64) []Edge {
+	rng := rand.New(rand.NewPCG(7, 8))
+	type arrival struct {
+		at int64
+		e  Edge
+	}
+	arr := make([]arrival, n)
+	var t int64
+	for i := range arr {
+		t += int64(rng.IntN(3))
+		at := t
+		if jitter > 0 {
+			at += rng.Int64N(jitter)
+		}
+		arr[i] = arrival{at, Edge{Src: "s", Dst: "d", T: t}}
+	}
+	slices.SortStableFunc(arr, func(a, b arrival) int { return cmp.Compare(a.at, b.at) })
+	out := make([]Edge, n)
+	offs := make([]int64, parts)
+	for i, a := range arr {
+		p := i % parts
+		a.e.Origin = Origin{Topic: "edges", Partition: p, Offset: offs[p]}
+		offs[p]++
+		out[i] = a.e
+	}
+	return out
+}
+
+// BenchmarkReorder adds 1M edges and releases every 1024 (a batch), with
+// an allowed lateness of 10,000 ticks (about 10,000 edges buffered).
+// edges/s is the throughput of Add + Release per edge.
+func BenchmarkReorder(b *testing.B) {
+	const n = 1 << 20
+	for _, bc := range []struct {
+		parts  int
+		jitter int64
+	}{{1, 0}, {4, 0}, {4, 1000}, {16, 10000}} {
+		b.Run(fmt.Sprintf("parts=%d/jitter=%d", bc.parts, bc.jitter), func(b *testing.B) {
+			in := benchReorderInput(n, bc.parts, bc.jitter)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r := NewReorder(10_000, time.Minute, nil)
+				released := 0
+				var buf []Edge
+				for j := range in {
+					if r.Add(in[j]) {
+						b.Fatal("late edge")
+					}
+					if j%1024 == 1023 {
+						buf, _ = r.AppendRelease(buf[:0])
+						released += len(buf)
+					}
+				}
+				out, _ := r.Flush()
+				if released+len(out) != n {
+					b.Fatalf("released %d; want %d", released+len(out), n)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "edges/s")
+		})
+	}
+}

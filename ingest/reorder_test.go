@@ -1,0 +1,445 @@
+package ingest
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeClock is a settable clock for idleness.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time          { return c.t }
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Unix(1_700_000_000, 0)} }
+
+// re is an edge named by its label for readable failures: src carries the
+// name, T the time, Origin the partition and offset.
+func re(name string, t int64, part int, off int64) Edge {
+	return Edge{Src: name, Dst: "x", T: t, Origin: Origin{Partition: part, Offset: off}}
+}
+
+func names(es []Edge) string {
+	var b strings.Builder
+	for i, e := range es {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(e.Src)
+	}
+	return b.String()
+}
+
+// reorderStep is one action of a scripted test: add edges (expecting the
+// listed ones late), or release (expecting names and a watermark).
+type reorderStep struct {
+	add       []Edge
+	late      string // names of the added edges expected late
+	advance   time.Duration
+	release   bool
+	flush     bool
+	want      string // released names, in order
+	watermark int64
+	minOffs   map[int]int64 // checked after the step when non-nil
+}
+
+func TestReorder(t *testing.T) {
+	const none = math.MinInt64
+	tests := []struct {
+		name     string
+		lateness int64
+		idle     time.Duration
+		steps    []reorderStep
+	}{
+		{
+			name: "empty", lateness: 5,
+			steps: []reorderStep{{release: true, want: "", watermark: none}, {flush: true, want: "", watermark: none}},
+		},
+		{
+			name: "in order, lateness 0", lateness: 0,
+			steps: []reorderStep{
+				{add: []Edge{re("a", 1, 0, 0), re("b", 2, 0, 1), re("c", 3, 0, 2)}},
+				{release: true, want: "a b c", watermark: 3},
+				{add: []Edge{re("d", 4, 0, 3), re("e", 5, 0, 4)}},
+				{release: true, want: "d e", watermark: 5},
+			},
+		},
+		{
+			name: "held back by lateness", lateness: 2,
+			steps: []reorderStep{
+				{add: []Edge{re("a", 10, 0, 0), re("b", 11, 0, 1), re("c", 12, 0, 2), re("d", 13, 0, 3)}},
+				{release: true, want: "a b", watermark: 11},
+				{release: true, want: "", watermark: 11},
+				{flush: true, want: "c d", watermark: 13},
+			},
+		},
+		{
+			name: "out of order within lateness", lateness: 3,
+			steps: []reorderStep{
+				{add: []Edge{re("c", 12, 0, 0), re("a", 10, 0, 1), re("d", 15, 0, 2), re("b", 11, 0, 3)}},
+				{release: true, want: "a b c", watermark: 12},
+				{add: []Edge{re("e", 13, 0, 4)}},
+				{flush: true, want: "e d", watermark: 15},
+			},
+		},
+		{
+			name: "late exactly at the watermark", lateness: 2,
+			steps: []reorderStep{
+				{add: []Edge{re("a", 10, 0, 0)}},
+				{release: true, want: "", watermark: 8},
+				{add: []Edge{re("w", 8, 0, 1), re("v", 7, 0, 2), re("b", 9, 0, 3)}, late: "w v"},
+				{release: true, want: "", watermark: 8},
+				{flush: true, want: "b a", watermark: 10},
+				{add: []Edge{re("x", 10, 0, 4), re("c", 11, 0, 5)}, late: "x"},
+				{flush: true, want: "c", watermark: 11},
+			},
+		},
+		{
+			name: "nothing is late before the first release", lateness: 0,
+			steps: []reorderStep{
+				{add: []Edge{re("b", 10, 0, 0), re("a", -5, 0, 1)}},
+				{release: true, want: "a b", watermark: 10},
+			},
+		},
+		{
+			name: "ties by arrival", lateness: 0,
+			steps: []reorderStep{
+				{add: []Edge{re("b", 5, 0, 0), re("a", 4, 1, 0), re("c", 5, 1, 1), re("d", 5, 0, 1)}},
+				{flush: true, want: "a b c d", watermark: 5},
+			},
+		},
+		{
+			name: "ties by record seq, then arrival", lateness: 0,
+			steps: []reorderStep{
+				{add: []Edge{seqEdge("c", 5, 0, 0, 9), seqEdge("a", 5, 0, 1, 1), seqEdge("b1", 5, 1, 0, 3), seqEdge("b2", 5, 0, 2, 3), seqEdge("z", 4, 0, 3, 100)}},
+				{flush: true, want: "z a b1 b2 c", watermark: 5},
+			},
+		},
+		{
+			name: "lagging partition holds the watermark", lateness: 5,
+			steps: []reorderStep{
+				{add: []Edge{re("p0a", 100, 0, 0), re("p1a", 50, 1, 0), re("p0b", 101, 0, 1), re("p1b", 52, 1, 1)}},
+				{release: true, want: "", watermark: 47, minOffs: map[int]int64{0: 0, 1: 0}},
+				{add: []Edge{re("p1c", 90, 1, 2)}},
+				{release: true, want: "p1a p1b", watermark: 85, minOffs: map[int]int64{0: 0, 1: 2}},
+				{add: []Edge{re("p1d", 120, 1, 3)}},
+				{release: true, want: "p1c", watermark: 96, minOffs: map[int]int64{0: 0, 1: 3}},
+				{flush: true, want: "p0a p0b p1d", watermark: 120, minOffs: map[int]int64{}},
+			},
+		},
+		{
+			name: "idle partition stops holding", lateness: 5, idle: 10 * time.Second,
+			steps: []reorderStep{
+				{add: []Edge{re("p0a", 100, 0, 0), re("p1a", 50, 1, 0)}},
+				{release: true, want: "", watermark: 45},
+				{advance: 6 * time.Second},
+				{add: []Edge{re("p0b", 110, 0, 1)}},
+				{release: true, want: "", watermark: 45},
+				{advance: 5 * time.Second}, // p1 quiet for 11s: idle; p0 for 5s
+				{release: true, want: "p1a p0a", watermark: 105},
+				{add: []Edge{re("p1late", 60, 1, 1), re("p1b", 107, 1, 2)}, late: "p1late"}, // p1 is back
+				{release: true, want: "", watermark: 105},
+				{advance: 10 * time.Second}, // everything idle: release all
+				{release: true, want: "p1b p0b", watermark: 110},
+			},
+		},
+		{
+			name: "watermark never decreases", lateness: 2,
+			steps: []reorderStep{
+				{add: []Edge{re("a", 100, 0, 0)}},
+				{release: true, want: "", watermark: 98},
+				{add: []Edge{re("late", 50, 1, 0), re("b", 99, 0, 1)}, late: "late"}, // partition 1 starts low
+				{release: true, want: "", watermark: 98},
+				{add: []Edge{re("c", 60, 2, 0)}, late: "c"},
+				{release: true, want: "", watermark: 98},
+				{add: []Edge{re("d", 101, 1, 1), re("e", 103, 0, 2)}},
+				{release: true, want: "b", watermark: 99}, // partition 2 had only late edges: no say
+			},
+		},
+		{
+			name: "min offsets follow releases out of offset order", lateness: 1,
+			steps: []reorderStep{
+				{add: []Edge{re("o0", 30, 0, 10), re("o1", 10, 0, 11), re("o2", 20, 0, 12), re("o3", 40, 0, 13)}},
+				{release: true, want: "o1 o2 o0", watermark: 39, minOffs: map[int]int64{0: 13}},
+				{add: []Edge{re("o4", 45, 0, 14)}},
+				{release: true, want: "o3", watermark: 44, minOffs: map[int]int64{0: 14}},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := newFakeClock()
+			r := NewReorder(tc.lateness, tc.idle, clock.now)
+			for i, s := range tc.steps {
+				clock.advance(s.advance)
+				var late []Edge
+				for _, e := range s.add {
+					if r.Add(e) {
+						late = append(late, e)
+					}
+				}
+				if got := names(late); got != s.late {
+					t.Fatalf("step %d: late %q; want %q", i, got, s.late)
+				}
+				if s.release || s.flush {
+					var got []Edge
+					var w int64
+					if s.flush {
+						got, w = r.Flush()
+					} else {
+						got, w = r.Release()
+					}
+					if names(got) != s.want || w != s.watermark {
+						t.Fatalf("step %d: released %q, watermark %d; want %q, %d", i, names(got), w, s.want, s.watermark)
+					}
+					if r.Watermark() != w {
+						t.Fatalf("step %d: Watermark() = %d; want %d", i, r.Watermark(), w)
+					}
+				}
+				if s.minOffs != nil {
+					if got := r.MinOffsets(); !reflect.DeepEqual(got, s.minOffs) {
+						t.Fatalf("step %d: MinOffsets() = %v; want %v", i, got, s.minOffs)
+					}
+				}
+			}
+		})
+	}
+}
+
+func seqEdge(name string, t int64, part int, off, seq int64) Edge {
+	e := re(name, t, part, off)
+	e.Seq, e.HasSeq = seq, true
+	return e
+}
+
+func TestReorderAssignsSeq(t *testing.T) {
+	r := NewReorder(0, 0, nil)
+	r.Add(re("a", 5, 0, 0))
+	r.Add(seqEdge("b", 5, 0, 1, 77))
+	r.Add(re("c", 4, 0, 2))
+	got, _ := r.Flush()
+	want := []int64{2, 0, 77} // c (arrival 2), a (arrival 0), b (its own 77)
+	for i, e := range got {
+		if e.Seq != want[i] {
+			t.Errorf("released %s with Seq %d; want %d", e.Src, e.Seq, want[i])
+		}
+	}
+	if r.Len() != 0 {
+		t.Errorf("Len() = %d after Flush; want 0", r.Len())
+	}
+}
+
+// TestReorderShuffledWithinLateness: input shuffled by less than the
+// allowed lateness, over several partitions, comes out exactly sorted,
+// nothing late, whatever the release cadence.
+func TestReorderShuffledWithinLateness(t *testing.T) {
+	for _, tc := range []struct {
+		n, parts    int
+		lateness    int64
+		releaseEach int
+	}{
+		{1000, 1, 10, 1},
+		{5000, 1, 50, 7},
+		{20000, 4, 100, 100},
+		{20000, 3, 1, 3}, // shuffled by 0 ticks: only ties move
+	} {
+		t.Run(fmt.Sprintf("n=%d,parts=%d,lateness=%d", tc.n, tc.parts, tc.lateness), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(tc.n), uint64(tc.lateness)))
+			// The edges in their true order: times with ties, seq = index.
+			sorted := make([]Edge, tc.n)
+			var tm int64
+			for i := range sorted {
+				tm += int64(rng.IntN(3))
+				sorted[i] = Edge{Src: fmt.Sprint(i), T: tm, Seq: int64(i), HasSeq: true}
+			}
+			// Arrival: by T + jitter in [0, lateness), each partition in
+			// arrival order with increasing offsets.
+			type arrival struct {
+				at int64
+				e  Edge
+			}
+			arr := make([]arrival, tc.n)
+			for i, e := range sorted {
+				arr[i] = arrival{e.T + rng.Int64N(tc.lateness), e}
+			}
+			slices.SortStableFunc(arr, func(a, b arrival) int { return cmp.Compare(a.at, b.at) })
+			r := NewReorder(tc.lateness, 0, nil)
+			offs := make([]int64, tc.parts)
+			var out []Edge
+			lastW := int64(math.MinInt64)
+			for i, a := range arr {
+				p := rng.IntN(tc.parts)
+				a.e.Origin = Origin{Partition: p, Offset: offs[p]}
+				offs[p]++
+				if r.Add(a.e) {
+					t.Fatalf("edge %s at T %d reported late (watermark %d)", a.e.Src, a.e.T, r.Watermark())
+				}
+				if i%tc.releaseEach == 0 {
+					got, w := r.Release()
+					if w < lastW {
+						t.Fatalf("watermark went from %d to %d", lastW, w)
+					}
+					lastW = w
+					out = append(out, got...)
+				}
+			}
+			got, _ := r.Flush()
+			out = append(out, got...)
+			if len(out) != tc.n {
+				t.Fatalf("released %d edges; want %d", len(out), tc.n)
+			}
+			for i := range out {
+				out[i].Origin = Origin{}
+				if out[i].Src != sorted[i].Src {
+					t.Fatalf("position %d: edge %s (T %d); want %s (T %d)", i, out[i].Src, out[i].T, sorted[i].Src, sorted[i].T)
+				}
+			}
+		})
+	}
+}
+
+// TestReorderRandom compares the buffer with a slow oracle over random
+// operations: random partitions, times, seqs, lateness, idle periods.
+func TestReorderRandom(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		lateness := rng.Int64N(5)
+		idle := time.Duration(rng.IntN(3)) * time.Second
+		clock := newFakeClock()
+		r := NewReorder(lateness, idle, clock.now)
+		o := newReorderOracle(lateness, idle, clock.now)
+		parts := 1 + rng.IntN(3)
+		offs := make([]int64, parts)
+		for step := 0; step < 300; step++ {
+			switch op := rng.IntN(10); {
+			case op < 6:
+				p := rng.IntN(parts)
+				e := Edge{Src: fmt.Sprint(step), T: rng.Int64N(30) + int64(step/10), Origin: Origin{Partition: p, Offset: offs[p]}}
+				if rng.IntN(3) == 0 {
+					e.Seq, e.HasSeq = rng.Int64N(4), true
+				}
+				offs[p]++
+				if got, want := r.Add(e), o.add(e); got != want {
+					t.Fatalf("seed %d step %d: Add(T %d) late = %v; want %v", seed, step, e.T, got, want)
+				}
+			case op < 9:
+				got, w := r.Release()
+				want, ow := o.release(false)
+				if names(got) != names(want) || w != ow {
+					t.Fatalf("seed %d step %d: Release = %q, %d; want %q, %d", seed, step, names(got), w, names(want), ow)
+				}
+				if !reflect.DeepEqual(r.MinOffsets(), o.minOffsets()) {
+					t.Fatalf("seed %d step %d: MinOffsets = %v; want %v", seed, step, r.MinOffsets(), o.minOffsets())
+				}
+			default:
+				clock.advance(time.Duration(rng.IntN(1500)) * time.Millisecond)
+			}
+			if r.Len() != len(o.buf) {
+				t.Fatalf("seed %d step %d: Len = %d; want %d", seed, step, r.Len(), len(o.buf))
+			}
+		}
+		got, w := r.Flush()
+		want, ow := o.release(true)
+		if names(got) != names(want) || w != ow {
+			t.Fatalf("seed %d: Flush = %q, %d; want %q, %d", seed, names(got), w, names(want), ow)
+		}
+	}
+}
+
+// reorderOracle is the obvious implementation: a list sorted on release.
+type reorderOracle struct {
+	lateness int64
+	idle     time.Duration
+	now      func() time.Time
+	w        int64
+	arrivals int64
+	buf      []Edge // in arrival order until sorted: the sort is stable
+	maxT     map[int]int64
+	lastAdd  map[int]time.Time // the time of the first Release after an Add
+	touched  map[int]bool
+}
+
+func newReorderOracle(lateness int64, idle time.Duration, now func() time.Time) *reorderOracle {
+	return &reorderOracle{lateness: lateness, idle: idle, now: now, w: math.MinInt64,
+		maxT: map[int]int64{}, lastAdd: map[int]time.Time{}, touched: map[int]bool{}}
+}
+
+func (o *reorderOracle) add(e Edge) bool {
+	p := e.Origin.Partition
+	o.touched[p] = true
+	if _, ok := o.maxT[p]; !ok {
+		o.maxT[p] = math.MinInt64
+	}
+	if o.w != math.MinInt64 && e.T <= o.w {
+		return true
+	}
+	o.maxT[p] = max(o.maxT[p], e.T)
+	if !e.HasSeq {
+		e.Seq = o.arrivals
+	}
+	o.arrivals++
+	o.buf = append(o.buf, e)
+	return false
+}
+
+func (o *reorderOracle) release(flush bool) ([]Edge, int64) {
+	now := o.now()
+	var w int64
+	allMax := int64(math.MinInt64)
+	for _, e := range o.buf {
+		allMax = max(allMax, e.T)
+	}
+	for _, m := range o.maxT {
+		allMax = max(allMax, m)
+	}
+	if flush {
+		w = allMax
+	} else {
+		w = math.MaxInt64
+		active := false
+		for p, m := range o.maxT {
+			if o.touched[p] {
+				o.lastAdd[p] = now
+				o.touched[p] = false
+			}
+			if o.idle > 0 && now.Sub(o.lastAdd[p]) >= o.idle || m == math.MinInt64 {
+				continue
+			}
+			active = true
+			w = min(w, m-o.lateness)
+		}
+		if !active {
+			w = allMax
+		}
+	}
+	w = max(w, o.w)
+	o.w = w
+	slices.SortStableFunc(o.buf, func(a, b Edge) int {
+		return cmp.Or(cmp.Compare(a.T, b.T), cmp.Compare(a.Seq, b.Seq))
+	})
+	n := 0
+	for n < len(o.buf) && o.buf[n].T <= w {
+		n++
+	}
+	out := slices.Clone(o.buf[:n])
+	o.buf = o.buf[n:]
+	return out, w
+}
+
+func (o *reorderOracle) minOffsets() map[int]int64 {
+	m := map[int]int64{}
+	for _, e := range o.buf {
+		p := e.Origin.Partition
+		if cur, ok := m[p]; !ok || e.Origin.Offset < cur {
+			m[p] = e.Origin.Offset
+		}
+	}
+	return m
+}
