@@ -398,43 +398,59 @@ func (s *jsonScanner) composite(depth int) *DecodeError {
 	}
 }
 
+// strSpecial marks the bytes that stop the fast loop of str: the quote,
+// the backslash, control characters and non-ASCII bytes.
+var strSpecial = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+	}
+	return t
+}()
+
 // str scans the string at the scan position.
 func (s *jsonScanner) str() (jsonValue, *DecodeError) {
 	v := jsonValue{kind: jString, ascii: true}
 	start := s.i
-	s.i++
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
+	b := s.b
+	i := s.i + 1
+	for {
+		for i < len(b) && !strSpecial[b[i]] {
+			i++
+		}
+		if i == len(b) {
+			s.i = i
+			return v, decodeErr("invalid JSON: unterminated string at byte %d", start)
+		}
+		switch c := b[i]; {
 		case c == '"':
-			v.raw = s.b[start+1 : s.i]
-			s.i++
-			v.quoted = s.b[start:s.i]
+			v.raw = b[start+1 : i]
+			v.quoted = b[start : i+1]
+			s.i = i + 1
 			return v, nil
 		case c == '\\':
 			v.esc = true
-			s.i++
-			switch s.peek() {
+			i++
+			if i == len(b) {
+				continue // unterminated
+			}
+			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i++
+				i++
 			case 'u':
-				if len(s.b)-s.i < 5 || !isHex(s.b[s.i+1]) || !isHex(s.b[s.i+2]) || !isHex(s.b[s.i+3]) || !isHex(s.b[s.i+4]) {
-					return v, decodeErr("invalid JSON at byte %d: bad \\u escape", s.i-1)
+				if len(b)-i < 5 || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
+					return v, decodeErr("invalid JSON at byte %d: bad \\u escape", i-1)
 				}
-				s.i += 5
+				i += 5
 			default:
-				return v, decodeErr("invalid JSON at byte %d: bad escape", s.i-1)
+				return v, decodeErr("invalid JSON at byte %d: bad escape", i-1)
 			}
 		case c < 0x20:
-			return v, decodeErr("invalid JSON at byte %d: control character in string", s.i)
-		default:
-			if c >= 0x80 {
-				v.ascii = false
-			}
-			s.i++
+			return v, decodeErr("invalid JSON at byte %d: control character in string", i)
+		default: // non-ASCII
+			v.ascii = false
+			i++
 		}
 	}
-	return v, decodeErr("invalid JSON: unterminated string at byte %d", start)
 }
 
 func isHex(c byte) bool {

@@ -126,7 +126,11 @@ func (c *Consumer) Fetch(ctx context.Context) (kafka.Message, error) {
 
 // Commit commits, per partition, the next offset to read (one past the
 // last record whose effects are durable). It returns when the group
-// coordinator has answered. An empty map commits nothing.
+// coordinator has answered. An empty map commits nothing. It goes through
+// the group's current generation: before the first Fetch has joined the
+// group it waits (until ctx ends), and after a rebalance the coordinator
+// may refuse it (the error says so; the partition's new owner re-reads
+// from the last accepted commit).
 func (c *Consumer) Commit(ctx context.Context, next map[int]int64) error {
 	if len(next) == 0 {
 		return nil

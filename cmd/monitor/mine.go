@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/synth"
@@ -94,6 +95,9 @@ type queryRun struct {
 	Seconds  float64         `json:"seconds"`
 	Stopped  bool            `json:"truncated,omitempty"`
 	Examples [][]matchedEdge `json:"matches_enumerated,omitempty"`
+	// IDs are the enumerated matches' ids, as the daemon's alerts carry
+	// them for the same file replayed by `monitor produce`.
+	IDs []string `json:"match_ids,omitempty"`
 }
 
 type matchedEdge struct {
@@ -326,10 +330,14 @@ func (o *mineOptions) mineOne(ctx context.Context, engine *motif.CPU, w *window.
 				return motif.ErrStop
 			}
 			edges := make([]matchedEdge, len(m.Edges))
+			ids := make([]alerts.Edge, len(m.Edges))
 			for i, pos := range m.Edges {
 				edges[i] = matchedEdge{Src: w.IDs().Name(w.Src(pos)), Dst: w.IDs().Name(w.Dst(pos)), T: w.T(pos)}
+				// seq is the window position: what `monitor produce` writes.
+				ids[i] = alerts.Edge{Src: edges[i].Src, Dst: edges[i].Dst, T: edges[i].T, Seq: pos}
 			}
 			run.Examples = append(run.Examples, edges)
+			run.IDs = append(run.IDs, alerts.MatchID(run.Name, ids, true))
 			return nil
 		})
 	}
