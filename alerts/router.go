@@ -121,7 +121,7 @@ type Router struct {
 
 	staged       []Alert          // added, not yet routed
 	stagedCounts map[string]int64 // AddCount tallies, not yet routed
-	out    []Alert // routed, not yet acknowledged
+	out          []Alert          // routed, not yet acknowledged
 	// outSettles: once out is acknowledged, the matches of every Flush up
 	// to this number are durable (out holds their interval's records).
 	outSettles uint64

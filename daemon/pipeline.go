@@ -301,4 +301,3 @@ func (p *pipeline) finish() error {
 
 // shutdownWatermark is the watermark the final commit metadata records.
 func (p *pipeline) shutdownWatermark() int64 { return p.reorder.Watermark() }
-

@@ -260,4 +260,3 @@ func newDemoFeed(seed uint64, n int) (*synth.Feed, error) {
 	cfg.Edges = n
 	return synth.NewFeed(cfg)
 }
-
