@@ -16,6 +16,7 @@ type pipelineMetrics struct {
 	queries        prometheus.Gauge
 	reloads        *prometheus.CounterVec
 	info           *prometheus.GaugeVec
+	lag            *prometheus.GaugeVec
 }
 
 func newPipelineMetrics(reg prometheus.Registerer) *pipelineMetrics {
@@ -33,9 +34,11 @@ func newPipelineMetrics(reg prometheus.Registerer) *pipelineMetrics {
 			Help: "Query hot reloads by result (applied, rejected)."}, []string{"result"}),
 		info: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_engine_info",
 			Help: "The mining backend in use (value 1) and its worker count."}, []string{"backend", "workers"}),
+		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_consumer_lag_records",
+			Help: "Records behind the end of each edge-topic partition, as of the last record fetched from it."}, []string{"partition"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.batchSeconds, m.latencySeconds, m.batchEdges, m.records, m.queries, m.reloads, m.info)
+		reg.MustRegister(m.batchSeconds, m.latencySeconds, m.batchEdges, m.records, m.queries, m.reloads, m.info, m.lag)
 	}
 	return m
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -219,6 +220,14 @@ func (p *pipeline) batch(ctx context.Context) error {
 	}
 	if err := p.src.Commit(ctx, p.committable()); err != nil {
 		return fmt.Errorf("committing offsets: %w", err)
+	}
+	if l, ok := p.src.(interface{ Lag() map[int]int64 }); ok {
+		var total int64
+		for part, n := range l.Lag() {
+			p.pm.lag.WithLabelValues(strconv.Itoa(part)).Set(float64(n))
+			total += n
+		}
+		p.im.SetLag(total)
 	}
 	p.pm.batch(len(edges), time.Since(start))
 	if p.pending > 0 {

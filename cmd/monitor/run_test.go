@@ -435,3 +435,164 @@ func scrape(t *testing.T, addr string) map[string]float64 {
 	}
 	return out
 }
+
+// TestDaemonLosesNothing mixes malformed JSON, missing fields, bad
+// timestamps, an oversized record, a late edge and a self-loop into good
+// records: every record is accounted for (records in = appended +
+// self-loops + late + dead-lettered), and every bad one is on the
+// dead-letter topic with its reason and source position.
+func TestDaemonLosesNothing(t *testing.T) {
+	brokers := startBroker(t)
+	queries := writeQueries(t, e2eQueries)
+	cfg := strings.Replace(e2eConfig(brokers, "lossless", queries, 10*time.Second), "partitions: 3", "partitions: 1", 1)
+	cfg = strings.Replace(cfg, "demo: false", "demo: false\ninput:\n  max_record_bytes: 300\n  fields: {src: src, dst: dst, time: t, seq: seq}", 1)
+	cfg = strings.Replace(cfg, "input:\n  fields: {src: src, dst: dst, time: t, seq: seq}\nwindow:", "window:", 1)
+	d := startDaemon(t, cfg)
+	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+	defer w.Close()
+	send := func(values ...string) {
+		t.Helper()
+		var msgs []kafka.Message
+		for _, v := range values {
+			msgs = append(msgs, kafka.Message{Value: []byte(v)})
+		}
+		if err := w.WriteMessages(context.Background(), msgs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good := []string{}
+	for i := range 20 {
+		good = append(good, fmt.Sprintf(`{"src":"n%d","dst":"n%d","t":%d,"seq":%d}`, i%5, (i+1)%5, 1000+10*i, i))
+	}
+	bad := map[string]string{
+		`{"src": "a", "dst": `:                                     "decoding record",
+		`{"src":"a","t":1100,"seq":100}`:                          `missing field "dst"`,
+		`{"src":"a","dst":"b","t":"yesterday","seq":101}`:         "yesterday",
+		`{"src":"a","dst":"b","t":1150,"seq":102,"pad":"` + strings.Repeat("x", 400) + `"}`: "max_record_bytes",
+	}
+	send(good...)
+	for v := range bad {
+		send(v)
+	}
+	send(`{"src":"z","dst":"z","t":1195,"seq":103}`) // self-loop
+	waitConsumed(t, d.info.MetricsAddr, int64(len(good)+len(bad)+1))
+	send(`{"src":"n1","dst":"n2","t":100,"seq":104}`) // far behind the watermark: late
+	total := int64(len(good) + len(bad) + 2)
+	waitConsumed(t, d.info.MetricsAddr, total)
+
+	m := scrape(t, d.info.MetricsAddr)
+	outcome := func(o string) float64 { return m[`motifwatch_pipeline_records_total{outcome="`+o+`"}`] }
+	if got := m["motifwatch_ingest_records_consumed_total"]; got != float64(total) {
+		t.Errorf("consumed %v records; want %d", got, total)
+	}
+	sum := outcome("appended") + outcome("self_loop") + outcome("late") + outcome("dead_lettered")
+	if sum != float64(total) || outcome("appended") != 20 || outcome("self_loop") != 1 || outcome("late") != 1 || outcome("dead_lettered") != 4 {
+		t.Errorf("outcomes appended %v + self_loop %v + late %v + dead_lettered %v = %v; want 20+1+1+4 = %d",
+			outcome("appended"), outcome("self_loop"), outcome("late"), outcome("dead_lettered"), sum, total)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	admin, _ := ingest.NewAdmin(brokers, nil)
+	end, err := admin.EndOffsets(ctx, "edges-dlq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	err = ingest.Replay(ctx, brokers, nil, "edges-dlq", map[int]int64{0: 0}, end, func(msg kafka.Message) error {
+		h := map[string]string{}
+		for _, x := range msg.Headers {
+			h[x.Key] = string(x.Value)
+		}
+		if h[ingest.HeaderSourceTopic] != "edges" || h[ingest.HeaderSourcePartition] != "0" || h[ingest.HeaderSourceOffset] == "" {
+			t.Errorf("dead letter %q lacks its source position: %v", msg.Value, h)
+		}
+		reasons[string(msg.Value)] = h[ingest.HeaderReason]
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range bad {
+		if !strings.Contains(reasons[v], want) {
+			t.Errorf("dead letter of %.40q: reason %q; want it to mention %q", v, reasons[v], want)
+		}
+	}
+	late := `{"src":"n1","dst":"n2","t":100,"seq":104}`
+	if !strings.Contains(reasons[late], "late") {
+		t.Errorf("late edge dead-lettered with reason %q; want a late reason", reasons[late])
+	}
+	if len(reasons) != len(bad)+1 {
+		t.Errorf("%d dead letters; want %d", len(reasons), len(bad)+1)
+	}
+}
+
+// TestDaemonHotReload edits the query file under a running daemon: a
+// valid change applies with the next batch, an invalid one is rejected
+// and the old set stays.
+func TestDaemonHotReload(t *testing.T) {
+	brokers := startBroker(t)
+	queries := writeQueries(t, "queries:\n  - {name: pair, delta: 60, edges: [A -> B, B -> A]}\n")
+	cfg := strings.Replace(e2eConfig(brokers, "reload", queries, 0), "  per_query:\n    path-count: {mode: count}\n", "", 1)
+	d := startDaemon(t, cfg)
+	waitMetric := func(name string, want float64) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for time.Now().Before(deadline) {
+			if scrape(t, d.info.MetricsAddr)[name] == want {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("%s never became %v: %v", name, want, scrape(t, d.info.MetricsAddr)[name])
+	}
+	waitMetric("motifwatch_queries", 1)
+	two := "queries:\n  - {name: pair, delta: 60, edges: [A -> B, B -> A]}\n  - {name: triangle, delta: 60, edges: [A -> B, B -> C, C -> A]}\n"
+	if err := os.WriteFile(queries, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitMetric("motifwatch_queries", 2)
+	waitMetric(`motifwatch_query_reloads_total{result="applied"}`, 1)
+	// A query on an attribute the running window does not have: the
+	// daemon refuses it (it would need a new column) and keeps the set.
+	three := two + "  - {name: big, delta: 60, edges: [A -> B], where: \"amount > 5\"}\n"
+	if err := os.WriteFile(queries, []byte(three), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitMetric(`motifwatch_query_reloads_total{result="rejected"}`, 1)
+	// Broken YAML never reaches the daemon.
+	if err := os.WriteFile(queries, []byte("queries: [ {name: oops"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if got := scrape(t, d.info.MetricsAddr)["motifwatch_queries"]; got != 2 {
+		t.Errorf("after invalid edits %v queries registered; want the old 2", got)
+	}
+	// The kept set still alerts: a triangle now.
+	produce(t, brokers, slices.Values([]broker.Record{
+		{Src: "x", Dst: "y", T: 10, Seq: 0}, {Src: "y", Dst: "z", T: 20, Seq: 1}, {Src: "z", Dst: "x", T: 30, Seq: 2},
+	}))
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if observe(readAlerts(t, brokers)).counts["triangle"] == 1 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("no triangle alert after the reload")
+}
+
+func TestRunBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(path, []byte("window:\n  batch_size: 0\n  allowed_latenes: 5s\n"), 0o644)
+	_, errOut, code := monitor(t, "run", "--config", path)
+	if code == 0 || !strings.Contains(errOut, "allowed_latenes") {
+		t.Errorf("run with an unknown key: exit %d, stderr %q; want a non-zero exit naming the key", code, errOut)
+	}
+	os.WriteFile(path, []byte("window:\n  batch_size: 0\n"), 0o644)
+	_, errOut, code = monitor(t, "run", "--config", path)
+	if code == 0 || !strings.Contains(errOut, "window.batch_size") {
+		t.Errorf("run with batch_size 0: exit %d, stderr %q; want a non-zero exit naming window.batch_size", code, errOut)
+	}
+}
