@@ -296,6 +296,23 @@ func rebuild(ctx context.Context, log *slog.Logger, cfg *config.Config, admin *i
 	if err != nil {
 		return err
 	}
+	// Partitions with records the consumer will read hold the watermark
+	// until it has reached them (see ingest.Reorder.SetPending).
+	first, err := admin.StartOffsets(ctx, cfg.Kafka.EdgeTopic)
+	if err != nil {
+		return err
+	}
+	end, err := admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic)
+	if err != nil {
+		return err
+	}
+	for part, e := range end {
+		start := first[part]
+		if off, ok := offsets[part]; ok {
+			start = max(start, off)
+		}
+		p.reorder.SetPending(part, e > start)
+	}
 	if len(offsets) == 0 {
 		return nil // first start of this group
 	}

@@ -167,6 +167,7 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 	if done, ok := p.processedBefore[m.Partition]; ok && m.Offset < done {
 		e.Replayed = true
 	}
+	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 	if p.reorder.Add(e) {
 		p.im.Late(1)
 		return p.deadLetter(ctx, m, "late", fmt.Sprintf("late edge: t=%d is not after the watermark %d", e.T, p.reorder.Watermark()))

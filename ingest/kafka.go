@@ -392,6 +392,28 @@ func (a *Admin) EndOffsets(ctx context.Context, topic string) (map[int]int64, er
 	return out, nil
 }
 
+// StartOffsets returns, per partition of topic, the offset of the oldest
+// record still stored (retention may have deleted earlier ones).
+func (a *Admin) StartOffsets(ctx context.Context, topic string) (map[int]int64, error) {
+	parts, err := a.Partitions(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	reqs := make([]kafka.OffsetRequest, len(parts))
+	for i, p := range parts {
+		reqs[i] = kafka.FirstOffsetOf(p)
+	}
+	got, err := a.listOffsets(ctx, topic, reqs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]int64, len(got))
+	for _, po := range got {
+		out[po.Partition] = po.FirstOffset
+	}
+	return out, nil
+}
+
 func (a *Admin) listOffsets(ctx context.Context, topic string, reqs []kafka.OffsetRequest) ([]kafka.PartitionOffsets, error) {
 	res, err := a.c.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
 	if err != nil {

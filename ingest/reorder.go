@@ -72,6 +72,9 @@ type partState struct {
 	maxT    int64
 	touched bool // an edge was added since the last Release
 	seen    time.Time
+	// pending: the consumer knows of records of this partition it has not
+	// fetched yet (SetPending); such a partition is never idle.
+	pending bool
 
 	// q holds the offsets of the partition's buffered edges in arrival
 	// order; its head is the earliest-added edge still buffered.
@@ -107,11 +110,7 @@ func NewReorder(lateness int64, idle time.Duration, now func() time.Time) *Reord
 func (r *Reorder) Add(e Edge) (late bool) {
 	p := r.lastPart
 	if p == nil || p.id != e.Origin.Partition {
-		p = r.parts[e.Origin.Partition]
-		if p == nil {
-			p = &partState{id: e.Origin.Partition, maxT: math.MinInt64}
-			r.parts[e.Origin.Partition] = p
-		}
+		p = r.part(e.Origin.Partition)
 		r.lastPart = p
 	}
 	p.touched = true
@@ -140,6 +139,29 @@ func (r *Reorder) Add(e Edge) (late bool) {
 	return false
 }
 
+func (r *Reorder) part(id int) *partState {
+	p := r.parts[id]
+	if p == nil {
+		p = &partState{id: id, maxT: math.MinInt64}
+		r.parts[id] = p
+	}
+	return p
+}
+
+// SetPending tells the buffer whether partition id has records the
+// consumer has not fetched yet (from a fetched record's high-water mark,
+// or the topic's end offsets at start). A partition with a backlog is
+// never idle, and one that has sent nothing yet holds the watermark back:
+// a consumer that drains a backlog one partition after another must not
+// make the later partitions' older edges late.
+func (r *Reorder) SetPending(id int, pending bool) {
+	p := r.lastPart
+	if p == nil || p.id != id {
+		p = r.part(id)
+	}
+	p.pending = pending
+}
+
 // Release returns the buffered edges at or below the new watermark, in
 // order, and the watermark (math.MinInt64 before anything was added).
 func (r *Reorder) Release() (edges []Edge, watermark int64) { return r.AppendRelease(nil) }
@@ -154,10 +176,15 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 		if p.touched {
 			p.seen, p.touched = now, false
 		}
-		if r.idle > 0 && now.Sub(p.seen) >= r.idle {
+		if r.idle > 0 && now.Sub(p.seen) >= r.idle && !p.pending {
 			continue
 		}
 		if p.maxT == math.MinInt64 {
+			if p.pending {
+				// Records to come, none seen: nothing can be released.
+				active = true
+				w = math.MinInt64
+			}
 			// Only late edges so far: no say in the watermark.
 			continue
 		}

@@ -443,3 +443,34 @@ func (o *reorderOracle) minOffsets() map[int]int64 {
 	}
 	return m
 }
+
+// TestReorderPendingPartitionHoldsWatermark: a consumer drains a backlog
+// partition by partition; partitions known to have unread records must
+// not let the others' edges through, or theirs would all arrive late.
+func TestReorderPendingPartitionHoldsWatermark(t *testing.T) {
+	clock := time.Unix(0, 0)
+	r := NewReorder(0, time.Second, func() time.Time { return clock })
+	r.SetPending(0, true)
+	r.SetPending(1, true)
+	for i := range 5 {
+		r.Add(Edge{T: int64(100 + i), Origin: Origin{Partition: 1, Offset: int64(i)}})
+	}
+	r.SetPending(1, false)
+	clock = clock.Add(5 * time.Second) // partition 0 silent for long, but pending
+	if got, w := r.Release(); len(got) != 0 {
+		t.Fatalf("released %d edges (watermark %d) while partition 0 still has unread records", len(got), w)
+	}
+	if late := r.Add(Edge{T: 50, Origin: Origin{Partition: 0, Offset: 0}}); late {
+		t.Fatalf("partition 0's older edge came late")
+	}
+	r.SetPending(0, false)
+	clock = clock.Add(5 * time.Second)
+	got, _ := r.Release() // partition 0 just spoke: up to its time
+	if len(got) != 1 || got[0].T != 50 {
+		t.Fatalf("released %d edges; want the one at t=50", len(got))
+	}
+	clock = clock.Add(5 * time.Second) // both caught up and idle: the rest
+	if got, _ = r.Release(); len(got) != 5 || got[0].T != 100 {
+		t.Fatalf("released %d edges; want the 5 of partition 1", len(got))
+	}
+}
