@@ -465,9 +465,9 @@ func TestDaemonLosesNothing(t *testing.T) {
 		good = append(good, fmt.Sprintf(`{"src":"n%d","dst":"n%d","t":%d,"seq":%d}`, i%5, (i+1)%5, 1000+10*i, i))
 	}
 	bad := map[string]string{
-		`{"src": "a", "dst": `:                                     "decoding record",
-		`{"src":"a","t":1100,"seq":100}`:                          `missing field "dst"`,
-		`{"src":"a","dst":"b","t":"yesterday","seq":101}`:         "yesterday",
+		`{"src": "a", "dst": `:                            "decoding record",
+		`{"src":"a","t":1100,"seq":100}`:                  `missing field "dst"`,
+		`{"src":"a","dst":"b","t":"yesterday","seq":101}`: "yesterday",
 		`{"src":"a","dst":"b","t":1150,"seq":102,"pad":"` + strings.Repeat("x", 400) + `"}`: "max_record_bytes",
 	}
 	send(good...)
