@@ -10,11 +10,13 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -594,5 +596,71 @@ func TestRunBadConfig(t *testing.T) {
 	_, errOut, code = monitor(t, "run", "--config", path)
 	if code == 0 || !strings.Contains(errOut, "window.batch_size") {
 		t.Errorf("run with batch_size 0: exit %d, stderr %q; want a non-zero exit naming window.batch_size", code, errOut)
+	}
+}
+
+// TestRunDemoAndSIGTERM runs the README's first command as a process (on
+// a free metrics port): the demo's alerts reach stdout within seconds,
+// and SIGTERM stops it cleanly and promptly.
+func TestRunDemoAndSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the daemon as a process")
+	}
+	cfg := filepath.Join(t.TempDir(), "demo.yaml")
+	os.WriteFile(cfg, []byte("metrics:\n  listen: 127.0.0.1:0\n"), 0o644)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "MONITOR_TEST_MAIN=1", "MONITOR_TEST_ARGS=run --config "+cfg)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	firstAlert := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 4096)
+		var got []byte
+		for {
+			n, err := stdout.Read(buf)
+			got = append(got, buf[:n]...)
+			if i := bytes.IndexByte(got, '\n'); i >= 0 {
+				firstAlert <- string(got[:i])
+				io.Copy(io.Discard, stdout)
+				return
+			}
+			if err != nil {
+				close(firstAlert)
+				return
+			}
+		}
+	}()
+	select {
+	case line, ok := <-firstAlert:
+		var a alerts.Alert
+		if !ok || json.Unmarshal([]byte(line), &a) != nil || a.Kind != alerts.KindMatch || a.MatchID == "" {
+			t.Errorf("first stdout line is not a match alert: %q", line)
+		}
+	case <-time.After(30 * time.Second):
+		t.Errorf("no alert on stdout within 30s; stderr:\n%s", stderr.String())
+	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v; stderr:\n%s", err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "pipeline stopped") {
+			t.Errorf("no clean pipeline stop in the log:\n%s", stderr.String())
+		}
+		t.Logf("stopped %v after SIGTERM", time.Since(start).Round(time.Millisecond))
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("still running 20s after SIGTERM")
 	}
 }
