@@ -1,9 +1,9 @@
 package alerts
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/motifwatch/motifwatch/internal/promreg"
 )
 
 // Metrics are the alert path's Prometheus metrics. Every match routed
@@ -71,33 +71,14 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		return m, nil
 	}
 	var err error
-	m.Written = register(reg, m.Written, &err)
-	m.Failed = register(reg, m.Failed, &err)
-	m.RateLimited = register(reg, m.RateLimited, &err)
-	m.Counted = register(reg, m.Counted, &err)
-	m.Matches = register(reg, m.Matches, &err)
-	m.WriteSeconds = register(reg, m.WriteSeconds, &err)
+	m.Written = promreg.Register(reg, m.Written, &err)
+	m.Failed = promreg.Register(reg, m.Failed, &err)
+	m.RateLimited = promreg.Register(reg, m.RateLimited, &err)
+	m.Counted = promreg.Register(reg, m.Counted, &err)
+	m.Matches = promreg.Register(reg, m.Matches, &err)
+	m.WriteSeconds = promreg.Register(reg, m.WriteSeconds, &err)
 	if err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-// register registers c with reg and returns it, or the collector already
-// registered under its name; the first other error is kept in *errp.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C, errp *error) C {
-	err := reg.Register(c)
-	if err == nil {
-		return c
-	}
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(C); ok {
-			return existing
-		}
-	}
-	if *errp == nil {
-		*errp = err
-	}
-	return c
 }

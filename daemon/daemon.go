@@ -141,7 +141,10 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer dlq.Close()
-	pm := newPipelineMetrics(reg)
+	pm, err := newPipelineMetrics(reg)
+	if err != nil {
+		return err
+	}
 	pm.queries.Set(float64(len(queries)))
 	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine))).Set(1)
 	ready := new(atomic.Bool)

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/motifwatch/motifwatch/internal/promreg"
 )
 
 // pipelineMetrics are the daemon's own series; ingest, stream and alerts
@@ -19,7 +21,7 @@ type pipelineMetrics struct {
 	lag            *prometheus.GaugeVec
 }
 
-func newPipelineMetrics(reg prometheus.Registerer) *pipelineMetrics {
+func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 	m := &pipelineMetrics{
 		batchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "motifwatch_batch_seconds",
 			Help: "Time to process one batch: release, mine every query, write alerts, commit.", Buckets: prometheus.ExponentialBuckets(1e-4, 2, 18)}),
@@ -37,10 +39,19 @@ func newPipelineMetrics(reg prometheus.Registerer) *pipelineMetrics {
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_consumer_lag_records",
 			Help: "Records behind the end of each edge-topic partition, as of the last record fetched from it."}, []string{"partition"}),
 	}
-	if reg != nil {
-		reg.MustRegister(m.batchSeconds, m.latencySeconds, m.batchEdges, m.records, m.queries, m.reloads, m.info, m.lag)
+	if reg == nil {
+		return m, nil
 	}
-	return m
+	var err error
+	m.batchSeconds = promreg.Register(reg, m.batchSeconds, &err)
+	m.latencySeconds = promreg.Register(reg, m.latencySeconds, &err)
+	m.batchEdges = promreg.Register(reg, m.batchEdges, &err)
+	m.records = promreg.Register(reg, m.records, &err)
+	m.queries = promreg.Register(reg, m.queries, &err)
+	m.reloads = promreg.Register(reg, m.reloads, &err)
+	m.info = promreg.Register(reg, m.info, &err)
+	m.lag = promreg.Register(reg, m.lag, &err)
+	return m, err
 }
 
 func (m *pipelineMetrics) batch(edges int, d time.Duration) {

@@ -1,11 +1,12 @@
 package ingest
 
 import (
-	"errors"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/motifwatch/motifwatch/internal/promreg"
 )
 
 // Dead-letter reason classes: the values of the reason label of
@@ -93,35 +94,18 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		return m, nil
 	}
 	var err error
-	m.consumed = register(reg, m.consumed, &err)
-	m.decoded = register(reg, m.decoded, &err)
-	m.late = register(reg, m.late, &err)
-	m.deadLettered = register(reg, m.deadLettered, &err)
-	m.buffer = register(reg, m.buffer, &err)
-	m.watermark = register(reg, m.watermark, &err)
-	m.delay = register(reg, m.delay, &err)
-	m.lag = register(reg, m.lag, &err)
+	m.consumed = promreg.Register(reg, m.consumed, &err)
+	m.decoded = promreg.Register(reg, m.decoded, &err)
+	m.late = promreg.Register(reg, m.late, &err)
+	m.deadLettered = promreg.Register(reg, m.deadLettered, &err)
+	m.buffer = promreg.Register(reg, m.buffer, &err)
+	m.watermark = promreg.Register(reg, m.watermark, &err)
+	m.delay = promreg.Register(reg, m.delay, &err)
+	m.lag = promreg.Register(reg, m.lag, &err)
 	if err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-// register registers c, or returns the collector already registered in
-// its place; other errors are joined into *errp.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C, errp *error) C {
-	err := reg.Register(c)
-	if err == nil {
-		return c
-	}
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(C); ok {
-			return existing
-		}
-	}
-	*errp = errors.Join(*errp, err)
-	return c
 }
 
 // Consumed counts n records fetched from partition.

@@ -251,7 +251,7 @@ func compilePred(pr *Predicate, w *window.Window) (PlanPred, error) {
 	if l.kind == Literal && r.kind != Literal && r.kind != List {
 		// keep references on the left: literal op ref  →  ref op' literal
 		pp.Left, pp.Right = r, l
-		pp.Op = mirror(pp.Op)
+		pp.Op = flipCmp(pp.Op)
 		l, r = pp.Left, pp.Right
 	}
 	if l.str != r.str {
@@ -268,20 +268,6 @@ func kindName(str bool) string {
 		return "string"
 	}
 	return "number"
-}
-
-func mirror(op CmpOp) CmpOp {
-	switch op {
-	case OpLt:
-		return OpGt
-	case OpLe:
-		return OpGe
-	case OpGt:
-		return OpLt
-	case OpGe:
-		return OpLe
-	}
-	return op
 }
 
 func compileOperand(pr *Predicate, o *Operand, w *window.Window) (planOperand, error) {

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/motifwatch/motifwatch/internal/promreg"
 )
 
 type metrics struct {
@@ -22,7 +24,7 @@ type metrics struct {
 	batchEdges  prometheus.Histogram
 }
 
-func newMetrics(reg prometheus.Registerer) *metrics {
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m := &metrics{
 		windowEdges: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_window_edges", Help: "Edges in the sliding window."}),
 		windowBytes: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_window_bytes", Help: "Host memory held by the sliding window."}),
@@ -38,11 +40,20 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		mineSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "motifwatch_mine_seconds", Help: "Time to mine one batch for one query.", Buckets: prometheus.ExponentialBuckets(1e-5, 4, 12)}, []string{"query", "backend"}),
 		batchEdges:  prometheus.NewHistogram(prometheus.HistogramOpts{Name: "motifwatch_batch_edges", Help: "Edges per mined batch.", Buckets: prometheus.ExponentialBuckets(1, 4, 10)}),
 	}
-	if reg != nil {
-		reg.MustRegister(m.windowEdges, m.windowBytes, m.windowSpan, m.windowNodes, m.held, m.discarded,
-			m.provisional, m.selfLoops, m.appended, m.evicted, m.matches, m.mineSeconds, m.batchEdges)
+	if reg == nil {
+		return m, nil
 	}
-	return m
+	var err error
+	for _, g := range []*prometheus.Gauge{&m.windowEdges, &m.windowBytes, &m.windowSpan, &m.windowNodes, &m.held} {
+		*g = promreg.Register(reg, *g, &err)
+	}
+	for _, c := range []*prometheus.Counter{&m.discarded, &m.provisional, &m.selfLoops, &m.appended, &m.evicted} {
+		*c = promreg.Register(reg, *c, &err)
+	}
+	m.matches = promreg.Register(reg, m.matches, &err)
+	m.mineSeconds = promreg.Register(reg, m.mineSeconds, &err)
+	m.batchEdges = promreg.Register(reg, m.batchEdges, &err)
+	return m, err
 }
 
 func (m *metrics) mined(query, backend string, matches int64, d time.Duration) {

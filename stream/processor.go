@@ -123,7 +123,11 @@ func New(opts Options) (*Processor, error) {
 	if opts.Backend == "" {
 		opts.Backend = "cpu"
 	}
-	p := &Processor{opts: opts, log: opts.Logger, w: w, labelCol: -1, metrics: newMetrics(opts.Registerer)}
+	m, err := newMetrics(opts.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("stream metrics: %w", err)
+	}
+	p := &Processor{opts: opts, log: opts.Logger, w: w, labelCol: -1, metrics: m}
 	if col, kind, ok := w.Schema().NodeAttr(window.LabelAttr); ok && kind == window.String {
 		p.labelCol = col
 	}
