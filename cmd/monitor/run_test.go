@@ -163,7 +163,7 @@ shutdown_timeout: 10s
 // readAlerts reads the whole alert topic.
 func readAlerts(t *testing.T, brokers []string) []alerts.Alert {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	admin, err := ingest.NewAdmin(brokers, nil)
 	if err != nil {
