@@ -196,9 +196,12 @@ func Run(ctx context.Context, o Options) error {
 	}
 
 	var g run.Group
+	// run.Group returns only the first actor's error; the pipeline's, which
+	// carries shutdown failures, is kept apart so it is never lost.
+	var pipeErr error
 	{
 		pctx, cancel := context.WithCancel(ctx)
-		g.Add(func() error { return p.run(pctx) }, func(error) { cancel() })
+		g.Add(func() error { pipeErr = p.run(pctx); return pipeErr }, func(error) { cancel() })
 	}
 	g.Add(httpSrv.run, func(error) { httpSrv.stop(time.Second) })
 	{
@@ -225,6 +228,9 @@ func Run(ctx context.Context, o Options) error {
 		o.Started(Info{MetricsAddr: httpSrv.Addr(), Brokers: brokers})
 	}
 	runErr := g.Run()
+	if pipeErr != nil && !errors.Is(runErr, pipeErr) {
+		runErr = errors.Join(runErr, pipeErr)
+	}
 
 	// The pipeline has finished its last batch and commit. Leave the group,
 	// then record where a restart resumes and what it must not repeat.

@@ -89,6 +89,14 @@ type fetched struct {
 // alerts and commits. History records (fed by rebuild before run starts)
 // are already in the reorder buffer.
 func (p *pipeline) run(ctx context.Context) error {
+	// work carries the batch in hand: it is not cancelled by shutdown
+	// itself (the batch finishes, its alerts are flushed, its offsets
+	// committed) but shutdown_timeout after it, so a dead sink cannot hold
+	// the process forever.
+	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWork()
+	stopAfter := context.AfterFunc(ctx, func() { time.AfterFunc(p.shutdownTimeout, cancelWork) })
+	defer stopAfter()
 	fetchCtx, stopFetch := context.WithCancel(ctx)
 	defer stopFetch()
 	records := make(chan fetched, 4*p.batchSize)
@@ -113,6 +121,11 @@ func (p *pipeline) run(ctx context.Context) error {
 	defer timer.Stop()
 	p.ready.Store(true)
 	for {
+		// select picks among ready cases at random: check for shutdown
+		// first, so a stop is never mistaken for a failure.
+		if ctx.Err() != nil {
+			return p.finish()
+		}
 		select {
 		case f := <-records:
 			if f.err != nil {
@@ -122,16 +135,16 @@ func (p *pipeline) run(ctx context.Context) error {
 				p.ready.Store(false)
 				return fmt.Errorf("consuming: %w", f.err)
 			}
-			if err := p.take(ctx, f.msg); err != nil {
+			if err := p.take(work, f.msg); err != nil {
 				return err
 			}
 			if p.pending >= p.batchSize {
-				if err := p.batch(ctx); err != nil {
+				if err := p.batch(work); err != nil {
 					return err
 				}
 			}
 		case <-timer.C:
-			if err := p.batch(ctx); err != nil {
+			if err := p.batch(work); err != nil {
 				return err
 			}
 			timer.Reset(p.maxWait)
