@@ -48,6 +48,10 @@ type pipeline struct {
 	shutdownTimeout time.Duration
 	// sinkFailing: the last Flush failed; readiness is down until one works.
 	sinkFailing bool
+	// flushes counts successful alert flushes (one per batch), in step
+	// with the router's; commitQueue holds batches not yet settled.
+	flushes     uint64
+	commitQueue []pendingCommit
 
 	// queryUpdates delivers new query sets from the watcher.
 	queryUpdates chan querySet
@@ -232,8 +236,8 @@ func (p *pipeline) batch(ctx context.Context) error {
 	if err := p.flush(ctx); err != nil {
 		return err
 	}
-	if err := p.src.Commit(ctx, p.committable()); err != nil {
-		return fmt.Errorf("committing offsets: %w", err)
+	if err := p.commit(ctx); err != nil {
+		return err
 	}
 	if l, ok := p.src.(interface{ Lag() map[int]int64 }); ok {
 		var total int64
@@ -278,6 +282,38 @@ func (p *pipeline) flush(ctx context.Context) error {
 	}
 }
 
+// commit commits the offsets of the newest batch whose matches are all
+// durable. Match records are durable when Flush returns, but count-mode
+// and rate-limited matches wait in the router's tallies until their
+// interval's records are written (alerts.Router.Settled): until then the
+// batch's offsets wait in a queue, so a crash re-reads those records
+// instead of losing their counts.
+func (p *pipeline) commit(ctx context.Context) error {
+	p.flushes++
+	p.commitQueue = append(p.commitQueue, pendingCommit{flush: p.flushes, offsets: p.committable()})
+	settled := p.router.Settled()
+	var offsets map[int]int64
+	i := 0
+	for ; i < len(p.commitQueue) && p.commitQueue[i].flush <= settled; i++ {
+		offsets = p.commitQueue[i].offsets
+	}
+	p.commitQueue = p.commitQueue[i:]
+	if offsets == nil {
+		return nil
+	}
+	if err := p.src.Commit(ctx, offsets); err != nil {
+		return fmt.Errorf("committing offsets: %w", err)
+	}
+	return nil
+}
+
+// pendingCommit is a batch's committable offsets, waiting for the router
+// to settle the flush that wrote its alerts.
+type pendingCommit struct {
+	flush   uint64
+	offsets map[int]int64
+}
+
 // committable returns, per partition, the offset up to which everything
 // is settled: fetched, and neither waiting in the reorder buffer nor the
 // last edge of a held match.
@@ -317,6 +353,11 @@ func (p *pipeline) finish() error {
 	if err := p.router.Close(ctx); err != nil {
 		return fmt.Errorf("shutdown: closing alerts: %w", err)
 	}
+	// Close wrote every tally: everything handled is durable now.
+	if err := p.src.Commit(ctx, p.committable()); err != nil {
+		return fmt.Errorf("shutdown: committing offsets: %w", err)
+	}
+	p.commitQueue = nil
 	p.log.Info("pipeline stopped", "records", p.stats.Records, "appended", p.stats.Appended,
 		"late", p.stats.Late, "dead_lettered", p.stats.DeadLettered, "alerts", p.stats.Alerts)
 	return nil

@@ -1,0 +1,89 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/stream"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+type fakeSource struct{ commits []map[int]int64 }
+
+func (f *fakeSource) Fetch(ctx context.Context) (kafka.Message, error) {
+	<-ctx.Done()
+	return kafka.Message{}, ctx.Err()
+}
+
+func (f *fakeSource) Commit(_ context.Context, offsets map[int]int64) error {
+	f.commits = append(f.commits, offsets)
+	return nil
+}
+
+type memSink struct{ n int }
+
+func (m *memSink) Write(_ context.Context, as []alerts.Alert) error { m.n += len(as); return nil }
+func (m *memSink) Close() error                                      { return nil }
+
+// TestCommitWaitsForCountRecords: a count-mode query's matches are only
+// durable once the interval's count record is written, so the offsets of
+// the batches that produced them are committed only then.
+func TestCommitWaitsForCountRecords(t *testing.T) {
+	clock := time.Date(2026, 1, 1, 0, 0, 10, 0, time.UTC)
+	sink := &memSink{}
+	router, err := alerts.NewRouter(alerts.RouterOptions{Interval: time.Minute}, sink, nil, func() time.Time { return clock })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := router.SetQueries(map[string]alerts.QueryOptions{"c": {Mode: alerts.ModeCount}}); err != nil {
+		t.Fatal(err)
+	}
+	proc, err := stream.New(stream.Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &fakeSource{}
+	p := &pipeline{src: src, router: router, proc: proc, reorder: ingest.NewReorder(0, 0, nil), next: map[int]int64{}}
+
+	p.next[0] = 10
+	router.AddCount("c", 3) // matches of the batch that ends at offset 10
+	if err := router.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(src.commits) != 0 {
+		t.Fatalf("committed %v while the count record was still pending", src.commits)
+	}
+	clock = clock.Add(time.Minute) // the interval ends: the next flush writes its count
+	p.next[0] = 20
+	if err := router.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if sink.n != 1 || len(src.commits) != 1 || src.commits[0][0] != 20 {
+		t.Fatalf("after the count record (%d written): commits %v; want offset 20 committed", sink.n, src.commits)
+	}
+}
+
+// TestCommittableStopsAtBufferedEdges: offsets never pass an edge still
+// waiting in the reorder buffer.
+func TestCommittableStopsAtBufferedEdges(t *testing.T) {
+	proc, _ := stream.New(stream.Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
+	r := ingest.NewReorder(100, 0, nil)
+	r.Add(ingest.Edge{Src: "a", Dst: "b", T: 50, Origin: ingest.Origin{Partition: 1, Offset: 7}})
+	p := &pipeline{proc: proc, reorder: r, next: map[int]int64{0: 30, 1: 9}}
+	got := p.committable()
+	if got[0] != 30 || got[1] != 7 {
+		t.Errorf("committable = %v; want partition 0 at 30, partition 1 held at its buffered offset 7", got)
+	}
+}
