@@ -29,7 +29,7 @@ func (f *fakeSource) Commit(_ context.Context, offsets map[int]int64) error {
 type memSink struct{ n int }
 
 func (m *memSink) Write(_ context.Context, as []alerts.Alert) error { m.n += len(as); return nil }
-func (m *memSink) Close() error                                      { return nil }
+func (m *memSink) Close() error                                     { return nil }
 
 // TestCommitWaitsForCountRecords: a count-mode query's matches are only
 // durable once the interval's count record is written, so the offsets of
