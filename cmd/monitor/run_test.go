@@ -300,10 +300,15 @@ func withSentinel(w *window.Window, src iter.Seq[broker.Record]) iter.Seq[broker
 
 func produce(t *testing.T, brokers []string, records iter.Seq[broker.Record]) {
 	t.Helper()
+	produceAs(t, brokers, broker.JSON, records)
+}
+
+func produceAs(t *testing.T, brokers []string, format broker.Format, records iter.Seq[broker.Record]) {
+	t.Helper()
 	if err := broker.EnsureTopics(context.Background(), brokers, nil, []broker.TopicSpec{{Name: "edges", Partitions: 3}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := broker.Produce(context.Background(), records, broker.ProduceOptions{Brokers: brokers, Topic: "edges", TimeUnit: time.Second}); err != nil {
+	if _, err := broker.Produce(context.Background(), records, broker.ProduceOptions{Brokers: brokers, Topic: "edges", TimeUnit: time.Second, Format: format}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -323,11 +328,16 @@ func TestDaemonEqualsMine(t *testing.T) {
 		name     string
 		lateness time.Duration
 		shuffle  int64 // max displacement in seconds
-	}{{"in order", 0, 0}, {"shuffled within lateness", 300 * time.Second, 250}} {
+		format   broker.Format
+	}{{"in order", 0, 0, broker.JSON}, {"shuffled within lateness", 300 * time.Second, 250, broker.JSON}, {"csv records", 0, 0, broker.CSV}} {
 		t.Run(c.name, func(t *testing.T) {
 			brokers := startBroker(t)
-			d := startDaemon(t, e2eConfig(brokers, "e2e", queries, c.lateness))
-			produce(t, brokers, withSentinel(w, shuffled(broker.WindowRecords(w), c.shuffle)))
+			cfg := e2eConfig(brokers, "e2e", queries, c.lateness)
+			if c.format == broker.CSV {
+				cfg = strings.Replace(cfg, "input:\n", "input:\n  format: csv\n  csv_columns: [src, dst, t, seq]\n", 1)
+			}
+			d := startDaemon(t, cfg)
+			produceAs(t, brokers, c.format, withSentinel(w, shuffled(broker.WindowRecords(w), c.shuffle)))
 			check(t, c.name, exp, waitFor(t, brokers, exp))
 			if err := d.stop(); err != nil {
 				t.Errorf("daemon stopped with %v", err)
