@@ -1,15 +1,12 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +15,8 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/motifwatch/motifwatch/internal/yamldoc"
 )
 
 // EnvPrefix prefixes the environment variables that override config keys:
@@ -75,8 +74,6 @@ type loader struct {
 func (l *loader) errf(line int, field, format string, args ...any) {
 	l.errs = append(l.errs, &FieldError{File: l.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
-
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 func (l *loader) load(data []byte) (*Config, error) {
 	root, err := l.decodeYAML(data)
@@ -159,39 +156,19 @@ func EnvVar(key string) string {
 // decodeYAML parses data into its single document's root mapping (nil for
 // an empty document).
 func (l *loader) decodeYAML(data []byte) (*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, nil
-		}
-		return nil, l.yamlErr(err)
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, &FieldError{File: l.file, Line: extra.Line, Msg: "a second YAML document: a config file holds one"}
-	} else if !errors.Is(err, io.EOF) {
-		return nil, l.yamlErr(err)
-	}
-	if len(doc.Content) == 0 {
+	root, err := yamldoc.Root(data)
+	var ye *yamldoc.Error
+	switch {
+	case errors.As(err, &ye) && ye.SecondDocument:
+		return nil, &FieldError{File: l.file, Line: ye.Line, Msg: "a second YAML document: a config file holds one"}
+	case errors.As(err, &ye):
+		return nil, &FieldError{File: l.file, Line: ye.Line, Msg: ye.Msg}
+	case root == nil:
 		return nil, nil
-	}
-	root := resolveAlias(doc.Content[0])
-	if isNull(root) {
-		return nil, nil
-	}
-	if root.Kind != yaml.MappingNode {
+	case root.Kind != yaml.MappingNode:
 		return nil, &FieldError{File: l.file, Line: root.Line, Msg: fmt.Sprintf("expected a mapping of sections (kafka:, input:, ...), found %s", nodeKind(root))}
 	}
 	return root, nil
-}
-
-func (l *loader) yamlErr(err error) error {
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &FieldError{File: l.file, Line: line, Msg: m[2]}
-	}
-	return &FieldError{File: l.file, Msg: err.Error()}
 }
 
 // freeFields are the sections decoded from the YAML directly rather than
@@ -247,7 +224,7 @@ func joinField(path, key string) string {
 // mappings and lists where a single value belongs, and the reverse. It
 // records each key's line and decodes the free-form sections.
 func (l *loader) walk(n *yaml.Node, t reflect.Type, path string) {
-	n = resolveAlias(n)
+	n = yamldoc.Resolve(n)
 	if isNull(n) {
 		return
 	}
@@ -303,7 +280,7 @@ func (l *loader) walk(n *yaml.Node, t reflect.Type, path string) {
 func (l *loader) mapping(n *yaml.Node, path string, fn func(k, v *yaml.Node, field string)) {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := resolveAlias(n.Content[i]), resolveAlias(n.Content[i+1])
+		k, v := yamldoc.Resolve(n.Content[i]), yamldoc.Resolve(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode || k.Value == "<<" {
 			l.errf(k.Line, path, "keys must be plain words, found %s", nodeKind(k))
 			continue
@@ -353,7 +330,7 @@ func (l *loader) free(n *yaml.Node, field string) {
 			return
 		}
 		for i, it := range n.Content {
-			it = resolveAlias(it)
+			it = yamldoc.Resolve(it)
 			f := fmt.Sprintf("%s[%d]", field, i)
 			l.lines[f] = it.Line
 			if it.Kind != yaml.MappingNode {
@@ -613,13 +590,6 @@ func (c *Config) resolvePaths(dir string) {
 	fix(&c.Kafka.TLS.CAFile, "kafka.tls.ca_file")
 	fix(&c.Kafka.TLS.CertFile, "kafka.tls.cert_file")
 	fix(&c.Kafka.TLS.KeyFile, "kafka.tls.key_file")
-}
-
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
 }
 
 func isNull(n *yaml.Node) bool {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/window"
+
+	"github.com/motifwatch/motifwatch/internal/yamldoc"
 )
 
 // LoadQueries reads the queries of queries.files (motif.LoadQueries format)
@@ -105,13 +107,13 @@ func nameLines(data []byte) map[string]int {
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
 		return out
 	}
-	root := resolveAlias(doc.Content[0])
+	root := yamldoc.Resolve(doc.Content[0])
 	items := []*yaml.Node{root}
 	if list, ok := mappingValue(root, "queries"); ok {
-		items = resolveAlias(list).Content
+		items = yamldoc.Resolve(list).Content
 	}
 	for _, it := range items {
-		if k, v := mappingKey(resolveAlias(it), "name"); k != nil {
+		if k, v := mappingKey(yamldoc.Resolve(it), "name"); k != nil {
 			out[v.Value] = k.Line
 		}
 	}
@@ -124,7 +126,7 @@ func mappingKey(m *yaml.Node, key string) (k, v *yaml.Node) {
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
-			return m.Content[i], resolveAlias(m.Content[i+1])
+			return m.Content[i], yamldoc.Resolve(m.Content[i+1])
 		}
 	}
 	return nil, nil
@@ -241,7 +243,7 @@ func mapLines(got, orig *yaml.Node, lines map[int]int) {
 	if _, ok := lines[got.Line]; !ok && orig.Line > 0 {
 		lines[got.Line] = orig.Line
 	}
-	orig = resolveAlias(orig)
+	orig = yamldoc.Resolve(orig)
 	if len(got.Content) != len(orig.Content) {
 		return
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/motifwatch/motifwatch/internal/yamldoc"
 )
 
 // Everest's query files (Yuan et al., VLDB 2024) are imported, not
@@ -228,7 +230,7 @@ var (
 )
 
 func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml.Node, patPath string) (*Query, error) {
-	c = resolveAlias(c)
+	c = yamldoc.Resolve(c)
 	if c.Kind != yaml.MappingNode {
 		return nil, d.errf(c, "constraints", "expected a mapping, found %s", yamlKind(c))
 	}
@@ -236,7 +238,7 @@ func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml
 	cons := map[string]*yaml.Node{}
 	var keys []string
 	for i := 0; i+1 < len(c.Content); i += 2 {
-		k, v := c.Content[i], resolveAlias(c.Content[i+1])
+		k, v := c.Content[i], yamldoc.Resolve(c.Content[i+1])
 		switch {
 		case k.Kind != yaml.ScalarNode:
 			return nil, d.errf(k, "constraints", "keys must be plain words, found %s", yamlKind(k))
@@ -271,7 +273,7 @@ func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml
 			return nil, d.errf(a, "constraints.antiEdge", "expected a list of %d booleans, one per pattern entry", n)
 		}
 		for i, it := range a.Content {
-			s, err := d.scalar(resolveAlias(it), fmt.Sprintf("constraints.antiEdge[%d]", i))
+			s, err := d.scalar(yamldoc.Resolve(it), fmt.Sprintf("constraints.antiEdge[%d]", i))
 			if err != nil {
 				return nil, err
 			}
@@ -289,7 +291,7 @@ func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml
 			return nil, d.errf(t, "constraints.temporal", "expected a list of %d (or %d) gaps, one after each pattern entry", n, n-1)
 		}
 		for i, it := range t.Content {
-			v, err := d.everestInt(resolveAlias(it), fmt.Sprintf("constraints.temporal[%d]", i))
+			v, err := d.everestInt(yamldoc.Resolve(it), fmt.Sprintf("constraints.temporal[%d]", i))
 			if err != nil {
 				return nil, err
 			}

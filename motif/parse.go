@@ -1,18 +1,17 @@
 package motif
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/motifwatch/motifwatch/internal/yamldoc"
 )
 
 // The YAML query format. A file holds one query (a mapping) or a list of
@@ -92,7 +91,7 @@ func ParseQueries(data []byte, source string) ([]*Query, error) {
 				return nil, fp.errf(k.Line, "", "key %q beside queries: a file holds one query or a queries list", k.Value)
 			}
 		}
-		list = resolveAlias(list)
+		list = yamldoc.Resolve(list)
 		if list.Kind != yaml.SequenceNode {
 			return nil, fp.errf(list.Line, "queries", "expected a list of queries, found %s", yamlKind(list))
 		}
@@ -100,7 +99,7 @@ func ParseQueries(data []byte, source string) ([]*Query, error) {
 			return nil, fp.errf(list.Line, "queries", "no queries: the list is empty")
 		}
 		for i, it := range list.Content {
-			items = append(items, resolveAlias(it))
+			items = append(items, yamldoc.Resolve(it))
 			prefixes = append(prefixes, fmt.Sprintf("queries[%d]", i))
 		}
 	} else {
@@ -127,41 +126,18 @@ type fileParser struct {
 	source string
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // decode parses data into its single YAML document's root node (nil for
 // an empty file).
 func (fp *fileParser) decode(data []byte) (*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, nil
-		}
-		return nil, fp.yamlErr(err)
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, fp.errf(extra.Line, "", "a second YAML document: put several queries under queries: instead")
-	} else if !errors.Is(err, io.EOF) {
-		return nil, fp.yamlErr(err)
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, nil
-	}
-	root := resolveAlias(doc.Content[0])
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return nil, nil
+	root, err := yamldoc.Root(data)
+	var ye *yamldoc.Error
+	switch {
+	case errors.As(err, &ye) && ye.SecondDocument:
+		return nil, fp.errf(ye.Line, "", "a second YAML document: put several queries under queries: instead")
+	case errors.As(err, &ye):
+		return nil, &FileError{Source: fp.source, Line: ye.Line, Err: errors.New(ye.Msg)}
 	}
 	return root, nil
-}
-
-func (fp *fileParser) yamlErr(err error) error {
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &FileError{Source: fp.source, Line: line, Err: errors.New(m[2])}
-	}
-	return &FileError{Source: fp.source, Err: err}
 }
 
 func (fp *fileParser) errf(line int, field, format string, args ...any) error {
@@ -169,12 +145,6 @@ func (fp *fileParser) errf(line int, field, format string, args ...any) error {
 }
 
 // resolveAlias follows YAML aliases (*name) to the anchored node.
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
 
 // mappingValue returns the value of key in mapping m.
 func mappingValue(m *yaml.Node, key string) (*yaml.Node, bool) {
@@ -251,13 +221,13 @@ func (d *queryDecoder) lineOf(field string) int {
 // duplicates and non-mappings. It records each key's line under
 // field + "." + key.
 func (d *queryDecoder) fields(m *yaml.Node, field string, known ...string) (map[string]*yaml.Node, error) {
-	m = resolveAlias(m)
+	m = yamldoc.Resolve(m)
 	if m.Kind != yaml.MappingNode {
 		return nil, d.errf(m, field, "expected a mapping, found %s", yamlKind(m))
 	}
 	out := make(map[string]*yaml.Node, len(m.Content)/2)
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], resolveAlias(m.Content[i+1])
+		k, v := m.Content[i], yamldoc.Resolve(m.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
 			return nil, d.errf(k, field, "keys must be plain words, found %s", yamlKind(k))
 		}
@@ -319,7 +289,7 @@ func (d *queryDecoder) exprs(n *yaml.Node, field string) ([]exprSrc, error) {
 	if n.Kind == yaml.SequenceNode {
 		out := make([]exprSrc, 0, len(n.Content))
 		for i, it := range n.Content {
-			it = resolveAlias(it)
+			it = yamldoc.Resolve(it)
 			f := fmt.Sprintf("%s[%d]", field, i)
 			s, err := d.scalar(it, f)
 			if err != nil {
@@ -470,7 +440,7 @@ func (d *queryDecoder) nodeDecls(n *yaml.Node) ([]*nodeDecl, error) {
 	var out []*nodeDecl
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolveAlias(n.Content[i+1])
+		k, v := n.Content[i], yamldoc.Resolve(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode || !nodeNameRE.MatchString(k.Value) {
 			return nil, d.errf(k, "nodes", "node name %s must match [A-Za-z0-9_]+", yamlKind(k))
 		}
@@ -516,7 +486,7 @@ func (d *queryDecoder) label(nd *nodeDecl, i int) error {
 		p.Op, p.Right = OpIn, Operand{Kind: List}
 		quoted := make([]string, 0, len(n.Content))
 		for j, it := range n.Content {
-			it = resolveAlias(it)
+			it = yamldoc.Resolve(it)
 			if it.Kind != yaml.ScalarNode || it.Tag == "!!null" {
 				return d.errf(it, fmt.Sprintf("%s[%d]", field, j), "expected a label, found %s", yamlKind(it))
 			}
@@ -569,7 +539,7 @@ func (d *queryDecoder) edges(n *yaml.Node, decls []*nodeDecl, hop *Span) ([]expr
 	}
 	var wheres []exprSrc
 	for j, it := range n.Content {
-		it = resolveAlias(it)
+		it = yamldoc.Resolve(it)
 		field := fmt.Sprintf("edges[%d]", j)
 		d.lines[field] = it.Line
 		from, to, f, err := d.arrow(it, field, edgeKeys)
@@ -672,7 +642,7 @@ func (d *queryDecoder) antiEdges(n *yaml.Node) error {
 		return d.errf(n, "not", "expected a list of anti-edges, found %s", yamlKind(n))
 	}
 	for j, it := range n.Content {
-		it = resolveAlias(it)
+		it = yamldoc.Resolve(it)
 		field := fmt.Sprintf("not[%d]", j)
 		d.lines[field] = it.Line
 		from, to, f, err := d.arrow(it, field, antiKeys)
