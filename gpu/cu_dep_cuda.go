@@ -1,0 +1,5 @@
+//go:build cuda
+
+package gpu
+
+import _ "gorgonia.org/cu"
