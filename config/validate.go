@@ -365,16 +365,12 @@ func (v *validator) engine() {
 	if len(e.Devices) > 0 && e.Backend == BackendCPU {
 		v.fail("engine.devices", "%v given but engine.backend is cpu", e.Devices)
 	}
-	seen := map[int]int{}
+	// An ordinal may repeat: each entry is a logical partition with its
+	// own context (how multi-GPU runs are tested on one device).
 	for i, d := range e.Devices {
-		field := fmt.Sprintf("engine.devices[%d]", i)
 		if d < 0 {
-			v.fail(field, "%d must not be negative", d)
+			v.fail(fmt.Sprintf("engine.devices[%d]", i), "%d must not be negative", d)
 		}
-		if j, dup := seen[d]; dup {
-			v.fail(field, "device %d is also engine.devices[%d]", d, j)
-		}
-		seen[d] = i
 	}
 }
 

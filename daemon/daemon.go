@@ -19,6 +19,7 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
@@ -62,10 +63,12 @@ func Run(ctx context.Context, o Options) error {
 		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	engine, backend, err := newEngine(cfg, log)
+	engine, err := newEngine(cfg, reg, log)
 	if err != nil {
 		return err
 	}
+	defer engine.Close()
+	backend := engine.Backend
 
 	// Kafka: the embedded broker or the configured cluster, and topics.
 	transport, dialer, err := clients(&cfg.Kafka)
@@ -146,7 +149,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	pm.queries.Set(float64(len(queries)))
-	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine))).Set(1)
+	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
 	ready := new(atomic.Bool)
 	p := &pipeline{log: log, dlq: dlq, dec: dec, reorder: ingest.NewReorder(lateness, cfg.Window.IdleTimeout, time.Now),
 		proc: proc, router: router, im: im, pm: pm, tick: schema.TimeUnit, batchSize: cfg.Window.BatchSize,
@@ -248,23 +251,29 @@ func Run(ctx context.Context, o Options) error {
 	return errors.Join(runErr, closeErr)
 }
 
-// newEngine picks the mining backend: the GPU engine is not built yet, so
-// gpu is an error and auto falls back to the CPU with a warning.
-func newEngine(cfg *config.Config, log *slog.Logger) (motif.Engine, string, error) {
-	switch cfg.Engine.Backend {
-	case config.BackendGPU:
-		return nil, "", fmt.Errorf("engine.backend: gpu: this build has no GPU engine (use cpu or auto)")
-	case config.BackendAuto:
-		log.Warn("engine.backend auto: no GPU engine in this build; mining on the CPU")
+// newEngine picks the mining backend (engine.backend): cpu, gpu (an error
+// when no device is usable) or auto (the GPU when usable, else the CPU
+// with a warning). Device metrics are registered either way.
+func newEngine(cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) (*gpu.Selected, error) {
+	sel, err := gpu.Select(cfg.Engine.Backend, cfg.Engine.Workers, gpu.Options{Devices: cfg.Engine.Devices}, log)
+	if err != nil {
+		return nil, fmt.Errorf("engine.backend: %s: %w", cfg.Engine.Backend, err)
 	}
-	return motif.NewCPU(cfg.Engine.Workers), config.BackendCPU, nil
+	if err := reg.Register(gpu.NewCollector(sel.GPU)); err != nil {
+		sel.Close()
+		return nil, err
+	}
+	return sel, nil
 }
 
-func engineWorkers(e motif.Engine) int {
-	if c, ok := e.(*motif.CPU); ok {
+func engineWorkers(sel *gpu.Selected, cfg *config.Config) int {
+	if sel.Backend == gpu.BackendGPU {
+		return len(sel.GPU.Devices())
+	}
+	if c, ok := sel.Engine.(*motif.CPU); ok {
 		return c.Workers()
 	}
-	return 0
+	return cfg.Engine.Workers
 }
 
 // querySets splits queries into the processor's and the router's views.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -42,6 +43,9 @@ type device struct {
 	host                  []int64 // staging for drained match records
 
 	busy time.Duration // time spent in device work, for the per-device metric
+	// stats is a copy of the figures, refreshed after each call on the
+	// device thread, so a metrics scrape never waits for a long kernel.
+	stats atomic.Pointer[DeviceStats]
 }
 
 var kernelNames = []string{"mine", "scanLocal", "scanAdd", "radixHist", "radixScatter", "gatherKeys",
@@ -128,6 +132,8 @@ func (d *device) do(f func() error) error {
 		t0 := time.Now()
 		err := f()
 		d.busy += time.Since(t0)
+		d.stats.Store(&DeviceStats{Index: d.id, HeldBytes: d.pool.held, InUseBytes: d.pool.inUse,
+			WindowBytes: d.win.deviceBytes(), WindowEdges: d.win.end - d.win.first, Busy: d.busy})
 		errc <- err
 	}
 	return <-errc

@@ -85,16 +85,15 @@ func (e *Engine) Devices() []DeviceInfo {
 	return out
 }
 
-// Stats reports per-device figures: bytes held, window edges mirrored,
-// busy time.
+// Stats reports per-device figures as of each device's last call: bytes
+// held, window edges mirrored, busy time. It never waits for a device.
 func (e *Engine) Stats() []DeviceStats {
 	out := make([]DeviceStats, len(e.devs))
 	for i, d := range e.devs {
-		d.do(func() error {
-			out[i] = DeviceStats{Index: i, HeldBytes: d.pool.held, InUseBytes: d.pool.inUse, WindowBytes: d.win.deviceBytes(),
-				WindowEdges: d.win.end - d.win.first, Busy: d.busy}
-			return nil
-		})
+		if st := d.stats.Load(); st != nil {
+			out[i] = *st
+		}
+		out[i].Index = i
 	}
 	return out
 }

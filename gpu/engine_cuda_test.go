@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
@@ -265,7 +266,7 @@ func TestStreamingGPUEqualsCPU(t *testing.T) {
 // receive split subtrees, and the count must not change.
 func TestSkewSplits(t *testing.T) {
 	engs := testEngines(t)
-	w, err := window.New(window.Schema{})
+	w, err := window.New(window.Schema{TimeUnit: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,141 @@
+package gpu
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// TestPlanLayoutMatchesKernel evaluates the layout #defines of
+// kernels/temporal.cu and compares them with the Go constants, so an edit
+// on one side that the other misses fails here, not on a GPU.
+func TestPlanLayoutMatchesKernel(t *testing.T) {
+	src, err := os.ReadFile("../kernels/temporal.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^#define (\w+) (.+)$`).FindAllStringSubmatch(string(src), -1) {
+		defs[m[1]] = strings.TrimSpace(m[2])
+	}
+	var eval func(name string) int64
+	eval = func(expr string) int64 {
+		expr = strings.TrimSpace(expr)
+		if v, ok := defs[expr]; ok {
+			return eval(v)
+		}
+		if strings.HasPrefix(expr, "(") && strings.HasSuffix(expr, ")") {
+			return eval(expr[1 : len(expr)-1])
+		}
+		if i := strings.LastIndex(expr, "+"); i > 0 {
+			return eval(expr[:i]) + eval(expr[i+1:])
+		}
+		if i := strings.LastIndex(expr, "*"); i > 0 {
+			return eval(expr[:i]) * eval(expr[i+1:])
+		}
+		n, err := strconv.ParseInt(expr, 0, 64)
+		if err != nil {
+			t.Fatalf("cannot evaluate %q", expr)
+		}
+		return n
+	}
+	for name, want := range map[string]int64{
+		"MAXK": maxK, "MAXN": maxN, "MAXPRED": maxPred, "MAXANTI": maxAnti, "PF_LIST": pfList,
+		"P_K": pK, "P_N": pN, "P_DELTA": pDelta, "P_TALLY": pTally, "P_STEPS": pSteps, "STEP_SZ": stepSize,
+		"S_EDGE": sEdge, "S_FROM": sFrom, "S_TO": sTo, "S_BIND": sBind, "S_PREV": sPrev, "S_NEXT": sNext,
+		"S_HOPPREV": sHopPrev, "S_HOPNEXT": sHopNext, "S_PREDMASK": sPredMask, "S_ANTIMASK": sAntiMask,
+		"S_NEWNODE": sNewNode, "S_NMAPPED": sNMapped, "P_PREDS": pPreds, "PRED_SZ": predSize,
+		"PR_OP": prOp, "PR_LKIND": prLKind, "PR_LINDEX": prLIndex, "PR_LCOL": prLCol, "PR_RKIND": prRKind,
+		"PR_RINDEX": prRIndex, "PR_RCOL": prRCol, "PR_LISTOFF": prListOff, "PR_LISTLEN": prListLen,
+		"P_ANTIS": pAntis, "ANTI_SZ": antiSize, "P_NODEORDER": pNodes, "P_SIZE": planLen,
+		"OPK_LIT": opkLit, "OPK_LIST": opkList, "OPK_EDGE": opkEdge, "OPK_NODE": opkNode,
+		"BIND_ROOT": int64(motif.BindRoot), "BIND_FROM": int64(motif.BindFrom), "BIND_TO": int64(motif.BindTo), "BIND_BOTH": int64(motif.BindBoth),
+		"OP_EQ": int64(motif.OpEq), "OP_NE": int64(motif.OpNe), "OP_LT": int64(motif.OpLt), "OP_LE": int64(motif.OpLe),
+		"OP_GT": int64(motif.OpGt), "OP_GE": int64(motif.OpGe), "OP_IN": int64(motif.OpIn), "OP_NOTIN": int64(motif.OpNotIn),
+	} {
+		if _, ok := defs[name]; !ok {
+			t.Errorf("kernels/temporal.cu has no #define %s", name)
+			continue
+		}
+		if got := eval(name); got != int64(want) {
+			t.Errorf("%s: kernel %d, Go %d", name, got, want)
+		}
+	}
+}
+
+// TestEncodePlan checks the encoding of a plan with every feature: the
+// steps' new nodes and mapped counts, predicate operands, lists, anti-edges,
+// and the tally decision.
+func TestEncodePlan(t *testing.T) {
+	w, err := window.New(window.Schema{TimeUnit: time.Second, EdgeAttrs: []window.Attr{{Name: "amount", Kind: window.Number}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := motif.Builtin("M4-A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Delta = motif.TicksSpan(100)
+	p, err := motif.Compile(q, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := encodePlan(p, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if enc.P[pK] != 4 || enc.P[pN] != 4 || enc.P[pDelta] != 100 {
+		t.Fatalf("header: %v", enc.P[:4])
+	}
+	mapped := 0
+	antis := 0
+	for d, st := range p.Steps {
+		b := pSteps + d*stepSize
+		if enc.P[b+sEdge] != int64(st.Edge) || enc.P[b+sBind] != int64(st.Bind) || enc.P[b+sNMapped] != int64(mapped) {
+			t.Errorf("step %d: %v", d, enc.P[b:b+stepSize])
+		}
+		if d == 0 {
+			mapped = 2
+		} else if enc.P[b+sNewNode] >= 0 {
+			mapped++
+		}
+		antis += len(st.Antis)
+		if len(st.Antis) > 0 && enc.P[b+sAntiMask] == 0 {
+			t.Errorf("step %d has anti-edges but no mask", d)
+		}
+	}
+	if mapped != 4 || antis != 1 {
+		t.Errorf("mapped %d nodes, %d anti-edges", mapped, antis)
+	}
+	// The last step of M4-A carries no check in this plan order iff tally.
+	last := p.Steps[len(p.Steps)-1]
+	if want := int64(0); len(last.Preds)+len(last.Antis) == 0 {
+		want = 1
+		if enc.P[pTally] != want {
+			t.Errorf("tally %d, want %d", enc.P[pTally], want)
+		}
+	}
+	enum, _ := encodePlan(p, false)
+	if enum.P[pTally] != 0 {
+		t.Error("enumerate mode must not tally")
+	}
+	big := &motif.Query{Name: "big", Delta: motif.TicksSpan(10)}
+	for i := 0; i <= maxK; i++ {
+		big.Nodes = append(big.Nodes, motif.Node{Name: strconv.Itoa(i)})
+	}
+	for i := 0; i < maxK+1; i++ {
+		big.Edges = append(big.Edges, motif.Edge{From: i, To: i + 1})
+	}
+	big.Nodes = append(big.Nodes, motif.Node{Name: "x"})
+	if pb, err := motif.Compile(big, w); err == nil {
+		if _, err := encodePlan(pb, true); err == nil {
+			t.Error("a 9-edge plan must be unsupported")
+		}
+	}
+}
