@@ -43,6 +43,9 @@ type device struct {
 	host                  []int64 // staging for drained match records
 
 	busy time.Duration // time spent in device work, for the per-device metric
+	// Where the time goes: window sync (upload + adjacency maintenance),
+	// mining kernels, and draining enumerate buffers to the sink.
+	syncTime, mineTime, drainTime time.Duration
 	// stats is a copy of the figures, refreshed after each call on the
 	// device thread, so a metrics scrape never waits for a long kernel.
 	stats atomic.Pointer[DeviceStats]
@@ -133,7 +136,8 @@ func (d *device) do(f func() error) error {
 		err := f()
 		d.busy += time.Since(t0)
 		d.stats.Store(&DeviceStats{Index: d.id, HeldBytes: d.pool.held, InUseBytes: d.pool.inUse,
-			WindowBytes: d.win.deviceBytes(), WindowEdges: d.win.end - d.win.first, Busy: d.busy})
+			WindowBytes: d.win.deviceBytes(), WindowEdges: d.win.end - d.win.first, Busy: d.busy,
+			Sync: d.syncTime, Mine: d.mineTime, Drain: d.drainTime})
 		errc <- err
 	}
 	return <-errc

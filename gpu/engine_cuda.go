@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sync/errgroup"
@@ -110,7 +111,14 @@ func (e *Engine) Prepare(ctx context.Context, w *window.Window) error {
 func (e *Engine) syncAll(ctx context.Context, w *window.Window) error {
 	g, _ := errgroup.WithContext(ctx)
 	for _, d := range e.devs {
-		g.Go(func() error { return d.do(func() error { return d.syncWindow(w) }) })
+		g.Go(func() error {
+			return d.do(func() error {
+				t0 := time.Now()
+				err := d.syncWindow(w)
+				d.syncTime += time.Since(t0)
+				return err
+			})
+		})
 	}
 	return g.Wait()
 }
@@ -277,6 +285,7 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 	}
 	var ctl [ctlSlots]uint64
 	for {
+		t0 := time.Now()
 		if err := d.launch("mine", grid, warpsPerBlock*32, d.win.win, lo, hi, horizon, maskPtr, d.ctl, d.queue,
 			d.queueCap, splitCap, outPtr, outCap, boolInt(enumerate)); err != nil {
 			return r, err
@@ -287,6 +296,8 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 		if err := d.dtoh(unsafe.Pointer(&ctl[0]), d.ctl, ctlSlots*8); err != nil {
 			return r, err
 		}
+		t1 := time.Now()
+		d.mineTime += t1.Sub(t0)
 		if n := int64(ctl[cOutCount]); n > 0 {
 			if int64(len(d.host)) < n*recSlots {
 				d.host = make([]int64, n*recSlots)
@@ -294,7 +305,9 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 			if err := d.dtoh(unsafe.Pointer(&d.host[0]), d.out, n*recSlots*8); err != nil {
 				return r, err
 			}
-			if err := emit(d.host, int(n)); err != nil {
+			err := emit(d.host, int(n))
+			d.drainTime += time.Since(t1)
+			if err != nil {
 				r.Matches, r.Open = int64(ctl[cMatches]), int64(ctl[cOpen])
 				return r, err
 			}

@@ -291,3 +291,73 @@ func TestSkewSplits(t *testing.T) {
 	}
 	t.Logf("M1 on a hub: %d matches, %d splits", got.Matches, got.Splits)
 }
+
+// BenchmarkStreaming replays a graph ($MOTIFWATCH_STREAM_GRAPH, else
+// CollegeMsg) into a live window in batches of -stream.batch edges with
+// ten registered queries (M1…M10, delta 1h), mining each batch's new
+// edges: the daemon's per-batch work. It reports sustained edges/s and
+// where the device time went per batch.
+func BenchmarkStreaming(b *testing.B) {
+	for _, batch := range []int{10000, 100000} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) { benchStreaming(b, batch) })
+	}
+}
+
+func benchStreaming(b *testing.B, batch int) {
+	path := os.Getenv("MOTIFWATCH_STREAM_GRAPH")
+	if path == "" {
+		path = dataDir() + "/temporal/CollegeMsg.txt"
+	}
+	src, _, err := ingest.LoadFile(path, ingest.FileOptions{})
+	if err != nil {
+		b.Skipf("%s: %v", path, err)
+	}
+	e, err := gpu.New(gpu.Options{Devices: []int{0}})
+	if err != nil {
+		b.Skipf("no CUDA device: %v", err)
+	}
+	defer e.Close()
+	const delta = 3600
+	names := []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10"}
+	b.ResetTimer()
+	var edges int64
+	var matches int64
+	for range b.N {
+		w, err := window.New(*src.Schema())
+		if err != nil {
+			b.Fatal(err)
+		}
+		var plans []*motif.Plan
+		for _, n := range names {
+			plans = append(plans, compileBuiltin(b, w, n, delta))
+		}
+		for p := src.First(); p < src.End(); {
+			lo := w.End()
+			end := min(p+int64(batch), src.End())
+			for ; p < end; p++ {
+				u, _ := w.IDs().Intern(src.IDs().Name(src.Src(p)))
+				v, _ := w.IDs().Intern(src.IDs().Name(src.Dst(p)))
+				if _, err := w.Append(window.Edge{Src: u, Dst: v, T: src.T(p)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			w.EvictBefore(w.LastT() - delta)
+			for _, pl := range plans {
+				r, err := e.Mine(context.Background(), w, pl, motif.Request{Range: motif.Range{Lo: lo, Hi: w.End()}, Horizon: w.LastT()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				matches += r.Matches
+			}
+		}
+		edges += int64(src.Len())
+	}
+	b.StopTimer()
+	st := e.Stats()[0]
+	batches := float64(edges) / float64(batch)
+	b.ReportMetric(float64(edges)/b.Elapsed().Seconds(), "edges/s")
+	b.ReportMetric(st.Sync.Seconds()*1e3/batches, "sync-ms/batch")
+	b.ReportMetric(st.Mine.Seconds()*1e3/batches, "kernel-ms/batch")
+	b.ReportMetric(float64(matches)/float64(b.N), "matches")
+	b.ReportMetric(float64(st.WindowBytes)/float64(max(st.WindowEdges, 1)), "device-B/edge")
+}

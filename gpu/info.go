@@ -17,6 +17,9 @@ type DeviceStats struct {
 	// InUseBytes what is in use; WindowBytes what the window mirror takes.
 	HeldBytes, InUseBytes, WindowBytes int64
 	WindowEdges                        int64
-	// Busy is the time the device's thread spent on device work.
-	Busy time.Duration
+	// Busy is the time the device's thread spent on device work: Sync
+	// (new edges uploaded, adjacency maintained on the device), Mine
+	// (kernels) and Drain (enumerate buffers copied out and handed to the
+	// sink) are its parts.
+	Busy, Sync, Mine, Drain time.Duration
 }

@@ -23,6 +23,12 @@ for step in $what; do
 		(cd gpu && MOTIFWATCH_DATA=$root/.devdata timeout 400 ../bin/gpu.test -test.v -test.count=1 2>&1) | tee "$out/gpu-test.log" | grep -E '^(---|===|ok|FAIL|PASS|panic)|matches|splits|totals' | tail -80
 		grep -E '^(--- FAIL|--- PASS|PASS|FAIL)' "$out/gpu-test.log" >>"$summary"
 		;;
+	stream)
+		g=/tmp/tg1m.txt
+		[[ -f $g ]] || bin/tgraphgen -edges 1000000 -seed 1 >"$g"
+		(cd gpu && MOTIFWATCH_DATA=$root/.devdata MOTIFWATCH_STREAM_GRAPH=$g timeout 300 ../bin/gpu.test -test.run '^$' -test.bench Streaming -test.benchtime 1x 2>&1) | tee "$out/stream.log" | grep -E 'Benchmark|ok|FAIL'
+		grep -E '^Benchmark' "$out/stream.log" >>"$summary"
+		;;
 	bench | bench86400)
 		g=/tmp/tg10m.txt
 		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
