@@ -138,11 +138,17 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	if len(e.devs) == 0 {
 		return motif.Result{}, ErrNoDevice
 	}
-	// Mirror the window everywhere first (only new positions move).
-	if err := e.syncAll(ctx, w); err != nil {
-		return motif.Result{}, err
+	part := e.partitionEdges(w)
+	var chunks []motif.Range
+	if part > 0 {
+		chunks = splitRoots(lo, hi, int((hi-lo+part-1)/part))
+	} else {
+		// Mirror the window everywhere first (only new positions move).
+		if err := e.syncAll(ctx, w); err != nil {
+			return motif.Result{}, err
+		}
+		chunks = splitRoots(lo, hi, len(e.devs)*e.opts.Chunks)
 	}
-	chunks := splitRoots(lo, hi, len(e.devs)*e.opts.Chunks)
 	var next atomic.Int64
 	var stop atomic.Bool
 	var res motif.Result
@@ -192,6 +198,15 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 				}
 				var r motif.Result
 				err := d.do(func() error {
+					if part > 0 {
+						t0 := time.Now()
+						a, b := partitionSpan(w, p, c)
+						err := d.syncRange(w, a, b)
+						d.syncTime += time.Since(t0)
+						if err != nil {
+							return err
+						}
+					}
 					var err error
 					r, err = d.mine(enc, c.Lo, c.Hi, req.Horizon, mask, req.Sink != nil, emit)
 					return err
@@ -218,6 +233,38 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 }
 
 var errStopped = errors.New("gpu: sink stopped mining")
+
+// partitionEdges is the root count of a time partition, or 0 when the
+// whole window fits every device (replicated mirrors).
+func (e *Engine) partitionEdges(w *window.Window) int64 {
+	if e.opts.PartitionEdges > 0 {
+		return e.opts.PartitionEdges
+	}
+	per := deviceBytesPerEdge(len(w.Schema().EdgeAttrs))
+	var fit int64 = 1 << 62
+	for _, d := range e.devs {
+		fit = min(fit, int64(float64(d.total)*e.opts.MemoryFraction)/per)
+	}
+	if int64(w.Len()) <= fit {
+		return 0
+	}
+	// A partition and the delta of history before it must fit together;
+	// half the room for roots is a guess that holds unless history is
+	// denser than the partition.
+	return max(fit/2, 1)
+}
+
+// partitionSpan is what a device must hold to mine roots c: every edge a
+// match ending in c can use lies from delta before c's first edge, and
+// anti-edge intervals reach at most delta past c's last edge.
+func partitionSpan(w *window.Window, p *motif.Plan, c motif.Range) (lo, hi int64) {
+	lo = w.SearchTime(w.T(c.Lo) - p.Delta)
+	hi = c.Hi
+	if len(p.Antis) > 0 {
+		hi = w.SearchTime(w.T(c.Hi-1) + p.Delta + 1)
+	}
+	return lo, hi
+}
 
 // splitRoots cuts [lo, hi) into at most n chunks of near-equal size.
 func splitRoots(lo, hi int64, n int) []motif.Range {

@@ -45,7 +45,12 @@ func testEngines(t *testing.T) map[string]*gpu.Engine {
 			enginesErr = err
 			return
 		}
-		engines = map[string]*gpu.Engine{"1dev": one, "2part-tinybuf": two}
+		parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 4, OutRecords: 7})
+		if err != nil {
+			enginesErr = err
+			return
+		}
+		engines = map[string]*gpu.Engine{"1dev": one, "2part-tinybuf": two, "timeparts": parts}
 	})
 	if enginesErr != nil {
 		if errors.Is(enginesErr, gpu.ErrNoDevice) {
@@ -190,9 +195,16 @@ func compileBuiltin(t testing.TB, w *window.Window, name string, delta int64) *m
 // TestCollegeMsgGPUEqualsCPU: every Everest motif at three deltas, count
 // mode on both engines; enumerate mode compared match for match at 600 s.
 func TestCollegeMsgGPUEqualsCPU(t *testing.T) {
-	engs := testEngines(t)
+	all := testEngines(t)
 	w := loadCollegeMsg(t)
 	cpu := motif.NewCPU(0)
+	// Time partitions of 8000 roots on two logical devices, instead of 4.
+	parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 8000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer parts.Close()
+	engs := map[string]*gpu.Engine{"1dev": all["1dev"], "2part-tinybuf": all["2part-tinybuf"], "timeparts": parts}
 	for _, delta := range []int64{600, 3600, 86400} {
 		for _, name := range builtins() {
 			p := compileBuiltin(t, w, name, delta)
@@ -220,7 +232,8 @@ func TestCollegeMsgGPUEqualsCPU(t *testing.T) {
 // batches with eviction (span = delta) and mines each batch's new edges
 // on both engines; the device mirror is maintained incrementally.
 func TestStreamingGPUEqualsCPU(t *testing.T) {
-	engs := testEngines(t)
+	all := testEngines(t)
+	engs := map[string]*gpu.Engine{"1dev": all["1dev"], "2part-tinybuf": all["2part-tinybuf"]}
 	src := loadCollegeMsg(t)
 	w, err := window.New(*src.Schema())
 	if err != nil {

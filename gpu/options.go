@@ -20,6 +20,16 @@ type Options struct {
 	// pulled by the devices in turn so a slow chunk cannot stall the rest.
 	// 0: 4.
 	Chunks int
+	// PartitionEdges, if positive, mines in time partitions of at most this
+	// many root edges: each device holds only a partition's edges and the
+	// delta of history before it (Everest's major and minor partitions),
+	// taking partitions in time order. Without it, partitions are used only
+	// when the window would not fit a device (see MemoryFraction).
+	PartitionEdges int64
+	// MemoryFraction is the share of a device's memory the window mirror
+	// may take before mining switches to time partitions. 0: 0.3 (the
+	// adjacency is rebuilt beside the old one, and scratch needs room).
+	MemoryFraction float64
 }
 
 func (o Options) withDefaults() Options {
@@ -31,6 +41,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Chunks <= 0 {
 		o.Chunks = 4
+	}
+	if o.MemoryFraction <= 0 {
+		o.MemoryFraction = 0.3
 	}
 	return o
 }

@@ -48,12 +48,16 @@ const winSlots = 19
 // adjacency entries (t, pos, other: 20 each), 8 per edge attribute.
 func deviceBytesPerEdge(attrs int) int64 { return 16 + 40 + 8*int64(attrs) }
 
-// sync brings the mirror up to date with w.
-func (d *device) syncWindow(w *window.Window) error {
+// syncWindow brings the mirror up to date with all of w.
+func (d *device) syncWindow(w *window.Window) error { return d.syncRange(w, w.First(), w.End()) }
+
+// syncRange makes the mirror hold exactly positions [newFirst, hi) of w.
+// Ranges that only move forward (a stream; the time partitions of a batch
+// run in order) are incremental: evict below newFirst, append up to hi.
+func (d *device) syncRange(w *window.Window, newFirst, hi int64) error {
 	dw := &d.win
-	newFirst, hi := w.First(), w.End()
 	if dw.owner != w || newFirst < dw.first || hi < dw.end || dw.win == 0 {
-		if err := d.resetWindow(w); err != nil {
+		if err := d.resetWindow(w, newFirst); err != nil {
 			return err
 		}
 	}
@@ -84,14 +88,14 @@ func (d *device) syncWindow(w *window.Window) error {
 	return d.writeWin()
 }
 
-func (d *device) resetWindow(w *window.Window) error {
+func (d *device) resetWindow(w *window.Window, first int64) error {
 	dw := &d.win
 	for _, p := range []cu.DevicePtr{dw.src, dw.dst, dw.t, dw.eattr, dw.nattr, dw.out.off, dw.out.t, dw.out.pos, dw.out.other,
 		dw.in.off, dw.in.t, dw.in.pos, dw.in.other} {
 		d.pool.put(p)
 	}
 	winPtr := dw.win
-	*dw = devWindow{owner: w, first: w.First(), end: w.First(), base: w.First(), ncols: len(w.Schema().EdgeAttrs), win: winPtr}
+	*dw = devWindow{owner: w, first: first, end: first, base: first, ncols: len(w.Schema().EdgeAttrs), win: winPtr}
 	if dw.win == 0 {
 		var err error
 		if dw.win, err = d.pool.get(d, winSlots*8); err != nil {
