@@ -286,22 +286,25 @@ __device__ bool stepRange(const Ctx &x, const WS &ws, int d, int lane, int *sel,
 	u32 from = ws.node[stepv(d, S_FROM)], to = ws.node[stepv(d, S_TO)];
 	const Win &w = x.w;
 	*target = 0xffffffffu;
-	if (bind == BIND_FROM || bind == BIND_BOTH) {
-		u32 lo = w.outOff[from], hi = w.outOff[from + 1];
-		u32 ub = wsearch(w.outT, w.outPos, lo, hi, hiPos, hiT, true, lane);
-		u32 lb = wsearch(w.outT, w.outPos, lo, ub, lowPos, lowT, false, lane);
-		*sel = 0; *listNode = from; *a = lb; *b = ub;
-		if (bind == BIND_BOTH) *target = to;
+	bool useOut = bind == BIND_FROM;
+	if (bind == BIND_BOTH) {
+		// A closing edge: scan the shorter of the two lists (one load each
+		// to decide, instead of searching both).
+		useOut = (w.outOff[from + 1] - w.outOff[from]) <= (w.inOff[to + 1] - w.inOff[to]);
+		*target = useOut ? to : from;
 	}
-	if (bind == BIND_TO || bind == BIND_BOTH) {
-		u32 lo = w.inOff[to], hi = w.inOff[to + 1];
-		u32 ub = wsearch(w.inT, w.inPos, lo, hi, hiPos, hiT, true, lane);
-		u32 lb = wsearch(w.inT, w.inPos, lo, ub, lowPos, lowT, false, lane);
-		if (bind == BIND_TO || (ub - lb) < (*b - *a)) {
-			*sel = 1; *listNode = to; *a = lb; *b = ub;
-			if (bind == BIND_BOTH) *target = from;
-		}
+	u32 lo, hi;
+	const i64 *T, *Pos;
+	if (useOut) {
+		lo = w.outOff[from]; hi = w.outOff[from + 1]; T = w.outT; Pos = w.outPos;
+		*sel = 0; *listNode = from;
+	} else {
+		lo = w.inOff[to]; hi = w.inOff[to + 1]; T = w.inT; Pos = w.inPos;
+		*sel = 1; *listNode = to;
 	}
+	u32 ub = wsearch(T, Pos, lo, hi, hiPos, hiT, true, lane);
+	*a = wsearch(T, Pos, lo, ub, lowPos, lowT, false, lane);
+	*b = ub;
 	return *a < *b;
 }
 
