@@ -325,7 +325,7 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 	}
 	// Suspensions always find room: splits stop short of the last
 	// warps × steps slots.
-	grid := d.sms * 5
+	grid := d.sms * d.occupancy
 	splitCap := d.queueCap - int64(grid*warpsPerBlock*maxK)
 	if splitCap < 0 {
 		splitCap = 0
@@ -333,7 +333,7 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 	var ctl [ctlSlots]uint64
 	for {
 		t0 := time.Now()
-		if err := d.launch("mine", grid, warpsPerBlock*32, d.win.win, lo, hi, horizon, maskPtr, d.ctl, d.queue,
+		if err := d.launch(d.kernel, grid, warpsPerBlock*32, d.win.win, lo, hi, horizon, maskPtr, d.ctl, d.queue,
 			d.queueCap, splitCap, outPtr, outCap, boolInt(enumerate)); err != nil {
 			return r, err
 		}

@@ -1,5 +1,14 @@
 package gpu
 
+import (
+	"os"
+	"strconv"
+)
+
+// defaultOccupancy is the mining kernel build used unless configured
+// (measured on an H200: BENCHMARKS.md).
+const defaultOccupancy = 6
+
 // Options configure the GPU engine.
 type Options struct {
 	// Devices lists the CUDA device ordinals to use; an ordinal may repeat
@@ -14,8 +23,11 @@ type Options struct {
 	// QueueTasks is the device work queue's capacity (subtrees handed
 	// between warps). 0: 1<<16.
 	QueueTasks int
-	// Blocks is the grid size of the mining kernel. 0: 8 per multiprocessor.
-	Blocks int
+	// Occupancy is the mining kernel's resident blocks per multiprocessor
+	// (4, 6 or 8, each a build of the kernel with its register budget);
+	// the grid is that many blocks per multiprocessor. 0: the default
+	// below, or $MOTIFWATCH_GPU_OCCUPANCY.
+	Occupancy int
 	// Chunks is how many root chunks a mining call is cut into per device,
 	// pulled by the devices in turn so a slow chunk cannot stall the rest.
 	// 0: 4.
@@ -41,6 +53,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Chunks <= 0 {
 		o.Chunks = 4
+	}
+	if o.Occupancy == 0 {
+		o.Occupancy = defaultOccupancy
+		if v, err := strconv.Atoi(os.Getenv("MOTIFWATCH_GPU_OCCUPANCY")); err == nil {
+			o.Occupancy = v
+		}
 	}
 	if o.MemoryFraction <= 0 {
 		o.MemoryFraction = 0.3

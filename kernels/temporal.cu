@@ -141,6 +141,10 @@ struct WS {
 	u32 a[MAXK], b[MAXK], base[MAXK], mask[MAXK], cur[MAXK];
 	u32 listNode[MAXK], target[MAXK];
 	int sel[MAXK];  // 0 out-list of listNode, 1 in-list, 2 roots
+	// The run of step d+1 for each candidate of step d's current chunk,
+	// computed lane-parallel when the chunk is evaluated: ra/rb [d+1][lane].
+	u32 ra[MAXK][32], rb[MAXK][32], rtarget[MAXK][32], rnode[MAXK][32];
+	unsigned char rsel[MAXK][32];
 };
 
 #define WARPS 4
@@ -269,49 +273,85 @@ __device__ u32 wsearch(const i64 *T, const i64 *Pos, u32 lo, u32 hi, i64 pb, i64
 	return lo + __popc(__ballot_sync(FULL, below));
 }
 
-// stepRange computes step d's candidate run from the shared state: the
-// list, [a, b) and (BindBoth) the required other endpoint. Uniform result.
-__device__ bool stepRange(const Ctx &x, const WS &ws, int d, int lane, int *sel, u32 *listNode, u32 *a, u32 *b, u32 *target) {
+// Runs longer than this are searched by the whole warp (33-ary rounds);
+// shorter ones by the lane that needs them (a few dependent loads, 32
+// lanes at once).
+#define LANE_SEARCH_MAX 2048
+// A lane counts the last step's run itself when it is at most this long;
+// longer runs are counted by the whole warp.
+#define LANE_TALLY_MAX 64
+
+// Bounds of a step's run: the list and the position/time limits.
+struct Bounds {
+	u32 lo, hi;  // the vertex's whole list
+	i64 lowPos, hiPos, lowT, hiT;
+	int sel;
+	u32 listNode, target;
+};
+
+// stepBounds derives step d's list and limits from the state plus a
+// candidate c (Cur), as motif/engine_cpu.go's descend does. Returns false
+// when the time bounds are empty.
+__device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Bounds *o) {
 	const int k = x.k;
 	int prev = (int)stepv(d, S_PREV), next = (int)stepv(d, S_NEXT);
-	i64 lowPos = prev >= 0 ? ws.pos[prev] : MINPOS;
-	i64 hiPos = ws.pos[next];
-	i64 lowT = ws.tm[k - 1] - P[P_DELTA];
-	i64 hiT = ws.tm[next];
+	o->lowPos = prev >= 0 ? posOf(ws, c, prev) : MINPOS;
+	o->hiPos = posOf(ws, c, next);
+	o->lowT = tmOf(ws, c, k - 1) - P[P_DELTA];
+	o->hiT = tmOf(ws, c, next);
 	i64 hn = stepv(d, S_HOPNEXT), hp = stepv(d, S_HOPPREV);
-	if (hn != NOLIMIT) lowT = max(lowT, ws.tm[next] - hn);
-	if (hp != NOLIMIT) hiT = min(hiT, ws.tm[prev] + hp);
-	if (lowT > hiT) return false;
+	if (hn != NOLIMIT) o->lowT = max(o->lowT, tmOf(ws, c, next) - hn);
+	if (hp != NOLIMIT) o->hiT = min(o->hiT, tmOf(ws, c, prev) + hp);
+	if (o->lowT > o->hiT) return false;
 	int bind = (int)stepv(d, S_BIND);
-	u32 from = ws.node[stepv(d, S_FROM)], to = ws.node[stepv(d, S_TO)];
+	u32 from = nodeOf(ws, c, (int)stepv(d, S_FROM)), to = nodeOf(ws, c, (int)stepv(d, S_TO));
 	const Win &w = x.w;
-	*target = 0xffffffffu;
 	bool useOut = bind == BIND_FROM;
+	o->target = 0xffffffffu;
 	if (bind == BIND_BOTH) {
-		// A closing edge: scan the shorter of the two lists (one load each
-		// to decide, instead of searching both).
+		// A closing edge: scan the shorter of the two lists.
 		useOut = (w.outOff[from + 1] - w.outOff[from]) <= (w.inOff[to + 1] - w.inOff[to]);
-		*target = useOut ? to : from;
+		o->target = useOut ? to : from;
 	}
-	u32 lo, hi;
-	const i64 *T, *Pos;
 	if (useOut) {
-		lo = w.outOff[from]; hi = w.outOff[from + 1]; T = w.outT; Pos = w.outPos;
-		*sel = 0; *listNode = from;
+		o->lo = w.outOff[from]; o->hi = w.outOff[from + 1]; o->sel = 0; o->listNode = from;
 	} else {
-		lo = w.inOff[to]; hi = w.inOff[to + 1]; T = w.inT; Pos = w.inPos;
-		*sel = 1; *listNode = to;
+		o->lo = w.inOff[to]; o->hi = w.inOff[to + 1]; o->sel = 1; o->listNode = to;
 	}
-	u32 ub = wsearch(T, Pos, lo, hi, hiPos, hiT, true, lane);
-	*a = wsearch(T, Pos, lo, ub, lowPos, lowT, false, lane);
-	*b = ub;
-	return *a < *b;
+	return o->lo < o->hi;
+}
+
+// laneSearch finds the run of Bounds b by one thread's binary searches.
+__device__ void laneSearch(const Ctx &x, const Bounds &b, u32 *ra, u32 *rb) {
+	const i64 *T = b.sel == 0 ? x.w.outT : x.w.inT;
+	const i64 *Pos = b.sel == 0 ? x.w.outPos : x.w.inPos;
+	u32 lo = b.lo, hi = b.hi;
+	while (lo < hi) {  // first entry not before (hiPos, hiT)
+		u32 h = lo + ((hi - lo) >> 1);
+		if (Pos[h] < b.hiPos && T[h] <= b.hiT) lo = h + 1; else hi = h;
+	}
+	u32 ub = lo;
+	lo = b.lo; hi = ub;
+	while (lo < hi) {  // first entry after lowPos and at or after lowT
+		u32 h = lo + ((hi - lo) >> 1);
+		if (Pos[h] <= b.lowPos || T[h] < b.lowT) lo = h + 1; else hi = h;
+	}
+	*ra = lo;
+	*rb = ub;
 }
 
 __device__ __forceinline__ bool fresh(const WS &ws, int d, u32 v) {
 	int nm = (int)stepv(d, S_NMAPPED);
 	for (int i = 0; i < nm; i++)
 		if (ws.node[P[P_NODEORDER + i]] == v) return false;
+	return true;
+}
+
+// freshC is fresh with a candidate's new node counted as mapped.
+__device__ __forceinline__ bool freshC(const WS &ws, const Cur &c, int d, u32 v) {
+	int nm = (int)stepv(d, S_NMAPPED);
+	for (int i = 0; i < nm; i++)
+		if (nodeOf(ws, c, (int)P[P_NODEORDER + i]) == v) return false;
 	return true;
 }
 
@@ -355,9 +395,13 @@ __device__ bool push(const Ctx &x, const WS &ws, int d, u32 a, u32 b, bool split
 	return ok;
 }
 
+// pop takes a task if the queue has one and its lock is free: thousands
+// of idle warps must not queue up on the lock that busy warps need to
+// push (they sleep and try again instead).
 __device__ bool pop(const Ctx &x, Task *out) {
 	if (*(volatile u64 *)&x.ctl[C_QSIZE] == 0) return false;
-	lock(&x.ctl[C_LOCK]);
+	if (atomicCAS(&x.ctl[C_LOCK], 0ULL, 1ULL) != 0ULL) return false;
+	__threadfence();
 	u64 q = x.ctl[C_QSIZE];
 	bool ok = q > 0;
 	if (ok) {
@@ -442,7 +486,59 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		}
 		return true;
 	}
+	// The next step's run for every valid candidate at once: short lists by
+	// the lane's own search, long ones (hubs) by the whole warp in turn. A
+	// candidate with an empty run is dropped here, before anything binds it;
+	// one whose last-step run is short is counted here by its lane.
+	const int nd = d + 1;
+	Bounds bd;
+	bd.sel = 0; bd.target = 0; bd.listNode = 0; bd.lo = 0; bd.hi = 0;
+	bd.lowPos = 0; bd.hiPos = 0; bd.lowT = 0; bd.hiT = 0;
+	u32 ra = 0, rb = 0;
+	bool coop = false;
+	if (valid) {
+		if (!stepBounds(x, ws, c, nd, &bd)) {
+			valid = false;
+		} else if (bd.hi - bd.lo <= LANE_SEARCH_MAX) {
+			laneSearch(x, bd, &ra, &rb);
+			valid = ra < rb;
+		} else {
+			coop = true;
+		}
+	}
+	for (u32 cm = __ballot_sync(FULL, coop); cm; cm &= cm - 1) {
+		int j = __ffs(cm) - 1;
+		u32 lo = __shfl_sync(FULL, bd.lo, j), hi = __shfl_sync(FULL, bd.hi, j);
+		i64 lowPos = __shfl_sync(FULL, bd.lowPos, j), hiPos = __shfl_sync(FULL, bd.hiPos, j);
+		i64 lowT = __shfl_sync(FULL, bd.lowT, j), hiT = __shfl_sync(FULL, bd.hiT, j);
+		int sel = __shfl_sync(FULL, bd.sel, j);
+		const i64 *T = sel == 0 ? w.outT : w.inT;
+		const i64 *Pos = sel == 0 ? w.outPos : w.inPos;
+		u32 ub = wsearch(T, Pos, lo, hi, hiPos, hiT, true, lane);
+		u32 lb = wsearch(T, Pos, lo, ub, lowPos, lowT, false, lane);
+		if (lane == j) {
+			ra = lb; rb = ub;
+			valid = ra < rb;
+		}
+	}
+	if (valid && nd == k - 1 && P[P_TALLY] != 0 && rb - ra <= LANE_TALLY_MAX) {
+		const u32 *O = bd.sel == 0 ? w.outOther : w.inOther;
+		bool both = (int)stepv(nd, S_BIND) == BIND_BOTH;
+		u64 n = 0;
+		for (u32 i = ra; i < rb; i++) {
+			u32 o = O[i];
+			n += both ? (o == bd.target) : freshC(ws, c, nd, o);
+		}
+		if (until != NOTOPEN) *no += n; else *nm += n;
+		valid = false;
+	}
 	ws.until[d][lane] = until;
+	ws.ra[nd][lane] = ra;
+	ws.rb[nd][lane] = rb;
+	ws.rsel[nd][lane] = (unsigned char)bd.sel;
+	ws.rtarget[nd][lane] = bd.target;
+	ws.rnode[nd][lane] = bd.listNode;
+	bal = __ballot_sync(FULL, valid);
 	if (lane == 0) ws.mask[d] = bal;
 	__syncwarp();
 	return true;
@@ -541,8 +637,8 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 		}
 		__syncwarp();
 		int nd = d + 1;
-		int sel; u32 ln, a, b, tg;
-		if (!stepRange(x, ws, nd, lane, &sel, &ln, &a, &b, &tg)) continue;
+		int sel = ws.rsel[nd][bit];
+		u32 ln = ws.rnode[nd][bit], a = ws.ra[nd][bit], b = ws.rb[nd][bit], tg = ws.rtarget[nd][bit];
 		if (nd == k - 1 && tallyLast) {
 			tally(x, ws, nd, sel, a, b, tg, lane, nm, no);
 			continue;
@@ -563,9 +659,11 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 
 // mine: each warp claims 32 roots at a time, or a queued subtree when the
 // roots are gone, until no warp is active and the queue is empty.
-extern "C" __global__ void __launch_bounds__(WARPS * 32) mine(
-	const Win *win, i64 rootLo, i64 rootHi, i64 horizon, const unsigned char *rootMask,
-	u64 *ctl, Task *queue, i64 queueCap, i64 splitCap, i64 *out, i64 outCap, i64 enumerate) {
+#define MINE_PARAMS const Win *win, i64 rootLo, i64 rootHi, i64 horizon, const unsigned char *rootMask, \
+	u64 *ctl, Task *queue, i64 queueCap, i64 splitCap, i64 *out, i64 outCap, i64 enumerate
+#define MINE_ARGS win, rootLo, rootHi, horizon, rootMask, ctl, queue, queueCap, splitCap, out, outCap, enumerate
+
+__device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	__shared__ WS wss[WARPS];
 	const int lane = threadIdx.x & 31;
 	WS &ws = wss[threadIdx.x >> 5];
@@ -648,6 +746,13 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32) mine(
 		if (no) atomicAdd(&ctl[C_OPEN], no);
 	}
 }
+
+// The same kernel at three occupancies: more resident warps hide more
+// memory latency, fewer registers spill more. gpu/engine_cuda.go picks one
+// (Options.Occupancy) and sizes the grid to fill the chip with it.
+extern "C" __global__ void __launch_bounds__(WARPS * 32, 4) mine4(MINE_PARAMS) { mineBody(MINE_ARGS); }
+extern "C" __global__ void __launch_bounds__(WARPS * 32, 6) mine6(MINE_PARAMS) { mineBody(MINE_ARGS); }
+extern "C" __global__ void __launch_bounds__(WARPS * 32, 8) mine8(MINE_PARAMS) { mineBody(MINE_ARGS); }
 
 // ======================= device window maintenance =======================
 

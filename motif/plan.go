@@ -148,8 +148,9 @@ func Compile(q *Query, w *window.Window) (*Plan, error) {
 // the search is anchored on the edges of the range being mined (streaming
 // mines only matches that end in the new batch). Each next step is an
 // unmatched edge that touches a mapped node: a closing edge (both ends
-// mapped, a cheap filter) first, otherwise the temporally latest one,
-// which keeps the candidate position range tight.
+// mapped, a cheap filter) first, otherwise the temporally latest one that
+// is not dangling (which keeps the candidate position range tight), and
+// dangling edges last.
 func (p *Plan) order() {
 	q := p.Query
 	k := len(q.Edges)
@@ -160,6 +161,7 @@ func (p *Plan) order() {
 		if len(p.Steps) == 0 {
 			pick = k - 1
 		} else {
+			dangling := false
 			for e := k - 1; e >= 0; e-- {
 				if matched[e] {
 					continue
@@ -169,8 +171,19 @@ func (p *Plan) order() {
 					pick, bind = e, BindBoth
 					break
 				}
-				if pick < 0 && (f || t) {
-					pick = e
+				if !f && !t {
+					continue
+				}
+				// A dangling edge (its new node is on no other unmatched
+				// edge) constrains nothing after it: keep it for last, where
+				// count mode tallies it instead of visiting its candidates.
+				newNode := q.Edges[e].To
+				if t {
+					newNode = q.Edges[e].From
+				}
+				d := !p.onOtherEdge(newNode, e, matched)
+				if pick < 0 || (dangling && !d) {
+					pick, dangling = e, d
 					if f {
 						bind = BindFrom
 					} else {
@@ -236,6 +249,17 @@ func (p *Plan) order() {
 		at := max(stepOf[0], stepOf[a.After], first[a.From], first[a.To])
 		p.Steps[at].Antis = append(p.Steps[at].Antis, ai)
 	}
+}
+
+// onOtherEdge reports whether node n is an endpoint of an unmatched motif
+// edge other than skip.
+func (p *Plan) onOtherEdge(n, skip int, matched []bool) bool {
+	for e, me := range p.Query.Edges {
+		if e != skip && !matched[e] && (me.From == n || me.To == n) {
+			return true
+		}
+	}
+	return false
 }
 
 func compilePred(pr *Predicate, w *window.Window) (PlanPred, error) {
