@@ -127,12 +127,21 @@ type Engine interface {
 // traversal's per-vertex scratch (8 bytes a vertex) and, for motifs, its
 // pattern tally. g is the graph enumerated (Ranked for cliques).
 func Footprint(g *Graph, job Job, traversals int) int64 {
-	per := int64(max(g.MaxDegree(), 1)) * int64(job.K) * int64(job.K) * 8
-	per += 8 * int64(g.N())
+	return int64(traversals) * (teBytes(g, job) + scratchBytes(g, job))
+}
+
+// teBytes is one TE's extension arrays: max degree × k² entries of 8 B.
+func teBytes(g *Graph, job Job) int64 {
+	return int64(max(g.MaxDegree(), 1)) * int64(job.K) * int64(job.K) * 8
+}
+
+// scratchBytes is one traversal's Extend scratch and, for motifs, tally.
+func scratchBytes(g *Graph, job Job) int64 {
+	b := 8 * int64(g.N())
 	if job.App == Motif {
-		per += rawCountsBytes(job.K)
+		b += rawCountsBytes(job.K)
 	}
-	return int64(traversals) * per
+	return b
 }
 
 // checkMemory returns ErrMemory, with the figures, when the footprint
@@ -142,7 +151,7 @@ func checkMemory(g *Graph, job Job, traversals int, limit int64) (int64, error) 
 	if limit > 0 && need > limit {
 		return need, fmt.Errorf("%w: %s k=%d needs %s (%d traversals × max degree %d × k² %d × 8 B, plus %d B per traversal of scratch and tallies) but the limit is %s; use fewer workers, a smaller k or a larger limit",
 			ErrMemory, job.App, job.K, bytesText(need), traversals, g.MaxDegree(), job.K*job.K,
-			8*int64(g.N())+map[bool]int64{true: rawCountsBytes(job.K)}[job.App == Motif], bytesText(limit))
+			scratchBytes(g, job), bytesText(limit))
 	}
 	return need, nil
 }

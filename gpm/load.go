@@ -36,8 +36,8 @@ type LoadStats struct {
 // A first data line of two non-negative integers "V E" is the header that
 // SNAP-style and Matrix Market-like files carry, not an edge, when exactly
 // E edge lines follow it (a file of just edges has no reason to start with
-// a line that counts the rest); V must then be at least the number of
-// distinct ids.
+// a line that counts the rest) and V is at least the number of distinct
+// ids they name; otherwise it is an edge. LoadStats.Header says which.
 //
 // Errors name the file and line and say why: "g.txt:7: want two vertex
 // ids, got 1 field".
@@ -128,12 +128,8 @@ func Read(r io.Reader, name string) (*Graph, LoadStats, error) {
 	if candidate {
 		v, _ := strconv.ParseInt(string(header[0]), 10, 64)
 		e, _ := strconv.ParseInt(string(header[1]), 10, 64)
-		if e == dataLines {
+		if e == dataLines && v >= int64(len(names)) {
 			st.Header, st.HeaderV, st.HeaderE = true, v, e
-			if int64(len(names)) > v {
-				return nil, st, fmt.Errorf("%s:%d: header \"%d %d\" declares %d vertices but the edges name %d",
-					name, headerAt, v, e, v, len(names))
-			}
 		} else if err := addEdge(header[0], header[1]); err != nil {
 			return nil, st, fmt.Errorf("%s:%d: %w", name, headerAt, err)
 		}
