@@ -34,6 +34,10 @@ type Request struct {
 	// Progress, if set, is advanced by the number of root edges finished,
 	// so a caller can report progress of a long run from another goroutine.
 	Progress *atomic.Int64
+	// RootMask, if set, selects roots: the edge at position p is a root
+	// only if RootMask[p-Range.Lo] is true (a scaled-out instance mines
+	// only the roots of the partitions it owns). nil: every root.
+	RootMask []bool
 }
 
 // Match is one match. The slices are reused after Sink.Match returns:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -19,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/synth"
@@ -37,6 +39,8 @@ type mineOptions struct {
 	delta         string
 	enumerate     int64
 	workers       int
+	backend       string
+	devices       []int
 	format        string
 	skipBad       bool
 	keepSelfLoops bool
@@ -76,6 +80,8 @@ SNAP's 6x6 grid of 3-edge motif counts, printed in SNAP's layout.`,
 	f.StringVar(&o.delta, "delta", "", `motif window: a duration ("1h") or timestamp ticks ("3600"); overrides the queries' own`)
 	f.Int64Var(&o.enumerate, "enumerate", 0, "print up to N matches per query instead of only counting")
 	f.IntVar(&o.workers, "workers", 0, "mining goroutines (0: one per CPU)")
+	f.StringVar(&o.backend, "backend", gpu.BackendCPU, "mining engine: cpu, gpu, or auto (the GPU when one is usable)")
+	f.IntSliceVar(&o.devices, "devices", nil, "CUDA device ordinals for --backend gpu (repeat an ordinal for logical partitions; default: all)")
 	f.StringVar(&o.format, "format", "table", "output format: table or json")
 	f.BoolVar(&o.skipBad, "skip-bad", false, "count and report malformed lines instead of stopping at the first")
 	f.BoolVar(&o.keepSelfLoops, "keep-self-loops", false, "keep self-loop edges (they never match a motif edge)")
@@ -118,6 +124,13 @@ type mineReport struct {
 	// process's peak resident set, both figures of BENCHMARKS.md.
 	BytesPerEdge float64 `json:"bytes_per_edge"`
 	PeakRSS      int64   `json:"peak_rss_bytes"`
+	// Backend is the engine that mined (cpu or gpu). With the GPU,
+	// UploadSeconds is the window's copy to the devices and the device-side
+	// adjacency build (query seconds then count mining alone), and
+	// DeviceBytesPerEdge the device memory the mirror takes per edge.
+	Backend            string  `json:"backend"`
+	UploadSeconds      float64 `json:"upload_seconds,omitempty"`
+	DeviceBytesPerEdge float64 `json:"device_bytes_per_edge,omitempty"`
 }
 
 func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error {
@@ -144,7 +157,23 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 		}
 		defer pprof.StopCPUProfile()
 	}
-	engine := motif.NewCPU(o.workers)
+	engine, err := gpu.Select(o.backend, o.workers, gpu.Options{Devices: o.devices}, slog.New(slog.NewTextHandler(stderr, nil)))
+	if err != nil {
+		return err
+	}
+	defer engine.Close()
+	report.Backend = engine.Backend
+	if engine.GPU != nil {
+		// Upload and device-side adjacency build, timed apart from mining.
+		t0 := time.Now()
+		if err := engine.GPU.Prepare(ctx, w); err != nil {
+			return err
+		}
+		report.UploadSeconds = time.Since(t0).Seconds()
+		for _, st := range engine.GPU.Stats() {
+			report.DeviceBytesPerEdge = float64(st.WindowBytes) / float64(max(st.WindowEdges, 1))
+		}
+	}
 	for _, q := range queries {
 		p, err := motif.Compile(q, w)
 		if err != nil {
@@ -178,8 +207,11 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	for _, r := range report.Queries {
 		total += r.Matches
 	}
-	fmt.Fprintf(stderr, "mine: %d edges, %d queries, %d matches in %.2fs, peak RSS %.1f MiB\n",
-		report.Edges, len(report.Queries), total, report.Seconds, float64(report.PeakRSS)/(1<<20))
+	fmt.Fprintf(stderr, "mine: %d edges, %d queries, %d matches in %.2fs on the %s, peak RSS %.1f MiB\n",
+		report.Edges, len(report.Queries), total, report.Seconds, strings.ToUpper(report.Backend), float64(report.PeakRSS)/(1<<20))
+	if report.Backend == gpu.BackendGPU {
+		fmt.Fprintf(stderr, "mine: window to the devices in %.3fs, %.1f device bytes per window edge\n", report.UploadSeconds, report.DeviceBytesPerEdge)
+	}
 	return nil
 }
 
@@ -321,7 +353,7 @@ func parseDelta(s string) (motif.Span, error) {
 	return motif.DurationSpan(d), nil
 }
 
-func (o *mineOptions) mineOne(ctx context.Context, engine *motif.CPU, w *window.Window, p *motif.Plan, stdout, stderr io.Writer) (*queryRun, error) {
+func (o *mineOptions) mineOne(ctx context.Context, engine motif.Engine, w *window.Window, p *motif.Plan, stdout, stderr io.Writer) (*queryRun, error) {
 	run := &queryRun{Name: p.Query.Name, Delta: p.Query.Delta.String()}
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Progress: new(atomic.Int64)}
 	if o.enumerate > 0 {

@@ -1,5 +1,0 @@
-//go:build cuda
-
-package gpu
-
-import _ "gorgonia.org/cu"

@@ -1,0 +1,323 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sync/errgroup"
+	"gorgonia.org/cu"
+
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// Available reports whether this build can drive CUDA devices.
+const Available = true
+
+// Control block slots (kernels/temporal.cu C_*).
+const (
+	cRootNext, cMatches, cOpen, cActive, cLock, cQSize, cOverflow, cOutCount, cSplits, cIdle, cRoots = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+	ctlSlots                                                                                         = 16
+	taskBytes                                                                                        = (maxK*2 + maxN + 7) * 8
+	recSlots                                                                                         = maxK + 1
+	notOpen                                                                                          = -1 << 63
+	warpsPerBlock                                                                                    = 4
+)
+
+// Engine mines compiled plans on one or more devices. The window is
+// mirrored on every device (replicated) and each call's root range is cut
+// into chunks that the devices pull in turn, so a device that draws a
+// heavy chunk does not hold the others back. Calls are serialised.
+type Engine struct {
+	mu   sync.Mutex
+	opts Options
+	devs []*device
+}
+
+var _ motif.Engine = (*Engine)(nil)
+
+// New opens the devices of opts (all devices when none are listed).
+func New(opts Options) (*Engine, error) {
+	opts = opts.withDefaults()
+	ords := opts.Devices
+	if len(ords) == 0 {
+		n, err := cu.NumDevices()
+		if err != nil || n == 0 {
+			return nil, fmt.Errorf("%w: the driver reports %d devices (%v)", ErrNoDevice, n, err)
+		}
+		for i := 0; i < n; i++ {
+			ords = append(ords, i)
+		}
+	}
+	e := &Engine{opts: opts}
+	for i, o := range ords {
+		d, err := openDevice(i, o, opts)
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("%w: %v", ErrNoDevice, err)
+		}
+		e.devs = append(e.devs, d)
+	}
+	return e, nil
+}
+
+// Close releases the devices.
+func (e *Engine) Close() error {
+	for _, d := range e.devs {
+		d.close()
+	}
+	e.devs = nil
+	return nil
+}
+
+// Devices describes the engine's devices.
+func (e *Engine) Devices() []DeviceInfo {
+	out := make([]DeviceInfo, len(e.devs))
+	for i, d := range e.devs {
+		out[i] = DeviceInfo{Index: i, Ordinal: d.ordinal, Name: d.name, Multiprocessors: d.sms, TotalBytes: d.total}
+	}
+	return out
+}
+
+// Stats reports per-device figures: bytes held, window edges mirrored,
+// busy time.
+func (e *Engine) Stats() []DeviceStats {
+	out := make([]DeviceStats, len(e.devs))
+	for i, d := range e.devs {
+		d.do(func() error {
+			out[i] = DeviceStats{Index: i, HeldBytes: d.pool.held, InUseBytes: d.pool.inUse, WindowBytes: d.win.deviceBytes(),
+				WindowEdges: d.win.end - d.win.first, Busy: d.busy}
+			return nil
+		})
+	}
+	return out
+}
+
+// Prepare mirrors w on every device now (Mine does it too): batch runs
+// call it first so that the upload and the device-side adjacency build
+// are timed apart from mining.
+func (e *Engine) Prepare(ctx context.Context, w *window.Window) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.syncAll(ctx, w)
+}
+
+func (e *Engine) syncAll(ctx context.Context, w *window.Window) error {
+	g, _ := errgroup.WithContext(ctx)
+	for _, d := range e.devs {
+		g.Go(func() error { return d.do(func() error { return d.syncWindow(w) }) })
+	}
+	return g.Wait()
+}
+
+// Mine implements motif.Engine.
+func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req motif.Request) (motif.Result, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	lo, hi := max(req.Range.Lo, w.First()), min(req.Range.Hi, w.End())
+	if lo >= hi {
+		return motif.Result{}, ctx.Err()
+	}
+	enc, err := encodePlan(p, req.Sink == nil)
+	if err != nil {
+		return motif.Result{}, err
+	}
+	if len(e.devs) == 0 {
+		return motif.Result{}, ErrNoDevice
+	}
+	// Mirror the window everywhere first (only new positions move).
+	if err := e.syncAll(ctx, w); err != nil {
+		return motif.Result{}, err
+	}
+	chunks := splitRoots(lo, hi, len(e.devs)*e.opts.Chunks)
+	var next atomic.Int64
+	var stop atomic.Bool
+	var res motif.Result
+	var mu sync.Mutex // guards res and the sink
+	var sinkErr error
+	emit := func(recs []int64, n int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if sinkErr != nil || stop.Load() {
+			return errStopped
+		}
+		m := motif.Match{Edges: make([]int64, enc.K), Nodes: make([]uint32, p.N())}
+		for i := 0; i < n; i++ {
+			r := recs[i*recSlots:]
+			copy(m.Edges, r[:enc.K])
+			for e2, me := range p.Query.Edges {
+				m.Nodes[me.From], m.Nodes[me.To] = w.Src(r[e2]), w.Dst(r[e2])
+			}
+			m.Open, m.OpenUntil = r[maxK] != notOpen, 0
+			if m.Open {
+				m.OpenUntil = r[maxK]
+			}
+			if err := req.Sink.Match(&m); err != nil {
+				if errors.Is(err, motif.ErrStop) {
+					res.Stopped = true
+				} else {
+					sinkErr = err
+				}
+				stop.Store(true)
+				return errStopped
+			}
+		}
+		return nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, d := range e.devs {
+		g.Go(func() error {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(chunks) || stop.Load() || gctx.Err() != nil {
+					return nil
+				}
+				c := chunks[i]
+				var mask []bool
+				if req.RootMask != nil {
+					mask = req.RootMask[c.Lo-req.Range.Lo : c.Hi-req.Range.Lo]
+				}
+				var r motif.Result
+				err := d.do(func() error {
+					var err error
+					r, err = d.mine(enc, c.Lo, c.Hi, req.Horizon, mask, req.Sink != nil, emit)
+					return err
+				})
+				if err != nil && !errors.Is(err, errStopped) {
+					return err
+				}
+				mu.Lock()
+				res.Add(r)
+				mu.Unlock()
+				if req.Progress != nil {
+					req.Progress.Add(c.Hi - c.Lo)
+				}
+			}
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return res, err
+	}
+	if sinkErr != nil {
+		return res, sinkErr
+	}
+	return res, ctx.Err()
+}
+
+var errStopped = errors.New("gpu: sink stopped mining")
+
+// splitRoots cuts [lo, hi) into at most n chunks of near-equal size.
+func splitRoots(lo, hi int64, n int) []motif.Range {
+	total := hi - lo
+	if int64(n) > total {
+		n = int(total)
+	}
+	out := make([]motif.Range, 0, n)
+	for i := 0; i < n; i++ {
+		a := lo + total*int64(i)/int64(n)
+		b := lo + total*int64(i+1)/int64(n)
+		out = append(out, motif.Range{Lo: a, Hi: b})
+	}
+	return out
+}
+
+// mine runs the mining kernel over roots [lo, hi) until done, draining
+// the output buffer to emit whenever it fills (enumerate mode) and
+// relaunching: warps that found it full saved their unfinished subtrees in
+// the device queue, so nothing is lost or repeated.
+func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enumerate bool, emit func([]int64, int) error) (motif.Result, error) {
+	var r motif.Result
+	if err := d.htod(d.planP, unsafe.Pointer(&enc.P[0]), int64(len(enc.P))*8); err != nil {
+		return r, err
+	}
+	if err := d.htod(d.planF, unsafe.Pointer(&enc.PF[0]), int64(len(enc.PF))*8); err != nil {
+		return r, err
+	}
+	if err := d.fail("clear control", cu.MemsetD32(d.ctl, 0, ctlSlots*2)); err != nil {
+		return r, err
+	}
+	maskPtr := cu.DevicePtr(0)
+	if mask != nil {
+		n := int64(len(mask))
+		if n > d.maskCap {
+			d.pool.put(d.mask)
+			var err error
+			if d.mask, err = d.pool.get(d, n); err != nil {
+				return r, err
+			}
+			d.maskCap = sizeClass(n)
+		}
+		if err := d.htod(d.mask, unsafe.Pointer(&mask[0]), n); err != nil {
+			return r, err
+		}
+		maskPtr = d.mask
+	}
+	outPtr := cu.DevicePtr(0)
+	var outCap int64
+	if enumerate {
+		if d.out == 0 {
+			var err error
+			if d.out, err = d.pool.get(d, d.outCap*recSlots*8); err != nil {
+				return r, err
+			}
+		}
+		outPtr, outCap = d.out, d.outCap
+	}
+	// Suspensions always find room: splits stop short of the last
+	// warps × steps slots.
+	grid := d.sms * 5
+	splitCap := d.queueCap - int64(grid*warpsPerBlock*maxK)
+	if splitCap < 0 {
+		splitCap = 0
+	}
+	var ctl [ctlSlots]uint64
+	for {
+		if err := d.launch("mine", grid, warpsPerBlock*32, d.win.win, lo, hi, horizon, maskPtr, d.ctl, d.queue,
+			d.queueCap, splitCap, outPtr, outCap, boolInt(enumerate)); err != nil {
+			return r, err
+		}
+		if err := d.sync("mine"); err != nil {
+			return r, err
+		}
+		if err := d.dtoh(unsafe.Pointer(&ctl[0]), d.ctl, ctlSlots*8); err != nil {
+			return r, err
+		}
+		if n := int64(ctl[cOutCount]); n > 0 {
+			if int64(len(d.host)) < n*recSlots {
+				d.host = make([]int64, n*recSlots)
+			}
+			if err := d.dtoh(unsafe.Pointer(&d.host[0]), d.out, n*recSlots*8); err != nil {
+				return r, err
+			}
+			if err := emit(d.host, int(n)); err != nil {
+				r.Matches, r.Open = int64(ctl[cMatches]), int64(ctl[cOpen])
+				return r, err
+			}
+		}
+		if ctl[cOverflow] == 0 {
+			break
+		}
+		var zero uint64
+		if err := d.htod(d.ctl+cu.DevicePtr(cOverflow*8), unsafe.Pointer(&zero), 8); err != nil {
+			return r, err
+		}
+		if err := d.htod(d.ctl+cu.DevicePtr(cOutCount*8), unsafe.Pointer(&zero), 8); err != nil {
+			return r, err
+		}
+	}
+	r.Matches, r.Open, r.Roots, r.Splits = int64(ctl[cMatches]), int64(ctl[cOpen]), int64(ctl[cRoots]), int64(ctl[cSplits])
+	return r, nil
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

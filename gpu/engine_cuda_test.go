@@ -1,0 +1,292 @@
+//go:build cuda
+
+package gpu_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/motifwatch/motifwatch/gpu"
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/oracle"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// The GPU tests need a CUDA device; they skip without one. They compare
+// the GPU engine with the oracle on random windows and queries, and with
+// the CPU engine on CollegeMsg and in streaming, with one device and with
+// two logical partitions of one device (tiny output buffers force the
+// drain-and-resume path).
+
+var (
+	enginesOnce sync.Once
+	engines     map[string]*gpu.Engine
+	enginesErr  error
+)
+
+func testEngines(t *testing.T) map[string]*gpu.Engine {
+	t.Helper()
+	enginesOnce.Do(func() {
+		one, err := gpu.New(gpu.Options{Devices: []int{0}})
+		if err != nil {
+			enginesErr = err
+			return
+		}
+		two, err := gpu.New(gpu.Options{Devices: []int{0, 0}, OutRecords: 5, Chunks: 3})
+		if err != nil {
+			enginesErr = err
+			return
+		}
+		engines = map[string]*gpu.Engine{"1dev": one, "2part-tinybuf": two}
+	})
+	if enginesErr != nil {
+		if errors.Is(enginesErr, gpu.ErrNoDevice) {
+			t.Skipf("no CUDA device: %v", enginesErr)
+		}
+		t.Fatal(enginesErr)
+	}
+	return engines
+}
+
+func key(m *motif.Match) string {
+	k := fmt.Sprintf("%v %v", m.Edges, m.Nodes)
+	if m.Open {
+		k += fmt.Sprintf(" open %d", m.OpenUntil)
+	}
+	return k
+}
+
+func enumerate(t *testing.T, e motif.Engine, w *window.Window, p *motif.Plan, req motif.Request) ([]string, motif.Result) {
+	t.Helper()
+	var got []string
+	req.Sink = motif.SinkFunc(func(m *motif.Match) error {
+		got = append(got, key(m))
+		return nil
+	})
+	res, err := e.Mine(context.Background(), w, p, req)
+	if err != nil {
+		t.Fatalf("%s: %v", p.Query.Name, err)
+	}
+	slices.Sort(got)
+	return got, res
+}
+
+func count(t *testing.T, e motif.Engine, w *window.Window, p *motif.Plan, req motif.Request) motif.Result {
+	t.Helper()
+	res, err := e.Mine(context.Background(), w, p, req)
+	if err != nil {
+		t.Fatalf("%s: %v", p.Query.Name, err)
+	}
+	return res
+}
+
+func TestDiffGPUOracle(t *testing.T) {
+	engs := testEngines(t)
+	cases := 3000
+	if testing.Short() {
+		cases = 300
+	}
+	seed := uint64(7)
+	for i := 0; i < cases; i++ {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		w := oracle.RandomWindow(rng, oracle.DefaultWindowConfig())
+		q := oracle.RandomQuery(rng, oracle.DefaultQueryConfig())
+		p, err := motif.Compile(q, w)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		o, err := oracle.New(w, q)
+		if err != nil {
+			t.Fatalf("case %d: oracle: %v", i, err)
+		}
+		r := motif.WholeWindow(w)
+		h := motif.Batch
+		if w.Len() > 0 && rng.IntN(2) == 0 {
+			h = w.T(w.First() + int64(w.Len())/2)
+		}
+		if rng.IntN(3) == 0 && w.Len() > 1 {
+			r.Lo += rng.Int64N(int64(w.Len()))
+		}
+		var mask []bool
+		if rng.IntN(4) == 0 {
+			mask = make([]bool, r.Hi-r.Lo)
+			for j := range mask {
+				mask[j] = rng.IntN(2) == 0
+			}
+		}
+		var want []string
+		var wantFinal, wantOpen int64
+		for _, m := range o.Mine(r, h) {
+			if mask != nil && !mask[m.Edges[len(m.Edges)-1]-r.Lo] {
+				continue
+			}
+			want = append(want, key(&m))
+			if m.Open {
+				wantOpen++
+			} else {
+				wantFinal++
+			}
+		}
+		slices.Sort(want)
+		for name, e := range engs {
+			req := motif.Request{Range: r, Horizon: h, RootMask: mask}
+			res := count(t, e, w, p, req)
+			got, eres := enumerate(t, e, w, p, req)
+			if res.Matches != wantFinal || res.Open != wantOpen || !slices.Equal(got, want) || eres.Matches != wantFinal || eres.Open != wantOpen {
+				t.Fatalf("case %d engine %s range %v horizon %d mask %v:\ncount: %d final %d open, enumerate %d/%d (%d matches), oracle %d final %d open\n%s%s%s\ngot  %v\nwant %v",
+					i, name, r, h, mask != nil, res.Matches, res.Open, eres.Matches, eres.Open, len(got), wantFinal, wantOpen,
+					oracle.FormatWindow(w), oracle.FormatQuery(q), p, got, want)
+			}
+		}
+	}
+}
+
+// dataDir is ../shared/data, or $MOTIFWATCH_DATA where the test binary
+// runs elsewhere (the GPU machine).
+func dataDir() string {
+	if d := os.Getenv("MOTIFWATCH_DATA"); d != "" {
+		return d
+	}
+	return "../../shared/data"
+}
+
+func loadCollegeMsg(t testing.TB) *window.Window {
+	collegeMsg := dataDir() + "/temporal/CollegeMsg.txt"
+	w, _, err := ingest.LoadFile(collegeMsg, ingest.FileOptions{})
+	if err != nil {
+		if os.IsNotExist(errors.Unwrap(err)) || os.IsNotExist(err) {
+			t.Skipf("CollegeMsg not found at %s (../shared/data is absent on a user's clone)", collegeMsg)
+		}
+		t.Fatal(err)
+	}
+	return w
+}
+
+func builtins() []string {
+	return []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10", "M11", "M12", "M13", "M4-A"}
+}
+
+func compileBuiltin(t testing.TB, w *window.Window, name string, delta int64) *motif.Plan {
+	q, err := motif.Builtin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Delta = motif.TicksSpan(delta)
+	p, err := motif.Compile(q, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCollegeMsgGPUEqualsCPU: every Everest motif at three deltas, count
+// mode on both engines; enumerate mode compared match for match at 600 s.
+func TestCollegeMsgGPUEqualsCPU(t *testing.T) {
+	engs := testEngines(t)
+	w := loadCollegeMsg(t)
+	cpu := motif.NewCPU(0)
+	for _, delta := range []int64{600, 3600, 86400} {
+		for _, name := range builtins() {
+			p := compileBuiltin(t, w, name, delta)
+			req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+			want := count(t, cpu, w, p, req)
+			for en, e := range engs {
+				got := count(t, e, w, p, req)
+				if got.Matches != want.Matches || got.Open != want.Open {
+					t.Errorf("%s delta %d %s: GPU %d (open %d), CPU %d (open %d)", name, delta, en, got.Matches, got.Open, want.Matches, want.Open)
+				}
+			}
+			if delta == 600 {
+				wantKeys, _ := enumerate(t, cpu, w, p, req)
+				gotKeys, _ := enumerate(t, engs["1dev"], w, p, req)
+				if !slices.Equal(gotKeys, wantKeys) {
+					t.Errorf("%s delta %d: enumerate differs: GPU %d matches, CPU %d", name, delta, len(gotKeys), len(wantKeys))
+				}
+			}
+			t.Logf("%s delta %d: %d matches", name, delta, want.Matches)
+		}
+	}
+}
+
+// TestStreamingGPUEqualsCPU replays CollegeMsg into a live window in
+// batches with eviction (span = delta) and mines each batch's new edges
+// on both engines; the device mirror is maintained incrementally.
+func TestStreamingGPUEqualsCPU(t *testing.T) {
+	engs := testEngines(t)
+	src := loadCollegeMsg(t)
+	w, err := window.New(*src.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const delta = 3600
+	const batch = 2000
+	cpu := motif.NewCPU(0)
+	names := []string{"M1", "M4", "M4-A", "M10"}
+	plans := map[string]*motif.Plan{}
+	for _, n := range names {
+		plans[n] = compileBuiltin(t, w, n, delta)
+	}
+	totals := map[string]int64{}
+	for p := src.First(); p < src.End(); {
+		lo := w.End()
+		end := min(p+batch, src.End())
+		for ; p < end; p++ {
+			u, _ := w.IDs().Intern(src.IDs().Name(src.Src(p)))
+			v, _ := w.IDs().Intern(src.IDs().Name(src.Dst(p)))
+			if _, err := w.Append(window.Edge{Src: u, Dst: v, T: src.T(p)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		horizon := w.LastT()
+		for _, n := range names {
+			req := motif.Request{Range: motif.Range{Lo: lo, Hi: w.End()}, Horizon: horizon}
+			want := count(t, cpu, w, plans[n], req)
+			for en, e := range engs {
+				got := count(t, e, w, plans[n], req)
+				if got.Matches != want.Matches || got.Open != want.Open {
+					t.Fatalf("%s batch ending %d (%s): GPU %d/%d open, CPU %d/%d open", n, p, en, got.Matches, got.Open, want.Matches, want.Open)
+				}
+			}
+			totals[n] += want.Matches
+		}
+		w.EvictBefore(w.LastT() - 2*delta)
+	}
+	t.Logf("streamed totals: %v", totals)
+}
+
+// TestSkewSplits: a hub makes one root's subtree dominate; idle warps must
+// receive split subtrees, and the count must not change.
+func TestSkewSplits(t *testing.T) {
+	engs := testEngines(t)
+	w, err := window.New(window.Schema{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub, _ := w.IDs().Intern("hub")
+	rng := rand.New(rand.NewPCG(3, 3))
+	for i := 0; i < 200000; i++ {
+		u, _ := w.IDs().Intern(fmt.Sprint("n", rng.IntN(5000)))
+		e := window.Edge{Src: u, Dst: hub, T: int64(i)}
+		if i%2 == 1 {
+			e.Src, e.Dst = hub, u
+		}
+		if _, err := w.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := compileBuiltin(t, w, "M1", 5000)
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	want := count(t, motif.NewCPU(0), w, p, req)
+	got := count(t, engs["1dev"], w, p, req)
+	if got.Matches != want.Matches {
+		t.Fatalf("M1 on a hub: GPU %d, CPU %d", got.Matches, want.Matches)
+	}
+	t.Logf("M1 on a hub: %d matches, %d splits", got.Matches, got.Splits)
+}

@@ -1,0 +1,150 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/motifwatch/motifwatch/motif"
+)
+
+// The kernels read a compiled plan from constant memory as int64 slots
+// (P) and float64 literals (PF). The offsets below mirror the #defines of
+// kernels/temporal.cu; TestPlanLayoutMatchesKernel checks them against the
+// source so the two cannot drift apart.
+const (
+	maxK     = 8
+	maxN     = 9
+	maxPred  = 16
+	maxAnti  = 8
+	maxList  = 96
+	pfList   = 32
+	pfSize   = 128
+	stepSize = 16
+	predSize = 10
+	antiSize = 4
+
+	pK      = 0
+	pN      = 1
+	pDelta  = 2
+	pTally  = 3
+	pSteps  = 8
+	pPreds  = pSteps + stepSize*maxK
+	pAntis  = pPreds + predSize*maxPred
+	pNodes  = pAntis + antiSize*maxAnti
+	planLen = pNodes + 16
+
+	sEdge, sFrom, sTo, sBind, sPrev, sNext, sHopPrev, sHopNext = 0, 1, 2, 3, 4, 5, 6, 7
+	sPredMask, sAntiMask, sNewNode, sNMapped                   = 8, 9, 10, 11
+
+	prOp, prLKind, prLIndex, prLCol, prRKind, prRIndex, prRCol, prListOff, prListLen = 0, 1, 2, 3, 4, 5, 6, 7, 8
+)
+
+// Operand kinds as the kernel numbers them.
+const (
+	opkLit, opkList, opkEdge, opkNode = 0, 1, 2, 3
+)
+
+// ErrUnsupported wraps the reason a plan cannot run on the GPU engine
+// (too many edges, nodes, predicates or anti-edges for the kernel's fixed
+// per-warp state). Callers fall back to the CPU engine.
+type ErrUnsupported struct{ Query, Reason string }
+
+func (e *ErrUnsupported) Error() string {
+	return fmt.Sprintf("gpu: query %q cannot run on the GPU engine: %s", e.Query, e.Reason)
+}
+
+// encodedPlan is a plan in the kernel's constant-memory layout.
+type encodedPlan struct {
+	P  [planLen]int64
+	PF [pfSize]float64
+	K  int
+}
+
+// encodePlan lays p out for the kernel. tally says the last step may be
+// counted without visiting its candidates (count mode and no check at the
+// last step), exactly as the CPU engine decides.
+func encodePlan(p *motif.Plan, count bool) (*encodedPlan, error) {
+	q := p.Query
+	k, n := p.K(), p.N()
+	unsupported := func(format string, a ...any) error {
+		return &ErrUnsupported{Query: q.Name, Reason: fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case k > maxK:
+		return nil, unsupported("%d edges (the kernel holds at most %d)", k, maxK)
+	case n > maxN:
+		return nil, unsupported("%d nodes (at most %d)", n, maxN)
+	case len(p.Preds) > maxPred:
+		return nil, unsupported("%d predicates (at most %d)", len(p.Preds), maxPred)
+	case len(p.Antis) > maxAnti:
+		return nil, unsupported("%d anti-edges (at most %d)", len(p.Antis), maxAnti)
+	}
+	e := &encodedPlan{K: k}
+	e.P[pK], e.P[pN], e.P[pDelta] = int64(k), int64(n), p.Delta
+	last := p.Steps[k-1]
+	if count && k > 1 && len(last.Preds) == 0 && len(last.Antis) == 0 {
+		e.P[pTally] = 1
+	}
+	mapped := make([]bool, n)
+	nMapped := 0
+	for d, st := range p.Steps {
+		b := pSteps + d*stepSize
+		e.P[b+sEdge], e.P[b+sFrom], e.P[b+sTo] = int64(st.Edge), int64(st.From), int64(st.To)
+		e.P[b+sBind], e.P[b+sPrev], e.P[b+sNext] = int64(st.Bind), int64(st.Prev), int64(st.Next)
+		e.P[b+sHopPrev], e.P[b+sHopNext] = st.HopPrev, st.HopNext
+		for _, pi := range st.Preds {
+			e.P[b+sPredMask] |= 1 << pi
+		}
+		for _, ai := range st.Antis {
+			e.P[b+sAntiMask] |= 1 << ai
+		}
+		e.P[b+sNMapped] = int64(nMapped)
+		e.P[b+sNewNode] = -1
+		for _, v := range [2]int{st.From, st.To} {
+			if !mapped[v] {
+				mapped[v] = true
+				nMapped++
+				if d > 0 {
+					e.P[b+sNewNode] = int64(v)
+				}
+			}
+		}
+	}
+	for i, v := range p.NodeOrder {
+		e.P[pNodes+i] = int64(v)
+	}
+	listAt := 0
+	for i := range p.Preds {
+		pp := &p.Preds[i]
+		l, r := pp.Operands()
+		b := pPreds + i*predSize
+		e.P[b+prOp] = int64(pp.Op)
+		e.P[b+prLKind], e.P[b+prLIndex], e.P[b+prLCol] = kernelKind(l.Kind), int64(l.Index), int64(l.Col)
+		e.P[b+prRKind], e.P[b+prRIndex], e.P[b+prRCol] = kernelKind(r.Kind), int64(r.Index), int64(r.Col)
+		e.PF[2*i], e.PF[2*i+1] = l.Value, r.Value
+		if r.Kind == motif.List {
+			if listAt+len(r.List) > maxList {
+				return nil, unsupported("predicate lists hold %d values in all (at most %d)", listAt+len(r.List), maxList)
+			}
+			e.P[b+prListOff], e.P[b+prListLen] = int64(listAt), int64(len(r.List))
+			copy(e.PF[pfList+listAt:], r.List)
+			listAt += len(r.List)
+		}
+	}
+	for i, a := range p.Antis {
+		b := pAntis + i*antiSize
+		e.P[b], e.P[b+1], e.P[b+2], e.P[b+3] = int64(a.From), int64(a.To), int64(a.After), a.Within
+	}
+	return e, nil
+}
+
+func kernelKind(k motif.OperandKind) int64 {
+	switch k {
+	case motif.List:
+		return opkList
+	case motif.EdgeAttr:
+		return opkEdge
+	case motif.NodeAttr:
+		return opkNode
+	}
+	return opkLit
+}

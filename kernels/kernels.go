@@ -1,0 +1,16 @@
+// Package kernels holds the CUDA C sources of motifwatch's GPU engines and
+// the PTX built from them, embedded so that the binary needs no nvcc where
+// it runs: the driver JIT-compiles the PTX for the device at start.
+//
+// Each .cu names, at its top, the exact nvcc command that produced the
+// .ptx beside it. Rebuild after editing a .cu with `make -C kernels` or the
+// command in the file (scripts/cuda-toolkit.sh fetches CUDA 11.8's nvcc).
+package kernels
+
+import _ "embed"
+
+// TemporalPTX is kernels/temporal.ptx: device window maintenance and the
+// plan-interpreting temporal-motif miner.
+//
+//go:embed temporal.ptx
+var TemporalPTX string

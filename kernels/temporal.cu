@@ -1,0 +1,827 @@
+// temporal.cu — the GPU temporal-motif engine: device window maintenance
+// (stable radix sort, scans, CSR merge) and the generic mining kernel that
+// interprets a compiled match plan held in constant memory.
+//
+// Built to PTX for sm_90 and committed beside this file (kernels/temporal.ptx):
+//   scripts/nvcc.sh -ptx -arch=sm_90 -O3 -lineinfo kernels/temporal.cu -o kernels/temporal.ptx
+// (CUDA 11.8 nvcc from scripts/cuda-toolkit.sh). The Go binary embeds the
+// PTX; the driver JIT-compiles it at start, so no nvcc is needed where it runs.
+//
+// gorgonia.org/cu passes every kernel parameter as 8 bytes: all parameters
+// here are pointers or 64-bit integers.
+//
+// Semantics are exactly motif/engine_cpu.go's: the root is the LAST motif
+// edge; each later step takes candidates from a time-ordered adjacency run
+// bounded by the neighbouring matched edges, delta and per-hop limits;
+// injectivity, predicates and anti-edges are checked at the step the plan
+// places them. See gpu/plan.go for the constant-memory layout.
+
+typedef long long i64;
+typedef unsigned long long u64;
+typedef unsigned int u32;
+
+#define FULL 0xffffffffu
+#define MAXK 8
+#define MAXN 9
+#define MAXPRED 16
+#define MAXANTI 8
+#define NOLIMIT (-1LL)
+#define NOTOPEN ((i64)0x8000000000000000ULL)
+#define MINPOS ((i64)0x8000000000000000ULL)
+
+// ---- plan layout (mirrored by gpu/plan.go; every slot is an int64) ----
+#define P_K 0
+#define P_N 1
+#define P_DELTA 2
+#define P_TALLY 3
+#define P_STEPS 8
+#define STEP_SZ 16
+#define S_EDGE 0
+#define S_FROM 1
+#define S_TO 2
+#define S_BIND 3
+#define S_PREV 4
+#define S_NEXT 5
+#define S_HOPPREV 6
+#define S_HOPNEXT 7
+#define S_PREDMASK 8
+#define S_ANTIMASK 9
+#define S_NEWNODE 10
+#define S_NMAPPED 11
+#define P_PREDS (P_STEPS + STEP_SZ * MAXK)
+#define PRED_SZ 10
+#define PR_OP 0
+#define PR_LKIND 1
+#define PR_LINDEX 2
+#define PR_LCOL 3
+#define PR_RKIND 4
+#define PR_RINDEX 5
+#define PR_RCOL 6
+#define PR_LISTOFF 7
+#define PR_LISTLEN 8
+#define P_ANTIS (P_PREDS + PRED_SZ * MAXPRED)
+#define ANTI_SZ 4
+#define P_NODEORDER (P_ANTIS + ANTI_SZ * MAXANTI)
+#define P_SIZE (P_NODEORDER + 16)
+
+#define BIND_ROOT 0
+#define BIND_FROM 1
+#define BIND_TO 2
+#define BIND_BOTH 3
+
+#define OPK_LIT 0
+#define OPK_LIST 1
+#define OPK_EDGE 2
+#define OPK_NODE 3
+
+#define OP_EQ 0
+#define OP_NE 1
+#define OP_LT 2
+#define OP_LE 3
+#define OP_GT 4
+#define OP_GE 5
+#define OP_IN 6
+#define OP_NOTIN 7
+
+__constant__ i64 P[P_SIZE];
+// PF[2*i], PF[2*i+1]: literal values of predicate i's operands; lists from PF_LIST.
+#define PF_LIST 32
+__constant__ double PF[128];
+
+// ---- device window (gpu/window.go writes this struct: 8-byte slots) ----
+struct Win {
+	const u32 *src, *dst;
+	const i64 *t;
+	i64 base;  // position of column slot 0
+	const u32 *outOff;
+	const i64 *outT, *outPos;
+	const u32 *outOther;
+	const u32 *inOff;
+	const i64 *inT, *inPos;
+	const u32 *inOther;
+	const double *eattr;  // column c of slot s at eattr[c*ecap + s]
+	i64 ecap;
+	const double *nattr;  // column c of node v at nattr[c*ncap + v]
+	i64 ncap;
+	i64 nverts;
+};
+
+// ---- control block (u64 slots; gpu/engine.go reads it) ----
+#define C_ROOTNEXT 0
+#define C_MATCHES 1
+#define C_OPEN 2
+#define C_ACTIVE 3
+#define C_LOCK 4
+#define C_QSIZE 5
+#define C_OVERFLOW 6
+#define C_OUTCOUNT 7
+#define C_SPLITS 8
+#define C_IDLE 9
+#define C_ROOTS 10
+#define C_SIZE 16
+
+// A task is a subtree: the partial match bound by steps < d and the
+// candidate run [a, b) of step d (absolute indices into the step's list;
+// root indices relative to rootLo at d == 0).
+struct Task {
+	i64 pos[MAXK];
+	i64 tm[MAXK];
+	i64 node[MAXN];
+	i64 openAt;
+	i64 d;
+	i64 a, b;
+	i64 sel, listNode, target;
+};
+
+// Per-warp search state, in shared memory.
+struct WS {
+	i64 pos[MAXK], tm[MAXK], openAt[MAXK];
+	i64 until[MAXK][32];
+	u32 node[MAXN];
+	u32 a[MAXK], b[MAXK], base[MAXK], mask[MAXK], cur[MAXK];
+	u32 listNode[MAXK], target[MAXK];
+	int sel[MAXK];  // 0 out-list of listNode, 1 in-list, 2 roots
+};
+
+#define WARPS 4
+#define REC (MAXK + 1)  // enumerate record: k positions, then openUntil
+
+struct Ctx {
+	Win w;
+	i64 rootLo, rootHi, horizon;
+	const unsigned char *rootMask;
+	u64 *ctl;
+	Task *queue;
+	i64 queueCap, splitCap;
+	i64 *out;
+	i64 outCap;
+	int enumerate;
+	int k;
+};
+
+// Cur is a candidate not yet written to the shared state: its edge and
+// the nodes it would map. Checks read through it.
+struct Cur {
+	int edge;
+	i64 pos, t;
+	int n1, n2;
+	u32 v1, v2;
+};
+
+__device__ __forceinline__ i64 P_(int i) { return P[i]; }
+__device__ __forceinline__ i64 stepv(int d, int f) { return P[P_STEPS + d * STEP_SZ + f]; }
+
+__device__ __forceinline__ i64 posOf(const WS &ws, const Cur &c, int e) { return e == c.edge ? c.pos : ws.pos[e]; }
+__device__ __forceinline__ i64 tmOf(const WS &ws, const Cur &c, int e) { return e == c.edge ? c.t : ws.tm[e]; }
+__device__ __forceinline__ u32 nodeOf(const WS &ws, const Cur &c, int n) {
+	return n == c.n1 ? c.v1 : (n == c.n2 ? c.v2 : ws.node[n]);
+}
+
+__device__ double operand(const Ctx &x, const WS &ws, const Cur &c, int kind, int index, int col, double lit) {
+	if (kind == OPK_EDGE) return x.w.eattr[(i64)col * x.w.ecap + (posOf(ws, c, index) - x.w.base)];
+	if (kind == OPK_NODE) return x.w.nattr[(i64)col * x.w.ncap + nodeOf(ws, c, index)];
+	return lit;
+}
+
+__device__ bool holds(const Ctx &x, const WS &ws, const Cur &c, int pi) {
+	const int b = P_PREDS + pi * PRED_SZ;
+	int op = (int)P[b + PR_OP];
+	double l = operand(x, ws, c, (int)P[b + PR_LKIND], (int)P[b + PR_LINDEX], (int)P[b + PR_LCOL], PF[2 * pi]);
+	if (op == OP_IN || op == OP_NOTIN) {
+		bool in = false;
+		int off = (int)P[b + PR_LISTOFF], n = (int)P[b + PR_LISTLEN];
+		for (int i = 0; i < n; i++)
+			if (l == PF[PF_LIST + off + i]) in = true;
+		return in == (op == OP_IN);
+	}
+	double r = operand(x, ws, c, (int)P[b + PR_RKIND], (int)P[b + PR_RINDEX], (int)P[b + PR_RCOL], PF[2 * pi + 1]);
+	switch (op) {
+	case OP_EQ: return l == r;
+	case OP_NE: return l != r;
+	case OP_LT: return l < r;
+	case OP_LE: return l <= r;
+	case OP_GT: return l > r;
+	case OP_GE: return l >= r;
+	}
+	return false;
+}
+
+// lowerAfter returns the first index in [lo, hi) whose entry lies after
+// position p (per-thread binary search; anti-edge checks only).
+__device__ u32 lowerAfter(const i64 *Pos, u32 lo, u32 hi, i64 p) {
+	while (lo < hi) {
+		u32 h = lo + ((hi - lo) >> 1);
+		if (Pos[h] <= p) lo = h + 1; else hi = h;
+	}
+	return lo;
+}
+
+// anti checks anti-edge ai for one candidate: no edge From->To after the
+// edge matched to motif edge After, up to min(t_After + Within, t_0 + Delta).
+// It scans the shorter of From's out-run and To's in-run.
+__device__ bool anti(const Ctx &x, const WS &ws, const Cur &c, int ai, i64 *until) {
+	const int b = P_ANTIS + ai * ANTI_SZ;
+	int from = (int)P[b], to = (int)P[b + 1], after = (int)P[b + 2];
+	i64 within = P[b + 3];
+	i64 limit = tmOf(ws, c, 0) + P[P_DELTA];
+	if (within != NOLIMIT) limit = min(limit, tmOf(ws, c, after) + within);
+	u32 u = nodeOf(ws, c, from), v = nodeOf(ws, c, to);
+	i64 pa = posOf(ws, c, after);
+	const Win &w = x.w;
+	u32 oa = lowerAfter(w.outPos, w.outOff[u], w.outOff[u + 1], pa), ob = w.outOff[u + 1];
+	u32 ia = lowerAfter(w.inPos, w.inOff[v], w.inOff[v + 1], pa), ib = w.inOff[v + 1];
+	bool useOut = (ob - oa) <= (ib - ia);
+	const i64 *T = useOut ? w.outT : w.inT;
+	const u32 *O = useOut ? w.outOther : w.inOther;
+	u32 i = useOut ? oa : ia, e = useOut ? ob : ib;
+	u32 want = useOut ? v : u;
+	for (; i < e && T[i] <= limit; i++)
+		if (O[i] == want) return false;
+	*until = limit > x.horizon ? limit : NOTOPEN;
+	return true;
+}
+
+// wsearch is a warp-cooperative 33-ary search: the first index in [lo, hi)
+// whose entry is not "below" the bound. upper=false: below means at or
+// before position pb or earlier than time tb; upper=true: before position
+// pb and at or before time tb. Both are prefixes of a (t, pos)-ordered run.
+// Each round narrows the run 33-fold with one load per lane, instead of
+// one thread's long chain of dependent loads.
+__device__ u32 wsearch(const i64 *T, const i64 *Pos, u32 lo, u32 hi, i64 pb, i64 tb, bool upper, int lane) {
+	while (hi - lo > 32) {
+		u32 n = hi - lo;
+		u32 probe = lo + (u32)(((u64)(lane + 1) * n) / 33);
+		i64 pp = Pos[probe], tt = T[probe];
+		bool below = upper ? (pp < pb && tt <= tb) : (pp <= pb || tt < tb);
+		u32 bal = __ballot_sync(FULL, below);
+		int c = __popc(bal);
+		u32 nlo = c == 0 ? lo : __shfl_sync(FULL, probe, c - 1) + 1;
+		u32 nhi = c == 32 ? hi : __shfl_sync(FULL, probe, c);
+		lo = nlo;
+		hi = nhi;
+	}
+	u32 idx = lo + lane;
+	bool below = false;
+	if (idx < hi) {
+		i64 pp = Pos[idx], tt = T[idx];
+		below = upper ? (pp < pb && tt <= tb) : (pp <= pb || tt < tb);
+	}
+	return lo + __popc(__ballot_sync(FULL, below));
+}
+
+// stepRange computes step d's candidate run from the shared state: the
+// list, [a, b) and (BindBoth) the required other endpoint. Uniform result.
+__device__ bool stepRange(const Ctx &x, const WS &ws, int d, int lane, int *sel, u32 *listNode, u32 *a, u32 *b, u32 *target) {
+	const int k = x.k;
+	int prev = (int)stepv(d, S_PREV), next = (int)stepv(d, S_NEXT);
+	i64 lowPos = prev >= 0 ? ws.pos[prev] : MINPOS;
+	i64 hiPos = ws.pos[next];
+	i64 lowT = ws.tm[k - 1] - P[P_DELTA];
+	i64 hiT = ws.tm[next];
+	i64 hn = stepv(d, S_HOPNEXT), hp = stepv(d, S_HOPPREV);
+	if (hn != NOLIMIT) lowT = max(lowT, ws.tm[next] - hn);
+	if (hp != NOLIMIT) hiT = min(hiT, ws.tm[prev] + hp);
+	if (lowT > hiT) return false;
+	int bind = (int)stepv(d, S_BIND);
+	u32 from = ws.node[stepv(d, S_FROM)], to = ws.node[stepv(d, S_TO)];
+	const Win &w = x.w;
+	*target = 0xffffffffu;
+	if (bind == BIND_FROM || bind == BIND_BOTH) {
+		u32 lo = w.outOff[from], hi = w.outOff[from + 1];
+		u32 ub = wsearch(w.outT, w.outPos, lo, hi, hiPos, hiT, true, lane);
+		u32 lb = wsearch(w.outT, w.outPos, lo, ub, lowPos, lowT, false, lane);
+		*sel = 0; *listNode = from; *a = lb; *b = ub;
+		if (bind == BIND_BOTH) *target = to;
+	}
+	if (bind == BIND_TO || bind == BIND_BOTH) {
+		u32 lo = w.inOff[to], hi = w.inOff[to + 1];
+		u32 ub = wsearch(w.inT, w.inPos, lo, hi, hiPos, hiT, true, lane);
+		u32 lb = wsearch(w.inT, w.inPos, lo, ub, lowPos, lowT, false, lane);
+		if (bind == BIND_TO || (ub - lb) < (*b - *a)) {
+			*sel = 1; *listNode = to; *a = lb; *b = ub;
+			if (bind == BIND_BOTH) *target = from;
+		}
+	}
+	return *a < *b;
+}
+
+__device__ __forceinline__ bool fresh(const WS &ws, int d, u32 v) {
+	int nm = (int)stepv(d, S_NMAPPED);
+	for (int i = 0; i < nm; i++)
+		if (ws.node[P[P_NODEORDER + i]] == v) return false;
+	return true;
+}
+
+// reserve claims n output records, or reports that the buffer is full.
+__device__ bool reserve(const Ctx &x, u32 n, u64 *at) {
+	u64 old = *(volatile u64 *)&x.ctl[C_OUTCOUNT];
+	while (true) {
+		if (old + n > (u64)x.outCap) return false;
+		u64 got = atomicCAS(&x.ctl[C_OUTCOUNT], old, old + n);
+		if (got == old) { *at = old; return true; }
+		old = got;
+	}
+}
+
+__device__ void lock(u64 *l) {
+	while (atomicCAS(l, 0ULL, 1ULL) != 0ULL) __nanosleep(64);
+	__threadfence();
+}
+__device__ void unlock(u64 *l) {
+	__threadfence();
+	atomicExch(l, 0ULL);
+}
+
+// push stores a task for the subtree of step d over [a, b) (lane 0).
+// Splits respect splitCap so suspensions always find room.
+__device__ bool push(const Ctx &x, const WS &ws, int d, u32 a, u32 b, bool split) {
+	lock(&x.ctl[C_LOCK]);
+	u64 q = x.ctl[C_QSIZE];
+	bool ok = q < (u64)(split ? x.splitCap : x.queueCap);
+	if (ok) {
+		Task *t = &x.queue[q];
+		for (int i = 0; i < MAXK; i++) { t->pos[i] = ws.pos[i]; t->tm[i] = ws.tm[i]; }
+		for (int i = 0; i < MAXN; i++) t->node[i] = ws.node[i];
+		t->openAt = d > 0 ? ws.openAt[d - 1] : NOTOPEN;
+		t->d = d; t->a = a; t->b = b;
+		t->sel = ws.sel[d]; t->listNode = ws.listNode[d]; t->target = ws.target[d];
+		__threadfence();
+		x.ctl[C_QSIZE] = q + 1;
+	}
+	unlock(&x.ctl[C_LOCK]);
+	return ok;
+}
+
+__device__ bool pop(const Ctx &x, Task *out) {
+	if (*(volatile u64 *)&x.ctl[C_QSIZE] == 0) return false;
+	lock(&x.ctl[C_LOCK]);
+	u64 q = x.ctl[C_QSIZE];
+	bool ok = q > 0;
+	if (ok) {
+		*out = x.queue[q - 1];
+		x.ctl[C_QSIZE] = q - 1;
+	}
+	unlock(&x.ctl[C_LOCK]);
+	return ok;
+}
+
+// evaluate checks the current 32-candidate chunk of step d. At the last
+// step it counts or writes the matches; otherwise it records the valid
+// candidates in ws.mask[d]. Returns false when the output buffer is full
+// (enumerate mode): the caller suspends.
+__device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no) {
+	const Win &w = x.w;
+	const int k = x.k;
+	u32 idx = ws.base[d] + lane;
+	bool valid = idx < ws.b[d];
+	Cur c;
+	c.edge = (int)stepv(d, S_EDGE);
+	c.n1 = -1; c.n2 = -1; c.v1 = 0; c.v2 = 0; c.pos = 0; c.t = 0;
+	i64 until = d > 0 ? ws.openAt[d - 1] : NOTOPEN;
+	if (valid) {
+		if (d == 0) {
+			i64 p = x.rootLo + idx;
+			i64 s = p - w.base;
+			u32 u = w.src[s], v = w.dst[s];
+			c.pos = p; c.t = w.t[s];
+			c.n1 = (int)stepv(0, S_FROM); c.v1 = u;
+			c.n2 = (int)stepv(0, S_TO); c.v2 = v;
+			valid = u != v && (x.rootMask == 0 || x.rootMask[idx]);
+		} else {
+			int sel = ws.sel[d];
+			const i64 *T = sel == 0 ? w.outT : w.inT;
+			const i64 *Pos = sel == 0 ? w.outPos : w.inPos;
+			const u32 *O = sel == 0 ? w.outOther : w.inOther;
+			u32 other = O[idx];
+			c.pos = Pos[idx]; c.t = T[idx];
+			if ((int)stepv(d, S_BIND) == BIND_BOTH) {
+				valid = other == ws.target[d];
+			} else {
+				valid = fresh(ws, d, other);
+				c.n1 = (int)stepv(d, S_NEWNODE); c.v1 = other;
+			}
+		}
+	}
+	if (valid) {
+		i64 pm = stepv(d, S_PREDMASK);
+		for (int pi = 0; valid && pm; pi++, pm >>= 1)
+			if (pm & 1) valid = holds(x, ws, c, pi);
+		i64 am = stepv(d, S_ANTIMASK);
+		for (int ai = 0; valid && am; ai++, am >>= 1)
+			if (am & 1) {
+				i64 u = NOTOPEN;
+				valid = anti(x, ws, c, ai, &u);
+				until = max(until, u);
+			}
+	}
+	u32 bal = __ballot_sync(FULL, valid);
+	if (d == k - 1) {
+		if (!x.enumerate) {
+			if (valid) {
+				if (until != NOTOPEN) (*no)++; else (*nm)++;
+			}
+			return true;
+		}
+		u32 n = __popc(bal);
+		if (n == 0) return true;
+		u64 at = 0;
+		int ok = 1;
+		if (lane == 0) ok = reserve(x, n, &at);
+		ok = __shfl_sync(FULL, ok, 0);
+		if (!ok) return false;
+		at = __shfl_sync(FULL, at, 0);
+		if (valid) {
+			u64 r = at + __popc(bal & ((1u << lane) - 1));
+			i64 *rec = x.out + r * REC;
+			for (int e = 0; e < k; e++) rec[e] = posOf(ws, c, e);
+			rec[MAXK] = until;
+			if (until != NOTOPEN) (*no)++; else (*nm)++;
+		}
+		return true;
+	}
+	ws.until[d][lane] = until;
+	if (lane == 0) ws.mask[d] = bal;
+	__syncwarp();
+	return true;
+}
+
+// tally counts the last step's matches without visiting them (count mode,
+// no checks at the last step): candidates in the run minus those whose new
+// endpoint is already mapped; for a closing edge, those joining the two
+// mapped endpoints.
+__device__ void tally(const Ctx &x, const WS &ws, int d, int sel, u32 a, u32 b, u32 target, int lane, u64 *nm, u64 *no) {
+	const u32 *O = sel == 0 ? x.w.outOther : x.w.inOther;
+	bool both = (int)stepv(d, S_BIND) == BIND_BOTH;
+	u64 n = 0;
+	for (u32 i = a + lane; i < b; i += 32) {
+		u32 o = O[i];
+		if (both) n += o == target;
+		else n += fresh(ws, d, o);
+	}
+	if (ws.openAt[d - 1] != NOTOPEN) *no += n; else *nm += n;
+}
+
+// bind writes candidate bit of step d's current chunk into the state.
+__device__ void bind(const Ctx &x, WS &ws, int d, int bit) {
+	const Win &w = x.w;
+	u32 idx = ws.base[d] + bit;
+	int e = (int)stepv(d, S_EDGE);
+	if (d == 0) {
+		i64 p = x.rootLo + idx, s = p - w.base;
+		ws.pos[e] = p; ws.tm[e] = w.t[s];
+		ws.node[stepv(0, S_FROM)] = w.src[s];
+		ws.node[stepv(0, S_TO)] = w.dst[s];
+	} else {
+		int sel = ws.sel[d];
+		ws.pos[e] = sel == 0 ? w.outPos[idx] : w.inPos[idx];
+		ws.tm[e] = sel == 0 ? w.outT[idx] : w.inT[idx];
+		int nn = (int)stepv(d, S_NEWNODE);
+		if (nn >= 0) ws.node[nn] = sel == 0 ? w.outOther[idx] : w.inOther[idx];
+	}
+	ws.openAt[d] = ws.until[d][bit];
+	ws.cur[d] = bit;
+}
+
+// suspend saves the unfinished part of the search as tasks: at the last
+// step the chunk that could not be written, at each shallower step the
+// candidates after the one being explored. Lane 0.
+__device__ void suspend(const Ctx &x, const WS &ws, int d, int d0) {
+	push(x, ws, d, ws.base[d], ws.b[d], false);
+	for (int l = d - 1; l >= d0; l--) {
+		u32 from = ws.base[l] + ws.cur[l] + 1;
+		if (from < ws.b[l]) push(x, ws, l, from, ws.b[l], false);
+	}
+}
+
+// dfs explores the subtree installed at step d0 (whose first chunk is
+// evaluated). Returns false if it suspended on a full output buffer.
+__device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
+	const int k = x.k;
+	const bool tallyLast = P[P_TALLY] != 0;
+	int d = d0;
+	while (true) {
+		u32 m = ws.mask[d];
+		if (d == k - 1 || m == 0) {
+			u32 nb = ws.base[d] + 32;
+			if (nb >= ws.b[d]) {
+				if (d == d0) return true;
+				d--;
+				continue;
+			}
+			// Feed idle warps: hand the second half of what remains of a
+			// long run to the queue (not at the last step: its chunks are
+			// independent leaves, cheap to finish here).
+			if (d < k - 1 && d > 0 && ws.b[d] - nb >= 64 && *(volatile u64 *)&x.ctl[C_IDLE] > 0) {
+				u32 mid = nb + (((ws.b[d] - nb) / 2 + 31) & ~31u);
+				if (mid < ws.b[d]) {
+					int ok = 0;
+					if (lane == 0) {
+						ok = push(x, ws, d, mid, ws.b[d], true);
+						if (ok) { ws.b[d] = mid; atomicAdd(&x.ctl[C_SPLITS], 1ULL); }
+					}
+					__syncwarp();
+				}
+			}
+			if (lane == 0) ws.base[d] = nb;
+			__syncwarp();
+			if (!evaluate(x, ws, d, lane, nm, no)) {
+				if (lane == 0) suspend(x, ws, d, d0);
+				__syncwarp();
+				return false;
+			}
+			continue;
+		}
+		int bit = __ffs(m) - 1;
+		if (lane == 0) {
+			ws.mask[d] = m & (m - 1);
+			bind(x, ws, d, bit);
+		}
+		__syncwarp();
+		int nd = d + 1;
+		int sel; u32 ln, a, b, tg;
+		if (!stepRange(x, ws, nd, lane, &sel, &ln, &a, &b, &tg)) continue;
+		if (nd == k - 1 && tallyLast) {
+			tally(x, ws, nd, sel, a, b, tg, lane, nm, no);
+			continue;
+		}
+		if (lane == 0) {
+			ws.sel[nd] = sel; ws.listNode[nd] = ln; ws.a[nd] = a; ws.b[nd] = b; ws.base[nd] = a;
+			ws.target[nd] = tg; ws.mask[nd] = 0;
+		}
+		__syncwarp();
+		d = nd;
+		if (!evaluate(x, ws, d, lane, nm, no)) {
+			if (lane == 0) suspend(x, ws, d, d0);
+			__syncwarp();
+			return false;
+		}
+	}
+}
+
+// mine: each warp claims 32 roots at a time, or a queued subtree when the
+// roots are gone, until no warp is active and the queue is empty.
+extern "C" __global__ void __launch_bounds__(WARPS * 32) mine(
+	const Win *win, i64 rootLo, i64 rootHi, i64 horizon, const unsigned char *rootMask,
+	u64 *ctl, Task *queue, i64 queueCap, i64 splitCap, i64 *out, i64 outCap, i64 enumerate) {
+	__shared__ WS wss[WARPS];
+	const int lane = threadIdx.x & 31;
+	WS &ws = wss[threadIdx.x >> 5];
+	Ctx x;
+	x.w = *win;
+	x.rootLo = rootLo; x.rootHi = rootHi; x.horizon = horizon; x.rootMask = rootMask;
+	x.ctl = ctl; x.queue = queue; x.queueCap = queueCap; x.splitCap = splitCap;
+	x.out = out; x.outCap = outCap; x.enumerate = (int)enumerate; x.k = (int)P[P_K];
+	const u64 nroots = (u64)(rootHi - rootLo);
+	u64 nm = 0, no = 0;
+	bool idle = false;
+	while (true) {
+		int got = 0;  // 1: roots, 2: task, -1: exit
+		u64 start = 0;
+		if (lane == 0) {
+			if (*(volatile u64 *)&ctl[C_OVERFLOW]) {
+				got = -1;
+			} else if (*(volatile u64 *)&ctl[C_ROOTNEXT] < nroots &&
+				   (start = atomicAdd(&ctl[C_ROOTNEXT], 32ULL)) < nroots) {
+				got = 1;
+			} else {
+				Task t;
+				if (pop(x, &t)) {
+					got = 2;
+					for (int i = 0; i < MAXK; i++) { ws.pos[i] = t.pos[i]; ws.tm[i] = t.tm[i]; }
+					for (int i = 0; i < MAXN; i++) ws.node[i] = (u32)t.node[i];
+					int d = (int)t.d;
+					if (d > 0) ws.openAt[d - 1] = t.openAt;
+					ws.sel[d] = (int)t.sel; ws.listNode[d] = (u32)t.listNode; ws.target[d] = (u32)t.target;
+					ws.a[d] = (u32)t.a; ws.b[d] = (u32)t.b; ws.base[d] = (u32)t.a; ws.mask[d] = 0;
+					start = (u64)d;
+				}
+			}
+			if (got > 0) {
+				atomicAdd(&ctl[C_ACTIVE], 1ULL);
+				if (idle) { atomicAdd(&ctl[C_IDLE], (u64)-1LL); idle = false; }
+			} else if (got == 0) {
+				if (!idle) { atomicAdd(&ctl[C_IDLE], 1ULL); idle = true; }
+				__threadfence();
+				if (*(volatile u64 *)&ctl[C_ACTIVE] == 0 && *(volatile u64 *)&ctl[C_QSIZE] == 0) got = -1;
+				else __nanosleep(2000);
+			}
+		}
+		got = __shfl_sync(FULL, got, 0);
+		start = __shfl_sync(FULL, start, 0);
+		if (got < 0) break;
+		if (got == 0) continue;
+		int d0 = 0;
+		if (got == 1) {
+			if (lane == 0) {
+				ws.sel[0] = 2; ws.a[0] = (u32)start; ws.base[0] = (u32)start;
+				ws.b[0] = (u32)min(start + 32, nroots); ws.mask[0] = 0;
+				atomicAdd(&ctl[C_ROOTS], (u64)(ws.b[0] - ws.a[0]));
+			}
+		} else {
+			d0 = (int)start;
+		}
+		__syncwarp();
+		bool done = evaluate(x, ws, d0, lane, &nm, &no);
+		if (!done) {
+			if (lane == 0) suspend(x, ws, d0, d0);
+		} else {
+			done = dfs(x, ws, d0, lane, &nm, &no);
+		}
+		if (lane == 0) {
+			if (!done) atomicExch(&ctl[C_OVERFLOW], 1ULL);
+			__threadfence();
+			atomicAdd(&ctl[C_ACTIVE], (u64)-1LL);
+		}
+		__syncwarp();
+		if (!done) break;
+	}
+	if (lane == 0 && idle) atomicAdd(&ctl[C_IDLE], (u64)-1LL);
+	for (int o = 16; o > 0; o >>= 1) {
+		nm += __shfl_down_sync(FULL, nm, o);
+		no += __shfl_down_sync(FULL, no, o);
+	}
+	if (lane == 0) {
+		if (nm) atomicAdd(&ctl[C_MATCHES], nm);
+		if (no) atomicAdd(&ctl[C_OPEN], no);
+	}
+}
+
+// ======================= device window maintenance =======================
+
+// scanLocal: exclusive scan of 1024-element tiles (256 threads x 4); tile
+// totals go to sums. scanAdd adds the scanned tile totals back.
+#define SCAN_TILE 1024
+extern "C" __global__ void scanLocal(const u32 *in, u32 *out, i64 n, u32 *sums) {
+	__shared__ u32 wsum[8];
+	i64 base = (i64)blockIdx.x * SCAN_TILE + threadIdx.x * 4;
+	u32 v[4], s = 0;
+	for (int i = 0; i < 4; i++) {
+		v[i] = base + i < n ? in[base + i] : 0;
+		s += v[i];
+	}
+	int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+	u32 inc = s;
+	for (int o = 1; o < 32; o <<= 1) {
+		u32 y = __shfl_up_sync(FULL, inc, o);
+		if (lane >= o) inc += y;
+	}
+	if (lane == 31) wsum[wid] = inc;
+	__syncthreads();
+	if (wid == 0) {
+		u32 ws = lane < 8 ? wsum[lane] : 0;
+		for (int o = 1; o < 8; o <<= 1) {
+			u32 y = __shfl_up_sync(FULL, ws, o);
+			if (lane >= o) ws += y;
+		}
+		if (lane < 8) wsum[lane] = ws;
+	}
+	__syncthreads();
+	u32 run = inc - s + (wid > 0 ? wsum[wid - 1] : 0);
+	for (int i = 0; i < 4; i++) {
+		if (base + i < n) out[base + i] = run;
+		run += v[i];
+	}
+	if (threadIdx.x == 255) sums[blockIdx.x] = run;
+}
+
+extern "C" __global__ void scanAdd(u32 *out, i64 n, const u32 *sums) {
+	i64 i = (i64)blockIdx.x * SCAN_TILE + threadIdx.x;
+	u32 add = sums[blockIdx.x];
+	for (int j = 0; j < 4; j++, i += 256)
+		if (i < n) out[i] += add;
+}
+
+// Stable LSD radix sort of (key, value) pairs, 8 bits a pass.
+// radixHist counts each tile's digits; the counts, digit-major
+// (hist[digit * tiles + tile]), are exclusive-scanned into each tile's
+// first output slot per digit; radixScatter places every item, keeping
+// input order within a digit (warp match + per-warp digit counts).
+#define RADIX_TILE 4096
+extern "C" __global__ void radixHist(const u32 *keys, i64 n, i64 shift, u32 *hist, i64 tiles) {
+	__shared__ u32 h[256];
+	h[threadIdx.x] = 0;
+	__syncthreads();
+	i64 base = (i64)blockIdx.x * RADIX_TILE;
+	for (int i = threadIdx.x; i < RADIX_TILE; i += 256) {
+		i64 j = base + i;
+		if (j < n) atomicAdd(&h[(keys[j] >> shift) & 255], 1u);
+	}
+	__syncthreads();
+	hist[(i64)threadIdx.x * tiles + blockIdx.x] = h[threadIdx.x];
+}
+
+extern "C" __global__ void radixScatter(const u32 *keysIn, const i64 *valsIn, u32 *keysOut, i64 *valsOut,
+					 i64 n, i64 shift, const u32 *offsets, i64 tiles) {
+	__shared__ u32 run[256];
+	__shared__ u32 cnt[8][256];
+	const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+	run[threadIdx.x] = offsets[(i64)threadIdx.x * tiles + blockIdx.x];
+	for (int w = 0; w < 8; w++) cnt[w][threadIdx.x] = 0;
+	__syncthreads();
+	i64 base = (i64)blockIdx.x * RADIX_TILE;
+	for (int r = 0; r < RADIX_TILE / 256; r++) {
+		i64 j = base + r * 256 + threadIdx.x;
+		bool ok = j < n;
+		u32 key = ok ? keysIn[j] : 0;
+		u32 dig = ok ? (key >> shift) & 255 : 256;
+		u32 peers = __match_any_sync(FULL, dig);
+		u32 rank = __popc(peers & ((1u << lane) - 1));
+		if (ok && rank == 0) cnt[wid][dig] = __popc(peers);
+		__syncthreads();
+		if (ok) {
+			u32 before = 0;
+			for (int w = 0; w < wid; w++) before += cnt[w][dig];
+			u32 dst = run[dig] + before + rank;
+			keysOut[dst] = key;
+			valsOut[dst] = valsIn[j];
+		}
+		__syncthreads();
+		u32 tot = 0;
+		for (int w = 0; w < 8; w++) { tot += cnt[w][threadIdx.x]; cnt[w][threadIdx.x] = 0; }
+		run[threadIdx.x] += tot;
+		__syncthreads();
+	}
+}
+
+// gatherKeys: key of each new edge (its src for the out-lists, dst for the
+// in-lists) and its position as the value, in position order.
+extern "C" __global__ void gatherKeys(const u32 *col, i64 slot0, i64 pos0, i64 n, u32 *keys, i64 *vals) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		keys[i] = col[slot0 + i];
+		vals[i] = pos0 + i;
+	}
+}
+
+// liveStart: for each vertex, the first entry of its old list that
+// survives eviction (position >= first), and how many survive.
+extern "C" __global__ void liveStart(const u32 *off, const i64 *Pos, i64 oldVerts, i64 verts, i64 first,
+				      u32 *start, u32 *keep) {
+	i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (v >= verts) return;
+	if (v >= oldVerts) { start[v] = 0; keep[v] = 0; return; }
+	u32 lo = off[v], hi = off[v + 1], e = hi;
+	while (lo < hi) {
+		u32 h = lo + ((hi - lo) >> 1);
+		if (Pos[h] < first) lo = h + 1; else hi = h;
+	}
+	start[v] = lo;
+	keep[v] = e - lo;
+}
+
+// countNew: per-vertex counts of the sorted new keys, and where each
+// vertex's run starts in the sorted batch.
+extern "C" __global__ void countNew(const u32 *keys, i64 n, u32 *cnt, u32 *firstIdx) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) return;
+	u32 k = keys[i];
+	if (i == 0 || keys[i - 1] != k) firstIdx[k] = (u32)i;
+	atomicAdd(&cnt[k], 1u);
+}
+
+extern "C" __global__ void addSizes(const u32 *keep, const u32 *cnt, u32 *size, i64 verts) {
+	i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (v < verts) size[v] = keep[v] + cnt[v];
+	if (v == verts) size[v] = 0;
+}
+
+// scatterOld moves the surviving entries of the old lists to their new
+// places (order kept). The owner vertex comes from the edge column.
+extern "C" __global__ void scatterOld(const i64 *oT, const i64 *oPos, const u32 *oOther, i64 oldTotal, i64 first,
+				       const u32 *ownerCol, i64 base, const u32 *start, const u32 *newOff,
+				       i64 *nT, i64 *nPos, u32 *nOther) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= oldTotal) return;
+	i64 p = oPos[i];
+	if (p < first) return;
+	u32 v = ownerCol[p - base];
+	u32 dst = newOff[v] + (u32)(i - start[v]);
+	nT[dst] = oT[i];
+	nPos[dst] = p;
+	nOther[dst] = oOther[i];
+}
+
+// scatterNew appends the sorted new edges after each vertex's survivors.
+extern "C" __global__ void scatterNew(const u32 *keys, const i64 *vals, i64 n, const u32 *otherCol, const i64 *tcol,
+				       i64 base, const u32 *newOff, const u32 *keep, const u32 *firstIdx,
+				       i64 *nT, i64 *nPos, u32 *nOther) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) return;
+	u32 v = keys[i];
+	i64 p = vals[i];
+	u32 dst = newOff[v] + keep[v] + (u32)(i - firstIdx[v]);
+	nT[dst] = tcol[p - base];
+	nPos[dst] = p;
+	nOther[dst] = otherCol[p - base];
+}
+
+// moveCols shifts the live column slots down to slot 0 (compaction), into
+// separate destination buffers.
+extern "C" __global__ void moveU32(const u32 *src, u32 *dst, i64 from, i64 n) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) dst[i] = src[from + i];
+}
+extern "C" __global__ void moveI64(const i64 *src, i64 *dst, i64 from, i64 n) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) dst[i] = src[from + i];
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# device-gpu.sh runs the GPU engine's checks and benchmarks on a machine
+# with a CUDA device, from binaries built elsewhere:
+#   source scripts/cuda-env.sh
+#   go build -tags cuda -ldflags=-s\ -w -o bin/monitor ./cmd/monitor
+#   go test -c -tags cuda -ldflags=-s\ -w -o bin/gpu.test ./gpu/
+#   (cd ../shared/tools/tgraphgen && go build -o ../../../main/bin/tgraphgen .)
+#   mkdir -p .devdata/temporal && cp ../shared/data/temporal/CollegeMsg.txt .devdata/temporal/
+# then, on the GPU machine, from the repository root:
+#   scripts/device-gpu.sh [tests] [bench] [bench86400]
+# Logs go to $OUT (or ./device-out); the last lines are a summary table.
+set -uo pipefail
+out=${OUT:-device-out}
+mkdir -p "$out"
+what=${*:-tests bench}
+root=$(pwd)
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
+summary=$out/summary.txt
+: >"$summary"
+for step in $what; do
+	case $step in
+	tests)
+		(cd gpu && MOTIFWATCH_DATA=$root/.devdata timeout 400 ../bin/gpu.test -test.v -test.count=1 2>&1) | tee "$out/gpu-test.log" | grep -E '^(---|===|ok|FAIL|PASS|panic)|matches|splits|totals' | tail -80
+		grep -E '^(--- FAIL|--- PASS|PASS|FAIL)' "$out/gpu-test.log" >>"$summary"
+		;;
+	bench | bench86400)
+		g=/tmp/tg10m.txt
+		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
+		if [[ $step == bench ]]; then
+			deltas=3600
+			motifs=M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13
+		else
+			deltas=86400
+			motifs=M1,M4,M3,M6,M10,M12
+		fi
+		for d in $deltas; do
+			timeout 300 bin/monitor mine --graph "$g" --motif "$motifs" --delta "$d" --backend gpu --format json \
+				>"$out/tg10m-$d.json" 2>"$out/tg10m-$d.err"
+			echo "tgraphgen 10M delta $d (rc $?):" >>"$summary"
+			tail -3 "$out/tg10m-$d.err" >>"$summary"
+			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); [print(q['name'], q['matches'], round(q['seconds']*1000,1),'ms') for q in r['queries']]" "$out/tg10m-$d.json" >>"$summary" 2>&1
+		done
+		for d in 3600 86400; do
+			bin/monitor mine --graph .devdata/temporal/CollegeMsg.txt --motif M1,M4,M6 --delta $d --backend gpu --format json \
+				>"$out/college-$d.json" 2>"$out/college-$d.err"
+			echo "CollegeMsg delta $d:" >>"$summary"
+			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); [print(q['name'], q['matches'], round(q['seconds']*1000,2),'ms') for q in r['queries']]" "$out/college-$d.json" >>"$summary" 2>&1
+		done
+		;;
+	esac
+done
+echo "==== summary"
+cat "$summary"
