@@ -14,3 +14,9 @@ import _ "embed"
 //
 //go:embed temporal.ptx
 var TemporalPTX string
+
+// GPMPTX is kernels/gpm.ptx: DuMato-style static GPM (clique and motif
+// counting, one warp per traversal).
+//
+//go:embed gpm.ptx
+var GPMPTX string
