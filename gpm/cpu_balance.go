@@ -30,11 +30,15 @@ type coord struct {
 	done         bool
 
 	rebalances, moved int64
+	// idleCh nudges the coordinator when a worker runs out of work, so it
+	// reacts at once instead of at its next poll (and the run ends as
+	// soon as the last worker is idle).
+	idleCh chan struct{}
 }
 
 func newCoord(workers []*worker, o CPUOptions, sig *signal) *coord {
 	c := &coord{workers: workers, sig: sig, interval: o.Interval,
-		threshold: int(math.Ceil(o.Threshold * float64(len(workers))))}
+		threshold: int(math.Ceil(o.Threshold * float64(len(workers)))), idleCh: make(chan struct{}, 1)}
 	c.cond = sync.NewCond(&c.mu)
 	return c
 }
@@ -60,6 +64,10 @@ func (c *coord) waitWork(w *worker) bool {
 	defer c.mu.Unlock()
 	c.idle++
 	c.cond.Broadcast()
+	select {
+	case c.idleCh <- struct{}{}:
+	default:
+	}
 	for !w.given && !c.done {
 		c.cond.Wait()
 	}
@@ -92,6 +100,7 @@ func (c *coord) run(ctx context.Context) {
 			c.wake()
 			return
 		case <-t.C:
+		case <-c.idleCh:
 		}
 		if c.sig.v.Load() == sigAbort {
 			c.wake()
