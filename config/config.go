@@ -19,6 +19,8 @@ type Config struct {
 	Queries Queries `mapstructure:"queries"`
 	Alerts  Alerts  `mapstructure:"alerts"`
 	Metrics Metrics `mapstructure:"metrics"`
+	// GPM is the periodic static-GPM snapshot job (off by default).
+	GPM GPM `mapstructure:"gpm"`
 	// Demo starts the built-in synthetic edge producer. nil: on when
 	// Kafka.Brokers is embedded, off otherwise (see DemoEnabled).
 	Demo *bool `mapstructure:"demo"`
@@ -307,6 +309,7 @@ func DefaultConfig() *Config {
 			PerQuery:      map[string]QueryAlerts{},
 		},
 		Metrics:         Metrics{Listen: "127.0.0.1:9464"},
+		GPM:             DefaultGPM(),
 		ShutdownTimeout: 15 * time.Second,
 		Log:             Log{Level: "info", Format: "text"},
 	}

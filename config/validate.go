@@ -31,6 +31,7 @@ func (c *Config) Validate() error {
 	v.engine()
 	v.queries()
 	v.alerts()
+	v.gpm()
 	if err := checkHostPort(c.Metrics.Listen, true); err != nil {
 		v.fail("metrics.listen", "%q %v", c.Metrics.Listen, err)
 	}

@@ -198,6 +198,11 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 
+	gpmJob, err := newGPMJob(ctx, cfg, log, reg, brokers, transport, p)
+	if err != nil {
+		return err
+	}
+
 	var g run.Group
 	// run.Group returns only the first actor's error; the pipeline's, which
 	// carries shutdown failures, is kept apart so it is never lost.
@@ -210,6 +215,10 @@ func Run(ctx context.Context, o Options) error {
 	{
 		wctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { return watcher.Run(wctx) }, func(error) { cancel() })
+	}
+	if gpmJob != nil {
+		jctx, cancel := context.WithCancel(ctx)
+		g.Add(func() error { return gpmJob.run(jctx) }, func(error) { cancel() })
 	}
 	if cfg.DemoEnabled() {
 		dctx, cancel := context.WithCancel(ctx)

@@ -13,6 +13,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/stream"
 )
@@ -55,6 +56,9 @@ type pipeline struct {
 
 	// queryUpdates delivers new query sets from the watcher.
 	queryUpdates chan querySet
+	// snapshots carries the gpm snapshot job's requests (gpm.go); nil
+	// when the job is off.
+	snapshots chan chan<- *gpm.Graph
 
 	// Restart state: records below committed[p] are History, records in
 	// [committed[p], processed[p]) were handled before a clean shutdown.
@@ -154,6 +158,8 @@ func (p *pipeline) run(ctx context.Context) error {
 			timer.Reset(p.maxWait)
 		case qs := <-p.queryUpdates:
 			qs.done <- p.setQueries(qs)
+		case reply := <-p.snapshots:
+			p.snapshot(reply)
 		case <-ctx.Done():
 			return p.finish()
 		}

@@ -14,3 +14,13 @@ import _ "embed"
 //
 //go:embed temporal.ptx
 var TemporalPTX string
+
+// GPMPTX is kernels/gpm.ptx: DuMato-style static GPM (clique and motif
+// counting, one warp per traversal), built with
+//
+//	scripts/nvcc.sh -ptx -arch=sm_90 -O3 -lineinfo kernels/gpm.cu -o kernels/gpm.ptx
+//
+// (ptxas -arch=sm_90 -v: gpmRun 40 registers, 3808 B shared, no spills).
+//
+//go:embed gpm.ptx
+var GPMPTX string

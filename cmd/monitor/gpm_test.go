@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/motifwatch/motifwatch/gpu"
+)
+
+const citeseer = "../../../shared/data/static/citeseer.edgelist"
+
+func needCiteseer(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(citeseer); err != nil {
+		t.Skipf("citeseer not found at %s (../shared/data is absent on a user's clone): %v", citeseer, err)
+	}
+}
+
+func TestGpmMotifTable(t *testing.T) {
+	needCiteseer(t)
+	out, errOut, code := monitor(t, "gpm", "--graph", citeseer, "--app", "motif", "-k", "4", "--workers", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"3-star           0-1 0-2 0-3              222630",
+		"4-path           0-1 0-2 1-3              111153",
+		"tailed triangle  0-1 0-2 0-3 1-2          22900",
+		"4-cycle          0-1 0-2 1-3 2-3          3094",
+		"diamond          0-1 0-2 0-3 1-2 1-3      2200",
+		"4-clique         0-1 0-2 0-3 1-2 1-3 2-3  255",
+		"TOTAL                                     362232",
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "3264 vertices, 4536 edges") {
+		t.Errorf("stderr lacks the graph summary:\n%s", errOut)
+	}
+}
+
+// TestGpmCliquesToTwelve is the documented run of clique counting up to
+// k = 12 on citeseer (the largest clique has 6 vertices).
+func TestGpmCliquesToTwelve(t *testing.T) {
+	needCiteseer(t)
+	want := map[string]uint64{"3": 1166, "4": 255, "5": 46, "6": 4, "7": 0, "12": 0}
+	for k, n := range want {
+		for _, balance := range []string{"on", "off"} {
+			out, errOut, code := monitor(t, "gpm", "--graph", citeseer, "--app", "clique", "-k", k, "--format", "json", "--balance", balance)
+			if code != 0 {
+				t.Fatalf("k=%s: exit %d: %s", k, code, errOut)
+			}
+			var r gpmReport
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("k=%s: output is not JSON: %v\n%s", k, err, out)
+			}
+			if r.Total != n || r.Balance != (balance == "on") {
+				t.Errorf("k=%s balance %s: total %d (balance %v); want %d", k, balance, r.Total, r.Balance, n)
+			}
+		}
+	}
+}
+
+func TestGpmEnumerate(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.txt")
+	// Two triangles sharing an edge, plus a tail: a diamond with a tail.
+	os.WriteFile(path, []byte("# diamond\na b\nb c\nc a\nb d\nc d\nd e\n"), 0o644)
+	out, errOut, code := monitor(t, "gpm", "--graph", path, "--app", "clique", "-k", "3", "--enumerate", "10", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r gpmReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Subgraphs) != 2 || r.Total != 2 || r.Truncated {
+		t.Errorf("enumerate: %+v; want the 2 triangles", r)
+	}
+	out, _, code = monitor(t, "gpm", "--graph", path, "--app", "motif", "-k", "3", "--enumerate", "2")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 8 || strings.Join(strings.Fields(lines[len(lines)-1]), " ") != "TOTAL 2+" {
+		t.Errorf("bounded enumerate (exit %d):\n%s", code, out)
+	}
+}
+
+func TestGpmErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("a b\nc\n"), 0o644)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"gpm", "--app", "motif", "-k", "4"}, 2, "gpm: give --graph FILE"},
+		{[]string{"gpm", "--graph", bad, "--app", "star", "-k", "4"}, 2, `gpm: app "star": want clique or motif`},
+		{[]string{"gpm", "--graph", bad, "--app", "motif", "-k", "11"}, 2, "gpm: motif k = 11: want 2 to 10"},
+		{[]string{"gpm", "--graph", bad, "--app", "motif", "-k", "3", "--balance", "maybe"}, 2, `--balance "maybe": want on or off`},
+		{[]string{"gpm", "--graph", bad, "--app", "motif", "-k", "3", "--memory-limit", "lots"}, 2, `--memory-limit: "lots"`},
+		{[]string{"gpm", "--graph", bad, "--app", "motif", "-k", "3"}, 1, bad + `:2: want two vertex ids, got one field "c"`},
+	}
+	for _, c := range cases {
+		_, errOut, code := monitor(t, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("monitor %v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, c.code, c.want)
+		}
+	}
+	if !gpu.Available {
+		good := filepath.Join(dir, "good.txt")
+		os.WriteFile(good, []byte("a b\nb c\n"), 0o644)
+		_, errOut, code := monitor(t, "gpm", "--graph", good, "--app", "motif", "-k", "3", "--backend", "gpu")
+		if code != 1 || !strings.Contains(errOut, "gpm --backend gpu: gpu: no usable CUDA device: this binary was built without the cuda build tag") {
+			t.Errorf("--backend gpu without cuda: exit %d, %q", code, errOut)
+		}
+	}
+	_, errOut, code := monitor(t, "gpm", "--graph", filepath.Join(dir, "good.txt"), "--app", "motif", "-k", "3", "--memory-limit", "100")
+	if code != 1 || !strings.Contains(errOut, "does not fit the memory limit") {
+		t.Errorf("tiny --memory-limit: exit %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,35 @@
+// Package gpm is static graph pattern mining: exact clique and motif
+// (connected induced subgraph) counting on an undirected simple graph, in
+// the shape of DuMato (Ferraz et al., "Efficient Strategies for Graph
+// Pattern Mining Algorithms on GPUs"; DESIGN.md's seed 000).
+//
+// The graph is a CSR (Graph) read from an edge file (Load) or taken from
+// a snapshot of a live window (FromWindow): directions and timestamps are
+// dropped, duplicates and self-loops removed.
+//
+// Enumeration follows DuMato's filter-process workflow over DFS-wide
+// traversal-enumeration arrays (TE): Control decides whether a traversal
+// is left to explore, Extend (the BFS step) writes the candidate vertices
+// of the current traversal into one contiguous array per level, Filter
+// invalidates candidates that break a property, Compact squeezes the
+// survivors together, Aggregate counts complete subgraphs, and Move (the
+// DFS step) appends the next candidate or backtracks. Clique and motif
+// counting are written with those phases in apps.go, line for line like
+// the paper's Algorithm 4. Patterns are canonicalised at run time
+// (pattern.go): no precomputed dictionaries, any k up to MaxMotifK.
+//
+// The CPU engine (cpu.go, cpu_balance.go) runs one TE per worker over a
+// static split of the root vertices; with balancing on, a coordinator
+// implements the paper's CPU-driven redistribution: when fewer workers
+// than a threshold are busy it stops them all in a consistent state and
+// moves unexplored extensions from donors to idle workers round-robin.
+// The GPU engine with the same API lives in package gpu (build tag cuda).
+//
+// Layout: graph.go (CSR), load.go (edge files), snapshot.go (windows),
+// te.go (the TE arrays and the phases), apps.go (clique and motif),
+// pattern.go and names.go (canonical labels, readable names), engine.go
+// (Job, Result, memory bound), cpu.go and cpu_balance.go. The brute-force
+// oracle the engines are tested against is gpm/oracle.
+//
+// Package gpm reads windows but never imports kafka, cu or the daemon.
+package gpm

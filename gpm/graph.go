@@ -1,0 +1,141 @@
+package gpm
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Graph is an undirected simple graph in CSR form: the neighbours of v are
+// Adj()[Offsets()[v]:Offsets()[v+1]], sorted ascending, without v itself
+// and without repeats. Vertices are dense ids 0..N()-1; Name maps them back
+// to the ids of the input. A Graph is immutable once built and safe for
+// concurrent readers.
+type Graph struct {
+	off   []int64
+	adj   []uint32
+	names []string // input ids; nil: the dense id is the name
+	// orig maps a relabelled graph's vertices back to the graph it was
+	// derived from (Ranked); nil for graphs built from input.
+	orig []uint32
+	// upward: adj holds only the neighbours of higher rank (Ranked).
+	upward bool
+	maxDeg int
+}
+
+// N returns the number of vertices.
+func (g *Graph) N() int { return len(g.off) - 1 }
+
+// M returns the number of undirected edges.
+func (g *Graph) M() int64 {
+	if g.upward {
+		return int64(len(g.adj))
+	}
+	return int64(len(g.adj)) / 2
+}
+
+// Neighbors returns v's sorted neighbour list; it aliases the graph.
+func (g *Graph) Neighbors(v uint32) []uint32 { return g.adj[g.off[v]:g.off[v+1]] }
+
+// Degree returns the length of v's neighbour list.
+func (g *Graph) Degree(v uint32) int { return int(g.off[v+1] - g.off[v]) }
+
+// MaxDegree returns the largest Degree: the paper's max(G), which bounds
+// the size of every extension array.
+func (g *Graph) MaxDegree() int { return g.maxDeg }
+
+// Offsets and Adj expose the CSR arrays (for device copies); read only.
+func (g *Graph) Offsets() []int64 { return g.off }
+func (g *Graph) Adj() []uint32    { return g.adj }
+
+// HasEdge reports whether u and v are adjacent (for an upward graph:
+// whether v is an upward neighbour of u). Binary search: O(log deg u).
+func (g *Graph) HasEdge(u, v uint32) bool {
+	_, ok := slices.BinarySearch(g.Neighbors(u), v)
+	return ok
+}
+
+// Name returns v's id in the input (file token or window node id).
+func (g *Graph) Name(v uint32) string {
+	if g.orig != nil {
+		v = g.orig[v]
+	}
+	if g.names == nil {
+		return fmt.Sprint(v)
+	}
+	return g.names[v]
+}
+
+// Orig returns the vertex of the source graph that v stands for: v itself
+// unless g was relabelled by Ranked.
+func (g *Graph) Orig(v uint32) uint32 {
+	if g.orig == nil {
+		return v
+	}
+	return g.orig[v]
+}
+
+// fromPairs builds the CSR from undirected pairs packed as lo<<32|hi with
+// lo < hi, deduplicating them; n is the vertex count.
+func fromPairs(n int, pairs []uint64, names []string) *Graph {
+	slices.Sort(pairs)
+	pairs = slices.Compact(pairs)
+	deg := make([]int64, n+1)
+	for _, p := range pairs {
+		deg[p>>32]++
+		deg[uint32(p)]++
+	}
+	g := &Graph{off: make([]int64, n+1), adj: make([]uint32, 2*len(pairs)), names: names}
+	for v := range n {
+		g.off[v+1] = g.off[v] + deg[v]
+		g.maxDeg = max(g.maxDeg, int(deg[v]))
+	}
+	fill := slices.Clone(g.off[:n])
+	// Pairs are sorted by (lo, hi), so the pairs (u, v) with u < v all
+	// come before the pairs (v, w): every list receives its smaller
+	// neighbours in increasing order, then its larger ones, and ends up
+	// sorted without a sort.
+	for _, p := range pairs {
+		lo, hi := uint32(p>>32), uint32(p)
+		g.adj[fill[lo]] = hi
+		fill[lo]++
+		g.adj[fill[hi]] = lo
+		fill[hi]++
+	}
+	return g
+}
+
+// Ranked returns g's vertices renumbered by increasing (degree, id) with
+// only upward edges kept: the orientation clique counting uses, so that a
+// clique is found once, from its lowest-ranked vertex, and every
+// extension list holds at most the vertex's higher-ranked neighbours
+// (O(√M) of them rather than its degree).
+func (g *Graph) Ranked() *Graph {
+	n := g.N()
+	order := make([]uint32, n) // rank → vertex
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int {
+		return cmp.Or(cmp.Compare(g.Degree(a), g.Degree(b)), cmp.Compare(a, b))
+	})
+	rank := make([]uint32, n)
+	for r, v := range order {
+		rank[v] = uint32(r)
+	}
+	r := &Graph{off: make([]int64, n+1), adj: make([]uint32, 0, g.M()), names: g.names, upward: true}
+	r.orig = make([]uint32, n)
+	for nv, v := range order {
+		r.orig[nv] = g.Orig(v)
+		start := len(r.adj)
+		for _, u := range g.Neighbors(v) {
+			if rank[u] > uint32(nv) {
+				r.adj = append(r.adj, rank[u])
+			}
+		}
+		slices.Sort(r.adj[start:])
+		r.off[nv+1] = int64(len(r.adj))
+		r.maxDeg = max(r.maxDeg, len(r.adj)-start)
+	}
+	return r
+}
