@@ -16,11 +16,11 @@ mkdir -p "$out"
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpm-gpu.txt"
 cd gpu 2>/dev/null || true
-MOTIFWATCH_DATA=$data timeout 500 "$bin" -test.run 'GPM' -test.v -test.count=1 >"$out/gpm-test.log" 2>&1
+MOTIFWATCH_DATA=$data timeout 150 "$bin" -test.run 'GPM' -test.v -test.count=1 >"$out/gpm-test.log" 2>&1
 echo "tests (rc $?):"
 grep -E '^(--- |PASS|FAIL|ok|panic)' "$out/gpm-test.log" | sed 's/^/  /'
 grep -E 'gpm_cuda_test.go:[0-9]+: \{' "$out/gpm-test.log" | sed 's/^ */  /' | head -30
-MOTIFWATCH_DATA=$data timeout 500 "$bin" -test.run '^$' -test.bench 'GPMCiteseer' -test.benchtime 3x >"$out/gpm-bench.log" 2>&1
+MOTIFWATCH_DATA=$data timeout 120 "$bin" -test.run '^$' -test.bench 'GPMCiteseer' -test.benchtime 3x >"$out/gpm-bench.log" 2>&1
 echo "benchmarks (rc $?):"
 printf '  %-40s %14s %14s %16s %8s\n' job ms/op subgraphs subgraphs/s moved
 awk '/^BenchmarkGPMCiteseer/ {

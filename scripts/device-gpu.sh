@@ -20,8 +20,21 @@ summary=$out/summary.txt
 for step in $what; do
 	case $step in
 	tests)
-		(cd gpu && MOTIFWATCH_DATA=$root/.devdata timeout 400 ../bin/gpu.test -test.v -test.count=1 2>&1) | tee "$out/gpu-test.log" | grep -E '^(---|===|ok|FAIL|PASS|panic)|matches|splits|totals' | tail -80
+		(cd gpu && MOTIFWATCH_DATA=$root/.devdata timeout 300 ../bin/gpu.test -test.run 'Plan|Diff|College|Streaming|Skew' -test.v -test.count=1 2>&1) | tee "$out/gpu-test.log" | grep -E '^(---|===|ok|FAIL|PASS|panic)|matches|splits|totals' | tail -80
 		grep -E '^(--- FAIL|--- PASS|PASS|FAIL)' "$out/gpu-test.log" >>"$summary"
+		;;
+	gpm)
+		scripts/device-gpm.sh bin/gpu.test .devdata 2>&1 | tee -a "$summary" | tail -40
+		;;
+	occupancy)
+		g=/tmp/tg10m.txt
+		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
+		for occ in 4 6 8; do
+			MOTIFWATCH_GPU_OCCUPANCY=$occ timeout 200 bin/monitor mine --graph "$g" --motif M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13 --delta 3600 --backend gpu --format json \
+				>"$out/occ$occ.json" 2>"$out/occ$occ.err"
+			echo "tgraphgen 10M delta 3600, occupancy $occ (rc $?):" >>"$summary"
+			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(' '.join('%s=%d:%.1fms' % (q['name'], q['matches'], q['seconds']*1000) for q in r['queries']))" "$out/occ$occ.json" >>"$summary" 2>&1
+		done
 		;;
 	stream)
 		g=/tmp/tg1m.txt
