@@ -101,7 +101,7 @@ type Processor struct {
 	// resumeParts overrides it per partition (a scaled-out daemon takes
 	// partitions over from several previous owners).
 	resumeHorizon int64
-	resumeParts   map[int]int64
+	resumeParts   map[int][]ResumeSpan
 	// owned lists the partitions whose edges are mined as last edges; nil:
 	// every partition.
 	owned map[int]bool
@@ -227,21 +227,34 @@ func (p *Processor) Queries() []string {
 // were still held open are.
 func (p *Processor) Resume(shutdownWatermark int64) { p.resumeHorizon = shutdownWatermark }
 
-// ResumePartition is Resume for the Replayed edges of one partition: a
-// scaled-out daemon takes partitions over from owners that stopped at
-// different watermarks.
-func (p *Processor) ResumePartition(partition int, shutdownWatermark int64) {
+// A ResumeSpan is a run of one partition's offsets that an earlier owner
+// (or this process before a restart) mined against Watermark: the
+// offsets below Until and at or above the previous span's Until.
+type ResumeSpan struct{ Until, Watermark int64 }
+
+// ResumePartition is Resume for the Replayed edges of one partition, by
+// offset: a scaled-out daemon takes partitions over from owners that
+// stopped at different watermarks, and a partition that changed owners
+// twice before its new owner caught up has spans of both. spans are in
+// increasing Until; an offset past the last is mined against it.
+func (p *Processor) ResumePartition(partition int, spans []ResumeSpan) {
 	if p.resumeParts == nil {
-		p.resumeParts = map[int]int64{}
+		p.resumeParts = map[int][]ResumeSpan{}
 	}
-	p.resumeParts[partition] = shutdownWatermark
+	p.resumeParts[partition] = spans
 }
 
-func (p *Processor) resumeOf(partition int) int64 {
-	if h, ok := p.resumeParts[partition]; ok {
-		return h
+func (p *Processor) resumeOf(o ingest.Origin) int64 {
+	spans, ok := p.resumeParts[o.Partition]
+	if !ok || len(spans) == 0 {
+		return p.resumeHorizon
 	}
-	return p.resumeHorizon
+	for _, s := range spans {
+		if o.Offset < s.Until {
+			return s.Watermark
+		}
+	}
+	return spans[len(spans)-1].Watermark
 }
 
 // Own restricts mining to the matches whose last edge comes from one of
@@ -340,7 +353,7 @@ func (p *Processor) addRun(runs []run, e *ingest.Edge, pos int64) []run {
 	root := p.root(e)
 	var horizon int64
 	if e.Replayed {
-		horizon = p.resumeOf(e.Origin.Partition)
+		horizon = p.resumeOf(e.Origin)
 	}
 	n := len(runs)
 	contiguous := n > 0 && runs[n-1].Hi == pos

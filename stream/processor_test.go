@@ -387,7 +387,7 @@ func TestHandoffBetweenOwners(t *testing.T) {
 			feed = append(feed, e)
 		}
 		for _, part := range parts {
-			o.p.ResumePartition(part, state[part].watermark)
+			o.p.ResumePartition(part, []ResumeSpan{{Until: state[part].processed, Watermark: state[part].watermark}})
 		}
 		streamRun(t, o.p, feed, 1500, ids, counts)
 	}
