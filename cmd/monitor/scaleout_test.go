@@ -93,13 +93,58 @@ func (in *instance) metric(t *testing.T, name string, labels ...string) float64 
 	return sum
 }
 
-// scaleOutConfig is e2eConfig for a scaled-out instance: short heartbeats
-// so that rebalances take a fraction of a second, and a lateness that
-// covers a reader stalled on a loaded machine.
+// waitSplit waits until every instance owns a partition: the group has
+// formed, so mining is split from the first record on.
+func waitSplit(t *testing.T, ins []*instance) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		formed := true
+		for _, in := range ins {
+			formed = formed && in.metric(t, "motifwatch_group_owned_partitions") > 0
+		}
+		if formed {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the group of %d instances did not split the partitions within 30s", len(ins))
+}
+
+// logShares logs each instance's share of the alerts written.
+func logShares(t *testing.T, label string, ins []*instance) {
+	t.Helper()
+	var shares []string
+	for _, in := range ins {
+		shares = append(shares, fmt.Sprintf("%v written (late %v, skipped %v)", in.metric(t, "motifwatch_alerts_written_total"),
+			in.metric(t, "motifwatch_pipeline_records_total", "outcome", "late"),
+			in.metric(t, "motifwatch_pipeline_records_total", "outcome", "skipped")))
+	}
+	t.Logf("%s: alert records per instance: %s", label, strings.Join(shares, "; "))
+}
+
+// soLateness and soIdle make the reorder buffer wait for a partition
+// reader that stalls on a loaded machine: the synthetic stream has one
+// edge per ~270 s, so the lateness covers some 80 edges of skew between
+// partitions, and a partition counts as idle only after 2 s without
+// records (several instances rebuilding at once read bursts of history).
+const (
+	soLateness = 6 * time.Hour
+	soIdle     = "2s"
+)
+
+// scaleOutConfig is the e2e configuration for a scaled-out instance, with
+// short heartbeats so that rebalances take a fraction of a second; single
+// is the same for one instance without scale-out.
 func scaleOutConfig(brokers []string, group, queries string) string {
-	cfg := e2eConfig(brokers, group, queries, 300*time.Second)
+	cfg := singleConfig(brokers, group, queries)
 	return strings.Replace(cfg, "  group: "+group+"\n", "  group: "+group+
 		"\n  scale_out: {enabled: true, heartbeat_interval: 200ms, session_timeout: 6s, rebalance_timeout: 20s}\n", 1)
+}
+
+func singleConfig(brokers []string, group, queries string) string {
+	cfg := e2eConfig(brokers, group, queries, soLateness)
+	return strings.Replace(cfg, "  idle_timeout: 300ms\n", "  idle_timeout: "+soIdle+"\n", 1)
 }
 
 // synthGraph writes a synthetic CollegeMsg-like graph as an edge file (for
@@ -209,7 +254,7 @@ func TestScaleOut(t *testing.T) {
 	var single expectation
 	t.Run("single instance", func(t *testing.T) {
 		brokers := startBroker(t)
-		d := startDaemon(t, e2eConfig(brokers, "single", queries, 300*time.Second))
+		d := startDaemon(t, singleConfig(brokers, "single", queries))
 		produce(t, brokers, all())
 		o := waitFor(t, brokers, mine)
 		check(t, "single instance vs monitor mine", mine, o)
@@ -226,9 +271,11 @@ func TestScaleOut(t *testing.T) {
 		brokers := startBroker(t)
 		cfg := scaleOutConfig(brokers, "two", queries)
 		ins := []*instance{startInstance(t, cfg), startInstance(t, cfg)}
+		waitSplit(t, ins)
 		produce(t, brokers, all())
 		o := waitFor(t, brokers, single)
 		checkUnion(t, "two instances", single, o, fencedHandovers(t, ins))
+		logShares(t, "two instances", ins)
 		for i, in := range ins {
 			if in.metric(t, "motifwatch_group_owned_partitions") == 0 {
 				t.Errorf("instance %d owns no partition at the end: the work was not split", i)
@@ -245,6 +292,7 @@ func TestScaleOut(t *testing.T) {
 		brokers := startBroker(t)
 		cfg := scaleOutConfig(brokers, "three", queries)
 		ins := []*instance{startInstance(t, cfg), startInstance(t, cfg), startInstance(t, cfg)}
+		waitSplit(t, ins)
 		produce(t, brokers, slices.Values(parts[0]))
 		waitConsumed(t, ins[0].info.MetricsAddr, int64(len(parts[0])))
 		// A member leaves mid-stream: it hands its partitions over (final
@@ -261,6 +309,7 @@ func TestScaleOut(t *testing.T) {
 		produce(t, brokers, slices.Values(parts[2]))
 		o := waitFor(t, brokers, single)
 		checkUnion(t, "three instances, leave and join", single, o, fencedHandovers(t, ins)+fencedLeaver)
+		logShares(t, "three instances (the leaver's not shown)", ins)
 		gens := 0.0
 		for _, in := range ins {
 			gens += in.metric(t, "motifwatch_group_generations_total")
