@@ -206,7 +206,10 @@ func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error
 	if err != nil {
 		return err
 	}
-	from, err := s.rebuild(ctx, p, gen)
+	from, err := s.rebuild(gctx, p, gen)
+	if gctx.Err() != nil {
+		return nil // stopped, or the group rebalanced, while rebuilding: nothing mined, nothing to hand over
+	}
 	if err != nil {
 		return err
 	}
