@@ -42,6 +42,11 @@ type Reorder struct {
 
 	parts    map[int]*partState
 	lastPart *partState // the partition of the previous Add (a cache)
+	// flowing is when the first Release found an edge added: a partition
+	// not heard from counts as silent from then at the earliest, so one
+	// made known long before the stream starts is not idle at its first
+	// edge.
+	flowing time.Time
 }
 
 // reorderKey orders the heap; slot indexes the edge.
@@ -180,11 +185,21 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 	now := r.now()
 	w := int64(math.MaxInt64)
 	active := false
+	if r.flowing.IsZero() && len(r.heap) > 0 {
+		r.flowing = now
+	}
 	for _, p := range r.parts {
 		if p.touched {
 			p.seen, p.touched = now, false
 		}
-		if r.idle > 0 && now.Sub(p.seen) >= r.idle && !p.pending {
+		seen := p.seen
+		if !p.heard && (r.flowing.IsZero() || r.flowing.After(seen)) {
+			seen = r.flowing
+			if seen.IsZero() {
+				seen = now
+			}
+		}
+		if r.idle > 0 && now.Sub(seen) >= r.idle && !p.pending {
 			continue
 		}
 		if p.maxT == math.MinInt64 {

@@ -498,10 +498,16 @@ func TestReorderKnownSilentPartitionHoldsWatermark(t *testing.T) {
 	if got, _ := r.Release(); len(got) != 1 || got[0].T != 50 {
 		t.Fatalf("released %v; want the edge at t=50 once partition 0 spoke", got)
 	}
-	// A partition that stays silent stops holding once idle.
+	// Known long before the stream starts, it is not idle at the first
+	// edge; a partition that stays silent stops holding once idle.
 	r2 := NewReorder(0, time.Second, func() time.Time { return clock })
 	r2.SetPending(0, false)
+	clock = clock.Add(time.Minute)
+	r2.Release()
 	r2.Add(Edge{T: 7, Origin: Origin{Partition: 1}})
+	if got, _ := r2.Release(); len(got) != 0 {
+		t.Fatalf("released %d edges at the stream's first edge, although partition 0 was silent only before the stream started", len(got))
+	}
 	clock = clock.Add(2 * time.Second)
 	if got, _ := r2.Release(); len(got) != 1 {
 		t.Fatalf("released %d edges after partition 0 went idle; want 1", len(got))

@@ -306,10 +306,11 @@ func TestScaleOut(t *testing.T) {
 		// One joins mid-stream: every member hands over, then the group
 		// splits the partitions three ways again.
 		ins = append(ins[:2], startInstance(t, cfg))
+		waitSplit(t, ins)
 		produce(t, brokers, slices.Values(parts[2]))
 		o := waitFor(t, brokers, single)
 		checkUnion(t, "three instances, leave and join", single, o, fencedHandovers(t, ins)+fencedLeaver)
-		logShares(t, "three instances (the leaver's not shown)", ins)
+		logShares(t, "three instances (the leaver first)", append([]*instance{leaver}, ins...))
 		gens := 0.0
 		for _, in := range ins {
 			gens += in.metric(t, "motifwatch_group_generations_total")
