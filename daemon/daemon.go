@@ -150,6 +150,7 @@ func Run(ctx context.Context, o Options) error {
 		if err != nil {
 			return err
 		}
+		defer so.member.Close() // the member joins at once; run closes it too, after the last hand-over
 		work, stats = so.run, so.totals
 	} else {
 		// Restart: rebuild the window from the history before the committed
