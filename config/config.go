@@ -65,6 +65,25 @@ type Kafka struct {
 	ClientID        string `mapstructure:"client_id"`
 	TLS             TLS    `mapstructure:"tls"`
 	SASL            SASL   `mapstructure:"sasl"`
+	// ScaleOut lets several instances share the work of one group.
+	ScaleOut ScaleOut `mapstructure:"scale_out"`
+}
+
+// ScaleOut configures several instances cooperating through the consumer
+// group Kafka.Group: each reads every partition of the edge topic (its
+// window needs every edge) and mines and alerts only the matches whose
+// last edge comes from the partitions the group assigned to it. Every
+// instance of the group must enable it.
+type ScaleOut struct {
+	Enabled bool `mapstructure:"enabled"`
+	// HeartbeatInterval is how often an instance checks in with the group
+	// (and how soon it learns of a rebalance); SessionTimeout is how long
+	// the group waits for a silent instance before giving its partitions
+	// to the others; RebalanceTimeout is how long a rebalance waits for
+	// instances to hand their partitions over.
+	HeartbeatInterval time.Duration `mapstructure:"heartbeat_interval"`
+	SessionTimeout    time.Duration `mapstructure:"session_timeout"`
+	RebalanceTimeout  time.Duration `mapstructure:"rebalance_timeout"`
 }
 
 // TLS configures TLS to the brokers; see Kafka.TLSConfig.
@@ -281,6 +300,7 @@ func DefaultConfig() *Config {
 			AlertTopic:      "motif-alerts",
 			DeadLetterTopic: "edges-dlq",
 			ClientID:        "motifwatch",
+			ScaleOut:        ScaleOut{HeartbeatInterval: 3 * time.Second, SessionTimeout: 30 * time.Second, RebalanceTimeout: 30 * time.Second},
 		},
 		Input: Input{
 			Format:         "json",

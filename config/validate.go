@@ -139,6 +139,23 @@ func (v *validator) kafka() {
 	}
 	v.tls(embedded)
 	v.sasl(embedded)
+	v.scaleOut(embedded)
+}
+
+func (v *validator) scaleOut(embedded bool) {
+	so := &v.c.Kafka.ScaleOut
+	if !so.Enabled {
+		return
+	}
+	if embedded {
+		v.fail("kafka.scale_out.enabled", "true with kafka.brokers embedded: every instance would start a broker of its own (want the brokers the instances share)")
+	}
+	v.positive("kafka.scale_out.heartbeat_interval", so.HeartbeatInterval)
+	v.positive("kafka.scale_out.session_timeout", so.SessionTimeout)
+	v.positive("kafka.scale_out.rebalance_timeout", so.RebalanceTimeout)
+	if so.HeartbeatInterval > 0 && so.HeartbeatInterval >= so.SessionTimeout {
+		v.fail("kafka.scale_out.heartbeat_interval", "%s is not below session_timeout %s", durText(so.HeartbeatInterval), durText(so.SessionTimeout))
+	}
 }
 
 func (v *validator) tls(embedded bool) {

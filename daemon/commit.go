@@ -5,19 +5,97 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/stream"
 )
 
 // resumeState is stored in the commit metadata of every partition at a
 // clean shutdown: what a restart needs to report each match exactly once.
 // Processed is the next offset after the last record the pipeline handled
 // (the committed offset can be lower: it stops at the oldest held match);
-// Watermark is the watermark at shutdown.
+// Watermark is the watermark at shutdown. The records before Processed
+// with times at or below Watermark were mined; matches ending at them
+// whose anti-edge intervals end at or below it were decided (reported or
+// discarded). Older holds the same for offsets from Processed on, when an
+// earlier owner had got further than the last one (a partition handed
+// over again before its new owner caught up): spans of increasing Until.
 type resumeState struct {
-	Processed int64 `json:"processed"`
+	Processed int64        `json:"processed"`
+	Watermark int64        `json:"watermark"`
+	Clean     bool         `json:"clean"`
+	Older     []resumeSpan `json:"older,omitempty"`
+}
+
+type resumeSpan struct {
+	Until     int64 `json:"until"`
 	Watermark int64 `json:"watermark"`
-	Clean     bool  `json:"clean"`
+}
+
+// maxResumeSpans bounds the spans kept (commit metadata is small: Kafka's
+// offset.metadata.max.bytes is 4096 by default).
+const maxResumeSpans = 8
+
+// spans returns the state as stream.ResumeSpans, in increasing Until.
+func (st resumeState) spans() []stream.ResumeSpan {
+	out := []stream.ResumeSpan{{Until: st.Processed, Watermark: st.Watermark}}
+	for _, s := range st.Older {
+		out = append(out, stream.ResumeSpan{Until: s.Until, Watermark: s.Watermark})
+	}
+	return out
+}
+
+// watermarkAt returns the watermark against which the record at offset
+// was mined, and false if it was not handled.
+func (st resumeState) watermarkAt(offset int64) (int64, bool) {
+	for _, s := range st.spans() {
+		if offset < s.Until {
+			return s.Watermark, true
+		}
+	}
+	return 0, false
+}
+
+// nextResume is the state to commit after a pipeline that had prev (nil:
+// none) handled the records below processed up to watermark: a record
+// handled by both was decided up to the higher of the two watermarks;
+// beyond processed, prev's spans stay. Past maxResumeSpans the last spans
+// merge at the lower watermark: the next owner may then report a match
+// again (at least once), never lose one.
+func nextResume(prev *resumeState, processed, watermark int64) resumeState {
+	var out []resumeSpan
+	last := int64(math.MinInt64)
+	if prev != nil {
+		for _, s := range prev.spans() {
+			switch {
+			case last >= processed:
+				out = append(out, resumeSpan{s.Until, s.Watermark})
+			case s.Until <= processed:
+				out = append(out, resumeSpan{s.Until, max(s.Watermark, watermark)})
+			default:
+				out = append(out, resumeSpan{processed, max(s.Watermark, watermark)}, resumeSpan{s.Until, s.Watermark})
+			}
+			last = s.Until
+		}
+	}
+	if last < processed {
+		out = append(out, resumeSpan{processed, watermark})
+	}
+	merged := out[:1]
+	for _, s := range out[1:] {
+		if n := len(merged); merged[n-1].Watermark == s.Watermark || n == maxResumeSpans {
+			merged[n-1] = resumeSpan{s.Until, min(merged[n-1].Watermark, s.Watermark)}
+			continue
+		}
+		merged = append(merged, s)
+	}
+	st := resumeState{Processed: merged[0].Until, Watermark: merged[0].Watermark, Clean: true}
+	if len(merged) > 1 {
+		st.Older = merged[1:]
+	}
+	return st
 }
 
 // committed reads the group's committed offsets and metadata for topic.
@@ -49,14 +127,31 @@ func committed(ctx context.Context, client *kafka.Client, group, topic string, p
 	return offsets, states, nil
 }
 
+// resumeMetadata is the commit metadata of each partition in offsets
+// after a pipeline that started from prev (a restart's or a handover's
+// resume state; nil entries for partitions without) and handled the
+// records below processed[p] up to watermark.
+func resumeMetadata(offsets, processed map[int]int64, prev map[int]resumeState, watermark int64) map[int]string {
+	meta := make(map[int]string, len(offsets))
+	for p := range offsets {
+		var pst *resumeState
+		if st, ok := prev[p]; ok {
+			pst = &st
+		}
+		b, _ := json.Marshal(nextResume(pst, processed[p], watermark))
+		meta[p] = string(b)
+	}
+	return meta
+}
+
 // commitFinal commits offsets with resume metadata after the consumer has
 // left the group (generation -1: a standalone commit, accepted for a group
 // with no live members).
-func commitFinal(ctx context.Context, client *kafka.Client, group, topic string, offsets map[int]int64, processed map[int]int64, watermark int64) error {
+func commitFinal(ctx context.Context, client *kafka.Client, group, topic string, offsets map[int]int64, processed map[int]int64, prev map[int]resumeState, watermark int64) error {
 	var parts []kafka.OffsetCommit
+	meta := resumeMetadata(offsets, processed, prev, watermark)
 	for p, off := range offsets {
-		meta, _ := json.Marshal(resumeState{Processed: processed[p], Watermark: watermark, Clean: true})
-		parts = append(parts, kafka.OffsetCommit{Partition: p, Offset: off, Metadata: string(meta)})
+		parts = append(parts, kafka.OffsetCommit{Partition: p, Offset: off, Metadata: meta[p]})
 	}
 	if len(parts) == 0 {
 		return nil

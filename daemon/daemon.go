@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -97,16 +96,8 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 
-	// The pipeline's parts.
-	proc, err := stream.New(stream.Options{Engine: engine, Schema: schema, MaxHeld: cfg.Window.MaxHeldMatches,
-		Logger: log, Registerer: reg, Backend: backend})
-	if err != nil {
-		return err
-	}
-	streamQs, alertQs := querySets(cfg, queries)
-	if err := proc.SetQueries(streamQs); err != nil {
-		return err
-	}
+	// The pipeline's parts. A scaled-out instance builds a pipeline (window,
+	// reorder buffer, router) per generation of the group from them.
 	var sink alerts.Sink
 	if cfg.Alerts.Sink == config.SinkStdout {
 		sink = alerts.NewWriterSink(o.Stdout)
@@ -119,58 +110,65 @@ func Run(ctx context.Context, o Options) error {
 		sink = teeSink{sink, alerts.NewWriterSink(o.Stdout)}
 	}
 	defer sink.Close()
-	am, err := alerts.NewMetrics(reg)
-	if err != nil {
+	mk := &pipelineMaker{cfg: cfg, log: log, reg: reg, engine: engine, backend: backend, schema: schema, sink: sink,
+		ready: new(atomic.Bool), updates: make(chan querySet)}
+	if mk.am, err = alerts.NewMetrics(reg); err != nil {
 		return err
 	}
-	router, err := alerts.NewRouter(alerts.RouterOptions{Interval: cfg.Alerts.CountInterval, Logger: log}, sink, am, nil)
-	if err != nil {
+	if mk.dec, err = ingest.NewDecoder(decodeOptions(cfg, &schema)); err != nil {
 		return err
 	}
-	if err := router.SetQueries(alertQs); err != nil {
+	if mk.im, err = ingest.NewMetrics(reg); err != nil {
 		return err
 	}
-	dec, err := ingest.NewDecoder(decodeOptions(cfg, &schema))
-	if err != nil {
-		return err
-	}
-	im, err := ingest.NewMetrics(reg)
-	if err != nil {
-		return err
-	}
-	lateness := int64(cfg.Window.AllowedLateness / schema.TimeUnit)
 	dlq, err := ingest.NewDeadLetter(brokers, cfg.Kafka.DeadLetterTopic, transport)
 	if err != nil {
 		return err
 	}
 	defer dlq.Close()
-	pm, err := newPipelineMetrics(reg)
+	mk.dlq = dlq
+	if mk.pm, err = newPipelineMetrics(reg); err != nil {
+		return err
+	}
+	pm, ready := mk.pm, mk.ready
+	pm.queries.Set(float64(len(queries)))
+	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
+	streamQs, alertQs := querySets(cfg, queries)
+	p, err := mk.new(querySet{stream: streamQs, alerts: alertQs})
 	if err != nil {
 		return err
 	}
-	pm.queries.Set(float64(len(queries)))
-	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
-	ready := new(atomic.Bool)
-	p := &pipeline{log: log, dlq: dlq, dec: dec, reorder: ingest.NewReorder(lateness, cfg.Window.IdleTimeout, time.Now),
-		proc: proc, router: router, im: im, pm: pm, tick: schema.TimeUnit, batchSize: cfg.Window.BatchSize,
-		maxWait: cfg.Window.BatchMaxWait, ready: ready, queryUpdates: make(chan querySet),
-		next: map[int]int64{}, shutdownTimeout: cfg.ShutdownTimeout}
-
-	// Restart: rebuild the window from the history before the committed
-	// offsets, and learn what a clean shutdown left to report.
 	admin, err := ingest.NewAdmin(brokers, transport)
 	if err != nil {
 		return err
 	}
-	if err := rebuild(ctx, log, cfg, admin, brokers, transport, dialer, p, cfg.WindowSpan(queries)); err != nil {
-		return err
+	defer admin.Close()
+
+	// work is the run group's pipeline actor; stats reports its records.
+	var work func(context.Context) error
+	var consumer *ingest.Consumer
+	stats := func() pipelineStats { return p.stats }
+	if cfg.Kafka.ScaleOut.Enabled {
+		so, err := newScaleOut(cfg, mk, admin, brokers, transport, dialer, p.queries)
+		if err != nil {
+			return err
+		}
+		defer so.member.Close() // the member joins at once; run closes it too, after the last hand-over
+		work, stats = so.run, so.totals
+	} else {
+		// Restart: rebuild the window from the history before the committed
+		// offsets, and learn what a clean shutdown left to report.
+		if err := rebuild(ctx, log, cfg, admin, brokers, transport, dialer, p, cfg.WindowSpan(queries)); err != nil {
+			return err
+		}
+		consumer, err = ingest.NewConsumer(ingest.ConsumerOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
+			Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: log})
+		if err != nil {
+			return err
+		}
+		p.src = consumer
+		work = p.run
 	}
-	consumer, err := ingest.NewConsumer(ingest.ConsumerOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
-		Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: log})
-	if err != nil {
-		return err
-	}
-	p.src = consumer
 
 	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready)
 	if err != nil {
@@ -180,7 +178,7 @@ func Run(ctx context.Context, o Options) error {
 		s, a := querySets(cfg, qs)
 		done := make(chan error, 1)
 		select {
-		case p.queryUpdates <- querySet{stream: s, alerts: a, done: done}:
+		case mk.updates <- querySet{stream: s, alerts: a, done: done}:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -209,7 +207,7 @@ func Run(ctx context.Context, o Options) error {
 	var pipeErr error
 	{
 		pctx, cancel := context.WithCancel(ctx)
-		g.Add(func() error { pipeErr = p.run(pctx); return pipeErr }, func(error) { cancel() })
+		g.Add(func() error { pipeErr = work(pctx); return pipeErr }, func(error) { cancel() })
 	}
 	g.Add(httpSrv.run, func(error) { httpSrv.stop(time.Second) })
 	{
@@ -235,7 +233,7 @@ func Run(ctx context.Context, o Options) error {
 		}, func(error) { close(done) })
 	}
 	log.Info("motifwatch running", "metrics", httpSrv.Addr(), "brokers", brokers, "topic", cfg.Kafka.EdgeTopic,
-		"queries", proc.Queries(), "backend", backend, "demo", cfg.DemoEnabled())
+		"queries", p.proc.Queries(), "backend", backend, "demo", cfg.DemoEnabled(), "scale_out", cfg.Kafka.ScaleOut.Enabled)
 	if o.Started != nil {
 		o.Started(Info{MetricsAddr: httpSrv.Addr(), Brokers: brokers})
 	}
@@ -244,19 +242,24 @@ func Run(ctx context.Context, o Options) error {
 		runErr = errors.Join(runErr, pipeErr)
 	}
 
-	// The pipeline has finished its last batch and commit. Leave the group,
-	// then record where a restart resumes and what it must not repeat.
-	closeErr := consumer.Close()
-	fctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-	defer cancel()
-	if runErr == nil {
-		client := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
-		if err := commitFinal(fctx, client, cfg.Kafka.Group, cfg.Kafka.EdgeTopic, p.committable(), p.next, p.shutdownWatermark()); err != nil {
-			log.Warn("final commit with resume state failed: a restart may repeat alerts", "err", err)
+	// The pipeline has finished its last batch and commit (scaled out: with
+	// the resume state, through the group). Leave the group, then record
+	// where a restart resumes and what it must not repeat.
+	var closeErr error
+	if consumer != nil {
+		closeErr = consumer.Close()
+		fctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		defer cancel()
+		if runErr == nil {
+			client := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
+			if err := commitFinal(fctx, client, cfg.Kafka.Group, cfg.Kafka.EdgeTopic, p.committable(), p.next, p.resume, p.shutdownWatermark()); err != nil {
+				log.Warn("final commit with resume state failed: a restart may repeat alerts", "err", err)
+			}
 		}
 	}
-	log.Info("motifwatch stopped", "records", p.stats.Records, "appended", p.stats.Appended, "late", p.stats.Late,
-		"dead_lettered", p.stats.DeadLettered, "alerts", p.stats.Alerts)
+	st := stats()
+	log.Info("motifwatch stopped", "records", st.Records, "appended", st.Appended, "late", st.Late,
+		"dead_lettered", st.DeadLettered, "skipped", st.Skipped, "alerts", st.Alerts)
 	return errors.Join(runErr, closeErr)
 }
 
@@ -382,18 +385,12 @@ func rebuild(ctx context.Context, log *slog.Logger, cfg *config.Config, admin *i
 	}); err != nil {
 		return fmt.Errorf("rebuilding the window: %w", err)
 	}
-	wm := int64(math.MaxInt64)
+	// Commits below these offsets would re-read history as new.
+	p.historyBefore = offsets
 	clean := len(states) == len(offsets)
-	p.processedBefore = map[int]int64{}
-	for part, st := range states {
-		p.processedBefore[part] = st.Processed
-		wm = min(wm, st.Watermark)
-	}
 	if clean {
-		p.proc.Resume(wm)
-	} else {
-		p.processedBefore = nil // after a crash: at least once, duplicates possible
-	}
+		p.resumeFrom(states)
+	} // else after a crash: at least once, duplicates possible
 	log.Info("window rebuilt from history", "records", n, "from", from, "to", offsets, "clean_shutdown", clean)
 	return nil
 }

@@ -12,6 +12,12 @@
 // alerts, commits offsets (with the state a restart needs in the commit
 // metadata) and exits within the shutdown timeout.
 //
+// With kafka.scale_out, several instances form one consumer group: each
+// reads every partition and mines the matches whose last edge comes from
+// the partitions assigned to it, with a pipeline per group generation
+// handed over through fenced commits that carry the resume state (see
+// scaleout.go and ARCHITECTURE.md).
+//
 // Package daemon is the only package that sees config, ingest, stream,
 // alerts and broker together; cmd/monitor only parses flags and calls Run.
 package daemon

@@ -60,9 +60,21 @@ type pipeline struct {
 	// when the job is off.
 	snapshots chan chan<- *gpm.Graph
 
-	// Restart state: records below committed[p] are History, records in
-	// [committed[p], processed[p]) were handled before a clean shutdown.
-	processedBefore map[int]int64
+	// Restart state: a clean shutdown's resume state per partition; the
+	// records in [committed[p], resume[p].Processed) with times at or
+	// below resume[p].Watermark were mined before it (Replayed).
+	resume map[int]resumeState
+	// Scale-out (nil otherwise): owns says which partitions are this
+	// instance's duty (the others' records only join the window), and
+	// records of an owned partition below historyBefore[p] (its committed
+	// offset) are History. finalCommit, if set, makes the last commit of
+	// finish (with the resume state, fenced by the group generation).
+	owns          func(partition int) bool
+	historyBefore map[int]int64
+	finalCommit   func(ctx context.Context, offsets map[int]int64) error
+	// queries is the query set in force (for the next generation's
+	// pipeline).
+	queries querySet
 
 	// next[p] is the offset after the last record fetched from partition p;
 	// pending counts records taken in since the last batch.
@@ -79,7 +91,19 @@ type pipeline struct {
 // pipelineStats is the record accounting, exported through metrics and
 // checked by tests: nothing is lost.
 type pipelineStats struct {
-	Records, Decoded, Appended, SelfLoops, Late, DeadLettered, Alerts int64
+	Records, Decoded, Appended, SelfLoops, Late, DeadLettered, Skipped, Alerts int64
+}
+
+// add accumulates s2 into s (over a scaled-out instance's generations).
+func (s *pipelineStats) add(s2 pipelineStats) {
+	s.Records += s2.Records
+	s.Decoded += s2.Decoded
+	s.Appended += s2.Appended
+	s.SelfLoops += s2.SelfLoops
+	s.Late += s2.Late
+	s.DeadLettered += s2.DeadLettered
+	s.Skipped += s2.Skipped
+	s.Alerts += s2.Alerts
 }
 
 type querySet struct {
@@ -176,7 +200,12 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 	}
 	p.pending++
 	origin := ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset}
+	duty := p.duty(m.Partition, m.Offset)
 	e, err := p.dec.Decode(m.Value, origin)
+	if err != nil && !duty {
+		p.skip()
+		return nil
+	}
 	if err != nil {
 		class := "decode"
 		var de *ingest.DecodeError
@@ -187,15 +216,44 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 	}
 	p.stats.Decoded++
 	p.im.Decoded(1)
-	if done, ok := p.processedBefore[m.Partition]; ok && m.Offset < done {
-		e.Replayed = true
+	if hb, ok := p.historyBefore[m.Partition]; ok && m.Offset < hb {
+		e.History = true
+	}
+	// Only the records the previous owner had released were mined: the
+	// ones still in its reorder buffer (times above its watermark) are
+	// new to everyone.
+	if r, ok := p.resume[m.Partition]; ok && !e.History {
+		if w, handled := r.watermarkAt(m.Offset); handled && e.T <= w {
+			e.Replayed = true
+		}
 	}
 	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
-	if p.reorder.Add(e) {
-		p.im.Late(1)
-		return p.deadLetter(ctx, m, "late", fmt.Sprintf("late edge: t=%d is not after the watermark %d", e.T, p.reorder.Watermark()))
+	if !p.reorder.Add(e) {
+		return nil
 	}
-	return nil
+	if !duty {
+		p.skip() // late here; its owner decides for itself, and dead-letters it
+		return nil
+	}
+	p.im.Late(1)
+	return p.deadLetter(ctx, m, "late", fmt.Sprintf("late edge: t=%d is not after the watermark %d", e.T, p.reorder.Watermark()))
+}
+
+// duty reports whether the record at offset of partition is this
+// instance's to dead-letter and mine as a last edge: not History, and
+// (scaled out) from a partition it owns.
+func (p *pipeline) duty(partition int, offset int64) bool {
+	if hb, ok := p.historyBefore[partition]; ok && offset < hb {
+		return false
+	}
+	return p.owns == nil || p.owns(partition)
+}
+
+// skip counts a record that is not this instance's duty and could not
+// join the window (undecodable, or late here).
+func (p *pipeline) skip() {
+	p.stats.Skipped++
+	p.pm.records.WithLabelValues("skipped").Inc()
 }
 
 func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reason string) error {
@@ -335,7 +393,23 @@ func (p *pipeline) committable() map[int]int64 {
 			}
 		}
 	}
+	// History edges still buffered are below the commit this pipeline
+	// started from: never move it back over them.
+	for part, start := range p.historyBefore {
+		if cur, ok := out[part]; ok && cur < start {
+			out[part] = start
+		}
+	}
 	return out
+}
+
+// resumeFrom sets the clean shutdown's resume state of each partition:
+// see take and stream.Processor.ResumePartition.
+func (p *pipeline) resumeFrom(states map[int]resumeState) {
+	p.resume = states
+	for part, st := range states {
+		p.proc.ResumePartition(part, st.spans())
+	}
 }
 
 // setQueries applies a new query set between batches.
@@ -343,7 +417,11 @@ func (p *pipeline) setQueries(qs querySet) error {
 	if err := p.proc.SetQueries(qs.stream); err != nil {
 		return err
 	}
-	return p.router.SetQueries(qs.alerts)
+	if err := p.router.SetQueries(qs.alerts); err != nil {
+		return err
+	}
+	p.queries = querySet{stream: qs.stream, alerts: qs.alerts}
+	return nil
 }
 
 // finish runs at shutdown: one last batch with what the watermark has
@@ -360,7 +438,11 @@ func (p *pipeline) finish() error {
 		return fmt.Errorf("shutdown: closing alerts: %w", err)
 	}
 	// Close wrote every tally: everything handled is durable now.
-	if err := p.src.Commit(ctx, p.committable()); err != nil {
+	commit := p.src.Commit
+	if p.finalCommit != nil {
+		commit = p.finalCommit
+	}
+	if err := commit(ctx, p.committable()); err != nil {
 		return fmt.Errorf("shutdown: committing offsets: %w", err)
 	}
 	p.commitQueue = nil

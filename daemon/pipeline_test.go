@@ -87,3 +87,16 @@ func TestCommittableStopsAtBufferedEdges(t *testing.T) {
 		t.Errorf("committable = %v; want partition 0 at 30, partition 1 held at its buffered offset 7", got)
 	}
 }
+
+// TestCommittableNeverGoesBackOverHistory: history re-read into the
+// reorder buffer lies below the commit the pipeline started from; a
+// commit made while it is still buffered keeps that start.
+func TestCommittableNeverGoesBackOverHistory(t *testing.T) {
+	proc, _ := stream.New(stream.Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
+	r := ingest.NewReorder(100, 0, nil)
+	r.Add(ingest.Edge{Src: "a", Dst: "b", T: 50, History: true, Origin: ingest.Origin{Partition: 0, Offset: 3}})
+	p := &pipeline{proc: proc, reorder: r, next: map[int]int64{0: 12}, historyBefore: map[int]int64{0: 10}}
+	if got := p.committable(); got[0] != 10 {
+		t.Errorf("committable = %v; want partition 0 at its start 10, not back at the buffered history edge 3", got)
+	}
+}

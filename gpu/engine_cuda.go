@@ -125,6 +125,9 @@ func (e *Engine) syncAll(ctx context.Context, w *window.Window) error {
 
 // Mine implements motif.Engine.
 func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req motif.Request) (motif.Result, error) {
+	if err := req.CheckRootMask(); err != nil {
+		return motif.Result{}, err
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	lo, hi := max(req.Range.Lo, w.First()), min(req.Range.Hi, w.End())

@@ -14,6 +14,12 @@
 // the offset queries of a restart (committed offsets, the offsets at a
 // time) and Replay re-reads an offset range to rebuild the window.
 //
+// Scale-out: a Member is an instance's membership of the consumer group,
+// used only to learn the partitions it owns in each generation and to
+// commit their offsets fenced by the generation; Readers read every
+// partition outside the group, because every instance's window needs
+// every edge.
+//
 // Layout: file.go (the loader's API and the edge file), file_nodes.go (the
 // node attribute file), order.go (the stable radix sort by time), text.go
 // (line reading, field splitting and number parsing over []byte, without
@@ -21,10 +27,11 @@
 // Decoder, DecodeError), decode_json.go (a strict JSON scanner that
 // builds nothing), decode_csv.go, decode_time.go (exact timestamp to tick
 // conversion); reorder.go (the buffer and its watermark); kafka.go
-// (Consumer, DeadLetter, Admin, Replay); metrics.go.
+// (Consumer, DeadLetter, Admin, Replay); member.go (Member, Generation),
+// readers.go (Readers); metrics.go.
 //
 // Data flows one way, ingest → window → engine: package ingest imports
-// window, never motif, gpu, the engines or alerts. Only kafka.go and
-// metrics.go know Kafka and Prometheus; the decoders and the reorder
+// window, never motif, gpu, the engines or alerts. Only kafka.go, member.go,
+// readers.go and metrics.go know Kafka and Prometheus; the decoders and the reorder
 // buffer are pure and have benchmarks.
 package ingest

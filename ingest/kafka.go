@@ -329,6 +329,12 @@ func (a *Admin) Partitions(ctx context.Context, topic string) ([]int, error) {
 // offsets replays everything from t on: a restart uses it to rebuild the
 // window.
 func (a *Admin) OffsetsForTime(ctx context.Context, topic string, t time.Time) (map[int]int64, error) {
+	if t.UnixMilli() < 0 {
+		// Record timestamps are never negative, and the protocol reads
+		// -1 and -2 as "latest" and "earliest": a time before 1970 (edge
+		// times in seconds from 0, less a window span) means everything.
+		return a.StartOffsets(ctx, topic)
+	}
 	parts, err := a.Partitions(ctx, topic)
 	if err != nil {
 		return nil, err

@@ -264,6 +264,11 @@ func TestOffsetsForTimeAndReplay(t *testing.T) {
 		{t0.Add(5500 * time.Millisecond), map[int]int64{0: 6, 1: 3}},
 		{t0.Add(9 * time.Second), map[int]int64{0: 9, 1: 5}}, // nothing in partition 1: its end
 		{t0.Add(time.Hour), map[int]int64{0: 10, 1: 5}},      // after everything: the ends
+		// Before 1970 (-1 and -2 would mean latest and earliest on the wire):
+		// everything.
+		{time.UnixMilli(-1), map[int]int64{0: 0, 1: 0}},
+		{time.UnixMilli(-2), map[int]int64{0: 0, 1: 0}},
+		{time.Unix(-3600, 0), map[int]int64{0: 0, 1: 0}},
 	}
 	for _, tc := range tests {
 		got, err := admin.OffsetsForTime(ctx, "edges", tc.at)

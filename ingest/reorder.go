@@ -42,6 +42,11 @@ type Reorder struct {
 
 	parts    map[int]*partState
 	lastPart *partState // the partition of the previous Add (a cache)
+	// flowing is when the first Release found an edge added: a partition
+	// not heard from counts as silent from then at the earliest, so one
+	// made known long before the stream starts is not idle at its first
+	// edge.
+	flowing time.Time
 }
 
 // reorderKey orders the heap; slot indexes the edge.
@@ -75,6 +80,10 @@ type partState struct {
 	// pending: the consumer knows of records of this partition it has not
 	// fetched yet (SetPending); such a partition is never idle.
 	pending bool
+	// heard: an edge (even a late one) was added from it. A partition
+	// known only through SetPending holds the watermark until it is heard
+	// from or idle (see AppendRelease).
+	heard bool
 
 	// q holds the offsets of the partition's buffered edges in arrival
 	// order; its head is the earliest-added edge still buffered.
@@ -113,7 +122,7 @@ func (r *Reorder) Add(e Edge) (late bool) {
 		p = r.part(e.Origin.Partition)
 		r.lastPart = p
 	}
-	p.touched = true
+	p.touched, p.heard = true, true
 	if e.T <= r.w && r.w != minWatermark {
 		return true
 	}
@@ -142,7 +151,8 @@ func (r *Reorder) Add(e Edge) (late bool) {
 func (r *Reorder) part(id int) *partState {
 	p := r.parts[id]
 	if p == nil {
-		p = &partState{id: id, maxT: math.MinInt64}
+		// Silent since it became known: idleness counts from now.
+		p = &partState{id: id, maxT: math.MinInt64, seen: r.now()}
 		r.parts[id] = p
 	}
 	return p
@@ -153,7 +163,10 @@ func (r *Reorder) part(id int) *partState {
 // or the topic's end offsets at start). A partition with a backlog is
 // never idle, and one that has sent nothing yet holds the watermark back:
 // a consumer that drains a backlog one partition after another must not
-// make the later partitions' older edges late.
+// make the later partitions' older edges late. A partition first made
+// known here without a backlog holds the watermark too until it sends an
+// edge or has been silent for the idle duration (records may arrive
+// after the end offsets were read, and its reader may start late).
 func (r *Reorder) SetPending(id int, pending bool) {
 	p := r.lastPart
 	if p == nil || p.id != id {
@@ -172,16 +185,29 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 	now := r.now()
 	w := int64(math.MaxInt64)
 	active := false
+	if r.flowing.IsZero() && len(r.heap) > 0 {
+		r.flowing = now
+	}
 	for _, p := range r.parts {
 		if p.touched {
 			p.seen, p.touched = now, false
 		}
-		if r.idle > 0 && now.Sub(p.seen) >= r.idle && !p.pending {
+		seen := p.seen
+		if !p.heard && (r.flowing.IsZero() || r.flowing.After(seen)) {
+			seen = r.flowing
+			if seen.IsZero() {
+				seen = now
+			}
+		}
+		if r.idle > 0 && now.Sub(seen) >= r.idle && !p.pending {
 			continue
 		}
 		if p.maxT == math.MinInt64 {
-			if p.pending {
-				// Records to come, none seen: nothing can be released.
+			if p.pending || (!p.heard && r.idle > 0) {
+				// Records to come (or, from a partition known but not heard
+				// from and not yet idle, maybe: a reader that starts late must
+				// not find its partition's edges late), none seen: nothing
+				// can be released.
 				active = true
 				w = math.MinInt64
 			}

@@ -474,3 +474,42 @@ func TestReorderPendingPartitionHoldsWatermark(t *testing.T) {
 		t.Fatalf("released %d edges; want the 5 of partition 1", len(got))
 	}
 }
+
+// TestReorderKnownSilentPartitionHoldsWatermark: a partition known (from
+// the end offsets at start) to exist but empty then may receive records
+// at any time, and its reader may start late: until it sends an edge or
+// has been silent for the idle duration, it holds the watermark, or its
+// first edges would all be late behind a faster partition.
+func TestReorderKnownSilentPartitionHoldsWatermark(t *testing.T) {
+	clock := time.Unix(0, 0)
+	r := NewReorder(0, time.Second, func() time.Time { return clock })
+	r.SetPending(0, false)
+	r.SetPending(1, false)
+	for i := range 5 {
+		r.Add(Edge{T: int64(100 + i), Origin: Origin{Partition: 1, Offset: int64(i)}})
+	}
+	clock = clock.Add(500 * time.Millisecond)
+	if got, w := r.Release(); len(got) != 0 {
+		t.Fatalf("released %d edges (watermark %d) before partition 0 was heard from or idle", len(got), w)
+	}
+	if late := r.Add(Edge{T: 50, Origin: Origin{Partition: 0, Offset: 0}}); late {
+		t.Fatalf("partition 0's first edge came late")
+	}
+	if got, _ := r.Release(); len(got) != 1 || got[0].T != 50 {
+		t.Fatalf("released %v; want the edge at t=50 once partition 0 spoke", got)
+	}
+	// Known long before the stream starts, it is not idle at the first
+	// edge; a partition that stays silent stops holding once idle.
+	r2 := NewReorder(0, time.Second, func() time.Time { return clock })
+	r2.SetPending(0, false)
+	clock = clock.Add(time.Minute)
+	r2.Release()
+	r2.Add(Edge{T: 7, Origin: Origin{Partition: 1}})
+	if got, _ := r2.Release(); len(got) != 0 {
+		t.Fatalf("released %d edges at the stream's first edge, although partition 0 was silent only before the stream started", len(got))
+	}
+	clock = clock.Add(2 * time.Second)
+	if got, _ := r2.Release(); len(got) != 1 {
+		t.Fatalf("released %d edges after partition 0 went idle; want 1", len(got))
+	}
+}

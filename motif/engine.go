@@ -3,6 +3,7 @@ package motif
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sync/atomic"
 
@@ -31,13 +32,34 @@ type Request struct {
 	Horizon int64
 	// Sink receives every match (final and open); nil counts only.
 	Sink Sink
-	// Progress, if set, is advanced by the number of root edges finished,
-	// so a caller can report progress of a long run from another goroutine.
+	// Progress, if set, is advanced by the number of root positions
+	// finished (masked ones included), so a caller can report progress of
+	// a long run from another goroutine.
 	Progress *atomic.Int64
-	// RootMask, if set, selects roots: the edge at position p is a root
-	// only if RootMask[p-Range.Lo] is true (a scaled-out instance mines
-	// only the roots of the partitions it owns). nil: every root.
+	// RootMask, if not nil, selects the root edges to mine: the position
+	// Range.Lo+i is a root only if RootMask[i] is true. Its length must be
+	// Range.Hi-Range.Lo. Matches whose last edge is masked are neither
+	// reported nor counted, and masked positions do not count in
+	// Result.Roots. A scaled-out daemon mines only the matches whose last
+	// edge comes from the partitions it owns, in one call per batch
+	// however the partitions interleave. Every engine honours it.
 	RootMask []bool
+}
+
+// ErrRootMask is returned by Mine for a RootMask whose length is not
+// Range.Hi-Range.Lo.
+var ErrRootMask = errors.New("motif: root mask length differs from the range")
+
+// CheckRootMask returns ErrRootMask (wrapped with the lengths) unless
+// req.RootMask is nil or as long as req.Range: engines call it first.
+func (req *Request) CheckRootMask() error {
+	if req.RootMask == nil {
+		return nil
+	}
+	if n := req.Range.Hi - req.Range.Lo; int64(len(req.RootMask)) != max(n, 0) {
+		return fmt.Errorf("%w: %d entries for range [%d, %d)", ErrRootMask, len(req.RootMask), req.Range.Lo, req.Range.Hi)
+	}
+	return nil
 }
 
 // Match is one match. The slices are reused after Sink.Match returns:

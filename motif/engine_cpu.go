@@ -43,6 +43,9 @@ const splitMin = 4
 
 // Mine implements Engine.
 func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) (Result, error) {
+	if err := req.CheckRootMask(); err != nil {
+		return Result{}, err
+	}
 	lo, hi := max(req.Range.Lo, w.First()), min(req.Range.Hi, w.End())
 	if lo >= hi {
 		return Result{}, ctx.Err()
@@ -58,6 +61,7 @@ func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) 
 	for i := range workers {
 		wk := newWorker(w, p, req.Horizon, s, out)
 		wk.progress = req.Progress
+		wk.mask, wk.maskLo = req.RootMask, req.Range.Lo
 		wk.countOnly = req.Sink == nil
 		workers[i] = wk
 		wg.Add(1)
@@ -130,7 +134,10 @@ type worker struct {
 	// p.NodeOrder[:nMapped[d]] are they.
 	nMapped []int
 
-	progress  *atomic.Int64
+	progress *atomic.Int64
+	// mask[p-maskLo] false: position p is not a root (Request.RootMask).
+	mask      []bool
+	maskLo    int64
 	res       Result
 	buf       []Match
 	arenaPos  []int64
@@ -189,7 +196,9 @@ func (wk *worker) run(ctx context.Context) {
 			return
 		}
 		for p := lo; p < hi; p++ {
-			wk.root(p)
+			if wk.mask == nil || wk.mask[p-wk.maskLo] {
+				wk.root(p)
+			}
 		}
 		if wk.progress != nil {
 			wk.progress.Add(hi - lo)

@@ -683,3 +683,96 @@ func TestDiffCPUWorkers(t *testing.T) {
 		t.Errorf("coverage: no subtree was split off to an idle worker; the windows are too small to exercise it")
 	}
 }
+
+// TestDiffCPUMask checks Request.RootMask: masked mining equals the
+// oracle restricted to matches whose last edge is unmasked, in count and
+// enumerate mode, for 1, 2 and 4 workers; Roots counts unmasked roots
+// only; and masks that split the positions among k owners (as a
+// scaled-out daemon splits partitions among instances) give disjoint
+// results whose union is the unmasked run.
+func TestDiffCPUMask(t *testing.T) {
+	seed := diffSeedValue(t)
+	lo, hi := diffCaseRange()
+	if *diffCase < 0 {
+		hi = lo + (hi-lo)/5
+	}
+	masked := 0
+	for i := lo; i < hi; i++ {
+		rng, w, q, p := randomCase(t, seed, i, oracle.DefaultWindowConfig())
+		o, err := oracle.New(w, q)
+		if err != nil {
+			t.Fatalf("seed %d case %d: oracle: %v", seed, i, err)
+		}
+		for _, req := range requests(rng, w) {
+			all := o.Mine(req.r, req.horizon)
+			owners := 1 + rng.IntN(3)
+			owner := make([]int, max(req.r.Hi-req.r.Lo, 0))
+			for j := range owner {
+				owner[j] = rng.IntN(owners)
+			}
+			var union []motif.Match
+			for k := range owners {
+				mask := make([]bool, len(owner))
+				for j := range mask {
+					mask[j] = owner[j] == k
+				}
+				var want []motif.Match
+				for _, m := range all {
+					if mask[m.Edges[len(m.Edges)-1]-req.r.Lo] {
+						want = append(want, m)
+					}
+				}
+				masked += len(all) - len(want)
+				wantKeys := keys(want)
+				wantFinal, wantOpen := counts(want)
+				roots := int64(0)
+				for j, ok := range mask {
+					if pos := req.r.Lo + int64(j); ok && pos >= w.First() && pos < w.End() {
+						roots++
+					}
+				}
+				what := fmt.Sprintf("owner %d of %d, mask %v", k, owners, mask)
+				for _, n := range diffWorkers {
+					e := motif.NewCPU(n)
+					mreq := motif.Request{Range: req.r, Horizon: req.horizon, RootMask: mask}
+					res, err := e.Mine(context.Background(), w, p, mreq)
+					if err != nil || res.Matches != wantFinal || res.Open != wantOpen || res.Roots != roots {
+						t.Fatalf("count mode, %d workers: got %+v, %v; want %d final, %d open, %d roots\n%s", n, res, err, wantFinal, wantOpen, roots,
+							diffReport(t, seed, i, w, q, p, req, what, wantKeys, nil))
+					}
+					var got []motif.Match
+					mreq.Sink = motif.SinkFunc(func(m *motif.Match) error {
+						got = append(got, motif.Match{Edges: slices.Clone(m.Edges), Nodes: slices.Clone(m.Nodes), Open: m.Open, OpenUntil: m.OpenUntil})
+						return nil
+					})
+					if _, err := e.Mine(context.Background(), w, p, mreq); err != nil || !slices.Equal(keys(got), wantKeys) {
+						t.Fatalf("enumerate mode, %d workers (error %v):\n%s", n, err, diffReport(t, seed, i, w, q, p, req, what, wantKeys, keys(got)))
+					}
+					if n == 1 {
+						union = append(union, got...)
+					}
+				}
+			}
+			if got, want := keys(union), keys(all); !slices.Equal(got, want) {
+				t.Fatalf("union over %d owners:\n%s", owners, diffReport(t, seed, i, w, q, p, req, "union of masks", want, got))
+			}
+		}
+	}
+	t.Logf("%d matches masked out", masked)
+	if hi-lo >= 100 && masked == 0 {
+		t.Errorf("coverage: no match was masked out; the masks exercise nothing")
+	}
+}
+
+// TestRootMaskLength: a mask that does not cover the range exactly is an
+// error, not a silent partial run.
+func TestRootMaskLength(t *testing.T) {
+	_, w, _, p := randomCase(t, 1, 0, oracle.DefaultWindowConfig())
+	r := motif.WholeWindow(w)
+	for _, n := range []int64{0, r.Hi - r.Lo - 1, r.Hi - r.Lo + 1} {
+		_, err := motif.NewCPU(2).Mine(context.Background(), w, p, motif.Request{Range: r, Horizon: motif.Batch, RootMask: make([]bool, n)})
+		if !errors.Is(err, motif.ErrRootMask) {
+			t.Errorf("Mine with a %d-entry mask over %d positions = %v; want %v", n, r.Hi-r.Lo, err, motif.ErrRootMask)
+		}
+	}
+}

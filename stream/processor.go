@@ -98,14 +98,52 @@ type Processor struct {
 	hasLastT bool
 	// resumeHorizon is the watermark at the last clean shutdown; matches
 	// ending at Replayed edges that were final by then are not reported.
+	// resumeParts overrides it per partition (a scaled-out daemon takes
+	// partitions over from several previous owners).
 	resumeHorizon int64
+	resumeParts   map[int][]ResumeSpan
+	// owned lists the partitions whose edges are mined as last edges; nil:
+	// every partition.
+	owned map[int]bool
 }
 
 // run is a range of window positions to mine as last edges; replay runs
-// hold Replayed edges.
+// hold Replayed edges and are mined against their partition's shutdown
+// watermark.
 type run struct {
 	motif.Range
-	replay bool
+	replay  bool
+	horizon int64 // replay runs only
+	// mask is the engine's RootMask: false for positions in the range that
+	// are no root (History, or another instance's partition); nil: all
+	// are.
+	mask     []bool
+	lastRoot int64
+}
+
+// extend adds position Hi to the run, as a root or masked.
+func (r *run) extend(root bool) {
+	if !root && r.mask == nil {
+		r.mask = make([]bool, r.Hi-r.Lo, r.Hi-r.Lo+64)
+		for i := range r.mask {
+			r.mask[i] = true
+		}
+	}
+	if r.mask != nil {
+		r.mask = append(r.mask, root)
+	}
+	if root {
+		r.lastRoot = r.Hi
+	}
+	r.Hi++
+}
+
+// trim drops the masked positions at the run's end.
+func (r *run) trim() {
+	r.Hi = r.lastRoot + 1
+	if r.mask != nil {
+		r.mask = r.mask[:r.Hi-r.Lo]
+	}
 }
 
 // New returns a Processor with an empty window of the given schema.
@@ -189,6 +227,57 @@ func (p *Processor) Queries() []string {
 // were still held open are.
 func (p *Processor) Resume(shutdownWatermark int64) { p.resumeHorizon = shutdownWatermark }
 
+// A ResumeSpan is a run of one partition's offsets that an earlier owner
+// (or this process before a restart) mined against Watermark: the
+// offsets below Until and at or above the previous span's Until.
+type ResumeSpan struct{ Until, Watermark int64 }
+
+// ResumePartition is Resume for the Replayed edges of one partition, by
+// offset: a scaled-out daemon takes partitions over from owners that
+// stopped at different watermarks, and a partition that changed owners
+// twice before its new owner caught up has spans of both. spans are in
+// increasing Until; an offset past the last is mined against it.
+func (p *Processor) ResumePartition(partition int, spans []ResumeSpan) {
+	if p.resumeParts == nil {
+		p.resumeParts = map[int][]ResumeSpan{}
+	}
+	p.resumeParts[partition] = spans
+}
+
+func (p *Processor) resumeOf(o ingest.Origin) int64 {
+	spans, ok := p.resumeParts[o.Partition]
+	if !ok || len(spans) == 0 {
+		return p.resumeHorizon
+	}
+	for _, s := range spans {
+		if o.Offset < s.Until {
+			return s.Watermark
+		}
+	}
+	return spans[len(spans)-1].Watermark
+}
+
+// Own restricts mining to the matches whose last edge comes from one of
+// partitions; nil (the default) mines every partition. Edges of the other
+// partitions still join the window (matches may use them as earlier
+// edges): a scaled-out daemon reads every partition and mines those the
+// consumer group assigned to it. Call it before the first Process.
+func (p *Processor) Own(partitions []int) {
+	if partitions == nil {
+		p.owned = nil
+		return
+	}
+	p.owned = make(map[int]bool, len(partitions))
+	for _, part := range partitions {
+		p.owned[part] = true
+	}
+}
+
+// root reports that matches ending at e are this processor's to mine.
+func (p *Processor) root(e *ingest.Edge) bool {
+	return !e.History && (p.owned == nil || p.owned[e.Origin.Partition])
+}
+
 // Process appends a released batch (in (t, seq) order, every edge with
 // t <= watermark), mines the matches that end in it, settles held matches
 // whose intervals the watermark has passed, and evicts what no match can
@@ -248,16 +337,39 @@ func (p *Processor) append(batch []ingest.Edge, out *Output) ([]run, error) {
 		p.meta = append(p.meta, edgeMeta{seq: e.Seq, offset: e.Origin.Offset, partition: int32(e.Origin.Partition), hasSeq: e.HasSeq})
 		p.lastT, p.hasLastT = e.T, true
 		out.Appended++
-		if e.History {
-			continue
-		}
-		if n := len(runs); n > 0 && runs[n-1].Hi == pos && runs[n-1].replay == e.Replayed {
-			runs[n-1].Hi++
-		} else {
-			runs = append(runs, run{Range: motif.Range{Lo: pos, Hi: pos + 1}, replay: e.Replayed})
-		}
+		runs = p.addRun(runs, e, pos)
+	}
+	if n := len(runs); n > 0 {
+		runs[n-1].trim()
 	}
 	return runs, nil
+}
+
+// addRun puts position pos (edge e) into the runs to mine: it extends the
+// last run, as a root or masked, or starts a new one at a root whose
+// replay horizon differs. Masked positions inside a run cost the engine
+// a skipped root; splitting at each would cost a Mine call.
+func (p *Processor) addRun(runs []run, e *ingest.Edge, pos int64) []run {
+	root := p.root(e)
+	var horizon int64
+	if e.Replayed {
+		horizon = p.resumeOf(e.Origin)
+	}
+	n := len(runs)
+	contiguous := n > 0 && runs[n-1].Hi == pos
+	switch {
+	case !root && contiguous:
+		runs[n-1].extend(false)
+	case !root:
+	case contiguous && runs[n-1].replay == e.Replayed && runs[n-1].horizon == horizon:
+		runs[n-1].extend(true)
+	default:
+		if n > 0 {
+			runs[n-1].trim()
+		}
+		runs = append(runs, run{Range: motif.Range{Lo: pos, Hi: pos + 1}, replay: e.Replayed, horizon: horizon, lastRoot: pos})
+	}
+	return runs
 }
 
 func (p *Processor) value(col int, e *ingest.Edge) float64 {
@@ -297,7 +409,7 @@ func (p *Processor) mine(ctx context.Context, q *registered, runs []run, waterma
 		return nil
 	})
 	for _, r := range runs {
-		req := motif.Request{Range: r.Range, Horizon: watermark}
+		req := motif.Request{Range: r.Range, Horizon: watermark, RootMask: r.mask}
 		replaying = r.replay
 		if replaying {
 			if countOnly {
@@ -305,8 +417,13 @@ func (p *Processor) mine(ctx context.Context, q *registered, runs []run, waterma
 			}
 			// Mined against the shutdown horizon, the matches that were
 			// held then come back Open; settle() reports them once the
-			// current watermark has passed their intervals.
-			req.Horizon = min(watermark, p.resumeHorizon)
+			// current watermark has passed their intervals. The others
+			// were decided before the shutdown (reported or discarded)
+			// and are dropped, even where the current watermark is still
+			// below the shutdown's: so the horizon is the shutdown's, not
+			// the lower of the two (which would hold, and report again,
+			// matches whose intervals closed between them).
+			req.Horizon = r.horizon
 		}
 		if !countOnly {
 			req.Sink = sink

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -268,4 +269,127 @@ func TestSetQueriesKeepsOldSetOnError(t *testing.T) {
 	if err := p.SetQueries(append(qs, qs[0])); err == nil {
 		t.Errorf("duplicate query names accepted")
 	}
+}
+
+// owner is one processor of a scaled-out run and the partitions it owns.
+type owner struct {
+	p     *Processor
+	parts []int
+}
+
+func newOwner(t *testing.T, w *window.Window, qs []Query, parts []int) *owner {
+	t.Helper()
+	p, err := New(Options{Engine: motif.NewCPU(2), Schema: *w.Schema()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetQueries(qs); err != nil {
+		t.Fatal(err)
+	}
+	p.Own(parts)
+	return &owner{p: p, parts: parts}
+}
+
+// TestOwnedPartitionsSplitTheMatches: processors that each see every edge
+// but own a share of the partitions report, together, every match of one
+// batch run exactly once.
+func TestOwnedPartitionsSplitTheMatches(t *testing.T) {
+	w := loadGraph(t)
+	qs := testQueries(t, time.Hour)
+	wantIDs, wantCounts := batchTruth(t, w, qs)
+	for _, split := range [][][]int{{{0, 2}, {1}}, {{0}, {1}, {2}}} {
+		ids, counts := map[string]int{}, map[string]int64{}
+		for _, parts := range split {
+			o := newOwner(t, w, qs, parts)
+			streamRun(t, o.p, edgesOf(w), 1999, ids, counts)
+		}
+		compare(t, fmt.Sprintf("owners %v", split), wantIDs, wantCounts, ids, counts)
+	}
+}
+
+// TestHandoffBetweenOwners: two owners stop at different points (as at a
+// rebalance: each finishes its batch and commits), and two new owners
+// take the partitions over in another split. Each new owner rebuilds its
+// window from the span before the oldest committed position it owns:
+// edges of its partitions before the commit are History, the ones from
+// the commit to where the old owner stopped are Replayed against that
+// owner's watermark, and other partitions' edges only join the window.
+// Alerts over all four equal one batch run.
+func TestHandoffBetweenOwners(t *testing.T) {
+	w := loadGraph(t)
+	qs := testQueries(t, time.Hour)
+	wantIDs, wantCounts := batchTruth(t, w, qs)
+	edges := edgesOf(w)
+	// Cuts at a change of time, so that every edge before a cut is at or
+	// below the stopping owner's watermark.
+	cutAt := func(i int) int {
+		for i < len(edges) && edges[i].T == edges[i-1].T {
+			i++
+		}
+		return i
+	}
+	stops := []int{cutAt(len(edges) / 2), cutAt(len(edges) / 3)}
+	ids, counts := map[string]int{}, map[string]int64{}
+	type stopped struct {
+		committed, processed int64
+		watermark            int64
+	}
+	state := map[int]stopped{}
+	for i, parts := range [][]int{{0, 1}, {2}} {
+		o := newOwner(t, w, qs, parts)
+		stop := stops[i]
+		var wm int64
+		for a := 0; a < stop; a += 1000 {
+			b := min(a+1000, stop)
+			wm = min(edges[b-1].T, edges[b].T-1)
+			out, err := o.p.Process(context.Background(), edges[a:b], wm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			collect(out, ids, counts)
+		}
+		held := o.p.HeldMinOffsets()
+		for _, part := range parts {
+			st := stopped{watermark: wm}
+			for _, e := range edges[:stop] {
+				if e.Origin.Partition == part {
+					st.processed = e.Origin.Offset + 1
+				}
+			}
+			st.committed = st.processed
+			if off, ok := held[part]; ok {
+				st.committed = off
+			}
+			state[part] = st
+		}
+	}
+	if state[0].committed == state[0].processed && state[1].committed == state[1].processed {
+		t.Fatalf("no match held at the stop: the test does not exercise replay")
+	}
+	for _, parts := range [][]int{{0, 2}, {1}} {
+		o := newOwner(t, w, qs, parts)
+		// The window starts a span before the oldest committed edge owned.
+		first := len(edges)
+		for i, e := range edges {
+			if slices.Contains(parts, e.Origin.Partition) && e.Origin.Offset == state[e.Origin.Partition].committed {
+				first = min(first, i)
+			}
+		}
+		for first > 0 && edges[first-1].T >= edges[first].T-o.p.Span() {
+			first--
+		}
+		var feed []ingest.Edge
+		for _, e := range edges[first:] {
+			if st := state[e.Origin.Partition]; slices.Contains(parts, e.Origin.Partition) {
+				e.History = e.Origin.Offset < st.committed
+				e.Replayed = !e.History && e.Origin.Offset < st.processed
+			}
+			feed = append(feed, e)
+		}
+		for _, part := range parts {
+			o.p.ResumePartition(part, []ResumeSpan{{Until: state[part].processed, Watermark: state[part].watermark}})
+		}
+		streamRun(t, o.p, feed, 1500, ids, counts)
+	}
+	compare(t, "handoff", wantIDs, wantCounts, ids, counts)
 }

@@ -1,0 +1,381 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/promreg"
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/stream"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// pipelineMaker holds what every pipeline of the process shares, and
+// builds pipelines: one for a single instance, one per generation of the
+// group for a scaled-out one.
+type pipelineMaker struct {
+	cfg     *config.Config
+	log     *slog.Logger
+	reg     prometheus.Registerer
+	engine  motif.Engine
+	backend string
+	schema  window.Schema
+	sink    alerts.Sink
+	am      *alerts.Metrics
+	dec     *ingest.Decoder
+	im      *ingest.Metrics
+	dlq     *ingest.DeadLetter
+	pm      *pipelineMetrics
+	ready   *atomic.Bool
+	// updates delivers new query sets from the watcher to whichever
+	// pipeline runs.
+	updates chan querySet
+}
+
+// new returns a pipeline with an empty window and reorder buffer, mining
+// qs.
+func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
+	cfg := mk.cfg
+	proc, err := stream.New(stream.Options{Engine: mk.engine, Schema: mk.schema, MaxHeld: cfg.Window.MaxHeldMatches,
+		Logger: mk.log, Registerer: mk.reg, Backend: mk.backend})
+	if err != nil {
+		return nil, err
+	}
+	if err := proc.SetQueries(qs.stream); err != nil {
+		return nil, err
+	}
+	router, err := alerts.NewRouter(alerts.RouterOptions{Interval: cfg.Alerts.CountInterval, Logger: mk.log}, mk.sink, mk.am, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := router.SetQueries(qs.alerts); err != nil {
+		return nil, err
+	}
+	lateness := int64(cfg.Window.AllowedLateness / mk.schema.TimeUnit)
+	return &pipeline{log: mk.log, dlq: mk.dlq, dec: mk.dec, reorder: ingest.NewReorder(lateness, cfg.Window.IdleTimeout, time.Now),
+		proc: proc, router: router, im: mk.im, pm: mk.pm, tick: mk.schema.TimeUnit, batchSize: cfg.Window.BatchSize,
+		maxWait: cfg.Window.BatchMaxWait, ready: mk.ready, queryUpdates: mk.updates,
+		next: map[int]int64{}, shutdownTimeout: cfg.ShutdownTimeout, queries: querySet{stream: qs.stream, alerts: qs.alerts}}, nil
+}
+
+// scaleOut runs a scaled-out instance (kafka.scale_out): a member of the
+// consumer group that reads every partition of the edge topic and mines
+// only the matches whose last edge comes from the partitions the group
+// assigned to it. Each generation of the group gets a fresh pipeline
+// whose window is rebuilt from Kafka (see ARCHITECTURE.md, Scale-out):
+// duty for a partition starts exactly at its committed offset, and the
+// previous owner's handover commit says what it had already reported.
+type scaleOut struct {
+	cfg       *config.Config
+	log       *slog.Logger
+	mk        *pipelineMaker
+	member    *ingest.Member
+	admin     *ingest.Admin
+	client    *kafka.Client
+	brokers   []string
+	dialer    *kafka.Dialer
+	queries   querySet
+	stats     pipelineStats
+	totalsPtr atomic.Pointer[pipelineStats]
+	m         *scaleOutMetrics
+}
+
+func newScaleOut(cfg *config.Config, mk *pipelineMaker, admin *ingest.Admin, brokers []string, transport *kafka.Transport,
+	dialer *kafka.Dialer, qs querySet) (*scaleOut, error) {
+	so := &cfg.Kafka.ScaleOut
+	member, err := ingest.NewMember(ingest.MemberOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic, Group: cfg.Kafka.Group,
+		ClientID: cfg.Kafka.ClientID, Dialer: dialer, Transport: transport, HeartbeatInterval: so.HeartbeatInterval,
+		SessionTimeout: so.SessionTimeout, RebalanceTimeout: so.RebalanceTimeout, Logger: mk.log})
+	if err != nil {
+		return nil, err
+	}
+	m, err := newScaleOutMetrics(mk.reg)
+	if err != nil {
+		member.Close()
+		return nil, err
+	}
+	s := &scaleOut{cfg: cfg, log: mk.log, mk: mk, member: member, admin: admin, brokers: brokers, dialer: dialer, queries: qs, m: m,
+		client: &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}}
+	s.totalsPtr.Store(&pipelineStats{})
+	return s, nil
+}
+
+// totals returns the record accounting over every generation so far.
+func (s *scaleOut) totals() pipelineStats { return *s.totalsPtr.Load() }
+
+// run takes part in the group until ctx ends, then leaves it (after the
+// last generation's handover commit).
+func (s *scaleOut) run(ctx context.Context) error {
+	defer s.member.Close()
+	for {
+		gen, err := s.next(ctx)
+		if err != nil || gen == nil {
+			return err
+		}
+		err = s.generation(ctx, gen)
+		gen.Release()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// next waits for the group's next generation, answering query updates
+// meanwhile; it returns nil, nil once ctx ends. Errors joining the group
+// are logged and retried (kafka-go backs off between attempts).
+func (s *scaleOut) next(ctx context.Context) (*ingest.Generation, error) {
+	type result struct {
+		g   *ingest.Generation
+		err error
+	}
+	for {
+		got := make(chan result, 1)
+		nctx, cancel := context.WithCancel(ctx)
+		go func() {
+			g, err := s.member.Next(nctx)
+			got <- result{g, err}
+		}()
+		var r result
+		for waiting := true; waiting; {
+			select {
+			case r = <-got:
+				waiting = false
+			case qs := <-s.mk.updates:
+				qs.done <- s.checkQueries(qs)
+			}
+		}
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			if r.g != nil {
+				r.g.Release()
+			}
+			return nil, nil
+		case r.err != nil:
+			s.log.Warn("kafka group: no generation yet; retrying", "err", r.err)
+			continue
+		}
+		s.m.generations.Inc()
+		s.m.owned.Set(float64(len(r.g.Partitions)))
+		s.log.Info("kafka group: new generation", "generation", r.g.ID, "member", r.g.MemberID, "partitions", r.g.Partitions)
+		return r.g, nil
+	}
+}
+
+// checkQueries answers a query update while no pipeline runs: the set is
+// compiled on a scratch processor and router, and kept for the next
+// pipeline.
+func (s *scaleOut) checkQueries(qs querySet) error {
+	mk := *s.mk
+	mk.reg = nil // a scratch pipeline must not touch the real series
+	if _, err := mk.new(qs); err != nil {
+		return err
+	}
+	s.queries = querySet{stream: qs.stream, alerts: qs.alerts}
+	return nil
+}
+
+// generation runs one generation: a pipeline over the owned partitions
+// until the group rebalances (or ctx ends), then the handover commit.
+// A fenced commit is no failure: the group moved on without this member;
+// the new owners resume from the last accepted commit.
+func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error {
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-gen.Ending:
+			cancel()
+		case <-gctx.Done():
+		}
+	}()
+	if len(gen.Partitions) == 0 {
+		return s.idle(gctx)
+	}
+	p, err := s.mk.new(s.queries)
+	if err != nil {
+		return err
+	}
+	from, err := s.rebuild(gctx, p, gen)
+	if gctx.Err() != nil {
+		return nil // stopped, or the group rebalanced, while rebuilding: nothing mined, nothing to hand over
+	}
+	if err != nil {
+		return err
+	}
+	readers, err := ingest.NewReaders(ingest.ReadersOptions{Brokers: s.brokers, Topic: s.cfg.Kafka.EdgeTopic, Dialer: s.dialer,
+		MaxWait: min(s.cfg.Window.BatchMaxWait, 250*time.Millisecond)}, from)
+	if err != nil {
+		return err
+	}
+	defer readers.Close()
+	p.src = genSource{readers, gen}
+	p.finalCommit = func(ctx context.Context, offsets map[int]int64) error {
+		return gen.Commit(ctx, offsets, resumeMetadata(offsets, p.next, p.resume, p.shutdownWatermark()))
+	}
+	err = p.run(gctx)
+	s.queries = p.queries
+	st := s.totals()
+	st.add(p.stats)
+	s.totalsPtr.Store(&st)
+	if errors.Is(err, ingest.ErrFenced) {
+		s.m.handovers.WithLabelValues("fenced").Inc()
+		s.log.Warn("kafka group: the group moved on before this instance handed its partitions over; their new owners resume from the last accepted commit (alerts since then may repeat)",
+			"generation", gen.ID, "partitions", gen.Partitions, "err", err)
+		return nil
+	}
+	if err == nil && ctx.Err() == nil {
+		s.m.handovers.WithLabelValues("committed").Inc()
+	}
+	return err
+}
+
+// idle waits out a generation that assigned this instance no partition
+// (more instances than partitions), answering query updates.
+func (s *scaleOut) idle(ctx context.Context) error {
+	s.mk.ready.Store(true)
+	defer s.mk.ready.Store(false)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case qs := <-s.mk.updates:
+			qs.done <- s.checkQueries(qs)
+		}
+	}
+}
+
+// rebuild prepares a generation's pipeline and returns where to read each
+// partition from. Duty for an owned partition starts at its committed
+// offset (its first offset if none); its records before that are
+// History. Every partition is read from the span (plus lateness) before
+// the oldest duty start, so that matches ending at owned edges find
+// their earlier edges wherever they come from. A handover commit's
+// resume state marks the records its owner had already mined as
+// Replayed.
+func (s *scaleOut) rebuild(ctx context.Context, p *pipeline, gen *ingest.Generation) (map[int]int64, error) {
+	topic := s.cfg.Kafka.EdgeTopic
+	parts, err := s.admin.Partitions(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	offsets, states, err := committed(ctx, s.client, s.cfg.Kafka.Group, topic, parts)
+	if err != nil {
+		return nil, err
+	}
+	first, err := s.admin.StartOffsets(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	end, err := s.admin.EndOffsets(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	duty, before := map[int]int64{}, map[int]int64{}
+	resume := map[int]resumeState{}
+	fromStart := false
+	for _, part := range gen.Partitions {
+		duty[part] = first[part]
+		if off, ok := offsets[part]; ok {
+			duty[part] = max(first[part], off)
+		}
+		if duty[part] > first[part] {
+			before[part] = duty[part] - 1
+		} else {
+			fromStart = true // nothing before the duty start to date it by
+		}
+		if st, ok := states[part]; ok {
+			resume[part] = st
+		}
+	}
+	from := first
+	if !fromStart {
+		if from, err = s.historyStart(ctx, p, before, duty); err != nil {
+			return nil, err
+		}
+	}
+	for part, d := range duty {
+		from[part] = min(from[part], d)
+	}
+	for _, part := range parts {
+		p.reorder.SetPending(part, end[part] > from[part])
+	}
+	p.historyBefore = duty
+	p.owns = gen.Owns
+	p.proc.Own(gen.Partitions)
+	p.resumeFrom(resume)
+	s.log.Info("scale-out: window rebuilt for the generation", "generation", gen.ID, "owned", gen.Partitions,
+		"duty_from", duty, "read_from", from, "resumed", len(resume))
+	return from, nil
+}
+
+// historyStart returns, per partition, the first offset within the
+// window span (plus lateness) before the oldest of the records at before
+// (the last record before each owned partition's duty start), by record
+// timestamps (edge times for `monitor produce`; producers' clocks
+// otherwise, which the lateness margin covers).
+func (s *scaleOut) historyStart(ctx context.Context, p *pipeline, before, duty map[int]int64) (map[int]int64, error) {
+	var oldest time.Time
+	err := ingest.Replay(ctx, s.brokers, s.dialer, s.cfg.Kafka.EdgeTopic, before, duty, func(m kafka.Message) error {
+		if oldest.IsZero() || m.Time.Before(oldest) {
+			oldest = m.Time
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the committed positions: %w", err)
+	}
+	var qs []*motif.Query
+	for _, q := range p.queries.stream {
+		qs = append(qs, q.Query)
+	}
+	span := s.cfg.WindowSpan(qs)
+	return s.admin.OffsetsForTime(ctx, s.cfg.Kafka.EdgeTopic, oldest.Add(-span-s.cfg.Window.AllowedLateness))
+}
+
+// genSource is the pipeline's source in a scaled-out instance: records
+// of every partition, commits of the owned ones through the generation.
+type genSource struct {
+	*ingest.Readers
+	gen *ingest.Generation
+}
+
+func (g genSource) Commit(ctx context.Context, offsets map[int]int64) error {
+	return g.gen.Commit(ctx, offsets, nil)
+}
+
+// scaleOutMetrics are the series of a scaled-out instance.
+type scaleOutMetrics struct {
+	generations prometheus.Counter
+	owned       prometheus.Gauge
+	handovers   *prometheus.CounterVec
+}
+
+func newScaleOutMetrics(reg prometheus.Registerer) (*scaleOutMetrics, error) {
+	m := &scaleOutMetrics{
+		generations: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_group_generations_total",
+			Help: "Consumer-group generations this scaled-out instance took part in (each rebuilds its window)."}),
+		owned: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_group_owned_partitions",
+			Help: "Edge-topic partitions whose matches this scaled-out instance mines and alerts."}),
+		handovers: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_group_handovers_total",
+			Help: "Generation ends by result: committed (the handover commit was accepted: exactly once), fenced (the group had moved on: alerts since the last commit may repeat)."}, []string{"result"}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	var err error
+	m.generations = promreg.Register(reg, m.generations, &err)
+	m.owned = promreg.Register(reg, m.owned, &err)
+	m.handovers = promreg.Register(reg, m.handovers, &err)
+	return m, err
+}
