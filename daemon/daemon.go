@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/oklog/run"
@@ -104,10 +103,18 @@ func Run(ctx context.Context, o Options) error {
 	if err := proc.SetQueries(streamQs); err != nil {
 		return err
 	}
+	pm, err := newPipelineMetrics(reg)
+	if err != nil {
+		return err
+	}
+	ready := newHealth()
+	alertRetry := newRetrier(opAlertWrite, log, ready, pm)
 	var sink alerts.Sink
 	if cfg.Alerts.Sink == config.SinkStdout {
 		sink = alerts.NewWriterSink(o.Stdout)
-	} else if sink, err = alerts.NewKafkaSink(alerts.KafkaOptions{Brokers: brokers, Topic: cfg.Kafka.AlertTopic, Transport: transport, Logger: log}); err != nil {
+	} else if sink, err = alerts.NewKafkaSink(alerts.KafkaOptions{Brokers: brokers, Topic: cfg.Kafka.AlertTopic, Transport: transport, Logger: log,
+		// The sink logs its retries itself; readiness and metrics learn of them here.
+		OnRetry: func(_ int, err error) { alertRetry.failed(err, false) }}); err != nil {
 		return err
 	}
 	if cfg.DemoEnabled() && cfg.Alerts.Sink != config.SinkStdout {
@@ -141,17 +148,15 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer dlq.Close()
-	pm, err := newPipelineMetrics(reg)
-	if err != nil {
-		return err
-	}
 	pm.queries.Set(float64(len(queries)))
 	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine))).Set(1)
-	ready := new(atomic.Bool)
 	p := &pipeline{log: log, dlq: dlq, dec: dec, reorder: ingest.NewReorder(lateness, cfg.Window.IdleTimeout, time.Now),
 		proc: proc, router: router, im: im, pm: pm, tick: schema.TimeUnit, batchSize: cfg.Window.BatchSize,
-		maxWait: cfg.Window.BatchMaxWait, ready: ready, queryUpdates: make(chan querySet),
-		next: map[int]int64{}, shutdownTimeout: cfg.ShutdownTimeout}
+		maxWait: cfg.Window.BatchMaxWait, queryUpdates: make(chan querySet),
+		next: map[int]int64{}, shutdownTimeout: cfg.ShutdownTimeout,
+		health: ready, alertRetry: alertRetry, fetchRetry: newRetrier(opFetch, log, ready, pm),
+		commitRetry: newRetrier(opCommit, log, ready, pm), dlqRetry: newRetrier(opDeadLetter, log, ready, pm),
+		probe: func(ctx context.Context) error { return broker.WaitReady(ctx, brokers, transport) }}
 
 	// Restart: rebuild the window from the history before the committed
 	// offsets, and learn what a clean shutdown left to report.
@@ -169,7 +174,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	p.src = consumer
 
-	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready)
+	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready.status)
 	if err != nil {
 		return fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
 	}
