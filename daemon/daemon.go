@@ -168,7 +168,8 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	consumer, err := ingest.NewConsumer(ingest.ConsumerOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
-		Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: log})
+		Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: log,
+		SessionTimeout: cfg.Kafka.SessionTimeout})
 	if err != nil {
 		return err
 	}
