@@ -245,7 +245,8 @@ func Run(ctx context.Context, o Options) error {
 	defer cancel()
 	if runErr == nil {
 		client := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
-		if err := commitFinal(fctx, client, cfg.Kafka.Group, cfg.Kafka.EdgeTopic, p.committable(), p.next, p.shutdownWatermark()); err != nil {
+		processed, watermark := p.resumeState()
+		if err := commitFinal(fctx, client, cfg.Kafka.Group, cfg.Kafka.EdgeTopic, p.committable(), processed, watermark); err != nil {
 			log.Warn("final commit with resume state failed: a restart may repeat alerts", "err", err)
 		}
 	}
@@ -331,6 +332,7 @@ func rebuild(ctx context.Context, log *slog.Logger, cfg *config.Config, admin *i
 	if len(offsets) == 0 {
 		return nil // first start of this group
 	}
+	p.floor = offsets
 	// The oldest committed position's message time, minus the span, is
 	// where history starts (message times are edge times for records
 	// `monitor produce` wrote; a margin of the lateness covers producers
@@ -379,6 +381,7 @@ func rebuild(ctx context.Context, log *slog.Logger, cfg *config.Config, admin *i
 	}
 	if clean {
 		p.proc.Resume(wm)
+		p.resumeWatermark = wm
 	} else {
 		p.processedBefore = nil // after a crash: at least once, duplicates possible
 	}

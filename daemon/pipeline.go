@@ -59,9 +59,15 @@ type pipeline struct {
 	// queryUpdates delivers new query sets from the watcher.
 	queryUpdates chan querySet
 
-	// Restart state: records below committed[p] are History, records in
-	// [committed[p], processed[p]) were handled before a clean shutdown.
+	// Restart state: records below committed[p] are History; of the
+	// records in [committed[p], processed[p]), those with t at or below
+	// resumeWatermark were handled before a clean shutdown (the others
+	// were still in the reorder buffer then: never mined).
 	processedBefore map[int]int64
+	resumeWatermark int64
+	// floor is the committed offsets this run started from: records below
+	// them are History, handled by an earlier run, and hold no commit.
+	floor map[int]int64
 
 	// next[p] is the offset after the last record fetched from partition p;
 	// pending counts records taken in since the last batch.
@@ -235,7 +241,11 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 	}
 	p.stats.Decoded++
 	p.im.Decoded(1)
-	if done, ok := p.processedBefore[m.Partition]; ok && m.Offset < done {
+	if done, ok := p.processedBefore[m.Partition]; ok && m.Offset < done && e.T <= p.resumeWatermark {
+		// Released, mined and alerted before the shutdown (t at or below
+		// its watermark). A record fetched then but still buffered (t
+		// above it) was never mined: it must be mined as new, or its
+		// matches would be lost.
 		e.Replayed = true
 	}
 	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
@@ -370,7 +380,46 @@ func (p *pipeline) committable() map[int]int64 {
 			}
 		}
 	}
+	// History edges wait in the reorder buffer like any other, but they
+	// lie below the offsets committed before this start: committing them
+	// again would move the group backwards, and the next start would
+	// alert their matches a second time.
+	for part, f := range p.floor {
+		if cur, ok := out[part]; !ok || cur < f {
+			out[part] = f
+		}
+	}
 	return out
+}
+
+// resumeState is what the final commit's metadata tells the next start:
+// per partition the offset after the last record taken in, and the
+// watermark. Every record below those offsets with t at or below the
+// watermark must have been mined (by this run, or replayed from the run
+// before), or the next start would take its matches as alerted and lose
+// them. A run stopped before it caught up with the state it resumed from
+// (records of that run not yet fetched again, or its watermark not yet
+// reached) hands that state on unchanged: sound, at the price of
+// repeating this run's own alerts after the restart.
+func (p *pipeline) resumeState() (processed map[int]int64, watermark int64) {
+	processed = maps.Clone(p.next)
+	for part, f := range p.floor {
+		if _, ok := processed[part]; !ok {
+			processed[part] = f
+		}
+	}
+	watermark = p.reorder.Watermark()
+	if p.processedBefore == nil {
+		return processed, watermark
+	}
+	caughtUp := watermark >= p.resumeWatermark
+	for part, done := range p.processedBefore {
+		caughtUp = caughtUp && processed[part] >= done
+	}
+	if caughtUp {
+		return processed, watermark
+	}
+	return maps.Clone(p.processedBefore), p.resumeWatermark
 }
 
 // setQueries applies a new query set between batches.
@@ -403,6 +452,3 @@ func (p *pipeline) finish() error {
 		"late", p.stats.Late, "dead_lettered", p.stats.DeadLettered, "alerts", p.stats.Alerts)
 	return nil
 }
-
-// shutdownWatermark is the watermark the final commit metadata records.
-func (p *pipeline) shutdownWatermark() int64 { return p.reorder.Watermark() }
