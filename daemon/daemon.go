@@ -211,6 +211,10 @@ func Run(ctx context.Context, o Options) error {
 	}
 	g.Add(httpSrv.run, func(error) { httpSrv.stop(time.Second) })
 	{
+		bctx, cancel := context.WithCancel(ctx)
+		g.Add(func() error { return watchBrokers(bctx, newRetrier(opProbe, log, ready, pm), p.probe) }, func(error) { cancel() })
+	}
+	{
 		wctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { return watcher.Run(wctx) }, func(error) { cancel() })
 	}

@@ -20,7 +20,37 @@ const (
 	opCommit     = "commit"      // committing offsets
 	opAlertWrite = "alert_write" // writing alerts to the alert topic
 	opDeadLetter = "dead_letter" // writing to the dead-letter topic
+	opProbe      = "probe"       // the periodic metadata request of watchBrokers
 )
+
+// probeInterval is how often watchBrokers asks the brokers for metadata:
+// kafka-go's reader retries a lost connection for seconds before a fetch
+// fails, and a quiet pipeline may have nothing to write, so without the
+// probe readiness would learn of an outage late or never.
+const probeInterval = time.Second
+
+// watchBrokers probes the brokers every probeInterval until ctx ends; a
+// failed probe marks the daemon not ready (and is retried with backoff)
+// until one succeeds.
+func watchBrokers(ctx context.Context, r *retrier, probe func(context.Context) error) error {
+	for {
+		pctx, cancel := context.WithTimeout(ctx, probeInterval)
+		err := probe(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return nil
+		}
+		wait := probeInterval
+		if err != nil {
+			wait = r.failed(err, true)
+		} else {
+			r.succeeded()
+		}
+		if !sleep(ctx, wait) {
+			return nil
+		}
+	}
+}
 
 // Backoff bounds of every retried broker operation: exponential from
 // backoffMin, doubling per consecutive failure, never above backoffMax.

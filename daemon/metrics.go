@@ -46,7 +46,7 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_consumer_lag_records",
 			Help: "Records behind the end of each edge-topic partition, as of the last record fetched from it."}, []string{"partition"}),
 		kafkaErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_kafka_errors_total",
-			Help: "Failed broker operations, retried with backoff, by operation (fetch, commit, alert_write, dead_letter)."}, []string{"operation"}),
+			Help: "Failed broker operations, retried with backoff, by operation (fetch, commit, alert_write, dead_letter, probe)."}, []string{"operation"}),
 		kafkaReconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_kafka_reconnects_total",
 			Help: "Broker operations that succeeded again after failing: the ends of outages, by operation."}, []string{"operation"}),
 		redelivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_kafka_redelivered_records_total",
@@ -67,7 +67,7 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 	m.kafkaErrors = promreg.Register(reg, m.kafkaErrors, &err)
 	m.kafkaReconnects = promreg.Register(reg, m.kafkaReconnects, &err)
 	m.redelivered = promreg.Register(reg, m.redelivered, &err)
-	for _, op := range []string{opFetch, opCommit, opAlertWrite, opDeadLetter} {
+	for _, op := range []string{opFetch, opCommit, opAlertWrite, opDeadLetter, opProbe} {
 		// Present from the start at 0, so rates and alert rules see them.
 		m.kafkaErrors.WithLabelValues(op)
 		m.kafkaReconnects.WithLabelValues(op)
