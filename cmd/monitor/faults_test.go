@@ -34,9 +34,8 @@ func startLoggedDaemon(t *testing.T, yaml string, logs io.Writer) *runningDaemon
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan daemon.Info, 1)
 	done := make(chan error, 1)
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: log, Started: func(i daemon.Info) { started <- i }})
+		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: newTestLogger(logs), Started: func(i daemon.Info) { started <- i }})
 	}()
 	select {
 	case info := <-started:
@@ -57,6 +56,11 @@ func startLoggedDaemon(t *testing.T, yaml string, logs io.Writer) *runningDaemon
 		t.Fatal("daemon did not start within 30s")
 	}
 	return nil
+}
+
+// newTestLogger logs everything, debug included, as text to w.
+func newTestLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 // readyz returns /readyz's status code and body (0 if unreachable).
