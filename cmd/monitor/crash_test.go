@@ -200,6 +200,11 @@ func TestCrashRecovery(t *testing.T) {
 		t.Fatalf("the last run did not commit all %d records within 90s (committed %v); its log:\n%s", total, c, tail(d.log.String(), 30))
 	}
 	t.Logf("last run: all records committed %v after its start", time.Since(d.start).Round(time.Millisecond))
+	// SIGTERM before the signal handler is installed would kill it
+	// uncleanly: wait for the start to be logged.
+	if !poll(30*time.Second, 20*time.Millisecond, func() bool { return strings.Contains(d.log.String(), "motifwatch running") }) {
+		t.Fatalf("last run: not running after 30s; log:\n%s", tail(d.log.String(), 20))
+	}
 	d.cmd.Process.Signal(syscall.SIGTERM)
 	switch {
 	case !d.wait(30 * time.Second):
