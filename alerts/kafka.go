@@ -55,6 +55,11 @@ type KafkaOptions struct {
 	BackoffMin, BackoffMax time.Duration
 	// Logger receives one warning per retried attempt; nil discards.
 	Logger *slog.Logger
+	// OnRetry, if set, is called (on the writing goroutine) before each
+	// backoff after a transient failure: a Write retries until its
+	// context ends, so this is how its caller learns that the brokers are
+	// unreachable meanwhile (readiness, metrics).
+	OnRetry func(attempt int, err error)
 }
 
 // KafkaSink writes alert records to a Kafka topic with kafka-go: one record
@@ -67,6 +72,7 @@ type KafkaSink struct {
 	owned    *kafka.Transport // made by NewKafkaSink, closed by Close
 	log      *slog.Logger
 	min, max time.Duration
+	onRetry  func(attempt int, err error)
 
 	mu     sync.Mutex
 	closed bool
@@ -93,10 +99,11 @@ func NewKafkaSink(opts KafkaOptions) (*KafkaSink, error) {
 		return nil, fmt.Errorf("alerts: kafka sink: negative batch size, timeout or backoff in %+v", opts)
 	}
 	s := &KafkaSink{
-		topic: opts.Topic,
-		log:   opts.Logger,
-		min:   orDefault(opts.BackoffMin, DefaultKafkaBackoffMin),
-		max:   orDefault(opts.BackoffMax, DefaultKafkaBackoffMax),
+		topic:   opts.Topic,
+		log:     opts.Logger,
+		min:     orDefault(opts.BackoffMin, DefaultKafkaBackoffMin),
+		max:     orDefault(opts.BackoffMax, DefaultKafkaBackoffMax),
+		onRetry: opts.OnRetry,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -197,6 +204,9 @@ func (s *KafkaSink) Write(ctx context.Context, alerts []Alert) error {
 		wait := backoff(attempt, s.min, s.max)
 		s.log.Warn("alert write failed; retrying", "topic", s.topic, "records", len(msgs),
 			"attempt", attempt+1, "backoff", wait, "err", err)
+		if s.onRetry != nil {
+			s.onRetry(attempt+1, err)
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():

@@ -58,6 +58,13 @@ type Kafka struct {
 	Partitions int `mapstructure:"partitions"`
 	// Group is the consumer group of the edge reader.
 	Group string `mapstructure:"group"`
+	// SessionTimeout is how long the group coordinator waits for a
+	// member's heartbeat before giving its partitions to others: after a
+	// crash, the restarted daemon gets its partitions back this long after
+	// the old process died. Heartbeats go every third of it (at most 3s).
+	// The broker bounds it (Kafka's group.min/max.session.timeout.ms,
+	// 6s and 30m by default).
+	SessionTimeout time.Duration `mapstructure:"session_timeout"`
 	// AlertTopic receives alert records.
 	AlertTopic string `mapstructure:"alert_topic"`
 	// DeadLetterTopic receives late and undecodable records.
@@ -300,6 +307,7 @@ func DefaultConfig() *Config {
 			AlertTopic:      "motif-alerts",
 			DeadLetterTopic: "edges-dlq",
 			ClientID:        "motifwatch",
+			SessionTimeout:  30 * time.Second,
 			ScaleOut:        ScaleOut{HeartbeatInterval: 3 * time.Second, SessionTimeout: 30 * time.Second, RebalanceTimeout: 30 * time.Second},
 		},
 		Input: Input{

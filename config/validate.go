@@ -137,6 +137,7 @@ func (v *validator) kafka() {
 	if k.ClientID == "" {
 		v.fail("kafka.client_id", "must be set")
 	}
+	v.positive("kafka.session_timeout", k.SessionTimeout)
 	v.tls(embedded)
 	v.sasl(embedded)
 	v.scaleOut(embedded)

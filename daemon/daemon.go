@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/oklog/run"
@@ -98,10 +97,14 @@ func Run(ctx context.Context, o Options) error {
 
 	// The pipeline's parts. A scaled-out instance builds a pipeline (window,
 	// reorder buffer, router) per generation of the group from them.
+	ready := newHealth()
+	var alertRetry *retrier // set once the metrics exist; the sink reports its retries to it
 	var sink alerts.Sink
 	if cfg.Alerts.Sink == config.SinkStdout {
 		sink = alerts.NewWriterSink(o.Stdout)
-	} else if sink, err = alerts.NewKafkaSink(alerts.KafkaOptions{Brokers: brokers, Topic: cfg.Kafka.AlertTopic, Transport: transport, Logger: log}); err != nil {
+	} else if sink, err = alerts.NewKafkaSink(alerts.KafkaOptions{Brokers: brokers, Topic: cfg.Kafka.AlertTopic, Transport: transport, Logger: log,
+		// The sink logs its retries itself; readiness and metrics learn of them here.
+		OnRetry: func(_ int, err error) { alertRetry.failed(err, false) }}); err != nil {
 		return err
 	}
 	if cfg.DemoEnabled() && cfg.Alerts.Sink != config.SinkStdout {
@@ -111,7 +114,8 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer sink.Close()
 	mk := &pipelineMaker{cfg: cfg, log: log, reg: reg, engine: engine, backend: backend, schema: schema, sink: sink,
-		ready: new(atomic.Bool), updates: make(chan querySet)}
+		health: ready, updates: make(chan querySet),
+		probe: func(ctx context.Context) error { return broker.WaitReady(ctx, brokers, transport) }}
 	if mk.am, err = alerts.NewMetrics(reg); err != nil {
 		return err
 	}
@@ -130,7 +134,9 @@ func Run(ctx context.Context, o Options) error {
 	if mk.pm, err = newPipelineMetrics(reg); err != nil {
 		return err
 	}
-	pm, ready := mk.pm, mk.ready
+	pm := mk.pm
+	alertRetry = newRetrier(opAlertWrite, log, ready, pm)
+	mk.alertRetry = alertRetry
 	pm.queries.Set(float64(len(queries)))
 	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
 	streamQs, alertQs := querySets(cfg, queries)
@@ -162,7 +168,8 @@ func Run(ctx context.Context, o Options) error {
 			return err
 		}
 		consumer, err = ingest.NewConsumer(ingest.ConsumerOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
-			Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: log})
+			Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: log,
+			SessionTimeout: cfg.Kafka.SessionTimeout})
 		if err != nil {
 			return err
 		}
@@ -170,7 +177,7 @@ func Run(ctx context.Context, o Options) error {
 		work = p.run
 	}
 
-	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready)
+	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready.status)
 	if err != nil {
 		return fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
 	}
@@ -210,6 +217,10 @@ func Run(ctx context.Context, o Options) error {
 		g.Add(func() error { pipeErr = work(pctx); return pipeErr }, func(error) { cancel() })
 	}
 	g.Add(httpSrv.run, func(error) { httpSrv.stop(time.Second) })
+	{
+		bctx, cancel := context.WithCancel(ctx)
+		g.Add(func() error { return watchBrokers(bctx, newRetrier(opProbe, log, ready, pm), mk.probe) }, func(error) { cancel() })
+	}
 	{
 		wctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { return watcher.Run(wctx) }, func(error) { cancel() })

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,14 +12,14 @@ import (
 )
 
 // httpServer serves /metrics, /healthz (the process is alive) and /readyz
-// (the pipeline is consuming: broker reachable, window rebuilt).
+// (the pipeline is consuming: broker reachable, window rebuilt; otherwise
+// 503 with the reason).
 type httpServer struct {
-	srv   *http.Server
-	ln    net.Listener
-	ready *atomic.Bool
+	srv *http.Server
+	ln  net.Listener
 }
 
-func newHTTPServer(addr string, gatherer prometheus.Gatherer, ready *atomic.Bool) (*httpServer, error) {
+func newHTTPServer(addr string, gatherer prometheus.Gatherer, ready func() (bool, string)) (*httpServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
@@ -31,13 +30,13 @@ func newHTTPServer(addr string, gatherer prometheus.Gatherer, ready *atomic.Bool
 		w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !ready.Load() {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
+		if ok, why := ready(); !ok {
+			http.Error(w, "not ready: "+why, http.StatusServiceUnavailable)
 			return
 		}
 		w.Write([]byte("ready\n"))
 	})
-	return &httpServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln, ready: ready}, nil
+	return &httpServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}, nil
 }
 
 // Addr returns the address the server listens on (useful with port 0).

@@ -19,6 +19,13 @@ type pipelineMetrics struct {
 	reloads        *prometheus.CounterVec
 	info           *prometheus.GaugeVec
 	lag            *prometheus.GaugeVec
+	// kafkaErrors and kafkaReconnects follow broker outages by operation
+	// (fetch, commit, alert_write, dead_letter): failed attempts, and
+	// recoveries after them. redelivered counts records a rejoined group
+	// handed out again (they are already in hand and skipped).
+	kafkaErrors     *prometheus.CounterVec
+	kafkaReconnects *prometheus.CounterVec
+	redelivered     prometheus.Counter
 }
 
 func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
@@ -38,6 +45,12 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 			Help: "The mining backend in use (value 1) and its worker count."}, []string{"backend", "workers"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_consumer_lag_records",
 			Help: "Records behind the end of each edge-topic partition, as of the last record fetched from it."}, []string{"partition"}),
+		kafkaErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_kafka_errors_total",
+			Help: "Failed broker operations, retried with backoff, by operation (fetch, commit, alert_write, dead_letter, probe)."}, []string{"operation"}),
+		kafkaReconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_kafka_reconnects_total",
+			Help: "Broker operations that succeeded again after failing: the ends of outages, by operation."}, []string{"operation"}),
+		redelivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_kafka_redelivered_records_total",
+			Help: "Records delivered again after the consumer rejoined its group, below offsets already taken in; skipped."}),
 	}
 	if reg == nil {
 		return m, nil
@@ -51,6 +64,14 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 	m.reloads = promreg.Register(reg, m.reloads, &err)
 	m.info = promreg.Register(reg, m.info, &err)
 	m.lag = promreg.Register(reg, m.lag, &err)
+	m.kafkaErrors = promreg.Register(reg, m.kafkaErrors, &err)
+	m.kafkaReconnects = promreg.Register(reg, m.kafkaReconnects, &err)
+	m.redelivered = promreg.Register(reg, m.redelivered, &err)
+	for _, op := range []string{opFetch, opCommit, opAlertWrite, opDeadLetter, opProbe} {
+		// Present from the start at 0, so rates and alert rules see them.
+		m.kafkaErrors.WithLabelValues(op)
+		m.kafkaReconnects.WithLabelValues(op)
+	}
 	return m, err
 }
 

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -44,11 +44,14 @@ type pipeline struct {
 	tick      time.Duration // window tick, for watermark delay metrics
 	batchSize int
 	maxWait   time.Duration
-	ready     *atomic.Bool
+	// health is the readiness /readyz reports; the retriers ride out
+	// broker outages per operation (see health.go), and probe answers
+	// once the brokers do again (nil: do not wait for them).
+	health                                        *health
+	fetchRetry, commitRetry, alertRetry, dlqRetry *retrier
+	probe                                         func(context.Context) error
 	// shutdownTimeout bounds the final batch, flush and commit.
 	shutdownTimeout time.Duration
-	// sinkFailing: the last Flush failed; readiness is down until one works.
-	sinkFailing bool
 	// flushes counts successful alert flushes (one per batch), in step
 	// with the router's; commitQueue holds batches not yet settled.
 	flushes     uint64
@@ -80,6 +83,9 @@ type pipeline struct {
 	// pending counts records taken in since the last batch.
 	next    map[int]int64
 	pending int
+	// lastCommitted is the last offsets the group accepted: an unchanged
+	// position is not committed again.
+	lastCommitted map[int]int64
 	// firstFetch is when the batch in hand's first record arrived: the
 	// start of its end-to-end latency.
 	firstFetch time.Time
@@ -135,23 +141,13 @@ func (p *pipeline) run(ctx context.Context) error {
 	fetcherDone := make(chan struct{})
 	go func() {
 		defer close(fetcherDone)
-		for {
-			m, err := p.src.Fetch(fetchCtx)
-			select {
-			case records <- fetched{m, err}:
-			case <-fetchCtx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
+		p.fetch(fetchCtx, records)
 	}()
 	defer func() { stopFetch(); <-fetcherDone }()
 
 	timer := time.NewTimer(p.maxWait)
 	defer timer.Stop()
-	p.ready.Store(true)
+	p.health.setRunning(true)
 	for {
 		// select picks among ready cases at random: check for shutdown
 		// first, so a stop is never mistaken for a failure.
@@ -164,7 +160,7 @@ func (p *pipeline) run(ctx context.Context) error {
 				if ctx.Err() != nil {
 					return p.finish()
 				}
-				p.ready.Store(false)
+				p.health.setRunning(false)
 				return fmt.Errorf("consuming: %w", f.err)
 			}
 			if err := p.take(work, f.msg); err != nil {
@@ -190,8 +186,66 @@ func (p *pipeline) run(ctx context.Context) error {
 	}
 }
 
+// fetch feeds records to the pipeline until ctx ends. A failed fetch is
+// a broker outage to ride out, not the end: kafka-go's reader reconnects
+// (and rejoins the group) by itself, so fetch marks the daemon not ready,
+// backs off, waits until the brokers answer again and fetches on.
+func (p *pipeline) fetch(ctx context.Context, records chan<- fetched) {
+	for {
+		m, err := p.src.Fetch(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if !p.reconnect(ctx, err) {
+				return
+			}
+			continue
+		}
+		select {
+		case records <- fetched{msg: m}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// reconnect handles a failed fetch: backoff, then probing the brokers
+// (with backoff too) until they answer. It returns false once ctx ends.
+func (p *pipeline) reconnect(ctx context.Context, err error) bool {
+	if p.fetchRetry == nil {
+		return sleep(ctx, backoffMin)
+	}
+	if !sleep(ctx, p.fetchRetry.failed(err, true)) {
+		return false
+	}
+	if p.probe == nil {
+		return true
+	}
+	return p.fetchRetry.do(ctx, probeAttempt, p.probe) == nil
+}
+
+// Bounds of single attempts (see retrier.do): a broker that accepts
+// connections but never answers must not stall the pipeline unnoticed.
+const (
+	probeAttempt      = 5 * time.Second
+	commitAttempt     = 10 * time.Second
+	deadLetterAttempt = 30 * time.Second
+)
+
 // take decodes one record into the reorder buffer, or dead-letters it.
 func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
+	if next, ok := p.next[m.Partition]; ok && m.Offset < next {
+		// After a broker outage the consumer rejoins its group and starts
+		// again from the committed offset: these records are already in
+		// hand (in the window, the reorder buffer or a held match), and
+		// taking them twice would append duplicate edges, or dead-letter
+		// them as late.
+		if p.pm != nil {
+			p.pm.redelivered.Inc()
+		}
+		return nil
+	}
 	p.stats.Records++
 	p.im.Consumed(m.Partition, 1)
 	p.next[m.Partition] = m.Offset + 1
@@ -257,7 +311,8 @@ func (p *pipeline) skip() {
 }
 
 func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reason string) error {
-	if err := p.dlq.Send(ctx, m, reason); err != nil {
+	send := func(ctx context.Context) error { return p.dlq.Send(ctx, m, reason) }
+	if err := p.dlqRetry.do(ctx, deadLetterAttempt, send); err != nil {
 		return fmt.Errorf("dead-lettering %s/%d@%d (%s): %w", m.Topic, m.Partition, m.Offset, reason, err)
 	}
 	// Late edges are dead-lettered too, but counted as late: the outcomes
@@ -320,30 +375,11 @@ func (p *pipeline) batch(ctx context.Context) error {
 }
 
 // flush writes the alerts, retrying until they are acknowledged or ctx
-// ends: offsets must not move past unacknowledged alerts.
+// ends: offsets must not move past unacknowledged alerts. (The Kafka sink
+// retries transient failures inside Flush and reports each to alertRetry
+// through its OnRetry hook; what comes back here is anything else.)
 func (p *pipeline) flush(ctx context.Context) error {
-	for attempt := 0; ; attempt++ {
-		err := p.router.Flush(ctx)
-		if err == nil {
-			if p.sinkFailing {
-				p.sinkFailing = false
-				p.ready.Store(true)
-				p.log.Info("alert sink recovered")
-			}
-			return nil
-		}
-		if ctx.Err() != nil {
-			return err
-		}
-		p.sinkFailing = true
-		p.ready.Store(false)
-		p.log.Warn("writing alerts failed; retrying", "err", err, "attempt", attempt+1)
-		select {
-		case <-time.After(min(time.Duration(attempt+1)*200*time.Millisecond, 5*time.Second)):
-		case <-ctx.Done():
-			return err
-		}
-	}
+	return p.alertRetry.do(ctx, 0, p.router.Flush)
 }
 
 // commit commits the offsets of the newest batch whose matches are all
@@ -362,12 +398,17 @@ func (p *pipeline) commit(ctx context.Context) error {
 		offsets = p.commitQueue[i].offsets
 	}
 	p.commitQueue = p.commitQueue[i:]
-	if offsets == nil {
+	if offsets == nil || maps.Equal(offsets, p.lastCommitted) {
 		return nil
 	}
-	if err := p.src.Commit(ctx, offsets); err != nil {
+	// While the brokers are away the pipeline waits here (nothing after
+	// this batch may be committed before it anyway); each attempt is
+	// bounded, as kafka-go's commit waits for the group to be rejoined.
+	commit := func(ctx context.Context) error { return p.src.Commit(ctx, offsets) }
+	if err := p.commitRetry.do(ctx, commitAttempt, commit); err != nil {
 		return fmt.Errorf("committing offsets: %w", err)
 	}
+	p.lastCommitted = offsets
 	return nil
 }
 
@@ -403,6 +444,9 @@ func (p *pipeline) committable() map[int]int64 {
 	return out
 }
 
+// shutdownWatermark is the watermark the final commit metadata records.
+func (p *pipeline) shutdownWatermark() int64 { return p.reorder.Watermark() }
+
 // resumeFrom sets the clean shutdown's resume state of each partition:
 // see take and stream.Processor.ResumePartition.
 func (p *pipeline) resumeFrom(states map[int]resumeState) {
@@ -430,7 +474,7 @@ func (p *pipeline) setQueries(qs querySet) error {
 func (p *pipeline) finish() error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.shutdownTimeout)
 	defer cancel()
-	p.ready.Store(false)
+	p.health.setRunning(false)
 	if err := p.batch(ctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
@@ -450,6 +494,3 @@ func (p *pipeline) finish() error {
 		"late", p.stats.Late, "dead_lettered", p.stats.DeadLettered, "alerts", p.stats.Alerts)
 	return nil
 }
-
-// shutdownWatermark is the watermark the final commit metadata records.
-func (p *pipeline) shutdownWatermark() int64 { return p.reorder.Watermark() }

@@ -36,7 +36,12 @@ type pipelineMaker struct {
 	im      *ingest.Metrics
 	dlq     *ingest.DeadLetter
 	pm      *pipelineMetrics
-	ready   *atomic.Bool
+	// health is what /readyz reports; alertRetry (shared with the sink's
+	// retry hook) and each pipeline's retriers report to it, and probe
+	// asks the brokers whether they answer.
+	health     *health
+	alertRetry *retrier
+	probe      func(context.Context) error
 	// updates delivers new query sets from the watcher to whichever
 	// pipeline runs.
 	updates chan querySet
@@ -64,8 +69,12 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 	lateness := int64(cfg.Window.AllowedLateness / mk.schema.TimeUnit)
 	return &pipeline{log: mk.log, dlq: mk.dlq, dec: mk.dec, reorder: ingest.NewReorder(lateness, cfg.Window.IdleTimeout, time.Now),
 		proc: proc, router: router, im: mk.im, pm: mk.pm, tick: mk.schema.TimeUnit, batchSize: cfg.Window.BatchSize,
-		maxWait: cfg.Window.BatchMaxWait, ready: mk.ready, queryUpdates: mk.updates,
-		next: map[int]int64{}, shutdownTimeout: cfg.ShutdownTimeout, queries: querySet{stream: qs.stream, alerts: qs.alerts}}, nil
+		maxWait: cfg.Window.BatchMaxWait, queryUpdates: mk.updates,
+		health: mk.health, alertRetry: mk.alertRetry, probe: mk.probe,
+		fetchRetry:  newRetrier(opFetch, mk.log, mk.health, mk.pm),
+		commitRetry: newRetrier(opCommit, mk.log, mk.health, mk.pm),
+		dlqRetry:    newRetrier(opDeadLetter, mk.log, mk.health, mk.pm),
+		next:        map[int]int64{}, shutdownTimeout: cfg.ShutdownTimeout, queries: querySet{stream: qs.stream, alerts: qs.alerts}}, nil
 }
 
 // scaleOut runs a scaled-out instance (kafka.scale_out): a member of the
@@ -243,8 +252,8 @@ func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error
 // idle waits out a generation that assigned this instance no partition
 // (more instances than partitions), answering query updates.
 func (s *scaleOut) idle(ctx context.Context) error {
-	s.mk.ready.Store(true)
-	defer s.mk.ready.Store(false)
+	s.mk.health.setRunning(true)
+	defer s.mk.health.setRunning(false)
 	for {
 		select {
 		case <-ctx.Done():

@@ -29,6 +29,9 @@ type ConsumerOptions struct {
 	// StartLatest makes a group without committed offsets start at the
 	// end of each partition; by default it starts at the beginning.
 	StartLatest bool
+	// SessionTimeout is the group session timeout (0: kafka-go's 30s);
+	// heartbeats go every third of it, at most every 3s.
+	SessionTimeout time.Duration
 	// Logger receives the Kafka client's errors at Warn; nil discards
 	// them.
 	Logger *slog.Logger
@@ -60,6 +63,8 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	case opts.MinBytes < 0 || opts.MaxBytes < 0 || opts.MaxWait < 0:
 		return nil, fmt.Errorf("kafka consumer: min bytes %d, max bytes %d and max wait %v must not be negative",
 			opts.MinBytes, opts.MaxBytes, opts.MaxWait)
+	case opts.SessionTimeout < 0:
+		return nil, fmt.Errorf("kafka consumer: session timeout %v must not be negative", opts.SessionTimeout)
 	}
 	if opts.MinBytes == 0 {
 		opts.MinBytes = 1
@@ -96,6 +101,10 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 		MaxWait:        opts.MaxWait,
 		StartOffset:    start,
 		CommitInterval: 0, // synchronous: CommitMessages returns the broker's answer
+	}
+	if opts.SessionTimeout > 0 {
+		cfg.SessionTimeout = opts.SessionTimeout
+		cfg.HeartbeatInterval = min(opts.SessionTimeout/3, 3*time.Second)
 	}
 	if opts.Logger != nil {
 		l := opts.Logger

@@ -1,0 +1,363 @@
+package main
+
+// Helpers of the reliability tests (crash_test.go, faults_test.go): a
+// broker the test controls, the alert log with positions, and the checks
+// that hold through any single fault.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/broker"
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/synth"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// syntheticGraph writes a CollegeMsg-like synthetic graph of n edges to a
+// file and loads it back, so that `monitor mine` and the daemon see the
+// same edges with the same seq (always available, unlike ../shared/data).
+func syntheticGraph(t *testing.T, n int, seed uint64) (*window.Window, string) {
+	t.Helper()
+	edges, err := synth.Generate(synth.Default(n, seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	for _, e := range edges {
+		fmt.Fprintf(&b, "%d %d %d\n", e.Src, e.Dst, e.T)
+	}
+	path := filepath.Join(t.TempDir(), "synth.txt")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, _, err := ingest.LoadFile(path, ingest.FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, path
+}
+
+// testBroker is a kfake cluster in the test process, reached over TCP by
+// daemons in this process or in child processes; it outlives them. With
+// a data directory it can stop and start again on the same port, keeping
+// topics, records and committed offsets (a broker restart).
+type testBroker struct {
+	t     *testing.T
+	port  int
+	dir   string
+	c     *kfake.Cluster
+	addrs []string
+}
+
+// testSessionMin lets the daemons use a short group session timeout, so a
+// restart after SIGKILL gets its partitions back in seconds (a real
+// broker's minimum is 6s).
+const testSessionMin = 500 * time.Millisecond
+
+func startTestBroker(t *testing.T, persistent bool) *testBroker {
+	t.Helper()
+	b := &testBroker{t: t}
+	if persistent {
+		b.dir = t.TempDir()
+	}
+	b.start()
+	t.Cleanup(b.stop)
+	topics := []broker.TopicSpec{{Name: "edges", Partitions: 3}, {Name: "motif-alerts", Partitions: 3}, {Name: "edges-dlq", Partitions: 3}}
+	if err := broker.EnsureTopics(context.Background(), b.addrs, nil, topics); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (b *testBroker) start() {
+	b.t.Helper()
+	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.DefaultNumPartitions(3), kfake.ClusterID("motifwatch-test"),
+		kfake.GroupMinSessionTimeout(testSessionMin)}
+	if b.port != 0 {
+		opts = append(opts, kfake.Ports(b.port))
+	}
+	if b.dir != "" {
+		opts = append(opts, kfake.DataDir(b.dir))
+	}
+	var err error
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		// The port of a stopped broker can take a moment to be free again.
+		if b.c, err = kfake.NewCluster(opts...); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		b.t.Fatalf("starting the test broker on port %d: %v", b.port, err)
+	}
+	b.addrs = b.c.ListenAddrs()
+	_, port, _ := net.SplitHostPort(b.addrs[0])
+	fmt.Sscan(port, &b.port)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := broker.WaitReady(ctx, b.addrs, nil); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// stop closes the broker: every client connection drops, and the port
+// refuses connections until start.
+func (b *testBroker) stop() {
+	if b.c != nil {
+		b.c.Close()
+		b.c = nil
+	}
+}
+
+// logged is an alert record with its place on the alert topic.
+type logged struct {
+	alerts.Alert
+	part int
+	off  int64
+}
+
+func (l logged) key() string { return l.Query + "/" + l.MatchID }
+
+// readAlertLog reads the whole alert topic, in partition and offset order.
+func readAlertLog(t *testing.T, brokers []string) []logged {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	end := endOffsets(t, brokers, "motif-alerts")
+	from := map[int]int64{}
+	for p := range end {
+		from[p] = 0
+	}
+	var out []logged
+	err := ingest.Replay(ctx, brokers, nil, "motif-alerts", from, end, func(m kafka.Message) error {
+		var a alerts.Alert
+		if err := json.Unmarshal(m.Value, &a); err != nil {
+			return fmt.Errorf("alert %d@%d: %w", m.Partition, m.Offset, err)
+		}
+		out = append(out, logged{a, m.Partition, m.Offset})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func endOffsets(t *testing.T, brokers []string, topic string) map[int]int64 {
+	t.Helper()
+	end, err := tryEndOffsets(brokers, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return end
+}
+
+func tryEndOffsets(brokers []string, topic string) (map[int]int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	admin, err := ingest.NewAdmin(brokers, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close()
+	return admin.EndOffsets(ctx, topic)
+}
+
+func tryCommitted(brokers []string, group string) (map[int]int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	admin, err := ingest.NewAdmin(brokers, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close()
+	c, err := admin.Committed(ctx, group, "edges")
+	if errors.Is(err, kafka.GroupIdNotFound) {
+		return map[int]int64{}, nil // nothing committed yet
+	}
+	return c, err
+}
+
+func sum(m map[int]int64) int64 {
+	var s int64
+	for _, v := range m {
+		s += v
+	}
+	return s
+}
+
+// snapshot is the group's committed offsets and the alert topic's end
+// offsets read after them: every match whose last edge lies below a
+// committed offset must be on the alert topic below those ends.
+type snapshot struct {
+	label     string
+	committed map[int]int64
+	alertEnd  map[int]int64
+}
+
+func takeSnapshot(brokers []string, group, label string) (snapshot, error) {
+	c, err := tryCommitted(brokers, group)
+	if err != nil {
+		return snapshot{}, err
+	}
+	a, err := tryEndOffsets(brokers, "motif-alerts")
+	if err != nil {
+		return snapshot{}, err
+	}
+	return snapshot{label: label, committed: c, alertEnd: a}, nil
+}
+
+// firstCopies returns each match's first record on the alert topic, by
+// query/match id.
+func firstCopies(log []logged) map[string]logged {
+	first := map[string]logged{}
+	for _, l := range log {
+		if l.Kind != alerts.KindMatch {
+			continue
+		}
+		if f, ok := first[l.key()]; !ok || l.part == f.part && l.off < f.off {
+			first[l.key()] = l
+		}
+	}
+	return first
+}
+
+// checkCommitsCovered asserts that offsets never moved past unacknowledged
+// alerts: for every snapshot, each match whose last edge (the one whose
+// processing reports it, or holds it) lies below the committed offset of
+// its partition was already on the alert topic when the snapshot was
+// taken.
+func checkCommitsCovered(t *testing.T, snaps []snapshot, log []logged) {
+	t.Helper()
+	first := firstCopies(log)
+	var bad []string
+	for _, s := range snaps {
+		for id, l := range first {
+			last := l.Edges[len(l.Edges)-1]
+			c, ok := s.committed[last.Partition]
+			if !ok || last.Offset >= c {
+				continue
+			}
+			if l.off >= s.alertEnd[l.part] {
+				bad = append(bad, fmt.Sprintf("%s: %s ends at edges %d@%d, below the committed %d, but was alerted at %d@%d, after the alert topic's end %d",
+					s.label, id, last.Partition, last.Offset, c, l.part, l.off, s.alertEnd[l.part]))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		t.Errorf("offsets committed past %d unacknowledged alerts, e.g.\n%s", len(bad), strings.Join(bad[:min(len(bad), 5)], "\n"))
+	}
+	t.Logf("commit coverage: %d snapshots × %d matches checked", len(snaps), len(first))
+}
+
+// checkSameMatches asserts that the alert log, deduplicated by match id,
+// holds exactly the expected matches of the enumerate-mode queries, and
+// at least the expected count of each count-mode one (count records
+// cannot be deduplicated: after a crash a count may be repeated). It
+// returns the number of extra copies per match id.
+func checkSameMatches(t *testing.T, label string, exp expectation, log []logged) map[string]int {
+	t.Helper()
+	copies := map[string]int{}
+	counts := map[string]int64{}
+	for _, l := range log {
+		switch l.Kind {
+		case alerts.KindMatch:
+			copies[l.key()]++
+		case alerts.KindCount:
+			counts[l.Query] += l.Count
+		}
+	}
+	var missing, extra []string
+	for id := range exp.ids {
+		if copies[id] == 0 {
+			missing = append(missing, id)
+		}
+	}
+	dups := map[string]int{}
+	for id, n := range copies {
+		if !exp.ids[id] {
+			extra = append(extra, id)
+		}
+		if n > 1 {
+			dups[id] = n - 1
+		}
+	}
+	if len(missing)+len(extra) > 0 {
+		t.Errorf("%s: %d of %d matches missing (e.g. %.3v), %d extra (e.g. %.3v)", label, len(missing), len(exp.ids), missing, len(extra), extra)
+	}
+	for q, c := range exp.counts {
+		if slices.Contains(enumerated, q) {
+			continue
+		}
+		if counts[q] < c {
+			t.Errorf("%s: %s: count records sum to %d; monitor mine counts %d", label, q, counts[q], c)
+		}
+	}
+	return dups
+}
+
+// syncBuffer is a log sink safe for the writers of a child process and a
+// daemon's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// poll calls cond every interval until it returns true or timeout passes.
+func poll(timeout, interval time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(interval)
+	}
+}
+
+// reliabilityConfig is e2eConfig with a short session timeout (a restart
+// gets its partitions back soon after a crash) and smaller batches (more
+// commits: more places for a fault to land).
+func reliabilityConfig(brokers []string, group, queries string) string {
+	cfg := e2eConfig(brokers, group, queries, 0)
+	cfg = strings.Replace(cfg, "  group: "+group+"\n", "  group: "+group+"\n  session_timeout: 3s\n", 1)
+	return strings.Replace(cfg, "batch_size: 4000", "batch_size: 1000", 1)
+}
