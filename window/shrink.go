@@ -26,10 +26,10 @@ func (w *Window) Shrink() {
 	}
 }
 
-// tight returns a copy of s with a little room to grow, so the next
-// appends do not double it at once.
+// tight returns a copy of s with room for an eighth more (at least one),
+// so the next appends do not double it at once.
 func tight[T any](s []T) []T {
-	out := make([]T, len(s), len(s)+len(s)/8+8)
+	out := make([]T, len(s), len(s)+len(s)/8+1)
 	copy(out, s)
 	return out
 }
