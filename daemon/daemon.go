@@ -96,10 +96,12 @@ func Run(ctx context.Context, o Options) error {
 
 	// The pipeline's parts.
 	proc, err := stream.New(stream.Options{Engine: engine, Schema: schema, MaxHeld: cfg.Window.MaxHeldMatches,
+		MaxBytes: int64(cfg.Window.MaxBytes), MaxNodes: cfg.Window.MaxNodes, MaxMatchesPerBatch: cfg.Window.MaxMatchesPerBatch,
 		Logger: log, Registerer: reg, Backend: backend})
 	if err != nil {
 		return err
 	}
+	proc.SetCapLimit(stream.CapFuture, cfg.Window.MaxFuture.Seconds())
 	streamQs, alertQs := querySets(cfg, queries)
 	if err := proc.SetQueries(streamQs); err != nil {
 		return err
@@ -151,7 +153,8 @@ func Run(ctx context.Context, o Options) error {
 	p := &pipeline{log: log, dlq: dlq, dec: dec, reorder: ingest.NewReorder(lateness, cfg.Window.IdleTimeout, time.Now),
 		proc: proc, router: router, im: im, pm: pm, tick: schema.TimeUnit, batchSize: cfg.Window.BatchSize,
 		maxWait: cfg.Window.BatchMaxWait, ready: ready, queryUpdates: make(chan querySet),
-		next: map[int]int64{}, shutdownTimeout: cfg.ShutdownTimeout}
+		next: map[int]int64{}, shutdownTimeout: cfg.ShutdownTimeout,
+		future: newFutureCap(cfg.Window.MaxFuture, schema.TimeUnit, time.Now)}
 
 	// Restart: rebuild the window from the history before the committed
 	// offsets, and learn what a clean shutdown left to report.

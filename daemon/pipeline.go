@@ -14,6 +14,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
@@ -70,6 +71,10 @@ type pipeline struct {
 	// inflight counts records per batch for the accounting identity
 	// records = appended + self-loops + late + dead-lettered.
 	stats pipelineStats
+
+	// future is window.max_future; capLimiter rate-limits cap log lines.
+	future     futureCap
+	capLimiter *ratelog.Limiter
 }
 
 // pipelineStats is the record accounting, exported through metrics and
@@ -184,6 +189,10 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 	if done, ok := p.processedBefore[m.Partition]; ok && m.Offset < done {
 		e.Replayed = true
 	}
+	e.Raw = m.Value
+	if refused, err := p.refuseFuture(ctx, m, &e); refused || err != nil {
+		return err
+	}
 	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 	if p.reorder.Add(e) {
 		p.im.Late(1)
@@ -221,6 +230,9 @@ func (p *pipeline) batch(ctx context.Context) error {
 	if len(edges) > 0 || p.pending > 0 {
 		out, err := p.proc.Process(ctx, edges, wm)
 		if err != nil {
+			return err
+		}
+		if err := p.deadLetterRefused(ctx, out.Refused); err != nil {
 			return err
 		}
 		p.stats.Appended += int64(out.Appended)

@@ -45,6 +45,22 @@ const (
 	capMatches     = "matches_per_batch"
 )
 
+// CapFuture labels the daemon's window.max_future cap, which acts before
+// the processor (on records, before the reorder buffer) but is counted
+// with the others: see NoteCap.
+const CapFuture = "future"
+
+// NoteCap counts an action of a cap applied outside the processor in
+// motifwatch_cap_actions_total{cap}.
+func (p *Processor) NoteCap(cap string) { p.metrics.capActions.WithLabelValues(cap).Inc() }
+
+// SetCapLimit publishes the limit of a cap applied outside the processor
+// in motifwatch_cap_limit{cap}, and creates its action series at 0.
+func (p *Processor) SetCapLimit(cap string, limit float64) {
+	p.metrics.capLimit.WithLabelValues(cap).Set(limit)
+	p.metrics.capActions.WithLabelValues(cap)
+}
+
 // Refused is an edge the processor did not take, and why. Unless it is
 // History (handled before a restart), the caller dead-letters it.
 type Refused struct {
