@@ -174,6 +174,10 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 		p.firstFetch = time.Now()
 	}
 	p.pending++
+	// Whether the partition has more to read is known from every record,
+	// dead-lettered or not: a partition whose last record is refused must
+	// still go idle, or its buffered edges would wait for more records.
+	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 	origin := ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset}
 	e, err := p.dec.Decode(m.Value, origin)
 	if err != nil {
@@ -193,7 +197,6 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 	if refused, err := p.refuseFuture(ctx, m, &e); refused || err != nil {
 		return err
 	}
-	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 	if p.reorder.Add(e) {
 		p.im.Late(1)
 		return p.deadLetter(ctx, m, "late", fmt.Sprintf("late edge: t=%d is not after the watermark %d", e.T, p.reorder.Watermark()))
