@@ -57,7 +57,7 @@ func TestCapsFromEnvironment(t *testing.T) {
 	if c.Window.MaxBytes != 256<<20 || c.Window.MaxFuture.Minutes() != 15 {
 		t.Errorf("max_bytes, max_future = %v, %v; want 256MiB, 15m", c.Window.MaxBytes, c.Window.MaxFuture)
 	}
-	if d := DefaultConfig().Window; d.MaxNodes != 10_000_000 || d.MaxMatchesPerBatch != 1_000_000 {
+	if d := DefaultConfig().Window; d.MaxNodes != 10_000_000 || d.MaxMatchesPerBatch != 100_000 {
 		t.Errorf("default max_nodes, max_matches_per_batch = %d, %d", d.MaxNodes, d.MaxMatchesPerBatch)
 	}
 	t.Setenv("MONITOR_WINDOW_MAX_BYTES", "10KiB")

@@ -323,7 +323,7 @@ func DefaultConfig() *Config {
 
 			MaxBytes:           2 << 30,
 			MaxNodes:           10_000_000,
-			MaxMatchesPerBatch: 1_000_000,
+			MaxMatchesPerBatch: 100_000,
 			MaxFuture:          time.Hour,
 		},
 		Engine:  Engine{Backend: BackendCPU, Devices: []int{}},
