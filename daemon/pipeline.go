@@ -174,10 +174,6 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 		p.firstFetch = time.Now()
 	}
 	p.pending++
-	// Whether the partition has more to read is known from every record,
-	// dead-lettered or not: a partition whose last record is refused must
-	// still go idle, or its buffered edges would wait for more records.
-	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 	origin := ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset}
 	e, err := p.dec.Decode(m.Value, origin)
 	if err != nil {
@@ -186,6 +182,9 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 		if errors.As(err, &de) {
 			class = de.Class()
 		}
+		// A partition whose last record is dead-lettered must still be
+		// able to go idle, or its buffered edges would wait for more.
+		p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 		return p.deadLetter(ctx, m, class, err.Error())
 	}
 	p.stats.Decoded++
@@ -194,6 +193,7 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 		e.Replayed = true
 	}
 	e.Raw = m.Value
+	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 	if refused, err := p.refuseFuture(ctx, m, &e); refused || err != nil {
 		return err
 	}
