@@ -193,6 +193,31 @@ type Window struct {
 	IdleTimeout time.Duration `mapstructure:"idle_timeout"`
 	// MaxHeldMatches bounds the matches held open by anti-edge intervals.
 	MaxHeldMatches int `mapstructure:"max_held_matches"`
+
+	// Caps against hostile input and load (0 turns one off). Each cap
+	// that acts is counted in motifwatch_cap_actions_total{cap} and
+	// logged (at most once per cap and query every 10 s); see
+	// stream.Options and README "Caps" for the exact semantics.
+
+	// MaxBytes caps the window's host memory (motifwatch_window_bytes):
+	// a batch that leaves the window above it evicts the oldest edges
+	// early, down to 3/4 of it. Matches that would have needed them are
+	// missed; held matches that need them are reported provisional.
+	MaxBytes ByteSize `mapstructure:"max_bytes"`
+	// MaxNodes caps the distinct node ids live in the window: an edge
+	// that would take it past the cap goes to the dead-letter topic
+	// (reason node_cap).
+	MaxNodes int `mapstructure:"max_nodes"`
+	// MaxMatchesPerBatch caps the matches one query enumerates in one
+	// batch: at the cap, mining that query stops for the batch. Count-mode
+	// queries without anti-edges are tallied, not enumerated, and not
+	// capped.
+	MaxMatchesPerBatch int `mapstructure:"max_matches_per_batch"`
+	// MaxFuture refuses edges dated more than this after both the wall
+	// clock and the newest edge taken so far (to the dead-letter topic,
+	// reason future), so one bad timestamp cannot carry the watermark
+	// into the future and make every later edge late.
+	MaxFuture time.Duration `mapstructure:"max_future"`
 }
 
 // Engine backends.
@@ -325,6 +350,11 @@ func DefaultConfig() *Config {
 			BatchMaxWait:    200 * time.Millisecond,
 			IdleTimeout:     2 * time.Second,
 			MaxHeldMatches:  100000,
+
+			MaxBytes:           2 << 30,
+			MaxNodes:           10_000_000,
+			MaxMatchesPerBatch: 100_000,
+			MaxFuture:          time.Hour,
 		},
 		Engine:  Engine{Backend: BackendCPU, Devices: []int{}},
 		Queries: Queries{Files: []string{}, ReloadInterval: 2 * time.Second},

@@ -212,6 +212,7 @@ func keyNames(ks []keyField) string {
 }
 
 var durationType = reflect.TypeFor[time.Duration]()
+var byteSizeType = reflect.TypeFor[ByteSize]()
 
 func joinField(path, key string) string {
 	if path == "" {
@@ -415,6 +416,9 @@ func decodeHook(from, to reflect.Type, data any) (any, error) {
 	}
 	if to == durationType {
 		return toDuration(data)
+	}
+	if to == byteSizeType {
+		return toByteSize(data)
 	}
 	s, isStr := data.(string)
 	switch to.Kind() {

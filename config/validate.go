@@ -373,6 +373,36 @@ func (v *validator) window() {
 	v.positive("window.batch_max_wait", w.BatchMaxWait)
 	v.positive("window.idle_timeout", w.IdleTimeout)
 	v.positiveInt("window.max_held_matches", w.MaxHeldMatches)
+	v.caps()
+}
+
+// minMaxBytes is the smallest window.max_bytes: below it the cap would
+// evict nearly every edge of every batch.
+const minMaxBytes = 1 << 20
+
+func (v *validator) caps() {
+	w := &v.c.Window
+	switch {
+	case w.MaxBytes < 0:
+		v.fail("window.max_bytes", "%s must not be negative (0 = no cap)", w.MaxBytes)
+	case w.MaxBytes > 0 && w.MaxBytes < minMaxBytes:
+		v.fail("window.max_bytes", "%s is below the minimum of %s (0 = no cap)", w.MaxBytes, ByteSize(minMaxBytes))
+	}
+	if w.MaxNodes < 0 {
+		v.fail("window.max_nodes", "%d must not be negative (0 = no cap)", w.MaxNodes)
+	}
+	if w.MaxMatchesPerBatch < 0 {
+		v.fail("window.max_matches_per_batch", "%d must not be negative (0 = no cap)", w.MaxMatchesPerBatch)
+	}
+	switch {
+	case w.MaxFuture < 0:
+		v.fail("window.max_future", "%s must not be negative (0 = no check)", durText(w.MaxFuture))
+	case w.MaxFuture > 0 && w.MaxFuture <= w.AllowedLateness:
+		// In a replay that runs ahead of the wall clock, the newest edges
+		// lead the watermark by the lateness: a smaller max_future would
+		// refuse ordinary edges.
+		v.fail("window.max_future", "%s must exceed window.allowed_lateness %s (0 = no check)", durText(w.MaxFuture), durText(w.AllowedLateness))
+	}
 }
 
 func (v *validator) engine() {

@@ -15,6 +15,7 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
@@ -92,6 +93,10 @@ type pipeline struct {
 	// inflight counts records per batch for the accounting identity
 	// records = appended + self-loops + late + dead-lettered.
 	stats pipelineStats
+
+	// future is window.max_future; capLimiter rate-limits cap log lines.
+	future     futureCap
+	capLimiter *ratelog.Limiter
 }
 
 // pipelineStats is the record accounting, exported through metrics and
@@ -266,6 +271,9 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 		if errors.As(err, &de) {
 			class = de.Class()
 		}
+		// A partition whose last record is dead-lettered must still be
+		// able to go idle, or its buffered edges would wait for more.
+		p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 		return p.deadLetter(ctx, m, class, err.Error())
 	}
 	p.stats.Decoded++
@@ -281,7 +289,11 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 			e.Replayed = true
 		}
 	}
+	e.Raw = m.Value
 	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
+	if refused, err := p.refuseFuture(ctx, m, &e); refused || err != nil {
+		return err
+	}
 	if !p.reorder.Add(e) {
 		return nil
 	}
@@ -340,6 +352,9 @@ func (p *pipeline) batch(ctx context.Context) error {
 	if len(edges) > 0 || p.pending > 0 {
 		out, err := p.proc.Process(ctx, edges, wm)
 		if err != nil {
+			return err
+		}
+		if err := p.deadLetterRefused(ctx, out.Refused); err != nil {
 			return err
 		}
 		p.stats.Appended += int64(out.Appended)

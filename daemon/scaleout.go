@@ -52,10 +52,12 @@ type pipelineMaker struct {
 func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 	cfg := mk.cfg
 	proc, err := stream.New(stream.Options{Engine: mk.engine, Schema: mk.schema, MaxHeld: cfg.Window.MaxHeldMatches,
+		MaxBytes: int64(cfg.Window.MaxBytes), MaxNodes: cfg.Window.MaxNodes, MaxMatchesPerBatch: cfg.Window.MaxMatchesPerBatch,
 		Logger: mk.log, Registerer: mk.reg, Backend: mk.backend})
 	if err != nil {
 		return nil, err
 	}
+	proc.SetCapLimit(stream.CapFuture, cfg.Window.MaxFuture.Seconds())
 	if err := proc.SetQueries(qs.stream); err != nil {
 		return nil, err
 	}
@@ -70,6 +72,7 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 	return &pipeline{log: mk.log, dlq: mk.dlq, dec: mk.dec, reorder: ingest.NewReorder(lateness, cfg.Window.IdleTimeout, time.Now),
 		proc: proc, router: router, im: mk.im, pm: mk.pm, tick: mk.schema.TimeUnit, batchSize: cfg.Window.BatchSize,
 		maxWait: cfg.Window.BatchMaxWait, queryUpdates: mk.updates,
+		future: newFutureCap(cfg.Window.MaxFuture, mk.schema.TimeUnit, time.Now),
 		health: mk.health, alertRetry: mk.alertRetry, probe: mk.probe,
 		fetchRetry:  newRetrier(opFetch, mk.log, mk.health, mk.pm),
 		commitRetry: newRetrier(opCommit, mk.log, mk.health, mk.pm),

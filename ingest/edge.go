@@ -44,4 +44,8 @@ type Edge struct {
 	// but only matches that were still held open at shutdown are reported
 	// (the others were alerted then). See stream.Processor.Resume.
 	Replayed bool
+	// Raw is the record's value as consumed (nil from a file), kept so
+	// that an edge refused after the reorder buffer (stream.Refused) can
+	// be dead-lettered as it came. It aliases the consumer's buffer.
+	Raw []byte
 }

@@ -15,6 +15,8 @@ const (
 	ClassDecode   = "decode"   // the record could not be decoded
 	ClassOversize = "oversize" // the record was over max_record_bytes
 	ClassLate     = "late"     // the edge came after the watermark had passed it
+	ClassFuture   = "future"   // the edge was dated past window.max_future
+	ClassNodeCap  = "node_cap" // the edge's new node ids were over window.max_nodes
 )
 
 // Class returns the dead-letter class of the error: ClassOversize or
@@ -34,7 +36,7 @@ func (e *DecodeError) Class() string {
 //	records_consumed_total{partition}   records fetched from Kafka
 //	edges_decoded_total                 records decoded into edges
 //	edges_late_total                    edges refused by the reorder buffer
-//	records_dead_lettered_total{reason} records written to the dead-letter topic (decode|oversize|late)
+//	records_dead_lettered_total{reason} records written to the dead-letter topic (decode|oversize|late|future|node_cap)
 //	reorder_buffer_edges                edges waiting in the reorder buffer
 //	watermark_ticks                     the last released watermark, in window ticks
 //	watermark_delay_seconds             wall clock minus the watermark's time
@@ -71,7 +73,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}),
 		deadLettered: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "records_dead_lettered_total",
-			Help: "Records written to the dead-letter topic, by reason class (decode, oversize, late).",
+			Help: "Records written to the dead-letter topic, by reason class (decode, oversize, late, future, node_cap).",
 		}, []string{"reason"}),
 		buffer: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: ns, Subsystem: sub, Name: "reorder_buffer_edges",

@@ -232,6 +232,10 @@ func (r *Reorder) Flush() (edges []Edge, watermark int64) {
 // Watermark returns the last released watermark.
 func (r *Reorder) Watermark() int64 { return r.w }
 
+// MaxT returns the largest T added (math.MinInt64 before any): the newest
+// edge time the buffer has taken.
+func (r *Reorder) MaxT() int64 { return r.maxT }
+
 // Len returns the number of buffered edges.
 func (r *Reorder) Len() int { return len(r.heap) }
 

@@ -64,11 +64,17 @@ const everestFeature = "f"
 // and returns the query (named after the file, without extension) and the
 // rest of the file. Errors are *FileError naming the file, line and key.
 func ImportEverest(path string) (*Query, EverestInfo, error) {
-	info := EverestInfo{GPU: 1, WarpCentric: true, WarpBalancing: true, TailExpansion: true}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, info, err
+		return nil, EverestInfo{GPU: 1, WarpCentric: true, WarpBalancing: true, TailExpansion: true}, err
 	}
+	return importEverest(path, data, os.ReadFile)
+}
+
+// importEverest is ImportEverest on the query file's contents, reading the
+// pattern file with readFile (the fuzz target serves it from memory).
+func importEverest(path string, data []byte, readFile func(string) ([]byte, error)) (*Query, EverestInfo, error) {
+	info := EverestInfo{GPU: 1, WarpCentric: true, WarpBalancing: true, TailExpansion: true}
 	fp := &fileParser{source: path}
 	root, err := fp.decode(data)
 	if err != nil {
@@ -113,7 +119,7 @@ func ImportEverest(path string) (*Query, EverestInfo, error) {
 	if !ok || yamlNull(c) {
 		return nil, info, d.errf(nil, "constraints", "is required: at least constraints.delta")
 	}
-	pdata, err := os.ReadFile(info.Pattern)
+	pdata, err := readFile(info.Pattern)
 	if err != nil {
 		return nil, info, d.errf(pat, "pattern", "%v", err)
 	}

@@ -22,6 +22,11 @@ type metrics struct {
 	matches     *prometheus.CounterVec
 	mineSeconds *prometheus.HistogramVec
 	batchEdges  prometheus.Histogram
+
+	capActions   *prometheus.CounterVec
+	capLimit     *prometheus.GaugeVec
+	evictedEarly prometheus.Counter
+	truncated    *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -39,6 +44,14 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		matches:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_mined_matches_total", Help: "Final matches mined, by query and backend (open matches count when confirmed through alerts)."}, []string{"query", "backend"}),
 		mineSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "motifwatch_mine_seconds", Help: "Time to mine one batch for one query.", Buckets: prometheus.ExponentialBuckets(1e-5, 4, 12)}, []string{"query", "backend"}),
 		batchEdges:  prometheus.NewHistogram(prometheus.HistogramOpts{Name: "motifwatch_batch_edges", Help: "Edges per mined batch.", Buckets: prometheus.ExponentialBuckets(1, 4, 10)}),
+		capActions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_cap_actions_total",
+			Help: "Times a cap acted, by cap: window_bytes (an early eviction), nodes (an edge refused), matches_per_batch (a query's batch truncated), future (a record refused)."}, []string{"cap"}),
+		capLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_cap_limit",
+			Help: "Configured caps (0 = off): window_bytes in bytes, nodes in node ids, matches_per_batch in matches, future in seconds."}, []string{"cap"}),
+		evictedEarly: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_window_evicted_early_total",
+			Help: "Edges evicted before their time by the window memory cap (window.max_bytes); matches needing them are missed."}),
+		truncated: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_matches_truncated_total",
+			Help: "Batches in which a query stopped enumerating at window.max_matches_per_batch; its further matches in the batch were not reported."}, []string{"query"}),
 	}
 	if reg == nil {
 		return m, nil
@@ -53,6 +66,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m.matches = promreg.Register(reg, m.matches, &err)
 	m.mineSeconds = promreg.Register(reg, m.mineSeconds, &err)
 	m.batchEdges = promreg.Register(reg, m.batchEdges, &err)
+	m.capActions = promreg.Register(reg, m.capActions, &err)
+	m.capLimit = promreg.Register(reg, m.capLimit, &err)
+	m.evictedEarly = promreg.Register(reg, m.evictedEarly, &err)
+	m.truncated = promreg.Register(reg, m.truncated, &err)
 	return m, err
 }
 
@@ -71,4 +88,15 @@ func (m *metrics) observe(p *Processor, out *Output) {
 	m.appended.Add(float64(out.Appended))
 	m.evicted.Add(float64(out.Evicted))
 	m.batchEdges.Observe(float64(out.Appended + out.SelfLoops))
+}
+
+// limits publishes the configured caps, and creates their action series
+// at 0 so that rates and alerts see them before the first action.
+func (m *metrics) limits(o *Options) {
+	m.capLimit.WithLabelValues(capWindowBytes).Set(float64(o.MaxBytes))
+	m.capLimit.WithLabelValues(capNodes).Set(float64(o.MaxNodes))
+	m.capLimit.WithLabelValues(capMatches).Set(float64(o.MaxMatchesPerBatch))
+	for _, c := range []string{capWindowBytes, capNodes, capMatches} {
+		m.capActions.WithLabelValues(c)
+	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -31,9 +32,14 @@ type Options struct {
 	// MaxHeld bounds the matches held open by anti-edge intervals. Past
 	// it, a new open match is reported at once, marked provisional, and
 	// counted: never dropped.
-	MaxHeld    int
-	Logger     *slog.Logger
-	Registerer prometheus.Registerer
+	MaxHeld int
+	// MaxBytes, MaxNodes and MaxMatchesPerBatch are the caps (0: off);
+	// see Caps in caps.go for what each does when it acts.
+	MaxBytes           int64
+	MaxNodes           int
+	MaxMatchesPerBatch int
+	Logger             *slog.Logger
+	Registerer         prometheus.Registerer
 	// Backend labels the mining metrics ("cpu", "gpu").
 	Backend string
 }
@@ -52,8 +58,11 @@ type Output struct {
 	// Discarded how many held matches a forbidden edge invalidated;
 	// Provisional how many open matches were reported early (MaxHeld).
 	Held, Discarded, Provisional int
-	// Evicted counts edges that left the window.
-	Evicted int
+	// Evicted counts edges that left the window; EvictedEarly those of
+	// them that the memory cap evicted before their time.
+	Evicted, EvictedEarly int
+	// Refused are edges not appended because a cap refused them.
+	Refused []Refused
 }
 
 type registered struct {
@@ -105,6 +114,8 @@ type Processor struct {
 	// owned lists the partitions whose edges are mined as last edges; nil:
 	// every partition.
 	owned map[int]bool
+
+	capLimiter *ratelog.Limiter
 }
 
 // run is a range of window positions to mine as last edges; replay runs
@@ -165,7 +176,8 @@ func New(opts Options) (*Processor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stream metrics: %w", err)
 	}
-	p := &Processor{opts: opts, log: opts.Logger, w: w, labelCol: -1, metrics: m}
+	p := &Processor{opts: opts, log: opts.Logger, w: w, labelCol: -1, metrics: m, capLimiter: ratelog.New(capLogEvery, nil)}
+	m.limits(&opts)
 	if col, kind, ok := w.Schema().NodeAttr(window.LabelAttr); ok && kind == window.String {
 		p.labelCol = col
 	}
@@ -296,6 +308,7 @@ func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark 
 	}
 	p.settle(watermark, out)
 	p.evict(out)
+	p.capBytes(out)
 	out.Held = len(p.held)
 	p.metrics.observe(p, out)
 	return out, nil
@@ -311,6 +324,9 @@ func (p *Processor) append(batch []ingest.Edge, out *Output) ([]run, error) {
 		e := &batch[i]
 		if e.Src == e.Dst {
 			out.SelfLoops++
+			continue
+		}
+		if !p.admit(e, out) {
 			continue
 		}
 		src, _ := ids.Intern(e.Src)
@@ -396,7 +412,11 @@ func (p *Processor) mine(ctx context.Context, q *registered, runs []run, waterma
 	// holds open matches and reports final ones.
 	countOnly := !q.Enumerate && len(q.plan.Antis) == 0
 	replaying := false
+	limit := &matchCap{limit: p.opts.MaxMatchesPerBatch}
 	sink := motif.SinkFunc(func(m *motif.Match) error {
+		if err := limit.take(); err != nil {
+			return err
+		}
 		if m.Open {
 			p.hold(q, m, out)
 			return nil
@@ -435,6 +455,10 @@ func (p *Processor) mine(ctx context.Context, q *registered, runs []run, waterma
 		if countOnly {
 			matches += res.Matches
 			out.Counts[name] += res.Matches
+		}
+		if limit.truncated {
+			p.truncated(q, runs, limit)
+			break
 		}
 	}
 	p.metrics.mined(name, p.opts.Backend, matches, time.Since(start))
@@ -513,10 +537,18 @@ func (p *Processor) evict(out *Output) {
 		return
 	}
 	threshold := p.lastT - p.span
+	if threshold > p.lastT { // overflow: an edge dated near the start of int64 time
+		threshold = math.MinInt64
+	}
 	for _, h := range p.held {
 		threshold = min(threshold, p.w.T(h.edges[0]))
 	}
 	out.Evicted = p.w.EvictBefore(threshold)
+	p.compactMeta()
+}
+
+// compactMeta drops the metadata of evicted edges.
+func (p *Processor) compactMeta() {
 	if drop := int(p.w.First() - p.metaOff); drop > 0 {
 		// Compact the metadata like the window compacts its columns:
 		// amortised O(1) per edge.

@@ -127,6 +127,9 @@ func TestSlidingMatchesRebuild(t *testing.T) {
 		if step%7 == 0 {
 			w.EvictBefore(ts - 25)
 		}
+		if step%53 == 0 {
+			w.Shrink() // must change no contents
+		}
 		if step%97 != 0 {
 			continue
 		}

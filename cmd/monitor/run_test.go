@@ -424,7 +424,7 @@ func waitConsumed(t *testing.T, addr string, n int64) {
 }
 
 // scrape reads /metrics, summing series of the same name.
-func scrape(t *testing.T, addr string) map[string]float64 {
+func scrape(t testing.TB, addr string) map[string]float64 {
 	t.Helper()
 	resp, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {

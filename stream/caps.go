@@ -1,0 +1,192 @@
+package stream
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/motif"
+)
+
+// Caps bound what hostile input or load can make the processor hold or
+// do. Each is off at 0. When one acts it is counted
+// (motifwatch_cap_actions_total{cap}) and logged at most once per cap
+// and query every capLogEvery, with the number of actions in between:
+// nothing is lost silently.
+//
+//   - MaxBytes (window_bytes): after a batch, if the window's memory
+//     (window.Window.Bytes, the motifwatch_window_bytes gauge) is above
+//     MaxBytes, the oldest edges are evicted early until it is at most
+//     3/4 of MaxBytes (the slack keeps the cap from acting on every
+//     batch) and the window is shrunk (window.Window.Shrink). Edges
+//     evicted early are counted (motifwatch_window_evicted_early_total):
+//     matches that needed them are missed. A held match whose edges are
+//     evicted early is reported at once, provisional, like one over
+//     MaxHeld. A batch can take the window above the cap before it acts.
+//   - MaxNodes (nodes): an edge whose new node ids would take the live ids
+//     past MaxNodes is not appended; it is returned in Output.Refused
+//     (class ingest.ClassNodeCap) for the caller to dead-letter. Ids leave
+//     with their last edge, so the cap frees up as the window slides.
+//   - MaxMatchesPerBatch (matches_per_batch): a query whose mining in one
+//     batch reaches more than this many matches (final and open) stops
+//     for that batch: the first MaxMatchesPerBatch are reported, the rest
+//     of the batch's matches of that query are not, and their number is
+//     not known (counting them would cost the work the cap bounds). The
+//     query is counted in motifwatch_matches_truncated_total{query} and
+//     the log line names the batch's time and offset range, for mining it
+//     again offline. Count-mode queries without anti-edges are tallied by
+//     the engine without enumeration and are not capped.
+const (
+	capLogEvery = 10 * time.Second
+
+	capWindowBytes = "window_bytes"
+	capNodes       = "nodes"
+	capMatches     = "matches_per_batch"
+)
+
+// CapFuture labels the daemon's window.max_future cap, which acts before
+// the processor (on records, before the reorder buffer) but is counted
+// with the others: see NoteCap.
+const CapFuture = "future"
+
+// NoteCap counts an action of a cap applied outside the processor in
+// motifwatch_cap_actions_total{cap}.
+func (p *Processor) NoteCap(cap string) { p.metrics.capActions.WithLabelValues(cap).Inc() }
+
+// SetCapLimit publishes the limit of a cap applied outside the processor
+// in motifwatch_cap_limit{cap}, and creates its action series at 0.
+func (p *Processor) SetCapLimit(cap string, limit float64) {
+	p.metrics.capLimit.WithLabelValues(cap).Set(limit)
+	p.metrics.capActions.WithLabelValues(cap)
+}
+
+// Refused is an edge the processor did not take, and why. Unless it is
+// History (handled before a restart), the caller dead-letters it.
+type Refused struct {
+	Edge ingest.Edge
+	// Class is the dead-letter class (ingest.ClassNodeCap); Reason the
+	// dead-letter reason.
+	Class, Reason string
+}
+
+// admit applies the node cap to e before its ids are interned.
+func (p *Processor) admit(e *ingest.Edge, out *Output) bool {
+	limit := p.opts.MaxNodes
+	ids := p.w.IDs()
+	if limit <= 0 || ids.Len()+2 <= limit {
+		return true // the fast path: room for two new ids
+	}
+	added := 0
+	for _, name := range [2]string{e.Src, e.Dst} {
+		if _, ok := ids.Lookup(name); !ok {
+			added++
+		}
+	}
+	if added == 0 || ids.Len()+added <= limit {
+		return true
+	}
+	reason := fmt.Sprintf("node cap: edge %s->%s would add %d node id(s) to the %d live (window.max_nodes %d)",
+		e.Src, e.Dst, added, ids.Len(), limit)
+	out.Refused = append(out.Refused, Refused{Edge: *e, Class: ingest.ClassNodeCap, Reason: reason})
+	p.metrics.capActions.WithLabelValues(capNodes).Inc()
+	p.capLog(capNodes, "", "node cap reached: edges with new node ids go to the dead-letter topic until ids leave the window",
+		"max_nodes", limit, "live", ids.Len(), "partition", e.Origin.Partition, "offset", e.Origin.Offset)
+	return false
+}
+
+// matchCap counts the matches a query's sink sees in one batch and stops
+// the engine past the cap.
+type matchCap struct {
+	limit, seen int
+	truncated   bool
+}
+
+// take reports whether one more match may be handled; past the cap it
+// marks the batch truncated and returns motif.ErrStop for the sink.
+func (c *matchCap) take() error {
+	if c.limit > 0 && c.seen >= c.limit {
+		c.truncated = true
+		return motif.ErrStop
+	}
+	c.seen++
+	return nil
+}
+
+// truncated records that q's enumeration stopped at the cap in this batch.
+func (p *Processor) truncated(q *registered, runs []run, c *matchCap) {
+	name := q.Query.Query.Name
+	p.metrics.capActions.WithLabelValues(capMatches).Inc()
+	p.metrics.truncated.WithLabelValues(name).Inc()
+	lo, hi := runs[0].Lo, runs[len(runs)-1].Hi-1
+	first, last := p.meta[lo-p.metaOff], p.meta[hi-p.metaOff]
+	p.capLog(capMatches, name, "match cap reached: the rest of this batch's matches of the query are not reported",
+		"query", name, "max_matches_per_batch", c.limit, "from_t", p.w.T(lo), "to_t", p.w.T(hi),
+		"from", fmt.Sprintf("%d@%d", first.partition, first.offset), "to", fmt.Sprintf("%d@%d", last.partition, last.offset))
+}
+
+// capBytes applies the memory cap after a batch; see Caps.
+func (p *Processor) capBytes(out *Output) {
+	limit := p.opts.MaxBytes
+	if limit <= 0 {
+		return
+	}
+	b := p.w.Bytes()
+	if b <= limit {
+		return
+	}
+	before, target := b, limit/4*3
+	evicted := 0
+	// Bytes per edge overestimates what evicting one edge frees (part of
+	// Bytes does not shrink with the edges, e.g. arrays indexed by the
+	// peak dense id), so a few rounds may be needed; stop when a round
+	// frees little, rather than empty the window for memory it cannot give.
+	for round := 0; round < 4 && b > target && p.w.Len() > 0; round++ {
+		n := int64((b-target)/max(b/int64(p.w.Len()), 1)) + 1
+		to := min(p.w.First()+n, p.w.End())
+		p.releaseHeld(to, out)
+		evicted += p.w.EvictTo(to)
+		p.w.Shrink()
+		p.compactMeta()
+		freed := b - p.w.Bytes()
+		b -= freed
+		p.log.Debug("window memory cap round", "round", round, "evicted", n, "freed", freed, "bytes", b, "target", target, "edges", p.w.Len())
+		if freed < (b-target)/8 {
+			break
+		}
+	}
+	out.Evicted += evicted
+	out.EvictedEarly += evicted
+	p.metrics.capActions.WithLabelValues(capWindowBytes).Inc()
+	p.metrics.evictedEarly.Add(float64(evicted))
+	p.capLog(capWindowBytes, "", "window memory cap reached: oldest edges evicted early; matches needing them are missed",
+		"max_bytes", limit, "bytes_before", before, "bytes_after", b, "evicted_early", evicted, "edges_left", p.w.Len())
+}
+
+// releaseHeld reports, provisional, every held match with an edge before
+// position to: its edges are about to be evicted early.
+func (p *Processor) releaseHeld(to int64, out *Output) {
+	keep := p.held[:0]
+	for _, h := range p.held {
+		if h.edges[0] >= to {
+			keep = append(keep, h)
+			continue
+		}
+		out.Provisional++
+		p.metrics.provisional.Inc()
+		p.report(h.q, h.edges, out)
+		if h.q.Enumerate {
+			out.Alerts[len(out.Alerts)-1].Provisional = true
+		}
+	}
+	p.held = keep
+}
+
+// capLog logs a cap's action, rate-limited per cap and query.
+func (p *Processor) capLog(cap, query, msg string, args ...any) {
+	ok, suppressed := p.capLimiter.Allow(cap + "\x00" + query)
+	if !ok {
+		return
+	}
+	p.log.Warn(msg, append(args, slog.String("cap", cap), slog.Int("suppressed_since_last_log", suppressed))...)
+}
