@@ -245,42 +245,6 @@ __device__ bool anti(const Ctx &x, const WS &ws, const Cur &c, int ai, i64 *unti
 	return true;
 }
 
-// wsearch is a warp-cooperative 33-ary search: the first index in [lo, hi)
-// whose entry is not "below" the bound. upper=false: below means at or
-// before position pb or earlier than time tb; upper=true: before position
-// pb and at or before time tb. Both are prefixes of a (t, pos)-ordered run.
-// Each round narrows the run 33-fold with one load per lane, instead of
-// one thread's long chain of dependent loads.
-__device__ u32 wsearch(const i64 *T, const i64 *Pos, u32 lo, u32 hi, i64 pb, i64 tb, bool upper, int lane) {
-	while (hi - lo > 32) {
-		u32 n = hi - lo;
-		u32 probe = lo + (u32)(((u64)(lane + 1) * n) / 33);
-		i64 pp = Pos[probe], tt = T[probe];
-		bool below = upper ? (pp < pb && tt <= tb) : (pp <= pb || tt < tb);
-		u32 bal = __ballot_sync(FULL, below);
-		int c = __popc(bal);
-		u32 nlo = c == 0 ? lo : __shfl_sync(FULL, probe, c - 1) + 1;
-		u32 nhi = c == 32 ? hi : __shfl_sync(FULL, probe, c);
-		lo = nlo;
-		hi = nhi;
-	}
-	u32 idx = lo + lane;
-	bool below = false;
-	if (idx < hi) {
-		i64 pp = Pos[idx], tt = T[idx];
-		below = upper ? (pp < pb && tt <= tb) : (pp <= pb || tt < tb);
-	}
-	return lo + __popc(__ballot_sync(FULL, below));
-}
-
-// Runs longer than this are searched by the whole warp (33-ary rounds);
-// shorter ones by the lane that needs them (a few dependent loads, 32
-// lanes at once).
-#define LANE_SEARCH_MAX 2048
-// A lane counts the last step's run itself when it is at most this long;
-// longer runs are counted by the whole warp.
-#define LANE_TALLY_MAX 64
-
 // Bounds of a step's run: the list and the position/time limits.
 struct Bounds {
 	u32 lo, hi;  // the vertex's whole list
@@ -412,6 +376,64 @@ __device__ bool pop(const Ctx &x, Task *out) {
 	return ok;
 }
 
+// tailCount counts the last step (nd) of every valid lane's candidate:
+// entries of its run [ra, rb) that join the two mapped endpoints (a
+// closing edge) or whose new endpoint is not yet mapped. The runs are
+// concatenated by a warp prefix sum; each lane takes every 32nd entry of
+// the concatenation and finds its owner by a 5-step search over the
+// lanes' offsets, so a long run and many short ones cost the same per
+// entry and no lane idles while another counts.
+__device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool valid, u32 ra, u32 rb,
+			  const Bounds &bd, i64 until, int lane, u64 *nm, u64 *no) {
+	u32 len = valid ? rb - ra : 0;
+	u32 off = len;
+	for (int o = 1; o < 32; o <<= 1) {
+		u32 y = __shfl_up_sync(FULL, off, o);
+		if (lane >= o) off += y;
+	}
+	u32 total = __shfl_sync(FULL, off, 31);
+	off -= len;  // exclusive
+	const bool both = (int)stepv(nd, S_BIND) == BIND_BOTH;
+	const int nmap = (int)stepv(nd, S_NMAPPED);
+	u64 cm = 0, co = 0;
+	for (u32 base = 0; base < total; base += 32) {
+		u32 v = base + lane;
+		// owner: the last lane whose offset is <= v (lanes with empty runs
+		// share offsets with the next; the search finds the non-empty one).
+		int j = 0;
+		for (int step = 16; step > 0; step >>= 1) {
+			int probe = j + step;
+			u32 po = __shfl_sync(FULL, off, probe & 31);
+			if (probe < 32 && po <= v) j = probe;
+		}
+		u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
+		int jsel = __shfl_sync(FULL, bd.sel, j);
+		u32 jtarget = __shfl_sync(FULL, bd.target, j);
+		int jn1 = __shfl_sync(FULL, c.n1, j), jn2 = __shfl_sync(FULL, c.n2, j);
+		u32 jv1 = __shfl_sync(FULL, c.v1, j), jv2 = __shfl_sync(FULL, c.v2, j);
+		i64 juntil = __shfl_sync(FULL, until, j);
+		if (v < total) {
+			u32 o = (jsel == 0 ? x.w.outOther : x.w.inOther)[jra + (v - joff)];
+			bool ok;
+			if (both) {
+				ok = o == jtarget;
+			} else {
+				ok = true;
+				for (int i = 0; i < nmap; i++) {
+					int n = (int)P[P_NODEORDER + i];
+					u32 m = n == jn1 ? jv1 : (n == jn2 ? jv2 : ws.node[n]);
+					if (m == o) ok = false;
+				}
+			}
+			if (ok) {
+				if (juntil != NOTOPEN) co++; else cm++;
+			}
+		}
+	}
+	*nm += cm;
+	*no += co;
+}
+
 // evaluate checks the current 32-candidate chunk of step d. At the last
 // step it counts or writes the matches; otherwise it records the valid
 // candidates in ws.mask[d]. Returns false when the output buffer is full
@@ -486,50 +508,28 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		}
 		return true;
 	}
-	// The next step's run for every valid candidate at once: short lists by
-	// the lane's own search, long ones (hubs) by the whole warp in turn. A
-	// candidate with an empty run is dropped here, before anything binds it;
-	// one whose last-step run is short is counted here by its lane.
+	// The next step's run for every valid candidate at once, each lane
+	// searching its own (32 searches in flight instead of one after
+	// another). A candidate with an empty run is dropped here, before
+	// anything binds it.
 	const int nd = d + 1;
 	Bounds bd;
 	bd.sel = 0; bd.target = 0; bd.listNode = 0; bd.lo = 0; bd.hi = 0;
 	bd.lowPos = 0; bd.hiPos = 0; bd.lowT = 0; bd.hiT = 0;
 	u32 ra = 0, rb = 0;
-	bool coop = false;
 	if (valid) {
 		if (!stepBounds(x, ws, c, nd, &bd)) {
 			valid = false;
-		} else if (bd.hi - bd.lo <= LANE_SEARCH_MAX) {
+		} else {
 			laneSearch(x, bd, &ra, &rb);
 			valid = ra < rb;
-		} else {
-			coop = true;
 		}
 	}
-	for (u32 cm = __ballot_sync(FULL, coop); cm; cm &= cm - 1) {
-		int j = __ffs(cm) - 1;
-		u32 lo = __shfl_sync(FULL, bd.lo, j), hi = __shfl_sync(FULL, bd.hi, j);
-		i64 lowPos = __shfl_sync(FULL, bd.lowPos, j), hiPos = __shfl_sync(FULL, bd.hiPos, j);
-		i64 lowT = __shfl_sync(FULL, bd.lowT, j), hiT = __shfl_sync(FULL, bd.hiT, j);
-		int sel = __shfl_sync(FULL, bd.sel, j);
-		const i64 *T = sel == 0 ? w.outT : w.inT;
-		const i64 *Pos = sel == 0 ? w.outPos : w.inPos;
-		u32 ub = wsearch(T, Pos, lo, hi, hiPos, hiT, true, lane);
-		u32 lb = wsearch(T, Pos, lo, ub, lowPos, lowT, false, lane);
-		if (lane == j) {
-			ra = lb; rb = ub;
-			valid = ra < rb;
-		}
-	}
-	if (valid && nd == k - 1 && P[P_TALLY] != 0 && rb - ra <= LANE_TALLY_MAX) {
-		const u32 *O = bd.sel == 0 ? w.outOther : w.inOther;
-		bool both = (int)stepv(nd, S_BIND) == BIND_BOTH;
-		u64 n = 0;
-		for (u32 i = ra; i < rb; i++) {
-			u32 o = O[i];
-			n += both ? (o == bd.target) : freshC(ws, c, nd, o);
-		}
-		if (until != NOTOPEN) *no += n; else *nm += n;
+	if (nd == k - 1 && P[P_TALLY] != 0) {
+		// Tail expansion: the last step's runs of all candidates are
+		// counted together, the warp sweeping their concatenation 32
+		// entries at a time whatever their lengths.
+		tailCount(x, ws, c, nd, valid, ra, rb, bd, until, lane, nm, no);
 		valid = false;
 	}
 	ws.until[d][lane] = until;
@@ -610,7 +610,8 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 			// Feed idle warps: hand the second half of what remains of a
 			// long run to the queue (not at the last step: its chunks are
 			// independent leaves, cheap to finish here).
-			if (d < k - 1 && d > 0 && ws.b[d] - nb >= 64 && *(volatile u64 *)&x.ctl[C_IDLE] > 0) {
+			if (d < k - 1 && d > 0 && ws.b[d] - nb >= 64 &&
+			    *(volatile u64 *)&x.ctl[C_IDLE] > *(volatile u64 *)&x.ctl[C_QSIZE]) {
 				u32 mid = nb + (((ws.b[d] - nb) / 2 + 31) & ~31u);
 				if (mid < ws.b[d]) {
 					int ok = 0;

@@ -42,29 +42,35 @@ for step in $what; do
 		(cd gpu && MOTIFWATCH_DATA=$root/.devdata MOTIFWATCH_STREAM_GRAPH=$g timeout 300 ../bin/gpu.test -test.run '^$' -test.bench Streaming -test.benchtime 1x 2>&1) | tee "$out/stream.log" | grep -E 'Benchmark|ok|FAIL'
 		grep -E '^Benchmark' "$out/stream.log" >>"$summary"
 		;;
-	bench | bench86400)
+	bench)
 		g=/tmp/tg10m.txt
 		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
-		if [[ $step == bench ]]; then
-			deltas=3600
-			motifs=M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13
-		else
-			deltas=86400
-			motifs=M1,M4,M3,M6,M10,M12
-		fi
-		for d in $deltas; do
-			timeout 300 bin/monitor mine --graph "$g" --motif "$motifs" --delta "$d" --backend gpu --format json \
-				>"$out/tg10m-$d.json" 2>"$out/tg10m-$d.err"
-			echo "tgraphgen 10M delta $d (rc $?):" >>"$summary"
-			tail -3 "$out/tg10m-$d.err" >>"$summary"
-			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); [print(q['name'], q['matches'], round(q['seconds']*1000,1),'ms') for q in r['queries']]" "$out/tg10m-$d.json" >>"$summary" 2>&1
+		timeout 200 bin/monitor mine --graph "$g" --motif M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13 --delta 3600 --backend gpu --format json \
+			>"$out/tg10m-3600.json" 2>"$out/tg10m-3600.err"
+		echo "tgraphgen 10M delta 3600 (rc $?): $(tail -2 "$out/tg10m-3600.err" | tr '\n' ' ')" >>"$summary"
+		python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(' '.join('%s=%d:%.1fms' % (q['name'], q['matches'], q['seconds']*1000) for q in r['queries']))" "$out/tg10m-3600.json" >>"$summary" 2>&1
+		;;
+	bench86400)
+		g=/tmp/tg10m.txt
+		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
+		for m in ${MOTIFS86400:-M1 M4}; do
+			timeout ${TIMEOUT86400:-60} bin/monitor mine --graph "$g" --motif "$m" --delta 86400 --backend gpu --format json \
+				>"$out/tg10m-86400-$m.json" 2>"$out/tg10m-86400-$m.err"
+			rc=$?
+			echo -n "tgraphgen 10M delta 86400 $m (rc $rc): " >>"$summary"
+			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(' '.join('%s=%d:%.1fms' % (q['name'], q['matches'], q['seconds']*1000) for q in r['queries']))" "$out/tg10m-86400-$m.json" >>"$summary" 2>/dev/null || echo "timed out" >>"$summary"
 		done
+		;;
+	college)
 		for d in 3600 86400; do
 			bin/monitor mine --graph .devdata/temporal/CollegeMsg.txt --motif M1,M4,M6 --delta $d --backend gpu --format json \
 				>"$out/college-$d.json" 2>"$out/college-$d.err"
-			echo "CollegeMsg delta $d:" >>"$summary"
-			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); [print(q['name'], q['matches'], round(q['seconds']*1000,2),'ms') for q in r['queries']]" "$out/college-$d.json" >>"$summary" 2>&1
+			echo -n "CollegeMsg delta $d: " >>"$summary"
+			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(' '.join('%s=%d:%.2fms' % (q['name'], q['matches'], q['seconds']*1000) for q in r['queries']))" "$out/college-$d.json" >>"$summary" 2>&1
 		done
+		;;
+	gpmbench)
+		(cd gpu && MOTIFWATCH_DATA=$root/.devdata timeout 120 ../bin/gpu.test -test.run '^$' -test.bench 'GPMCiteseer' -test.benchtime 3x 2>&1) | tee "$out/gpm-bench.log" | grep -E '^Benchmark' >>"$summary"
 		;;
 	esac
 done
