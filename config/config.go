@@ -218,6 +218,11 @@ type Window struct {
 	// reason future), so one bad timestamp cannot carry the watermark
 	// into the future and make every later edge late.
 	MaxFuture time.Duration `mapstructure:"max_future"`
+	// MaxBuffered caps the edges the reorder buffer holds while the
+	// watermark has not passed them: past it the watermark is raised
+	// early (a burst at one timestamp, a partition whose time stands
+	// still), and later edges at or below it are late, dead-lettered.
+	MaxBuffered int `mapstructure:"max_buffered"`
 }
 
 // Engine backends.
@@ -355,6 +360,7 @@ func DefaultConfig() *Config {
 			MaxNodes:           10_000_000,
 			MaxMatchesPerBatch: 100_000,
 			MaxFuture:          time.Hour,
+			MaxBuffered:        1_000_000,
 		},
 		Engine:  Engine{Backend: BackendCPU, Devices: []int{}},
 		Queries: Queries{Files: []string{}, ReloadInterval: 2 * time.Second},

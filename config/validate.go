@@ -391,6 +391,9 @@ func (v *validator) caps() {
 	if w.MaxNodes < 0 {
 		v.fail("window.max_nodes", "%d must not be negative (0 = no cap)", w.MaxNodes)
 	}
+	if w.MaxBuffered < 0 {
+		v.fail("window.max_buffered", "%d must not be negative (0 = no cap)", w.MaxBuffered)
+	}
 	if w.MaxMatchesPerBatch < 0 {
 		v.fail("window.max_matches_per_batch", "%d must not be negative (0 = no cap)", w.MaxMatchesPerBatch)
 	}

@@ -60,6 +60,8 @@ type pipeline struct {
 
 	// queryUpdates delivers new query sets from the watcher.
 	queryUpdates chan querySet
+	// forcedSeen is the reorder buffer's Forced count already reported.
+	forcedSeen int64
 	// snapshots carries the gpm snapshot job's requests (gpm.go); nil
 	// when the job is off.
 	snapshots chan chan<- *gpm.Graph
@@ -345,6 +347,12 @@ func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reaso
 func (p *pipeline) batch(ctx context.Context) error {
 	start := time.Now()
 	edges, wm := p.reorder.Release()
+	if f := p.reorder.Forced(); f > p.forcedSeen {
+		p.proc.NoteCap(stream.CapReorder)
+		p.capLog(stream.CapReorder, "the reorder buffer released edges before the watermark passed them; later edges at or below it are late",
+			"released_early", f-p.forcedSeen, "watermark", wm, "buffered", p.reorder.Len())
+		p.forcedSeen = f
+	}
 	p.im.SetBuffered(p.reorder.Len())
 	if wm != math.MinInt64 {
 		p.im.SetWatermark(wm, p.tick, time.Now())

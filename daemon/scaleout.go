@@ -58,6 +58,7 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 		return nil, err
 	}
 	proc.SetCapLimit(stream.CapFuture, cfg.Window.MaxFuture.Seconds())
+	proc.SetCapLimit(stream.CapReorder, float64(cfg.Window.MaxBuffered))
 	if err := proc.SetQueries(qs.stream); err != nil {
 		return nil, err
 	}
@@ -69,7 +70,9 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 		return nil, err
 	}
 	lateness := int64(cfg.Window.AllowedLateness / mk.schema.TimeUnit)
-	return &pipeline{log: mk.log, dlq: mk.dlq, dec: mk.dec, reorder: ingest.NewReorder(lateness, cfg.Window.IdleTimeout, time.Now),
+	reorder := ingest.NewReorder(lateness, cfg.Window.IdleTimeout, time.Now)
+	reorder.SetMaxBuffered(cfg.Window.MaxBuffered)
+	return &pipeline{log: mk.log, dlq: mk.dlq, dec: mk.dec, reorder: reorder,
 		proc: proc, router: router, im: mk.im, pm: mk.pm, tick: mk.schema.TimeUnit, batchSize: cfg.Window.BatchSize,
 		maxWait: cfg.Window.BatchMaxWait, queryUpdates: mk.updates,
 		future: newFutureCap(cfg.Window.MaxFuture, mk.schema.TimeUnit, time.Now),

@@ -34,6 +34,10 @@ type Reorder struct {
 
 	w        int64 // the last released watermark
 	maxT     int64 // largest T added, over all partitions
+	// maxBuffered caps the edges held (0: no cap); forced counts edges a
+	// release let go early because of it.
+	maxBuffered int
+	forced      int64
 	arrivals int64
 
 	heap  []reorderKey
@@ -220,8 +224,27 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 	if !active {
 		w = r.maxT // every partition idle: release everything
 	}
-	return r.releaseTo(dst, w)
+	edges, w = r.releaseTo(dst, w)
+	// The cap: a burst at one timestamp, or a partition whose time never
+	// moves, would otherwise be held without bound. Raise the watermark
+	// to the oldest buffered edges' time until at most maxBuffered remain;
+	// later edges at or below it are late (dead-lettered, counted).
+	for r.maxBuffered > 0 && len(r.heap) > r.maxBuffered {
+		n := len(edges)
+		edges, w = r.releaseTo(edges, r.heap[0].t)
+		r.forced += int64(len(edges) - n)
+	}
+	return edges, w
 }
+
+// SetMaxBuffered caps the edges the buffer holds (0: no cap). A release
+// that would leave more raises the watermark early: the edges it lets go
+// are counted in Forced, and later edges at or below the raised
+// watermark are late.
+func (r *Reorder) SetMaxBuffered(n int) { r.maxBuffered = max(n, 0) }
+
+// Forced returns how many edges the buffer cap released early so far.
+func (r *Reorder) Forced() int64 { return r.forced }
 
 // Flush releases every buffered edge (at shutdown, or the end of a file)
 // and raises the watermark to the largest T added.

@@ -50,6 +50,10 @@ const (
 // with the others: see NoteCap.
 const CapFuture = "future"
 
+// CapReorder labels the daemon's window.max_buffered cap on the reorder
+// buffer, also applied outside the processor.
+const CapReorder = "reorder_buffer"
+
 // NoteCap counts an action of a cap applied outside the processor in
 // motifwatch_cap_actions_total{cap}.
 func (p *Processor) NoteCap(cap string) { p.metrics.capActions.WithLabelValues(cap).Inc() }

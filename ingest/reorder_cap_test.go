@@ -1,0 +1,52 @@
+package ingest
+
+import (
+	"testing"
+	"time"
+)
+
+// TestReorderCapBoundsABurst: a burst of edges at one timestamp on a
+// partition that stays busy is never released by the watermark alone
+// (lateness holds it); the cap releases it early and counts what it
+// forced, and the rest of the burst at that time is late (the caller
+// dead-letters it): every edge is released, late or buffered.
+func TestReorderCapBoundsABurst(t *testing.T) {
+	now := time.Unix(0, 0)
+	r := NewReorder(10, time.Hour, func() time.Time { return now })
+	r.SetMaxBuffered(100)
+	edge := func(tm, off int64) Edge { return Edge{T: tm, Origin: Origin{Partition: 0, Offset: off}} }
+	var late, released int
+	for i := int64(0); i < 1000; i++ {
+		if r.Add(edge(50, i)) {
+			late++
+		}
+		if i%50 == 49 {
+			r.SetPending(0, true)
+			out, _ := r.Release()
+			released += len(out)
+			if r.Len() > 100 {
+				t.Fatalf("after %d edges: %d buffered, cap 100 (released %d)", i+1, r.Len(), len(out))
+			}
+		}
+	}
+	if r.Forced() == 0 || int64(released) != r.Forced() {
+		t.Fatalf("forced %d, released %d", r.Forced(), released)
+	}
+	if late+released+r.Len() != 1000 {
+		t.Fatalf("late %d + released %d + buffered %d != 1000", late, released, r.Len())
+	}
+	if !r.Add(edge(50, 1000)) {
+		t.Fatal("an edge at the forced watermark must be late")
+	}
+	t.Logf("forced %d, buffered %d, watermark %d", r.Forced(), r.Len(), r.Watermark())
+
+	// Without the cap the same burst is all held.
+	u := NewReorder(10, time.Hour, func() time.Time { return now })
+	for i := int64(0); i < 1000; i++ {
+		u.Add(edge(50, i))
+	}
+	u.SetPending(0, true)
+	if out, _ := u.Release(); len(out) != 0 || u.Len() != 1000 {
+		t.Fatalf("uncapped: released %d, buffered %d", len(out), u.Len())
+	}
+}
