@@ -130,7 +130,7 @@ func TestBrokerFaults(t *testing.T) {
 	// records could come after the watermark others moved (late, as in
 	// an uninterrupted run with the same pauses). Sentinels in every
 	// partition end the stream instead.
-	cfg := strings.Replace(reliabilityConfig(b.addrs, "faults", queries), "idle_timeout: 300ms", "idle_timeout: 1m", 1)
+	cfg := withIdleTimeout(reliabilityConfig(b.addrs, "faults", queries), "1m")
 	d := startLoggedDaemon(t, cfg, logs)
 	stopSnaps := make(chan struct{})
 	snapsDone := snapshots(b.addrs, "faults", stopSnaps)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,6 +132,18 @@ func startDaemon(t *testing.T, yaml string) *runningDaemon {
 		t.Fatal("daemon did not start within 30s")
 	}
 	return nil
+}
+
+// withIdleTimeout returns cfg (e2eConfig's) with window.idle_timeout set
+// to d, whatever it was. It panics if cfg has no such line: a derived
+// configuration must not silently keep the base's value (a replace of
+// the old literal value once did, after the base changed).
+func withIdleTimeout(cfg, d string) string {
+	re := regexp.MustCompile(`(?m)^  idle_timeout: .*$`)
+	if len(re.FindAllStringIndex(cfg, -1)) != 1 {
+		panic("e2e config: no single window.idle_timeout line to set")
+	}
+	return re.ReplaceAllLiteralString(cfg, "  idle_timeout: "+d)
 }
 
 func e2eConfig(brokers []string, group, queryFile string, lateness time.Duration) string {

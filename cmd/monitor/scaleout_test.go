@@ -144,7 +144,7 @@ func scaleOutConfig(brokers []string, group, queries string) string {
 
 func singleConfig(brokers []string, group, queries string) string {
 	cfg := e2eConfig(brokers, group, queries, soLateness)
-	return strings.Replace(cfg, "  idle_timeout: 300ms\n", "  idle_timeout: "+soIdle+"\n", 1)
+	return withIdleTimeout(cfg, soIdle)
 }
 
 // synthGraph writes a synthetic CollegeMsg-like graph as an edge file (for
