@@ -32,13 +32,13 @@ type Reorder struct {
 	idle     time.Duration
 	now      func() time.Time
 
-	w        int64 // the last released watermark
-	maxT     int64 // largest T added, over all partitions
+	w    int64 // the last released watermark
+	maxT int64 // largest T added, over all partitions
 	// maxBuffered caps the edges held (0: no cap); forced counts edges a
 	// release let go early because of it.
 	maxBuffered int
 	forced      int64
-	arrivals int64
+	arrivals    int64
 
 	heap  []reorderKey
 	slots []reorderSlot
