@@ -88,6 +88,11 @@ type partState struct {
 	// known only through SetPending holds the watermark until it is heard
 	// from or idle (see AppendRelease).
 	heard bool
+	// live: an edge that is not History was added from it. Until then its
+	// maxT is the last record before the committed offset a restart
+	// re-read as History; the records after it may carry the same time,
+	// so the watermark stays below it (see AppendRelease).
+	live bool
 
 	// q holds the offsets of the partition's buffered edges in arrival
 	// order; its head is the earliest-added edge still buffered.
@@ -132,6 +137,9 @@ func (r *Reorder) Add(e Edge) (late bool) {
 	}
 	p.maxT = max(p.maxT, e.T)
 	r.maxT = max(r.maxT, e.T)
+	if !e.History {
+		p.live = true
+	}
 
 	arr := r.arrivals
 	r.arrivals++
@@ -219,7 +227,16 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 			continue
 		}
 		active = true
-		w = min(w, satSub(p.maxT, r.lateness))
+		pw := satSub(p.maxT, r.lateness)
+		if !p.live {
+			// Only History from this partition so far (a restart rebuilt
+			// the window from the records before the committed offset): the
+			// first records after it, read again now, may have the last
+			// History time, and were not late before the restart. Ties of a
+			// live partition are late only as the lateness says.
+			pw = satSub(pw, 1)
+		}
+		w = min(w, pw)
 	}
 	if !active {
 		w = r.maxT // every partition idle: release everything

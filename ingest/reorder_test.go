@@ -513,3 +513,35 @@ func TestReorderKnownSilentPartitionHoldsWatermark(t *testing.T) {
 		t.Fatalf("released %d edges after partition 0 went idle; want 1", len(got))
 	}
 }
+
+// TestReorderHistoryTieIsNotLate: a restart rebuilds the window from the
+// records before the committed offsets (History) and then reads the
+// partition on from there. The first record after the committed offset
+// may have the same time as the last History record (the commit stopped
+// between two edges of one second, e.g. at the last edge of a held
+// match): it was not late before the restart, and must not be after,
+// however soon a release comes (the consumer joins its group only later).
+func TestReorderHistoryTieIsNotLate(t *testing.T) {
+	clock := time.Unix(0, 0)
+	r := NewReorder(0, time.Minute, func() time.Time { return clock })
+	r.SetPending(0, true)
+	r.SetPending(1, true)
+	for i := range 3 {
+		r.Add(Edge{T: int64(98 + i), History: true, Origin: Origin{Partition: 0, Offset: int64(i)}})
+		r.Add(Edge{T: int64(200 + i), History: true, Origin: Origin{Partition: 1, Offset: int64(i)}})
+	}
+	got, w := r.Release()
+	if w >= 100 {
+		t.Fatalf("watermark %d after History only: partition 0's next record, at t=100 like its last History one, would be late", w)
+	}
+	if len(got) != 2 {
+		t.Fatalf("released %d History edges; want the 2 below t=100", len(got))
+	}
+	if late := r.Add(Edge{T: 100, Origin: Origin{Partition: 0, Offset: 3}}); late {
+		t.Fatalf("the first record after the committed offset, tied with the last History record, came late (watermark %d)", r.Watermark())
+	}
+	r.Add(Edge{T: 150, Origin: Origin{Partition: 0, Offset: 4}})
+	if got, w := r.Release(); w != 150 || len(got) != 3 {
+		t.Fatalf("released %d edges up to %d once partition 0 read on; want 3 up to 150", len(got), w)
+	}
+}

@@ -144,6 +144,9 @@ func scaleOutConfig(brokers []string, group, queries string) string {
 
 func singleConfig(brokers []string, group, queries string) string {
 	cfg := e2eConfig(brokers, group, queries, soLateness)
+	// window.max_future must exceed the lateness (the default 1h does
+	// not exceed soLateness: the daemon would refuse the config).
+	cfg = strings.Replace(cfg, "window:\n", "window:\n  max_future: 12h\n", 1)
 	return withIdleTimeout(cfg, soIdle)
 }
 
