@@ -30,7 +30,8 @@ type ConsumerOptions struct {
 	// end of each partition; by default it starts at the beginning.
 	StartLatest bool
 	// SessionTimeout is the group session timeout (0: kafka-go's 30s);
-	// heartbeats go every third of it, at most every 3s.
+	// heartbeats go every third of it, at most every 3s, and rebalances
+	// wait for members at most this long too.
 	SessionTimeout time.Duration
 	// Logger receives the Kafka client's errors at Warn; nil discards
 	// them.
@@ -105,6 +106,11 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	if opts.SessionTimeout > 0 {
 		cfg.SessionTimeout = opts.SessionTimeout
 		cfg.HeartbeatInterval = min(opts.SessionTimeout/3, 3*time.Second)
+		// A member killed between joining and syncing holds the group's
+		// rebalance for the rebalance timeout (kafka-go's default 30s, not
+		// the session timeout): tie it to the session timeout, so that a
+		// crash during start-up costs no more than a crash while running.
+		cfg.RebalanceTimeout = opts.SessionTimeout
 	}
 	if opts.Logger != nil {
 		l := opts.Logger
