@@ -39,7 +39,7 @@ type device struct {
 	// mining buffers
 	ctl, queue, out, mask cu.DevicePtr
 	queueCap, outCap      int64
-	kernel                string // the mining kernel build (mine4, mine6, mine8)
+	kernel                string // the mining kernel build (mine4, mine5, mine6, mine8)
 	occupancy             int
 	maskCap               int64
 	host                  []int64 // staging for drained match records
@@ -53,7 +53,7 @@ type device struct {
 	stats atomic.Pointer[DeviceStats]
 }
 
-var kernelNames = []string{"mine4", "mine6", "mine8", "scanLocal", "scanAdd", "radixHist", "radixScatter", "gatherKeys",
+var kernelNames = []string{"mine4", "mine5", "mine6", "mine8", "scanLocal", "scanAdd", "radixHist", "radixScatter", "gatherKeys",
 	"liveStart", "countNew", "addSizes", "scatterOld", "scatterNew", "moveU32", "moveI64"}
 
 func openDevice(id, ordinal int, o Options) (*device, error) {
@@ -122,10 +122,10 @@ func (d *device) start(o Options) error {
 	}
 	d.queueCap, d.outCap = int64(o.QueueTasks), int64(o.OutRecords)
 	switch o.Occupancy {
-	case 4, 6, 8:
+	case 4, 5, 6, 8:
 		d.occupancy, d.kernel = o.Occupancy, fmt.Sprintf("mine%d", o.Occupancy)
 	default:
-		return fmt.Errorf("gpu: occupancy %d: the mining kernel is built for 4, 6 or 8 blocks per multiprocessor", o.Occupancy)
+		return fmt.Errorf("gpu: occupancy %d: the mining kernel is built for 4, 5, 6 or 8 blocks per multiprocessor", o.Occupancy)
 	}
 	if d.ctl, err = d.pool.get(d, ctlSlots*8); err != nil {
 		return err

@@ -24,7 +24,7 @@ type Options struct {
 	// between warps). 0: 1<<16.
 	QueueTasks int
 	// Occupancy is the mining kernel's resident blocks per multiprocessor
-	// (4, 6 or 8, each a build of the kernel with its register budget);
+	// (4, 5, 6 or 8, each a build of the kernel with its register budget);
 	// the grid is that many blocks per multiprocessor. 0: the default
 	// below, or $MOTIFWATCH_GPU_OCCUPANCY.
 	Occupancy int

@@ -748,10 +748,11 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	}
 }
 
-// The same kernel at three occupancies: more resident warps hide more
+// The same kernel at four occupancies: more resident warps hide more
 // memory latency, fewer registers spill more. gpu/engine_cuda.go picks one
 // (Options.Occupancy) and sizes the grid to fill the chip with it.
 extern "C" __global__ void __launch_bounds__(WARPS * 32, 4) mine4(MINE_PARAMS) { mineBody(MINE_ARGS); }
+extern "C" __global__ void __launch_bounds__(WARPS * 32, 5) mine5(MINE_PARAMS) { mineBody(MINE_ARGS); }
 extern "C" __global__ void __launch_bounds__(WARPS * 32, 6) mine6(MINE_PARAMS) { mineBody(MINE_ARGS); }
 extern "C" __global__ void __launch_bounds__(WARPS * 32, 8) mine8(MINE_PARAMS) { mineBody(MINE_ARGS); }
 

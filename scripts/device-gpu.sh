@@ -29,7 +29,7 @@ for step in $what; do
 	occupancy)
 		g=/tmp/tg10m.txt
 		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
-		for occ in 4 6 8; do
+		for occ in ${OCCUPANCIES:-4 6 8}; do
 			MOTIFWATCH_GPU_OCCUPANCY=$occ timeout 200 bin/monitor mine --graph "$g" --motif M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13 --delta 3600 --backend gpu --format json \
 				>"$out/occ$occ.json" 2>"$out/occ$occ.err"
 			echo "tgraphgen 10M delta 3600, occupancy $occ (rc $?):" >>"$summary"
