@@ -7,7 +7,7 @@ import (
 
 // defaultOccupancy is the mining kernel build used unless configured
 // (measured on an H200: BENCHMARKS.md).
-const defaultOccupancy = 4
+const defaultOccupancy = 5
 
 // Options configure the GPU engine.
 type Options struct {
