@@ -397,7 +397,8 @@ func (p *Processor) value(col int, e *ingest.Edge) float64 {
 		return math.NaN()
 	}
 	if kind == window.String {
-		return float64(p.w.Strings().Intern(e.Attrs[col].Str))
+		// Held by the edge, released with it (not pinned): see window.Strings.
+		return float64(p.w.Strings().Code(e.Attrs[col].Str))
 	}
 	return e.Attrs[col].Num
 }

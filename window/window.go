@@ -193,6 +193,9 @@ func (w *Window) Append(e Edge) (int64, error) {
 	w.t = append(w.t, e.T)
 	for i, v := range e.Attrs {
 		w.attrs[i] = append(w.attrs[i], v)
+		if w.schema.EdgeAttrs[i].Kind == String {
+			w.strings.hold(uint32(v))
+		}
 	}
 	w.grow(max(e.Src, e.Dst))
 	w.out[e.Src].ents = append(w.out[e.Src].ents, Adj{T: e.T, Pos: p, Other: e.Dst})
@@ -243,6 +246,11 @@ func (w *Window) EvictTo(p int64) int {
 
 func (w *Window) evictOne() {
 	s, d := w.src[w.head], w.dst[w.head]
+	for i, a := range w.schema.EdgeAttrs {
+		if a.Kind == String {
+			w.strings.drop(uint32(w.attrs[i][w.head]))
+		}
+	}
 	w.head++
 	popFront(&w.out[s])
 	popFront(&w.in[d])
