@@ -373,7 +373,18 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 			return r, err
 		}
 	}
-	r.Matches, r.Open, r.Roots, r.Splits = int64(ctl[cMatches]), int64(ctl[cOpen]), int64(ctl[cRoots]), int64(ctl[cSplits])
+	r.Matches, r.Open, r.Splits = int64(ctl[cMatches]), int64(ctl[cOpen]), int64(ctl[cSplits])
+	// Roots counts the unmasked positions, as the CPU engine does (the
+	// kernel's own count covers every position it claimed).
+	r.Roots = hi - lo
+	if mask != nil {
+		r.Roots = 0
+		for _, m := range mask {
+			if m {
+				r.Roots++
+			}
+		}
+	}
 	return r, nil
 }
 
