@@ -141,10 +141,22 @@ func TestDiffGPUOracle(t *testing.T) {
 			}
 		}
 		slices.Sort(want)
+		wantRoots := r.Hi - r.Lo
+		if mask != nil {
+			wantRoots = 0
+			for _, m := range mask {
+				if m {
+					wantRoots++
+				}
+			}
+		}
 		for name, e := range engs {
 			req := motif.Request{Range: r, Horizon: h, RootMask: mask}
 			res := count(t, e, w, p, req)
 			got, eres := enumerate(t, e, w, p, req)
+			if res.Roots != wantRoots && r.Hi > r.Lo {
+				t.Fatalf("case %d engine %s: %d roots, want %d (unmasked positions)", i, name, res.Roots, wantRoots)
+			}
 			if res.Matches != wantFinal || res.Open != wantOpen || !slices.Equal(got, want) || eres.Matches != wantFinal || eres.Open != wantOpen {
 				t.Fatalf("case %d engine %s range %v horizon %d mask %v:\ncount: %d final %d open, enumerate %d/%d (%d matches), oracle %d final %d open\n%s%s%s\ngot  %v\nwant %v",
 					i, name, r, h, mask != nil, res.Matches, res.Open, eres.Matches, eres.Open, len(got), wantFinal, wantOpen,
