@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,8 +17,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/motifwatch/motifwatch/broker"
-	"github.com/motifwatch/motifwatch/config"
-	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -27,35 +24,7 @@ import (
 // startLoggedDaemon is startDaemon with the daemon's log kept in logs.
 func startLoggedDaemon(t *testing.T, yaml string, logs io.Writer) *runningDaemon {
 	t.Helper()
-	cfg, err := config.Parse([]byte(yaml), "faults.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	started := make(chan daemon.Info, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: newTestLogger(logs), Started: func(i daemon.Info) { started <- i }})
-	}()
-	select {
-	case info := <-started:
-		d := &runningDaemon{info: info}
-		var once sync.Once
-		var stopErr error
-		d.stop = func() error {
-			once.Do(func() { cancel(); stopErr = <-done })
-			return stopErr
-		}
-		t.Cleanup(func() { d.stop() })
-		return d
-	case err := <-done:
-		cancel()
-		t.Fatalf("daemon did not start: %v", err)
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("daemon did not start within 30s")
-	}
-	return nil
+	return startDaemonWith(t, yaml, newTestLogger(logs))
 }
 
 // newTestLogger logs everything, debug included, as text to w.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -103,6 +104,13 @@ type runningDaemon struct {
 
 func startDaemon(t *testing.T, yaml string) *runningDaemon {
 	t.Helper()
+	return startDaemonWith(t, yaml, nil)
+}
+
+// startDaemonWith starts the daemon in-process on config yaml, logging to
+// logger (nil: the daemon's default), and stops it when the test ends.
+func startDaemonWith(t *testing.T, yaml string, logger *slog.Logger) *runningDaemon {
+	t.Helper()
 	cfg, err := config.Parse([]byte(yaml), "e2e.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +119,7 @@ func startDaemon(t *testing.T, yaml string) *runningDaemon {
 	started := make(chan daemon.Info, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Started: func(i daemon.Info) { started <- i }})
+		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: logger, Started: func(i daemon.Info) { started <- i }})
 	}()
 	select {
 	case info := <-started:
