@@ -111,6 +111,25 @@ func waitSplit(t *testing.T, ins []*instance) {
 	t.Fatalf("the group of %d instances did not split the partitions within 30s", len(ins))
 }
 
+// waitOwnedTotal waits until the instances together own total
+// partitions: the group has settled after a member left.
+func waitOwnedTotal(t *testing.T, ins []*instance, total float64) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	owned := 0.0
+	for time.Now().Before(deadline) {
+		owned = 0
+		for _, in := range ins {
+			owned += in.metric(t, "motifwatch_group_owned_partitions")
+		}
+		if owned == total {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the %d remaining instances own %v partitions after 30s; want %v", len(ins), owned, total)
+}
+
 // logShares logs each instance's share of the alerts written.
 func logShares(t *testing.T, label string, ins []*instance) {
 	t.Helper()
@@ -305,6 +324,10 @@ func TestScaleOut(t *testing.T) {
 			t.Errorf("leaving instance stopped with %v", err)
 		}
 		fencedLeaver := leaver.metric(t, "motifwatch_group_handovers_total", "result", "fenced")
+		// The leave's rebalance completes before the join starts, else
+		// the coordinator may fold both into one generation and the
+		// join below would not test a hand-over of its own.
+		waitOwnedTotal(t, ins[:2], 3)
 		produce(t, brokers, slices.Values(parts[1]))
 		// One joins mid-stream: every member hands over, then the group
 		// splits the partitions three ways again.
