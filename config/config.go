@@ -184,7 +184,8 @@ type Fields struct {
 // Window configures the reorder buffer, batching and held matches.
 type Window struct {
 	// AllowedLateness is how long the reorder buffer waits for stragglers:
-	// the watermark trails the newest edge time by this much.
+	// the watermark trails the newest edge time by this much (and one
+	// tick: edges tied with the newest time are never late, even at 0).
 	AllowedLateness time.Duration `mapstructure:"allowed_lateness"`
 	// BatchSize and BatchMaxWait close a batch: whichever comes first.
 	BatchSize    int           `mapstructure:"batch_size"`

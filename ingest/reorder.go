@@ -14,9 +14,10 @@ import (
 // released edge's Seq.
 //
 // The watermark: each partition (Origin.Partition) has the largest T
-// added from it, maxT_p; the watermark is the smallest maxT_p − lateness
-// over the partitions that are not idle, where a partition is idle when
-// nothing was added from it for the idle duration. When every partition is
+// added from it, maxT_p; the watermark is the smallest maxT_p − lateness − 1
+// over the partitions that are not idle (the −1: an edge tied with its
+// partition's newest time is never late, whatever the lateness), where a
+// partition is idle when nothing was added from it for the idle duration. When every partition is
 // idle the watermark is the largest T added, and everything is released.
 // The watermark never decreases. An edge whose T is at or below the last
 // released watermark is late: it would have to go before or among edges
@@ -88,11 +89,6 @@ type partState struct {
 	// known only through SetPending holds the watermark until it is heard
 	// from or idle (see AppendRelease).
 	heard bool
-	// live: an edge that is not History was added from it. Until then its
-	// maxT is the last record before the committed offset a restart
-	// re-read as History; the records after it may carry the same time,
-	// so the watermark stays below it (see AppendRelease).
-	live bool
 
 	// q holds the offsets of the partition's buffered edges in arrival
 	// order; its head is the earliest-added edge still buffered.
@@ -137,9 +133,6 @@ func (r *Reorder) Add(e Edge) (late bool) {
 	}
 	p.maxT = max(p.maxT, e.T)
 	r.maxT = max(r.maxT, e.T)
-	if !e.History {
-		p.live = true
-	}
 
 	arr := r.arrivals
 	r.arrivals++
@@ -227,15 +220,13 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 			continue
 		}
 		active = true
-		pw := satSub(p.maxT, r.lateness)
-		if !p.live {
-			// Only History from this partition so far (a restart rebuilt
-			// the window from the records before the committed offset): the
-			// first records after it, read again now, may have the last
-			// History time, and were not late before the restart. Ties of a
-			// live partition are late only as the lateness says.
-			pw = satSub(pw, 1)
-		}
+		// One tick below maxT_p − lateness: more edges at a partition's
+		// newest time may follow (timestamps tie at the input's
+		// resolution), and with lateness 0 they must not be late; once a
+		// later time arrives, ties with the old newest are released. This
+		// covers a restart too: the first record after the committed
+		// offset may tie with the last one re-read as History.
+		pw := satSub(satSub(p.maxT, r.lateness), 1)
 		w = min(w, pw)
 	}
 	if !active {

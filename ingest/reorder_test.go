@@ -66,36 +66,38 @@ func TestReorder(t *testing.T) {
 			name: "in order, lateness 0", lateness: 0,
 			steps: []reorderStep{
 				{add: []Edge{re("a", 1, 0, 0), re("b", 2, 0, 1), re("c", 3, 0, 2)}},
-				{release: true, want: "a b c", watermark: 3},
-				{add: []Edge{re("d", 4, 0, 3), re("e", 5, 0, 4)}},
-				{release: true, want: "d e", watermark: 5},
+				{release: true, want: "a b", watermark: 2}, // c may have ties to come
+				{add: []Edge{re("c2", 3, 0, 3), re("d", 4, 0, 4), re("e", 5, 0, 5)}},
+				{release: true, want: "c c2 d", watermark: 4},
+				{add: []Edge{re("d2", 4, 0, 6)}, late: "d2"}, // a tie with a released time is late
+				{flush: true, want: "e", watermark: 5},
 			},
 		},
 		{
 			name: "held back by lateness", lateness: 2,
 			steps: []reorderStep{
 				{add: []Edge{re("a", 10, 0, 0), re("b", 11, 0, 1), re("c", 12, 0, 2), re("d", 13, 0, 3)}},
-				{release: true, want: "a b", watermark: 11},
-				{release: true, want: "", watermark: 11},
-				{flush: true, want: "c d", watermark: 13},
+				{release: true, want: "a", watermark: 10},
+				{release: true, want: "", watermark: 10},
+				{flush: true, want: "b c d", watermark: 13},
 			},
 		},
 		{
 			name: "out of order within lateness", lateness: 3,
 			steps: []reorderStep{
 				{add: []Edge{re("c", 12, 0, 0), re("a", 10, 0, 1), re("d", 15, 0, 2), re("b", 11, 0, 3)}},
-				{release: true, want: "a b c", watermark: 12},
+				{release: true, want: "a b", watermark: 11},
 				{add: []Edge{re("e", 13, 0, 4)}},
-				{flush: true, want: "e d", watermark: 15},
+				{flush: true, want: "c e d", watermark: 15},
 			},
 		},
 		{
 			name: "late exactly at the watermark", lateness: 2,
 			steps: []reorderStep{
 				{add: []Edge{re("a", 10, 0, 0)}},
-				{release: true, want: "", watermark: 8},
-				{add: []Edge{re("w", 8, 0, 1), re("v", 7, 0, 2), re("b", 9, 0, 3)}, late: "w v"},
-				{release: true, want: "", watermark: 8},
+				{release: true, want: "", watermark: 7},
+				{add: []Edge{re("w", 7, 0, 1), re("v", 6, 0, 2), re("b", 9, 0, 3)}, late: "w v"},
+				{release: true, want: "", watermark: 7},
 				{flush: true, want: "b a", watermark: 10},
 				{add: []Edge{re("x", 10, 0, 4), re("c", 11, 0, 5)}, late: "x"},
 				{flush: true, want: "c", watermark: 11},
@@ -105,7 +107,9 @@ func TestReorder(t *testing.T) {
 			name: "nothing is late before the first release", lateness: 0,
 			steps: []reorderStep{
 				{add: []Edge{re("b", 10, 0, 0), re("a", -5, 0, 1)}},
-				{release: true, want: "a b", watermark: 10},
+				{release: true, want: "a", watermark: 9},
+				{add: []Edge{re("b2", 10, 0, 2)}},
+				{flush: true, want: "b b2", watermark: 10},
 			},
 		},
 		{
@@ -126,11 +130,11 @@ func TestReorder(t *testing.T) {
 			name: "lagging partition holds the watermark", lateness: 5,
 			steps: []reorderStep{
 				{add: []Edge{re("p0a", 100, 0, 0), re("p1a", 50, 1, 0), re("p0b", 101, 0, 1), re("p1b", 52, 1, 1)}},
-				{release: true, want: "", watermark: 47, minOffs: map[int]int64{0: 0, 1: 0}},
+				{release: true, want: "", watermark: 46, minOffs: map[int]int64{0: 0, 1: 0}},
 				{add: []Edge{re("p1c", 90, 1, 2)}},
-				{release: true, want: "p1a p1b", watermark: 85, minOffs: map[int]int64{0: 0, 1: 2}},
+				{release: true, want: "p1a p1b", watermark: 84, minOffs: map[int]int64{0: 0, 1: 2}},
 				{add: []Edge{re("p1d", 120, 1, 3)}},
-				{release: true, want: "p1c", watermark: 96, minOffs: map[int]int64{0: 0, 1: 3}},
+				{release: true, want: "p1c", watermark: 95, minOffs: map[int]int64{0: 0, 1: 3}},
 				{flush: true, want: "p0a p0b p1d", watermark: 120, minOffs: map[int]int64{}},
 			},
 		},
@@ -138,14 +142,14 @@ func TestReorder(t *testing.T) {
 			name: "idle partition stops holding", lateness: 5, idle: 10 * time.Second,
 			steps: []reorderStep{
 				{add: []Edge{re("p0a", 100, 0, 0), re("p1a", 50, 1, 0)}},
-				{release: true, want: "", watermark: 45},
+				{release: true, want: "", watermark: 44},
 				{advance: 6 * time.Second},
 				{add: []Edge{re("p0b", 110, 0, 1)}},
-				{release: true, want: "", watermark: 45},
+				{release: true, want: "", watermark: 44},
 				{advance: 5 * time.Second}, // p1 quiet for 11s: idle; p0 for 5s
-				{release: true, want: "p1a p0a", watermark: 105},
+				{release: true, want: "p1a p0a", watermark: 104},
 				{add: []Edge{re("p1late", 60, 1, 1), re("p1b", 107, 1, 2)}, late: "p1late"}, // p1 is back
-				{release: true, want: "", watermark: 105},
+				{release: true, want: "", watermark: 104},
 				{advance: 10 * time.Second}, // everything idle: release all
 				{release: true, want: "p1b p0b", watermark: 110},
 			},
@@ -154,12 +158,12 @@ func TestReorder(t *testing.T) {
 			name: "watermark never decreases", lateness: 2,
 			steps: []reorderStep{
 				{add: []Edge{re("a", 100, 0, 0)}},
-				{release: true, want: "", watermark: 98},
+				{release: true, want: "", watermark: 97},
 				{add: []Edge{re("late", 50, 1, 0), re("b", 99, 0, 1)}, late: "late"}, // partition 1 starts low
-				{release: true, want: "", watermark: 98},
+				{release: true, want: "", watermark: 97},
 				{add: []Edge{re("c", 60, 2, 0)}, late: "c"},
-				{release: true, want: "", watermark: 98},
-				{add: []Edge{re("d", 101, 1, 1), re("e", 103, 0, 2)}},
+				{release: true, want: "", watermark: 97},
+				{add: []Edge{re("d", 102, 1, 1), re("e", 103, 0, 2)}},
 				{release: true, want: "b", watermark: 99}, // partition 2 had only late edges: no say
 			},
 		},
@@ -167,9 +171,9 @@ func TestReorder(t *testing.T) {
 			name: "min offsets follow releases out of offset order", lateness: 1,
 			steps: []reorderStep{
 				{add: []Edge{re("o0", 30, 0, 10), re("o1", 10, 0, 11), re("o2", 20, 0, 12), re("o3", 40, 0, 13)}},
-				{release: true, want: "o1 o2 o0", watermark: 39, minOffs: map[int]int64{0: 13}},
+				{release: true, want: "o1 o2 o0", watermark: 38, minOffs: map[int]int64{0: 13}},
 				{add: []Edge{re("o4", 45, 0, 14)}},
-				{release: true, want: "o3", watermark: 44, minOffs: map[int]int64{0: 14}},
+				{release: true, want: "o3", watermark: 43, minOffs: map[int]int64{0: 14}},
 			},
 		},
 	}
@@ -413,7 +417,7 @@ func (o *reorderOracle) release(flush bool) ([]Edge, int64) {
 				continue
 			}
 			active = true
-			w = min(w, m-o.lateness)
+			w = min(w, m-o.lateness-1)
 		}
 		if !active {
 			w = allMax
@@ -460,18 +464,20 @@ func TestReorderPendingPartitionHoldsWatermark(t *testing.T) {
 	if got, w := r.Release(); len(got) != 0 {
 		t.Fatalf("released %d edges (watermark %d) while partition 0 still has unread records", len(got), w)
 	}
-	if late := r.Add(Edge{T: 50, Origin: Origin{Partition: 0, Offset: 0}}); late {
-		t.Fatalf("partition 0's older edge came late")
+	for i, tm := range []int64{50, 51} {
+		if late := r.Add(Edge{T: tm, Origin: Origin{Partition: 0, Offset: int64(i)}}); late {
+			t.Fatalf("partition 0's older edge at t=%d came late", tm)
+		}
 	}
 	r.SetPending(0, false)
 	clock = clock.Add(5 * time.Second)
-	got, _ := r.Release() // partition 0 just spoke: up to its time
+	got, _ := r.Release() // partition 0 just spoke: up to one below its time
 	if len(got) != 1 || got[0].T != 50 {
 		t.Fatalf("released %d edges; want the one at t=50", len(got))
 	}
 	clock = clock.Add(5 * time.Second) // both caught up and idle: the rest
-	if got, _ = r.Release(); len(got) != 5 || got[0].T != 100 {
-		t.Fatalf("released %d edges; want the 5 of partition 1", len(got))
+	if got, _ = r.Release(); len(got) != 6 || got[0].T != 51 || got[1].T != 100 {
+		t.Fatalf("released %d edges; want t=51 and the 5 of partition 1", len(got))
 	}
 }
 
@@ -492,8 +498,10 @@ func TestReorderKnownSilentPartitionHoldsWatermark(t *testing.T) {
 	if got, w := r.Release(); len(got) != 0 {
 		t.Fatalf("released %d edges (watermark %d) before partition 0 was heard from or idle", len(got), w)
 	}
-	if late := r.Add(Edge{T: 50, Origin: Origin{Partition: 0, Offset: 0}}); late {
-		t.Fatalf("partition 0's first edge came late")
+	for i, tm := range []int64{50, 51} {
+		if late := r.Add(Edge{T: tm, Origin: Origin{Partition: 0, Offset: int64(i)}}); late {
+			t.Fatalf("partition 0's first edge at t=%d came late", tm)
+		}
 	}
 	if got, _ := r.Release(); len(got) != 1 || got[0].T != 50 {
 		t.Fatalf("released %v; want the edge at t=50 once partition 0 spoke", got)
@@ -541,7 +549,7 @@ func TestReorderHistoryTieIsNotLate(t *testing.T) {
 		t.Fatalf("the first record after the committed offset, tied with the last History record, came late (watermark %d)", r.Watermark())
 	}
 	r.Add(Edge{T: 150, Origin: Origin{Partition: 0, Offset: 4}})
-	if got, w := r.Release(); w != 150 || len(got) != 3 {
-		t.Fatalf("released %d edges up to %d once partition 0 read on; want 3 up to 150", len(got), w)
+	if got, w := r.Release(); w != 149 || len(got) != 2 {
+		t.Fatalf("released %d edges up to %d once partition 0 read on; want the 2 at t=100, up to 149", len(got), w)
 	}
 }
