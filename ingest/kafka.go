@@ -102,6 +102,9 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 		MaxWait:        opts.MaxWait,
 		StartOffset:    start,
 		CommitInterval: 0, // synchronous: CommitMessages returns the broker's answer
+		// One member reads the whole topic (see wholeTopicBalancer);
+		// range only for groups mixed with older releases.
+		GroupBalancers: []kafka.GroupBalancer{newWholeTopicBalancer(), kafka.RangeGroupBalancer{}},
 	}
 	if opts.SessionTimeout > 0 {
 		cfg.SessionTimeout = opts.SessionTimeout
