@@ -67,6 +67,9 @@ type health struct {
 	mu      sync.Mutex
 	running bool
 	failing map[string]error // by operation
+	// recovered is when the last failing operation recovered (see
+	// quietFrom).
+	recovered time.Time
 }
 
 func newHealth() *health { return &health{failing: map[string]error{}} }
@@ -94,8 +97,31 @@ func (h *health) ok(op string) {
 		return
 	}
 	h.mu.Lock()
-	delete(h.failing, op)
+	if _, was := h.failing[op]; was {
+		delete(h.failing, op)
+		if len(h.failing) == 0 {
+			h.recovered = time.Now()
+		}
+	}
 	h.mu.Unlock()
+}
+
+// quietFrom is the time before which a partition's silence says nothing
+// about it: now while a broker operation fails, else when the last
+// outage ended. Records cannot arrive during an outage, so the reorder
+// buffer must not count it towards a partition's idleness: a partition
+// whose backlog the consumer reaches only after the others' would have
+// its edges left behind the watermark (late).
+func (h *health) quietFrom() time.Time {
+	if h == nil {
+		return time.Time{}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.failing) > 0 {
+		return time.Now()
+	}
+	return h.recovered
 }
 
 // status reports readiness and, when not ready, why: the failing

@@ -346,6 +346,7 @@ func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reaso
 // and commits what is safe.
 func (p *pipeline) batch(ctx context.Context) error {
 	start := time.Now()
+	p.reorder.IgnoreSilenceBefore(p.health.quietFrom())
 	edges, wm := p.reorder.Release()
 	if f := p.reorder.Forced(); f > p.forcedSeen {
 		p.proc.NoteCap(stream.CapReorder)

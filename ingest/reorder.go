@@ -47,6 +47,9 @@ type Reorder struct {
 
 	parts    map[int]*partState
 	lastPart *partState // the partition of the previous Add (a cache)
+	// quietFrom: silence before it does not count towards idleness (see
+	// IgnoreSilenceBefore).
+	quietFrom time.Time
 	// flowing is when the first Release found an edge added: a partition
 	// not heard from counts as silent from then at the earliest, so one
 	// made known long before the stream starts is not idle at its first
@@ -204,6 +207,9 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 				seen = now
 			}
 		}
+		if seen.Before(r.quietFrom) {
+			seen = r.quietFrom
+		}
 		if r.idle > 0 && now.Sub(seen) >= r.idle && !p.pending {
 			continue
 		}
@@ -243,6 +249,16 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 		r.forced += int64(len(edges) - n)
 	}
 	return edges, w
+}
+
+// IgnoreSilenceBefore makes the partitions' silence before t not count
+// towards idleness: the source could not deliver then (a broker outage),
+// so a partition silent through it is not idle until it has been silent
+// for the idle duration after t. t never moves back.
+func (r *Reorder) IgnoreSilenceBefore(t time.Time) {
+	if t.After(r.quietFrom) {
+		r.quietFrom = t
+	}
 }
 
 // SetMaxBuffered caps the edges the buffer holds (0: no cap). A release

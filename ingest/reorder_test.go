@@ -553,3 +553,49 @@ func TestReorderHistoryTieIsNotLate(t *testing.T) {
 		t.Fatalf("released %d edges up to %d once partition 0 read on; want the 2 at t=100, up to 149", len(got), w)
 	}
 }
+
+// TestReorderOutageIsNotIdleness: a broker outage silences every
+// partition; afterwards the consumer may reach one partition's backlog
+// before another's. Silence before IgnoreSilenceBefore's time does not
+// make a partition idle, so the first partition's edges wait for the
+// second's (older) backlog instead of leaving it late.
+func TestReorderOutageIsNotIdleness(t *testing.T) {
+	clock := newFakeClock()
+	r := NewReorder(0, time.Second, clock.now)
+	r.Add(re("a0", 10, 0, 0))
+	r.Add(re("b0", 10, 1, 0))
+	r.Add(re("a1", 11, 0, 1))
+	r.Add(re("b1", 11, 1, 1))
+	if got, _ := r.Release(); names(got) != "a0 b0" {
+		t.Fatalf("released %q before the outage; want a0 b0", names(got))
+	}
+	clock.advance(10 * time.Second) // the outage: nothing arrives
+	r.IgnoreSilenceBefore(clock.now())
+	r.Add(re("a2", 30, 0, 2)) // partition 0 is read first after it
+	if got, w := r.Release(); len(got) != 0 {
+		t.Fatalf("released %q (watermark %d) right after the outage, ahead of partition 1's backlog", names(got), w)
+	}
+	r.Add(re("b2", 20, 1, 2)) // partition 1's backlog: not late
+	if got, _ := r.Release(); names(got) != "a1 b1" {
+		t.Fatalf("released %q once partition 1 spoke; want a1 b1", names(got))
+	}
+	// Without the call, the same sequence leaves b2 late (the semantics
+	// the call exists to avoid).
+	r2 := NewReorder(0, time.Second, clock.now)
+	r2.Add(re("a0", 10, 0, 0))
+	r2.Add(re("b0", 10, 1, 0))
+	r2.Release()
+	clock.advance(10 * time.Second)
+	r2.Add(re("a2", 30, 0, 1))
+	r2.Release()
+	if !r2.Add(re("b2", 20, 1, 1)) {
+		t.Fatal("without IgnoreSilenceBefore, a partition silent through the outage still held the watermark: the test no longer shows the case")
+	}
+	// A partition that stays silent after the outage is idle again one
+	// idle duration later: partition 0 alone moves the watermark.
+	clock.advance(1500 * time.Millisecond)
+	r.Add(re("a3", 31, 0, 3))
+	if got, _ := r.Release(); names(got) != "b2 a2" {
+		t.Fatalf("released %q after partition 1 went idle; want b2 a2", names(got))
+	}
+}
