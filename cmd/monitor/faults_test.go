@@ -133,13 +133,16 @@ func TestBrokerFaults(t *testing.T) {
 	back = waitReadiness(t, d.info.MetricsAddr, true, "")
 	t.Logf("alert writes allowed again: /readyz 200 %v later", back.Round(time.Millisecond))
 
+	// Everything but the three sentinels gets committed: each is the
+	// newest edge of its partition, which the reorder buffer holds (ties
+	// may follow) until a later edge or the idle timeout.
 	total := sum(endOffsets(t, b.addrs, "edges"))
 	if !poll(90*time.Second, 100*time.Millisecond, func() bool {
 		c, err := tryCommitted(b.addrs, "faults")
-		return err == nil && sum(c) == total
+		return err == nil && sum(c) == total-3
 	}) {
 		c, _ := tryCommitted(b.addrs, "faults")
-		t.Fatalf("not all %d records committed within 90s after the faults (committed %v); log:\n%s", total, c, tail(logs.String(), 30))
+		t.Fatalf("not all %d records but the 3 sentinels committed within 90s after the faults (committed %v); log:\n%s", total, c, tail(logs.String(), 30))
 	}
 	m := scrape(t, d.info.MetricsAddr)
 	// Each record taken in once: a group rejoined after the outage hands
