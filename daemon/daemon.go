@@ -174,6 +174,14 @@ func Run(ctx context.Context, o Options) error {
 			return err
 		}
 		p.src = consumer
+		// Several instances without scale-out stand by for one another
+		// (ingest's whole-topic group protocol): one that is handed the
+		// partitions later must not mine on from a stale window.
+		p.committed = func(ctx context.Context, partition int) (int64, bool, error) {
+			c, err := admin.Committed(ctx, cfg.Kafka.Group, cfg.Kafka.EdgeTopic)
+			off, ok := c[partition]
+			return off, ok && off >= 0, err
+		}
 		work = p.run
 	}
 
@@ -347,11 +355,13 @@ func rebuild(ctx context.Context, log *slog.Logger, cfg *config.Config, admin *i
 	if err != nil {
 		return err
 	}
+	p.builtTo = make(map[int]int64, len(end))
 	for part, e := range end {
 		start := first[part]
 		if off, ok := offsets[part]; ok {
 			start = max(start, off)
 		}
+		p.builtTo[part] = start
 		p.reorder.SetPending(part, e > start)
 	}
 	if len(offsets) == 0 {

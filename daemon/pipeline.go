@@ -86,6 +86,12 @@ type pipeline struct {
 	// pending counts records taken in since the last batch.
 	next    map[int]int64
 	pending int
+	// Takeover check (an instance without scale-out that stood by in its
+	// group; see checkTakeover): builtTo[p] is the offset the window was
+	// rebuilt up to at start, and committed looks up the group's committed
+	// offset of a partition. nil: no check (scale-out has its own hand-over).
+	builtTo   map[int]int64
+	committed func(ctx context.Context, partition int) (int64, bool, error)
 	// lastCommitted is the last offsets the group accepted: an unchanged
 	// position is not committed again.
 	lastCommitted map[int]int64
@@ -232,6 +238,46 @@ func (p *pipeline) reconnect(ctx context.Context, err error) bool {
 	return p.fetchRetry.do(ctx, probeAttempt, p.probe) == nil
 }
 
+// ErrTookOver ends a daemon without scale-out that stood by in its
+// consumer group and has just been handed the partitions of a member that
+// left: its window holds the edges up to where it was rebuilt at start,
+// the group committed past that since, and mining on would miss every
+// match that spans the gap. The process exits (nothing is committed), and
+// its restart rebuilds the window from the history before the new
+// committed offsets: at least once, nothing lost.
+var ErrTookOver = errors.New("took over partitions past this instance's window")
+
+// checkTakeover returns an error wrapping ErrTookOver when record m lies
+// past the offset this pipeline's window reaches in its partition and
+// the group's committed offset does too: someone else consumed and
+// committed in between. A gap alone is no takeover (transaction markers
+// and compaction leave gaps in offsets), and only a member that owns a
+// partition commits it, so a committed offset past the window proves it.
+func (p *pipeline) checkTakeover(ctx context.Context, m kafka.Message) error {
+	if p.committed == nil {
+		return nil
+	}
+	reach, ok := p.next[m.Partition]
+	if !ok {
+		if reach, ok = p.builtTo[m.Partition]; !ok {
+			return nil
+		}
+	}
+	if m.Offset <= reach {
+		return nil
+	}
+	c, ok, err := p.committed(ctx, m.Partition)
+	if err != nil || !ok || c <= reach {
+		// A failed lookup cannot prove a takeover; the next gap asks again.
+		if err != nil {
+			p.log.Warn("kafka: could not check the committed offset after a gap in the offsets", "partition", m.Partition, "offset", m.Offset, "err", err)
+		}
+		return nil // and take m on: take's next moves past the gap
+	}
+	return fmt.Errorf("kafka partition %d: the group committed offset %d while this instance stood by (its window reaches offset %d); exiting so that a restart rebuilds the window from the history before it: %w",
+		m.Partition, c, reach, ErrTookOver)
+}
+
 // Bounds of single attempts (see retrier.do): a broker that accepts
 // connections but never answers must not stall the pipeline unnoticed.
 const (
@@ -252,6 +298,9 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 			p.pm.redelivered.Inc()
 		}
 		return nil
+	}
+	if err := p.checkTakeover(ctx, m); err != nil {
+		return err
 	}
 	p.stats.Records++
 	p.im.Consumed(m.Partition, 1)
@@ -453,7 +502,11 @@ func (p *pipeline) committable() map[int]int64 {
 	}
 	for _, mins := range []map[int]int64{p.reorder.MinOffsets(), p.proc.HeldMinOffsets()} {
 		for part, off := range mins {
-			if cur, ok := out[part]; !ok || off < cur {
+			// Only partitions this pipeline has read: one whose buffer holds
+			// History alone is at the commit it started from, and a member
+			// standing by must never write its start position over the
+			// active member's progress.
+			if cur, ok := out[part]; ok && off < cur {
 				out[part] = off
 			}
 		}

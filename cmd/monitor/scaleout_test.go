@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +26,10 @@ import (
 type instance struct {
 	*runningDaemon
 	reg *prometheus.Registry
+	// finished is closed when daemon.Run returned (by itself or stopped);
+	// runErr is its error then.
+	finished <-chan struct{}
+	runErr   *error
 }
 
 func startInstance(t *testing.T, yaml string) *instance {
@@ -38,23 +41,24 @@ func startInstance(t *testing.T, yaml string) *instance {
 	reg := prometheus.NewRegistry()
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan daemon.Info, 1)
-	done := make(chan error, 1)
+	finished := make(chan struct{})
+	var runErr error
 	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Registry: reg, Started: func(i daemon.Info) { started <- i }})
+		runErr = daemon.Run(ctx, daemon.Options{Config: cfg, Registry: reg, Started: func(i daemon.Info) { started <- i }})
+		close(finished)
 	}()
 	select {
 	case info := <-started:
-		var once sync.Once
-		var stopErr error
 		d := &runningDaemon{info: info, stop: func() error {
-			once.Do(func() { cancel(); stopErr = <-done })
-			return stopErr
+			cancel()
+			<-finished
+			return runErr
 		}}
 		t.Cleanup(func() { d.stop() })
-		return &instance{runningDaemon: d, reg: reg}
-	case err := <-done:
+		return &instance{runningDaemon: d, reg: reg, finished: finished, runErr: &runErr}
+	case <-finished:
 		cancel()
-		t.Fatalf("instance did not start: %v", err)
+		t.Fatalf("instance did not start: %v", runErr)
 	case <-time.After(30 * time.Second):
 		cancel()
 		t.Fatal("instance did not start within 30s")
