@@ -53,6 +53,34 @@ func (a cliqueApp) step(te *TE, out *tally) error {
 	return nil
 }
 
+// cliquePAApp counts k-cliques as DuMato's pattern-aware variant does:
+// each level's candidates are the parent's narrowed to the newest
+// vertex's neighbours (ExtendAdjacent), so the work per level is a merge
+// of two shrinking lists, and a traversal whose candidates cannot fill
+// the clique stops there. Same counts as cliqueApp, which follows the
+// paper's generic workflow step by step.
+type cliquePAApp struct{ k int }
+
+func (a cliquePAApp) genEdges() bool { return false }
+
+func (a cliquePAApp) step(te *TE, out *tally) error {
+	te.ExtendAdjacent() // [EX] + [FL]: the parent's candidates adjacent to the newest vertex
+	switch need := a.k - te.Len(); {
+	case need == 1: // [A1] each candidate completes a k-clique
+		if out.emit != nil {
+			if err := te.AggregateEach(out.emit); err != nil {
+				return err
+			}
+		} else {
+			out.count += te.AggregateCount()
+		}
+	case len(te.Ext()) < need: // every further vertex comes from these candidates
+		te.Discard()
+	}
+	te.Move(false) // [MV]
+	return nil
+}
+
 // lower is the clique's canonical-candidate filter: extensions ranked
 // above the traversal's last vertex, so each clique is built in one order.
 func lower(te *TE, e Ext) bool { return e.V > te.Tr[len(te.Tr)-1] }

@@ -27,6 +27,11 @@ type CPUOptions struct {
 	// MemoryLimit bounds Footprint; 0 means DefaultMemoryLimit, negative
 	// means no limit.
 	MemoryLimit int64
+	// LiteralCliques counts cliques with the paper's generic workflow
+	// (Extend from the first vertex, Filter lower, Filter is-clique)
+	// instead of the pattern-aware one (ExtendAdjacent): same counts,
+	// for comparison with DuMato's DM variants.
+	LiteralCliques bool
 }
 
 // DefaultMemoryLimit is the enumeration memory allowed by default.
@@ -77,9 +82,12 @@ func Roots(g *Graph, w, n int) []Ext {
 	return roots
 }
 
-func newApp(j Job) app {
-	if j.App == Clique {
+func newApp(j Job, literalCliques bool) app {
+	switch {
+	case j.App == Clique && literalCliques:
 		return cliqueApp{k: j.K}
+	case j.App == Clique:
+		return cliquePAApp{k: j.K}
 	}
 	return motifApp{k: j.K}
 }
@@ -96,7 +104,7 @@ func (e *CPU) Run(ctx context.Context, g *Graph, job Job) (*Result, error) {
 	if res.Stats.Footprint, err = checkMemory(tg, job, nw, e.o.MemoryLimit); err != nil {
 		return nil, err
 	}
-	a := newApp(job)
+	a := newApp(job, e.o.LiteralCliques)
 	sig := new(signal)
 	em := newEmitter(tg, job, sig)
 	workers := make([]*worker, nw)
@@ -108,7 +116,7 @@ func (e *CPU) Run(ctx context.Context, g *Graph, job Job) (*Result, error) {
 		if em != nil {
 			wk.out.emit = em.emit
 		}
-		wk.te.Load(nil, Roots(tg, i, nw), a.genEdges())
+		wk.te.Load(Share{Exts: Roots(tg, i, nw)}, a.genEdges())
 		workers[i] = wk
 	}
 	var c *coord

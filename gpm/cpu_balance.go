@@ -163,14 +163,14 @@ func (c *coord) redistribute() int {
 	moved := 0
 	for d := 0; len(idle) > 0 && len(donors) > 0; {
 		d %= len(donors)
-		prefix, exts, ok := donors[d].te.Split()
+		share, ok := donors[d].te.Split()
 		if !ok {
 			donors = slices.Delete(donors, d, d+1)
 			continue
 		}
 		w := idle[0]
 		idle = idle[1:]
-		w.te.Load(prefix, exts, w.app.genEdges())
+		w.te.Load(share, w.app.genEdges())
 		if w.te.Control() {
 			w.given = true
 			c.idle--

@@ -15,7 +15,11 @@
 // survivors together, Aggregate counts complete subgraphs, and Move (the
 // DFS step) appends the next candidate or backtracks. Clique and motif
 // counting are written with those phases in apps.go, line for line like
-// the paper's Algorithm 4. Patterns are canonicalised at run time
+// the paper's Algorithm 4. The CPU engine counts cliques by default with
+// the pattern-aware variant (DuMato's PA: ExtendAdjacent narrows the
+// parent level's candidates to the newest vertex's neighbours, 15-20×
+// faster at k = 8-12); CPUOptions.LiteralCliques runs Algorithm 4's
+// clique steps instead. Patterns are canonicalised at run time
 // (pattern.go): no precomputed dictionaries, any k up to MaxMotifK.
 //
 // The CPU engine (cpu.go, cpu_balance.go) runs one TE per worker over a

@@ -52,6 +52,28 @@ var configs = []gpm.CPUOptions{
 	{Workers: 3},
 	{Workers: 3, Balance: true, Interval: time.Microsecond},
 	{Workers: 2, Balance: true, Threshold: 0.5, Interval: 10 * time.Microsecond},
+	{Workers: 3, Balance: true, Interval: time.Microsecond, LiteralCliques: true},
+}
+
+// TestCliquesMatchOracle: dense random graphs, cliques of 3 to 8
+// vertices, both clique workflows (pattern-aware and the paper's literal
+// one), serial and with redistribution moving work very often (a Split
+// cuts a level's candidates while deeper levels still narrow from them).
+func TestCliquesMatchOracle(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 2026))
+	for trial := range 8 {
+		n := 18 + r.IntN(8)
+		p := []float64{0.4, 0.6, 0.8, 0.9}[trial%4]
+		og, g := randomGraph(t, r, n, p, trial%2 == 0)
+		for k := 3; k <= 8; k++ {
+			want := og.Cliques(k)
+			for _, o := range configs {
+				if got := run(t, g, gpm.Clique, k, o).Total; got != want {
+					t.Errorf("trial %d n=%d p=%.1f k=%d %+v: cliques = %d; want %d", trial, n, p, k, o, got, want)
+				}
+			}
+		}
+	}
 }
 
 // oracleCounts maps an engine result to the oracle's labels, failing if

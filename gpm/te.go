@@ -32,6 +32,11 @@ type TE struct {
 	code []uint64 // code[l]: the induced edges of Tr[:l] (when Move generates them)
 	ext  [][]Ext
 	next []int
+	// full[l] is ext[l] as the last Extend, ExtendAdjacent or Compact
+	// wrote it (or Load gave it):
+	// Split cuts the tail of ext[l] off for another TE, but the vertices
+	// there stay candidates deeper in this TE's subtree.
+	full [][]Ext
 
 	// Extend's scratch: per vertex, the stamp of the last Extend that saw
 	// it and its adjacency bits to Tr in that Extend.
@@ -48,19 +53,35 @@ func NewTE(g *Graph, k int) *TE {
 		code: make([]uint64, k+1),
 		ext:  make([][]Ext, k+1),
 		next: make([]int, k+1),
+		full: make([][]Ext, k+1),
 		mark: make([]uint32, g.N()),
 		bits: make([]uint32, g.N()),
 	}
 }
 
-// Load makes the TE own the traversals Tr = prefix + e for each e in
-// exts (exts are extensions of prefix, already filtered), and moves to
-// the first. A fresh enumeration loads the empty prefix with the root
-// vertices as extensions. The TE keeps exts; the caller must not reuse it.
-func (te *TE) Load(prefix []uint32, exts []Ext, genEdges bool) {
+// A Share is a subtree of traversals: Prefix + e for each e in Exts
+// (extensions of Prefix, already filtered). Cands is Exts followed by the
+// rest of its level's candidate list (Split takes Exts from the middle
+// of a list whose tail went to earlier shares): pattern-aware cliques
+// narrow the next level from it, since a vertex given to another TE at
+// this level is still a candidate deeper down. nil means Exts.
+type Share struct {
+	Prefix []uint32
+	Exts   []Ext
+	Cands  []Ext
+}
+
+// Load makes the TE own the traversals of s and moves to the first. A
+// fresh enumeration loads the empty prefix with the root vertices as
+// extensions. The TE keeps s's slices; the caller must not reuse them.
+func (te *TE) Load(s Share, genEdges bool) {
+	prefix, exts := s.Prefix, s.Exts
+	if s.Cands == nil {
+		s.Cands = exts
+	}
 	te.Tr = append(te.Tr[:0], prefix...)
 	te.base = len(prefix)
-	te.ext[te.base] = exts
+	te.ext[te.base], te.full[te.base] = exts, s.Cands
 	te.next[te.base] = 0
 	te.code[0], te.code[1] = 0, 0
 	if genEdges {
@@ -121,7 +142,51 @@ func (te *TE) Extend(begin, end int) {
 	for i := range out {
 		out[i].Adj = te.bits[out[i].V]
 	}
-	te.ext[l] = out
+	te.ext[l], te.full[l] = out, out
+}
+
+// ExtendAdjacent is the pattern-aware Extend of clique counting
+// (DuMato's PA variant). On a Ranked graph, the candidates for the next
+// vertex of a clique are the previous level's candidates ranked above the
+// newest vertex that are adjacent to it: a merge of two sorted lists.
+// Extend would instead re-read the first vertex's whole list at every
+// level and leave Filter to test adjacency to each traversal vertex. The
+// first level's candidates are the root's upward neighbours. Candidates
+// come out in rank order, as a Split suffix needs (see full).
+func (te *TE) ExtendAdjacent() {
+	l := len(te.Tr)
+	newest := te.Tr[l-1]
+	up := te.g.Neighbors(newest)
+	out := te.ext[l][:0]
+	if l == 1 {
+		for _, y := range up {
+			out = append(out, Ext{V: y})
+		}
+	} else {
+		// The parent's candidates after newest (whose position is
+		// next-1): higher ranked, all adjacent to the rest of Tr.
+		prev := te.full[l-1][te.next[l-1]:]
+		for i, j := 0, 0; i < len(prev) && j < len(up); {
+			switch a, b := prev[i].V, up[j]; {
+			case a < b:
+				i++
+			case a > b:
+				j++
+			default:
+				out = append(out, Ext{V: a})
+				i++
+				j++
+			}
+		}
+	}
+	te.ext[l], te.full[l] = out, out
+}
+
+// Discard drops the current traversal's extensions: no subgraph below it
+// can complete (a Filter on the whole array rather than one extension).
+func (te *TE) Discard() {
+	l := len(te.Tr)
+	te.ext[l] = te.ext[l][:0]
 }
 
 // Property decides whether extension e of te's current traversal stays
@@ -151,7 +216,7 @@ func (te *TE) Compact() {
 			n++
 		}
 	}
-	te.ext[l] = ext[:n]
+	te.ext[l], te.full[l] = ext[:n], ext[:n]
 }
 
 // AggregateCount is the paper's A1: the number of valid extensions, each
@@ -228,18 +293,18 @@ func (te *TE) splittable() int {
 }
 
 // Split gives away the larger half of the unconsumed extensions at the
-// shallowest level that has some (the biggest subtrees), as a prefix and
-// its extensions for another TE's Load. The TE keeps the rest. Call it
-// only between workflow iterations (at Control).
-func (te *TE) Split() (prefix []uint32, exts []Ext, ok bool) {
+// shallowest level that has some (the biggest subtrees), as a Share for
+// another TE's Load. The TE keeps the rest. Call it only between workflow
+// iterations (at Control).
+func (te *TE) Split() (Share, bool) {
 	l := te.splittable()
 	if l < 0 {
-		return nil, nil, false
+		return Share{}, false
 	}
 	rest := te.ext[l][te.next[l]:]
 	give := (len(rest) + 1) / 2
 	cut := len(te.ext[l]) - give
-	exts = append([]Ext(nil), te.ext[l][cut:]...)
+	cands := append([]Ext(nil), te.full[l][cut:]...)
 	te.ext[l] = te.ext[l][:cut]
-	return append([]uint32(nil), te.Tr[:l]...), exts, true
+	return Share{Prefix: append([]uint32(nil), te.Tr[:l]...), Exts: cands[:give:give], Cands: cands}, true
 }

@@ -32,6 +32,9 @@ type gpmOptions struct {
 	balance     string
 	threshold   float64
 	memoryLimit string
+	// cliques is the CPU's clique workflow: pa (pattern-aware) or dm
+	// (the paper's generic one).
+	cliques string
 }
 
 func newGpmCmd() *cobra.Command {
@@ -45,7 +48,10 @@ reversed edges, self-loops and a "V E" first line are handled), exactly,
 on the CPU or a GPU. With --enumerate N, print up to N subgraphs instead.
 
 --balance on (the default) is DuMato's DM_OPT: idle workers get unexplored
-extensions moved from busy ones; off is DM_WC, a static split of the roots.`,
+extensions moved from busy ones; off is DM_WC, a static split of the roots.
+--cliques pa (the default) counts cliques on the CPU as DuMato's pattern-aware
+variant does (each level narrows the last one's candidates); dm runs the
+generic workflow of the paper (Extend from the first vertex, Filter).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -64,6 +70,7 @@ extensions moved from busy ones; off is DM_WC, a static split of the roots.`,
 	f.StringVar(&o.format, "format", "table", "output format: table or json")
 	f.StringVar(&o.balance, "balance", "on", "redistribute work to idle workers: on (DM_OPT) or off (DM_WC)")
 	f.Float64Var(&o.threshold, "threshold", 0, "redistribute when fewer than this fraction of workers are busy (0: CPU 1, GPU 0.5)")
+	f.StringVar(&o.cliques, "cliques", "pa", "CPU clique workflow: pa (pattern-aware) or dm (the paper's generic Extend/Filter)")
 	f.StringVar(&o.memoryLimit, "memory-limit", "", "bound on the enumeration arrays, e.g. 512MiB or 8GiB (default: CPU 4GiB, GPU half the device)")
 	return cmd
 }
@@ -125,6 +132,8 @@ func (o *gpmOptions) check() (gpm.App, bool, int64, error) {
 		return "", false, 0, usageError{fmt.Errorf("gpm: --format %q: want table or json", o.format)}
 	case o.balance != "on" && o.balance != "off":
 		return "", false, 0, usageError{fmt.Errorf("gpm: --balance %q: want on or off", o.balance)}
+	case o.cliques != "pa" && o.cliques != "dm":
+		return "", false, 0, usageError{fmt.Errorf("gpm: --cliques %q: want pa or dm", o.cliques)}
 	case o.threshold < 0 || o.threshold > 1:
 		return "", false, 0, usageError{fmt.Errorf("gpm: --threshold %g: want a fraction in (0, 1]", o.threshold)}
 	case o.workers < 0:
@@ -168,7 +177,8 @@ func (o *gpmOptions) engine(balance bool, limit int64) (gpm.Engine, func() error
 		}
 		return e, e.Close, nil
 	}
-	return gpm.NewCPU(gpm.CPUOptions{Workers: o.workers, Balance: balance, Threshold: o.threshold, MemoryLimit: limit}),
+	return gpm.NewCPU(gpm.CPUOptions{Workers: o.workers, Balance: balance, Threshold: o.threshold, MemoryLimit: limit,
+		LiteralCliques: o.cliques == "dm"}),
 		func() error { return nil }, nil
 }
 

@@ -49,8 +49,9 @@ func TestGpmCliquesToTwelve(t *testing.T) {
 	needCiteseer(t)
 	want := map[string]uint64{"3": 1166, "4": 255, "5": 46, "6": 4, "7": 0, "12": 0}
 	for k, n := range want {
-		for _, balance := range []string{"on", "off"} {
-			out, errOut, code := monitor(t, "gpm", "--graph", citeseer, "--app", "clique", "-k", k, "--format", "json", "--balance", balance)
+		for _, run := range [][2]string{{"on", "pa"}, {"off", "pa"}, {"on", "dm"}} {
+			balance, cliques := run[0], run[1]
+			out, errOut, code := monitor(t, "gpm", "--graph", citeseer, "--app", "clique", "-k", k, "--format", "json", "--balance", balance, "--cliques", cliques)
 			if code != 0 {
 				t.Fatalf("k=%s: exit %d: %s", k, code, errOut)
 			}
@@ -59,7 +60,7 @@ func TestGpmCliquesToTwelve(t *testing.T) {
 				t.Fatalf("k=%s: output is not JSON: %v\n%s", k, err, out)
 			}
 			if r.Total != n || r.Balance != (balance == "on") {
-				t.Errorf("k=%s balance %s: total %d (balance %v); want %d", k, balance, r.Total, r.Balance, n)
+				t.Errorf("k=%s balance %s cliques %s: total %d (balance %v); want %d", k, balance, cliques, r.Total, r.Balance, n)
 			}
 		}
 	}
@@ -101,6 +102,7 @@ func TestGpmErrors(t *testing.T) {
 		{[]string{"gpm", "--graph", bad, "--app", "star", "-k", "4"}, 2, `gpm: app "star": want clique or motif`},
 		{[]string{"gpm", "--graph", bad, "--app", "motif", "-k", "11"}, 2, "gpm: motif k = 11: want 2 to 10"},
 		{[]string{"gpm", "--graph", bad, "--app", "motif", "-k", "3", "--balance", "maybe"}, 2, `--balance "maybe": want on or off`},
+		{[]string{"gpm", "--graph", bad, "--app", "clique", "-k", "3", "--cliques", "fast"}, 2, `--cliques "fast": want pa or dm`},
 		{[]string{"gpm", "--graph", bad, "--app", "motif", "-k", "3", "--memory-limit", "lots"}, 2, `--memory-limit: "lots"`},
 		{[]string{"gpm", "--graph", bad, "--app", "motif", "-k", "3"}, 1, bad + `:2: want two vertex ids, got one field "c"`},
 	}
