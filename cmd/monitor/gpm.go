@@ -178,7 +178,7 @@ func (o *gpmOptions) engine(balance bool, limit int64) (gpm.Engine, func() error
 		return e, e.Close, nil
 	}
 	return gpm.NewCPU(gpm.CPUOptions{Workers: o.workers, Balance: balance, Threshold: o.threshold, MemoryLimit: limit,
-		LiteralCliques: o.cliques == "dm"}),
+			LiteralCliques: o.cliques == "dm"}),
 		func() error { return nil }, nil
 }
 
