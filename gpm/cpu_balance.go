@@ -119,9 +119,18 @@ func (c *coord) run(ctx context.Context) {
 			t.Reset(c.interval)
 			continue
 		}
-		// Rebalance: stop every busy worker in a consistent state.
-		c.sig.v.Store(sigPark)
-		for c.parked+c.idle < n && c.sig.v.Load() != sigAbort {
+		// Rebalance: stop every busy worker in a consistent state. A
+		// compare-and-swap, not a store: an abort (an error, the enumerate
+		// bound) since the check above must not be overwritten, or the
+		// aborted workers, neither parked nor idle, would be waited for
+		// forever.
+		if !c.sig.v.CompareAndSwap(sigRun, sigPark) {
+			c.done = true
+			c.cond.Broadcast()
+			c.mu.Unlock()
+			return
+		}
+		for c.parked+c.idle < n && c.sig.v.Load() != sigAbort && !c.done {
 			c.cond.Wait()
 		}
 		moved := 0
