@@ -201,7 +201,11 @@ func Run(ctx context.Context, o Options) error {
 					return err
 				}
 				next.snapshots = p.snapshots
-				if err := rebuild(ctx, log, cfg, admin, brokers, transport, dialer, next, cfg.WindowSpan(p.queries.motifs())); err != nil {
+				var qs []*motif.Query
+				for _, q := range p.queries.stream {
+					qs = append(qs, q.Query)
+				}
+				if err := rebuild(ctx, log, cfg, admin, brokers, transport, dialer, next, cfg.WindowSpan(qs)); err != nil {
 					return err
 				}
 				if consumer, err = ingest.NewConsumer(consumerOpts); err != nil {

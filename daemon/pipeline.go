@@ -16,7 +16,6 @@ import (
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
-	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
@@ -130,15 +129,6 @@ type querySet struct {
 	stream []stream.Query
 	alerts map[string]alerts.QueryOptions
 	done   chan error
-}
-
-// motifs returns the set's queries, for the window span a rebuild reads.
-func (qs querySet) motifs() []*motif.Query {
-	out := make([]*motif.Query, 0, len(qs.stream))
-	for _, q := range qs.stream {
-		out = append(out, q.Query)
-	}
-	return out
 }
 
 type fetched struct {

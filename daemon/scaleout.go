@@ -350,7 +350,11 @@ func (s *scaleOut) historyStart(ctx context.Context, p *pipeline, before, duty m
 	if err != nil {
 		return nil, fmt.Errorf("reading the committed positions: %w", err)
 	}
-	span := s.cfg.WindowSpan(p.queries.motifs())
+	var qs []*motif.Query
+	for _, q := range p.queries.stream {
+		qs = append(qs, q.Query)
+	}
+	span := s.cfg.WindowSpan(qs)
 	return s.admin.OffsetsForTime(ctx, s.cfg.Kafka.EdgeTopic, oldest.Add(-span-s.cfg.Window.AllowedLateness))
 }
 
