@@ -167,54 +167,22 @@ func Run(ctx context.Context, o Options) error {
 		if err := rebuild(ctx, log, cfg, admin, brokers, transport, dialer, p, cfg.WindowSpan(queries)); err != nil {
 			return err
 		}
-		consumerOpts := ingest.ConsumerOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
+		consumer, err = ingest.NewConsumer(ingest.ConsumerOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
 			Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: log,
-			SessionTimeout: cfg.Kafka.SessionTimeout}
-		if consumer, err = ingest.NewConsumer(consumerOpts); err != nil {
+			SessionTimeout: cfg.Kafka.SessionTimeout})
+		if err != nil {
 			return err
 		}
+		p.src = consumer
 		// Several instances without scale-out stand by for one another
 		// (ingest's whole-topic group protocol): one that is handed the
 		// partitions later must not mine on from a stale window.
-		committed := func(ctx context.Context, partition int) (int64, bool, error) {
+		p.committed = func(ctx context.Context, partition int) (int64, bool, error) {
 			c, err := admin.Committed(ctx, cfg.Kafka.Group, cfg.Kafka.EdgeTopic)
 			off, ok := c[partition]
 			return off, ok && off >= 0, err
 		}
-		p.src, p.committed = consumer, committed
-		work = func(ctx context.Context) error {
-			for {
-				err := p.run(ctx)
-				if !errors.Is(err, ErrTookOver) || ctx.Err() != nil {
-					return err
-				}
-				// A standby took over: a fresh pipeline, its window rebuilt
-				// from the history before the group's commit, and a fresh
-				// consumer that resumes there (the old one read past it).
-				log.Warn("kafka: took the group's partitions over past this instance's window; rebuilding the window", "err", err)
-				pm.takeovers.Inc()
-				if err := consumer.Close(); err != nil {
-					log.Warn("kafka consumer: close before the takeover", "err", err)
-				}
-				next, err := mk.new(p.queries)
-				if err != nil {
-					return err
-				}
-				next.snapshots = p.snapshots
-				var qs []*motif.Query
-				for _, q := range p.queries.stream {
-					qs = append(qs, q.Query)
-				}
-				if err := rebuild(ctx, log, cfg, admin, brokers, transport, dialer, next, cfg.WindowSpan(qs)); err != nil {
-					return err
-				}
-				if consumer, err = ingest.NewConsumer(consumerOpts); err != nil {
-					return err
-				}
-				next.src, next.committed = consumer, committed
-				p = next
-			}
-		}
+		work = p.run
 	}
 
 	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready.status)

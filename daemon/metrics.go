@@ -17,7 +17,6 @@ type pipelineMetrics struct {
 	records        *prometheus.CounterVec
 	queries        prometheus.Gauge
 	reloads        *prometheus.CounterVec
-	takeovers      prometheus.Counter
 	info           *prometheus.GaugeVec
 	lag            *prometheus.GaugeVec
 	// kafkaErrors and kafkaReconnects follow broker outages by operation
@@ -42,8 +41,6 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 		queries: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_queries", Help: "Registered queries."}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_query_reloads_total",
 			Help: "Query hot reloads by result (applied, rejected)."}, []string{"result"}),
-		takeovers: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_group_takeovers_total",
-			Help: "Times this instance (without scale-out) stood by, was handed the group's partitions past its window, and rebuilt the window."}),
 		info: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_engine_info",
 			Help: "The mining backend in use (value 1) and its worker count."}, []string{"backend", "workers"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_consumer_lag_records",
@@ -65,7 +62,6 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 	m.records = promreg.Register(reg, m.records, &err)
 	m.queries = promreg.Register(reg, m.queries, &err)
 	m.reloads = promreg.Register(reg, m.reloads, &err)
-	m.takeovers = promreg.Register(reg, m.takeovers, &err)
 	m.info = promreg.Register(reg, m.info, &err)
 	m.lag = promreg.Register(reg, m.lag, &err)
 	m.kafkaErrors = promreg.Register(reg, m.kafkaErrors, &err)

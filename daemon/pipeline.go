@@ -238,13 +238,13 @@ func (p *pipeline) reconnect(ctx context.Context, err error) bool {
 	return p.fetchRetry.do(ctx, probeAttempt, p.probe) == nil
 }
 
-// ErrTookOver ends the pipeline of a daemon without scale-out that stood
-// by in its consumer group and has just been handed the partitions of a
-// member that left: its window holds the edges up to where it was rebuilt
-// at start, the group committed past that since, and mining on would miss
-// every match that spans the gap. Nothing is committed; Run starts a
-// fresh pipeline whose window is rebuilt from the history before the new
-// committed offsets, and a fresh consumer that resumes there.
+// ErrTookOver ends a daemon without scale-out that stood by in its
+// consumer group and has just been handed the partitions of a member that
+// left: its window holds the edges up to where it was rebuilt at start,
+// the group committed past that since, and mining on would miss every
+// match that spans the gap. The process exits (nothing is committed), and
+// its restart rebuilds the window from the history before the new
+// committed offsets: at least once, nothing lost.
 var ErrTookOver = errors.New("took over partitions past this instance's window")
 
 // checkTakeover returns an error wrapping ErrTookOver when record m lies
@@ -274,7 +274,7 @@ func (p *pipeline) checkTakeover(ctx context.Context, m kafka.Message) error {
 		}
 		return nil // and take m on: take's next moves past the gap
 	}
-	return fmt.Errorf("kafka partition %d: the group committed offset %d while this instance stood by (its window reaches offset %d): %w",
+	return fmt.Errorf("kafka partition %d: the group committed offset %d while this instance stood by (its window reaches offset %d); exiting so that a restart rebuilds the window from the history before it: %w",
 		m.Partition, c, reach, ErrTookOver)
 }
 
