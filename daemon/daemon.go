@@ -177,10 +177,8 @@ func Run(ctx context.Context, o Options) error {
 		// Several instances without scale-out stand by for one another
 		// (ingest's whole-topic group protocol): one that is handed the
 		// partitions later must not mine on from a stale window.
-		p.committed = func(ctx context.Context, partition int) (int64, bool, error) {
-			c, err := admin.Committed(ctx, cfg.Kafka.Group, cfg.Kafka.EdgeTopic)
-			off, ok := c[partition]
-			return off, ok && off >= 0, err
+		p.committed = func(ctx context.Context) (map[int]int64, error) {
+			return admin.Committed(ctx, cfg.Kafka.Group, cfg.Kafka.EdgeTopic)
 		}
 		work = p.run
 	}

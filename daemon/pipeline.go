@@ -89,9 +89,12 @@ type pipeline struct {
 	// Takeover check (an instance without scale-out that stood by in its
 	// group; see checkTakeover): builtTo[p] is the offset the window was
 	// rebuilt up to at start, and committed looks up the group's committed
-	// offset of a partition. nil: no check (scale-out has its own hand-over).
+	// offsets (negative or absent: none). nil: no check (scale-out has its
+	// own hand-over). verified: the first record's check of every
+	// partition has passed.
 	builtTo   map[int]int64
-	committed func(ctx context.Context, partition int) (int64, bool, error)
+	committed func(ctx context.Context) (map[int]int64, error)
+	verified  bool
 	// lastCommitted is the last offsets the group accepted: an unchanged
 	// position is not committed again.
 	lastCommitted map[int]int64
@@ -247,14 +250,40 @@ func (p *pipeline) reconnect(ctx context.Context, err error) bool {
 // committed offsets: at least once, nothing lost.
 var ErrTookOver = errors.New("took over partitions past this instance's window")
 
-// checkTakeover returns an error wrapping ErrTookOver when record m lies
-// past the offset this pipeline's window reaches in its partition and
-// the group's committed offset does too: someone else consumed and
-// committed in between. A gap alone is no takeover (transaction markers
-// and compaction leave gaps in offsets), and only a member that owns a
-// partition commits it, so a committed offset past the window proves it.
+// checkTakeover returns an error wrapping ErrTookOver when the window
+// this pipeline built at start is stale: the group committed past the
+// offset it reaches in some partition, so someone else consumed and
+// committed in between.
+//
+// At the first record the pipeline takes, every partition is checked: a
+// standby is handed all partitions at once, and the first record may come
+// from one the old owner never moved (no gap there) while the others did;
+// mined and committed from the stale window, that partition's matches
+// would be lost to the restart (it would re-read them as history). A
+// lookup that keeps failing then ends the pipeline too: exiting and
+// rebuilding is always safe, mining from a stale window is not.
+//
+// Later, a record past the offset reached in its partition asks again. A
+// gap alone is no takeover (transaction markers and compaction leave gaps
+// in offsets), and only a member that owns a partition commits it, so a
+// committed offset past the window proves it.
 func (p *pipeline) checkTakeover(ctx context.Context, m kafka.Message) error {
 	if p.committed == nil {
+		return nil
+	}
+	if !p.verified {
+		c, err := p.committedRetrying(ctx)
+		if err != nil {
+			return fmt.Errorf("kafka: the first record (partition %d, offset %d) came, and the group's committed offsets could not be read to check this instance's window (%v); exiting so that a restart rebuilds it: %w",
+				m.Partition, m.Offset, err, ErrTookOver)
+		}
+		for part, reach := range p.builtTo {
+			if off, ok := c[part]; ok && off > reach {
+				return fmt.Errorf("kafka partition %d: the group committed offset %d while this instance stood by (its window reaches offset %d); exiting so that a restart rebuilds the window from the history before it: %w",
+					part, off, reach, ErrTookOver)
+			}
+		}
+		p.verified = true
 		return nil
 	}
 	reach, ok := p.next[m.Partition]
@@ -266,8 +295,9 @@ func (p *pipeline) checkTakeover(ctx context.Context, m kafka.Message) error {
 	if m.Offset <= reach {
 		return nil
 	}
-	c, ok, err := p.committed(ctx, m.Partition)
-	if err != nil || !ok || c <= reach {
+	c, err := p.committed(ctx)
+	off, ok := c[m.Partition]
+	if err != nil || !ok || off <= reach {
 		// A failed lookup cannot prove a takeover; the next gap asks again.
 		if err != nil {
 			p.log.Warn("kafka: could not check the committed offset after a gap in the offsets", "partition", m.Partition, "offset", m.Offset, "err", err)
@@ -275,7 +305,31 @@ func (p *pipeline) checkTakeover(ctx context.Context, m kafka.Message) error {
 		return nil // and take m on: take's next moves past the gap
 	}
 	return fmt.Errorf("kafka partition %d: the group committed offset %d while this instance stood by (its window reaches offset %d); exiting so that a restart rebuilds the window from the history before it: %w",
-		m.Partition, c, reach, ErrTookOver)
+		m.Partition, off, reach, ErrTookOver)
+}
+
+// committedRetrying reads the group's committed offsets, trying a few
+// times over a few seconds (the first record's check must not end a
+// healthy start on one dropped request).
+func (p *pipeline) committedRetrying(ctx context.Context) (map[int]int64, error) {
+	var err error
+	for attempt := 0; attempt < 4; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):
+			}
+		}
+		var c map[int]int64
+		actx, cancel := context.WithTimeout(ctx, probeAttempt)
+		c, err = p.committed(actx)
+		cancel()
+		if err == nil {
+			return c, nil
+		}
+	}
+	return nil, err
 }
 
 // Bounds of single attempts (see retrier.do): a broker that accepts

@@ -13,7 +13,7 @@ import (
 // ends the pipeline with ErrTookOver only when the group's committed
 // offset proves that another member consumed the gap; gaps from
 // transaction markers or retention (nothing committed past the window)
-// are taken on, as is everything when the lookup fails.
+// are taken on, as is a later record when the lookup fails.
 func TestTakeoverNeedsARebuild(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	p, _, _ := capPipeline(t, stream.Options{}, time.Hour, now)
@@ -21,12 +21,9 @@ func TestTakeoverNeedsARebuild(t *testing.T) {
 	base := now.Unix()
 	committed, lookupErr, asked := int64(10), error(nil), 0
 	p.builtTo = map[int]int64{0: 10}
-	p.committed = func(_ context.Context, partition int) (int64, bool, error) {
+	p.committed = func(context.Context) (map[int]int64, error) {
 		asked++
-		if partition != 0 {
-			t.Fatalf("asked for partition %d", partition)
-		}
-		return committed, true, lookupErr
+		return map[int]int64{0: committed}, lookupErr
 	}
 	steps := []struct {
 		offset    int64
@@ -35,11 +32,11 @@ func TestTakeoverNeedsARebuild(t *testing.T) {
 		tookOver  bool
 		asks      int // lookups so far
 	}{
-		{10, 10, nil, false, 0},                // where the window was rebuilt to: no gap
-		{11, 10, nil, false, 0},                // contiguous
-		{15, 10, nil, false, 1},                // a gap nobody committed into (a transaction marker)
-		{20, 30, errors.New("down"), false, 2}, // a gap, the lookup fails: taken on
-		{40, 30, nil, true, 3},                 // the group committed past the window: a takeover
+		{10, 10, nil, false, 1},                // the first record: every partition checked, none moved
+		{11, 10, nil, false, 1},                // contiguous
+		{15, 10, nil, false, 2},                // a gap nobody committed into (a transaction marker)
+		{20, 30, errors.New("down"), false, 3}, // a gap, the lookup fails: taken on
+		{40, 30, nil, true, 4},                 // the group committed past the window: a takeover
 	}
 	for i, s := range steps {
 		committed, lookupErr = s.committed, s.lookupErr
@@ -48,7 +45,7 @@ func TestTakeoverNeedsARebuild(t *testing.T) {
 			t.Fatalf("step %d (offset %d, committed %d): take = %v; want took over %v", i, s.offset, s.committed, err, s.tookOver)
 		}
 		if asked != s.asks {
-			t.Fatalf("step %d: %d committed-offset lookups; want %d (only at gaps)", i, asked, s.asks)
+			t.Fatalf("step %d: %d committed-offset lookups; want %d (the first record, then only at gaps)", i, asked, s.asks)
 		}
 	}
 	if p.stats.Records != 4 {
@@ -58,5 +55,46 @@ func TestTakeoverNeedsARebuild(t *testing.T) {
 	p.committed = nil
 	if err := p.take(ctx, record(100, "a", "b", base+10)); err != nil {
 		t.Errorf("take without a committed lookup = %v", err)
+	}
+}
+
+// TestTakeoverFirstRecordChecksEveryPartition: a standby is handed every
+// partition at once. Its first record comes from partition 0, which the
+// old owner never moved (no gap there), but the group committed past the
+// window in partition 1: the pipeline must stop before taking anything,
+// or it would mine partition 0 from a stale window and commit it (the
+// CI failure of 2026-12-02: alerts lost to the restart, others wrong).
+func TestTakeoverFirstRecordChecksEveryPartition(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	p, _, _ := capPipeline(t, stream.Options{}, time.Hour, now)
+	p.builtTo = map[int]int64{0: 10, 1: 20}
+	p.committed = func(context.Context) (map[int]int64, error) { return map[int]int64{0: 10, 1: 25}, nil }
+	err := p.take(context.Background(), record(10, "a", "b", now.Unix()))
+	if !errors.Is(err, ErrTookOver) {
+		t.Fatalf("first record with partition 1 committed past the window: take = %v; want ErrTookOver", err)
+	}
+	if p.stats.Records != 0 {
+		t.Errorf("records taken = %d; want 0", p.stats.Records)
+	}
+
+	// A lookup that keeps failing at the first record ends it too: the
+	// window cannot be shown to be current.
+	q, _, _ := capPipeline(t, stream.Options{}, time.Hour, now)
+	q.builtTo = map[int]int64{0: 10}
+	asked := 0
+	q.committed = func(context.Context) (map[int]int64, error) { asked++; return nil, errors.New("down") }
+	if err := q.take(context.Background(), record(10, "a", "b", now.Unix())); !errors.Is(err, ErrTookOver) {
+		t.Fatalf("first record, lookups failing: take = %v; want ErrTookOver", err)
+	}
+	if asked < 2 {
+		t.Errorf("%d lookups; want retries before giving up", asked)
+	}
+
+	// A fresh start (nothing committed past the window) takes the record.
+	r, _, _ := capPipeline(t, stream.Options{}, time.Hour, now)
+	r.builtTo = map[int]int64{0: 10, 1: 20}
+	r.committed = func(context.Context) (map[int]int64, error) { return map[int]int64{0: 10}, nil }
+	if err := r.take(context.Background(), record(10, "a", "b", now.Unix())); err != nil {
+		t.Fatalf("first record of a current window: take = %v", err)
 	}
 }
