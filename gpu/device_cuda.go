@@ -53,9 +53,6 @@ type device struct {
 	stats atomic.Pointer[DeviceStats]
 }
 
-var kernelNames = []string{"mine4", "mine5", "mine6", "mine8", "scanLocal", "scanAdd", "radixHist", "radixScatter", "gatherKeys",
-	"liveStart", "countNew", "addSizes", "scatterOld", "scatterNew", "moveU32", "moveI64"}
-
 func openDevice(id, ordinal int, o Options) (*device, error) {
 	d := &device{id: id, ordinal: ordinal, calls: make(chan func()), fns: map[string]cu.Function{}}
 	started := make(chan error)
@@ -180,7 +177,11 @@ func (d *device) launch(name string, grid, block int, args ...any) error {
 		}
 		ptrs[i] = unsafe.Pointer(&vals[i])
 	}
-	if err := d.fns[name].Launch(grid, 1, 1, block, 1, 1, 0, cu.Stream{}, ptrs); err != nil {
+	f, ok := d.fns[name]
+	if !ok {
+		panic(fmt.Sprintf("gpu: kernel %s is not loaded (kernelNames lists the temporal module's kernels)", name))
+	}
+	if err := f.Launch(grid, 1, 1, block, 1, 1, 0, cu.Stream{}, ptrs); err != nil {
 		return d.fail("launch "+name, err)
 	}
 	return nil

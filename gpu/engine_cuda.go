@@ -115,6 +115,9 @@ func (e *Engine) syncAll(ctx context.Context, w *window.Window) error {
 			return d.do(func() error {
 				t0 := time.Now()
 				err := d.syncWindow(w)
+				if err == nil {
+					err = d.buildIndexes(false)
+				}
 				d.syncTime += time.Since(t0)
 				return err
 			})
@@ -138,6 +141,8 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	if err != nil {
 		return motif.Result{}, err
 	}
+	enc.P[pTailSub], enc.P[pPairMin], enc.P[pGallop] = int64(e.opts.TailSubtract), int64(e.opts.PairMin), boolInt(!e.opts.NoGallop)
+	needPairs := len(p.Antis) > 0 || e.opts.PairMin >= 0 || (e.opts.TailSubtract >= 0 && enc.P[pTally] != 0)
 	if len(e.devs) == 0 {
 		return motif.Result{}, ErrNoDevice
 	}
@@ -150,7 +155,14 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 		if err := e.syncAll(ctx, w); err != nil {
 			return motif.Result{}, err
 		}
-		chunks = splitRoots(lo, hi, len(e.devs)*e.opts.Chunks)
+		per := e.opts.Chunks
+		if per <= 0 {
+			per = 4
+			if len(e.devs) == 1 {
+				per = 1
+			}
+		}
+		chunks = splitRoots(lo, hi, len(e.devs)*per)
 	}
 	var next atomic.Int64
 	var stop atomic.Bool
@@ -210,7 +222,12 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 							return err
 						}
 					}
-					var err error
+					t0 := time.Now()
+					err := d.buildIndexes(needPairs)
+					d.syncTime += time.Since(t0)
+					if err != nil {
+						return err
+					}
 					r, err = d.mine(enc, c.Lo, c.Hi, req.Horizon, mask, req.Sink != nil, emit)
 					return err
 				})

@@ -40,17 +40,20 @@ func testEngines(t *testing.T) map[string]*gpu.Engine {
 			enginesErr = err
 			return
 		}
-		two, err := gpu.New(gpu.Options{Devices: []int{0, 0}, OutRecords: 5, Chunks: 3})
+		// The counted last step and closing edges three ways: default
+		// thresholds, always by the pair arrays, never (scans, and whole-list
+		// binary searches).
+		two, err := gpu.New(gpu.Options{Devices: []int{0, 0}, OutRecords: 5, Chunks: 3, TailSubtract: 1, PairMin: 1})
 		if err != nil {
 			enginesErr = err
 			return
 		}
-		parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 4, OutRecords: 7})
+		parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 4, OutRecords: 7, TailSubtract: -1, PairMin: -1, NoGallop: true})
 		if err != nil {
 			enginesErr = err
 			return
 		}
-		engines = map[string]*gpu.Engine{"1dev": one, "2part-tinybuf": two, "timeparts": parts}
+		engines = map[string]*gpu.Engine{"1dev": one, "2part-tinybuf-subtract": two, "timeparts-sweep": parts}
 	})
 	if enginesErr != nil {
 		if errors.Is(enginesErr, gpu.ErrNoDevice) {
@@ -216,7 +219,7 @@ func TestCollegeMsgGPUEqualsCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer parts.Close()
-	engs := map[string]*gpu.Engine{"1dev": all["1dev"], "2part-tinybuf": all["2part-tinybuf"], "timeparts": parts}
+	engs := map[string]*gpu.Engine{"1dev": all["1dev"], "2part-tinybuf-subtract": all["2part-tinybuf-subtract"], "timeparts": parts}
 	for _, delta := range []int64{600, 3600, 86400} {
 		for _, name := range builtins() {
 			p := compileBuiltin(t, w, name, delta)
@@ -245,7 +248,7 @@ func TestCollegeMsgGPUEqualsCPU(t *testing.T) {
 // on both engines; the device mirror is maintained incrementally.
 func TestStreamingGPUEqualsCPU(t *testing.T) {
 	all := testEngines(t)
-	engs := map[string]*gpu.Engine{"1dev": all["1dev"], "2part-tinybuf": all["2part-tinybuf"]}
+	engs := map[string]*gpu.Engine{"1dev": all["1dev"], "2part-tinybuf-subtract": all["2part-tinybuf-subtract"]}
 	src := loadCollegeMsg(t)
 	w, err := window.New(*src.Schema())
 	if err != nil {

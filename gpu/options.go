@@ -30,8 +30,28 @@ type Options struct {
 	Occupancy int
 	// Chunks is how many root chunks a mining call is cut into per device,
 	// pulled by the devices in turn so a slow chunk cannot stall the rest.
-	// 0: 4.
+	// 0: 4 with several devices, 1 with one (each chunk is a launch whose
+	// slowest warp the next one waits for; one device balances its warps
+	// inside a launch), or $MOTIFWATCH_GPU_CHUNKS.
 	Chunks int
+	// TailSubtract is the run length from which a counted last step is
+	// computed as the run's length minus, per mapped node, the run's edges
+	// to it (binary searches in the pair-ordered adjacency) instead of
+	// sweeping the run. 0: never (measured no faster on the H200 at δ =
+	// 3600 and 86400: BENCHMARKS.md), or $MOTIFWATCH_GPU_TAILSUB;
+	// negative: never.
+	TailSubtract int
+	// PairMin is the list length from which a closing edge's candidates
+	// come from the pair-ordered adjacency (a binary search to the run of
+	// edges from→to) instead of a scan of the shorter of from's out-run
+	// and to's in-run. 0: never (with ranked run ends and galloping, the
+	// scan was faster at every threshold measured: BENCHMARKS.md), or
+	// $MOTIFWATCH_GPU_PAIRMIN; negative: never.
+	PairMin int
+	// NoGallop turns off galloping back from a run's end to its start
+	// (binary search over the whole list instead); for measurements, or
+	// $MOTIFWATCH_GPU_GALLOP=0.
+	NoGallop bool
 	// PartitionEdges, if positive, mines in time partitions of at most this
 	// many root edges: each device holds only a partition's edges and the
 	// delta of history before it (Everest's major and minor partitions),
@@ -52,16 +72,32 @@ func (o Options) withDefaults() Options {
 		o.QueueTasks = 1 << 16
 	}
 	if o.Chunks <= 0 {
-		o.Chunks = 4
+		o.Chunks = envInt("MOTIFWATCH_GPU_CHUNKS", 0)
+	}
+	if o.PairMin == 0 {
+		o.PairMin = envInt("MOTIFWATCH_GPU_PAIRMIN", -1)
+	}
+	if envInt("MOTIFWATCH_GPU_GALLOP", 1) == 0 {
+		o.NoGallop = true
+	}
+	if o.TailSubtract == 0 {
+		o.TailSubtract = envInt("MOTIFWATCH_GPU_TAILSUB", -1)
 	}
 	if o.Occupancy == 0 {
 		o.Occupancy = defaultOccupancy
-		if v, err := strconv.Atoi(os.Getenv("MOTIFWATCH_GPU_OCCUPANCY")); err == nil {
-			o.Occupancy = v
-		}
+		o.Occupancy = envInt("MOTIFWATCH_GPU_OCCUPANCY", defaultOccupancy)
 	}
 	if o.MemoryFraction <= 0 {
 		o.MemoryFraction = 0.3
 	}
 	return o
+}
+
+// envInt reads an integer tuning knob from the environment (benchmarks
+// sweep them without a rebuild), or returns def.
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
 }

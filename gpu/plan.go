@@ -22,18 +22,24 @@ const (
 	predSize = 10
 	antiSize = 4
 
-	pK      = 0
-	pN      = 1
-	pDelta  = 2
-	pTally  = 3
-	pSteps  = 8
-	pPreds  = pSteps + stepSize*maxK
-	pAntis  = pPreds + predSize*maxPred
-	pNodes  = pAntis + antiSize*maxAnti
-	planLen = pNodes + 16
+	pK     = 0
+	pN     = 1
+	pDelta = 2
+	pTally = 3
+	// pTailSub: see Options.TailSubtract (negative: never).
+	pTailSub = 4
+	// pPairMin: see Options.PairMin; pGallop: 1 unless Options.NoGallop.
+	pPairMin = 5
+	pGallop  = 6
+	pSteps   = 8
+	pPreds   = pSteps + stepSize*maxK
+	pAntis   = pPreds + predSize*maxPred
+	pNodes   = pAntis + antiSize*maxAnti
+	planLen  = pNodes + 16
 
 	sEdge, sFrom, sTo, sBind, sPrev, sNext, sHopPrev, sHopNext = 0, 1, 2, 3, 4, 5, 6, 7
 	sPredMask, sAntiMask, sNewNode, sNMapped                   = 8, 9, 10, 11
+	sNextFrom, sNextTo                                         = 12, 13
 
 	prOp, prLKind, prLIndex, prLCol, prRKind, prRIndex, prRCol, prListOff, prListLen = 0, 1, 2, 3, 4, 5, 6, 7, 8
 )
@@ -91,6 +97,12 @@ func encodePlan(p *motif.Plan, count bool) (*encodedPlan, error) {
 		e.P[b+sEdge], e.P[b+sFrom], e.P[b+sTo] = int64(st.Edge), int64(st.From), int64(st.To)
 		e.P[b+sBind], e.P[b+sPrev], e.P[b+sNext] = int64(st.Bind), int64(st.Prev), int64(st.Next)
 		e.P[b+sHopPrev], e.P[b+sHopNext] = st.HopPrev, st.HopNext
+		// The endpoints of the next edge in time: when the step's list
+		// belongs to one of them, the run's end is that edge's rank there.
+		e.P[b+sNextFrom], e.P[b+sNextTo] = -1, -1
+		if st.Next >= 0 && st.Next < len(q.Edges) {
+			e.P[b+sNextFrom], e.P[b+sNextTo] = int64(q.Edges[st.Next].From), int64(q.Edges[st.Next].To)
+		}
 		for _, pi := range st.Preds {
 			e.P[b+sPredMask] |= 1 << pi
 		}

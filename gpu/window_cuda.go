@@ -30,7 +30,33 @@ type devWindow struct {
 	ncap       int64
 	verts      int64 // vertices in the CSRs
 	out, in    csr
+	// pairs is the out-adjacency again, each vertex's entries ordered by
+	// (other endpoint, position) instead of position: the edges u→v of one
+	// pair form a time-ordered run found by binary search, so a closing
+	// edge's candidates, an anti-edge's existence and the corrections of a
+	// counted last step cost O(log degree) instead of a scan of a
+	// (possibly hub-sized) list. It shares out.off; built lazily, when a
+	// mining call whose plan uses it finds it older than the adjacency
+	// (pairsFresh): anti-edges always, closing edges and counted last
+	// steps past Options.PairMin and TailSubtract.
+	pairs      pairList
+	pairsFresh bool
+	// ranks holds, per column slot (edge e = u→v), where e falls in the
+	// four lists of its endpoints: its index in out(u) and in(v), and how
+	// many of in(u) and out(v) come before it. A step whose run ends
+	// before the next motif edge in time, taken from a list of one of that
+	// edge's endpoints, reads the run's end here instead of searching.
+	// uint32 each, [4][rankCap]; rebuilt lazily after a sync (ranksFresh).
+	ranks      cu.DevicePtr
+	rankCap    int64
+	ranksFresh bool
 	win        cu.DevicePtr // the kernel's Win struct
+}
+
+type pairList struct {
+	t, pos  cu.DevicePtr // int64 per entry
+	other   cu.DevicePtr // uint32 per entry
+	entries int64        // allocated entries
 }
 
 type csr struct {
@@ -41,12 +67,13 @@ type csr struct {
 	offCap         int64
 }
 
-// winSlots is the kernel's Win struct: 19 eight-byte slots.
-const winSlots = 19
+// winSlots is the kernel's Win struct: 24 eight-byte slots.
+const winSlots = 24
 
 // Bytes per window edge on the device: columns (src, dst, t: 16), two
-// adjacency entries (t, pos, other: 20 each), 8 per edge attribute.
-func deviceBytesPerEdge(attrs int) int64 { return 16 + 40 + 8*int64(attrs) }
+// adjacency entries (out, in; t, pos, other: 20 each), four ranks (16),
+// the pair-ordered entry when a query needs it (20), 8 per edge attribute.
+func deviceBytesPerEdge(attrs int) int64 { return 16 + 40 + 16 + 20 + 8*int64(attrs) }
 
 // syncWindow brings the mirror up to date with all of w.
 func (d *device) syncWindow(w *window.Window) error { return d.syncRange(w, w.First(), w.End()) }
@@ -82,6 +109,7 @@ func (d *device) syncRange(w *window.Window, newFirst, hi int64) error {
 		return err
 	}
 	dw.first, dw.end, dw.verts = newFirst, hi, verts
+	dw.pairsFresh, dw.ranksFresh = false, false
 	if err := d.syncNodeAttrs(w); err != nil {
 		return err
 	}
@@ -91,7 +119,7 @@ func (d *device) syncRange(w *window.Window, newFirst, hi int64) error {
 func (d *device) resetWindow(w *window.Window, first int64) error {
 	dw := &d.win
 	for _, p := range []cu.DevicePtr{dw.src, dw.dst, dw.t, dw.eattr, dw.nattr, dw.out.off, dw.out.t, dw.out.pos, dw.out.other,
-		dw.in.off, dw.in.t, dw.in.pos, dw.in.other} {
+		dw.in.off, dw.in.t, dw.in.pos, dw.in.other, dw.pairs.t, dw.pairs.pos, dw.pairs.other, dw.ranks} {
 		d.pool.put(p)
 	}
 	winPtr := dw.win
@@ -234,6 +262,8 @@ func (d *device) writeWin() error {
 		uint64(dw.out.off), uint64(dw.out.t), uint64(dw.out.pos), uint64(dw.out.other),
 		uint64(dw.in.off), uint64(dw.in.t), uint64(dw.in.pos), uint64(dw.in.other),
 		uint64(dw.eattr), uint64(dw.cap), uint64(dw.nattr), uint64(dw.ncap), uint64(dw.verts),
+		uint64(dw.pairs.t), uint64(dw.pairs.pos), uint64(dw.pairs.other),
+		uint64(dw.ranks), uint64(dw.rankCap),
 	}
 	return d.htod(dw.win, unsafe.Pointer(&s[0]), winSlots*8)
 }
@@ -359,6 +389,131 @@ func (d *device) rebuild(c *csr, owner, other cu.DevicePtr, newFirst, lo, hi, ve
 	return nil
 }
 
+// buildIndexes brings the derived search structures up to date with the
+// adjacency: the ranks always, the pair-ordered adjacency when pairs.
+func (d *device) buildIndexes(pairs bool) error {
+	if err := d.buildRanks(); err != nil {
+		return err
+	}
+	if pairs {
+		return d.buildPairs()
+	}
+	return nil
+}
+
+// buildRanks computes each live edge's ranks (see devWindow.ranks): own
+// indices by a scatter over the two CSRs, cross ranks by one binary
+// search per edge and list.
+func (d *device) buildRanks() error {
+	dw := &d.win
+	if dw.ranksFresh {
+		return nil
+	}
+	if dw.cap > dw.rankCap {
+		d.pool.put(dw.ranks)
+		dw.ranks, dw.rankCap = 0, 0
+		var err error
+		if dw.ranks, err = d.pool.get(d, 4*dw.cap*4); err != nil {
+			return err
+		}
+		dw.rankCap = dw.cap
+	}
+	if live := dw.end - dw.first; live > 0 {
+		if err := d.launch("rankOwn", blocks(dw.out.total, 256), 256, dw.out.pos, dw.out.total, dw.out.off, dw.src, dw.base,
+			dw.ranks+cu.DevicePtr(0*dw.rankCap*4)); err != nil {
+			return err
+		}
+		if err := d.launch("rankOwn", blocks(dw.in.total, 256), 256, dw.in.pos, dw.in.total, dw.in.off, dw.dst, dw.base,
+			dw.ranks+cu.DevicePtr(1*dw.rankCap*4)); err != nil {
+			return err
+		}
+		if err := d.launch("rankCross", blocks(live, 256), 256, dw.src, dw.dst, dw.first-dw.base, live, dw.base,
+			dw.in.off, dw.in.pos, dw.out.off, dw.out.pos, dw.ranks+cu.DevicePtr(2*dw.rankCap*4), dw.ranks+cu.DevicePtr(3*dw.rankCap*4)); err != nil {
+			return err
+		}
+		if err := d.sync("build ranks"); err != nil {
+			return err
+		}
+	}
+	dw.ranksFresh = true
+	return d.writeWin()
+}
+
+// buildPairs derives the pair-ordered out-adjacency from the out CSR:
+// entry indices stable-sorted by other endpoint, then stable-sorted by
+// owner, give each owner's entries in (other, position) order (the out
+// CSR lists them in position order); the entries are then gathered. The
+// owners' segments keep out.off's offsets.
+func (d *device) buildPairs() error {
+	dw := &d.win
+	if dw.pairsFresh {
+		return nil
+	}
+	n := dw.out.total
+	var scratch []cu.DevicePtr
+	get := func(bytes int64) (cu.DevicePtr, error) {
+		p, err := d.pool.get(d, max(bytes, 8))
+		if err == nil {
+			scratch = append(scratch, p)
+		}
+		return p, err
+	}
+	defer func() {
+		for _, p := range scratch {
+			d.pool.put(p)
+		}
+	}()
+	if n > dw.pairs.entries {
+		d.pool.put(dw.pairs.t)
+		d.pool.put(dw.pairs.pos)
+		d.pool.put(dw.pairs.other)
+		dw.pairs = pairList{}
+		ent := max(n, 1)
+		var err error
+		if dw.pairs.t, err = d.pool.get(d, ent*8); err != nil {
+			return err
+		}
+		if dw.pairs.pos, err = d.pool.get(d, ent*8); err != nil {
+			return err
+		}
+		if dw.pairs.other, err = d.pool.get(d, ent*4); err != nil {
+			return err
+		}
+		dw.pairs.entries = ent
+	}
+	if n > 0 {
+		keys, err := get(n * 4)
+		if err != nil {
+			return err
+		}
+		vals, err := get(n * 8)
+		if err != nil {
+			return err
+		}
+		if err := d.launch("pairKeys", blocks(n, 256), 256, dw.out.other, n, keys, vals); err != nil {
+			return err
+		}
+		if keys, vals, err = d.radixSort(keys, vals, n, dw.verts, get); err != nil {
+			return err
+		}
+		if err := d.launch("pairOwners", blocks(n, 256), 256, vals, n, dw.out.pos, dw.src, dw.base, keys); err != nil {
+			return err
+		}
+		if keys, vals, err = d.radixSort(keys, vals, n, dw.verts, get); err != nil {
+			return err
+		}
+		if err := d.launch("pairGather", blocks(n, 256), 256, vals, n, dw.out.t, dw.out.pos, dw.out.other,
+			dw.pairs.t, dw.pairs.pos, dw.pairs.other); err != nil {
+			return err
+		}
+		if err := d.sync("build pair adjacency"); err != nil {
+			return err
+		}
+	}
+	dw.pairsFresh = true
+	return d.writeWin()
+}
+
 // radixSort sorts n (key, value) pairs by key (< verts), stably, 8 bits a
 // pass; only as many passes as the largest vertex id needs.
 func (d *device) radixSort(keys, vals cu.DevicePtr, n, verts int64, get func(int64) (cu.DevicePtr, error)) (cu.DevicePtr, cu.DevicePtr, error) {
@@ -421,5 +576,5 @@ func (d *device) scan(in, out cu.DevicePtr, n int64) error {
 
 // deviceBytes is what the mirror holds on the device now.
 func (dw *devWindow) deviceBytes() int64 {
-	return dw.cap*(16+8*int64(dw.ncols)) + dw.out.entries*20 + dw.in.entries*20 + (dw.out.offCap+dw.in.offCap)*4 + dw.ncap*8
+	return dw.cap*(16+8*int64(dw.ncols)) + (dw.out.entries+dw.in.entries+dw.pairs.entries)*20 + (dw.out.offCap+dw.in.offCap)*4 + dw.ncap*8 + dw.rankCap*16
 }

@@ -34,6 +34,9 @@ typedef unsigned int u32;
 #define P_N 1
 #define P_DELTA 2
 #define P_TALLY 3
+#define P_TAILSUB 4
+#define P_PAIRMIN 5
+#define P_GALLOP 6
 #define P_STEPS 8
 #define STEP_SZ 16
 #define S_EDGE 0
@@ -48,6 +51,8 @@ typedef unsigned int u32;
 #define S_ANTIMASK 9
 #define S_NEWNODE 10
 #define S_NMAPPED 11
+#define S_NEXTFROM 12
+#define S_NEXTTO 13
 #define P_PREDS (P_STEPS + STEP_SZ * MAXK)
 #define PRED_SZ 10
 #define PR_OP 0
@@ -104,7 +109,59 @@ struct Win {
 	const double *nattr;  // column c of node v at nattr[c*ncap + v]
 	i64 ncap;
 	i64 nverts;
+	// The out-adjacency again, each vertex's entries in (other, position)
+	// order (segments at outOff): pair runs by binary search.
+	const i64 *pT, *pPos;
+	const u32 *pOther;
+	// Per column slot of edge e = u->v (see gpu/window_cuda.go): e's index
+	// in out(u) [0] and in(v) [1]; entries of in(u) [2] and out(v) [3]
+	// before e. rank[r * rankCap + slot].
+	const u32 *rank;
+	i64 rankCap;
 };
+#define RK_OUTSRC 0
+#define RK_INDST 1
+#define RK_INSRC 2
+#define RK_OUTDST 3
+
+// A run's list: 0 the out-list of listNode, 1 its in-list, 3 the pair run
+// listNode -> target (2 marks the roots).
+#define SEL_OUT 0
+#define SEL_IN 1
+#define SEL_PAIR 3
+__device__ __forceinline__ const i64 *selT(const Win &w, int sel) { return sel == SEL_OUT ? w.outT : (sel == SEL_IN ? w.inT : w.pT); }
+__device__ __forceinline__ const i64 *selPos(const Win &w, int sel) { return sel == SEL_OUT ? w.outPos : (sel == SEL_IN ? w.inPos : w.pPos); }
+__device__ __forceinline__ const u32 *selOther(const Win &w, int sel) { return sel == SEL_OUT ? w.outOther : (sel == SEL_IN ? w.inOther : w.pOther); }
+
+// pairRun finds the edges u->v inside the position bounds (lowPos, hiPos)
+// and time bounds [lowT, hiT]: [*ra, *rb) in the pair arrays. Within a
+// pair's run positions and times both increase, so each bound is one
+// binary search over u's segment keyed by (other, position).
+__device__ void pairRun(const Win &w, u32 u, u32 v, i64 lowPos, i64 hiPos, i64 lowT, i64 hiT, u32 *ra, u32 *rb) {
+	u32 lo = w.outOff[u], hi = w.outOff[u + 1];
+	const u32 seg = lo;
+	while (lo < hi) {  // first entry past the pair's run inside the upper bounds
+		u32 h = lo + ((hi - lo) >> 1);
+		u32 o = w.pOther[h];
+		if (o < v || (o == v && w.pPos[h] < hiPos && w.pT[h] <= hiT)) lo = h + 1; else hi = h;
+	}
+	u32 ub = lo;
+	lo = seg; hi = ub;
+	while (lo < hi) {  // first entry of the pair after lowPos and at or after lowT
+		u32 h = lo + ((hi - lo) >> 1);
+		u32 o = w.pOther[h];
+		if (o < v || (o == v && (w.pPos[h] <= lowPos || w.pT[h] < lowT))) lo = h + 1; else hi = h;
+	}
+	*ra = lo;
+	*rb = ub;
+}
+
+// pairCount counts the edges u->v with positions in [pa, pb].
+__device__ __forceinline__ u32 pairCount(const Win &w, u32 u, u32 v, i64 pa, i64 pb) {
+	u32 ra, rb;
+	pairRun(w, u, v, pa - 1, pb + 1, MINPOS, 0x7fffffffffffffffLL, &ra, &rb);
+	return rb - ra;
+}
 
 // ---- control block (u64 slots; gpu/engine.go reads it) ----
 #define C_ROOTNEXT 0
@@ -210,19 +267,9 @@ __device__ bool holds(const Ctx &x, const WS &ws, const Cur &c, int pi) {
 	return false;
 }
 
-// lowerAfter returns the first index in [lo, hi) whose entry lies after
-// position p (per-thread binary search; anti-edge checks only).
-__device__ u32 lowerAfter(const i64 *Pos, u32 lo, u32 hi, i64 p) {
-	while (lo < hi) {
-		u32 h = lo + ((hi - lo) >> 1);
-		if (Pos[h] <= p) lo = h + 1; else hi = h;
-	}
-	return lo;
-}
-
 // anti checks anti-edge ai for one candidate: no edge From->To after the
-// edge matched to motif edge After, up to min(t_After + Within, t_0 + Delta).
-// It scans the shorter of From's out-run and To's in-run.
+// edge matched to motif edge After, up to min(t_After + Within, t_0 + Delta):
+// one pair-run search.
 __device__ bool anti(const Ctx &x, const WS &ws, const Cur &c, int ai, i64 *until) {
 	const int b = P_ANTIS + ai * ANTI_SZ;
 	int from = (int)P[b], to = (int)P[b + 1], after = (int)P[b + 2];
@@ -231,16 +278,10 @@ __device__ bool anti(const Ctx &x, const WS &ws, const Cur &c, int ai, i64 *unti
 	if (within != NOLIMIT) limit = min(limit, tmOf(ws, c, after) + within);
 	u32 u = nodeOf(ws, c, from), v = nodeOf(ws, c, to);
 	i64 pa = posOf(ws, c, after);
-	const Win &w = x.w;
-	u32 oa = lowerAfter(w.outPos, w.outOff[u], w.outOff[u + 1], pa), ob = w.outOff[u + 1];
-	u32 ia = lowerAfter(w.inPos, w.inOff[v], w.inOff[v + 1], pa), ib = w.inOff[v + 1];
-	bool useOut = (ob - oa) <= (ib - ia);
-	const i64 *T = useOut ? w.outT : w.inT;
-	const u32 *O = useOut ? w.outOther : w.inOther;
-	u32 i = useOut ? oa : ia, e = useOut ? ob : ib;
-	u32 want = useOut ? v : u;
-	for (; i < e && T[i] <= limit; i++)
-		if (O[i] == want) return false;
+	// The first edge u->v after pa is the earliest: present if it is in time.
+	u32 ra, rb;
+	pairRun(x.w, u, v, pa, 0x7fffffffffffffffLL, MINPOS, limit, &ra, &rb);
+	if (ra < rb) return false;
 	*until = limit > x.horizon ? limit : NOTOPEN;
 	return true;
 }
@@ -248,6 +289,8 @@ __device__ bool anti(const Ctx &x, const WS &ws, const Cur &c, int ai, i64 *unti
 // Bounds of a step's run: the list and the position/time limits.
 struct Bounds {
 	u32 lo, hi;  // the vertex's whole list
+	u32 rankHi;  // entries before the next edge (from its ranks), or hi
+	bool exact;  // rankHi is the run's end (no hop bound tightens it)
 	i64 lowPos, hiPos, lowT, hiT;
 	int sel;
 	u32 listNode, target;
@@ -273,8 +316,17 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 	bool useOut = bind == BIND_FROM;
 	o->target = 0xffffffffu;
 	if (bind == BIND_BOTH) {
-		// A closing edge: scan the shorter of the two lists.
-		useOut = (w.outOff[from + 1] - w.outOff[from]) <= (w.inOff[to + 1] - w.inOff[to]);
+		// A closing edge: scan the shorter of the two lists' runs, or when
+		// both lists are long (P_PAIRMIN; negative: never), take the pair
+		// run from -> to, which holds only matches.
+		u32 outLen = w.outOff[from + 1] - w.outOff[from], inLen = w.inOff[to + 1] - w.inOff[to];
+		i64 pairMin = P[P_PAIRMIN];
+		if (pairMin >= 0 && min(outLen, inLen) >= (u32)pairMin) {
+			o->lo = w.outOff[from]; o->hi = w.outOff[from + 1]; o->sel = SEL_PAIR; o->listNode = from;
+			o->target = to;
+			return o->lo < o->hi;
+		}
+		useOut = outLen <= inLen;
 		o->target = useOut ? to : from;
 	}
 	if (useOut) {
@@ -282,20 +334,51 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 	} else {
 		o->lo = w.inOff[to]; o->hi = w.inOff[to + 1]; o->sel = 1; o->listNode = to;
 	}
+	// The run ends before the next edge in time: when the list is one of
+	// its endpoints', its rank there is the end (entries before it).
+	o->rankHi = o->hi;
+	o->exact = false;
+	int ln = (int)(useOut ? stepv(d, S_FROM) : stepv(d, S_TO));
+	int nf = (int)stepv(d, S_NEXTFROM), nt = (int)stepv(d, S_NEXTTO);
+	int rk = -1;
+	if (useOut) rk = ln == nf ? RK_OUTSRC : (ln == nt ? RK_OUTDST : -1);
+	else rk = ln == nt ? RK_INDST : (ln == nf ? RK_INSRC : -1);
+	if (rk >= 0) {
+		o->rankHi = o->lo + w.rank[(i64)rk * w.rankCap + (o->hiPos - w.base)];
+		o->exact = hp == NOLIMIT;
+	}
 	return o->lo < o->hi;
 }
 
 // laneSearch finds the run of Bounds b by one thread's binary searches.
 __device__ void laneSearch(const Ctx &x, const Bounds &b, u32 *ra, u32 *rb) {
-	const i64 *T = b.sel == 0 ? x.w.outT : x.w.inT;
-	const i64 *Pos = b.sel == 0 ? x.w.outPos : x.w.inPos;
-	u32 lo = b.lo, hi = b.hi;
-	while (lo < hi) {  // first entry not before (hiPos, hiT)
-		u32 h = lo + ((hi - lo) >> 1);
-		if (Pos[h] < b.hiPos && T[h] <= b.hiT) lo = h + 1; else hi = h;
+	if (b.sel == SEL_PAIR) {
+		pairRun(x.w, b.listNode, b.target, b.lowPos, b.hiPos, b.lowT, b.hiT, ra, rb);
+		return;
 	}
-	u32 ub = lo;
+	const i64 *T = selT(x.w, b.sel);
+	const i64 *Pos = selPos(x.w, b.sel);
+	u32 lo = b.lo, hi = b.rankHi;
+	if (!b.exact) {
+		while (lo < hi) {  // first entry not before (hiPos, hiT)
+			u32 h = lo + ((hi - lo) >> 1);
+			if (Pos[h] < b.hiPos && T[h] <= b.hiT) lo = h + 1; else hi = h;
+		}
+	}
+	u32 ub = hi;
 	lo = b.lo; hi = ub;
+	if (P[P_GALLOP] != 0) {
+		// The run ends at ub and is usually short against the list (a
+		// window's worth of a hub's edges): gallop back from ub so the
+		// search costs the log of the run, not of the list.
+		u32 step = 1;
+		while (step <= hi - lo) {
+			u32 probe = hi - step;
+			if (Pos[probe] <= b.lowPos || T[probe] < b.lowT) { lo = probe + 1; break; }
+			hi = probe;
+			step <<= 1;
+		}
+	}
 	while (lo < hi) {  // first entry after lowPos and at or after lowT
 		u32 h = lo + ((hi - lo) >> 1);
 		if (Pos[h] <= b.lowPos || T[h] < b.lowT) lo = h + 1; else hi = h;
@@ -386,6 +469,26 @@ __device__ bool pop(const Ctx &x, Task *out) {
 __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool valid, u32 ra, u32 rb,
 			  const Bounds &bd, i64 until, int lane, u64 *nm, u64 *no) {
 	u32 len = valid ? rb - ra : 0;
+	const bool both = (int)stepv(nd, S_BIND) == BIND_BOTH;
+	const int nmap = (int)stepv(nd, S_NMAPPED);
+	// Runs counted without a sweep: a closing edge's pair run holds only
+	// matches; a long run of a new endpoint holds its length less the
+	// edges to already mapped nodes, counted in the pair arrays.
+	const i64 sub = P[P_TAILSUB];
+	if (len > 0 && ((both && bd.sel == SEL_PAIR) || (!both && sub >= 0 && len >= (u32)sub))) {
+		u32 n = len;
+		if (!both) {
+			const i64 *Pos = selPos(x.w, bd.sel);
+			i64 pa = Pos[ra], pb = Pos[rb - 1];
+			for (int i = 0; i < nmap; i++) {
+				int nn = (int)P[P_NODEORDER + i];
+				u32 m = nodeOf(ws, c, nn);
+				n -= bd.sel == SEL_OUT ? pairCount(x.w, bd.listNode, m, pa, pb) : pairCount(x.w, m, bd.listNode, pa, pb);
+			}
+		}
+		if (until != NOTOPEN) *no += n; else *nm += n;
+		len = 0;
+	}
 	u32 off = len;
 	for (int o = 1; o < 32; o <<= 1) {
 		u32 y = __shfl_up_sync(FULL, off, o);
@@ -393,8 +496,6 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 	}
 	u32 total = __shfl_sync(FULL, off, 31);
 	off -= len;  // exclusive
-	const bool both = (int)stepv(nd, S_BIND) == BIND_BOTH;
-	const int nmap = (int)stepv(nd, S_NMAPPED);
 	u64 cm = 0, co = 0;
 	for (u32 base = 0; base < total; base += 32) {
 		u32 v = base + lane;
@@ -413,10 +514,10 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 		u32 jv1 = __shfl_sync(FULL, c.v1, j), jv2 = __shfl_sync(FULL, c.v2, j);
 		i64 juntil = __shfl_sync(FULL, until, j);
 		if (v < total) {
-			u32 o = (jsel == 0 ? x.w.outOther : x.w.inOther)[jra + (v - joff)];
+			u32 o = selOther(x.w, jsel)[jra + (v - joff)];
 			bool ok;
 			if (both) {
-				ok = o == jtarget;
+				ok = o == jtarget;  // a scanned list's run (pair runs are counted above)
 			} else {
 				ok = true;
 				for (int i = 0; i < nmap; i++) {
@@ -458,9 +559,9 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 			valid = u != v && (x.rootMask == 0 || x.rootMask[idx]);
 		} else {
 			int sel = ws.sel[d];
-			const i64 *T = sel == 0 ? w.outT : w.inT;
-			const i64 *Pos = sel == 0 ? w.outPos : w.inPos;
-			const u32 *O = sel == 0 ? w.outOther : w.inOther;
+			const i64 *T = selT(w, sel);
+			const i64 *Pos = selPos(w, sel);
+			const u32 *O = selOther(w, sel);
 			u32 other = O[idx];
 			c.pos = Pos[idx]; c.t = T[idx];
 			if ((int)stepv(d, S_BIND) == BIND_BOTH) {
@@ -548,14 +649,29 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 // no checks at the last step): candidates in the run minus those whose new
 // endpoint is already mapped; for a closing edge, those joining the two
 // mapped endpoints.
-__device__ void tally(const Ctx &x, const WS &ws, int d, int sel, u32 a, u32 b, u32 target, int lane, u64 *nm, u64 *no) {
-	const u32 *O = sel == 0 ? x.w.outOther : x.w.inOther;
+__device__ void tally(const Ctx &x, const WS &ws, int d, int sel, u32 a, u32 b, u32 listNode, u32 target, int lane, u64 *nm, u64 *no) {
+	const u32 *O = selOther(x.w, sel);
 	bool both = (int)stepv(d, S_BIND) == BIND_BOTH;
 	u64 n = 0;
-	for (u32 i = a + lane; i < b; i += 32) {
-		u32 o = O[i];
-		if (both) n += o == target;
-		else n += fresh(ws, d, o);
+	const i64 sub = P[P_TAILSUB];
+	if (sel == SEL_PAIR) {
+		n = lane == 0 ? b - a : 0;  // a pair run holds only matches
+	} else if (!both && b > a && sub >= 0 && b - a >= (u32)sub) {
+		// The run's length less its edges to mapped nodes, one lane per node.
+		const int nm_ = (int)stepv(d, S_NMAPPED);
+		const i64 *Pos = selPos(x.w, sel);
+		if (lane == 0) n = b - a;
+		if (lane < nm_) {
+			u32 m = ws.node[P[P_NODEORDER + lane]];
+			i64 pa = Pos[a], pb = Pos[b - 1];
+			n -= sel == SEL_OUT ? pairCount(x.w, listNode, m, pa, pb) : pairCount(x.w, m, listNode, pa, pb);
+		}
+	} else {
+		for (u32 i = a + lane; i < b; i += 32) {
+			u32 o = O[i];
+			if (both) n += o == target;
+			else n += fresh(ws, d, o);
+		}
 	}
 	if (ws.openAt[d - 1] != NOTOPEN) *no += n; else *nm += n;
 }
@@ -572,10 +688,10 @@ __device__ void bind(const Ctx &x, WS &ws, int d, int bit) {
 		ws.node[stepv(0, S_TO)] = w.dst[s];
 	} else {
 		int sel = ws.sel[d];
-		ws.pos[e] = sel == 0 ? w.outPos[idx] : w.inPos[idx];
-		ws.tm[e] = sel == 0 ? w.outT[idx] : w.inT[idx];
+		ws.pos[e] = selPos(w, sel)[idx];
+		ws.tm[e] = selT(w, sel)[idx];
 		int nn = (int)stepv(d, S_NEWNODE);
-		if (nn >= 0) ws.node[nn] = sel == 0 ? w.outOther[idx] : w.inOther[idx];
+		if (nn >= 0) ws.node[nn] = selOther(w, sel)[idx];
 	}
 	ws.openAt[d] = ws.until[d][bit];
 	ws.cur[d] = bit;
@@ -641,7 +757,7 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 		int sel = ws.rsel[nd][bit];
 		u32 ln = ws.rnode[nd][bit], a = ws.ra[nd][bit], b = ws.rb[nd][bit], tg = ws.rtarget[nd][bit];
 		if (nd == k - 1 && tallyLast) {
-			tally(x, ws, nd, sel, a, b, tg, lane, nm, no);
+			tally(x, ws, nd, sel, a, b, ln, tg, lane, nm, no);
 			continue;
 		}
 		if (lane == 0) {
@@ -934,4 +1050,67 @@ extern "C" __global__ void moveU32(const u32 *src, u32 *dst, i64 from, i64 n) {
 extern "C" __global__ void moveI64(const i64 *src, i64 *dst, i64 from, i64 n) {
 	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n) dst[i] = src[from + i];
+}
+
+// ======================= pair-ordered adjacency =======================
+// (gpu/window_cuda.go buildPairs) The out entries' indices sorted stably
+// by other endpoint, then by owner: each owner's entries in (other,
+// position) order.
+
+extern "C" __global__ void pairKeys(const u32 *other, i64 n, u32 *keys, i64 *vals) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		keys[i] = other[i];
+		vals[i] = i;
+	}
+}
+
+extern "C" __global__ void pairOwners(const i64 *vals, i64 n, const i64 *outPos, const u32 *src, i64 base, u32 *keys) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) keys[i] = src[outPos[vals[i]] - base];
+}
+
+extern "C" __global__ void pairGather(const i64 *vals, i64 n, const i64 *oT, const i64 *oPos, const u32 *oOther,
+				       i64 *pT, i64 *pPos, u32 *pOther) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		i64 j = vals[i];
+		pT[i] = oT[j];
+		pPos[i] = oPos[j];
+		pOther[i] = oOther[j];
+	}
+}
+
+// ======================= list ranks =======================
+// rankOwn: each entry's index within its owner's list, stored at its
+// edge's slot (entries of one list: out with owner column src, or in
+// with dst).
+extern "C" __global__ void rankOwn(const i64 *Pos, i64 total, const u32 *off, const u32 *ownerCol, i64 base, u32 *rank) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= total) return;
+	i64 s = Pos[i] - base;
+	rank[s] = (u32)(i - off[ownerCol[s]]);
+}
+
+// rankCross: for each live slot's edge u->v, the entries of in(u) and of
+// out(v) before it (binary searches by position).
+extern "C" __global__ void rankCross(const u32 *src, const u32 *dst, i64 slot0, i64 n, i64 base,
+				     const u32 *inOff, const i64 *inPos, const u32 *outOff, const i64 *outPos,
+				     u32 *rankInSrc, u32 *rankOutDst) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) return;
+	i64 s = slot0 + i, p = base + s;
+	u32 u = src[s], v = dst[s];
+	u32 lo = inOff[u], hi = inOff[u + 1];
+	while (lo < hi) {
+		u32 h = lo + ((hi - lo) >> 1);
+		if (inPos[h] < p) lo = h + 1; else hi = h;
+	}
+	rankInSrc[s] = lo - inOff[u];
+	lo = outOff[v]; hi = outOff[v + 1];
+	while (lo < hi) {
+		u32 h = lo + ((hi - lo) >> 1);
+		if (outPos[h] < p) lo = h + 1; else hi = h;
+	}
+	rankOutDst[s] = lo - outOff[v];
 }

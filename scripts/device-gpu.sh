@@ -36,6 +36,20 @@ for step in $what; do
 			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(' '.join('%s=%d:%.1fms' % (q['name'], q['matches'], q['seconds']*1000) for q in r['queries']))" "$out/occ$occ.json" >>"$summary" 2>&1
 		done
 		;;
+	variants)
+		# The 10M-edge rows under tuning knobs, one line each:
+		# VARIANTS="name:ENV=V,ENV=V name2:..." (default below).
+		g=/tmp/tg10m.txt
+		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
+		for v in ${VARIANTS:-default: sweep:MOTIFWATCH_GPU_TAILSUB=-1 sub1024:MOTIFWATCH_GPU_TAILSUB=1024 chunks4:MOTIFWATCH_GPU_CHUNKS=4}; do
+			name=${v%%:*}
+			envs=${v#*:}
+			env ${envs//,/ } timeout 200 bin/monitor mine --graph "$g" --motif ${MOTIFS:-M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13} --delta ${DELTA:-3600} --backend gpu --format json \
+				>"$out/var-$name.json" 2>"$out/var-$name.err"
+			echo -n "variant $name (${envs:-defaults}, rc $?): " >>"$summary"
+			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(' '.join('%s=%d:%.1fms' % (q['name'], q['matches'], q['seconds']*1000) for q in r['queries']))" "$out/var-$name.json" >>"$summary" 2>/dev/null || echo "failed: $(tail -1 "$out/var-$name.err")" >>"$summary"
+		done
+		;;
 	stream)
 		g=/tmp/tg1m.txt
 		[[ -f $g ]] || bin/tgraphgen -edges 1000000 -seed 1 >"$g"
