@@ -27,7 +27,9 @@
 // implements the paper's CPU-driven redistribution: when fewer workers
 // than a threshold are busy it stops them all in a consistent state and
 // moves unexplored extensions from donors to idle workers round-robin.
-// The GPU engine with the same API lives in package gpu (build tag cuda).
+// The GPU engine with the same API lives in package gpu (build tag cuda):
+// the same workflow per warp (kernels/gpm.cu), pattern-aware cliques by
+// default there too (GPMOptions.LiteralCliques for Algorithm 4's).
 //
 // Layout: graph.go (CSR), load.go (edge files), snapshot.go (windows),
 // te.go (the TE arrays and the phases), apps.go (clique and motif),

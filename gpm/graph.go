@@ -1,7 +1,6 @@
 package gpm
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 )
@@ -112,30 +111,46 @@ func fromPairs(n int, pairs []uint64, names []string) *Graph {
 // (O(√M) of them rather than its degree).
 func (g *Graph) Ranked() *Graph {
 	n := g.N()
+	// Counting sort by degree; equal degrees keep id order.
+	start := make([]int, g.maxDeg+2)
+	for v := range n {
+		start[g.Degree(uint32(v))+1]++
+	}
+	for d := 1; d < len(start); d++ {
+		start[d] += start[d-1]
+	}
 	order := make([]uint32, n) // rank → vertex
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	slices.SortFunc(order, func(a, b uint32) int {
-		return cmp.Or(cmp.Compare(g.Degree(a), g.Degree(b)), cmp.Compare(a, b))
-	})
 	rank := make([]uint32, n)
-	for r, v := range order {
-		rank[v] = uint32(r)
+	for v := range n {
+		d := g.Degree(uint32(v))
+		order[start[d]], rank[v] = uint32(v), uint32(start[d])
+		start[d]++
 	}
-	r := &Graph{off: make([]int64, n+1), adj: make([]uint32, 0, g.M()), names: g.names, upward: true}
-	r.orig = make([]uint32, n)
-	for nv, v := range order {
-		r.orig[nv] = g.Orig(v)
-		start := len(r.adj)
-		for _, u := range g.Neighbors(v) {
-			if rank[u] > uint32(nv) {
-				r.adj = append(r.adj, rank[u])
+	// The upward lists by transposition: visiting x in rank order and
+	// appending it to the list of each lower-ranked neighbour fills every
+	// list in ascending order, without sorting.
+	r := &Graph{off: make([]int64, n+1), names: g.names, upward: true, orig: make([]uint32, n)}
+	for v := range n {
+		for _, u := range g.Neighbors(uint32(v)) {
+			if rank[u] < rank[v] {
+				r.off[rank[u]+1]++
 			}
 		}
-		slices.Sort(r.adj[start:])
-		r.off[nv+1] = int64(len(r.adj))
-		r.maxDeg = max(r.maxDeg, len(r.adj)-start)
+	}
+	for x := range n {
+		r.maxDeg = max(r.maxDeg, int(r.off[x+1]))
+		r.off[x+1] += r.off[x]
+	}
+	r.adj = make([]uint32, r.off[n])
+	fill := slices.Clone(r.off[:n])
+	for x, v := range order {
+		r.orig[x] = g.Orig(v)
+		for _, u := range g.Neighbors(v) {
+			if ru := rank[u]; ru < uint32(x) {
+				r.adj[fill[ru]] = uint32(x)
+				fill[ru]++
+			}
+		}
 	}
 	return r
 }

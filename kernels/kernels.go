@@ -16,11 +16,13 @@ import _ "embed"
 var TemporalPTX string
 
 // GPMPTX is kernels/gpm.ptx: DuMato-style static GPM (clique and motif
-// counting, one warp per traversal), built with
+// counting, one warp per traversal; pattern-aware cliques), built with
 //
 //	scripts/nvcc.sh -ptx -arch=sm_90 -O3 -lineinfo kernels/gpm.cu -o kernels/gpm.ptx
 //
-// (ptxas -arch=sm_90 -v: gpmRun 40 registers, 3808 B shared, no spills).
+// (ptxas -arch=sm_90 -v: gpmRun 48 registers (launch bounds: 10 blocks of
+// 128 per multiprocessor), gpmCliquePA 48, gpmMoveExt 32, gpmZero 22;
+// 3808 B shared in the two miners; no spills).
 //
 //go:embed gpm.ptx
 var GPMPTX string

@@ -32,8 +32,8 @@ type gpmOptions struct {
 	balance     string
 	threshold   float64
 	memoryLimit string
-	// cliques is the CPU's clique workflow: pa (pattern-aware) or dm
-	// (the paper's generic one).
+	// cliques is the clique workflow of either backend: pa
+	// (pattern-aware) or dm (the paper's generic one).
 	cliques string
 }
 
@@ -49,9 +49,9 @@ on the CPU or a GPU. With --enumerate N, print up to N subgraphs instead.
 
 --balance on (the default) is DuMato's DM_OPT: idle workers get unexplored
 extensions moved from busy ones; off is DM_WC, a static split of the roots.
---cliques pa (the default) counts cliques on the CPU as DuMato's pattern-aware
-variant does (each level narrows the last one's candidates); dm runs the
-generic workflow of the paper (Extend from the first vertex, Filter).`,
+--cliques pa (the default) counts cliques, on the CPU or the GPU, as DuMato's
+pattern-aware variant does (each level narrows the last one's candidates); dm
+runs the generic workflow of the paper (Extend from the first vertex, Filter).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -70,7 +70,7 @@ generic workflow of the paper (Extend from the first vertex, Filter).`,
 	f.StringVar(&o.format, "format", "table", "output format: table or json")
 	f.StringVar(&o.balance, "balance", "on", "redistribute work to idle workers: on (DM_OPT) or off (DM_WC)")
 	f.Float64Var(&o.threshold, "threshold", 0, "redistribute when fewer than this fraction of workers are busy (0: CPU 1, GPU 0.5)")
-	f.StringVar(&o.cliques, "cliques", "pa", "CPU clique workflow: pa (pattern-aware) or dm (the paper's generic Extend/Filter)")
+	f.StringVar(&o.cliques, "cliques", "pa", "clique workflow: pa (pattern-aware) or dm (the paper's generic Extend/Filter)")
 	f.StringVar(&o.memoryLimit, "memory-limit", "", "bound on the enumeration arrays, e.g. 512MiB or 8GiB (default: CPU 4GiB, GPU half the device)")
 	return cmd
 }
@@ -171,7 +171,7 @@ func parseBytes(s string) (int64, error) {
 func (o *gpmOptions) engine(balance bool, limit int64) (gpm.Engine, func() error, error) {
 	if o.backend == "gpu" {
 		e, err := gpu.NewGPM(gpu.GPMOptions{Device: o.device, Warps: o.workers, Balance: balance,
-			Threshold: o.threshold, MemoryLimit: limit})
+			Threshold: o.threshold, MemoryLimit: limit, LiteralCliques: o.cliques == "dm"})
 		if err != nil {
 			return nil, nil, fmt.Errorf("gpm --backend gpu: %w", err)
 		}
