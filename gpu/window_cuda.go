@@ -409,18 +409,17 @@ func (d *device) buildRanks() error {
 	if dw.ranksFresh {
 		return nil
 	}
-	// Ranks are read at the slots of mirrored edges: [0, end−base). The
-	// columns keep spare slots for appends (up to twice the live count);
-	// ranks grow by a quarter when needed instead of matching them.
-	if need := dw.end - dw.base; need > dw.rankCap {
+	// Ranks are indexed by column slot, so they take the columns' capacity
+	// (up to twice the live edges). Sizing them to the mirrored edges
+	// would save ~16 bytes per edge; not yet run on a device.
+	if dw.cap > dw.rankCap {
 		d.pool.put(dw.ranks)
 		dw.ranks, dw.rankCap = 0, 0
-		rc := min(max(need+need/4, 1<<16), max(dw.cap, need))
 		var err error
-		if dw.ranks, err = d.pool.get(d, 4*rc*4); err != nil {
+		if dw.ranks, err = d.pool.get(d, 4*dw.cap*4); err != nil {
 			return err
 		}
-		dw.rankCap = rc
+		dw.rankCap = dw.cap
 	}
 	if live := dw.end - dw.first; live > 0 {
 		if err := d.launch("rankOwn", blocks(dw.out.total, 256), 256, dw.out.pos, dw.out.total, dw.out.off, dw.src, dw.base,
