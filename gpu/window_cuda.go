@@ -279,19 +279,8 @@ func (d *device) rebuild(c *csr, owner, other cu.DevicePtr, newFirst, lo, hi, ve
 	if c.off == 0 {
 		oldVerts = 0
 	}
-	var scratch []cu.DevicePtr
-	get := func(bytes int64) (cu.DevicePtr, error) {
-		p, err := d.pool.get(d, max(bytes, 8))
-		if err == nil {
-			scratch = append(scratch, p)
-		}
-		return p, err
-	}
-	defer func() {
-		for _, p := range scratch {
-			d.pool.put(p)
-		}
-	}()
+	get, release := d.scratch()
+	defer release()
 	// 1. The new edges sorted by owner vertex, stable in position order.
 	keys, err := get(n * 4)
 	if err != nil {
@@ -453,19 +442,8 @@ func (d *device) buildPairs() error {
 		return nil
 	}
 	n := dw.out.total
-	var scratch []cu.DevicePtr
-	get := func(bytes int64) (cu.DevicePtr, error) {
-		p, err := d.pool.get(d, max(bytes, 8))
-		if err == nil {
-			scratch = append(scratch, p)
-		}
-		return p, err
-	}
-	defer func() {
-		for _, p := range scratch {
-			d.pool.put(p)
-		}
-	}()
+	get, release := d.scratch()
+	defer release()
 	if n > dw.pairs.entries {
 		d.pool.put(dw.pairs.t)
 		d.pool.put(dw.pairs.pos)
@@ -515,6 +493,25 @@ func (d *device) buildPairs() error {
 	}
 	dw.pairsFresh = true
 	return d.writeWin()
+}
+
+// scratch hands out pool buffers that release returns to the pool
+// together (the temporaries of one maintenance step).
+func (d *device) scratch() (get func(bytes int64) (cu.DevicePtr, error), release func()) {
+	var held []cu.DevicePtr
+	get = func(bytes int64) (cu.DevicePtr, error) {
+		p, err := d.pool.get(d, max(bytes, 8))
+		if err == nil {
+			held = append(held, p)
+		}
+		return p, err
+	}
+	release = func() {
+		for _, p := range held {
+			d.pool.put(p)
+		}
+	}
+	return get, release
 }
 
 // radixSort sorts n (key, value) pairs by key (< verts), stably, 8 bits a
