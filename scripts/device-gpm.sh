@@ -7,9 +7,13 @@
 #   go test -c -tags cuda -ldflags=-s\ -w -o bin/gpu.test ./gpu/
 #   mkdir -p .devdata/static && cp ../shared/data/static/{citeseer.edgelist,email-Eu-core.txt,ca-GrQc.txt} .devdata/static/
 # then, on the GPU machine, from the repository root:
-#   scripts/device-gpm.sh [bin/gpu.test] [data dir, default .devdata] [tests] [rows] [motif8]
-# (every step when none is named; motif8 is the citeseer motif k=8 row,
-# ~100 s on an H200, apart so that a quick check can leave it out).
+#   scripts/device-gpm.sh [bin/gpu.test] [data dir, default .devdata] [tests] [rows] [motif8] [balance]
+# (tests, rows and motif8 when none is named; motif8 is the citeseer motif
+# k=8 row, ~100 s on an H200, apart so that a quick check can leave it
+# out). balance (not run yet: written when the device time had run out)
+# times DM_WC against DM_OPT on the GPU, `monitor gpm --balance off|on`,
+# on citeseer motifs and on tgraphgen snapshots (BENCHMARKS.md's CPU
+# rows); it needs bin/monitor and bin/tgraphgen beside bin/gpu.test.
 # Logs go to $OUT (or ./device-out); the last lines are one summary line
 # per row: graph, app, k, clique workflow
 # (pa: pattern-aware, dm: DuMato's literal filter-process; - for motifs),
@@ -82,6 +86,29 @@ for step in $what; do
 		;;
 	motif8)
 		row citeseer motif 8 - 1 120
+		;;
+	balance)
+		# graph app k: the engine's seconds with balancing off and on.
+		mon=$(dirname "$bin")/monitor tg=$(dirname "$bin")/tgraphgen
+		[[ -f /tmp/tg10m.txt ]] || "$tg" -edges 10000000 -seed 1 >/tmp/tg10m.txt
+		[[ -f /tmp/tg100k.txt ]] || "$tg" -edges 100000 -seed 1 >/tmp/tg100k.txt
+		echo "DM_WC (--balance off) against DM_OPT (on), GPU seconds of the engine:"
+		while read -r graph app k; do
+			for b in off on; do
+				timeout 120 "$mon" gpm --graph "$graph" --app "$app" -k "$k" --backend gpu --balance "$b" --format json \
+					>"$out/bal-$(basename "$graph")-$app-$k-$b.json" 2>"$out/bal-$(basename "$graph")-$app-$k-$b.err"
+				rc=$?
+				python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('  %-16s %-6s k=%-2s balance %-3s %16d subgraphs %10.3f s' % (sys.argv[2], r['app'], r['k'], sys.argv[3], r['total'], r['seconds']))" \
+					"$out/bal-$(basename "$graph")-$app-$k-$b.json" "$(basename "$graph")" "$b" 2>/dev/null || echo "  $(basename "$graph") $app k=$k balance $b: rc $rc"
+			done
+		done <<-ROWS
+			$data/static/citeseer.edgelist motif 5
+			$data/static/citeseer.edgelist motif 6
+			/tmp/tg10m.txt clique 3
+			/tmp/tg10m.txt clique 4
+			/tmp/tg100k.txt motif 3
+			/tmp/tg100k.txt motif 4
+		ROWS
 		;;
 	esac
 done
