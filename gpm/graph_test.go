@@ -37,6 +37,8 @@ func TestRead(t *testing.T) {
 		{"plain", "1 2\n2 3\n", "1-2 2-3", false},
 		{"comments, blanks, dups, reversed, self-loops", "# c\n% mm\n\n1 2\n2 1\n1 2\n3 3\n2\t3\n", "1-2 2-3", false},
 		{"string ids, commas, extra fields", "alice,bob,1.5\ncarol bob 99 x\n", "alice-bob bob-carol", false},
+		{"runs of separators", ",a,, \tb,\nb\t\t,c\n", "a-b b-c", false},
+		{"a three-field first line is no header", "4 2 7\n1 2\n2 3\n", "1-2 2-3 2-4", false},
 		{"header V E", "3 2\n1 2\n2 3\n", "1-2 2-3", true},
 		{"header after comments", "# g\n4 3\na b\nb c\nc d\n", "a-b b-c c-d", true},
 		// "0 3" cannot be a header of 3 vertices... it names 0 vertices.
