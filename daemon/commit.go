@@ -98,8 +98,38 @@ func nextResume(prev *resumeState, processed, watermark int64) resumeState {
 	return st
 }
 
-// committed reads the group's committed offsets and metadata for topic.
+// committed reads the group's committed offsets for topic and, per
+// partition, the resume state a clean shutdown left for that offset: in
+// the group's own commit metadata (scale-out commits it in its
+// generation), or else in resumeGroup's commit at the same offset (a
+// later commit by anyone makes it stale: at least once then).
 func committed(ctx context.Context, client *kafka.Client, group, topic string, partitions []int) (map[int]int64, map[int]resumeState, error) {
+	offsets, states, err := fetchCommitted(ctx, client, group, topic, partitions)
+	if err != nil {
+		return nil, nil, err
+	}
+	roffsets, rstates, err := fetchCommitted(ctx, client, resumeGroup(group), topic, partitions)
+	if err != nil {
+		return offsets, states, nil // no resume state: at least once
+	}
+	for p, st := range rstates {
+		_, own := states[p]
+		if off, ok := offsets[p]; ok && roffsets[p] == off && !own {
+			states[p] = st
+		}
+	}
+	return offsets, states, nil
+}
+
+// resumeGroup is the consumer group, never joined, whose commits carry a
+// daemon's resume state at a clean shutdown. The daemon's own group may
+// have live members then (a standby), which refuse a commit from outside
+// the generation, and kafka-go's Reader commits carry no metadata.
+func resumeGroup(group string) string { return group + ".resume" }
+
+// fetchCommitted reads one group's committed offsets and clean resume
+// states for topic.
+func fetchCommitted(ctx context.Context, client *kafka.Client, group, topic string, partitions []int) (map[int]int64, map[int]resumeState, error) {
 	resp, err := client.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: partitions}})
 	if err != nil {
 		return nil, nil, fmt.Errorf("fetching committed offsets of group %s: %w", group, err)
@@ -144,9 +174,11 @@ func resumeMetadata(offsets, processed map[int]int64, prev map[int]resumeState, 
 	return meta
 }
 
-// commitFinal commits offsets with resume metadata after the consumer has
-// left the group (generation -1: a standalone commit, accepted for a group
-// with no live members).
+// commitFinal records the resume state of a clean shutdown: offsets (what
+// the pipeline's last in-group commit wrote) with resume metadata, in
+// resumeGroup, which nobody joins, so the standalone commit (generation
+// -1) is accepted even while other members (a standby) hold the daemon's
+// own group.
 func commitFinal(ctx context.Context, client *kafka.Client, group, topic string, offsets map[int]int64, processed map[int]int64, prev map[int]resumeState, watermark int64) error {
 	var parts []kafka.OffsetCommit
 	meta := resumeMetadata(offsets, processed, prev, watermark)
@@ -156,13 +188,14 @@ func commitFinal(ctx context.Context, client *kafka.Client, group, topic string,
 	if len(parts) == 0 {
 		return nil
 	}
-	resp, err := client.OffsetCommit(ctx, &kafka.OffsetCommitRequest{GroupID: group, GenerationID: -1, Topics: map[string][]kafka.OffsetCommit{topic: parts}})
+	rg := resumeGroup(group)
+	resp, err := client.OffsetCommit(ctx, &kafka.OffsetCommitRequest{GroupID: rg, GenerationID: -1, Topics: map[string][]kafka.OffsetCommit{topic: parts}})
 	if err != nil {
-		return fmt.Errorf("final offset commit of group %s: %w", group, err)
+		return fmt.Errorf("final offset commit of group %s: %w", rg, err)
 	}
 	for _, p := range resp.Topics[topic] {
 		if p.Error != nil {
-			return fmt.Errorf("final offset commit of %s/%d: %w", topic, p.Partition, p.Error)
+			return fmt.Errorf("final offset commit of %s/%d in group %s: %w", topic, p.Partition, rg, p.Error)
 		}
 	}
 	return nil

@@ -1,0 +1,104 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// TestResumeStateThroughResumeGroup: a clean shutdown's resume state is
+// committed to the resume group, which accepts it while the daemon's own
+// group has a live member (a standby; the group itself refuses a commit
+// from outside its generation), and a restart takes it only for
+// partitions whose committed offset has not moved since.
+func TestResumeStateThroughResumeGroup(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "edges"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := &kafka.Client{Addr: kafka.TCP(c.ListenAddrs()...), Timeout: 10 * time.Second}
+
+	// The daemon's group holds offsets 10 and 20 (its last commit), then
+	// a member joins, as a standby would.
+	commitOffsets(t, ctx, client, "g", map[int]int64{0: 10, 1: 20})
+	r := kafka.NewReader(kafka.ReaderConfig{Brokers: c.ListenAddrs(), GroupID: "g", Topic: "edges", MaxWait: 100 * time.Millisecond})
+	defer r.Close()
+	go r.FetchMessage(ctx) // joins the group
+	waitMembers(t, ctx, client, "g")
+	resp, err := client.OffsetCommit(ctx, &kafka.OffsetCommitRequest{GroupID: "g", GenerationID: -1,
+		Topics: map[string][]kafka.OffsetCommit{"edges": {{Partition: 0, Offset: 10, Metadata: "x"}}}})
+	if err == nil && resp.Topics["edges"][0].Error == nil {
+		t.Fatal("the group accepted a commit from outside its generation while a member is live: the test no longer shows the case")
+	}
+	if err := commitFinal(ctx, client, "g", "edges", map[int]int64{0: 10, 1: 20}, map[int]int64{0: 12, 1: 25}, nil, 99); err != nil {
+		t.Fatalf("commitFinal with a live member in the group: %v", err)
+	}
+	offsets, states, err := committed(ctx, client, "g", "edges", []int{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if offsets[0] != 10 || offsets[1] != 20 || len(states) != 2 || states[0].Processed != 12 || states[1].Processed != 25 || states[1].Watermark != 99 {
+		t.Fatalf("after a clean shutdown: offsets %v, states %+v; want 10/20 with processed 12/25 at watermark 99", offsets, states)
+	}
+
+	// The member leaves and someone commits partition 1 further: its
+	// resume state is stale.
+	r.Close()
+	waitNoMembers(t, ctx, client, "g")
+	commitOffsets(t, ctx, client, "g", map[int]int64{1: 30})
+	_, states, err = committed(ctx, client, "g", "edges", []int{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := states[1]; ok || states[0].Processed != 12 {
+		t.Fatalf("after a later commit of partition 1: states %+v; want only partition 0's", states)
+	}
+}
+
+// waitMembers waits until group has a member.
+func waitMembers(t *testing.T, ctx context.Context, client *kafka.Client, group string) {
+	t.Helper()
+	waitGroup(t, ctx, client, group, func(n int) bool { return n > 0 })
+}
+
+// waitNoMembers waits until group is empty.
+func waitNoMembers(t *testing.T, ctx context.Context, client *kafka.Client, group string) {
+	t.Helper()
+	waitGroup(t, ctx, client, group, func(n int) bool { return n == 0 })
+}
+
+func waitGroup(t *testing.T, ctx context.Context, client *kafka.Client, group string, ok func(members int) bool) {
+	t.Helper()
+	for ctx.Err() == nil {
+		resp, err := client.DescribeGroups(ctx, &kafka.DescribeGroupsRequest{GroupIDs: []string{group}})
+		if err == nil && len(resp.Groups) == 1 && ok(len(resp.Groups[0].Members)) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("group %s: membership never as wanted", group)
+}
+
+// commitOffsets commits offsets to an empty group, outside any generation.
+func commitOffsets(t *testing.T, ctx context.Context, client *kafka.Client, group string, offsets map[int]int64) {
+	t.Helper()
+	var parts []kafka.OffsetCommit
+	for p, off := range offsets {
+		parts = append(parts, kafka.OffsetCommit{Partition: p, Offset: off})
+	}
+	resp, err := client.OffsetCommit(ctx, &kafka.OffsetCommitRequest{GroupID: group, GenerationID: -1, Topics: map[string][]kafka.OffsetCommit{"edges": parts}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range resp.Topics["edges"] {
+		if p.Error != nil {
+			t.Fatalf("commit to %s: %v", group, p.Error)
+		}
+	}
+}
