@@ -149,6 +149,10 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer admin.Close()
+	// p was made above, before the admin: it gets the end-offset lookup
+	// here; scale-out's pipelines get it from mk.
+	mk.endOffsets = func(ctx context.Context) (map[int]int64, error) { return admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic) }
+	p.endOffsets = mk.endOffsets
 
 	// work is the run group's pipeline actor; stats reports its records.
 	var work func(context.Context) error

@@ -86,6 +86,11 @@ type pipeline struct {
 	// pending counts records taken in since the last batch.
 	next    map[int]int64
 	pending int
+	// endOffsets, every endCheckEvery (see refreshPending), marks the
+	// partitions with records not fetched yet as pending.
+	endOffsets    func(context.Context) (map[int]int64, error)
+	endCheckEvery time.Duration
+	endCheckedAt  time.Time
 	// Takeover check (an instance without scale-out that stood by in its
 	// group; see checkTakeover): builtTo[p] is the offset the window was
 	// rebuilt up to at start, and committed looks up the group's committed
@@ -450,6 +455,7 @@ func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reaso
 func (p *pipeline) batch(ctx context.Context) error {
 	start := time.Now()
 	p.reorder.IgnoreSilenceBefore(p.health.quietFrom())
+	p.refreshPending(ctx)
 	edges, wm := p.reorder.Release()
 	if f := p.reorder.Forced(); f > p.forcedSeen {
 		p.proc.NoteCap(stream.CapReorder)
@@ -573,6 +579,44 @@ func (p *pipeline) committable() map[int]int64 {
 		}
 	}
 	return out
+}
+
+// refreshPending asks the brokers, every endCheckEvery, for the log end
+// of the partitions this pipeline reads, and marks those with records it
+// has not fetched yet as pending, which never go idle. Without it, a
+// partition whose fetches stall (a slow broker, a rebalance, a loaded
+// machine) for the idle timeout while the others flow looked idle: the
+// watermark passed it and its records, once fetched, were late (seen in
+// a loaded CI run: 920 records dead-lettered as late). Records clear the
+// flag again when they reach the end (take). A failed lookup changes
+// nothing: an unreachable broker is an outage, which does not count
+// towards idleness either (IgnoreSilenceBefore).
+func (p *pipeline) refreshPending(ctx context.Context) {
+	if p.endOffsets == nil || len(p.next) == 0 || time.Since(p.endCheckedAt) < p.endCheckEvery {
+		return
+	}
+	p.endCheckedAt = time.Now()
+	cctx, cancel := context.WithTimeout(ctx, probeAttempt)
+	defer cancel()
+	ends, err := p.endOffsets(cctx)
+	if err != nil {
+		return
+	}
+	for part, next := range p.next {
+		if end, ok := ends[part]; ok && end > next {
+			p.reorder.SetPending(part, true)
+		}
+	}
+}
+
+// endCheckInterval is how often refreshPending asks: four times per idle
+// timeout, so a stalled partition is marked pending well before it could
+// count as idle (never with idleness off; at most once a second).
+func endCheckInterval(idle time.Duration) time.Duration {
+	if idle <= 0 {
+		return time.Duration(math.MaxInt64)
+	}
+	return min(max(idle/4, 50*time.Millisecond), time.Second)
 }
 
 // shutdownWatermark is the watermark the final commit metadata records.

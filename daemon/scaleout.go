@@ -42,6 +42,10 @@ type pipelineMaker struct {
 	health     *health
 	alertRetry *retrier
 	probe      func(context.Context) error
+	// endOffsets reads the edge topic's log-end offsets (nil: pending
+	// partitions are known from fetched records alone; see
+	// pipeline.refreshPending).
+	endOffsets func(context.Context) (map[int]int64, error)
 	// updates delivers new query sets from the watcher to whichever
 	// pipeline runs.
 	updates chan querySet
@@ -77,6 +81,7 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 		maxWait: cfg.Window.BatchMaxWait, queryUpdates: mk.updates,
 		future: newFutureCap(cfg.Window.MaxFuture, mk.schema.TimeUnit, time.Now),
 		health: mk.health, alertRetry: mk.alertRetry, probe: mk.probe,
+		endOffsets: mk.endOffsets, endCheckEvery: endCheckInterval(cfg.Window.IdleTimeout),
 		fetchRetry:  newRetrier(opFetch, mk.log, mk.health, mk.pm),
 		commitRetry: newRetrier(opCommit, mk.log, mk.health, mk.pm),
 		dlqRetry:    newRetrier(opDeadLetter, mk.log, mk.health, mk.pm),

@@ -1,0 +1,63 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/stream"
+)
+
+// TestStalledPartitionIsNotIdle: partition 1 has a record in the log but
+// its fetch stalls past the idle timeout while partition 0 flows. With
+// the brokers' log end consulted, partition 1 stays pending and its
+// record, fetched late, is not late; without it (the old behaviour, and
+// the CI failure of 2026-12-02 under load), the record is dead-lettered.
+func TestStalledPartitionIsNotIdle(t *testing.T) {
+	for _, lookup := range []bool{true, false} {
+		clock := time.Unix(1_800_000_000, 0)
+		p, dlq, _ := capPipeline(t, stream.Options{}, time.Hour, clock)
+		p.reorder = ingest.NewReorder(0, 2*time.Second, func() time.Time { return clock })
+		ends := map[int]int64{0: 1, 1: 1}
+		if lookup {
+			p.endOffsets = func(context.Context) (map[int]int64, error) { return ends, nil }
+		}
+		ctx := context.Background()
+		base := clock.Unix()
+		take := func(part int, off, ts int64) {
+			m := record(off, "a", "b", ts)
+			m.Partition, m.HighWaterMark = part, ends[part]
+			if err := p.take(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		batch := func() {
+			if err := p.batch(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Both partitions caught up with one record each.
+		take(0, 0, base)
+		take(1, 0, base)
+		batch()
+		// Partition 1 gets a record in the log, its fetch stalls; partition
+		// 0 flows on for three idle-timeout halves.
+		ends[1] = 2
+		for i := int64(1); i <= 3; i++ {
+			ends[0] = i + 1
+			take(0, i, base+100*i)
+			clock = clock.Add(time.Second)
+			batch()
+		}
+		take(1, 1, base+1) // fetched at last
+		batch()
+		late := len(dlq.sent)
+		if lookup && late != 0 {
+			t.Errorf("with the log end consulted: %d records dead-lettered (%v); want none", late, dlq.sent)
+		}
+		if !lookup && late != 1 {
+			t.Errorf("without the lookup: %d records dead-lettered; want the stalled partition's record (the test no longer shows the case)", late)
+		}
+	}
+}
