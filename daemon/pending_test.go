@@ -61,3 +61,38 @@ func TestStalledPartitionIsNotIdle(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadPartitionIsNotIdle: a partition the pipeline has not read
+// from at all since the window was built, whose records the brokers
+// hold, is pending too: its first records, fetched after the others
+// flowed for longer than the idle timeout, are not late.
+func TestUnreadPartitionIsNotIdle(t *testing.T) {
+	clock := time.Unix(1_800_000_000, 0)
+	p, dlq, _ := capPipeline(t, stream.Options{}, time.Hour, clock)
+	p.reorder = ingest.NewReorder(0, 2*time.Second, func() time.Time { return clock })
+	p.builtTo = map[int]int64{0: 0, 1: 0}
+	ends := map[int]int64{0: 1, 1: 1}
+	p.endOffsets = func(context.Context) (map[int]int64, error) { return ends, nil }
+	ctx := context.Background()
+	base := clock.Unix()
+	for i := int64(0); i < 4; i++ {
+		ends[0] = i + 1
+		m := record(i, "a", "b", base+100*i)
+		m.HighWaterMark = ends[0]
+		if err := p.take(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		clock = clock.Add(time.Second)
+		if err := p.batch(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := record(0, "c", "d", base+1)
+	m.Partition, m.HighWaterMark = 1, 1
+	if err := p.take(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if len(dlq.sent) != 0 {
+		t.Errorf("the unread partition's first record was dead-lettered: %v", dlq.sent)
+	}
+}

@@ -602,9 +602,19 @@ func (p *pipeline) refreshPending(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	for part, next := range p.next {
+	pend := func(part int, next int64) {
 		if end, ok := ends[part]; ok && end > next {
 			p.reorder.SetPending(part, true)
+		}
+	}
+	for part, next := range p.next {
+		pend(part, next)
+	}
+	// Partitions not read from yet, from where the window was built (a
+	// reader that reaches them late must not find its records late).
+	for part, start := range p.builtTo {
+		if _, read := p.next[part]; !read {
+			pend(part, start)
 		}
 	}
 }
