@@ -224,6 +224,12 @@ type Window struct {
 	// early (a burst at one timestamp, a partition whose time stands
 	// still), and later edges at or below it are late, dead-lettered.
 	MaxBuffered int `mapstructure:"max_buffered"`
+	// MaxBufferedBytes caps the bytes held before the window: a quarter
+	// for records fetched and not yet taken in (the fetcher waits), the
+	// rest for the reorder buffer's decoded edges (past it the watermark
+	// is raised early, as with MaxBuffered). A record's raw value is kept
+	// only while it is small (for a dead letter after the buffer).
+	MaxBufferedBytes ByteSize `mapstructure:"max_buffered_bytes"`
 }
 
 // Engine backends.
@@ -362,6 +368,7 @@ func DefaultConfig() *Config {
 			MaxMatchesPerBatch: 100_000,
 			MaxFuture:          time.Hour,
 			MaxBuffered:        1_000_000,
+			MaxBufferedBytes:   256 << 20,
 		},
 		Engine:  Engine{Backend: BackendCPU, Devices: []int{}},
 		Queries: Queries{Files: []string{}, ReloadInterval: 2 * time.Second},

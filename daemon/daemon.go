@@ -37,6 +37,10 @@ type Options struct {
 	// Started, if set, is called once the pipeline consumes, with the
 	// addresses a test or a log line needs.
 	Started func(Info)
+	// OnBatch, if set, receives a report of every batch that took records
+	// in or released edges, from the pipeline goroutine (monitor bench);
+	// it must return quickly.
+	OnBatch func(BatchReport)
 }
 
 // Info describes a running daemon.
@@ -114,7 +118,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer sink.Close()
 	mk := &pipelineMaker{cfg: cfg, log: log, reg: reg, engine: engine, backend: backend, schema: schema, sink: sink,
-		health: ready, updates: make(chan querySet),
+		health: ready, updates: make(chan querySet), onBatch: o.OnBatch,
 		probe: func(ctx context.Context) error { return broker.WaitReady(ctx, brokers, transport) }}
 	if mk.am, err = alerts.NewMetrics(reg); err != nil {
 		return err

@@ -40,6 +40,9 @@ type Reorder struct {
 	maxBuffered int
 	forced      int64
 	arrivals    int64
+	// bytes is the sum of Edge.Bytes over the buffered edges; maxBytes
+	// caps it like maxBuffered caps their number (0: no cap).
+	bytes, maxBytes int64
 
 	heap  []reorderKey
 	slots []reorderSlot
@@ -74,9 +77,10 @@ func (a *reorderKey) less(b *reorderKey) bool {
 }
 
 type reorderSlot struct {
-	e    Edge
-	part *partState
-	qi   int64 // index in part's offset queue
+	e     Edge
+	part  *partState
+	qi    int64 // index in part's offset queue
+	bytes int64 // e.Bytes() when added
 }
 
 // partState is one partition's watermark input and its buffered offsets.
@@ -151,7 +155,9 @@ func (r *Reorder) Add(e Edge) (late bool) {
 		r.slots = append(r.slots, reorderSlot{})
 	}
 	qi := p.q.push(e.Origin.Offset)
-	r.slots[slot] = reorderSlot{e: e, part: p, qi: qi}
+	size := int64(e.Bytes())
+	r.bytes += size
+	r.slots[slot] = reorderSlot{e: e, part: p, qi: qi, bytes: size}
 	r.push(reorderKey{t: e.T, seq: e.Seq, arr: arr, slot: slot})
 	return false
 }
@@ -239,11 +245,12 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 		w = r.maxT // every partition idle: release everything
 	}
 	edges, w = r.releaseTo(dst, w)
-	// The cap: a burst at one timestamp, or a partition whose time never
+	// The caps: a burst at one timestamp, or a partition whose time never
 	// moves, would otherwise be held without bound. Raise the watermark
-	// to the oldest buffered edges' time until at most maxBuffered remain;
-	// later edges at or below it are late (dead-lettered, counted).
-	for r.maxBuffered > 0 && len(r.heap) > r.maxBuffered {
+	// to the oldest buffered edges' time until at most maxBuffered edges
+	// of at most maxBytes remain; later edges at or below it are late
+	// (dead-lettered, counted).
+	for r.overCap() {
 		n := len(edges)
 		edges, w = r.releaseTo(edges, r.heap[0].t)
 		r.forced += int64(len(edges) - n)
@@ -267,7 +274,24 @@ func (r *Reorder) IgnoreSilenceBefore(t time.Time) {
 // watermark are late.
 func (r *Reorder) SetMaxBuffered(n int) { r.maxBuffered = max(n, 0) }
 
-// Forced returns how many edges the buffer cap released early so far.
+// SetMaxBytes caps the memory of the buffered edges (the sum of
+// Edge.Bytes; 0: no cap) the way SetMaxBuffered caps their number.
+func (r *Reorder) SetMaxBytes(n int64) { r.maxBytes = max(n, 0) }
+
+// Bytes returns the memory of the buffered edges (the sum of Edge.Bytes).
+func (r *Reorder) Bytes() int64 { return r.bytes }
+
+// OverCap reports whether the buffer holds more than a cap allows
+// (SetMaxBuffered, SetMaxBytes): the next Release will let edges go
+// early. A caller that adds many edges between releases asks it to
+// release sooner.
+func (r *Reorder) OverCap() bool { return r.overCap() }
+
+func (r *Reorder) overCap() bool {
+	return len(r.heap) > 0 && ((r.maxBuffered > 0 && len(r.heap) > r.maxBuffered) || (r.maxBytes > 0 && r.bytes > r.maxBytes))
+}
+
+// Forced returns how many edges the buffer caps released early so far.
 func (r *Reorder) Forced() int64 { return r.forced }
 
 // Flush releases every buffered edge (at shutdown, or the end of a file)
@@ -310,6 +334,7 @@ func (r *Reorder) releaseTo(out []Edge, w int64) ([]Edge, int64) {
 		s := &r.slots[k.slot]
 		out = append(out, s.e)
 		s.part.q.release(s.qi)
+		r.bytes -= s.bytes
 		*s = reorderSlot{} // drop references for the GC
 		r.free = append(r.free, k.slot)
 	}

@@ -63,6 +63,23 @@ type Output struct {
 	Evicted, EvictedEarly int
 	// Refused are edges not appended because a cap refused them.
 	Refused []Refused
+	// Stages is where the batch's time went.
+	Stages Stages
+}
+
+// Stages splits a batch's processing time: Window is appending the
+// batch, settling held matches and evicting (the memory cap included);
+// DeviceSync is mirroring the window on the GPU (an engine with a
+// Syncer; 0 otherwise); Mine is mining every query.
+type Stages struct {
+	Window, DeviceSync, Mine time.Duration
+}
+
+// Syncer is an engine that mirrors the window before mining (the GPU
+// engine): the processor syncs it after appending, so that the upload is
+// timed apart from mining.
+type Syncer interface {
+	Sync(ctx context.Context, w *window.Window) error
 }
 
 type registered struct {
@@ -297,20 +314,33 @@ func (p *Processor) root(e *ingest.Edge) bool {
 // t <= watermark have been released.
 func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark int64) (*Output, error) {
 	out := &Output{Counts: make(map[string]int64)}
+	start := time.Now()
 	runs, err := p.append(batch, out)
 	if err != nil {
 		return out, err
+	}
+	t := time.Now()
+	out.Stages.Window = t.Sub(start)
+	if s, ok := p.opts.Engine.(Syncer); ok && len(runs) > 0 && len(p.queries) > 0 {
+		if err := s.Sync(ctx, p.w); err != nil {
+			return out, err
+		}
+		now := time.Now()
+		out.Stages.DeviceSync, t = now.Sub(t), now
 	}
 	for _, q := range p.queries {
 		if err := p.mine(ctx, q, runs, watermark, out); err != nil {
 			return out, err
 		}
 	}
+	now := time.Now()
+	out.Stages.Mine, t = now.Sub(t), now
 	p.settle(watermark, out)
 	p.evict(out)
 	p.capBytes(out)
 	out.Held = len(p.held)
 	p.metrics.observe(p, out)
+	out.Stages.Window += time.Since(t)
 	return out, nil
 }
 
