@@ -570,9 +570,9 @@ func (p *pipeline) batch(ctx context.Context) error {
 	}
 	p.pm.batch(len(edges), end.Sub(start))
 	if len(edges) > 0 || p.pending > 0 {
-		r := BatchReport{Records: p.pending, Edges: len(edges), Stages: p.stage}
+		r := BatchReport{Records: p.pending, Edges: len(edges), Stages: p.stage, Done: end}
 		if p.pending > 0 {
-			r.Latency = end.Sub(p.firstFetch)
+			r.Latency, r.FirstFetched = end.Sub(p.firstFetch), p.firstFetch
 			p.pm.latencySeconds.Observe(r.Latency.Seconds())
 		}
 		for i, d := range p.stage {

@@ -51,6 +51,9 @@ type BatchReport struct {
 	// Latency is from fetching the batch's first record to its alerts
 	// acknowledged and offsets committed (0 without records).
 	Latency time.Duration
+	// FirstFetched is when the batch's first record was fetched (zero
+	// without records); Done when the batch was committed.
+	FirstFetched, Done time.Time
 	// Stages is the time of each stage (StageNames order).
 	Stages [numStages]time.Duration
 }
