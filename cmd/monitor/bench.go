@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +48,7 @@ type benchOptions struct {
 	batchWait             time.Duration
 	produceBatch          int
 	timeout               time.Duration
+	cpuProfile            string
 }
 
 func newBenchCmd() *cobra.Command {
@@ -95,6 +97,7 @@ figure at that load.`,
 	f.DurationVar(&o.batchWait, "batch-wait", 0, "window.batch_max_wait override")
 	f.IntVar(&o.produceBatch, "produce-batch", 10_000, "records per produce request")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the consuming phase (pprof) to this file")
 	return cmd
 }
 
@@ -250,6 +253,17 @@ func benchRun(ctx context.Context, o benchOptions, stdout, stderr io.Writer) err
 	case <-started:
 	case err := <-done:
 		return fmt.Errorf("bench: the daemon did not start: %w", err)
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("bench: --cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("bench: --cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var g errgroup.Group
 	if o.rate > 0 {
