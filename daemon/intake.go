@@ -142,6 +142,11 @@ func signal(c chan struct{}) {
 	}
 }
 
+// chunksInFlight is how many chunks exist: one being filled and decoded,
+// one waiting in the channel, one the pipeline takes in. They cycle, so
+// their slices are allocated once.
+const chunksInFlight = 3
+
 // decodeChunks takes records from q, decodes them and sends the chunks
 // to out until ctx ends. Chunks come back through free for reuse.
 func decodeChunks(ctx context.Context, q *fetchQueue, dec *ingest.Decoder, out chan<- *chunk, free <-chan *chunk) {
@@ -149,8 +154,8 @@ func decodeChunks(ctx context.Context, q *fetchQueue, dec *ingest.Decoder, out c
 		var c *chunk
 		select {
 		case c = <-free:
-		default:
-			c = &chunk{}
+		case <-ctx.Done():
+			return
 		}
 		if !q.take(ctx, c) {
 			return

@@ -119,6 +119,8 @@ type pipeline struct {
 	// onBatch, if set, receives each batch's report (monitor bench).
 	stage   [numStages]time.Duration
 	onBatch func(BatchReport)
+	// uncounted batches the per-record ingest metrics.
+	uncounted uncountedRecords
 
 	// future is window.max_future; capLimiter rate-limits cap log lines.
 	future     futureCap
@@ -170,7 +172,10 @@ func (p *pipeline) run(ctx context.Context) error {
 		p.queue = newFetchQueue(max(p.fetchQueueBytes, minFetchQueueBytes))
 	}
 	chunks := make(chan *chunk, 1)
-	free := make(chan *chunk, 4)
+	free := make(chan *chunk, chunksInFlight)
+	for range chunksInFlight {
+		free <- &chunk{}
+	}
 	var intake sync.WaitGroup
 	intake.Add(2)
 	go func() {
@@ -197,10 +202,7 @@ func (p *pipeline) run(ctx context.Context) error {
 			err := p.takeChunk(work, c)
 			p.queue.release(c.bytes)
 			c.recycle()
-			select {
-			case free <- c:
-			default:
-			}
+			free <- c // never blocks: only chunksInFlight chunks exist
 			if err != nil {
 				return err
 			}
@@ -226,6 +228,7 @@ const minFetchQueueBytes = 1 << 20
 // takeChunk takes a decoded chunk in, record by record, closing a batch
 // whenever batch_size records are pending.
 func (p *pipeline) takeChunk(ctx context.Context, c *chunk) error {
+	defer p.flushCounts()
 	p.stage[stageFetch] += c.fetchTime
 	p.stage[stageDecode] += c.decodeTime
 	start := time.Now()
@@ -394,7 +397,39 @@ const (
 // take decodes one record into the reorder buffer, or dead-letters it.
 func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 	e, err := p.dec.Decode(m.Value, ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset})
+	defer p.flushCounts()
 	return p.takeDecoded(ctx, &m, time.Now(), e, err)
+}
+
+// uncountedRecords are records taken in and not yet added to the ingest
+// metrics: a labelled counter per record would cost more than taking the
+// record in.
+type uncountedRecords struct {
+	consumed []int // by partition
+	decoded  int
+}
+
+func (p *pipeline) countConsumed(partition int) {
+	c := &p.uncounted.consumed
+	if partition >= len(*c) {
+		*c = append(*c, make([]int, partition+1-len(*c))...)
+	}
+	(*c)[partition]++
+}
+
+// flushCounts adds the uncounted records to the ingest metrics.
+func (p *pipeline) flushCounts() {
+	u := &p.uncounted
+	for part, n := range u.consumed {
+		if n > 0 {
+			p.im.Consumed(part, n)
+			u.consumed[part] = 0
+		}
+	}
+	if u.decoded > 0 {
+		p.im.Decoded(u.decoded)
+		u.decoded = 0
+	}
 }
 
 // rawKeepMax is the largest record value kept with its edge (Edge.Raw)
@@ -422,7 +457,7 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 		return err
 	}
 	p.stats.Records++
-	p.im.Consumed(m.Partition, 1)
+	p.countConsumed(m.Partition)
 	p.next[m.Partition] = m.Offset + 1
 	if p.pending == 0 {
 		p.firstFetch = fetched
@@ -445,7 +480,7 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 		return p.deadLetter(ctx, m, class, err.Error())
 	}
 	p.stats.Decoded++
-	p.im.Decoded(1)
+	p.uncounted.decoded++
 	if hb, ok := p.historyBefore[m.Partition]; ok && m.Offset < hb {
 		e.History = true
 	}
@@ -513,6 +548,7 @@ func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reaso
 // batch releases what the watermark allows, mines it, writes the alerts
 // and commits what is safe.
 func (p *pipeline) batch(ctx context.Context) error {
+	p.flushCounts()
 	start := time.Now()
 	p.reorder.IgnoreSilenceBefore(p.health.quietFrom())
 	p.refreshPending(ctx)
