@@ -119,6 +119,8 @@ type pipeline struct {
 	// onBatch, if set, receives each batch's report (monitor bench).
 	stage   [numStages]time.Duration
 	onBatch func(BatchReport)
+	// reported is stats as of the last BatchReport.
+	reported pipelineStats
 	// uncounted batches the per-record ingest metrics.
 	uncounted uncountedRecords
 
@@ -606,7 +608,9 @@ func (p *pipeline) batch(ctx context.Context) error {
 	}
 	p.pm.batch(len(edges), end.Sub(start))
 	if len(edges) > 0 || p.pending > 0 {
-		r := BatchReport{Records: p.pending, Edges: len(edges), Stages: p.stage, Done: end}
+		r := BatchReport{Records: p.pending, Edges: len(edges), Stages: p.stage, Done: end,
+			Late: int(p.stats.Late - p.reported.Late), DeadLettered: int(p.stats.DeadLettered - p.reported.DeadLettered)}
+		p.reported = p.stats
 		if p.pending > 0 {
 			r.Latency, r.FirstFetched = end.Sub(p.firstFetch), p.firstFetch
 			p.pm.latencySeconds.Observe(r.Latency.Seconds())

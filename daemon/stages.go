@@ -46,8 +46,9 @@ var StageNames = [numStages]string{"fetch", "decode", "reorder", "window", "devi
 // edges: for monitor bench (Options.OnBatch).
 type BatchReport struct {
 	// Records were taken in since the previous batch; Edges released to
-	// the window.
-	Records, Edges int
+	// the window; Late and DeadLettered records went to the dead-letter
+	// topic since the previous batch (never released).
+	Records, Edges, Late, DeadLettered int
 	// Latency is from fetching the batch's first record to its alerts
 	// acknowledged and offsets committed (0 without records).
 	Latency time.Duration

@@ -151,6 +151,11 @@ type benchReport struct {
 	// Stages is each stage's total seconds over the run, and its share
 	// of Seconds (fetch and decode overlap the other stages).
 	Stages []benchStage `json:"stages"`
+	// Late and DeadLettered records were not mined (a loaded machine can
+	// stall a partition past idle_timeout): the counts then differ from
+	// monitor mine's.
+	Late         int `json:"late"`
+	DeadLettered int `json:"dead_lettered"`
 	// Matches counts each query's matches (count mode), as mined.
 	Matches map[string]float64 `json:"matches"`
 }
@@ -228,11 +233,13 @@ func benchRun(ctx context.Context, o benchOptions, stdout, stderr io.Writer) err
 		defer mu.Unlock()
 		batches = append(batches, r)
 		released += r.Edges
+		rep.Late += r.Late
+		rep.DeadLettered += r.DeadLettered
 		if r.Records > 0 && (first.IsZero() || r.FirstFetched.Before(first)) {
 			first = r.FirstFetched
 		}
 		last = r.Done
-		if released >= len(records) {
+		if released+rep.Late+rep.DeadLettered >= len(records) {
 			closeOnce.Do(func() { close(allIn) })
 		}
 	}
@@ -355,6 +362,9 @@ func printBench(w io.Writer, format string, r *benchReport) error {
 	fmt.Fprintf(tw, "first record to last commit (s)\t%.3f\t\n", r.Seconds)
 	fmt.Fprintf(tw, "edges/s\t%.0f\t\n", r.EdgesPerSecond)
 	fmt.Fprintf(tw, "batches\t%d\t\n", r.Batches)
+	if r.Late+r.DeadLettered > 0 {
+		fmt.Fprintf(tw, "late / dead-lettered (not mined)\t%d / %d\t\n", r.Late, r.DeadLettered)
+	}
 	fmt.Fprintf(tw, "batch latency p50 / p90 / p99 / max (ms)\t%.1f / %.1f / %.1f / %.1f\t\n",
 		r.LatencyP50*1e3, r.LatencyP90*1e3, r.LatencyP99*1e3, r.LatencyMax*1e3)
 	fmt.Fprintf(tw, "\t\t\n")
