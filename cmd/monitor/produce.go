@@ -70,6 +70,9 @@ queries), until interrupted or --edges N are sent.
 
 Records are written in batches, each acknowledged by all in-sync replicas
 before the next; --rate or --speedup paces them.`,
+		Example: `  monitor produce --file edges.txt --brokers kafka-1:9092 --topic edges
+  monitor produce --file CollegeMsg.txt --brokers localhost:9092 --speedup 3600
+  monitor produce --demo --brokers localhost:9092 --edges 10000`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageError{fmt.Errorf("produce: unexpected argument %q (the file goes after --file)", args[0])}

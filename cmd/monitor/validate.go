@@ -24,6 +24,8 @@ On success it prints one line: the queries, the window span (the largest
 query delta plus window.allowed_lateness) and the brokers. Otherwise it
 prints every problem found, one per line with file, line and field, and
 exits with status 1.`,
+		Example: `  monitor validate config.yaml
+  MONITOR_KAFKA_BROKERS=kafka-1:9092 monitor validate config.yaml`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 || args[0] == "" {
 				return usageError{fmt.Errorf("validate: give one config file: monitor validate FILE")}
