@@ -73,7 +73,7 @@ func Resolve(n *yaml.Node) *yaml.Node {
 // (line 1 for a file whose top-level mapping breaks on line 6), not the
 // line that broke it.
 var blockErrors = map[string]bool{
-	"did not find expected key":          true,
+	"did not find expected key":           true,
 	"did not find expected '-' indicator": true,
 }
 
