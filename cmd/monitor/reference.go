@@ -49,7 +49,7 @@ func newMotifsCmd() *cobra.Command {
 		Use:   "motifs",
 		Short: "List the built-in motifs (--motif NAME) with their shapes",
 		Long: `List the built-in motifs that 'monitor mine --motif NAME' and query files
-(motif: NAME) take: Everest's benchmark motifs M1..M13, M4-A (M4 with an
+take: Everest's benchmark motifs M1..M13, M4-A (M4 with an
 anti-edge) and SNAP's 36 three-edge motifs snap-i-j. Edges are listed in
 temporal order: a match maps them to graph edges in increasing time. None
 has a delta: give --delta (mine) or delta: (a query file).`,
