@@ -68,8 +68,7 @@ type FileStats struct {
 
 	// EmptyValues counts empty attribute fields of edge lines ("a,b,10,,EUR"):
 	// the attribute is missing on that edge (a number reads as NaN, a
-	// string as ""), which a query's comparison treats as false.
-	// FirstEmpty locates the first one.
+	// string as ""). FirstEmpty locates the first one.
 	EmptyValues int64
 	FirstEmpty  *LineError
 

@@ -533,7 +533,7 @@ func printMineCSV(stdout io.Writer, r *mineReport) error {
 // a finer unit than --time-unit.
 func warnLoaded(stderr io.Writer, path string, st ingest.FileStats, unit time.Duration) {
 	if st.EmptyValues > 0 {
-		fmt.Fprintf(stderr, "loading %s: warning: %s empty attribute %s, e.g. %v; a query's comparison on a missing value is false\n",
+		fmt.Fprintf(stderr, "loading %s: warning: %s empty attribute %s, e.g. %v; queries see them as missing (docs/QUERIES.md, \"Missing attributes\")\n",
 			path, grouped(st.EmptyValues), pluralWord(st.EmptyValues, "value"), st.FirstEmpty)
 	}
 	if finer, ok := ingest.SuspectTimeUnit(st.LargestT, unit); ok {
