@@ -48,9 +48,14 @@ func TestCLIExitCodes(t *testing.T) {
 		{[]string{"run", "--config", "x.yaml", "more"}, 2, `run: unexpected argument "more"`},
 		{[]string{"version", "x"}, 2, `version: unexpected argument "x"`},
 		{[]string{"mine", "--graph", "testdata/nope.txt", "--motif", "M1", "--delta", "10"}, 1, "nope.txt"},
+		// flag values: what the value should be, not strconv's words
+		{[]string{"mine", "--workers", "many"}, 2, `invalid argument "many" for "--workers" flag: want an integer`},
+		{[]string{"gpm", "--threshold", "half"}, 2, `invalid argument "half" for "--threshold" flag: want a number`},
+		{[]string{"mine", "--progress", "5"}, 2, `invalid argument "5" for "--progress" flag: want a duration like 500ms, 5s or 1h`},
+		{[]string{"mine", "--snap3=maybe"}, 2, `invalid argument "maybe" for "--snap3" flag: want true or false`},
 	} {
 		_, errOut, code := run(t, c.args...)
-		if code != c.code || !strings.Contains(errOut, c.want) {
+		if code != c.code || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "strconv") || strings.Contains(errOut, "time: ") {
 			t.Errorf("monitor %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), code, errOut, c.code, c.want)
 		}
 	}
@@ -273,6 +278,10 @@ func TestMineWarnsOfTimeUnitAndEmptyValues(t *testing.T) {
 	_, errOut, _ = run(t, "mine", "--graph", ms, "--motif", "M1", "--delta", "10", "--time-unit", "1ms", "--progress", "0")
 	if strings.Contains(errOut, "warning") {
 		t.Errorf("--time-unit 1ms still warns: %q", errOut)
+	}
+	_, errOut, _ = run(t, "produce", "--file", ms, "--brokers", "127.0.0.1:1")
+	if !strings.Contains(errOut, "give --time-unit 1ms") {
+		t.Errorf("produce of 13-digit times: stderr %q; want the --time-unit warning", errOut)
 	}
 	us := writeTemp(t, "us.txt", "a b 1700000000000000\n")
 	_, errOut, _ = run(t, "mine", "--graph", us, "--motif", "M1", "--delta", "10", "--progress", "0")

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -78,7 +79,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("motifwatch {{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{flagError(err)} })
 	// One line per command: other branches add theirs here.
 	root.AddCommand(newRunCmd())
 	root.AddCommand(newMineCmd())
@@ -89,6 +90,32 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newMotifsCmd())
 	root.AddCommand(newVersionCmd())
 	return root
+}
+
+// parseErrRE matches the strconv and time errors that pflag passes on for
+// a bad flag value ("strconv.ParseInt: parsing \"x\": invalid syntax").
+var parseErrRE = regexp.MustCompile(`(strconv\.Parse(Int|Uint|Float|Bool): parsing "[^"]*": (invalid syntax|value out of range))|(time: invalid duration "[^"]*")|(time: missing unit in duration "[^"]*")`)
+
+// flagError words a flag-parsing error for people: the library's parse
+// error after the value becomes what the value should be.
+func flagError(err error) error {
+	msg := parseErrRE.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		switch {
+		case strings.HasSuffix(m, "value out of range"):
+			return "out of range"
+		case strings.Contains(m, "ParseInt"), strings.Contains(m, "ParseUint"):
+			return "want an integer"
+		case strings.Contains(m, "ParseFloat"):
+			return "want a number"
+		case strings.Contains(m, "ParseBool"):
+			return "want true or false"
+		}
+		return "want a duration like 500ms, 5s or 1h"
+	})
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
 }
 
 // noArgs rejects positional arguments as bad usage (exit status 2).

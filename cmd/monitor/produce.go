@@ -251,6 +251,7 @@ func (o *produceOptions) load(stderr io.Writer) (*window.Window, error) {
 			fmt.Fprintf(stderr, "  %v\n", e)
 		}
 	}
+	warnLoaded(stderr, o.file, st, o.timeUnit)
 	fmt.Fprintf(stderr, "loaded %s: %d edges (%d self-loops dropped) in %.2fs\n",
 		o.file, w.Len(), st.SelfLoops, time.Since(start).Seconds())
 	return w, nil
