@@ -66,9 +66,9 @@ type FileStats struct {
 	Nodes         int64 // node file records applied to the window
 	NodesUnlinked int64 // node file records whose id has no edge (ignored)
 
-	// EmptyValues counts empty attribute fields of edge lines ("a,b,10,,EUR"):
-	// the attribute is missing on that edge (a number reads as NaN, a
-	// string as ""). FirstEmpty locates the first one.
+	// EmptyValues counts empty attribute fields of edge lines ("a,b,10,,EUR")
+	// and node file lines: the attribute is missing on that edge or node (a
+	// number reads as NaN, a string as ""). FirstEmpty locates the first.
 	EmptyValues int64
 	FirstEmpty  *LineError
 

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,20 @@ func TestLoadCountsEmptyAttributeValues(t *testing.T) {
 	}
 	if got, want := st.FirstEmpty.Error(), `pay.csv:3: attribute "amount" is empty (missing on this edge)`; got != want {
 		t.Errorf("FirstEmpty = %q; want %q", got, want)
+	}
+}
+
+func TestLoadCountsEmptyNodeValues(t *testing.T) {
+	nodes := filepath.Join(t.TempDir(), "nodes.txt")
+	if err := os.WriteFile(nodes, []byte("id,label,risk\na,acct,0.5\nb,,0.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, st, err := Load(strings.NewReader("a b 1\n"), "e.txt", FileOptions{NodeFile: nodes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := nodes + `:3: node attribute "label" is empty (missing on this node)`; st.EmptyValues != 1 || st.FirstEmpty == nil || st.FirstEmpty.Error() != want {
+		t.Errorf("EmptyValues = %d, FirstEmpty = %v; want 1 and %q", st.EmptyValues, st.FirstEmpty, want)
 	}
 }
 
