@@ -489,7 +489,7 @@ func (o *mineOptions) print(stdout io.Writer, r *mineReport) error {
 		if len(q.Examples) == 0 {
 			continue
 		}
-		of := fmt.Sprintf("of %d", q.Matches)
+		of := "of " + grouped(q.Matches)
 		if q.Stopped {
 			of = "mining stopped there"
 		}
