@@ -30,7 +30,10 @@ type connector struct {
 	health          *health
 	log             *slog.Logger
 	limit           *ratelog.Limiter
-	sleep           func(context.Context, time.Duration) bool // tests replace it
+	// sleep and now are time.Sleep-like and time.Now; tests give a fake
+	// clock (to limit too).
+	sleep func(context.Context, time.Duration) bool
+	now   func() time.Time
 }
 
 // run returns nil once a broker answers, or an error naming the last
@@ -38,14 +41,18 @@ type connector struct {
 func (c *connector) run(ctx context.Context) error {
 	c.health.setConnecting(true)
 	defer c.health.setConnecting(false)
-	start := time.Now()
+	now := c.now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
 	var last error
 	for n := 1; ; n++ {
 		err := c.ping(ctx)
 		if err == nil {
 			c.retry.succeeded()
 			if n > 1 {
-				c.log.Info("kafka brokers answered", "brokers", c.brokers, "failed_attempts", n-1, "after", time.Since(start).Round(time.Millisecond))
+				c.log.Info("kafka brokers answered", "brokers", c.brokers, "failed_attempts", n-1, "after", now().Sub(start).Round(time.Millisecond))
 			}
 			return nil
 		}
@@ -57,7 +64,7 @@ func (c *connector) run(ctx context.Context) error {
 		}
 		last = err
 		wait := c.retry.failed(err, false)
-		c.report(n, wait, err, time.Since(start))
+		c.report(n, wait, err, now().Sub(start))
 		if !c.sleep(ctx, wait) {
 			return fmt.Errorf("kafka %v: stopped before the brokers answered (%d attempts; last error: %w)", c.brokers, n, last)
 		}

@@ -69,7 +69,7 @@ type health struct {
 	// connecting: the start is waiting for the brokers' first answer
 	// (see connect); the probe's failure is why.
 	connecting bool
-	failing map[string]error // by operation
+	failing    map[string]error // by operation
 	// recovered is when the last failing operation recovered (see
 	// quietFrom).
 	recovered time.Time
