@@ -57,4 +57,3 @@ func readers(mode os.FileMode) string {
 	}
 	return "others"
 }
-
