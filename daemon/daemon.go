@@ -80,6 +80,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	httpSrv.start()
 	defer httpSrv.stop(time.Second)
+	log.Info("motifwatch starting", "metrics", httpSrv.Addr(), "brokers", cfg.Kafka.Brokers)
 	if o.Listening != nil {
 		o.Listening(httpSrv.Addr())
 	}
