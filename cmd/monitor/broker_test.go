@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/broker"
 )
 
 // brokerProcess is `monitor broker` running as a child process.
@@ -190,4 +193,68 @@ func values(ms []kafka.Message) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestDaemonEmbeddedBrokerDir runs the daemon twice on its embedded
+// broker with kafka.embedded {dir, port}: the second run listens on the
+// same port and finds the first one's edges, alert and committed offsets
+// (before, the embedded broker kept everything in memory on a new port
+// each start).
+func TestDaemonEmbeddedBrokerDir(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	queries := writeQueries(t, "queries:\n  - {name: pair, delta: 60, edges: [A -> B, B -> A]}\n")
+	cfg := fmt.Sprintf(`kafka:
+  brokers: embedded
+  embedded: {dir: %s, port: %d}
+  partitions: 2
+demo: false
+input:
+  fields: {src: src, dst: dst, time: t, seq: seq}
+window:
+  allowed_lateness: 0s
+  batch_max_wait: 50ms
+  idle_timeout: 200ms
+queries:
+  files: [%s]
+metrics:
+  listen: 127.0.0.1:0
+`, dir, port, queries)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	logs := &syncBuffer{}
+	d := startLoggedDaemon(t, cfg, logs)
+	if len(d.info.Brokers) != 1 || d.info.Brokers[0] != addr {
+		t.Fatalf("embedded broker at %v; want [%s]", d.info.Brokers, addr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	recs := []broker.Record{{Src: "x", Dst: "y", T: 10, Seq: 0}, {Src: "y", Dst: "x", T: 20, Seq: 1}}
+	if _, err := broker.Produce(ctx, slices.Values(recs), broker.ProduceOptions{Brokers: d.info.Brokers, Topic: "edges", TimeUnit: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	var first []alerts.Alert
+	if !poll(30*time.Second, 50*time.Millisecond, func() bool { first = readAlerts(t, d.info.Brokers); return len(first) > 0 }) {
+		t.Fatalf("no alert within 30s; log:\n%s", tail(logs.String(), 20))
+	}
+	if err := d.stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if !strings.Contains(logs.String(), `msg="embedded Kafka broker started" addrs=[`+addr+`] dir=`+dir) {
+		t.Errorf("no start line naming the address and directory; log:\n%s", tail(logs.String(), 30))
+	}
+
+	d2 := startDaemon(t, cfg)
+	if len(d2.info.Brokers) != 1 || d2.info.Brokers[0] != addr {
+		t.Fatalf("restart: embedded broker at %v; want [%s]", d2.info.Brokers, addr)
+	}
+	if got := readTopic(t, ctx, d2.info.Brokers, "edges"); len(got) != len(recs) {
+		t.Errorf("restart: edge topic holds %d records; want %d", len(got), len(recs))
+	}
+	committed, err := tryCommitted(d2.info.Brokers, "motifwatch")
+	if err != nil || sum(committed) != int64(len(recs)) {
+		t.Errorf("restart: committed %v (%v); want %d records in all", committed, err, len(recs))
+	}
+	if got := readAlerts(t, d2.info.Brokers); len(got) != 1 || len(first) != 1 || got[0].MatchID != first[0].MatchID {
+		t.Errorf("restart: alerts %+v; want the first run's one alert %+v", got, first)
+	}
 }
