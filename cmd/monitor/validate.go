@@ -68,6 +68,9 @@ func validateSummary(cfg *config.Config, queries []*motif.Query) string {
 		names[i] = q.Name
 	}
 	brokers := strings.Join(cfg.Kafka.Brokers, ",")
+	if cfg.Embedded() && cfg.Kafka.Embedded.Dir != "" {
+		brokers += " (data in " + cfg.Kafka.Embedded.Dir + ")"
+	}
 	if cfg.DemoEnabled() {
 		brokers += " with the demo feed"
 	}

@@ -27,6 +27,8 @@ func TestValidateGoodConfigs(t *testing.T) {
 			"config OK: 3 queries (big-cycle, cycle-no-return, ping-pong), window span 2m5s (largest delta 2m), brokers embedded with the demo feed\n"},
 		{"testdata/config-remote.yaml",
 			"config OK: 1 query (burst), window span 1m35s (largest delta 1m30s), brokers kafka-1:9092,kafka-2:9092\n"},
+		{"../../config/testdata/embedded-dir.good.yaml",
+			"config OK: 1 query (q), window span 1m5s (largest delta 1m), brokers embedded (data in ../../config/testdata/broker-data) with the demo feed\n"},
 	} {
 		out, errOut, code := validateCmd(t, c.file)
 		if code != 0 || out != c.want {
