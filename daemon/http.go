@@ -27,6 +27,10 @@ func newHTTPServer(addr string, gatherer prometheus.Gatherer, ready func() (bool
 	if err != nil {
 		return nil, err
 	}
+	// Method patterns: GET also serves HEAD, and the mux answers other
+	// methods with 405 and an Allow header. Register further pages the
+	// same way ("GET /{$}" for a page at /): a method-less catch-all such
+	// as "/" would take those requests from the 405.
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
