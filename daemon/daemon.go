@@ -105,7 +105,7 @@ func Run(ctx context.Context, o Options) error {
 	if cfg.Embedded() {
 		emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Logger: log, Port: cfg.Kafka.Embedded.Port, DataDir: cfg.Kafka.Embedded.Dir})
 		if err != nil {
-			return fmt.Errorf("kafka.embedded (port %d, dir %q): starting the embedded broker: %w", cfg.Kafka.Embedded.Port, cfg.Kafka.Embedded.Dir, err)
+			return fmt.Errorf("kafka.embedded {dir: %q, port: %d}: starting the embedded broker: %w", cfg.Kafka.Embedded.Dir, cfg.Kafka.Embedded.Port, err)
 		}
 		defer emb.Close()
 		brokers = emb.Addrs()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/broker"
+	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/daemon"
 )
 
 // brokerProcess is `monitor broker` running as a child process.
@@ -256,5 +259,26 @@ metrics:
 	}
 	if got := readAlerts(t, d2.info.Brokers); len(got) != 1 || len(first) != 1 || got[0].MatchID != first[0].MatchID {
 		t.Errorf("restart: alerts %+v; want the first run's one alert %+v", got, first)
+	}
+}
+
+// TestDaemonEmbeddedPortBusy: a kafka.embedded.port in use stops the
+// start with an error naming the setting.
+func TestDaemonEmbeddedPortBusy(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	cfg, err := config.Parse([]byte(fmt.Sprintf("kafka:\n  embedded: {port: %d}\ndemo: false\nqueries:\n  inline: [{name: q, delta: 1m, edges: [A -> B]}]\nmetrics:\n  listen: 127.0.0.1:0\n", port)), "busy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = daemon.Run(ctx, daemon.Options{Config: cfg})
+	if want := fmt.Sprintf(`kafka.embedded {dir: "", port: %d}: starting the embedded broker: `, port); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Run with kafka.embedded.port busy = %v; want an error with %q", err, want)
 	}
 }
