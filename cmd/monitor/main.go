@@ -85,6 +85,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newMineCmd())
 	root.AddCommand(newGpmCmd())
 	root.AddCommand(newProduceCmd())
+	root.AddCommand(newBrokerCmd())
 	root.AddCommand(newValidateCmd())
 	root.AddCommand(newConfigCmd())
 	root.AddCommand(newMotifsCmd())
