@@ -278,7 +278,10 @@ func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
 	})
 	res, err := eng.Run(ctx, g, job)
 	stop()
-	if err != nil && (ctx.Err() == nil || res == nil) {
+	switch {
+	case err != nil && ctx.Err() != nil && res == nil:
+		return interruptedError{fmt.Errorf("gpm: interrupted after %.2fs; the %s engine keeps no partial counts", time.Since(t0).Seconds(), o.backend)}
+	case err != nil && ctx.Err() == nil:
 		return err
 	}
 	rep.Partial = err != nil
