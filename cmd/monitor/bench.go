@@ -73,7 +73,10 @@ Without --rate the whole backlog is produced first and consumed as fast as
 the pipeline goes (throughput). With --rate R it is produced while the
 daemon consumes, at R edges/s (one producer per partition): the latency
 figure at that load.`,
-		Args: cobra.NoArgs,
+		Example: `  monitor bench --edges 1000000 --partitions 8
+  monitor bench --edges 1000000 --partitions 8 --rate 200000
+  monitor bench --file graph.txt --config motifwatch.yaml --backend gpu --format json`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
