@@ -257,13 +257,13 @@ func (wk *worker) descend(d int) {
 		lowPos = wk.pos[st.Prev]
 	}
 	hiPos := wk.pos[st.Next]
-	lowT := wk.tm[wk.k-1] - wk.p.Delta
+	lowT := SubTicks(wk.tm[wk.k-1], wk.p.Delta)
 	hiT := wk.tm[st.Next]
 	if st.HopNext != NoLimit {
-		lowT = max(lowT, wk.tm[st.Next]-st.HopNext)
+		lowT = max(lowT, SubTicks(wk.tm[st.Next], st.HopNext))
 	}
 	if st.HopPrev != NoLimit {
-		hiT = min(hiT, wk.tm[st.Prev]+st.HopPrev)
+		hiT = min(hiT, AddTicks(wk.tm[st.Prev], st.HopPrev))
 	}
 	if lowT > hiT {
 		return
@@ -512,9 +512,9 @@ func compare(l float64, op CmpOp, r float64) bool {
 // the interval end as `until` when the interval reaches past the horizon
 // (the match stays open), notOpen otherwise.
 func (wk *worker) anti(a *PlanAnti) (ok bool, until int64) {
-	limit := wk.tm[0] + wk.p.Delta
+	limit := AddTicks(wk.tm[0], wk.p.Delta)
 	if a.Within != NoLimit {
-		limit = min(limit, wk.tm[a.After]+a.Within)
+		limit = min(limit, AddTicks(wk.tm[a.After], a.Within))
 	}
 	// The first edge From→To after the anti-edge's anchor decides it.
 	pair := wk.w.Between(wk.node[a.From], wk.node[a.To])
