@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -278,10 +279,14 @@ func (e *Engine) partitionEdges(w *window.Window) int64 {
 // match ending in c can use lies from delta before c's first edge, and
 // anti-edge intervals reach at most delta past c's last edge.
 func partitionSpan(w *window.Window, p *motif.Plan, c motif.Range) (lo, hi int64) {
-	lo = w.SearchTime(w.T(c.Lo) - p.Delta)
+	lo = w.SearchTime(motif.SubTicks(w.T(c.Lo), p.Delta))
 	hi = c.Hi
 	if len(p.Antis) > 0 {
-		hi = w.SearchTime(w.T(c.Hi-1) + p.Delta + 1)
+		if end := motif.AddTicks(w.T(c.Hi-1), p.Delta); end == math.MaxInt64 {
+			hi = w.End() // the interval reaches the last possible tick
+		} else {
+			hi = w.SearchTime(end + 1)
+		}
 	}
 	return lo, hi
 }

@@ -97,16 +97,30 @@ func count(t *testing.T, e motif.Engine, w *window.Window, p *motif.Plan, req mo
 }
 
 func TestDiffGPUOracle(t *testing.T) {
-	engs := testEngines(t)
 	cases := 3000
 	if testing.Short() {
 		cases = 300
 	}
-	seed := uint64(7)
+	diffGPUOracle(t, 7, cases, oracle.DefaultWindowConfig(), oracle.DefaultQueryConfig())
+}
+
+// TestDiffGPUOracleExtreme: times at the ends of the int64 range and
+// deltas up to 2^63−1, where the kernel's interval ends must saturate
+// (kernels/temporal.cu addTicks/subTicks).
+func TestDiffGPUOracleExtreme(t *testing.T) {
+	cases := 1000
+	if testing.Short() {
+		cases = 100
+	}
+	diffGPUOracle(t, 11, cases, oracle.ExtremeWindowConfig(), oracle.ExtremeQueryConfig())
+}
+
+func diffGPUOracle(t *testing.T, seed uint64, cases int, wcfg oracle.WindowConfig, qcfg oracle.QueryConfig) {
+	engs := testEngines(t)
 	for i := 0; i < cases; i++ {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)))
-		w := oracle.RandomWindow(rng, oracle.DefaultWindowConfig())
-		q := oracle.RandomQuery(rng, oracle.DefaultQueryConfig())
+		w := oracle.RandomWindow(rng, wcfg)
+		q := oracle.RandomQuery(rng, qcfg)
 		p, err := motif.Compile(q, w)
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
@@ -398,4 +412,63 @@ func benchStreaming(b *testing.B, batch int) {
 	b.ReportMetric(st.Mine.Seconds()*1e3/batches, "kernel-ms/batch")
 	b.ReportMetric(float64(matches)/float64(b.N), "matches")
 	b.ReportMetric(float64(st.WindowBytes)/float64(max(st.WindowEdges, 1)), "device-B/edge")
+}
+
+// TestDiffGPUIntervalEnds: issue 12 item 7's cases on every GPU engine
+// (interval ends at the edges of int64), against fixed counts and the CPU.
+func TestDiffGPUIntervalEnds(t *testing.T) {
+	engs := testEngines(t)
+	const maxDelta = "9223372036854775807"
+	for _, c := range []struct {
+		edges        [][3]any
+		query        string
+		horizon      int64
+		final, opens int64
+	}{
+		{[][3]any{{"a", "b", 1}, {"b", "c", 2}, {"b", "a", 3}}, "delta: " + maxDelta + ", edges: [A -> B, B -> C], not: [B -> A]", motif.Batch, 0, 0},
+		{[][3]any{{"a", "b", -5}, {"b", "c", -4}}, "delta: " + maxDelta + ", edges: [A -> B, B -> C]", motif.Batch, 1, 0},
+		{[][3]any{{"a", "b", int64(-1 << 63)}, {"b", "c", int64(1<<63 - 2)}}, "delta: " + maxDelta + ", edges: [A -> B, B -> C]", motif.Batch, 0, 0},
+		{[][3]any{{"a", "b", int64(1<<63 - 7)}, {"b", "c", int64(1<<63 - 6)}, {"a", "d", int64(1<<63 - 5)}},
+			"delta: " + maxDelta + ", edges: [A -> B, {from: B, to: C, within: " + maxDelta + "}, A -> D]", motif.Batch, 1, 0},
+		{[][3]any{{"a", "b", int64(-1<<63 + 7)}, {"b", "c", int64(-1<<63 + 8)}, {"c", "d", int64(-1<<63 + 9)}},
+			"delta: " + maxDelta + ", edges: [A -> B, {from: B, to: C, within: " + maxDelta + "}, C -> D]", motif.Batch, 1, 0},
+		{[][3]any{{"a", "b", 1}, {"b", "c", 2}}, "delta: " + maxDelta + ", edges: [A -> B, B -> C], not: [B -> A]", 2, 0, 1},
+	} {
+		w, err := window.New(window.Schema{TimeUnit: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range c.edges {
+			u, _ := w.IDs().Intern(e[0].(string))
+			v, _ := w.IDs().Intern(e[1].(string))
+			var tm int64
+			switch x := e[2].(type) {
+			case int:
+				tm = int64(x)
+			case int64:
+				tm = x
+			}
+			if _, err := w.Append(window.Edge{Src: u, Dst: v, T: tm}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		qs, err := motif.ParseQueries([]byte("queries: [{name: q, "+c.query+"}]\n"), "test.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := motif.Compile(qs[0], w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := motif.Request{Range: motif.WholeWindow(w), Horizon: c.horizon}
+		want, _ := enumerate(t, motif.NewCPU(1), w, p, req)
+		for name, e := range engs {
+			res := count(t, e, w, p, req)
+			got, _ := enumerate(t, e, w, p, req)
+			if res.Matches != c.final || res.Open != c.opens || !slices.Equal(got, want) {
+				t.Errorf("%s on %v (%s): count %d final %d open, want %d/%d; enumerate %v, CPU %v",
+					c.query, c.edges, name, res.Matches, res.Open, c.final, c.opens, got, want)
+			}
+		}
+	}
 }

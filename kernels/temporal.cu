@@ -229,6 +229,13 @@ struct Cur {
 	u32 v1, v2;
 };
 
+// Interval ends saturate at the int64 range (motif.AddTicks/SubTicks; d
+// >= 0 here): no edge time lies outside it, so a clamped end selects the
+// edges the true end selects, where a wrapped one selects none or all.
+#define I64MAX 0x7fffffffffffffffLL
+__device__ __forceinline__ i64 addTicks(i64 t, i64 d) { return t > I64MAX - d ? I64MAX : t + d; }
+__device__ __forceinline__ i64 subTicks(i64 t, i64 d) { return t < MINPOS + d ? MINPOS : t - d; }
+
 __device__ __forceinline__ i64 P_(int i) { return P[i]; }
 __device__ __forceinline__ i64 stepv(int d, int f) { return P[P_STEPS + d * STEP_SZ + f]; }
 
@@ -274,8 +281,8 @@ __device__ bool anti(const Ctx &x, const WS &ws, const Cur &c, int ai, i64 *unti
 	const int b = P_ANTIS + ai * ANTI_SZ;
 	int from = (int)P[b], to = (int)P[b + 1], after = (int)P[b + 2];
 	i64 within = P[b + 3];
-	i64 limit = tmOf(ws, c, 0) + P[P_DELTA];
-	if (within != NOLIMIT) limit = min(limit, tmOf(ws, c, after) + within);
+	i64 limit = addTicks(tmOf(ws, c, 0), P[P_DELTA]);
+	if (within != NOLIMIT) limit = min(limit, addTicks(tmOf(ws, c, after), within));
 	u32 u = nodeOf(ws, c, from), v = nodeOf(ws, c, to);
 	i64 pa = posOf(ws, c, after);
 	// The first edge u->v after pa is the earliest: present if it is in time.
@@ -304,11 +311,11 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 	int prev = (int)stepv(d, S_PREV), next = (int)stepv(d, S_NEXT);
 	o->lowPos = prev >= 0 ? posOf(ws, c, prev) : MINPOS;
 	o->hiPos = posOf(ws, c, next);
-	o->lowT = tmOf(ws, c, k - 1) - P[P_DELTA];
+	o->lowT = subTicks(tmOf(ws, c, k - 1), P[P_DELTA]);
 	o->hiT = tmOf(ws, c, next);
 	i64 hn = stepv(d, S_HOPNEXT), hp = stepv(d, S_HOPPREV);
-	if (hn != NOLIMIT) o->lowT = max(o->lowT, tmOf(ws, c, next) - hn);
-	if (hp != NOLIMIT) o->hiT = min(o->hiT, tmOf(ws, c, prev) + hp);
+	if (hn != NOLIMIT) o->lowT = max(o->lowT, subTicks(tmOf(ws, c, next), hn));
+	if (hp != NOLIMIT) o->hiT = min(o->hiT, addTicks(tmOf(ws, c, prev), hp));
 	if (o->lowT > o->hiT) return false;
 	int bind = (int)stepv(d, S_BIND);
 	u32 from = nodeOf(ws, c, (int)stepv(d, S_FROM)), to = nodeOf(ws, c, (int)stepv(d, S_TO));
