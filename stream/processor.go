@@ -43,8 +43,8 @@ type Options struct {
 	// wall-clock backstop); see Caps in caps.go.
 	MaxMineSteps int64
 	MaxMineTime  time.Duration
-	Logger             *slog.Logger
-	Registerer         prometheus.Registerer
+	Logger       *slog.Logger
+	Registerer   prometheus.Registerer
 	// Backend labels the mining metrics ("cpu", "gpu").
 	Backend string
 }
