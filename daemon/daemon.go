@@ -125,7 +125,8 @@ func Run(ctx context.Context, o Options) error {
 	if mk.im, err = ingest.NewMetrics(reg); err != nil {
 		return err
 	}
-	dlq, err := ingest.NewDeadLetter(brokers, cfg.Kafka.DeadLetterTopic, transport)
+	dlq, err := ingest.NewDeadLetter(ingest.DeadLetterOptions{Brokers: brokers, Topic: cfg.Kafka.DeadLetterTopic, Transport: transport,
+		MaxBytes: int(cfg.Kafka.DeadLetterMaxBytes)})
 	if err != nil {
 		return err
 	}

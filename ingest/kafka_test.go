@@ -164,7 +164,7 @@ func TestConsumerOptions(t *testing.T) {
 
 func TestDeadLetter(t *testing.T) {
 	brokers := newCluster(t, 2, "edges", "dlq")
-	dl, err := NewDeadLetter(brokers, "dlq", nil)
+	dl, err := NewDeadLetter(DeadLetterOptions{Brokers: brokers, Topic: "dlq"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,15 +177,11 @@ func TestDeadLetter(t *testing.T) {
 			Reason: `invalid JSON: unexpected end of record, want a value`},
 		{Msg: kafka.Message{Topic: "edges", Partition: 0, Offset: 3, Value: []byte("x,y,1")}, Reason: ClassLate},
 	}
-	start := time.Now()
-	if err := dl.Send(ctx, src[0].Msg, src[0].Reason); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 500*time.Millisecond {
-		t.Errorf("Send took %v: the writer's batch timeout is in the way", d)
-	}
-	if err := dl.SendBatch(ctx, src[1:]); err != nil {
-		t.Fatal(err)
+	for _, batch := range [][]DeadRecord{src[:1], src[1:]} {
+		out, err := dl.Write(ctx, batch)
+		if err != nil || len(out.Written) != len(batch) || out.Truncated+out.Refused+len(out.Lost)+len(out.Retry) != 0 {
+			t.Fatalf("Write(%d records) = %+v, %v; want all written whole", len(batch), out, err)
+		}
 	}
 	if err := dl.Close(); err != nil {
 		t.Fatal(err)
