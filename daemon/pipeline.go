@@ -119,6 +119,9 @@ type pipelineStats struct {
 	Records, Decoded, Appended, SelfLoops, Late, DeadLettered, Skipped, Alerts int64
 	// DeadLetterLost are records the dead-letter topic refused for good.
 	DeadLetterLost int64
+	// Alerts are match records written; RateLimited are matches held
+	// back by a rate limit (summarised, not alerted one by one).
+	RateLimited int64
 }
 
 // add accumulates s2 into s (over a scaled-out instance's generations).
@@ -132,6 +135,7 @@ func (s *pipelineStats) add(s2 pipelineStats) {
 	s.Skipped += s2.Skipped
 	s.DeadLetterLost += s2.DeadLetterLost
 	s.Alerts += s2.Alerts
+	s.RateLimited += s2.RateLimited
 }
 
 type querySet struct {
@@ -462,7 +466,6 @@ func (p *pipeline) batch(ctx context.Context) error {
 		p.stats.SelfLoops += int64(out.SelfLoops)
 		p.pm.records.WithLabelValues("appended").Add(float64(out.Appended))
 		p.pm.records.WithLabelValues("self_loop").Add(float64(out.SelfLoops))
-		p.stats.Alerts += int64(len(out.Alerts))
 		p.router.Add(out.Alerts)
 		for q, n := range out.Counts {
 			p.router.AddCount(q, n)
@@ -476,6 +479,7 @@ func (p *pipeline) batch(ctx context.Context) error {
 	if err := p.flush(ctx); err != nil {
 		return err
 	}
+	p.stats.Alerts, p.stats.RateLimited = p.router.Alerted()
 	if err := p.commit(ctx); err != nil {
 		return err
 	}
@@ -654,6 +658,7 @@ func (p *pipeline) finish() error {
 	if err := p.router.Close(ctx); err != nil {
 		return fmt.Errorf("shutdown: closing alerts: %w", err)
 	}
+	p.stats.Alerts, p.stats.RateLimited = p.router.Alerted()
 	// Close wrote every tally: everything handled is durable now.
 	commit := p.src.Commit
 	if p.finalCommit != nil {
@@ -664,6 +669,7 @@ func (p *pipeline) finish() error {
 	}
 	p.commitQueue = nil
 	p.log.Info("pipeline stopped", "records", p.stats.Records, "appended", p.stats.Appended,
-		"late", p.stats.Late, "dead_lettered", p.stats.DeadLettered, "alerts", p.stats.Alerts)
+		"late", p.stats.Late, "dead_lettered", p.stats.DeadLettered, "dead_letter_lost", p.stats.DeadLetterLost,
+		"alerts", p.stats.Alerts, "rate_limited", p.stats.RateLimited)
 	return nil
 }

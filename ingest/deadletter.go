@@ -200,6 +200,7 @@ func (d *DeadLetter) Write(ctx context.Context, recs []DeadRecord) (DeadOutcome,
 		msgs[i], cut[i] = deadMessage(r, d.max)
 	}
 	errs := d.write(ctx, msgs)
+	out.Written = make([]DeadRecord, 0, len(recs))
 	var lastErr error
 	var refused []int
 	for i, err := range errs {

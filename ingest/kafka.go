@@ -35,6 +35,11 @@ type ConsumerOptions struct {
 	// Logger receives the Kafka client's errors at Warn; nil discards
 	// them.
 	Logger *slog.Logger
+	// OnClientError, if set, is called for each error kafka-go's reader
+	// reports and retries by itself (a fetch's i/o timeout, a lost
+	// connection, a failed join): they never reach Fetch, so this is how
+	// the caller counts them.
+	OnClientError func()
 }
 
 // Consumer reads the edge topic as a member of a consumer group, without
@@ -114,10 +119,15 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 		// crash during start-up costs no more than a crash while running.
 		cfg.RebalanceTimeout = opts.SessionTimeout
 	}
-	if opts.Logger != nil {
-		l := opts.Logger
+	if opts.Logger != nil || opts.OnClientError != nil {
+		l, counted := opts.Logger, opts.OnClientError
 		cfg.ErrorLogger = kafka.LoggerFunc(func(format string, args ...any) {
-			l.Warn("kafka consumer: "+fmt.Sprintf(format, args...), "topic", opts.Topic, "group", opts.Group)
+			if counted != nil {
+				counted()
+			}
+			if l != nil {
+				l.Warn("kafka consumer: "+fmt.Sprintf(format, args...), "topic", opts.Topic, "group", opts.Group)
+			}
 		})
 	}
 	if err := cfg.Validate(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 
 // newCluster starts an in-process Kafka-protocol broker on 127.0.0.1:0
 // with the topics seeded, closed when the test ends.
-func newCluster(t *testing.T, partitions int32, topics ...string) []string {
+func newCluster(t testing.TB, partitions int32, topics ...string) []string {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topics...))
 	if err != nil {
@@ -299,5 +300,43 @@ func TestOffsetsForTimeAndReplay(t *testing.T) {
 	want := []string{"p0-5", "p0-6", "p0-7", "p0-8", "p0-9", "p1-3", "p1-4"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Replay = %v; want %v", got, want)
+	}
+}
+
+// TestConsumerCountsClientErrors: errors kafka-go's reader retries by
+// itself (here: the broker goes away under a fetch) never reach Fetch;
+// OnClientError counts them (motifwatch_kafka_errors_total), with or
+// without a Logger.
+func TestConsumerCountsClientErrors(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "edges"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokers := c.ListenAddrs()
+	produce(t, brokers, "edges", kafka.Message{Value: []byte("one")})
+	var mu sync.Mutex
+	errs := 0
+	cons, err := NewConsumer(ConsumerOptions{Brokers: brokers, Topic: "edges", Group: "g", MaxWait: 50 * time.Millisecond,
+		OnClientError: func() { mu.Lock(); errs++; mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	fetchN(t, cons, 1, 10*time.Second)
+	c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	go cons.Fetch(ctx) // keeps the reader fetching from the closed broker
+	for {
+		mu.Lock()
+		n := errs
+		mu.Unlock()
+		if n > 0 {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no client error counted after the broker closed")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
