@@ -80,8 +80,9 @@ type DeadLetterOptions struct {
 // DeadLetter writes records that could not become edges (undecodable,
 // oversized, late) to the dead-letter topic: the original key, value and
 // headers, plus the motifwatch-* headers, cut to a size cap; batches go
-// zstd-compressed and are acknowledged by all in-sync replicas. Safe for
-// concurrent use.
+// snappy-compressed (zstd compresses better but halved the rate of a
+// flood of small records, which is when the rate matters) and are
+// acknowledged by all in-sync replicas. Safe for concurrent use.
 type DeadLetter struct {
 	w     *kafka.Writer
 	own   *kafka.Transport // closed by Close when NewDeadLetter made it
@@ -153,7 +154,7 @@ func NewDeadLetter(opts DeadLetterOptions) (*DeadLetter, error) {
 		Topic:        opts.Topic,
 		Balancer:     &kafka.Hash{},
 		RequiredAcks: kafka.RequireAll,
-		Compression:  kafka.Zstd,
+		Compression:  kafka.Snappy,
 		// One attempt per WriteMessages: Write sorts failures into
 		// permanent and transient, and the caller retries the transient
 		// ones with its own backoff (kafka-go's loop would also retry
