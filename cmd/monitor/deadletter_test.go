@@ -66,7 +66,10 @@ func waitPathAlert(t *testing.T, brokers []string, d *runningDaemon) {
 		return false
 	})
 	if !found {
-		t.Fatalf("no path alert: the daemon is wedged; metrics %v", scrape(t, d.info.MetricsAddr))
+		m := scrape(t, d.info.MetricsAddr)
+		t.Fatalf("no path alert: the daemon is wedged; dead-letter write errors %v, dead-lettered %v, appended %v",
+			m[`motifwatch_kafka_errors_total{operation="dead_letter"}`], m["motifwatch_ingest_records_dead_lettered_total"],
+			m[`motifwatch_pipeline_records_total{outcome="appended"}`])
 	}
 }
 
