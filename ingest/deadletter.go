@@ -185,9 +185,10 @@ func (d *DeadLetter) MaxBytes() int { return d.max }
 // nothing is left to retry, else the last transient error.
 //
 // A record over the cap is written truncated. One the broker refuses for
-// good is written again alone (a batch over a topic's max.message.bytes
-// is refused whole), then in a minimal form; one refused in every form is
-// Lost. A transient failure leaves a record to Retry: some of a batch may
+// its size is written again alone (a batch over a topic's
+// max.message.bytes is refused whole), then in a minimal form; one
+// refused in every form, or refused for good for another reason (no
+// authorisation, an invalid record), is Lost. A transient failure leaves a record to Retry: some of a batch may
 // have been written (duplicates in the dead-letter topic are harmless,
 // and carry their source offsets).
 func (d *DeadLetter) Write(ctx context.Context, recs []DeadRecord) (DeadOutcome, error) {
@@ -220,6 +221,11 @@ func (d *DeadLetter) Write(ctx context.Context, recs []DeadRecord) (DeadOutcome,
 		}
 	}
 	for _, i := range refused {
+		if !tooLarge(errs[i]) {
+			// Authorisation, an invalid record, ...: no smaller form helps.
+			out.Lost = append(out.Lost, LostRecord{DeadRecord: recs[i], Err: errs[i]})
+			continue
+		}
 		if err := d.writeAlone(ctx, recs[i], errs[i], len(recs) > 1, &out); err != nil {
 			lastErr = err
 		}
@@ -301,6 +307,13 @@ func Permanent(err error) bool {
 		return kerr != kafka.Unknown && !kerr.Temporary()
 	}
 	return false
+}
+
+// tooLarge reports whether err refused a record, or the batch holding
+// it, for its size: written alone or smaller, it may pass.
+func tooLarge(err error) bool {
+	var tl kafka.MessageTooLargeError
+	return errors.As(err, &tl) || errors.Is(err, kafka.MessageSizeTooLarge) || errors.Is(err, kafka.RecordListTooLarge)
 }
 
 // deadMessage builds the dead letter of r, cut to limit bytes (as kafka-go

@@ -187,6 +187,26 @@ func TestDeadLetterPermanentRefusals(t *testing.T) {
 	}
 }
 
+// TestTooLarge: only size refusals are worth a smaller form.
+func TestTooLarge(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{kafka.MessageSizeTooLarge, true},
+		{kafka.RecordListTooLarge, true},
+		{kafka.MessageTooLargeError{}, true},
+		{fmt.Errorf("wrapped: %w", kafka.MessageSizeTooLarge), true},
+		{kafka.InvalidRecord, false},
+		{kafka.TopicAuthorizationFailed, false},
+		{kafka.NotLeaderForPartition, false},
+	} {
+		if got := tooLarge(tc.err); got != tc.want {
+			t.Errorf("tooLarge(%v) = %v; want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
 // TestPermanent classifies kafka-go's errors.
 func TestPermanent(t *testing.T) {
 	for _, tc := range []struct {
