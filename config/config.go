@@ -69,15 +69,16 @@ type Kafka struct {
 	AlertTopic string `mapstructure:"alert_topic"`
 	// DeadLetterTopic receives late and undecodable records.
 	DeadLetterTopic string `mapstructure:"dead_letter_topic"`
+	ClientID        string `mapstructure:"client_id"`
+	TLS             TLS    `mapstructure:"tls"`
+	SASL            SASL   `mapstructure:"sasl"`
+	// ScaleOut lets several instances share the work of one group.
+	ScaleOut ScaleOut `mapstructure:"scale_out"`
+
 	// DeadLetterMaxBytes caps a dead-letter record (key, value and
 	// headers): a larger one is written with a prefix of its value, its
 	// size and SHA-256 in headers. Below the broker's message.max.bytes.
 	DeadLetterMaxBytes ByteSize `mapstructure:"dead_letter_max_bytes"`
-	ClientID           string   `mapstructure:"client_id"`
-	TLS                TLS      `mapstructure:"tls"`
-	SASL               SASL     `mapstructure:"sasl"`
-	// ScaleOut lets several instances share the work of one group.
-	ScaleOut ScaleOut `mapstructure:"scale_out"`
 }
 
 // ScaleOut configures several instances cooperating through the consumer
@@ -335,16 +336,17 @@ type Log struct {
 func DefaultConfig() *Config {
 	return &Config{
 		Kafka: Kafka{
-			Brokers:            []string{Embedded},
-			EdgeTopic:          "edges",
-			Partitions:         4,
-			Group:              "motifwatch",
-			AlertTopic:         "motif-alerts",
-			DeadLetterTopic:    "edges-dlq",
+			Brokers:         []string{Embedded},
+			EdgeTopic:       "edges",
+			Partitions:      4,
+			Group:           "motifwatch",
+			AlertTopic:      "motif-alerts",
+			DeadLetterTopic: "edges-dlq",
+			ClientID:        "motifwatch",
+			SessionTimeout:  30 * time.Second,
+			ScaleOut:        ScaleOut{HeartbeatInterval: 3 * time.Second, SessionTimeout: 30 * time.Second, RebalanceTimeout: 30 * time.Second},
+
 			DeadLetterMaxBytes: DefaultDeadLetterMaxBytes,
-			ClientID:           "motifwatch",
-			SessionTimeout:     30 * time.Second,
-			ScaleOut:           ScaleOut{HeartbeatInterval: 3 * time.Second, SessionTimeout: 30 * time.Second, RebalanceTimeout: 30 * time.Second},
 		},
 		Input: Input{
 			Format:         "json",
