@@ -78,17 +78,23 @@ func (p *pipeline) flushDeadLetters(ctx context.Context) error {
 
 // settleDead counts what became of the dead letters of one write.
 func (p *pipeline) settleDead(out ingest.DeadOutcome) {
+	// Counted per class, not per record: a flood of garbage is when this
+	// runs most.
+	byClass := map[string]int{}
 	for _, r := range out.Written {
+		byClass[r.Class]++
+	}
+	for class, n := range byClass {
 		// Late edges are dead-lettered too, but counted as late: the
 		// outcomes partition the records.
-		if r.Class == ingest.ClassLate {
-			p.stats.Late++
-			p.pm.records.WithLabelValues("late").Inc()
+		if class == ingest.ClassLate {
+			p.stats.Late += int64(n)
+			p.pm.records.WithLabelValues("late").Add(float64(n))
 		} else {
-			p.stats.DeadLettered++
-			p.pm.records.WithLabelValues("dead_lettered").Inc()
+			p.stats.DeadLettered += int64(n)
+			p.pm.records.WithLabelValues("dead_lettered").Add(float64(n))
 		}
-		p.im.DeadLettered(r.Class, 1)
+		p.im.DeadLettered(class, n)
 	}
 	p.im.DeadLetterTruncated(out.Truncated)
 	p.im.DeadLetterWriteFailed(ingest.DeadLetterTransient, len(out.Retry))
