@@ -176,9 +176,6 @@ func NewDeadLetter(opts DeadLetterOptions) (*DeadLetter, error) {
 // timeout (1s by default), which would be the latency of every Write.
 const deadLetterBatchWait = 2 * time.Millisecond
 
-// MaxBytes returns the cap of a dead-letter record.
-func (d *DeadLetter) MaxBytes() int { return d.max }
-
 // Write writes recs in batches (one produce request per partition and
 // batch) and returns once each is acknowledged, refused for good, or
 // failed transiently; the outcome sorts them. The error is nil when
