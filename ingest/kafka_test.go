@@ -340,3 +340,41 @@ func TestConsumerCountsClientErrors(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestReadersCountClientErrors: as TestConsumerCountsClientErrors, for a
+// scaled-out daemon's per-partition readers.
+func TestReadersCountClientErrors(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "edges"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokers := c.ListenAddrs()
+	produce(t, brokers, "edges", kafka.Message{Value: []byte("one")})
+	var mu sync.Mutex
+	errs := 0
+	rs, err := NewReaders(ReadersOptions{Brokers: brokers, Topic: "edges", MaxWait: 50 * time.Millisecond,
+		OnClientError: func() { mu.Lock(); errs++; mu.Unlock() }}, map[int]int64{0: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := rs.Fetch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	go rs.Fetch(ctx) // keeps the reader fetching from the closed broker
+	for {
+		mu.Lock()
+		n := errs
+		mu.Unlock()
+		if n > 0 {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no client error counted after the broker closed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
