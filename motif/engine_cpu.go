@@ -152,12 +152,12 @@ type worker struct {
 	maskLo int64
 	res    Result
 	// work counts the steps done (Request.Budget); at nextCheck the
-	// worker reports them to limit and looks whether to stop.
-	work, reported, nextCheck int64
-	limit                     *limit
-	buf                       []Match
-	arenaPos                  []int64
-	arenaNode                 []uint32
+	// worker adds those since workAdded to limit and looks whether to stop.
+	work, workAdded, nextCheck int64
+	limit                      *limit
+	buf                        []Match
+	arenaPos                   []int64
+	arenaNode                  []uint32
 
 	// Workers write their state on every candidate; padding keeps two
 	// workers' hot fields off one cache line (false sharing halved the
@@ -266,8 +266,8 @@ type limit struct {
 func (wk *worker) check() bool {
 	wk.nextCheck = wk.work + checkEvery
 	if l := wk.limit; l != nil && !wk.s.stop.Load() {
-		used := l.used.Add(wk.work - wk.reported)
-		wk.reported = wk.work
+		used := l.used.Add(wk.work - wk.workAdded)
+		wk.workAdded = wk.work
 		if l.budget > 0 && used > l.budget || !l.deadline.IsZero() && !time.Now().Before(l.deadline) {
 			l.hit.Store(true)
 			wk.s.halt()
