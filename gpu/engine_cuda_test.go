@@ -520,7 +520,10 @@ func TestDiffGPUBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	const budget = 1_000_000
-	for name, e := range engs {
+	// Not the time partitions of 4 roots: 15,000 launches, each syncing
+	// the whole delta of history before it.
+	for _, name := range []string{"1dev", "2part-tinybuf-subtract"} {
+		e := engs[name]
 		res := count(t, e, w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Budget: budget})
 		// Every resident warp may run up to two flushes (2 x 288 steps)
 		// past the budget before it sees the flag; 20M is far below the
