@@ -236,7 +236,6 @@ func anyCounted(ev []Event) bool {
 // seqBuilder collects sequences for a device, each at the index of its
 // centre or group so the layout does not depend on the worker schedule.
 type seqBuilder struct {
-	mu    sync.Mutex
 	ev    [][]Event
 	slots []int32
 }
@@ -250,13 +249,21 @@ func (s *seqBuilder) put(i int, ev []Event, slots int) {
 	s.slots[i] = int32(slots)
 }
 
+// sequences lays the collected sequences out flat, longest first (ties by
+// index), so that a device's neighbouring threads get similar lengths.
 func (s *seqBuilder) sequences(triangle bool) *Sequences {
-	out := &Sequences{Triangle: triangle, Off: []int64{0}}
+	var order []int
+	total := 0
 	for i, ev := range s.ev {
-		if len(ev) == 0 {
-			continue
+		if len(ev) > 0 {
+			order = append(order, i)
+			total += len(ev)
 		}
-		out.Events = append(out.Events, ev...)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(s.ev[b]) - len(s.ev[a]) })
+	out := &Sequences{Triangle: triangle, Off: make([]int64, 1, len(order)+1), Events: make([]Event, 0, total)}
+	for _, i := range order {
+		out.Events = append(out.Events, s.ev[i]...)
 		out.Off = append(out.Off, int64(len(out.Events)))
 		out.Slots = append(out.Slots, s.slots[i])
 	}
