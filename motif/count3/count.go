@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -422,6 +423,7 @@ func (c *counter) triangles(ctx context.Context) error {
 		seqs = newSeqBuilder(int(pairs))
 	}
 	evs := make([][]Event, c.workers)
+	tmps := make([][]Event, c.workers)
 	states := make([][]triState, c.workers)
 	err = c.parallel(ctx, int(pairs), 64, func(wk, lo, hi int) {
 		for h := lo; h < hi; h++ {
@@ -435,6 +437,7 @@ func (c *counter) triangles(ctx context.Context) error {
 				e.Flags |= fPair
 				ev = append(ev, e)
 			}
+			uv := pev[poff[h]:poff[h+1]]
 			for j, t := range ts {
 				for _, l := range t {
 					// The edge's side is the pair end it touches; fIn is
@@ -448,18 +451,33 @@ func (c *counter) triangles(ctx context.Context) error {
 					if fown[l] != side {
 						flip = fIn
 					}
-					for _, e := range pev[poff[l]:poff[l+1]] {
+					// Only edges with a pair edge within δ can be in a
+					// triangle triple (it holds one pair edge and spans
+					// at most δ): the others are skipped by galloping
+					// through both lists, never copied or sorted.
+					le := pev[poff[l]:poff[l+1]]
+					for i, k := 0, 0; k < len(le); {
+						i = gallop(uv, i, le[k].T-c.delta)
+						if i == len(uv) {
+							break
+						}
+						if uv[i].T > le[k].T+c.delta {
+							k = gallop(le, k, uv[i].T-c.delta)
+							continue
+						}
+						e := le[k]
 						e.Flags = (e.Flags ^ flip) | fl
 						e.Local = int32(j)
 						ev = append(ev, e)
+						k++
 					}
 				}
 			}
 			evs[wk] = ev
-			if !anyCounted(ev) {
+			if len(ev) == len(uv) || !anyCounted(ev) {
 				continue
 			}
-			slices.SortFunc(ev, func(a, b Event) int { return int(a.Pos - b.Pos) })
+			tmps[wk] = sortByPos(ev, tmps[wk])
 			if seqs != nil {
 				seqs.put(h, ev, len(ts))
 				continue
@@ -472,4 +490,73 @@ func (c *counter) triangles(ctx context.Context) error {
 		return err
 	}
 	return c.onDevice(ctx, seqs.sequences(true))
+}
+
+// sortByPos sorts ev in place by position (unique within a sequence): an
+// LSD radix sort over the positions' span, which beats comparison sorts on
+// the triangle pass's merged pair lists. tmp is scratch; the possibly
+// grown scratch is returned for reuse.
+func sortByPos(ev, tmp []Event) []Event {
+	if len(ev) < 256 {
+		slices.SortFunc(ev, func(a, b Event) int { return int(a.Pos - b.Pos) })
+		return tmp
+	}
+	lo, hi := ev[0].Pos, ev[0].Pos
+	for i := range ev {
+		lo, hi = min(lo, ev[i].Pos), max(hi, ev[i].Pos)
+	}
+	digit := 8
+	if len(ev) >= 4096 {
+		digit = 11
+	}
+	mask := uint64(1)<<digit - 1
+	tmp = slices.Grow(tmp[:0], len(ev))[:len(ev)]
+	src, dst := ev, tmp
+	var cnt [1 << 11]int
+	for shift := 0; shift < bits.Len64(uint64(hi-lo)); shift += digit {
+		c := cnt[:mask+1]
+		clear(c)
+		for i := range src {
+			c[uint64(src[i].Pos-lo)>>shift&mask]++
+		}
+		sum := 0
+		for d, n := range c {
+			c[d] = sum
+			sum += n
+		}
+		for i := range src {
+			d := uint64(src[i].Pos-lo) >> shift & mask
+			dst[c[d]] = src[i]
+			c[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &ev[0] {
+		copy(ev, src)
+	}
+	return tmp
+}
+
+// gallop returns the first index at or after from whose event has T >= t
+// (len(ev) if none): exponential steps, then a binary search, so a short
+// skip costs O(1) and a long one O(log).
+func gallop(ev []Event, from int, t int64) int {
+	if from >= len(ev) || ev[from].T >= t {
+		return from
+	}
+	lo, step := from, 1 // ev[lo].T < t
+	for lo+step < len(ev) && ev[lo+step].T < t {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(ev)) // ev[hi].T >= t or hi == len(ev)
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if ev[m].T < t {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
 }

@@ -196,3 +196,40 @@ func fmtGrid(g Grid) string {
 	}
 	return s
 }
+
+// sortByPos sorts in place by position with a comparison sort and with
+// both radix digit sizes, for even and odd numbers of passes.
+func TestSortByPos(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var tmp []Event
+	for _, n := range []int{0, 1, 100, 300, 300, 5000, 70000} {
+		perm := rng.Perm(n * (1 + rng.IntN(300)))[:n]
+		ev := make([]Event, n)
+		for i, p := range perm {
+			ev[i] = Event{Pos: int64(p) + 1<<40, T: int64(i), Local: int32(p)}
+		}
+		tmp = sortByPos(ev, tmp)
+		got := ev
+		for i := 1; i < n; i++ {
+			if got[i-1].Pos >= got[i].Pos || got[i].Local != int32(got[i].Pos-1<<40) {
+				t.Fatalf("n=%d: not sorted at %d: %+v %+v", n, i, got[i-1], got[i])
+			}
+		}
+	}
+}
+
+// Dense graphs (few nodes, thousands of edges) give triangle sequences
+// long enough for the radix sort; every cell equals the general engine.
+func TestCountDenseMatchesEngine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	for iter := range 4 {
+		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 6000, MaxTime: 3000, SelfLoop: 0.01, Evict: 0.3}
+		w := oracle.RandomWindow(rng, cfg)
+		delta := 2 + rng.Int64N(6)
+		req := randomRequest(rng, w)
+		want := engineGrid(t, w, delta, req)
+		if got := countGrid(t, w, delta, req, 1+iter%2); got != want {
+			t.Fatalf("iteration %d, %d edges, delta %d, range %v: got %v, want %v", iter, w.Len(), delta, req.Range, got, want)
+		}
+	}
+}
