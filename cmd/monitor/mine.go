@@ -61,7 +61,9 @@ and Everest text) with the exact parallel CPU engine, and print the counts
 
 Queries come from YAML files (motifwatch's format or Everest's), from the
 built-in library (--motif M1..M13, M4-A, snap-1-1..snap-6-6), or --snap3 for
-SNAP's 6x6 grid of 3-edge motif counts, printed in SNAP's layout.`,
+SNAP's 6x6 grid of 3-edge motif counts, printed in SNAP's layout. Count-mode
+queries of those 36 shapes (and --snap3) are counted by counting algorithms
+(motif/count3), not enumerated.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)

@@ -100,3 +100,52 @@ func TestEngineCountsShapes(t *testing.T) {
 		t.Errorf("wrapped engine asked %d times for a predicate query and an enumeration; want 2", spy.calls)
 	}
 }
+
+// Streaming batches: a range of at least 1/MinShare of the window, with a
+// root mask, is counted and equals the general engine; a smaller one goes
+// to the wrapped engine. Successive calls with another range or mask are
+// not served from the cache.
+func TestEngineBatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 5, MaxNodes: 9, MaxEdges: 400, MaxTime: 100, SelfLoop: 0.02, Evict: 1})
+	cpu := motif.NewCPU(2)
+	spy := &spyEngine{Engine: cpu}
+	e := NewEngine(spy, Options{Workers: 2})
+	grid := motif.SNAPGrid()
+	n := int64(w.Len())
+	for iter := range 12 {
+		lo := w.First() + rng.Int64N(n/2)
+		size := (n + MinShare - 1) / MinShare // the smallest counted range
+		if iter%4 == 3 {
+			size--
+		}
+		req := motif.Request{Range: motif.Range{Lo: lo, Hi: lo + size}, Horizon: 0}
+		if iter%2 == 0 {
+			req.RootMask = make([]bool, size)
+			for i := range req.RootMask {
+				req.RootMask[i] = rng.IntN(2) == 0
+			}
+		}
+		q := grid[rng.IntN(6)][rng.IntN(6)]
+		q.Delta = motif.TicksSpan(1 + rng.Int64N(15))
+		p, err := motif.Compile(q, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := spy.calls
+		got, err := e.Mine(context.Background(), w, p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := cpu.Mine(context.Background(), w, p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Matches != want.Matches || got.Roots != want.Roots {
+			t.Errorf("%s range %v mask %v: %d matches (%d roots), engine %d (%d roots)", q.Name, req.Range, req.RootMask != nil, got.Matches, got.Roots, want.Matches, want.Roots)
+		}
+		if counted := spy.calls == before; counted != (iter%4 != 3) {
+			t.Errorf("range of %d edges in a window of %d: counted = %v", size, n, counted)
+		}
+	}
+}
