@@ -8,8 +8,8 @@
 //
 // Layouts (checked by gpu/count3_test.go against count3's Go types):
 //   Ev is count3.Event: {int64 pos, int64 t, int32 local, uint8 flags}, 24 B.
-//   raw is count3.Raw: 128 int64 counters; centres add to [0, 32),
-//   triangles to [32, 128).
+//   raw is count3.Raw: 136 int64 counters; centres add to [0, 32) and
+//   the four-node stars [128, 136), triangles to [32, 128).
 //   scratch holds per-slot state: centres 10 int64 (c1[2] pp[4] sp[4]),
 //   triangles 12 int64 (c1[4] sp[8]); soff is the prefix sum of slots.
 //
@@ -34,38 +34,41 @@ struct Ev {
 #define RAW_MID 16
 #define RAW_POST 24
 #define RAW_TRI 32
+#define RAW_STAR4 128
 
 #define CENTRE_STATE 10
 #define TRI_STATE 12
 
-// flush adds a thread's counters to the block's and, by the last thread
-// to finish, the block's to raw.
-__device__ __forceinline__ void flush(unsigned long long *acc, const long long *loc, int base, int n,
-                                      unsigned long long *raw) {
+// flush adds a thread's n counters to the block's and then the block's to
+// raw: local counter k goes to raw[k + base], or raw[k - split + base2]
+// from k = split on.
+__device__ __forceinline__ void flush(unsigned long long *acc, const long long *loc, int n, int base,
+                                      int split, int base2, unsigned long long *raw) {
     for (int k = 0; k < n; k++) {
         if (loc[k] != 0) atomicAdd(&acc[k], (unsigned long long)loc[k]);
     }
     __syncthreads();
     for (int k = threadIdx.x; k < n; k += blockDim.x) {
-        if (acc[k] != 0) atomicAdd(&raw[base + k], acc[k]);
+        if (acc[k] != 0) atomicAdd(&raw[k < split ? k + base : k - split + base2], acc[k]);
     }
 }
 
 extern "C" __global__ void count3Centres(const long long *off, const long long *soff, const Ev *ev,
                                          long long *scratch, unsigned long long *raw, long long n,
                                          long long delta) {
-    __shared__ unsigned long long acc[32];
-    for (int k = threadIdx.x; k < 32; k += blockDim.x) acc[k] = 0;
+    // loc: [0, 32) as raw, [32, 40) the four-node stars (RAW_STAR4).
+    __shared__ unsigned long long acc[40];
+    for (int k = threadIdx.x; k < 40; k += blockDim.x) acc[k] = 0;
     __syncthreads();
-    long long loc[32];
-    for (int k = 0; k < 32; k++) loc[k] = 0;
+    long long loc[40];
+    for (int k = 0; k < 40; k++) loc[k] = 0;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
         const Ev *e0 = ev + off[i];
         long long len = off[i + 1] - off[i];
         long long *st = scratch + soff[i] * CENTRE_STATE;
         for (long long k = 0; k < (soff[i + 1] - soff[i]) * CENTRE_STATE; k++) st[k] = 0;
-        long long spp[4] = {0, 0, 0, 0};
+        long long spp[4] = {0, 0, 0, 0}, p2[4] = {0, 0, 0, 0};
         long long pk[2] = {0, 0}, ps[2] = {0, 0};
         long long s = 0;
         for (long long k = 0; k < len; k++) {
@@ -77,6 +80,7 @@ extern "C" __global__ void count3Centres(const long long *off, const long long *
                 long long *c1 = nb, *pp = nb + 2, *sp = nb + 6;
                 c1[da]--;
                 for (int d = 0; d < 2; d++) {
+                    p2[da * 2 + d] -= pk[d] - ps[d] - (d == da);
                     pp[da * 2 + d] -= c1[d];
                     spp[da * 2 + d] -= c1[d];
                     sp[da * 2 + d] -= ps[d];
@@ -97,11 +101,14 @@ extern "C" __global__ void count3Centres(const long long *off, const long long *
                         long long mid = c1[d1] * pk[d2] - sp[ii] - p;
                         if (d1 == d2) mid -= c1[d1];
                         loc[RAW_MID + o] += mid;
-                        loc[RAW_POST + o] += sp[d2 * 2 + d1] - c1[d2] * ps[d1] - p;
+                        long long post = sp[d2 * 2 + d1] - c1[d2] * ps[d1] - p;
+                        loc[RAW_POST + o] += post;
+                        loc[32 + o] += p2[ii] - spp[ii] - mid - post;
                     }
                 }
             }
             for (int d = 0; d < 2; d++) {
+                p2[d * 2 + dk] += pk[d] - ps[d];
                 pp[d * 2 + dk] += c1[d];
                 spp[d * 2 + dk] += c1[d];
             }
@@ -111,7 +118,7 @@ extern "C" __global__ void count3Centres(const long long *off, const long long *
             pk[dk]++;
         }
     }
-    flush(acc, loc, 0, 32, raw);
+    flush(acc, loc, 40, 0, 32, RAW_STAR4, raw);
 }
 
 __device__ __forceinline__ int label(unsigned char f) { return ((f & F_SIDE) >> 2) | (f & F_IN); }
@@ -183,5 +190,5 @@ extern "C" __global__ void count3Triangles(const long long *off, const long long
             sp[lk * 2 + 1] += pk[1];
         }
     }
-    flush(acc, loc, RAW_TRI, 96, raw);
+    flush(acc, loc, 96, RAW_TRI, 96, 0, raw);
 }

@@ -28,7 +28,7 @@ const (
 // Family returns the pass that counts cell c.
 func Family(c Cell) Families {
 	for i, rc := range rawCell {
-		if rc == c && i >= rawTri {
+		if rc == c && i >= rawTri && i < rawStar4 {
 			return Triangles
 		}
 	}

@@ -13,52 +13,78 @@ import (
 	"github.com/motifwatch/motifwatch/window"
 )
 
-// bruteGrid counts each SNAP cell with the brute-force oracle, keeping the
-// matches whose last edge is in r and not masked.
-func bruteGrid(t *testing.T, w *window.Window, delta int64, r motif.Range, mask []bool) Grid {
-	t.Helper()
-	var g Grid
+// cellQueries returns a query per cell: SNAP's grid, then the four-node
+// stars (centre c, leaves x, y, z).
+func cellQueries(delta int64) [Cells]*motif.Query {
+	var qs [Cells]*motif.Query
 	grid := motif.SNAPGrid()
 	for i := range 6 {
 		for j := range 6 {
-			q := grid[i][j]
-			q.Delta = motif.TicksSpan(delta)
-			ms, err := oracle.Mine(w, q, r, motif.Batch)
-			if err != nil {
-				t.Fatal(err)
+			qs[i*6+j] = grid[i][j]
+		}
+	}
+	for d := range 8 {
+		q := &motif.Query{Name: Cell(Star4 + Cell(d)).String(), Nodes: []motif.Node{{Name: "c"}, {Name: "x"}, {Name: "y"}, {Name: "z"}}}
+		for e := range 3 {
+			edge := motif.Edge{From: 0, To: e + 1}
+			if d>>(2-e)&1 == 1 {
+				edge.From, edge.To = e+1, 0
 			}
-			for _, m := range ms {
-				if last := m.Edges[2]; mask == nil || mask[last-r.Lo] {
-					g[i][j]++
-				}
+			q.Edges = append(q.Edges, edge)
+		}
+		qs[Star4+Cell(d)] = q
+	}
+	for _, q := range qs {
+		q.Delta = motif.TicksSpan(delta)
+	}
+	return qs
+}
+
+// bruteCells counts each cell with the brute-force oracle, keeping the
+// matches whose last edge is in r and not masked.
+func bruteCells(t *testing.T, w *window.Window, delta int64, r motif.Range, mask []bool) [Cells]int64 {
+	t.Helper()
+	var g [Cells]int64
+	for c, q := range cellQueries(delta) {
+		ms, err := oracle.Mine(w, q, r, motif.Batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if last := m.Edges[2]; mask == nil || mask[last-r.Lo] {
+				g[c]++
 			}
 		}
 	}
 	return g
 }
 
-// engineGrid counts each SNAP cell with the general CPU engine.
-func engineGrid(t *testing.T, w *window.Window, delta int64, req motif.Request) Grid {
+// engineCells counts each cell with the general CPU engine.
+func engineCells(t *testing.T, w *window.Window, delta int64, req motif.Request) [Cells]int64 {
 	t.Helper()
-	var g Grid
-	grid := motif.SNAPGrid()
+	var g [Cells]int64
 	cpu := motif.NewCPU(2)
-	for i := range 6 {
-		for j := range 6 {
-			q := grid[i][j]
-			q.Delta = motif.TicksSpan(delta)
-			p, err := motif.Compile(q, w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := cpu.Mine(context.Background(), w, p, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g[i][j] = res.Matches
+	for c, q := range cellQueries(delta) {
+		p, err := motif.Compile(q, w)
+		if err != nil {
+			t.Fatal(err)
 		}
+		res, err := cpu.Mine(context.Background(), w, p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g[c] = res.Matches
 	}
 	return g
+}
+
+func countCells(t *testing.T, w *window.Window, delta int64, req motif.Request, workers int) [Cells]int64 {
+	t.Helper()
+	raw, err := Count(context.Background(), w, delta, req, All, Options{Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw.Cells()
 }
 
 func countGrid(t *testing.T, w *window.Window, delta int64, req motif.Request, workers int) Grid {
@@ -85,7 +111,7 @@ func randomRequest(rng *rand.Rand, w *window.Window) motif.Request {
 	return req
 }
 
-// Every cell equals the brute-force oracle on small random windows full of
+// Every cell (SNAP's 36 and the four-node stars) equals the brute-force oracle on small random windows full of
 // tied timestamps, self-loops and evicted prefixes, for random ranges and
 // root masks and 1 or 3 workers.
 func TestCountMatchesOracle(t *testing.T) {
@@ -96,9 +122,9 @@ func TestCountMatchesOracle(t *testing.T) {
 		w := oracle.RandomWindow(rng, cfg)
 		delta := 1 + rng.Int64N(14)
 		req := randomRequest(rng, w)
-		want := bruteGrid(t, w, delta, req.Range, req.RootMask)
+		want := bruteCells(t, w, delta, req.Range, req.RootMask)
 		for _, workers := range []int{1, 3} {
-			if got := countGrid(t, w, delta, req, workers); got != want {
+			if got := countCells(t, w, delta, req, workers); got != want {
 				t.Fatalf("iteration %d, delta %d, range %v, mask %v, %d workers:\n%s\ngot  %v\nwant %v",
 					iter, delta, req.Range, req.RootMask != nil, workers, oracle.FormatWindow(w), got, want)
 			}
@@ -115,8 +141,8 @@ func TestCountMatchesEngine(t *testing.T) {
 		w := oracle.RandomWindow(rng, cfg)
 		delta := 1 + rng.Int64N(30)
 		req := randomRequest(rng, w)
-		want := engineGrid(t, w, delta, req)
-		if got := countGrid(t, w, delta, req, 1+iter%3); got != want {
+		want := engineCells(t, w, delta, req)
+		if got := countCells(t, w, delta, req, 1+iter%3); got != want {
 			t.Fatalf("iteration %d, delta %d, range %v: got %v, want %v", iter, delta, req.Range, got, want)
 		}
 	}
@@ -227,8 +253,8 @@ func TestCountDenseMatchesEngine(t *testing.T) {
 		w := oracle.RandomWindow(rng, cfg)
 		delta := 2 + rng.Int64N(6)
 		req := randomRequest(rng, w)
-		want := engineGrid(t, w, delta, req)
-		if got := countGrid(t, w, delta, req, 1+iter%2); got != want {
+		want := engineCells(t, w, delta, req)
+		if got := countCells(t, w, delta, req, 1+iter%2); got != want {
 			t.Fatalf("iteration %d, %d edges, delta %d, range %v: got %v, want %v", iter, w.Len(), delta, req.Range, got, want)
 		}
 	}

@@ -16,8 +16,8 @@ import (
 // small streaming batch over a large window is cheaper mined.
 const MinShare = 8
 
-// Engine is a motif.Engine that counts the 36 shapes (Shape) in count
-// mode (no Sink) and hands every other request to Next. One counting run
+// Engine is a motif.Engine that counts the shapes of Shape (SNAP's 36 and
+// the four-node stars) in count mode (no Sink) and hands every other request to Next. One counting run
 // serves all the queries of a family asked over the same window state,
 // δ, range and mask: `mine --snap3` counts once for its 36 queries.
 type Engine struct {
@@ -36,7 +36,7 @@ type cached struct {
 	mask        []bool
 	fam         Families
 	raw         Raw
-	grid        Grid
+	cells       [Cells]int64
 	roots       int64
 	initialised bool
 }
@@ -78,19 +78,19 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 		return motif.Result{}, err
 	}
 	c, _ := Shape(p)
-	g, roots, err := e.grid(ctx, w, p.Delta, req, Family(c))
+	cells, roots, err := e.count(ctx, w, p.Delta, req, Family(c))
 	if err != nil {
 		return motif.Result{}, err
 	}
 	if req.Progress != nil {
 		req.Progress.Add(max(min(req.Range.Hi, w.End())-max(req.Range.Lo, w.First()), 0))
 	}
-	return motif.Result{Matches: g.At(c), Roots: roots}, nil
+	return motif.Result{Matches: cells[c], Roots: roots}, nil
 }
 
-// grid returns the counts for the request, counting the family if the
+// count returns the cells' counts for the request, counting the family if the
 // cache does not hold it for this window state.
-func (e *Engine) grid(ctx context.Context, w *window.Window, delta int64, req motif.Request, fam Families) (Grid, int64, error) {
+func (e *Engine) count(ctx context.Context, w *window.Window, delta int64, req motif.Request, fam Families) ([Cells]int64, int64, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c := &e.cache
@@ -103,13 +103,13 @@ func (e *Engine) grid(ctx context.Context, w *window.Window, delta int64, req mo
 	if c.fam&fam != fam {
 		raw, err := Count(ctx, w, delta, req, fam&^c.fam, e.opts)
 		if err != nil {
-			return Grid{}, 0, err
+			return [Cells]int64{}, 0, err
 		}
 		c.raw.Add(&raw)
 		c.fam |= fam
-		c.grid = c.raw.Grid()
+		c.cells = c.raw.Cells()
 	}
-	return c.grid, c.roots, nil
+	return c.cells, c.roots, nil
 }
 
 // roots counts the request's unmasked positions in the window.

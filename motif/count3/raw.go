@@ -15,19 +15,22 @@ package count3
 //	           direction (0 = x→y), and l1, l2 the labels of the first and
 //	           second of the other two edges: 2*side + dir, side 0 = the
 //	           edge touches x, 1 = it touches y, dir 0 = from x (or y) to w.
+//	[128, 136) four-node stars: three distinct neighbours of the centre
+//	           (beyond SNAP's grid; cells Star4 + 4*d1 + 2*d2 + d3)
 //
 // The layout is shared with kernels/count3.cu.
 type Raw [RawLen]int64
 
 // RawLen is the number of raw counters.
-const RawLen = 128
+const RawLen = 136
 
 const (
 	rawPair = 0
 	rawPre  = 8
 	rawMid  = 16
 	rawPost = 24
-	rawTri  = 32
+	rawTri   = 32
+	rawStar4 = 128
 )
 
 // Add accumulates r2 into r.
@@ -98,14 +101,29 @@ var rawCell = func() [RawLen]Cell {
 			}
 		}
 	}
+	for i := range 8 {
+		m[rawStar4+i] = Star4 + Cell(i)
+	}
 	return m
 }()
+
+// Cells returns the count of every cell, SNAP's 36 and the four-node
+// stars.
+func (r *Raw) Cells() [Cells]int64 {
+	var c [Cells]int64
+	for i, v := range r {
+		if rc := rawCell[i]; rc >= 0 {
+			c[rc] += v
+		}
+	}
+	return c
+}
 
 // Grid maps the raw counters onto SNAP's grid.
 func (r *Raw) Grid() Grid {
 	var g Grid
 	for i, v := range r {
-		if c := rawCell[i]; c >= 0 {
+		if c := rawCell[i]; c >= 0 && c < Star4 {
 			g[c/6][c%6] += v
 		}
 	}

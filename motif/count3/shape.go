@@ -6,12 +6,29 @@ import (
 	"github.com/motifwatch/motifwatch/motif"
 )
 
-// Cell is a SNAP grid cell: row*6 + column, both from 0 (M(i, j) is
-// Cell((i-1)*6 + j-1)).
+// Cell is a counted shape. Cells below Star4 are SNAP's grid: row*6 +
+// column, both from 0 (M(i, j) is Cell((i-1)*6 + j-1)). From Star4 on are
+// the four-node, three-edge stars: a centre with three distinct
+// neighbours, Star4 + 4*d1 + 2*d2 + d3 where d is each edge's direction
+// (0 = out of the centre).
 type Cell int
 
-// String names the cell as the library does: snap-<i>-<j>.
-func (c Cell) String() string { return fmt.Sprintf("snap-%d-%d", int(c)/6+1, int(c)%6+1) }
+const (
+	// Star4 is the first four-node star cell.
+	Star4 Cell = 36
+	// Cells is the number of cells.
+	Cells = 44
+)
+
+// String names the cell: snap-<i>-<j> as the library does, or
+// star4-<dirs> with o (out of the centre) and i (into it).
+func (c Cell) String() string {
+	if c >= Star4 {
+		d := int(c - Star4)
+		return "star4-" + string("oi"[d>>2]) + string("oi"[d>>1&1]) + string("oi"[d&1])
+	}
+	return fmt.Sprintf("snap-%d-%d", int(c)/6+1, int(c)%6+1)
+}
 
 // Grid holds the 36 counts in SNAP's layout: Grid[i][j] is M(i+1, j+1).
 type Grid [6][6]int64
@@ -79,14 +96,38 @@ func classify(s shape3) Cell {
 	return -1
 }
 
-// Shape returns the SNAP cell whose count is p's count, when p is one of
-// the 36 shapes (under any naming of its nodes) with nothing that the
+// star4 returns the four-node star cell of s, or -1: one node on all
+// three edges, each other node on one.
+func star4(s shape3) Cell {
+	for c := range 4 {
+		cell, ok := Star4, true
+		seen := map[int]bool{}
+		for e, ed := range s.edges {
+			switch {
+			case ed[0] == c && !seen[ed[1]]:
+				seen[ed[1]] = true
+			case ed[1] == c && !seen[ed[0]]:
+				seen[ed[0]] = true
+				cell += Cell(1 << (2 - e))
+			default:
+				ok = false
+			}
+		}
+		if ok {
+			return cell
+		}
+	}
+	return -1
+}
+
+// Shape returns the cell whose count is p's count, when p is one of SNAP's
+// 36 shapes or a four-node star (under any naming of its nodes) with nothing that the
 // counters do not model: no predicates or node labels, no anti-edges, and
 // no per-hop limit tighter than Delta (a limit of at least Delta is
 // implied by it).
 func Shape(p *motif.Plan) (Cell, bool) {
 	q := p.Query
-	if len(q.Edges) != 3 || len(p.Preds) > 0 || len(p.Antis) > 0 || len(q.Nodes) < 2 || len(q.Nodes) > 3 {
+	if len(q.Edges) != 3 || len(p.Preds) > 0 || len(p.Antis) > 0 || len(q.Nodes) < 2 || len(q.Nodes) > 4 {
 		return -1, false
 	}
 	for i := 1; i < len(p.Hop); i++ {
@@ -99,5 +140,8 @@ func Shape(p *motif.Plan) (Cell, bool) {
 		s.edges[e] = [2]int{q.Edges[e].From, q.Edges[e].To}
 	}
 	c := classify(s)
+	if s.nodes == 4 {
+		c = star4(s)
+	}
 	return c, c >= 0
 }

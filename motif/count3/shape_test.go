@@ -20,6 +20,12 @@ func TestRawCellCoverage(t *testing.T) {
 			continue
 		}
 		per[c]++
+		if c >= Star4 {
+			if i < rawStar4 {
+				t.Errorf("raw %d maps to four-node star %v", i, c)
+			}
+			continue
+		}
 		nodes := snapShapes[c].nodes
 		switch {
 		case i < rawPre && nodes != 2, i >= rawPre && nodes != 3:
@@ -27,11 +33,11 @@ func TestRawCellCoverage(t *testing.T) {
 		}
 	}
 	want := map[int]int{2: 0, 1: 0, 6: 0}
-	for c := range Cell(36) {
+	for c := range Cell(Cells) {
 		want[per[c]]++
 	}
-	if want[2] != 4 || want[1] != 24 || want[6] != 8 || len(want) != 3 {
-		t.Errorf("counters per cell: %v; want 4 cells with 2, 24 with 1, 8 with 6", want)
+	if want[2] != 4 || want[1] != 32 || want[6] != 8 || len(want) != 3 {
+		t.Errorf("counters per cell: %v; want 4 cells with 2, 32 with 1, 8 with 6", want)
 	}
 }
 
@@ -60,6 +66,11 @@ func TestShape(t *testing.T) {
 				t.Errorf("Shape(%s with a hop limit 9 < delta 10) = %v; want refused", q.Name, c)
 			}
 		}
+	}
+	q := &motif.Query{Name: "star4", Nodes: []motif.Node{{Name: "a"}, {Name: "hub"}, {Name: "b"}, {Name: "c"}},
+		Edges: []motif.Edge{{From: 0, To: 1}, {From: 1, To: 2}, {From: 3, To: 1}}}
+	if c, ok := Shape(&motif.Plan{Query: q, Hop: []int64{-1, -1, -1}}); !ok || c.String() != "star4-ioi" {
+		t.Errorf("Shape(a->hub, hub->b, c->hub) = %v, %v; want star4-ioi", c, ok)
 	}
 	m1, _ := motif.Builtin("M1") // a 4-node path
 	if c, ok := Shape(&motif.Plan{Query: m1}); ok {

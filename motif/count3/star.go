@@ -20,9 +20,11 @@ type nbrState struct {
 //     prefix(k) − prefix(a+1), summed through sp, minus pp[v];
 //   - y-x-x: pairs (a, b), b on v, a in W before b not on v: for each b,
 //     prefix(b) − prefix(s), summed through sp, minus pp[v];
-//   - two-node: pp[v], counted at the lower-id end of the pair only.
+//   - two-node: pp[v], counted at the lower-id end of the pair only;
+//   - four-node stars (three distinct neighbours): every pair in W (p2,
+//     kept like pp over all neighbours) minus the four kinds above.
 func scanCentre(ev []Event, st []nbrState, delta int64, raw *Raw) {
-	var spp [4]int64
+	var spp, p2 [4]int64
 	var pk, ps [2]int64 // edges by direction before k, before s
 	s := 0
 	for k := range ev {
@@ -33,6 +35,7 @@ func scanCentre(ev []Event, st []nbrState, delta int64, raw *Raw) {
 			n := &st[a.Local]
 			n.c1[da]--
 			for d := range 2 {
+				p2[da*2+d] -= pk[d] - ps[d] - b2i(d == da)
 				n.pp[da*2+d] -= n.c1[d]
 				spp[da*2+d] -= n.c1[d]
 				n.sp[da*2+d] -= ps[d]
@@ -57,11 +60,14 @@ func scanCentre(ev []Event, st []nbrState, delta int64, raw *Raw) {
 						mid -= n.c1[d1]
 					}
 					raw[rawMid+o] += mid
-					raw[rawPost+o] += n.sp[d2*2+d1] - n.c1[d2]*ps[d1] - p
+					post := n.sp[d2*2+d1] - n.c1[d2]*ps[d1] - p
+					raw[rawPost+o] += post
+					raw[rawStar4+o] += p2[i] - spp[i] - mid - post
 				}
 			}
 		}
 		for d := range 2 {
+			p2[d*2+dk] += pk[d] - ps[d]
 			n.pp[d*2+dk] += n.c1[d]
 			spp[d*2+dk] += n.c1[d]
 		}
@@ -70,4 +76,11 @@ func scanCentre(ev []Event, st []nbrState, delta int64, raw *Raw) {
 		n.sp[dk*2+1] += pk[1]
 		pk[dk]++
 	}
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
