@@ -25,10 +25,10 @@ type Raw [RawLen]int64
 const RawLen = 136
 
 const (
-	rawPair = 0
-	rawPre  = 8
-	rawMid  = 16
-	rawPost = 24
+	rawPair  = 0
+	rawPre   = 8
+	rawMid   = 16
+	rawPost  = 24
 	rawTri   = 32
 	rawStar4 = 128
 )
