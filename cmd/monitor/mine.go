@@ -23,6 +23,7 @@ import (
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/count3"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -183,6 +184,9 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 		}
 		if o.explain {
 			fmt.Fprint(stderr, p)
+			if c, ok := count3.Shape(p); ok && o.enumerate == 0 {
+				fmt.Fprintf(stderr, "  counted, not enumerated: shape %v (motif/count3)\n", c)
+			}
 		}
 		run, err := o.mineOne(ctx, engine, w, p, stdout, stderr)
 		if err != nil {
