@@ -85,6 +85,9 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	if req.Progress != nil {
 		req.Progress.Add(max(min(req.Range.Hi, w.End())-max(req.Range.Lo, w.First()), 0))
 	}
+	if req.Found != nil {
+		req.Found.Add(cells[c])
+	}
 	return motif.Result{Matches: cells[c], Roots: roots}, nil
 }
 

@@ -3,6 +3,7 @@ package count3
 import (
 	"context"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
@@ -48,7 +49,8 @@ func TestEngineCountsShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Found: new(atomic.Int64)}
+	var found int64
 	for _, q := range qs {
 		p, err := motif.Compile(q, w)
 		if err != nil {
@@ -65,7 +67,12 @@ func TestEngineCountsShapes(t *testing.T) {
 		if got.Matches != want.Matches || got.Roots != want.Roots {
 			t.Errorf("%s: counted %d matches (%d roots), engine %d (%d roots)", q.Name, got.Matches, got.Roots, want.Matches, want.Roots)
 		}
+		found += got.Matches
+		if f := req.Found.Load(); f != 2*found {
+			t.Errorf("%s: Found %d after both engines, want %d", q.Name, f, 2*found)
+		}
 	}
+	req.Found = nil
 	if spy.calls != 0 {
 		t.Errorf("wrapped engine asked %d times for count-mode SNAP shapes; want 0", spy.calls)
 	}
