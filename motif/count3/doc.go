@@ -18,7 +18,10 @@
 //     edges in position order keeps per-neighbour counters (edges, same-
 //     neighbour pairs, and sums of direction prefix counts) so each edge,
 //     as the LAST edge of a triple, adds its x-x-y, x-y-x and y-x-x
-//     triples in O(1); the same pass yields the two-node counts;
+//     triples in O(1); the same pass yields the two-node counts and,
+//     beyond SNAP's grid, the four-node stars (a centre with three
+//     distinct neighbours: every pair in the window minus the other
+//     kinds);
 //   - triangles (8 cells): static triangles are listed by degree order,
 //     each assigned to its pair with the most temporal edges; per such
 //     pair one pass over the pair's edges and its triangles' other edges
