@@ -76,6 +76,11 @@ type Kafka struct {
 	ScaleOut ScaleOut `mapstructure:"scale_out"`
 	// Embedded configures the in-process broker of Brokers: [embedded].
 	Embedded EmbeddedBroker `mapstructure:"embedded"`
+
+	// DeadLetterMaxBytes caps a dead-letter record (key, value and
+	// headers): a larger one is written with a prefix of its value, its
+	// size and SHA-256 in headers. Below the broker's message.max.bytes.
+	DeadLetterMaxBytes ByteSize `mapstructure:"dead_letter_max_bytes"`
 }
 
 // EmbeddedBroker configures the in-process broker. By default it keeps
@@ -230,6 +235,15 @@ type Window struct {
 	// queries without anti-edges are tallied, not enumerated, and not
 	// capped.
 	MaxMatchesPerBatch int `mapstructure:"max_matches_per_batch"`
+	// MaxMineSteps bounds one query's mining of one batch in engine steps
+	// (root and candidate edges tried: motif.Request.Budget); past it the
+	// query stops for the batch, reported like MaxMatchesPerBatch. Every
+	// mode is bounded, count mode included. The count depends on the data
+	// only, so the cap acts the same on every run and machine.
+	MaxMineSteps int64 `mapstructure:"max_mine_steps"`
+	// MaxMineTime is a wall-clock backstop for the same: one query's
+	// mining of one batch stops after this long.
+	MaxMineTime time.Duration `mapstructure:"max_mine_time"`
 	// MaxFuture refuses edges dated more than this after both the wall
 	// clock and the newest edge taken so far (to the dead-letter topic,
 	// reason future), so one bad timestamp cannot carry the watermark
@@ -362,6 +376,8 @@ func DefaultConfig() *Config {
 			ClientID:        "motifwatch",
 			SessionTimeout:  30 * time.Second,
 			ScaleOut:        ScaleOut{HeartbeatInterval: 3 * time.Second, SessionTimeout: 30 * time.Second, RebalanceTimeout: 30 * time.Second},
+
+			DeadLetterMaxBytes: DefaultDeadLetterMaxBytes,
 		},
 		Input: Input{
 			Format:         "json",
@@ -382,6 +398,8 @@ func DefaultConfig() *Config {
 			MaxBytes:           2 << 30,
 			MaxNodes:           10_000_000,
 			MaxMatchesPerBatch: 100_000,
+			MaxMineSteps:       250_000_000,
+			MaxMineTime:        10 * time.Second,
 			MaxFuture:          time.Hour,
 			MaxBuffered:        1_000_000,
 			MaxBufferedBytes:   256 << 20,
@@ -480,3 +498,13 @@ func parentField(f string) string {
 	}
 	return ""
 }
+
+// Bounds of kafka.dead_letter_max_bytes (ingest.DefaultDeadLetterMaxBytes
+// and ingest.MinDeadLetterMaxBytes, checked equal by a test; config does
+// not import ingest). The maximum keeps a capped record within one
+// produce request of a kafka-go writer sized for it.
+const (
+	DefaultDeadLetterMaxBytes = 256 << 10
+	MinDeadLetterMaxBytes     = 4 << 10
+	MaxDeadLetterMaxBytes     = 64 << 20
+)

@@ -116,6 +116,12 @@ func (v *validator) kafka() {
 		{"kafka.alert_topic", k.AlertTopic},
 		{"kafka.dead_letter_topic", k.DeadLetterTopic},
 	}
+	switch d := k.DeadLetterMaxBytes; {
+	case d < MinDeadLetterMaxBytes:
+		v.fail("kafka.dead_letter_max_bytes", "%s is below the minimum of %s", d, ByteSize(MinDeadLetterMaxBytes))
+	case d > MaxDeadLetterMaxBytes:
+		v.fail("kafka.dead_letter_max_bytes", "%s is above the maximum of %s", d, ByteSize(MaxDeadLetterMaxBytes))
+	}
 	for i, t := range topics {
 		switch {
 		case t.name == "":
@@ -423,6 +429,12 @@ func (v *validator) caps() {
 	}
 	if w.MaxMatchesPerBatch < 0 {
 		v.fail("window.max_matches_per_batch", "%d must not be negative (0 = no cap)", w.MaxMatchesPerBatch)
+	}
+	if w.MaxMineSteps < 0 {
+		v.fail("window.max_mine_steps", "%d must not be negative (0 = no cap)", w.MaxMineSteps)
+	}
+	if w.MaxMineTime < 0 {
+		v.fail("window.max_mine_time", "%s must not be negative (0 = no cap)", durText(w.MaxMineTime))
 	}
 	switch {
 	case w.MaxFuture < 0:

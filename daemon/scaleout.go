@@ -59,6 +59,7 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 	cfg := mk.cfg
 	proc, err := stream.New(stream.Options{Engine: mk.engine, Schema: mk.schema, MaxHeld: cfg.Window.MaxHeldMatches,
 		MaxBytes: int64(cfg.Window.MaxBytes), MaxNodes: cfg.Window.MaxNodes, MaxMatchesPerBatch: cfg.Window.MaxMatchesPerBatch,
+		MaxMineSteps: cfg.Window.MaxMineSteps, MaxMineTime: cfg.Window.MaxMineTime,
 		Logger: mk.log, Registerer: mk.reg, Backend: mk.backend})
 	if err != nil {
 		return nil, err
@@ -241,7 +242,7 @@ func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error
 		return err
 	}
 	readers, err := ingest.NewReaders(ingest.ReadersOptions{Brokers: s.brokers, Topic: s.cfg.Kafka.EdgeTopic, Dialer: s.dialer,
-		MaxWait: min(s.cfg.Window.BatchMaxWait, 250*time.Millisecond)}, from)
+		MaxWait: min(s.cfg.Window.BatchMaxWait, 250*time.Millisecond), OnClientError: s.mk.pm.kafkaErrors.WithLabelValues(opFetch).Inc}, from)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,8 @@ import (
 //     evicting;
 //   - device_sync: mirroring the window on the GPU (0 on the CPU);
 //   - mine: mining every query;
-//   - alert_write: writing the alerts until acknowledged;
+//   - alert_write: writing the batch's dead letters and alerts until
+//     acknowledged;
 //   - commit: committing the offsets.
 //
 // fetch and decode run in goroutines ahead of the pipeline (they overlap
