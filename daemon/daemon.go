@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"strconv"
 	"time"
 
@@ -320,9 +321,35 @@ func querySets(cfg *config.Config, qs []*motif.Query) ([]stream.Query, map[strin
 			mode = alerts.ModeCount
 		}
 		sq[i] = stream.Query{Query: q, Enumerate: mode == alerts.ModeEnumerate}
-		aq[q.Name] = alerts.QueryOptions{Mode: mode, RateLimit: pol.RateLimit, Burst: pol.RateBurst}
+		aq[q.Name] = alerts.QueryOptions{Mode: mode, RateLimit: pol.RateLimit, Burst: pol.RateBurst, Group: grouping(q, cfg.Input.TimeUnit)}
 	}
 	return sq, aq
+}
+
+// grouping is q's incident grouping for the router: group_by's node
+// names, and group_within (default delta) as a duration (a span of bare
+// ticks counts ticks of unit).
+func grouping(q *motif.Query, unit time.Duration) alerts.Grouping {
+	if len(q.GroupBy) == 0 {
+		return alerts.Grouping{}
+	}
+	g := alerts.Grouping{By: make([]string, len(q.GroupBy))}
+	for i, n := range q.GroupBy {
+		g.By[i] = q.Nodes[n].Name
+	}
+	within := q.Delta
+	if q.GroupWithin != nil {
+		within = *q.GroupWithin
+	}
+	if within.IsDuration {
+		g.Within = within.Duration
+	} else {
+		g.Within = time.Duration(math.MaxInt64) // validated positive; longer than Duration: never closes by time
+		if within.Ticks <= math.MaxInt64/int64(unit) {
+			g.Within = time.Duration(within.Ticks) * unit
+		}
+	}
+	return g
 }
 
 func decodeOptions(cfg *config.Config, schema *window.Schema) ingest.DecodeOptions {
