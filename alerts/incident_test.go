@@ -45,7 +45,7 @@ func TestRouterIncidents(t *testing.T) {
 		t.Errorf("Due() = %v; want the first incident's close %v", got, want)
 	}
 	flush(5*time.Minute, groupedMatch("m4", "x1", 200, 210))
-	flush(10*time.Minute) // both incidents close
+	flush(10 * time.Minute) // both incidents close
 	flush(11*time.Minute, groupedMatch("m5", "x1", 300, 300))
 
 	var matchIDs []string
