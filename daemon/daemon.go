@@ -68,6 +68,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer engine.Close()
 	backend := engine.Backend
+	board := newStatusBoard(schema.TimeUnit, engineStatus(engine, cfg), nil)
 
 	// Kafka: the embedded broker or the configured cluster, and topics.
 	transport, dialer, err := clients(&cfg.Kafka)
@@ -115,7 +116,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer sink.Close()
 	mk := &pipelineMaker{cfg: cfg, log: log, reg: reg, engine: engine, backend: backend, schema: schema, sink: sink,
-		health: ready, updates: make(chan querySet),
+		health: ready, updates: make(chan querySet), board: board,
 		probe: func(ctx context.Context) error { return broker.WaitReady(ctx, brokers, transport) }}
 	if mk.am, err = alerts.NewMetrics(reg); err != nil {
 		return err
@@ -141,6 +142,7 @@ func Run(ctx context.Context, o Options) error {
 	pm.queries.Set(float64(len(queries)))
 	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
 	streamQs, alertQs := querySets(cfg, queries)
+	board.setQueries(streamQs, alertQs)
 	p, err := mk.new(querySet{stream: streamQs, alerts: alertQs})
 	if err != nil {
 		return err
@@ -192,6 +194,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
 	}
+	httpSrv.handleStatus(board)
 	watcher, err := config.NewQueryWatcher(cfg, log, func(qs []*motif.Query) error {
 		s, a := querySets(cfg, qs)
 		done := make(chan error, 1)
@@ -235,6 +238,10 @@ func Run(ctx context.Context, o Options) error {
 	{
 		wctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { return watcher.Run(wctx) }, func(error) { cancel() })
+	}
+	if every := cfg.Log.StatusInterval; every > 0 {
+		sctx, cancel := context.WithCancel(ctx)
+		g.Add(func() error { return logStatus(sctx, &statusLogger{b: board, log: log}, every) }, func(error) { cancel() })
 	}
 	if gpmJob != nil {
 		jctx, cancel := context.WithCancel(ctx)

@@ -17,6 +17,7 @@ import (
 type httpServer struct {
 	srv *http.Server
 	ln  net.Listener
+	mux *http.ServeMux // more handlers: statuspage.go
 }
 
 func newHTTPServer(addr string, gatherer prometheus.Gatherer, ready func() (bool, string)) (*httpServer, error) {
@@ -36,7 +37,7 @@ func newHTTPServer(addr string, gatherer prometheus.Gatherer, ready func() (bool
 		}
 		w.Write([]byte("ready\n"))
 	})
-	return &httpServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}, nil
+	return &httpServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln, mux: mux}, nil
 }
 
 // Addr returns the address the server listens on (useful with port 0).

@@ -110,6 +110,9 @@ type pipeline struct {
 	// records = appended + self-loops + late + dead-lettered.
 	stats pipelineStats
 
+	// board, if set, gets each batch's figures for the status page.
+	board *statusBoard
+
 	// future is window.max_future; capLimiter rate-limits cap log lines.
 	future     futureCap
 	capLimiter *ratelog.Limiter
@@ -467,8 +470,10 @@ func (p *pipeline) batch(ctx context.Context) error {
 	if wm != math.MinInt64 {
 		p.im.SetWatermark(wm, p.tick, time.Now())
 	}
+	var out *stream.Output
 	if len(edges) > 0 || p.pending > 0 {
-		out, err := p.proc.Process(ctx, edges, wm)
+		var err error
+		out, err = p.proc.Process(ctx, edges, wm)
 		if err != nil {
 			return err
 		}
@@ -491,13 +496,21 @@ func (p *pipeline) batch(ctx context.Context) error {
 	if err := p.commit(ctx); err != nil {
 		return err
 	}
+	var lag int64
 	if l, ok := p.src.(interface{ Lag() map[int]int64 }); ok {
-		var total int64
 		for part, n := range l.Lag() {
 			p.pm.lag.WithLabelValues(strconv.Itoa(part)).Set(float64(n))
-			total += n
+			lag += n
 		}
-		p.im.SetLag(total)
+		p.im.SetLag(lag)
+	}
+	if p.board != nil {
+		st := batchStatus{records: p.pending, lag: lag, watermark: wm, hasWatermark: wm != math.MinInt64,
+			windowEdges: p.proc.Window().Len(), windowBytes: p.proc.Window().Bytes(), buffered: p.reorder.Len()}
+		if out != nil {
+			st.edges, st.matches = out.Appended, matchesOf(out)
+		}
+		p.board.batch(st)
 	}
 	p.pm.batch(len(edges), time.Since(start))
 	if p.pending > 0 {
@@ -648,6 +661,9 @@ func (p *pipeline) setQueries(qs querySet) error {
 	}
 	if err := p.router.SetQueries(qs.alerts); err != nil {
 		return err
+	}
+	if p.board != nil {
+		p.board.setQueries(qs.stream, qs.alerts)
 	}
 	p.queries = querySet{stream: qs.stream, alerts: qs.alerts}
 	return nil
