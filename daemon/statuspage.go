@@ -22,6 +22,7 @@ const statusRefresh = 2
 
 var statusPage = template.Must(template.New("status.html").Funcs(template.FuncMap{
 	"join": func(s []string) string { return strings.Join(s, ", ") },
+	"span": timeSpan,
 	"nodes": func(m map[string]alerts.Node) string {
 		names := make([]string, 0, len(m))
 		for k := range m {
@@ -74,4 +75,18 @@ func (h *httpServer) handleStatus(b *statusBoard) {
 	page, api := statusHandlers(b)
 	h.mux.HandleFunc("GET /{$}", page)
 	h.mux.HandleFunc("GET /api/status", api)
+}
+
+// timeSpan renders two ISO-8601 times compactly: "2026-01-02 03:04:05 →
+// 03:05:00" (the second's date only when it differs; fractions kept).
+func timeSpan(first, last string) string {
+	fd, ft, ok1 := strings.Cut(strings.TrimSuffix(first, "Z"), "T")
+	ld, lt, ok2 := strings.Cut(strings.TrimSuffix(last, "Z"), "T")
+	if !ok1 || !ok2 {
+		return first + " → " + last
+	}
+	if fd == ld {
+		return fd + " " + ft + " → " + lt
+	}
+	return fd + " " + ft + " → " + ld + " " + lt
 }
