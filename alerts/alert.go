@@ -2,6 +2,7 @@ package alerts
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -109,4 +110,17 @@ func TickTime(t int64, unit time.Duration) string {
 		return ""
 	}
 	return time.Unix(0, t*u).UTC().Format(time.RFC3339Nano)
+}
+
+// UnmarshalJSONStrict decodes an alert record, refusing values that are
+// not one (no kind or no query).
+func (a *Alert) UnmarshalJSONStrict(data []byte) error {
+	*a = Alert{}
+	if err := json.Unmarshal(data, a); err != nil {
+		return err
+	}
+	if a.Kind == "" || a.Query == "" {
+		return errors.New("no kind or query")
+	}
+	return nil
 }
