@@ -31,7 +31,8 @@ var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--d
 	"--hide-scrollbars"}
 
 // chromium returns the browser to test with: $MOTIFWATCH_CHROMIUM, or
-// chromium on PATH; the test skips without one.
+// chromium on PATH; the test skips without one (fails under CI=true,
+// where .ci/run installs it).
 func chromium(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("MOTIFWATCH_CHROMIUM"); p != "" {
@@ -41,6 +42,9 @@ func chromium(t *testing.T) string {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no chromium on PATH: .ci/run installs Debian's chromium for this test")
 	}
 	t.Skip("no chromium on PATH (Debian: apt-get install -y chromium; or set MOTIFWATCH_CHROMIUM): the status page's browser test needs a real browser")
 	return ""
