@@ -86,12 +86,28 @@ type Alert struct {
 // MarshalJSON writes the record; first and last appear only on records
 // that report edges (match and incident), and there always.
 func (a Alert) MarshalJSON() ([]byte, error) {
-	type plain Alert // no methods: no recursion
+	// The same fields in the same order, first and last as pointers so
+	// that omitempty tells "absent" from 0.
 	out := struct {
-		plain
-		First *int64 `json:"first,omitempty"`
-		Last  *int64 `json:"last,omitempty"`
-	}{plain: plain(a)}
+		Kind        Kind            `json:"kind"`
+		Query       string          `json:"query"`
+		Description string          `json:"description,omitempty"`
+		MatchID     string          `json:"match_id,omitempty"`
+		IncidentID  string          `json:"incident_id,omitempty"`
+		Nodes       map[string]Node `json:"nodes,omitempty"`
+		Edges       []Edge          `json:"edges,omitempty"`
+		First       *int64          `json:"first,omitempty"`
+		Last        *int64          `json:"last,omitempty"`
+		FirstTime   string          `json:"first_time,omitempty"`
+		LastTime    string          `json:"last_time,omitempty"`
+		Count       int64           `json:"count,omitempty"`
+		MatchIDs    []string        `json:"match_ids,omitempty"`
+		From        time.Time       `json:"from,omitzero"`
+		To          time.Time       `json:"to,omitzero"`
+		DetectedAt  time.Time       `json:"detected_at"`
+		Provisional bool            `json:"provisional,omitempty"`
+	}{a.Kind, a.Query, a.Description, a.MatchID, a.IncidentID, a.Nodes, a.Edges, nil, nil, a.FirstTime, a.LastTime,
+		a.Count, a.MatchIDs, a.From, a.To, a.DetectedAt, a.Provisional}
 	if a.Kind == KindMatch || a.Kind == KindIncident {
 		out.First, out.Last = &a.First, &a.Last
 	}
