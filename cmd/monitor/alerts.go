@@ -139,7 +139,7 @@ func printAlert(w io.Writer, r *alerts.Record) error {
 	switch a.Kind {
 	case alerts.KindMatch, alerts.KindIncident:
 		if a.Kind == alerts.KindIncident {
-			fmt.Fprintf(&b, "  %d %s, edges %s → %s, open %s – %s\n", a.Count, plural(a.Count, "match", "matches"), tickOrTime(a.First, a.FirstTime),
+			fmt.Fprintf(&b, "  %s, edges %s → %s, open %s – %s\n", matchCount(a.Count), tickOrTime(a.First, a.FirstTime),
 				tickOrTime(a.Last, a.LastTime), a.From.UTC().Format(time.TimeOnly), a.To.UTC().Format(time.TimeOnly))
 		}
 		if len(a.Nodes) > 0 {
@@ -202,9 +202,10 @@ func attrList(m map[string]any) string {
 	return strings.Join(parts, " ")
 }
 
-func plural(n int64, one, many string) string {
+// matchCount renders "1 match", "15 matches".
+func matchCount(n int64) string {
 	if n == 1 {
-		return one
+		return "1 match"
 	}
-	return many
+	return strconv.FormatInt(n, 10) + " matches"
 }

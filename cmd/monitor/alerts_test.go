@@ -93,7 +93,9 @@ func TestAlertsCommandFollow(t *testing.T) {
 	var out, errOut syncBuffer
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- alertsCmd(cctx, &out, &errOut, "--brokers", addrs[0], "--topic", "motif-alerts", "--follow") }()
+	go func() {
+		done <- alertsCmd(cctx, &out, &errOut, "--brokers", addrs[0], "--topic", "motif-alerts", "--follow")
+	}()
 	writeAlerts(t, ctx, addrs, sampleMatch("late1"))
 	for !strings.Contains(out.String(), "match  money-ring  late1") {
 		select {
