@@ -1,6 +1,7 @@
 package alerts
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"time"
@@ -111,7 +112,16 @@ func (a Alert) MarshalJSON() ([]byte, error) {
 	if a.Kind == KindMatch || a.Kind == KindIncident {
 		out.First, out.Last = &a.First, &a.Last
 	}
-	return json.Marshal(out)
+	// Unescaped HTML characters: an encoder that escapes them (json.Marshal)
+	// still does so for the whole record; one that does not
+	// (WriterSink's) keeps descriptions as written.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // TickTime returns the ISO-8601 (RFC 3339, UTC, nanoseconds as needed)
