@@ -74,6 +74,19 @@ type Kafka struct {
 	SASL            SASL   `mapstructure:"sasl"`
 	// ScaleOut lets several instances share the work of one group.
 	ScaleOut ScaleOut `mapstructure:"scale_out"`
+	// Embedded configures the in-process broker of Brokers: [embedded].
+	Embedded EmbeddedBroker `mapstructure:"embedded"`
+}
+
+// EmbeddedBroker configures the in-process broker. By default it keeps
+// everything in memory (lost at exit) and listens on a free port.
+type EmbeddedBroker struct {
+	// Dir, if set, is where the broker keeps its topics, records and
+	// committed offsets, reloaded at the next start: a restart resumes
+	// where it stopped, as with a cluster.
+	Dir string `mapstructure:"dir"`
+	// Port is its TCP port on 127.0.0.1; 0 picks a free one.
+	Port int `mapstructure:"port"`
 }
 
 // ScaleOut configures several instances cooperating through the consumer
@@ -118,6 +131,9 @@ type SASL struct {
 	Mechanism string `mapstructure:"mechanism"`
 	Username  string `mapstructure:"username"`
 	Password  string `mapstructure:"password"`
+	// AllowInsecure accepts mechanism plain without kafka.tls: the
+	// password then crosses the network in clear text. Refused otherwise.
+	AllowInsecure bool `mapstructure:"allow_insecure"`
 }
 
 // Input describes how records decode into edges.

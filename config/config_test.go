@@ -271,3 +271,19 @@ queries:
 		t.Errorf("LoadQueries() = %v, %v; want one query with node Acct", qs, err)
 	}
 }
+
+// TestLoadEmbeddedBroker: kafka.embedded's dir is resolved against the
+// config file's directory like the other paths; port is kept as given.
+func TestLoadEmbeddedBroker(t *testing.T) {
+	c, err := Load("testdata/embedded-dir.good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := EmbeddedBroker{Dir: filepath.Join("testdata", "broker-data"), Port: 19092}
+	if c.Kafka.Embedded != want {
+		t.Errorf("kafka.embedded = %+v; want %+v", c.Kafka.Embedded, want)
+	}
+	if d := DefaultConfig().Kafka.Embedded; d != (EmbeddedBroker{}) {
+		t.Errorf("default kafka.embedded = %+v; want in memory on a free port", d)
+	}
+}

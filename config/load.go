@@ -594,6 +594,7 @@ func (c *Config) resolvePaths(dir string) {
 	fix(&c.Kafka.TLS.CAFile, "kafka.tls.ca_file")
 	fix(&c.Kafka.TLS.CertFile, "kafka.tls.cert_file")
 	fix(&c.Kafka.TLS.KeyFile, "kafka.tls.key_file")
+	fix(&c.Kafka.Embedded.Dir, "kafka.embedded.dir")
 }
 
 func isNull(n *yaml.Node) bool {

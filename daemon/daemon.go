@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/oklog/run"
@@ -20,6 +21,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/synth"
@@ -35,6 +37,9 @@ type Options struct {
 	Registry *prometheus.Registry
 	// Stdout is where the stdout alert sink writes (default os.Stdout).
 	Stdout io.Writer
+	// Listening, if set, is called with the HTTP server's address as soon
+	// as it listens: before the brokers are reached.
+	Listening func(metricsAddr string)
 	// Started, if set, is called once the pipeline consumes, with the
 	// addresses a test or a log line needs.
 	Started func(Info)
@@ -62,13 +67,39 @@ func Run(ctx context.Context, o Options) error {
 		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
+	for _, w := range cfg.Warnings() {
+		log.Warn("configuration: " + w.Error())
+	}
+
+	// HTTP first: /healthz, /readyz and /metrics answer while the rest
+	// starts, above all while the brokers do not (connect).
+	ready := newHealth()
+	ready.setConnecting(true)
+	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready.status)
+	if err != nil {
+		return fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
+	}
+	board := newStatusBoard(schema.TimeUnit, EngineStatus{}, nil)
+	board.ready = ready.status
+	httpSrv.handleStatus(board)
+	httpSrv.start()
+	defer httpSrv.stop(time.Second)
+	log.Info("motifwatch starting", "metrics", httpSrv.Addr(), "brokers", cfg.Kafka.Brokers)
+	if o.Listening != nil {
+		o.Listening(httpSrv.Addr())
+	}
+	pm, err := newPipelineMetrics(reg)
+	if err != nil {
+		return err
+	}
+
 	engine, err := newEngine(cfg, reg, log)
 	if err != nil {
 		return err
 	}
 	defer engine.Close()
 	backend := engine.Backend
-	board := newStatusBoard(schema.TimeUnit, engineStatus(engine, cfg), nil)
+	board.setEngine(engineStatus(engine, cfg))
 
 	// Kafka: the embedded broker or the configured cluster, and topics.
 	transport, dialer, err := clients(&cfg.Kafka)
@@ -77,16 +108,25 @@ func Run(ctx context.Context, o Options) error {
 	}
 	brokers := cfg.Kafka.Brokers
 	if cfg.Embedded() {
-		emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Logger: log})
+		emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Logger: log, Port: cfg.Kafka.Embedded.Port, DataDir: cfg.Kafka.Embedded.Dir})
 		if err != nil {
-			return fmt.Errorf("starting the embedded broker: %w", err)
+			return fmt.Errorf("kafka.embedded {dir: %q, port: %d}: starting the embedded broker: %w", cfg.Kafka.Embedded.Dir, cfg.Kafka.Embedded.Port, err)
 		}
 		defer emb.Close()
 		brokers = emb.Addrs()
-		log.Info("embedded Kafka broker started", "addrs", brokers)
+		if dir := cfg.Kafka.Embedded.Dir; dir != "" {
+			log.Info("embedded Kafka broker started", "addrs", brokers, "dir", dir)
+		} else {
+			log.Info("embedded Kafka broker started, in memory only: its topics, offsets and alerts are lost at exit (kafka.embedded.dir keeps them)", "addrs", brokers)
+		}
 	}
-	if err := broker.WaitReady(ctx, brokers, transport); err != nil {
-		return fmt.Errorf("kafka %v: %w", brokers, err)
+	conn := &connector{brokers: brokers, ping: func(ctx context.Context) error { return broker.Ping(ctx, brokers, dialer) },
+		retry: newRetrier(opProbe, log, ready, pm), health: ready, log: log, limit: ratelog.New(connectLogEvery, nil), sleep: sleep}
+	if m := cfg.Kafka.SASL.Mechanism; m != "" {
+		conn.mechanism, conn.user = "SASL "+strings.ToUpper(m), cfg.Kafka.SASL.Username
+	}
+	if err := conn.run(ctx); err != nil {
+		return err
 	}
 	parts := max(cfg.Kafka.Partitions, 1)
 	if err := broker.EnsureTopics(ctx, brokers, transport, []broker.TopicSpec{
@@ -99,7 +139,6 @@ func Run(ctx context.Context, o Options) error {
 
 	// The pipeline's parts. A scaled-out instance builds a pipeline (window,
 	// reorder buffer, router) per generation of the group from them.
-	ready := newHealth()
 	var alertRetry *retrier // set once the metrics exist; the sink reports its retries to it
 	var sink alerts.Sink
 	if cfg.Alerts.Sink == config.SinkStdout {
@@ -133,10 +172,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer dlq.Close()
 	mk.dlq = dlq
-	if mk.pm, err = newPipelineMetrics(reg); err != nil {
-		return err
-	}
-	pm := mk.pm
+	mk.pm = pm
 	alertRetry = newRetrier(opAlertWrite, log, ready, pm)
 	mk.alertRetry = alertRetry
 	pm.queries.Set(float64(len(queries)))
@@ -190,11 +226,6 @@ func Run(ctx context.Context, o Options) error {
 		work = p.run
 	}
 
-	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready.status)
-	if err != nil {
-		return fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
-	}
-	httpSrv.handleStatus(board)
 	watcher, err := config.NewQueryWatcher(cfg, log, func(qs []*motif.Query) error {
 		s, a := querySets(cfg, qs)
 		done := make(chan error, 1)
@@ -230,7 +261,10 @@ func Run(ctx context.Context, o Options) error {
 		pctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { pipeErr = work(pctx); return pipeErr }, func(error) { cancel() })
 	}
-	g.Add(httpSrv.run, func(error) { httpSrv.stop(time.Second) })
+	{
+		hctx, cancel := context.WithCancel(ctx)
+		g.Add(func() error { return httpSrv.wait(hctx) }, func(error) { cancel() })
+	}
 	{
 		bctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { return watchBrokers(bctx, newRetrier(opProbe, log, ready, pm), mk.probe) }, func(error) { cancel() })

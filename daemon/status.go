@@ -35,6 +35,8 @@ type statusBoard struct {
 	tick    time.Duration
 	engine  EngineStatus
 	queries []QueryStatus
+	// ready, if set, says whether the daemon is ready and why not (/readyz).
+	ready func() (bool, string)
 
 	records, edges int64
 	matches        map[string]int64
@@ -60,6 +62,14 @@ func newStatusBoard(tick time.Duration, engine EngineStatus, now func() time.Tim
 		now = time.Now
 	}
 	return &statusBoard{now: now, started: now(), tick: tick, engine: engine, matches: map[string]int64{}}
+}
+
+// setEngine records the engine once it is chosen (the page serves
+// before: while the daemon connects to the brokers).
+func (b *statusBoard) setEngine(e EngineStatus) {
+	b.mu.Lock()
+	b.engine = e
+	b.mu.Unlock()
 }
 
 // setQueries records the registered query set (at start and on reload).
@@ -144,13 +154,16 @@ func (b *statusBoard) written(as []alerts.Alert) {
 
 // Status is the daemon's state as /api/status serves it.
 type Status struct {
-	Now           time.Time      `json:"now"`
-	Started       time.Time      `json:"started"`
-	UptimeSeconds float64        `json:"uptime_seconds"`
-	Engine        EngineStatus   `json:"engine"`
-	Ingest        IngestStatus   `json:"ingest"`
-	Queries       []QueryStatus  `json:"queries"`
-	RecentAlerts  []alerts.Alert `json:"recent_alerts"`
+	Now           time.Time `json:"now"`
+	Started       time.Time `json:"started"`
+	UptimeSeconds float64   `json:"uptime_seconds"`
+	// Ready is what /readyz answers; NotReady says why not.
+	Ready        bool           `json:"ready"`
+	NotReady     string         `json:"not_ready,omitempty"`
+	Engine       EngineStatus   `json:"engine"`
+	Ingest       IngestStatus   `json:"ingest"`
+	Queries      []QueryStatus  `json:"queries"`
+	RecentAlerts []alerts.Alert `json:"recent_alerts"`
 }
 
 // EngineStatus is the mining backend in use.
@@ -190,10 +203,14 @@ type QueryStatus struct {
 
 // snapshot returns a copy of the board's state.
 func (b *statusBoard) snapshot() Status {
+	ready, why := true, ""
+	if b.ready != nil {
+		ready, why = b.ready() // outside b.mu: the health lock stays unordered with it
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := b.now()
-	s := Status{Now: now, Started: b.started, UptimeSeconds: now.Sub(b.started).Seconds(), Engine: b.engine,
+	s := Status{Ready: ready, NotReady: why, Now: now, Started: b.started, UptimeSeconds: now.Sub(b.started).Seconds(), Engine: b.engine,
 		RecentAlerts: slices.Clone(b.recent)}
 	s.Engine.Devices = slices.Clone(b.engine.Devices)
 	if s.RecentAlerts == nil {

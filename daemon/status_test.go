@@ -106,6 +106,7 @@ func TestStatusPageHandlers(t *testing.T) {
 			Nodes: map[string]alerts.Node{"T": {ID: "acct-9", Label: "account"}}, FirstTime: "1970-01-01T00:00:00Z", LastTime: "1970-01-01T00:00:05Z"}})
 	}
 	b.written([]alerts.Alert{{Kind: alerts.KindIncident, Query: "fan", IncidentID: "inc1", Count: 15, DetectedAt: clk.t}})
+	b.ready = func() (bool, string) { return false, "connecting: kafka [h:9092] has not answered" }
 	page, api := statusHandlers(b)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", page)
@@ -131,7 +132,8 @@ func TestStatusPageHandlers(t *testing.T) {
 		t.Errorf("content type %q", ctype)
 	}
 	for _, want := range []string{`<meta http-equiv="refresh"`, "money goes round", "ring", "incidents by T",
-		`data-match-id="idG"`, "T=acct-9 (account)", "incident ×15", "inc1", "engine <b id=\"engine\">cpu</b>"} {
+		`data-match-id="idG"`, "T=acct-9 (account)", "incident ×15", "inc1", "engine <b id=\"engine\">cpu</b>",
+		`<span class="bad" id="ready">not ready: connecting: kafka [h:9092] has not answered</span>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -153,7 +155,7 @@ func TestStatusPageHandlers(t *testing.T) {
 		t.Fatalf("/api/status: %v\n%s", err, body)
 	}
 	if len(s.RecentAlerts) != recentAlerts || s.RecentAlerts[0].IncidentID != "inc1" || s.Ingest.LagRecords != 4 ||
-		s.Ingest.Watermark == nil || *s.Ingest.Watermark != 5 || s.Ingest.WatermarkTime != "1970-01-01T00:00:05Z" || len(s.Queries) != 2 {
+		s.Ingest.Watermark == nil || *s.Ingest.Watermark != 5 || s.Ingest.WatermarkTime != "1970-01-01T00:00:05Z" || len(s.Queries) != 2 || s.Ready || s.NotReady == "" {
 		t.Errorf("/api/status = %s", body)
 	}
 }

@@ -25,7 +25,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(), newMineCmd(), newGpmCmd(), newProduceCmd(), newValidateCmd(), newAlertsCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newMineCmd(), newGpmCmd(), newProduceCmd(), newBrokerCmd(), newValidateCmd(), newAlertsCmd(), newVersionCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "monitor:", err)
 		var ue usageError

@@ -28,8 +28,13 @@ serve Prometheus metrics on /metrics with /healthz and /readyz.
 Without --config (or with kafka.brokers: embedded, the default) it starts an
 in-process Kafka-protocol broker and a demo producer that streams synthetic
 transfers with planted patterns, and mines the demo queries: alerts appear on
-stdout within seconds. Environment variables MONITOR_<SECTION>_<KEY> override
-the file (e.g. MONITOR_KAFKA_BROKERS=host:9092).`,
+stdout within seconds; that broker keeps everything in memory unless
+kafka.embedded.dir is set. Environment variables MONITOR_<SECTION>_<KEY>
+override the file (e.g. MONITOR_KAFKA_BROKERS=host:9092).
+
+The HTTP endpoints answer from the start: until a broker answers, /readyz
+is 503 "connecting: <last error>" and each failed attempt is logged
+(at most one line per kind of failure every 10 s).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(path)
