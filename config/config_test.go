@@ -210,11 +210,17 @@ func TestLoadErrors(t *testing.T) {
 		{"queries: {inline: {name: q}}", `x.yaml:1: queries.inline: expected a list of queries, found a mapping`},
 		{"shutdown_timeout: 1.5", `x.yaml:1: shutdown_timeout: 1.5 is not a duration: give a unit`},
 		{"kafka: {partitions: true}", `x.yaml:1: kafka.partitions: true is not an integer`},
+		// a single number where a list belongs: no mapstructure words
+		{"queries:\n  files: 5\n", `x.yaml:2: queries.files: expected a list (e.g. [5]), found "5"`},
+		{"engine: {devices: 1}", `x.yaml:1: engine.devices: expected a list (e.g. [1]), found "1"`},
 	}
 	for _, tc := range cases {
 		_, err := Parse([]byte(tc.yaml), "x.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%q) error = %v; want substring %q", tc.yaml, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "source data") {
+			t.Errorf("Parse(%q) error = %v: library words leak", tc.yaml, err)
 		}
 		var fe *FieldError
 		if err != nil && !errors.As(err, &fe) {

@@ -65,6 +65,17 @@ type FileStats struct {
 
 	Nodes         int64 // node file records applied to the window
 	NodesUnlinked int64 // node file records whose id has no edge (ignored)
+
+	// EmptyValues counts empty attribute fields of edge lines ("a,b,10,,EUR")
+	// and node file lines: the attribute is missing on that edge or node (a
+	// number reads as NaN, a string as ""). FirstEmpty locates the first.
+	EmptyValues int64
+	FirstEmpty  *LineError
+
+	// LargestT is the timestamp of largest magnitude among the edges, and
+	// LargestTLine its line: SuspectTimeUnit reads them.
+	LargestT     int64
+	LargestTLine int
 }
 
 // LoadFile loads a temporal edge file into a new window; see Load.
@@ -240,6 +251,9 @@ func (l *edgeLoader) line(f [][]byte) error {
 	case intRange:
 		return sc.bad(fmt.Sprintf("timestamp %q overflows int64", f[2]))
 	}
+	if magnitude(t) > magnitude(l.st.LargestT) {
+		l.st.LargestT, l.st.LargestTLine = t, sc.line
+	}
 	if l.w == nil {
 		if err := l.firstData(f); err != nil {
 			return err
@@ -268,6 +282,9 @@ func (l *edgeLoader) line(f [][]byte) error {
 		}
 	}
 	for i, b := range f[3:] {
+		if len(b) == 0 {
+			l.emptyValue(i)
+		}
 		if l.kinds[i] == window.String {
 			vals[i] = float64(l.stringCode(b))
 		}
@@ -287,6 +304,43 @@ func (l *edgeLoader) line(f [][]byte) error {
 	}
 	l.lastT = t
 	return nil
+}
+
+// emptyValue counts an empty value of attribute column i on the current
+// line, keeping the first's place for the warning.
+func (l *edgeLoader) emptyValue(i int) {
+	l.st.EmptyValues++
+	if l.st.FirstEmpty == nil {
+		l.st.FirstEmpty = &LineError{File: l.sc.name, Line: l.sc.line,
+			Reason: fmt.Sprintf("attribute %q is empty (missing on this edge)", l.names[i])}
+	}
+}
+
+// magnitude is |t| without overflow at math.MinInt64.
+func magnitude(t int64) uint64 {
+	if t < 0 {
+		return uint64(-(t + 1)) + 1
+	}
+	return uint64(t)
+}
+
+// SuspectTimeUnit reports whether timestamps as large as t, in ticks of
+// unit, look written in a finer unit: t ticks would be more than ~30,000
+// years from 1970 (13-digit milliseconds or 16-digit microseconds read as
+// seconds), while a finer unit puts them within ~3,000 years. It returns
+// the unit that does, as a --time-unit value ("1ms", "1µs", "1ns").
+func SuspectTimeUnit(t int64, unit time.Duration) (string, bool) {
+	const tooFar, plausible = 1e12, 1e11 // seconds from 1970
+	secs := func(u time.Duration) float64 { return float64(magnitude(t)) * u.Seconds() }
+	if unit <= 0 || secs(unit) < tooFar {
+		return "", false
+	}
+	for _, u := range []time.Duration{time.Millisecond, time.Microsecond, time.Nanosecond} {
+		if u < unit && secs(u) < plausible {
+			return u.String(), true
+		}
+	}
+	return "", false
 }
 
 // header takes the column names from the first line.

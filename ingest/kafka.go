@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/internal/kafkaerr"
 )
 
 // ConsumerOptions configures a Consumer.
@@ -322,6 +324,7 @@ func (a *Admin) Close() {
 // Partitions returns the partition ids of topic.
 func (a *Admin) Partitions(ctx context.Context, topic string) ([]int, error) {
 	md, err := a.c.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	err = kafkaerr.Clean(err) // no kafka-go method names in messages
 	if err != nil {
 		return nil, fmt.Errorf("kafka admin: metadata of %s: %w", topic, err)
 	}
@@ -440,6 +443,7 @@ func (a *Admin) StartOffsets(ctx context.Context, topic string) (map[int]int64, 
 
 func (a *Admin) listOffsets(ctx context.Context, topic string, reqs []kafka.OffsetRequest) ([]kafka.PartitionOffsets, error) {
 	res, err := a.c.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
+	err = kafkaerr.Clean(err) // no kafka-go method names in messages
 	if err != nil {
 		return nil, fmt.Errorf("kafka admin: listing offsets of %s: %w", topic, err)
 	}
@@ -460,6 +464,7 @@ func (a *Admin) Committed(ctx context.Context, group, topic string) (map[int]int
 		return nil, err
 	}
 	res, err := a.c.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
+	err = kafkaerr.Clean(err) // no kafka-go method names in messages
 	if err != nil {
 		return nil, fmt.Errorf("kafka admin: committed offsets of group %s: %w", group, err)
 	}

@@ -139,7 +139,7 @@ func printAlert(w io.Writer, r *alerts.Record) error {
 	switch a.Kind {
 	case alerts.KindMatch, alerts.KindIncident:
 		if a.Kind == alerts.KindIncident {
-			fmt.Fprintf(&b, "  %s, edges %s → %s, open %s – %s\n", matchCount(a.Count), tickOrTime(a.First, a.FirstTime),
+			fmt.Fprintf(&b, "  %s, edges %s → %s, open %s – %s\n", matchesText(a.Count), tickOrTime(a.First, a.FirstTime),
 				tickOrTime(a.Last, a.LastTime), a.From.UTC().Format(time.TimeOnly), a.To.UTC().Format(time.TimeOnly))
 		}
 		if len(a.Nodes) > 0 {
@@ -202,8 +202,8 @@ func attrList(m map[string]any) string {
 	return strings.Join(parts, " ")
 }
 
-// matchCount renders "1 match", "15 matches".
-func matchCount(n int64) string {
+// matchesText renders "1 match", "15 matches".
+func matchesText(n int64) string {
 	if n == 1 {
 		return "1 match"
 	}

@@ -31,7 +31,9 @@ topics, records and committed offsets are lost when it stops. With --dir
 they are written there and reloaded at the next start (with the same --dir).
 Ctrl-C (or SIGTERM) stops it cleanly. It is meant for development and
 trials, not for production volumes.`,
-		Args: cobra.NoArgs,
+		Example: `  monitor broker
+  monitor broker --port 9092 --dir /tmp/mw-broker --topics edges,motif-alerts`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if partitions < 1 {
 				return usageError{fmt.Errorf("broker: --partitions %d must be at least 1", partitions)}

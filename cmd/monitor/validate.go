@@ -27,6 +27,8 @@ exits with status 1. Settings that are allowed but unsafe (TLS without
 certificate checks, SASL plain allowed without TLS, a password in a file
 that group or others can read) are printed to stderr as warnings, without
 failing.`,
+		Example: `  monitor validate config.yaml
+  MONITOR_KAFKA_BROKERS=kafka-1:9092 monitor validate config.yaml`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 || args[0] == "" {
 				return usageError{fmt.Errorf("validate: give one config file: monitor validate FILE")}
