@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/internal/kafkaerr"
 )
 
 // ReadOptions say which alert records Read delivers.
@@ -53,6 +55,7 @@ func Read(ctx context.Context, opts ReadOptions, fn func(Record) error) error {
 	}
 	client := &kafka.Client{Addr: kafka.TCP(opts.Brokers...), Transport: tr, Timeout: 10 * time.Second}
 	meta, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{opts.Topic}})
+	err = kafkaerr.Clean(err) // no kafka-go method names in messages
 	if err != nil {
 		return fmt.Errorf("kafka %v: reading the metadata of topic %q: %w", opts.Brokers, opts.Topic, err)
 	}
@@ -68,6 +71,7 @@ func Read(ctx context.Context, opts ReadOptions, fn func(Record) error) error {
 		reqs = append(reqs, kafka.FirstOffsetOf(p.ID), kafka.LastOffsetOf(p.ID))
 	}
 	resp, err := client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{opts.Topic: reqs}})
+	err = kafkaerr.Clean(err)
 	if err != nil {
 		return fmt.Errorf("kafka %v: listing the offsets of topic %q: %w", opts.Brokers, opts.Topic, err)
 	}
@@ -127,7 +131,7 @@ func readPartition(ctx context.Context, opts ReadOptions, p int, first, end int6
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("kafka: reading topic %q partition %d at offset %d: %w", opts.Topic, p, r.Offset(), err)
+			return fmt.Errorf("kafka: reading topic %q partition %d at offset %d: %w", opts.Topic, p, r.Offset(), kafkaerr.Clean(err))
 		}
 		rec := Record{Partition: m.Partition, Offset: m.Offset, Value: m.Value}
 		if err := rec.Alert.UnmarshalJSONStrict(m.Value); err != nil {

@@ -44,10 +44,8 @@ their interval.
 Without --follow it prints what the topic held when it started and exits;
 with --follow it keeps printing new records until interrupted. --json
 prints the raw records, one per line. --config takes the brokers, the
-alert topic and TLS/SASL from a daemon configuration file.
-
-Examples:
-  monitor alerts --brokers kafka-1:9092
+alert topic and TLS/SASL from a daemon configuration file.`,
+		Example: `  monitor alerts --brokers kafka-1:9092
   monitor alerts --brokers kafka-1:9092 --topic motif-alerts --follow
   monitor alerts --config config.yaml --follow --query money-ring
   monitor alerts --brokers kafka-1:9092 --json | jq .match_id`,

@@ -124,3 +124,20 @@ func TestAlertsCommandUsage(t *testing.T) {
 		t.Errorf("monitor alerts --brokers --config = %v; want a usage error", err)
 	}
 }
+
+// TestAlertsCommandUnreachable: a broker that refuses connections is a
+// runtime error naming the brokers and the topic, in the user's words.
+func TestAlertsCommandUnreachable(t *testing.T) {
+	var out, errOut syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := alertsCmd(ctx, &out, &errOut, "--brokers", "127.0.0.1:1", "--topic", "motif-alerts")
+	var ue usageError
+	if err == nil || errors.As(err, &ue) {
+		t.Fatalf("monitor alerts against a closed port = %v; want a runtime error", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "127.0.0.1:1") || !strings.Contains(msg, `"motif-alerts"`) || strings.Contains(msg, "kafka.(") {
+		t.Errorf("error %q; want the brokers and the topic named, and no kafka-go method names", msg)
+	}
+}
