@@ -76,6 +76,11 @@ type Kafka struct {
 	ScaleOut ScaleOut `mapstructure:"scale_out"`
 	// Embedded configures the in-process broker of Brokers: [embedded].
 	Embedded EmbeddedBroker `mapstructure:"embedded"`
+
+	// DeadLetterMaxBytes caps a dead-letter record (key, value and
+	// headers): a larger one is written with a prefix of its value, its
+	// size and SHA-256 in headers. Below the broker's message.max.bytes.
+	DeadLetterMaxBytes ByteSize `mapstructure:"dead_letter_max_bytes"`
 }
 
 // EmbeddedBroker configures the in-process broker. By default it keeps
@@ -359,6 +364,8 @@ func DefaultConfig() *Config {
 			ClientID:        "motifwatch",
 			SessionTimeout:  30 * time.Second,
 			ScaleOut:        ScaleOut{HeartbeatInterval: 3 * time.Second, SessionTimeout: 30 * time.Second, RebalanceTimeout: 30 * time.Second},
+
+			DeadLetterMaxBytes: DefaultDeadLetterMaxBytes,
 		},
 		Input: Input{
 			Format:         "json",
@@ -476,3 +483,13 @@ func parentField(f string) string {
 	}
 	return ""
 }
+
+// Bounds of kafka.dead_letter_max_bytes (ingest.DefaultDeadLetterMaxBytes
+// and ingest.MinDeadLetterMaxBytes, checked equal by a test; config does
+// not import ingest). The maximum keeps a capped record within one
+// produce request of a kafka-go writer sized for it.
+const (
+	DefaultDeadLetterMaxBytes = 256 << 10
+	MinDeadLetterMaxBytes     = 4 << 10
+	MaxDeadLetterMaxBytes     = 64 << 20
+)

@@ -119,6 +119,12 @@ func (v *validator) kafka() {
 		{"kafka.alert_topic", k.AlertTopic},
 		{"kafka.dead_letter_topic", k.DeadLetterTopic},
 	}
+	switch d := k.DeadLetterMaxBytes; {
+	case d < MinDeadLetterMaxBytes:
+		v.fail("kafka.dead_letter_max_bytes", "%s is below the minimum of %s", d, ByteSize(MinDeadLetterMaxBytes))
+	case d > MaxDeadLetterMaxBytes:
+		v.fail("kafka.dead_letter_max_bytes", "%s is above the maximum of %s", d, ByteSize(MaxDeadLetterMaxBytes))
+	}
 	for i, t := range topics {
 		switch {
 		case t.name == "":

@@ -166,7 +166,8 @@ func Run(ctx context.Context, o Options) error {
 	if mk.im, err = ingest.NewMetrics(reg); err != nil {
 		return err
 	}
-	dlq, err := ingest.NewDeadLetter(brokers, cfg.Kafka.DeadLetterTopic, transport)
+	dlq, err := ingest.NewDeadLetter(ingest.DeadLetterOptions{Brokers: brokers, Topic: cfg.Kafka.DeadLetterTopic, Transport: transport,
+		MaxBytes: int(cfg.Kafka.DeadLetterMaxBytes)})
 	if err != nil {
 		return err
 	}
@@ -212,7 +213,10 @@ func Run(ctx context.Context, o Options) error {
 		}
 		consumer, err = ingest.NewConsumer(ingest.ConsumerOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
 			Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: log,
-			SessionTimeout: cfg.Kafka.SessionTimeout})
+			SessionTimeout: cfg.Kafka.SessionTimeout,
+			// kafka-go retries these itself (a fetch's i/o timeout, a lost
+			// connection): counted as fetch errors, as Fetch never sees them.
+			OnClientError: pm.kafkaErrors.WithLabelValues(opFetch).Inc})
 		if err != nil {
 			return err
 		}
@@ -322,7 +326,8 @@ func Run(ctx context.Context, o Options) error {
 	}
 	st := stats()
 	log.Info("motifwatch stopped", "records", st.Records, "appended", st.Appended, "late", st.Late,
-		"dead_lettered", st.DeadLettered, "skipped", st.Skipped, "alerts", st.Alerts)
+		"dead_lettered", st.DeadLettered, "dead_letter_lost", st.DeadLetterLost, "skipped", st.Skipped,
+		"alerts", st.Alerts, "rate_limited", st.RateLimited)
 	return errors.Join(runErr, closeErr)
 }
 
