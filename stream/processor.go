@@ -117,6 +117,18 @@ type Processor struct {
 	owned map[int]bool
 
 	capLimiter *ratelog.Limiter
+
+	// shown caches the record form of window edges (ISO time, attributes)
+	// for one Process call: an edge is in many matches (a fan-in burst's
+	// edges in thousands), and its alerts share the read-only values.
+	shown map[int64]shownEdge
+}
+
+// shownEdge is what an alert record shows of a window edge besides its
+// endpoints and origin.
+type shownEdge struct {
+	time  string
+	attrs map[string]any
 }
 
 // run is a range of window positions to mine as last edges; replay runs
@@ -298,6 +310,7 @@ func (p *Processor) root(e *ingest.Edge) bool {
 // t <= watermark have been released.
 func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark int64) (*Output, error) {
 	out := &Output{Counts: make(map[string]int64)}
+	clear(p.shown)
 	runs, err := p.append(batch, out)
 	if err != nil {
 		return out, err
@@ -529,8 +542,9 @@ func (p *Processor) alert(q *registered, edges []int64) alerts.Alert {
 	for i, pos := range edges {
 		m := p.meta[pos-p.metaOff]
 		src, dst := w.Src(pos), w.Dst(pos)
-		a.Edges[i] = alerts.Edge{Src: ids.Name(src), Dst: ids.Name(dst), T: w.T(pos), Time: alerts.TickTime(w.T(pos), unit),
-			Seq: m.seq, Partition: int(m.partition), Offset: m.offset, Attrs: p.edgeAttrs(pos)}
+		shown := p.show(pos, unit)
+		a.Edges[i] = alerts.Edge{Src: ids.Name(src), Dst: ids.Name(dst), T: w.T(pos), Time: shown.time,
+			Seq: m.seq, Partition: int(m.partition), Offset: m.offset, Attrs: shown.attrs}
 		hasSeq = hasSeq && m.hasSeq
 		if i < len(mq.Edges) {
 			me := mq.Edges[i]
@@ -542,6 +556,19 @@ func (p *Processor) alert(q *registered, edges []int64) alerts.Alert {
 	a.FirstTime, a.LastTime = a.Edges[0].Time, a.Edges[len(edges)-1].Time
 	a.MatchID = alerts.MatchID(mq.Name, a.Edges, hasSeq)
 	return a
+}
+
+// show returns the record form of the edge at pos, from the cache.
+func (p *Processor) show(pos int64, unit time.Duration) shownEdge {
+	if e, ok := p.shown[pos]; ok {
+		return e
+	}
+	if p.shown == nil {
+		p.shown = make(map[int64]shownEdge)
+	}
+	e := shownEdge{time: alerts.TickTime(p.w.T(pos), unit), attrs: p.edgeAttrs(pos)}
+	p.shown[pos] = e
+	return e
 }
 
 // edgeAttrs returns the window's attributes of the edge at pos, leaving
