@@ -310,7 +310,11 @@ func (p *Processor) root(e *ingest.Edge) bool {
 // t <= watermark have been released.
 func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark int64) (*Output, error) {
 	out := &Output{Counts: make(map[string]int64)}
-	clear(p.shown)
+	if len(p.shown) > 4096 {
+		p.shown = nil // a cleared map keeps its size: let a burst's go
+	} else {
+		clear(p.shown)
+	}
 	runs, err := p.append(batch, out)
 	if err != nil {
 		return out, err
