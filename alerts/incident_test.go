@@ -2,6 +2,8 @@ package alerts
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -134,5 +136,51 @@ func TestGroupingValidate(t *testing.T) {
 		if err := c.o.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v.Validate() = %v; want %q", c.o, err, c.want)
 		}
+	}
+}
+
+// TestRouterIncidentsOnReload: removing a grouped query, or changing its
+// grouping, writes its open incidents at once, cut short at that moment.
+func TestRouterIncidentsOnReload(t *testing.T) {
+	clk := &clock{t: t0}
+	sink := &memSink{}
+	r, _ := NewRouter(RouterOptions{Interval: time.Hour}, sink, nil, clk.now)
+	grouped := QueryOptions{Group: Grouping{By: []string{"X"}, Within: 10 * time.Minute}}
+	if err := r.SetQueries(map[string]QueryOptions{"fan": grouped}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r.Add([]Alert{groupedMatch("m1", "x1", 1, 2)})
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clk.t = t0.Add(time.Minute)
+	regrouped := QueryOptions{Group: Grouping{By: []string{"A", "X"}, Within: 10 * time.Minute}}
+	if err := r.SetQueries(map[string]QueryOptions{"fan": regrouped}); err != nil {
+		t.Fatal(err)
+	}
+	r.Add([]Alert{groupedMatch("m2", "x1", 3, 4)})
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clk.t = t0.Add(2 * time.Minute)
+	if err := r.SetQueries(map[string]QueryOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range sink.got {
+		if a.Kind == KindIncident {
+			got = append(got, fmt.Sprintf("%s %v-%v %d", strings.Join(slices.Sorted(maps.Keys(a.Nodes)), ","), a.From.Sub(t0), a.To.Sub(t0), a.Count))
+		}
+	}
+	want := []string{"X 0s-1m0s 1", "A,X 1m0s-2m0s 1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("incidents %q; want %q", got, want)
+	}
+	if r.Settled() != 3 {
+		t.Errorf("Settled() = %d; want 3 once no incident is open", r.Settled())
 	}
 }
