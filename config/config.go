@@ -359,6 +359,9 @@ type Metrics struct {
 type Log struct {
 	Level  string `mapstructure:"level"`  // debug, info, warn, error
 	Format string `mapstructure:"format"` // text or json
+	// StatusInterval is how often the daemon logs a status line (edges/s,
+	// lag, watermark, window edges, matches per query); 0 turns it off.
+	StatusInterval time.Duration `mapstructure:"status_interval"`
 }
 
 // DefaultConfig returns the configuration used for every key a file and
@@ -417,7 +420,7 @@ func DefaultConfig() *Config {
 		Metrics:         Metrics{Listen: "127.0.0.1:9464"},
 		GPM:             DefaultGPM(),
 		ShutdownTimeout: 15 * time.Second,
-		Log:             Log{Level: "info", Format: "text"},
+		Log:             Log{Level: "info", Format: "text", StatusInterval: 30 * time.Second},
 	}
 }
 

@@ -41,6 +41,9 @@ func (c *Config) Validate() error {
 	v.positive("shutdown_timeout", c.ShutdownTimeout)
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	v.oneOf("log.format", c.Log.Format, "text", "json")
+	if c.Log.StatusInterval < 0 {
+		v.fail("log.status_interval", "%s must not be negative (0 turns the status line off)", durText(c.Log.StatusInterval))
+	}
 	return errors.Join(v.errs...)
 }
 

@@ -118,6 +118,9 @@ type pipeline struct {
 	reported pipelineStats
 	// uncounted batches the per-record ingest metrics.
 	uncounted uncountedRecords
+	// board, if set, gets each batch's figures for the status page.
+	board *statusBoard
+
 	// dead is the dead letters not yet written (deadletter.go).
 	dead deadQueue
 
@@ -552,8 +555,10 @@ func (p *pipeline) batch(ctx context.Context) error {
 	if wm != math.MinInt64 {
 		p.im.SetWatermark(wm, p.tick, time.Now())
 	}
+	var out *stream.Output
 	if len(edges) > 0 || p.pending > 0 {
-		out, err := p.proc.Process(ctx, edges, wm)
+		var err error
+		out, err = p.proc.Process(ctx, edges, wm)
 		if err != nil {
 			return err
 		}
@@ -589,13 +594,21 @@ func (p *pipeline) batch(ctx context.Context) error {
 	}
 	end := time.Now()
 	p.stage[stageCommit] += end.Sub(t2)
+	var lag int64
 	if l, ok := p.src.(interface{ Lag() map[int]int64 }); ok {
-		var total int64
 		for part, n := range l.Lag() {
 			p.pm.lag.WithLabelValues(strconv.Itoa(part)).Set(float64(n))
-			total += n
+			lag += n
 		}
-		p.im.SetLag(total)
+		p.im.SetLag(lag)
+	}
+	if p.board != nil {
+		st := batchStatus{records: p.pending, lag: lag, watermark: wm, hasWatermark: wm != math.MinInt64,
+			windowEdges: p.proc.Window().Len(), windowBytes: p.proc.Window().Bytes(), buffered: p.reorder.Len()}
+		if out != nil {
+			st.edges, st.matches = out.Appended, matchesOf(out)
+		}
+		p.board.batch(st)
 	}
 	p.pm.batch(len(edges), end.Sub(start))
 	if len(edges) > 0 || p.pending > 0 {
@@ -759,6 +772,9 @@ func (p *pipeline) setQueries(qs querySet) error {
 	}
 	if err := p.router.SetQueries(qs.alerts); err != nil {
 		return err
+	}
+	if p.board != nil {
+		p.board.setQueries(qs.stream, qs.alerts)
 	}
 	p.queries = querySet{stream: qs.stream, alerts: qs.alerts}
 	return nil

@@ -51,6 +51,8 @@ type pipelineMaker struct {
 	updates chan querySet
 	// onBatch receives every pipeline's batch reports (Options.OnBatch).
 	onBatch func(BatchReport)
+	// board is what the status page and the status line show (nil: none).
+	board *statusBoard
 }
 
 // new returns a pipeline with an empty window and reorder buffer, mining
@@ -69,7 +71,11 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 	if err := proc.SetQueries(qs.stream); err != nil {
 		return nil, err
 	}
-	router, err := alerts.NewRouter(alerts.RouterOptions{Interval: cfg.Alerts.CountInterval, Logger: mk.log}, mk.sink, mk.am, nil)
+	ropts := alerts.RouterOptions{Interval: cfg.Alerts.CountInterval, Logger: mk.log}
+	if mk.board != nil {
+		ropts.Written = mk.board.written
+	}
+	router, err := alerts.NewRouter(ropts, mk.sink, mk.am, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +91,7 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 	reorder.SetMaxBytes(int64(cfg.Window.MaxBufferedBytes) - queueBytes)
 	return &pipeline{log: mk.log, dlq: mk.dlq, dec: mk.dec, reorder: reorder,
 		proc: proc, router: router, im: mk.im, pm: mk.pm, tick: mk.schema.TimeUnit, batchSize: cfg.Window.BatchSize,
-		maxWait: cfg.Window.BatchMaxWait, queryUpdates: mk.updates,
+		maxWait: cfg.Window.BatchMaxWait, queryUpdates: mk.updates, board: mk.board,
 		future: newFutureCap(cfg.Window.MaxFuture, mk.schema.TimeUnit, time.Now),
 		health: mk.health, alertRetry: mk.alertRetry, probe: mk.probe,
 		endOffsets: mk.endOffsets, endCheckEvery: endCheckInterval(cfg.Window.IdleTimeout),

@@ -88,6 +88,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newBenchCmd())
 	root.AddCommand(newBrokerCmd())
 	root.AddCommand(newValidateCmd())
+	root.AddCommand(newAlertsCmd())
 	root.AddCommand(newConfigCmd())
 	root.AddCommand(newMotifsCmd())
 	root.AddCommand(newVersionCmd())
