@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // ErrOutOfOrder is returned by Append for an edge older than the newest one.
@@ -57,7 +59,13 @@ type Window struct {
 	// pairs indexes the live edges of each ordered node pair (src<<32|dst)
 	// into pairLists, so "edges u→v between two positions" is a binary
 	// search: closing edges of cyclic motifs, anti-edge checks and the
-	// engine's count-only last step all ask exactly that.
+	// CPU engine's count-only last step all ask exactly that. It is built
+	// on the first Between or Pairs call (pairsOn, under pairsMu, so that
+	// concurrent readers build it once) and maintained from then on: the
+	// GPU engine never asks, and a window it mines saves the index's
+	// ~40 bytes per edge.
+	pairsOn   atomic.Bool
+	pairsMu   sync.Mutex
 	pairs     map[uint64]int32
 	pairLists []adjList
 	pairFree  []int32
@@ -70,7 +78,7 @@ func New(s Schema) (*Window, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	w := &Window{schema: s, ids: NewIDs(), strings: newStrings(), pairs: make(map[uint64]int32)}
+	w := &Window{schema: s, ids: NewIDs(), strings: newStrings()}
 	w.attrs = make([][]float64, len(s.EdgeAttrs))
 	w.nodeAttrs = make([][]float64, len(s.NodeAttrs))
 	return w, nil
@@ -149,6 +157,9 @@ func (w *Window) In(v uint32) []Adj {
 
 // Between returns the live edges u→v in (t, seq) order, like Out.
 func (w *Window) Between(u, v uint32) []Adj {
+	if !w.pairsOn.Load() {
+		w.IndexPairs()
+	}
 	i, ok := w.pairs[pairKey(u, v)]
 	if !ok {
 		return nil
@@ -157,7 +168,12 @@ func (w *Window) Between(u, v uint32) []Adj {
 }
 
 // Pairs returns the number of distinct ordered node pairs with live edges.
-func (w *Window) Pairs() int { return len(w.pairs) }
+func (w *Window) Pairs() int {
+	if !w.pairsOn.Load() {
+		w.IndexPairs()
+	}
+	return len(w.pairs)
+}
 
 // LastT returns the time of the newest edge, or math.MinInt64 when empty.
 func (w *Window) LastT() int64 {
@@ -200,7 +216,15 @@ func (w *Window) Append(e Edge) (int64, error) {
 	w.grow(max(e.Src, e.Dst))
 	w.out[e.Src].ents = append(w.out[e.Src].ents, Adj{T: e.T, Pos: p, Other: e.Dst})
 	w.in[e.Dst].ents = append(w.in[e.Dst].ents, Adj{T: e.T, Pos: p, Other: e.Src})
-	key := pairKey(e.Src, e.Dst)
+	if w.pairsOn.Load() {
+		w.addPair(e.Src, e.Dst, e.T, p)
+	}
+	return p, nil
+}
+
+// addPair adds the edge s→d at time t and position p to the pair index.
+func (w *Window) addPair(s, d uint32, t, p int64) {
+	key := pairKey(s, d)
 	i, ok := w.pairs[key]
 	if !ok {
 		if n := len(w.pairFree); n > 0 {
@@ -211,8 +235,7 @@ func (w *Window) Append(e Edge) (int64, error) {
 		}
 		w.pairs[key] = i
 	}
-	w.pairLists[i].ents = append(w.pairLists[i].ents, Adj{T: e.T, Pos: p, Other: e.Dst})
-	return p, nil
+	w.pairLists[i].ents = append(w.pairLists[i].ents, Adj{T: t, Pos: p, Other: d})
 }
 
 func (w *Window) grow(v uint32) {
@@ -254,15 +277,8 @@ func (w *Window) evictOne() {
 	w.head++
 	popFront(&w.out[s])
 	popFront(&w.in[d])
-	key := pairKey(s, d)
-	i := w.pairs[key]
-	popFront(&w.pairLists[i])
-	if len(w.pairLists[i].live()) == 0 {
-		delete(w.pairs, key)
-		if cap(w.pairLists[i].ents) > 64 {
-			w.pairLists[i].ents = nil
-		}
-		w.pairFree = append(w.pairFree, i)
+	if w.pairsOn.Load() {
+		w.popPair(s, d)
 	}
 	w.releaseIfIdle(s)
 	if d != s {
@@ -320,4 +336,18 @@ func (w *Window) compact() {
 	}
 	w.off += int64(w.head)
 	w.head = 0
+}
+
+// popPair removes the oldest edge s→d from the pair index.
+func (w *Window) popPair(s, d uint32) {
+	key := pairKey(s, d)
+	i := w.pairs[key]
+	popFront(&w.pairLists[i])
+	if len(w.pairLists[i].live()) == 0 {
+		delete(w.pairs, key)
+		if cap(w.pairLists[i].ents) > 64 {
+			w.pairLists[i].ents = nil
+		}
+		w.pairFree = append(w.pairFree, i)
+	}
 }

@@ -88,7 +88,7 @@ SNAP's 6x6 grid of 3-edge motif counts, printed in SNAP's layout.`,
 	f.DurationVar(&o.timeUnit, "time-unit", time.Second, "duration of one timestamp tick in the graph file")
 	f.BoolVar(&o.explain, "explain", false, "print each query's match plan to stderr")
 	f.DurationVar(&o.progress, "progress", 5*time.Second, "interval of progress lines on stderr (0: none)")
-	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the mining to this file")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of loading and mining to this file")
 	return cmd
 }
 
@@ -137,15 +137,6 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	if err := o.check(); err != nil {
 		return err
 	}
-	start := time.Now()
-	w, report, err := o.load(stderr)
-	if err != nil {
-		return err
-	}
-	queries, err := o.collectQueries()
-	if err != nil {
-		return err
-	}
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
@@ -156,6 +147,15 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	start := time.Now()
+	w, report, err := o.load(stderr)
+	if err != nil {
+		return err
+	}
+	queries, err := o.collectQueries()
+	if err != nil {
+		return err
 	}
 	engine, err := gpu.Select(o.backend, o.workers, gpu.Options{Devices: o.devices}, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
