@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"sync"
@@ -47,6 +48,11 @@ type FileOptions struct {
 	// Progress, if set, is called with the number of lines read so far
 	// every 2^20 lines, and once at the end (never concurrently).
 	Progress func(lines int64)
+	// CacheDir, when set, keeps a binary copy of each loaded file's edges
+	// there (LoadFile only; see filecache.go), used instead of parsing
+	// while the file is unchanged, for files of at least CacheMin bytes.
+	CacheDir string
+	CacheMin int64
 	// Workers is how many goroutines parse a file and build the window
 	// (0: one per CPU). LoadFile splits a file of more than a few MiB into
 	// that many chunks at line boundaries; Load reads its reader in one.
@@ -66,6 +72,10 @@ type FileStats struct {
 	BadSamples []error
 	Bytes      int64 // bytes read
 
+	// Cache says how the edge cache served this load: "" (off), "hit",
+	// "written", or why it was rebuilt or not written.
+	Cache string
+
 	Nodes         int64 // node file records applied to the window
 	NodesUnlinked int64 // node file records whose id has no edge (ignored)
 }
@@ -77,11 +87,17 @@ func LoadFile(path string, opts FileOptions) (*window.Window, FileStats, error) 
 		return nil, FileStats{}, err
 	}
 	defer f.Close()
-	var size int64
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return load(f, nil, path, opts, 0, nil)
 	}
-	return load(f, f, path, opts, size)
+	var cache *edgeCache
+	if opts.CacheDir != "" && fi.Size() >= opts.CacheMin && littleEndian {
+		if cache, err = openCache(opts.CacheDir, path, f, fi, &opts); err != nil {
+			return nil, FileStats{}, fmt.Errorf("reading %s: %w", path, err)
+		}
+	}
+	return load(f, f, path, opts, fi.Size(), cache)
 }
 
 // Load reads temporal edges from r, a file called name in errors, into a
@@ -116,9 +132,8 @@ func LoadFile(path string, opts FileOptions) (*window.Window, FileStats, error) 
 //
 // On error the window is nil and the stats count what was read.
 func Load(r io.Reader, name string, opts FileOptions) (*window.Window, FileStats, error) {
-	return load(r, nil, name, opts, 0)
+	return load(r, nil, name, opts, 0, nil)
 }
-
 
 // load is Load with, for a regular file, ra to read chunks of it in
 // parallel and its size in bytes.
@@ -130,7 +145,7 @@ func Load(r io.Reader, name string, opts FileOptions) (*window.Window, FileStats
 // and string values are interned part by part in the order of their first
 // appearance, so dense ids, codes and the (t, line) order of the window
 // are those of one pass over the file.
-func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64) (*window.Window, FileStats, error) {
+func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64, cache *edgeCache) (*window.Window, FileStats, error) {
 	var st FileStats
 	if opts.TimeUnit == 0 {
 		opts.TimeUnit = time.Second
@@ -150,6 +165,21 @@ func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64
 		nodeOpts.Progress = prog.step
 		if nodes, err = readNodeFile(opts.NodeFile, &nodeOpts, &st); err != nil {
 			return nil, st, err
+		}
+	}
+	var rebuilt string
+	if cache != nil {
+		w, cst, err := fromCache(cache, name, &opts, nodes)
+		if err == nil {
+			st = addStats(st, cst)
+			st.Cache = "hit"
+			if nodes != nil {
+				nodes.apply(w, &st)
+			}
+			return w, st, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			rebuilt = err.Error()
 		}
 	}
 	fm := &format{keepSelfLoops: opts.KeepSelfLoops}
@@ -177,7 +207,10 @@ func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64
 		}
 		wg.Wait()
 	}
-	if err := sumStats(&st, parts); err != nil {
+	var edgeSt FileStats // the edge file's own counts, for the cache
+	err := sumStats(&edgeSt, parts)
+	st = addStats(st, edgeSt)
+	if err != nil {
 		return nil, st, err
 	}
 	w, err := merge(fm, parts, &opts, name, nodes)
@@ -185,6 +218,16 @@ func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64
 		return nil, st, err
 	}
 	st.Edges = int64(w.Len())
+	if cache != nil {
+		switch err := cache.write(w, &edgeSt); {
+		case err != nil:
+			st.Cache = "not written: " + err.Error()
+		case rebuilt != "":
+			st.Cache = "rebuilt (" + rebuilt + ")"
+		default:
+			st.Cache = "written"
+		}
+	}
 	if nodes != nil {
 		nodes.apply(w, &st)
 	}
@@ -265,6 +308,23 @@ func sumStats(st *FileStats, parts []*part) error {
 		base += int(p.st.Lines)
 	}
 	return nil
+}
+
+// addStats returns a's counts plus b's, bad-line samples in order.
+func addStats(a, b FileStats) FileStats {
+	a.Lines += b.Lines
+	a.Comments += b.Comments
+	a.Headers += b.Headers
+	a.SelfLoops += b.SelfLoops
+	a.Bad += b.Bad
+	a.Bytes += b.Bytes
+	a.Edges += b.Edges
+	for _, e := range b.BadSamples {
+		if len(a.BadSamples) < maxBadSamples {
+			a.BadSamples = append(a.BadSamples, e)
+		}
+	}
+	return a
 }
 
 // progress serialises the parts' Progress calls: each part reports every

@@ -16,6 +16,9 @@ func rawDump(w *window.Window) string {
 	fmt.Fprintf(&b, "schema %s ids %d strings %d\n", schemaString(w.Schema().EdgeAttrs), w.IDs().Cap(), w.Strings().Len())
 	for v := range uint32(w.IDs().Cap()) {
 		fmt.Fprintf(&b, "id %d=%q out %v in %v\n", v, w.IDs().Name(v), w.Out(v), w.In(v))
+		for c := range w.Schema().NodeAttrs {
+			fmt.Fprintf(&b, " node attr %d=%v\n", c, w.NodeAttr(c, v))
+		}
 	}
 	for p := w.First(); p < w.End(); p++ {
 		fmt.Fprintf(&b, "%d %d %d", w.Src(p), w.Dst(p), w.T(p))

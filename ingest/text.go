@@ -211,10 +211,10 @@ type scanner struct {
 
 func newScanner(r io.Reader, name string, opts *FileOptions, st *FileStats) *scanner {
 	return &scanner{
-		br:       bufio.NewReaderSize(r, readBufSize),
-		name:     name,
-		fields:   make([][]byte, 0, 16),
-		st:       st,
+		br:        bufio.NewReaderSize(r, readBufSize),
+		name:      name,
+		fields:    make([][]byte, 0, 16),
+		st:        st,
 		skipBad:   opts.SkipBad,
 		progress:  opts.Progress,
 		fileStart: true,

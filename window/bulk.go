@@ -77,18 +77,22 @@ func (w *Window) AppendColumns(c Columns, workers int) (int64, error) {
 	}
 	lo := len(w.t) - n // column index of the first new edge
 	w.grow(idCap - 1)
-	outCur := w.makeRoom(w.out, w.src[lo:], fresh)
-	inCur := w.makeRoom(w.in, w.dst[lo:], fresh)
 	workers = max(1, min(workers, n/bulkParallelMin+1))
-	var wg sync.WaitGroup
-	for k := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.fillAdj(lo, first, uint32(k), uint32(workers), outCur, inCur)
-		}()
+	if fresh {
+		// One exact allocation per direction, each node's list a slice of
+		// it; the fill writes straight into them through a cursor per node.
+		outBack, outCur := w.shareRoom(w.out, w.src)
+		inBack, inCur := w.shareRoom(w.in, w.dst)
+		parallel(workers, func(part, of uint32) {
+			fillShared(w.src, w.dst, w.t, first, part, of, outBack, outCur, inBack, inCur)
+		})
+	} else {
+		outCur := w.makeRoom(w.out, w.src[lo:])
+		inCur := w.makeRoom(w.in, w.dst[lo:])
+		parallel(workers, func(part, of uint32) {
+			w.fillAdj(lo, first, part, of, outCur, inCur)
+		})
 	}
-	wg.Wait()
 	if w.pairsOn.Load() {
 		for i := lo; i < len(w.t); i++ {
 			w.addPair(w.src[i], w.dst[i], w.t[i], w.off+int64(i))
@@ -97,24 +101,66 @@ func (w *Window) AppendColumns(c Columns, workers int) (int64, error) {
 	return first, nil
 }
 
-// makeRoom lengthens every list of lists by its node's count in ends and
-// returns, per node, the index where its first new entry goes. A fresh
-// window's lists share one exact-size allocation; otherwise a list short
-// of capacity is regrown (at least doubling, as append would).
-func (w *Window) makeRoom(lists []adjList, ends []uint32, fresh bool) []int32 {
+// shareRoom points every list of lists (all empty) at its exact share
+// of one new allocation, by its node's count in ends, and returns the
+// allocation and each node's offset in it.
+func (w *Window) shareRoom(lists []adjList, ends []uint32) ([]Adj, []int) {
+	cur := make([]int, len(lists))
+	for _, v := range ends {
+		cur[v]++
+	}
+	back := make([]Adj, len(ends))
+	off := 0
+	for v, k := range cur {
+		lists[v].ents, lists[v].head = back[off:off+k:off+k], 0
+		cur[v] = off
+		off += k
+	}
+	return back, cur
+}
+
+// fillShared writes the adjacency entries of a fresh window's edges for
+// the nodes v with v % of == part, through the cursors of shareRoom.
+func fillShared(src, dst []uint32, ts []int64, first int64, part, of uint32, outBack []Adj, outCur []int, inBack []Adj, inCur []int) {
+	for i, s := range src {
+		d := dst[i]
+		if s%of == part {
+			outBack[outCur[s]] = Adj{T: ts[i], Pos: first + int64(i), Other: d}
+			outCur[s]++
+		}
+		if d%of == part {
+			inBack[inCur[d]] = Adj{T: ts[i], Pos: first + int64(i), Other: s}
+			inCur[d]++
+		}
+	}
+}
+
+// parallel runs fn(part, workers) for every part in [0, workers) on its
+// own goroutine and waits for all.
+func parallel(workers int, fn func(part, of uint32)) {
+	if workers == 1 {
+		fn(0, 1)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(uint32(k), uint32(workers))
+		}()
+	}
+	wg.Wait()
+}
+
+// makeRoom lengthens every list of lists by its node's count in ends,
+// regrowing (at least doubling, as append would) a list short of
+// capacity, and returns, per node, the index where its first new entry
+// goes.
+func (w *Window) makeRoom(lists []adjList, ends []uint32) []int32 {
 	deg := make([]int32, len(lists))
 	for _, v := range ends {
 		deg[v]++
-	}
-	if fresh {
-		back := make([]Adj, len(ends))
-		off := 0
-		for v, k := range deg {
-			lists[v].ents, lists[v].head = back[off:off+int(k):off+int(k)], 0
-			deg[v] = 0 // each list starts empty: its first entry goes to 0
-			off += int(k)
-		}
-		return deg
 	}
 	for v, k := range deg {
 		if k == 0 {
