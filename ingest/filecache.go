@@ -423,3 +423,18 @@ func fromCache(c *edgeCache, name string, opts *FileOptions, nodes *nodeTable) (
 	cc.st.Edges = int64(w.Len())
 	return w, cc.st, nil
 }
+
+// DefaultCacheMin is the input size from which the CLI caches by default:
+// smaller files parse in well under a second.
+const DefaultCacheMin = 32 << 20
+
+// DefaultCacheDir is where the CLI keeps edge caches unless told
+// otherwise: motifwatch/edges under the user's cache directory
+// ($XDG_CACHE_HOME or ~/.cache on Linux), or "" when there is none.
+func DefaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "motifwatch", "edges")
+}

@@ -56,6 +56,9 @@ func (w *Window) AppendColumns(c Columns, workers int) (int64, error) {
 			return 0, fmt.Errorf("append: node id %d/%d was not interned", c.Src[i], c.Dst[i])
 		}
 	}
+	if err := w.makeRelRoom(n); err != nil {
+		return 0, err
+	}
 	fresh := len(w.t) == 0 && w.off == 0
 	if fresh {
 		w.src, w.dst, w.t = c.Src, c.Dst, c.T
@@ -83,19 +86,20 @@ func (w *Window) AppendColumns(c Columns, workers int) (int64, error) {
 		// it; the fill writes straight into them through a cursor per node.
 		outBack, outCur := w.shareRoom(w.out, w.src)
 		inBack, inCur := w.shareRoom(w.in, w.dst)
-		parallel(workers, func(part, of uint32) {
-			fillShared(w.src, w.dst, w.t, first, part, of, outBack, outCur, inBack, inCur)
+		cuts := splitNodes(outCur, inCur, len(w.t), workers)
+		parallel(workers, func(k int) {
+			fillShared(w.src, w.dst, w.t, uint32(first-w.adjBase), cuts[k], cuts[k+1], outBack, outCur, inBack, inCur)
 		})
 	} else {
 		outCur := w.makeRoom(w.out, w.src[lo:])
 		inCur := w.makeRoom(w.in, w.dst[lo:])
-		parallel(workers, func(part, of uint32) {
-			w.fillAdj(lo, first, part, of, outCur, inCur)
+		parallel(workers, func(k int) {
+			w.fillAdj(lo, uint32(first-w.adjBase), uint32(k), uint32(workers), outCur, inCur)
 		})
 	}
 	if w.pairsOn.Load() {
 		for i := lo; i < len(w.t); i++ {
-			w.addPair(w.src[i], w.dst[i], w.t[i], w.off+int64(i))
+			w.addPair(w.src[i], w.dst[i], w.t[i], uint32(w.off+int64(i)-w.adjBase))
 		}
 	}
 	return first, nil
@@ -119,27 +123,43 @@ func (w *Window) shareRoom(lists []adjList, ends []uint32) ([]Adj, []int) {
 	return back, cur
 }
 
+// splitNodes cuts the dense ids into workers ranges holding about equal
+// numbers of adjacency entries, given each node's offset in the out and
+// in allocations (n entries each); range k is [cuts[k], cuts[k+1]).
+func splitNodes(outAt, inAt []int, n, workers int) []uint32 {
+	cuts := make([]uint32, workers+1)
+	v := 0
+	for k := 1; k < workers; k++ {
+		for v < len(outAt) && outAt[v]+inAt[v] < 2*n*k/workers {
+			v++
+		}
+		cuts[k] = uint32(v)
+	}
+	cuts[workers] = uint32(len(outAt))
+	return cuts
+}
+
 // fillShared writes the adjacency entries of a fresh window's edges for
-// the nodes v with v % of == part, through the cursors of shareRoom.
-func fillShared(src, dst []uint32, ts []int64, first int64, part, of uint32, outBack []Adj, outCur []int, inBack []Adj, inCur []int) {
+// the nodes lo <= v < hi, through the cursors of shareRoom.
+func fillShared(src, dst []uint32, ts []int64, first uint32, lo, hi uint32, outBack []Adj, outCur []int, inBack []Adj, inCur []int) {
 	for i, s := range src {
 		d := dst[i]
-		if s%of == part {
-			outBack[outCur[s]] = Adj{T: ts[i], Pos: first + int64(i), Other: d}
+		if s-lo < hi-lo { // lo <= s < hi in one unsigned compare
+			outBack[outCur[s]] = Adj{T: ts[i], Rel: first + uint32(i), Other: d}
 			outCur[s]++
 		}
-		if d%of == part {
-			inBack[inCur[d]] = Adj{T: ts[i], Pos: first + int64(i), Other: s}
+		if d-lo < hi-lo {
+			inBack[inCur[d]] = Adj{T: ts[i], Rel: first + uint32(i), Other: s}
 			inCur[d]++
 		}
 	}
 }
 
-// parallel runs fn(part, workers) for every part in [0, workers) on its
-// own goroutine and waits for all.
-func parallel(workers int, fn func(part, of uint32)) {
+// parallel runs fn(k) for every k in [0, workers) on its own goroutine
+// and waits for all.
+func parallel(workers int, fn func(k int)) {
 	if workers == 1 {
-		fn(0, 1)
+		fn(0)
 		return
 	}
 	var wg sync.WaitGroup
@@ -147,7 +167,7 @@ func parallel(workers int, fn func(part, of uint32)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fn(uint32(k), uint32(workers))
+			fn(k)
 		}()
 	}
 	wg.Wait()
@@ -182,16 +202,16 @@ func (w *Window) makeRoom(lists []adjList, ends []uint32) []int32 {
 // fillAdj writes the adjacency entries of the new edges (column indices
 // lo and up, the first at position first) for the nodes v with
 // v % of == part, in position order.
-func (w *Window) fillAdj(lo int, first int64, part, of uint32, outCur, inCur []int32) {
+func (w *Window) fillAdj(lo int, first uint32, part, of uint32, outCur, inCur []int32) {
 	src, dst, ts := w.src[lo:], w.dst[lo:], w.t[lo:]
 	for i, s := range src {
 		d := dst[i]
 		if s%of == part {
-			w.out[s].ents[outCur[s]] = Adj{T: ts[i], Pos: first + int64(i), Other: d}
+			w.out[s].ents[outCur[s]] = Adj{T: ts[i], Rel: first + uint32(i), Other: d}
 			outCur[s]++
 		}
 		if d%of == part {
-			w.in[d].ents[inCur[d]] = Adj{T: ts[i], Pos: first + int64(i), Other: s}
+			w.in[d].ents[inCur[d]] = Adj{T: ts[i], Rel: first + uint32(i), Other: s}
 			inCur[d]++
 		}
 	}

@@ -2,6 +2,7 @@ package window
 
 import (
 	"errors"
+	"math"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -20,13 +21,20 @@ func dump(w *Window) string {
 		}
 		b.WriteByte('\n')
 	}
+	list := func(l []Adj) string { // positions, not Rel: the base may differ
+		var s strings.Builder
+		for _, a := range l {
+			fmt.Fprintf(&s, " %d/%d/%d", a.T, w.Pos(a), a.Other)
+		}
+		return s.String()
+	}
 	for v := range uint32(w.IDs().Cap()) {
-		fmt.Fprintf(&b, "out %d %v\nin %d %v\n", v, w.Out(v), v, w.In(v))
+		fmt.Fprintf(&b, "out %d%s\nin %d%s\n", v, list(w.Out(v)), v, list(w.In(v)))
 		seen := map[uint32]bool{}
 		for _, a := range w.Out(v) {
 			if !seen[a.Other] {
 				seen[a.Other] = true
-				fmt.Fprintf(&b, "pair %d>%d %v\n", v, a.Other, w.Between(v, a.Other))
+				fmt.Fprintf(&b, "pair %d>%d%s\n", v, a.Other, list(w.Between(v, a.Other)))
 			}
 		}
 	}
@@ -54,11 +62,19 @@ func randomRun(w *Window, r *rand.Rand, n, k int, t0 int64) Columns {
 // a non-empty one, with 1 and 3 workers, before and after the pair index
 // exists, with evictions between) leave the window exactly as appending
 // the same edges one by one does.
+//
+// With maxRel lowered, both windows move their adjacency base (at
+// different moments) and must still read the same.
 func TestAppendColumnsEqualsAppend(t *testing.T) {
 	s := Schema{EdgeAttrs: []Attr{{Name: "x", Kind: Number}, {Name: "s", Kind: String}}}
+	defer func(m int64) { maxRel = m }(maxRel)
 	for _, workers := range []int{1, 3} {
 		for _, pairsFirst := range []bool{false, true} {
-			t.Run(fmt.Sprintf("workers=%d/pairsFirst=%v", workers, pairsFirst), func(t *testing.T) {
+			maxRel = math.MaxUint32
+			if (workers == 1) == pairsFirst {
+				maxRel = 250_000
+			}
+			t.Run(fmt.Sprintf("workers=%d/pairsFirst=%v/maxRel=%d", workers, pairsFirst, maxRel), func(t *testing.T) {
 				r1, r2 := rand.New(rand.NewPCG(7, 8)), rand.New(rand.NewPCG(7, 8))
 				bulk, one := newTestWindow(t, s), newTestWindow(t, s)
 				var t0 int64
@@ -186,10 +202,42 @@ func pairSummary(w *Window) string {
 		s, d := w.Src(p), w.Dst(p)
 		fmt.Fprintf(&b, "%s>%s:", w.IDs().Name(s), w.IDs().Name(d))
 		for _, a := range w.Between(s, d) {
-			fmt.Fprintf(&b, " %d/%d", a.T, a.Pos-w.First())
+			fmt.Fprintf(&b, " %d/%d", a.T, w.Pos(a)-w.First())
 		}
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "pairs %d\n", w.Pairs())
 	return b.String()
+}
+
+func TestAppendPastMaxRel(t *testing.T) {
+	defer func(m int64) { maxRel = m }(maxRel)
+	maxRel = 10
+	w := newTestWindow(t, Schema{})
+	a, _ := w.IDs().Intern("a")
+	b, _ := w.IDs().Intern("b")
+	c := Columns{}
+	for i := range 12 {
+		c.Src, c.Dst, c.T = append(c.Src, a), append(c.Dst, b), append(c.T, int64(i))
+	}
+	if _, err := w.AppendColumns(c, 1); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("AppendColumns of 12 edges with maxRel 10: %v; want ErrTooLarge", err)
+	}
+	for i := range 11 {
+		if _, err := w.Append(Edge{Src: a, Dst: b, T: int64(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Append(Edge{Src: a, Dst: b, T: 11}); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Append of a 12th live edge with maxRel 10: %v; want ErrTooLarge", err)
+	}
+	w.EvictTo(5)
+	for i := 11; i < 16; i++ {
+		if _, err := w.Append(Edge{Src: a, Dst: b, T: int64(i)}); err != nil {
+			t.Fatalf("Append after eviction: %v", err)
+		}
+	}
+	if out := w.Out(a); w.AdjBase() != 5 || len(out) != 11 || w.Pos(out[0]) != 5 || w.Pos(out[10]) != 15 || out[10].Rel != 10 {
+		t.Errorf("after a rebase: base %d, out-list %v; want base 5, positions 5..15", w.AdjBase(), out)
+	}
 }
