@@ -2,8 +2,8 @@ package window
 
 import (
 	"errors"
-	"math"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
