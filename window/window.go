@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -307,11 +308,24 @@ func (w *Window) addPair(s, d uint32, t int64, rel uint32) {
 	w.pairLists[i].ents = append(w.pairLists[i].ents, Adj{T: t, Rel: rel, Other: d})
 }
 
+// grow makes room for node v's adjacency lists.
 func (w *Window) grow(v uint32) {
-	for int(v) >= len(w.out) {
-		w.out = append(w.out, adjList{})
-		w.in = append(w.in, adjList{})
+	if n := int(v) + 1; n > len(w.out) {
+		w.out = growLists(w.out, n)
+		w.in = growLists(w.in, n)
 	}
+}
+
+// growLists lengthens lists to n empty lists, at least doubling its
+// capacity when it must move (as append does).
+func growLists(lists []adjList, n int) []adjList {
+	old := len(lists)
+	if n > cap(lists) {
+		lists = slices.Grow(lists, max(n, 2*cap(lists))-old)
+	}
+	lists = lists[:n]
+	clear(lists[old:]) // capacity past len may hold lists from before a reslice
+	return lists
 }
 
 // EvictBefore removes every edge with T < t and returns how many left.
