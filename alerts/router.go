@@ -129,6 +129,8 @@ type Router struct {
 	flushed uint64 // successful Flush calls
 	settled uint64 // see Settled
 	closed  bool
+
+	alerted, limited int64 // see Alerted
 }
 
 // route is one query's routing state.
@@ -320,6 +322,11 @@ func (r *Router) Due() time.Time { return r.to }
 // interval's records).
 func (r *Router) Settled() uint64 { return r.settled }
 
+// Alerted returns the match records acknowledged by the sink so far, and
+// the matches held back by a rate limit (reported in KindRateLimited
+// records, not alerted one by one).
+func (r *Router) Alerted() (alerted, rateLimited int64) { return r.alerted, r.limited }
+
 // Close routes the staged matches and writes everything pending,
 // including the tallies of the interval in progress (records with To =
 // now). On an error the Router stays open and Close may be retried; after
@@ -413,6 +420,7 @@ func (r *Router) route(t time.Time) {
 			if q.lim != nil && !q.lim.AllowN(t, 1) {
 				q.held++
 				q.limited.Inc()
+				r.limited++
 				continue
 			}
 		}
@@ -461,6 +469,9 @@ func (r *Router) write(ctx context.Context) error {
 	}
 	for k, c := range n {
 		r.m.Written.WithLabelValues(k.query, string(k.kind)).Add(float64(c))
+		if k.kind == KindMatch {
+			r.alerted += int64(c)
+		}
 	}
 	clear(r.out)
 	r.out = r.out[:0]

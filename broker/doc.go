@@ -6,7 +6,7 @@
 // daemon's demo feed and the end-to-end tests).
 //
 // Layout: embedded.go (StartEmbedded), topics.go (EnsureTopics,
-// WaitReady), produce.go (Producer, Produce, ProduceFile), encode.go (the
+// WaitReady), ping.go (Ping and the classes of its errors), produce.go (Producer, Produce, ProduceFile), encode.go (the
 // JSON and CSV record encodings).
 //
 // Package broker imports kafka-go, kfake and window; it never imports

@@ -12,6 +12,7 @@ import (
 	"github.com/segmentio/kafka-go"
 	"golang.org/x/time/rate"
 
+	"github.com/motifwatch/motifwatch/internal/kafkaerr"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -228,6 +229,7 @@ func Produce(ctx context.Context, src iter.Seq[Record], opts ProduceOptions) (in
 func checkTopicExists(ctx context.Context, brokers []string, tr *kafka.Transport, topic string) error {
 	client := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: tr}
 	meta, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	err = kafkaerr.Clean(err) // no kafka-go method names in messages
 	if err != nil {
 		return fmt.Errorf("broker: reading metadata of topic %q from %v: %w", topic, brokers, err)
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/internal/kafkaerr"
 )
 
 // ErrNoBrokers is returned when a call is given no broker addresses.
@@ -97,6 +99,7 @@ func EnsureTopics(ctx context.Context, brokers []string, transport *kafka.Transp
 		names[i] = t.Name
 	}
 	meta, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: names})
+	err = kafkaerr.Clean(err) // no kafka-go method names in messages
 	if err != nil {
 		return fmt.Errorf("broker: reading metadata from %v: %w", brokers, err)
 	}
@@ -127,6 +130,7 @@ func EnsureTopics(ctx context.Context, brokers []string, transport *kafka.Transp
 		return nil
 	}
 	resp, err := client.CreateTopics(ctx, req)
+	err = kafkaerr.Clean(err) // no kafka-go method names in messages
 	if err != nil {
 		return fmt.Errorf("broker: creating topics %v: %w", names, err)
 	}
@@ -156,6 +160,7 @@ func WaitReady(ctx context.Context, brokers []string, transport *kafka.Transport
 	backoff := 10 * time.Millisecond
 	for {
 		resp, err := client.Metadata(ctx, &kafka.MetadataRequest{})
+		err = kafkaerr.Clean(err) // no kafka-go method names in messages
 		if err == nil && len(resp.Brokers) > 0 {
 			return nil
 		}

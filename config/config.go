@@ -74,6 +74,24 @@ type Kafka struct {
 	SASL            SASL   `mapstructure:"sasl"`
 	// ScaleOut lets several instances share the work of one group.
 	ScaleOut ScaleOut `mapstructure:"scale_out"`
+	// Embedded configures the in-process broker of Brokers: [embedded].
+	Embedded EmbeddedBroker `mapstructure:"embedded"`
+
+	// DeadLetterMaxBytes caps a dead-letter record (key, value and
+	// headers): a larger one is written with a prefix of its value, its
+	// size and SHA-256 in headers. Below the broker's message.max.bytes.
+	DeadLetterMaxBytes ByteSize `mapstructure:"dead_letter_max_bytes"`
+}
+
+// EmbeddedBroker configures the in-process broker. By default it keeps
+// everything in memory (lost at exit) and listens on a free port.
+type EmbeddedBroker struct {
+	// Dir, if set, is where the broker keeps its topics, records and
+	// committed offsets, reloaded at the next start: a restart resumes
+	// where it stopped, as with a cluster.
+	Dir string `mapstructure:"dir"`
+	// Port is its TCP port on 127.0.0.1; 0 picks a free one.
+	Port int `mapstructure:"port"`
 }
 
 // ScaleOut configures several instances cooperating through the consumer
@@ -118,6 +136,9 @@ type SASL struct {
 	Mechanism string `mapstructure:"mechanism"`
 	Username  string `mapstructure:"username"`
 	Password  string `mapstructure:"password"`
+	// AllowInsecure accepts mechanism plain without kafka.tls: the
+	// password then crosses the network in clear text. Refused otherwise.
+	AllowInsecure bool `mapstructure:"allow_insecure"`
 }
 
 // Input describes how records decode into edges.
@@ -340,6 +361,8 @@ func DefaultConfig() *Config {
 			ClientID:        "motifwatch",
 			SessionTimeout:  30 * time.Second,
 			ScaleOut:        ScaleOut{HeartbeatInterval: 3 * time.Second, SessionTimeout: 30 * time.Second, RebalanceTimeout: 30 * time.Second},
+
+			DeadLetterMaxBytes: DefaultDeadLetterMaxBytes,
 		},
 		Input: Input{
 			Format:         "json",
@@ -457,3 +480,13 @@ func parentField(f string) string {
 	}
 	return ""
 }
+
+// Bounds of kafka.dead_letter_max_bytes (ingest.DefaultDeadLetterMaxBytes
+// and ingest.MinDeadLetterMaxBytes, checked equal by a test; config does
+// not import ingest). The maximum keeps a capped record within one
+// produce request of a kafka-go writer sized for it.
+const (
+	DefaultDeadLetterMaxBytes = 256 << 10
+	MinDeadLetterMaxBytes     = 4 << 10
+	MaxDeadLetterMaxBytes     = 64 << 20
+)

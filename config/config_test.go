@@ -210,11 +210,17 @@ func TestLoadErrors(t *testing.T) {
 		{"queries: {inline: {name: q}}", `x.yaml:1: queries.inline: expected a list of queries, found a mapping`},
 		{"shutdown_timeout: 1.5", `x.yaml:1: shutdown_timeout: 1.5 is not a duration: give a unit`},
 		{"kafka: {partitions: true}", `x.yaml:1: kafka.partitions: true is not an integer`},
+		// a single number where a list belongs: no mapstructure words
+		{"queries:\n  files: 5\n", `x.yaml:2: queries.files: expected a list (e.g. [5]), found "5"`},
+		{"engine: {devices: 1}", `x.yaml:1: engine.devices: expected a list (e.g. [1]), found "1"`},
 	}
 	for _, tc := range cases {
 		_, err := Parse([]byte(tc.yaml), "x.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%q) error = %v; want substring %q", tc.yaml, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "source data") {
+			t.Errorf("Parse(%q) error = %v: library words leak", tc.yaml, err)
 		}
 		var fe *FieldError
 		if err != nil && !errors.As(err, &fe) {
@@ -269,5 +275,21 @@ queries:
 	qs, err := c.LoadQueries()
 	if err != nil || len(qs) != 1 || qs[0].Nodes[0].Name != "Acct" {
 		t.Errorf("LoadQueries() = %v, %v; want one query with node Acct", qs, err)
+	}
+}
+
+// TestLoadEmbeddedBroker: kafka.embedded's dir is resolved against the
+// config file's directory like the other paths; port is kept as given.
+func TestLoadEmbeddedBroker(t *testing.T) {
+	c, err := Load("testdata/embedded-dir.good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := EmbeddedBroker{Dir: filepath.Join("testdata", "broker-data"), Port: 19092}
+	if c.Kafka.Embedded != want {
+		t.Errorf("kafka.embedded = %+v; want %+v", c.Kafka.Embedded, want)
+	}
+	if d := DefaultConfig().Kafka.Embedded; d != (EmbeddedBroker{}) {
+		t.Errorf("default kafka.embedded = %+v; want in memory on a free port", d)
 	}
 }

@@ -8,7 +8,10 @@
 // MONITOR_WINDOW_ALLOWED_LATENESS, ...), rejecting unknown keys with their
 // file and line. Validate then checks every rule and reports all broken
 // ones, each naming the field, the value and the limit, and where the value
-// came from (file:line or the environment variable).
+// came from (file:line or the environment variable). Warnings lists what
+// is allowed but unsafe (TLS without certificate checks, SASL plain in
+// clear text, a password in a file others can read), for `monitor
+// validate` and the daemon's log.
 //
 // Queries come from query files (motif's YAML format) and from inline
 // mappings in the config file; LoadQueries reads both, Schema derives the
@@ -17,7 +20,7 @@
 // query files while the daemon runs and hands over each new valid set.
 //
 // Layout: config.go (the types and defaults), load.go (YAML, environment,
-// strict decoding), validate.go, queries.go (queries, schema, window span),
+// strict decoding), validate.go, warnings.go, queries.go (queries, schema, window span),
 // reload.go (QueryWatcher).
 //
 // Package config imports motif and window (to parse queries and describe

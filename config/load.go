@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -265,7 +266,12 @@ func (l *loader) walk(n *yaml.Node, t reflect.Type, path string) {
 				l.lines[f] = it.Line
 				l.walk(it, t.Elem(), f)
 			}
-		case yaml.ScalarNode: // "a,b,c"
+		case yaml.ScalarNode:
+			// A string may hold a comma-separated list ("a:9092,b:9092");
+			// a number or a boolean is no list.
+			if n.Tag != "!!str" {
+				l.errf(n.Line, path, "expected a list (e.g. [%s]), found %s", n.Value, nodeKind(n))
+			}
 		default:
 			l.errf(n.Line, path, "expected a list, found %s", nodeKind(n))
 		}
@@ -540,11 +546,19 @@ func (c *Config) decodeErr(e decodeErr) error {
 	case errors.As(e.err, &ue):
 		msg = fmt.Sprintf("%s is not %s", valueText(ue.Value), typeText(ue.Expected.Type()))
 	}
+	if m := notSliceRE.FindStringSubmatch(msg); m != nil {
+		// Set from the environment: a value the list type cannot take.
+		msg = "expected a list, found " + m[1]
+	}
 	if rest, ok := strings.CutPrefix(msg, "has invalid keys: "); ok {
 		msg = "unknown key(s) " + rest
 	}
 	return c.fieldErr(e.field, "%s", msg)
 }
+
+// notSliceRE matches mapstructure's words for a single value where a list
+// belongs, which name Go kinds rather than the config's.
+var notSliceRE = regexp.MustCompile(`source data must be an array or slice, got (\w+)`)
 
 func valueText(v any) string {
 	switch x := v.(type) {
@@ -594,6 +608,7 @@ func (c *Config) resolvePaths(dir string) {
 	fix(&c.Kafka.TLS.CAFile, "kafka.tls.ca_file")
 	fix(&c.Kafka.TLS.CertFile, "kafka.tls.cert_file")
 	fix(&c.Kafka.TLS.KeyFile, "kafka.tls.key_file")
+	fix(&c.Kafka.Embedded.Dir, "kafka.embedded.dir")
 }
 
 func isNull(n *yaml.Node) bool {

@@ -116,6 +116,12 @@ func (v *validator) kafka() {
 		{"kafka.alert_topic", k.AlertTopic},
 		{"kafka.dead_letter_topic", k.DeadLetterTopic},
 	}
+	switch d := k.DeadLetterMaxBytes; {
+	case d < MinDeadLetterMaxBytes:
+		v.fail("kafka.dead_letter_max_bytes", "%s is below the minimum of %s", d, ByteSize(MinDeadLetterMaxBytes))
+	case d > MaxDeadLetterMaxBytes:
+		v.fail("kafka.dead_letter_max_bytes", "%s is above the maximum of %s", d, ByteSize(MaxDeadLetterMaxBytes))
+	}
 	for i, t := range topics {
 		switch {
 		case t.name == "":
@@ -141,6 +147,7 @@ func (v *validator) kafka() {
 	v.tls(embedded)
 	v.sasl(embedded)
 	v.scaleOut(embedded)
+	v.embeddedBroker(embedded)
 }
 
 func (v *validator) scaleOut(embedded bool) {
@@ -261,6 +268,26 @@ func (v *validator) sasl(embedded bool) {
 	}
 	if s.Username == "" || s.Password == "" {
 		v.fail("kafka.sasl", "mechanism %s needs username and password", s.Mechanism)
+	}
+	if s.Mechanism == SASLPlain && !v.c.Kafka.TLS.Enabled && !s.AllowInsecure && !embedded {
+		v.fail("kafka.sasl.mechanism", "plain without kafka.tls.enabled sends the password in clear text (enable kafka.tls, use scram-sha-256 or scram-sha-512, or set kafka.sasl.allow_insecure: true)")
+	}
+}
+
+// embeddedBroker checks kafka.embedded: only with the embedded broker.
+func (v *validator) embeddedBroker(embedded bool) {
+	e := &v.c.Kafka.Embedded
+	if e.Port < 0 || e.Port > 65535 {
+		v.fail("kafka.embedded.port", "%d (want 1 to 65535, or 0 for a free port)", e.Port)
+	}
+	if embedded {
+		return
+	}
+	if e.Dir != "" {
+		v.fail("kafka.embedded.dir", "%q set but kafka.brokers is not embedded", e.Dir)
+	}
+	if e.Port != 0 {
+		v.fail("kafka.embedded.port", "%d set but kafka.brokers is not embedded", e.Port)
 	}
 }
 

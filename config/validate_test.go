@@ -10,8 +10,10 @@ import (
 )
 
 // TestTestdata loads every testdata/*.good.yaml, which must pass Load and
-// Check, and every *.bad.yaml, which must fail with each error its leading
-// "# error: <substring>" lines name.
+// Check with exactly the warnings its leading "# warning: <substring>"
+// lines name (besides the password file's mode, which depends on the
+// checkout: TestWarnings covers it), and every *.bad.yaml, which must fail
+// with each error its leading "# error: <substring>" lines name.
 func TestTestdata(t *testing.T) {
 	good, _ := filepath.Glob("testdata/*.good.yaml")
 	bad, _ := filepath.Glob("testdata/*.bad.yaml")
@@ -29,6 +31,35 @@ func TestTestdata(t *testing.T) {
 	for _, path := range good {
 		if err := check(path); err != nil {
 			t.Errorf("Load+Check(%q) error = %v; want nil", path, err)
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wants []string
+		for line := range strings.Lines(string(data)) {
+			want, ok := strings.CutPrefix(strings.TrimSpace(line), "# warning: ")
+			if !ok {
+				break
+			}
+			wants = append(wants, want)
+		}
+		c, _ := Load(path)
+		var got []string
+		for _, w := range c.Warnings() {
+			if !strings.Contains(w.Error(), "kafka.sasl.password: ") {
+				got = append(got, w.Error())
+			}
+		}
+		if len(got) != len(wants) {
+			t.Errorf("Load(%q).Warnings() = %q; want %d: %q", path, got, len(wants), wants)
+			continue
+		}
+		for i, want := range wants {
+			if !strings.Contains(got[i], want) {
+				t.Errorf("Load(%q).Warnings()[%d] = %q; want substring %q", path, i, got[i], want)
+			}
 		}
 	}
 	for _, path := range bad {
@@ -109,6 +140,11 @@ func TestValidateRules(t *testing.T) {
 		{"sasl credentials", func(c *Config) { remote(c); c.Kafka.SASL.Mechanism = SASLScramSHA256 }, `kafka.sasl: mechanism scram-sha-256 needs username and password`},
 		{"sasl user without mechanism", func(c *Config) { remote(c); c.Kafka.SASL.Username = "u" }, `kafka.sasl: username or password given but no mechanism`},
 		{"sasl embedded", func(c *Config) { c.Kafka.SASL = SASL{Mechanism: SASLPlain, Username: "u", Password: "p"} }, `kafka.sasl.mechanism: plain with kafka.brokers embedded`},
+		{"sasl plain without tls", func(c *Config) {
+			c.Kafka.Brokers = []string{"kafka:9092"}
+			c.Kafka.SASL = SASL{Mechanism: SASLPlain, Username: "u", Password: "p"}
+		}, `kafka.sasl.mechanism: plain without kafka.tls.enabled sends the password in clear text (enable kafka.tls, use scram-sha-256 or scram-sha-512, or set kafka.sasl.allow_insecure: true)`},
+		{"embedded port negative", func(c *Config) { c.Kafka.Embedded.Port = -1 }, `kafka.embedded.port: -1 (want 1 to 65535, or 0 for a free port)`},
 		{"format", func(c *Config) { c.Input.Format = "xml" }, `input.format: "xml" (want json or csv)`},
 		{"time unit", func(c *Config) { c.Input.TimeUnit = 0 }, `input.time_unit: 0s must be positive`},
 		{"timestamp unit", func(c *Config) { c.Input.Timestamp.Unit = "min" }, `input.timestamp.unit: "min" (want s, ms, us or ns)`},
@@ -179,10 +215,16 @@ func TestValidateAccepts(t *testing.T) {
 			c.Kafka.TLS = TLS{Enabled: true, CAFile: "testdata/tls/ca.pem", CertFile: "testdata/tls/client.pem", KeyFile: "testdata/tls/client-key.pem", ServerName: "kafka"}
 		}},
 		{"tls system roots", func(c *Config) { c.Kafka.Brokers = []string{"kafka:9093"}; c.Kafka.TLS.Enabled = true }},
-		{"sasl plain", func(c *Config) {
-			c.Kafka.Brokers = []string{"kafka:9092"}
+		{"sasl plain over tls", func(c *Config) {
+			c.Kafka.Brokers = []string{"kafka:9093"}
+			c.Kafka.TLS.Enabled = true
 			c.Kafka.SASL = SASL{Mechanism: SASLPlain, Username: "u", Password: "p"}
 		}},
+		{"sasl plain allowed without tls", func(c *Config) {
+			c.Kafka.Brokers = []string{"kafka:9092"}
+			c.Kafka.SASL = SASL{Mechanism: SASLPlain, Username: "u", Password: "p", AllowInsecure: true}
+		}},
+		{"embedded broker dir and port", func(c *Config) { c.Kafka.Embedded = EmbeddedBroker{Dir: "/tmp/mw", Port: 19092} }},
 		{"sasl scram-sha-512", func(c *Config) {
 			c.Kafka.Brokers = []string{"kafka:9092"}
 			c.Kafka.SASL = SASL{Mechanism: SASLScramSHA512, Username: "u", Password: "p"}

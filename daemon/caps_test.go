@@ -25,9 +25,11 @@ type sentDead struct {
 
 type fakeDLQ struct{ sent []sentDead }
 
-func (f *fakeDLQ) Send(_ context.Context, m kafka.Message, reason string) error {
-	f.sent = append(f.sent, sentDead{m, reason})
-	return nil
+func (f *fakeDLQ) Write(_ context.Context, recs []ingest.DeadRecord) (ingest.DeadOutcome, error) {
+	for _, r := range recs {
+		f.sent = append(f.sent, sentDead{r.Msg, r.Reason})
+	}
+	return ingest.DeadOutcome{Written: recs}, nil
 }
 
 // capPipeline is a pipeline without Kafka: records go in through take,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/oklog/run"
@@ -19,6 +20,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/synth"
@@ -34,6 +36,9 @@ type Options struct {
 	Registry *prometheus.Registry
 	// Stdout is where the stdout alert sink writes (default os.Stdout).
 	Stdout io.Writer
+	// Listening, if set, is called with the HTTP server's address as soon
+	// as it listens: before the brokers are reached.
+	Listening func(metricsAddr string)
 	// Started, if set, is called once the pipeline consumes, with the
 	// addresses a test or a log line needs.
 	Started func(Info)
@@ -61,6 +66,29 @@ func Run(ctx context.Context, o Options) error {
 		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
+	for _, w := range cfg.Warnings() {
+		log.Warn("configuration: " + w.Error())
+	}
+
+	// HTTP first: /healthz, /readyz and /metrics answer while the rest
+	// starts, above all while the brokers do not (connect).
+	ready := newHealth()
+	ready.setConnecting(true)
+	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready.status)
+	if err != nil {
+		return fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
+	}
+	httpSrv.start()
+	defer httpSrv.stop(time.Second)
+	log.Info("motifwatch starting", "metrics", httpSrv.Addr(), "brokers", cfg.Kafka.Brokers)
+	if o.Listening != nil {
+		o.Listening(httpSrv.Addr())
+	}
+	pm, err := newPipelineMetrics(reg)
+	if err != nil {
+		return err
+	}
+
 	engine, err := newEngine(cfg, reg, log)
 	if err != nil {
 		return err
@@ -75,16 +103,25 @@ func Run(ctx context.Context, o Options) error {
 	}
 	brokers := cfg.Kafka.Brokers
 	if cfg.Embedded() {
-		emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Logger: log})
+		emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Logger: log, Port: cfg.Kafka.Embedded.Port, DataDir: cfg.Kafka.Embedded.Dir})
 		if err != nil {
-			return fmt.Errorf("starting the embedded broker: %w", err)
+			return fmt.Errorf("kafka.embedded {dir: %q, port: %d}: starting the embedded broker: %w", cfg.Kafka.Embedded.Dir, cfg.Kafka.Embedded.Port, err)
 		}
 		defer emb.Close()
 		brokers = emb.Addrs()
-		log.Info("embedded Kafka broker started", "addrs", brokers)
+		if dir := cfg.Kafka.Embedded.Dir; dir != "" {
+			log.Info("embedded Kafka broker started", "addrs", brokers, "dir", dir)
+		} else {
+			log.Info("embedded Kafka broker started, in memory only: its topics, offsets and alerts are lost at exit (kafka.embedded.dir keeps them)", "addrs", brokers)
+		}
 	}
-	if err := broker.WaitReady(ctx, brokers, transport); err != nil {
-		return fmt.Errorf("kafka %v: %w", brokers, err)
+	conn := &connector{brokers: brokers, ping: func(ctx context.Context) error { return broker.Ping(ctx, brokers, dialer) },
+		retry: newRetrier(opProbe, log, ready, pm), health: ready, log: log, limit: ratelog.New(connectLogEvery, nil), sleep: sleep}
+	if m := cfg.Kafka.SASL.Mechanism; m != "" {
+		conn.mechanism, conn.user = "SASL "+strings.ToUpper(m), cfg.Kafka.SASL.Username
+	}
+	if err := conn.run(ctx); err != nil {
+		return err
 	}
 	parts := max(cfg.Kafka.Partitions, 1)
 	if err := broker.EnsureTopics(ctx, brokers, transport, []broker.TopicSpec{
@@ -97,7 +134,6 @@ func Run(ctx context.Context, o Options) error {
 
 	// The pipeline's parts. A scaled-out instance builds a pipeline (window,
 	// reorder buffer, router) per generation of the group from them.
-	ready := newHealth()
 	var alertRetry *retrier // set once the metrics exist; the sink reports its retries to it
 	var sink alerts.Sink
 	if cfg.Alerts.Sink == config.SinkStdout {
@@ -125,16 +161,14 @@ func Run(ctx context.Context, o Options) error {
 	if mk.im, err = ingest.NewMetrics(reg); err != nil {
 		return err
 	}
-	dlq, err := ingest.NewDeadLetter(brokers, cfg.Kafka.DeadLetterTopic, transport)
+	dlq, err := ingest.NewDeadLetter(ingest.DeadLetterOptions{Brokers: brokers, Topic: cfg.Kafka.DeadLetterTopic, Transport: transport,
+		MaxBytes: int(cfg.Kafka.DeadLetterMaxBytes)})
 	if err != nil {
 		return err
 	}
 	defer dlq.Close()
 	mk.dlq = dlq
-	if mk.pm, err = newPipelineMetrics(reg); err != nil {
-		return err
-	}
-	pm := mk.pm
+	mk.pm = pm
 	alertRetry = newRetrier(opAlertWrite, log, ready, pm)
 	mk.alertRetry = alertRetry
 	pm.queries.Set(float64(len(queries)))
@@ -173,7 +207,10 @@ func Run(ctx context.Context, o Options) error {
 		}
 		consumer, err = ingest.NewConsumer(ingest.ConsumerOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
 			Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: log,
-			SessionTimeout: cfg.Kafka.SessionTimeout})
+			SessionTimeout: cfg.Kafka.SessionTimeout,
+			// kafka-go retries these itself (a fetch's i/o timeout, a lost
+			// connection): counted as fetch errors, as Fetch never sees them.
+			OnClientError: pm.kafkaErrors.WithLabelValues(opFetch).Inc})
 		if err != nil {
 			return err
 		}
@@ -187,10 +224,6 @@ func Run(ctx context.Context, o Options) error {
 		work = p.run
 	}
 
-	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready.status)
-	if err != nil {
-		return fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
-	}
 	watcher, err := config.NewQueryWatcher(cfg, log, func(qs []*motif.Query) error {
 		s, a := querySets(cfg, qs)
 		done := make(chan error, 1)
@@ -226,7 +259,10 @@ func Run(ctx context.Context, o Options) error {
 		pctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { pipeErr = work(pctx); return pipeErr }, func(error) { cancel() })
 	}
-	g.Add(httpSrv.run, func(error) { httpSrv.stop(time.Second) })
+	{
+		hctx, cancel := context.WithCancel(ctx)
+		g.Add(func() error { return httpSrv.wait(hctx) }, func(error) { cancel() })
+	}
 	{
 		bctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { return watchBrokers(bctx, newRetrier(opProbe, log, ready, pm), mk.probe) }, func(error) { cancel() })
@@ -280,7 +316,8 @@ func Run(ctx context.Context, o Options) error {
 	}
 	st := stats()
 	log.Info("motifwatch stopped", "records", st.Records, "appended", st.Appended, "late", st.Late,
-		"dead_lettered", st.DeadLettered, "skipped", st.Skipped, "alerts", st.Alerts)
+		"dead_lettered", st.DeadLettered, "dead_letter_lost", st.DeadLetterLost, "skipped", st.Skipped,
+		"alerts", st.Alerts, "rate_limited", st.RateLimited)
 	return errors.Join(runErr, closeErr)
 }
 

@@ -66,7 +66,10 @@ const (
 type health struct {
 	mu      sync.Mutex
 	running bool
-	failing map[string]error // by operation
+	// connecting: the start is waiting for the brokers' first answer
+	// (see connect); the probe's failure is why.
+	connecting bool
+	failing    map[string]error // by operation
 	// recovered is when the last failing operation recovered (see
 	// quietFrom).
 	recovered time.Time
@@ -80,6 +83,15 @@ func (h *health) setRunning(running bool) {
 	}
 	h.mu.Lock()
 	h.running = running
+	h.mu.Unlock()
+}
+
+func (h *health) setConnecting(connecting bool) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	h.connecting = connecting
 	h.mu.Unlock()
 }
 
@@ -130,6 +142,12 @@ func (h *health) quietFrom() time.Time {
 func (h *health) status() (bool, string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.connecting {
+		if err := h.failing[opProbe]; err != nil {
+			return false, "connecting: " + err.Error()
+		}
+		return false, "connecting: no answer from the brokers yet"
+	}
 	if !h.running {
 		return false, "pipeline not running"
 	}

@@ -13,10 +13,13 @@ import (
 
 // httpServer serves /metrics, /healthz (the process is alive) and /readyz
 // (the pipeline is consuming: broker reachable, window rebuilt; otherwise
-// 503 with the reason).
+// 503 with the reason). It serves from the start of Run, before the
+// brokers are reached. The endpoints only read: other methods than GET
+// and HEAD get 405 with an Allow header (the mux's method patterns).
 type httpServer struct {
-	srv *http.Server
-	ln  net.Listener
+	srv    *http.Server
+	ln     net.Listener
+	served chan error // Serve's result, once it returns
 }
 
 func newHTTPServer(addr string, gatherer prometheus.Gatherer, ready func() (bool, string)) (*httpServer, error) {
@@ -24,33 +27,57 @@ func newHTTPServer(addr string, gatherer prometheus.Gatherer, ready func() (bool
 	if err != nil {
 		return nil, err
 	}
+	// Method patterns: GET also serves HEAD, and the mux answers other
+	// methods with 405 and an Allow header. Register further pages the
+	// same way ("GET /{$}" for a page at /): a method-less catch-all such
+	// as "/" would take those requests from the 405.
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Write([]byte("ok\n"))
 	})
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if ok, why := ready(); !ok {
 			http.Error(w, "not ready: "+why, http.StatusServiceUnavailable)
 			return
 		}
 		w.Write([]byte("ready\n"))
 	})
-	return &httpServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}, nil
+	return &httpServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln, served: make(chan error, 1)}, nil
 }
 
 // Addr returns the address the server listens on (useful with port 0).
 func (h *httpServer) Addr() string { return h.ln.Addr().String() }
 
-func (h *httpServer) run() error {
-	if err := h.srv.Serve(h.ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+// start serves in a goroutine that stop waits for.
+func (h *httpServer) start() {
+	go func() {
+		err := h.srv.Serve(h.ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		h.served <- err
+		close(h.served)
+	}()
 }
 
+// wait returns when serving fails (its error) or ctx ends (nil): the run
+// group's HTTP actor.
+func (h *httpServer) wait(ctx context.Context) error {
+	select {
+	case err := <-h.served:
+		return err
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// stop shuts the server down and waits for start's goroutine. It may be
+// called more than once.
 func (h *httpServer) stop(timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	h.srv.Shutdown(ctx)
+	for range h.served {
+	}
 }

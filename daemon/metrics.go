@@ -37,7 +37,7 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 		batchEdges: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "motifwatch_batch_released_edges",
 			Help: "Edges released by the reorder buffer per batch.", Buckets: prometheus.ExponentialBuckets(1, 4, 10)}),
 		records: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_pipeline_records_total",
-			Help: "Records by outcome: appended, self_loop, late, dead_lettered, skipped (scale-out: undecodable or late here, and another instance's or history, so not dead-lettered here); records in = the sum, once the reorder buffer is empty."}, []string{"outcome"}),
+			Help: "Records by outcome: appended, self_loop, late, dead_lettered, dead_letter_lost (refused by the dead-letter topic even truncated), skipped (scale-out: undecodable or late here, and another instance's or history, so not dead-lettered here); records in = the sum, once the reorder buffer is empty."}, []string{"outcome"}),
 		queries: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_queries", Help: "Registered queries."}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_query_reloads_total",
 			Help: "Query hot reloads by result (applied, rejected)."}, []string{"result"}),

@@ -25,11 +25,6 @@ type source interface {
 	Commit(ctx context.Context, offsets map[int]int64) error
 }
 
-// deadLetter is where undecodable and late records go (ingest.DeadLetter).
-type deadLetter interface {
-	Send(ctx context.Context, rec kafka.Message, reason string) error
-}
-
 // pipeline is the single goroutine that owns decoder, reorder buffer,
 // processor and router; see the package doc.
 type pipeline struct {
@@ -110,6 +105,9 @@ type pipeline struct {
 	// records = appended + self-loops + late + dead-lettered.
 	stats pipelineStats
 
+	// dead is the dead letters not yet written (deadletter.go).
+	dead deadQueue
+
 	// future is window.max_future; capLimiter rate-limits cap log lines.
 	future     futureCap
 	capLimiter *ratelog.Limiter
@@ -119,6 +117,11 @@ type pipeline struct {
 // checked by tests: nothing is lost.
 type pipelineStats struct {
 	Records, Decoded, Appended, SelfLoops, Late, DeadLettered, Skipped, Alerts int64
+	// DeadLetterLost are records the dead-letter topic refused for good.
+	DeadLetterLost int64
+	// Alerts are match records written; RateLimited are matches held
+	// back by a rate limit (summarised, not alerted one by one).
+	RateLimited int64
 }
 
 // add accumulates s2 into s (over a scaled-out instance's generations).
@@ -130,7 +133,9 @@ func (s *pipelineStats) add(s2 pipelineStats) {
 	s.Late += s2.Late
 	s.DeadLettered += s2.DeadLettered
 	s.Skipped += s2.Skipped
+	s.DeadLetterLost += s2.DeadLetterLost
 	s.Alerts += s2.Alerts
+	s.RateLimited += s2.RateLimited
 }
 
 type querySet struct {
@@ -432,24 +437,6 @@ func (p *pipeline) skip() {
 	p.pm.records.WithLabelValues("skipped").Inc()
 }
 
-func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reason string) error {
-	send := func(ctx context.Context) error { return p.dlq.Send(ctx, m, reason) }
-	if err := p.dlqRetry.do(ctx, deadLetterAttempt, send); err != nil {
-		return fmt.Errorf("dead-lettering %s/%d@%d (%s): %w", m.Topic, m.Partition, m.Offset, reason, err)
-	}
-	// Late edges are dead-lettered too, but counted as late: the outcomes
-	// partition the records.
-	if class == "late" {
-		p.stats.Late++
-		p.pm.records.WithLabelValues("late").Inc()
-	} else {
-		p.stats.DeadLettered++
-		p.pm.records.WithLabelValues("dead_lettered").Inc()
-	}
-	p.im.DeadLettered(class, 1)
-	return nil
-}
-
 // batch releases what the watermark allows, mines it, writes the alerts
 // and commits what is safe.
 func (p *pipeline) batch(ctx context.Context) error {
@@ -479,15 +466,20 @@ func (p *pipeline) batch(ctx context.Context) error {
 		p.stats.SelfLoops += int64(out.SelfLoops)
 		p.pm.records.WithLabelValues("appended").Add(float64(out.Appended))
 		p.pm.records.WithLabelValues("self_loop").Add(float64(out.SelfLoops))
-		p.stats.Alerts += int64(len(out.Alerts))
 		p.router.Add(out.Alerts)
 		for q, n := range out.Counts {
 			p.router.AddCount(q, n)
 		}
 	}
+	// Dead letters before alerts and commit: the offsets committed below
+	// cover the dead-lettered records.
+	if err := p.flushDeadLetters(ctx); err != nil {
+		return err
+	}
 	if err := p.flush(ctx); err != nil {
 		return err
 	}
+	p.stats.Alerts, p.stats.RateLimited = p.router.Alerted()
 	if err := p.commit(ctx); err != nil {
 		return err
 	}
@@ -666,6 +658,7 @@ func (p *pipeline) finish() error {
 	if err := p.router.Close(ctx); err != nil {
 		return fmt.Errorf("shutdown: closing alerts: %w", err)
 	}
+	p.stats.Alerts, p.stats.RateLimited = p.router.Alerted()
 	// Close wrote every tally: everything handled is durable now.
 	commit := p.src.Commit
 	if p.finalCommit != nil {
@@ -676,6 +669,7 @@ func (p *pipeline) finish() error {
 	}
 	p.commitQueue = nil
 	p.log.Info("pipeline stopped", "records", p.stats.Records, "appended", p.stats.Appended,
-		"late", p.stats.Late, "dead_lettered", p.stats.DeadLettered, "alerts", p.stats.Alerts)
+		"late", p.stats.Late, "dead_lettered", p.stats.DeadLettered, "dead_letter_lost", p.stats.DeadLetterLost,
+		"alerts", p.stats.Alerts, "rate_limited", p.stats.RateLimited)
 	return nil
 }

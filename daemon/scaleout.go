@@ -234,7 +234,7 @@ func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error
 		return err
 	}
 	readers, err := ingest.NewReaders(ingest.ReadersOptions{Brokers: s.brokers, Topic: s.cfg.Kafka.EdgeTopic, Dialer: s.dialer,
-		MaxWait: min(s.cfg.Window.BatchMaxWait, 250*time.Millisecond)}, from)
+		MaxWait: min(s.cfg.Window.BatchMaxWait, 250*time.Millisecond), OnClientError: s.mk.pm.kafkaErrors.WithLabelValues(opFetch).Inc}, from)
 	if err != nil {
 		return err
 	}

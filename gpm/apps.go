@@ -22,6 +22,7 @@ type app interface {
 type tally struct {
 	count uint64     // clique count
 	raw   *RawCounts // motif counts by raw code
+	found uint64     // motif subgraphs tallied in raw (for Progress)
 	steps uint64
 	// emit, when set, receives every completed subgraph (enumerate mode)
 	// instead of the counters.
@@ -112,6 +113,7 @@ func (a motifApp) step(te *TE, out *tally) error {
 				return err
 			}
 		} else {
+			out.found += te.AggregateCount()
 			te.AggregatePattern(out.raw)
 		}
 	}

@@ -109,7 +109,7 @@ func (e *CPU) Run(ctx context.Context, g *Graph, job Job) (*Result, error) {
 	em := newEmitter(tg, job, sig)
 	workers := make([]*worker, nw)
 	for i := range workers {
-		wk := &worker{te: NewTE(tg, job.K), app: a, sig: sig}
+		wk := &worker{te: NewTE(tg, job.K), app: a, sig: sig, progress: job.Progress}
 		if job.App == Motif && em == nil {
 			wk.out.raw = NewRawCounts(job.K)
 		}
@@ -146,9 +146,6 @@ func (e *CPU) Run(ctx context.Context, g *Graph, job Job) (*Result, error) {
 	if err := errors.Join(errs...); err != nil && !errors.Is(err, ErrStop) {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	for _, wk := range workers {
 		res.Stats.Traversals += wk.out.steps
 	}
@@ -168,7 +165,9 @@ func (e *CPU) Run(ctx context.Context, g *Graph, job Job) (*Result, error) {
 		}
 		Finish(res, raw)
 	}
-	return res, nil
+	// Cancelled: the counts so far are a partial result; the caller
+	// decides whether to show it.
+	return res, ctx.Err()
 }
 
 // signal is the run-wide flag workers read at each Control: run, park
@@ -189,6 +188,11 @@ type worker struct {
 	app app
 	sig *signal
 	out tally
+	// progress receives the worker's advance (Job.Progress); published
+	// are the figures already added to it.
+	progress       *Progress
+	publishedRoots int64
+	publishedFound uint64
 	// given is set by the coordinator when it loads work into an idle
 	// worker's TE (under coord.mu).
 	given bool
@@ -206,18 +210,37 @@ func (w *worker) run(ctx context.Context, c *coord) error {
 				c.park()
 				continue
 			}
-			if w.out.steps&1023 == 0 && ctx.Err() != nil {
-				w.sig.abort()
-				return nil
+			if w.out.steps&1023 == 0 {
+				w.publish()
+				if ctx.Err() != nil {
+					w.sig.abort()
+					return nil
+				}
 			}
 			w.out.steps++
 			if err := w.app.step(w.te, &w.out); err != nil {
 				return err
 			}
 		}
+		w.publish()
 		if c == nil || !c.waitWork(w) {
 			return nil
 		}
+	}
+}
+
+// publish adds the worker's advance since the last call to Job.Progress.
+func (w *worker) publish() {
+	if w.progress == nil {
+		return
+	}
+	if r := w.te.RootsTaken(); r != w.publishedRoots {
+		w.progress.Roots.Add(r - w.publishedRoots)
+		w.publishedRoots = r
+	}
+	if f := w.out.count + w.out.found; f != w.publishedFound {
+		w.progress.Found.Add(int64(f - w.publishedFound))
+		w.publishedFound = f
 	}
 }
 

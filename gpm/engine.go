@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // App is a GPM algorithm.
@@ -49,6 +50,18 @@ type Job struct {
 	// 0 only counts.
 	Enumerate int64
 	Sink      func(Subgraph) error
+	// Progress, if set, is advanced while the job runs, for a caller's
+	// progress lines. Engines that cannot report leave it at zero.
+	Progress *Progress
+}
+
+// Progress is a running job's advance, read from another goroutine.
+type Progress struct {
+	// Roots counts the root vertices whose traversals have started, of
+	// the graph's N(): a rough fraction of the work (roots differ in it).
+	Roots atomic.Int64
+	// Found counts the subgraphs counted or enumerated so far.
+	Found atomic.Int64
 }
 
 // Subgraph is one enumerated subgraph: its vertices (in the input graph's
@@ -115,7 +128,8 @@ type Stats struct {
 }
 
 // Engine mines a job on a graph: the CPU engine here, the GPU engine in
-// package gpu.
+// package gpu. When ctx ends mid-run, Run returns ctx's error and, where
+// the engine can, the counts so far (a partial Result; nil otherwise).
 type Engine interface {
 	Run(ctx context.Context, g *Graph, job Job) (*Result, error)
 }

@@ -127,12 +127,35 @@ func TestNames(t *testing.T) {
 		{pat(6, [2]int{0, 1}, [2]int{1, 2}, [2]int{2, 3}, [2]int{3, 4}, [2]int{4, 5}, [2]int{5, 0}), "6-cycle"},
 		{pat(5, [2]int{2, 0}, [2]int{2, 1}, [2]int{2, 3}, [2]int{2, 4}), "4-star"},
 		{gpm.CliquePattern(12), "12-clique"},
-		{pat(5, [2]int{0, 1}, [2]int{1, 2}, [2]int{2, 0}, [2]int{2, 3}, [2]int{3, 4}), ""},
+		{pat(5, [2]int{0, 1}, [2]int{1, 2}, [2]int{2, 0}, [2]int{2, 3}, [2]int{3, 4}), "long-tailed triangle"},
+		{pat(5, [2]int{0, 1}, [2]int{1, 2}, [2]int{2, 3}, [2]int{3, 0}, [2]int{0, 4}), "tailed 4-cycle"},
+		{pat(5, [2]int{0, 1}, [2]int{1, 2}, [2]int{2, 3}, [2]int{3, 0}, [2]int{0, 4}, [2]int{1, 4}), "house"},
+		{pat(5, [2]int{0, 2}, [2]int{0, 3}, [2]int{0, 4}, [2]int{1, 2}, [2]int{1, 3}, [2]int{1, 4}), "K2,3"},
+		{pat(5, [2]int{0, 1}, [2]int{1, 2}, [2]int{2, 0}, [2]int{0, 3}, [2]int{3, 4}, [2]int{4, 0}), "bowtie"},
+		{pat(7, [2]int{0, 1}, [2]int{1, 2}, [2]int{2, 0}, [2]int{2, 3}, [2]int{3, 4}, [2]int{4, 5}, [2]int{5, 6}), ""},
 	}
 	for _, c := range cases {
 		if got := c.p.Name(); got != c.want {
 			t.Errorf("Name(%s) = %q; want %q", c.p.EdgeList(), got, c.want)
 		}
+	}
+	// Every connected shape of 5 vertices has a name of its own.
+	names := map[string]string{}
+	for code := uint64(0); code < 1<<10; code++ {
+		p := gpm.Canonical(5, code)
+		if p.Code != code || !connected5(p) {
+			continue // not canonical, or not connected
+		}
+		name := p.Name()
+		if name == "" {
+			t.Errorf("the 5-vertex shape %s has no name", p.EdgeList())
+		} else if other, dup := names[name]; dup {
+			t.Errorf("%s and %s are both named %q", other, p.EdgeList(), name)
+		}
+		names[name] = p.EdgeList()
+	}
+	if len(names) != 21 {
+		t.Errorf("%d named connected 5-vertex shapes; want 21", len(names))
 	}
 	if got, want := pat(4, [2]int{3, 1}, [2]int{3, 2}, [2]int{3, 0}).EdgeList(), "0-1 0-2 0-3"; got != want {
 		t.Errorf("3-star edge list %q; want %q (the hub first)", got, want)
@@ -140,4 +163,18 @@ func TestNames(t *testing.T) {
 	if got := gpm.CliquePattern(12).NumEdges(); got != 66 {
 		t.Errorf("12-clique has %d edges; want 66", got)
 	}
+}
+
+// connected5 reports whether the 5-vertex pattern p is connected.
+func connected5(p gpm.Pattern) bool {
+	seen := map[int]bool{0: true}
+	for changed := true; changed; {
+		changed = false
+		for _, e := range p.Edges() {
+			if seen[e[0]] != seen[e[1]] {
+				seen[e[0]], seen[e[1]], changed = true, true, true
+			}
+		}
+	}
+	return len(seen) == 5
 }

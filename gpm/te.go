@@ -27,6 +27,8 @@ type TE struct {
 	// extensions complete subgraphs and are aggregated, not traversed.
 	limit int
 	base  int
+	// rootsTaken counts the level-0 extensions consumed (RootsTaken).
+	rootsTaken int64
 
 	Tr   []uint32
 	code []uint64 // code[l]: the induced edges of Tr[:l] (when Move generates them)
@@ -100,6 +102,10 @@ func (te *TE) Load(s Share, genEdges bool) {
 
 // Len returns the length of the current traversal.
 func (te *TE) Len() int { return len(te.Tr) }
+
+// RootsTaken is the number of root vertices (level-0 extensions) this TE
+// has started traversals from.
+func (te *TE) RootsTaken() int64 { return te.rootsTaken }
 
 // Ext returns the extensions of the current traversal (valid after
 // Extend); they alias the TE.
@@ -264,6 +270,9 @@ func (te *TE) Move(genEdges bool) {
 		if l < te.limit && te.next[l] < len(te.ext[l]) {
 			e := te.ext[l][te.next[l]]
 			te.next[l]++
+			if l == 0 {
+				te.rootsTaken++ // a root is consumed once, by whichever TE holds it
+			}
 			te.Tr = append(te.Tr, e.V)
 			if genEdges {
 				te.code[l+1] = te.code[l] | uint64(e.Adj)<<PairBit(0, l)

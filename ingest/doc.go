@@ -31,11 +31,13 @@
 // Decoder, DecodeError), decode_json.go (a strict JSON scanner that
 // builds nothing), decode_csv.go, decode_time.go (exact timestamp to tick
 // conversion); reorder.go (the buffer and its watermark); kafka.go
-// (Consumer, DeadLetter, Admin, Replay); member.go (Member, Generation),
+// (Consumer, Admin, Replay); deadletter.go (DeadLetter: the size cap,
+// batched writes, Permanent); member.go (Member, Generation),
 // readers.go (Readers); metrics.go.
 //
 // Data flows one way, ingest → window → engine: package ingest imports
-// window, never motif, gpu, the engines or alerts. Only kafka.go, member.go,
-// readers.go and metrics.go know Kafka and Prometheus; the decoders and the reorder
+// window, never motif, gpu, the engines or alerts. Only kafka.go,
+// deadletter.go, member.go, readers.go and metrics.go know Kafka and
+// Prometheus; the decoders and the reorder
 // buffer are pure and have benchmarks.
 package ingest

@@ -78,6 +78,17 @@ type FileStats struct {
 
 	Nodes         int64 // node file records applied to the window
 	NodesUnlinked int64 // node file records whose id has no edge (ignored)
+
+	// EmptyValues counts empty attribute fields of edge lines ("a,b,10,,EUR")
+	// and node file lines: the attribute is missing on that edge or node (a
+	// number reads as NaN, a string as ""). FirstEmpty locates the first.
+	EmptyValues int64
+	FirstEmpty  *LineError
+
+	// LargestT is the timestamp of largest magnitude among the edges, and
+	// LargestTLine its line: SuspectTimeUnit reads them.
+	LargestT     int64
+	LargestTLine int
 }
 
 // LoadFile loads a temporal edge file into a new window; see Load.
@@ -299,6 +310,14 @@ func sumStats(st *FileStats, parts []*part) error {
 		st.SelfLoops += p.st.SelfLoops
 		st.Bad += p.st.Bad
 		st.Bytes += p.st.Bytes
+		st.EmptyValues += p.st.EmptyValues
+		if st.FirstEmpty == nil && p.st.FirstEmpty != nil {
+			st.FirstEmpty = p.st.FirstEmpty
+			st.FirstEmpty.Line += base
+		}
+		if magnitude(p.st.LargestT) > magnitude(st.LargestT) {
+			st.LargestT, st.LargestTLine = p.st.LargestT, p.st.LargestTLine+base
+		}
 		if p.err != nil {
 			if le, ok := p.err.(*LineError); ok {
 				le.Line += base
@@ -319,12 +338,46 @@ func addStats(a, b FileStats) FileStats {
 	a.Bad += b.Bad
 	a.Bytes += b.Bytes
 	a.Edges += b.Edges
+	a.EmptyValues += b.EmptyValues
+	if a.FirstEmpty == nil {
+		a.FirstEmpty = b.FirstEmpty
+	}
+	if magnitude(b.LargestT) > magnitude(a.LargestT) {
+		a.LargestT, a.LargestTLine = b.LargestT, b.LargestTLine
+	}
 	for _, e := range b.BadSamples {
 		if len(a.BadSamples) < maxBadSamples {
 			a.BadSamples = append(a.BadSamples, e)
 		}
 	}
 	return a
+}
+
+// magnitude is |t| without overflow at math.MinInt64.
+func magnitude(t int64) uint64 {
+	if t < 0 {
+		return uint64(-(t + 1)) + 1
+	}
+	return uint64(t)
+}
+
+// SuspectTimeUnit reports whether timestamps as large as t, in ticks of
+// unit, look written in a finer unit: t ticks would be more than ~30,000
+// years from 1970 (13-digit milliseconds or 16-digit microseconds read as
+// seconds), while a finer unit puts them within ~3,000 years. It returns
+// the unit that does, as a --time-unit value ("1ms", "1µs", "1ns").
+func SuspectTimeUnit(t int64, unit time.Duration) (string, bool) {
+	const tooFar, plausible = 1e12, 1e11 // seconds from 1970
+	secs := func(u time.Duration) float64 { return float64(magnitude(t)) * u.Seconds() }
+	if unit <= 0 || secs(unit) < tooFar {
+		return "", false
+	}
+	for _, u := range []time.Duration{time.Millisecond, time.Microsecond, time.Nanosecond} {
+		if u < unit && secs(u) < plausible {
+			return u.String(), true
+		}
+	}
+	return "", false
 }
 
 // progress serialises the parts' Progress calls: each part reports every

@@ -96,6 +96,13 @@ func readNodeFile(path string, opts *FileOptions, st *FileStats) (*nodeTable, er
 			continue
 		}
 		for i, b := range fs[1:] {
+			if len(b) == 0 {
+				st.EmptyValues++
+				if st.FirstEmpty == nil {
+					st.FirstEmpty = &LineError{File: sc.name, Line: sc.line,
+						Reason: fmt.Sprintf("node attribute %q is empty (missing on this node)", nt.attrs[i].Name)}
+				}
+			}
 			var v float64
 			switch {
 			case nt.attrs[i].Kind == window.String:

@@ -34,7 +34,8 @@ func rawDump(w *window.Window) string {
 }
 
 // randomEdgeFile writes a file of n data lines with the features that
-// make a parallel parse hard: a header or not, a byte order mark,
+// make a parallel parse hard: a header or not, a byte order mark, empty
+// attribute values,
 // comments and blank lines, ties and out-of-order times, self-loops,
 // string and number attributes, and (with bad) malformed lines.
 func randomEdgeFile(r *rand.Rand, n int, header, attrs, bad bool) string {
@@ -66,7 +67,11 @@ func randomEdgeFile(r *rand.Rand, n int, header, attrs, bad bool) string {
 		s, d := r.IntN(60), r.IntN(60)
 		fmt.Fprintf(&b, "n%d n%d %d", s, d, t)
 		if attrs {
-			fmt.Fprintf(&b, ",%d.%d, ch%d", r.IntN(100), r.IntN(10), r.IntN(7))
+			amount := fmt.Sprintf("%d.%d", r.IntN(100), r.IntN(10))
+			if i > 0 && r.IntN(50) == 0 {
+				amount = "" // an empty value: counted, the first one located
+			}
+			fmt.Fprintf(&b, ",%s, ch%d", amount, r.IntN(7))
 		}
 		b.WriteByte('\n')
 	}

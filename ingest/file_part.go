@@ -129,6 +129,9 @@ func (p *part) line(f [][]byte) error {
 	case intRange:
 		return sc.bad(fmt.Sprintf("timestamp %q overflows int64", f[2]))
 	}
+	if magnitude(t) > magnitude(p.st.LargestT) {
+		p.st.LargestT, p.st.LargestTLine = t, sc.line
+	}
 	if fm.kinds == nil {
 		p.firstData(f)
 	}
@@ -155,6 +158,9 @@ func (p *part) line(f [][]byte) error {
 		}
 	}
 	for i, b := range f[3:] {
+		if len(b) == 0 {
+			p.emptyValue(i)
+		}
 		if fm.kinds[i] == window.String {
 			vals[i] = float64(p.strs.code(b))
 		}
@@ -178,6 +184,16 @@ func (p *part) line(f [][]byte) error {
 	}
 	p.lastT = t
 	return nil
+}
+
+// emptyValue counts an empty value of attribute column i on the current
+// line, keeping the first's place for the warning.
+func (p *part) emptyValue(i int) {
+	p.st.EmptyValues++
+	if p.st.FirstEmpty == nil {
+		p.st.FirstEmpty = &LineError{File: p.sc.name, Line: p.sc.line,
+			Reason: fmt.Sprintf("attribute %q is empty (missing on this edge)", p.fm.names[i])}
+	}
 }
 
 // header takes the column names from the first line.

@@ -145,6 +145,11 @@ func (c *edgeCache) read() (*cached, error) {
 		line, reason := int(d.i64()), d.str()
 		st.BadSamples = append(st.BadSamples, &LineError{Line: line, Reason: reason})
 	}
+	st.EmptyValues, st.LargestT, st.LargestTLine = d.i64(), d.i64(), int(d.i64())
+	if d.u32() == 1 {
+		line, reason := int(d.i64()), d.str()
+		st.FirstEmpty = &LineError{Line: line, Reason: reason}
+	}
 	for range d.count() {
 		cc.kinds = append(cc.kinds, window.Kind(d.u32()))
 		cc.names = append(cc.names, d.str())
@@ -273,6 +278,14 @@ func encodeCache(bw *bufio.Writer, crc hash.Hash32, key cacheKey, w *window.Wind
 		}
 		e.i64(int64(le.Line))
 		e.str(le.Reason)
+	}
+	e.i64(st.EmptyValues)
+	e.i64(st.LargestT)
+	e.i64(int64(st.LargestTLine))
+	e.bool(st.FirstEmpty != nil)
+	if st.FirstEmpty != nil {
+		e.i64(int64(st.FirstEmpty.Line))
+		e.str(st.FirstEmpty.Reason)
 	}
 	attrs := w.Schema().EdgeAttrs
 	e.u32(uint32(len(attrs)))
@@ -419,6 +432,9 @@ func fromCache(c *edgeCache, name string, opts *FileOptions, nodes *nodeTable) (
 	}
 	for _, e := range cc.st.BadSamples {
 		e.(*LineError).File = name
+	}
+	if cc.st.FirstEmpty != nil {
+		cc.st.FirstEmpty.File = name
 	}
 	cc.st.Edges = int64(w.Len())
 	return w, cc.st, nil

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/internal/kafkaerr"
 )
 
 // ConsumerOptions configures a Consumer.
@@ -36,6 +37,11 @@ type ConsumerOptions struct {
 	// Logger receives the Kafka client's errors at Warn; nil discards
 	// them.
 	Logger *slog.Logger
+	// OnClientError, if set, is called for each error kafka-go's reader
+	// reports and retries by itself (a fetch's i/o timeout, a lost
+	// connection, a failed join): they never reach Fetch, so this is how
+	// the caller counts them.
+	OnClientError func()
 }
 
 // Consumer reads the edge topic as a member of a consumer group, without
@@ -115,10 +121,15 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 		// crash during start-up costs no more than a crash while running.
 		cfg.RebalanceTimeout = opts.SessionTimeout
 	}
-	if opts.Logger != nil {
-		l := opts.Logger
+	if opts.Logger != nil || opts.OnClientError != nil {
+		l, counted := opts.Logger, opts.OnClientError
 		cfg.ErrorLogger = kafka.LoggerFunc(func(format string, args ...any) {
-			l.Warn("kafka consumer: "+fmt.Sprintf(format, args...), "topic", opts.Topic, "group", opts.Group)
+			if counted != nil {
+				counted()
+			}
+			if l != nil {
+				l.Warn("kafka consumer: "+fmt.Sprintf(format, args...), "topic", opts.Topic, "group", opts.Group)
+			}
 		})
 	}
 	if err := cfg.Validate(); err != nil {
@@ -183,113 +194,6 @@ func (c *Consumer) Lag() map[int]int64 {
 // not committed will be read again by the partition's next owner.
 func (c *Consumer) Close() error { return c.r.Close() }
 
-// Dead-letter headers: the reason and where the record came from.
-const (
-	HeaderReason          = "motifwatch-reason"
-	HeaderSourceTopic     = "motifwatch-source-topic"
-	HeaderSourcePartition = "motifwatch-source-partition"
-	HeaderSourceOffset    = "motifwatch-source-offset"
-	// HeaderSourceTime is the source record's timestamp in RFC 3339 (the
-	// dead-letter record itself is stamped when written, so that
-	// time-based retention of the dead-letter topic counts from then).
-	HeaderSourceTime = "motifwatch-source-time"
-)
-
-// DeadLetter writes records that could not become edges (undecodable,
-// oversized, late) to the dead-letter topic: the original key, value and
-// headers, plus the motifwatch-* headers. Writes are synchronous and
-// acknowledged by all in-sync replicas. Safe for concurrent use.
-type DeadLetter struct {
-	w   *kafka.Writer
-	own *kafka.Transport // closed by Close when NewDeadLetter made it
-}
-
-// DeadRecord is one record for the dead-letter topic and why.
-type DeadRecord struct {
-	Msg    kafka.Message
-	Reason string
-}
-
-// deadLetterBatchWait is how long a write waits for more records to share
-// its batch: kafka-go's writer holds a partial batch for its batch
-// timeout (1s by default), which would be the latency of every Send.
-const deadLetterBatchWait = 2 * time.Millisecond
-
-// NewDeadLetter returns a writer to topic. transport carries TLS and SASL
-// settings; nil makes a plain one that Close releases. Records are
-// partitioned by key.
-func NewDeadLetter(brokers []string, topic string, transport kafka.RoundTripper) (*DeadLetter, error) {
-	if len(brokers) == 0 {
-		return nil, errors.New("dead-letter writer: no brokers")
-	}
-	if topic == "" {
-		return nil, errors.New("dead-letter writer: no topic")
-	}
-	d := &DeadLetter{}
-	if transport == nil {
-		d.own = &kafka.Transport{}
-		transport = d.own
-	}
-	d.w = &kafka.Writer{
-		Addr:         kafka.TCP(brokers...),
-		Topic:        topic,
-		Balancer:     &kafka.Hash{},
-		RequiredAcks: kafka.RequireAll,
-		BatchSize:    1000,
-		BatchTimeout: deadLetterBatchWait,
-		Transport:    transport,
-	}
-	return d, nil
-}
-
-// Send writes one record with its reason and returns once it is
-// acknowledged.
-func (d *DeadLetter) Send(ctx context.Context, rec kafka.Message, reason string) error {
-	return d.SendBatch(ctx, []DeadRecord{{Msg: rec, Reason: reason}})
-}
-
-// SendBatch writes records in one request per partition and returns once
-// all are acknowledged. On error some may have been written: the caller
-// retries the batch (duplicates in the dead-letter topic are harmless, and
-// carry their source offsets).
-func (d *DeadLetter) SendBatch(ctx context.Context, recs []DeadRecord) error {
-	if len(recs) == 0 {
-		return nil
-	}
-	msgs := make([]kafka.Message, len(recs))
-	for i, r := range recs {
-		msgs[i] = deadMessage(r.Msg, r.Reason)
-	}
-	if err := d.w.WriteMessages(ctx, msgs...); err != nil {
-		return fmt.Errorf("dead-letter writer: writing %d records to %s: %w", len(recs), d.w.Topic, err)
-	}
-	return nil
-}
-
-func deadMessage(src kafka.Message, reason string) kafka.Message {
-	h := make([]kafka.Header, 0, len(src.Headers)+5)
-	h = append(h, src.Headers...)
-	h = append(h,
-		kafka.Header{Key: HeaderReason, Value: []byte(reason)},
-		kafka.Header{Key: HeaderSourceTopic, Value: []byte(src.Topic)},
-		kafka.Header{Key: HeaderSourcePartition, Value: strconv.AppendInt(nil, int64(src.Partition), 10)},
-		kafka.Header{Key: HeaderSourceOffset, Value: strconv.AppendInt(nil, src.Offset, 10)},
-	)
-	if !src.Time.IsZero() {
-		h = append(h, kafka.Header{Key: HeaderSourceTime, Value: src.Time.UTC().AppendFormat(nil, time.RFC3339Nano)})
-	}
-	return kafka.Message{Key: src.Key, Value: src.Value, Headers: h}
-}
-
-// Close flushes and closes the writer.
-func (d *DeadLetter) Close() error {
-	err := d.w.Close()
-	if d.own != nil {
-		d.own.CloseIdleConnections()
-	}
-	return err
-}
-
 // Admin runs the metadata and offset queries that a restart needs, through
 // kafka-go's Client (which routes each request to the right broker).
 type Admin struct {
@@ -322,6 +226,7 @@ func (a *Admin) Close() {
 // Partitions returns the partition ids of topic.
 func (a *Admin) Partitions(ctx context.Context, topic string) ([]int, error) {
 	md, err := a.c.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	err = kafkaerr.Clean(err) // no kafka-go method names in messages
 	if err != nil {
 		return nil, fmt.Errorf("kafka admin: metadata of %s: %w", topic, err)
 	}
@@ -440,6 +345,7 @@ func (a *Admin) StartOffsets(ctx context.Context, topic string) (map[int]int64, 
 
 func (a *Admin) listOffsets(ctx context.Context, topic string, reqs []kafka.OffsetRequest) ([]kafka.PartitionOffsets, error) {
 	res, err := a.c.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
+	err = kafkaerr.Clean(err) // no kafka-go method names in messages
 	if err != nil {
 		return nil, fmt.Errorf("kafka admin: listing offsets of %s: %w", topic, err)
 	}
@@ -460,6 +366,7 @@ func (a *Admin) Committed(ctx context.Context, group, topic string) (map[int]int
 		return nil, err
 	}
 	res, err := a.c.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
+	err = kafkaerr.Clean(err) // no kafka-go method names in messages
 	if err != nil {
 		return nil, fmt.Errorf("kafka admin: committed offsets of group %s: %w", group, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 
 // newCluster starts an in-process Kafka-protocol broker on 127.0.0.1:0
 // with the topics seeded, closed when the test ends.
-func newCluster(t *testing.T, partitions int32, topics ...string) []string {
+func newCluster(t testing.TB, partitions int32, topics ...string) []string {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topics...))
 	if err != nil {
@@ -164,7 +165,7 @@ func TestConsumerOptions(t *testing.T) {
 
 func TestDeadLetter(t *testing.T) {
 	brokers := newCluster(t, 2, "edges", "dlq")
-	dl, err := NewDeadLetter(brokers, "dlq", nil)
+	dl, err := NewDeadLetter(DeadLetterOptions{Brokers: brokers, Topic: "dlq"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,15 +178,11 @@ func TestDeadLetter(t *testing.T) {
 			Reason: `invalid JSON: unexpected end of record, want a value`},
 		{Msg: kafka.Message{Topic: "edges", Partition: 0, Offset: 3, Value: []byte("x,y,1")}, Reason: ClassLate},
 	}
-	start := time.Now()
-	if err := dl.Send(ctx, src[0].Msg, src[0].Reason); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 500*time.Millisecond {
-		t.Errorf("Send took %v: the writer's batch timeout is in the way", d)
-	}
-	if err := dl.SendBatch(ctx, src[1:]); err != nil {
-		t.Fatal(err)
+	for _, batch := range [][]DeadRecord{src[:1], src[1:]} {
+		out, err := dl.Write(ctx, batch)
+		if err != nil || len(out.Written) != len(batch) || out.Truncated+out.Refused+len(out.Lost)+len(out.Retry) != 0 {
+			t.Fatalf("Write(%d records) = %+v, %v; want all written whole", len(batch), out, err)
+		}
 	}
 	if err := dl.Close(); err != nil {
 		t.Fatal(err)
@@ -303,5 +300,81 @@ func TestOffsetsForTimeAndReplay(t *testing.T) {
 	want := []string{"p0-5", "p0-6", "p0-7", "p0-8", "p0-9", "p1-3", "p1-4"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Replay = %v; want %v", got, want)
+	}
+}
+
+// TestConsumerCountsClientErrors: errors kafka-go's reader retries by
+// itself (here: the broker goes away under a fetch) never reach Fetch;
+// OnClientError counts them (motifwatch_kafka_errors_total), with or
+// without a Logger.
+func TestConsumerCountsClientErrors(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "edges"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokers := c.ListenAddrs()
+	produce(t, brokers, "edges", kafka.Message{Value: []byte("one")})
+	var mu sync.Mutex
+	errs := 0
+	cons, err := NewConsumer(ConsumerOptions{Brokers: brokers, Topic: "edges", Group: "g", MaxWait: 50 * time.Millisecond,
+		OnClientError: func() { mu.Lock(); errs++; mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	fetchN(t, cons, 1, 10*time.Second)
+	c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	go cons.Fetch(ctx) // keeps the reader fetching from the closed broker
+	for {
+		mu.Lock()
+		n := errs
+		mu.Unlock()
+		if n > 0 {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no client error counted after the broker closed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestReadersCountClientErrors: as TestConsumerCountsClientErrors, for a
+// scaled-out daemon's per-partition readers.
+func TestReadersCountClientErrors(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "edges"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokers := c.ListenAddrs()
+	produce(t, brokers, "edges", kafka.Message{Value: []byte("one")})
+	var mu sync.Mutex
+	errs := 0
+	rs, err := NewReaders(ReadersOptions{Brokers: brokers, Topic: "edges", MaxWait: 50 * time.Millisecond,
+		OnClientError: func() { mu.Lock(); errs++; mu.Unlock() }}, map[int]int64{0: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := rs.Fetch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	go rs.Fetch(ctx) // keeps the reader fetching from the closed broker
+	for {
+		mu.Lock()
+		n := errs
+		mu.Unlock()
+		if n > 0 {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no client error counted after the broker closed")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

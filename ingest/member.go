@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/internal/kafkaerr"
 )
 
 // ErrFenced is returned by Generation.Commit when the group coordinator
@@ -188,6 +190,7 @@ func (g *Generation) Commit(ctx context.Context, offsets map[int]int64, metadata
 	}
 	resp, err := g.m.client.OffsetCommit(ctx, &kafka.OffsetCommitRequest{GroupID: g.m.group, GenerationID: int(g.ID),
 		MemberID: g.MemberID, Topics: map[string][]kafka.OffsetCommit{g.m.topic: parts}})
+	err = kafkaerr.Clean(err) // no kafka-go method names in messages
 	if err != nil {
 		return fmt.Errorf("kafka group %s: committing offsets of %s in generation %d: %w", g.m.group, g.m.topic, g.ID, err)
 	}

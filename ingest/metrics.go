@@ -37,6 +37,9 @@ func (e *DecodeError) Class() string {
 //	edges_decoded_total                 records decoded into edges
 //	edges_late_total                    edges refused by the reorder buffer
 //	records_dead_lettered_total{reason} records written to the dead-letter topic (decode|oversize|late|future|node_cap)
+//	dead_letter_truncated_total         of those, records cut to the dead-letter size cap
+//	dead_letter_write_failures_total{kind} dead-letter record writes that failed (transient: retried; permanent: tried smaller, then lost)
+//	dead_letter_lost_total{reason}      records the dead-letter topic refused in every form: only the source topic holds them
 //	reorder_buffer_edges                edges waiting in the reorder buffer
 //	watermark_ticks                     the last released watermark, in window ticks
 //	watermark_delay_seconds             wall clock minus the watermark's time
@@ -46,6 +49,9 @@ type Metrics struct {
 	decoded      prometheus.Counter
 	late         prometheus.Counter
 	deadLettered *prometheus.CounterVec
+	dlqTruncated prometheus.Counter
+	dlqFailures  *prometheus.CounterVec
+	dlqLost      *prometheus.CounterVec
 	buffer       prometheus.Gauge
 	watermark    prometheus.Gauge
 	delay        prometheus.Gauge
@@ -75,6 +81,18 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Namespace: ns, Subsystem: sub, Name: "records_dead_lettered_total",
 			Help: "Records written to the dead-letter topic, by reason class (decode, oversize, late, future, node_cap).",
 		}, []string{"reason"}),
+		dlqTruncated: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "dead_letter_truncated_total",
+			Help: "Dead-letter records cut to the size cap (kafka.dead_letter_max_bytes): a prefix of the value, its size and SHA-256 in headers.",
+		}),
+		dlqFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "dead_letter_write_failures_total",
+			Help: "Dead-letter record writes that failed, by kind: transient (broker unreachable, timeout: retried with backoff) or permanent (refused: written again smaller, else lost).",
+		}, []string{"kind"}),
+		dlqLost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "dead_letter_lost_total",
+			Help: "Records the dead-letter topic refused for good, even truncated, by reason class: not dead-lettered, logged with their source topic, partition and offset (the source topic still holds them).",
+		}, []string{"reason"}),
 		buffer: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: ns, Subsystem: sub, Name: "reorder_buffer_edges",
 			Help: "Edges waiting in the reorder buffer for the watermark.",
@@ -100,12 +118,23 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m.decoded = promreg.Register(reg, m.decoded, &err)
 	m.late = promreg.Register(reg, m.late, &err)
 	m.deadLettered = promreg.Register(reg, m.deadLettered, &err)
+	m.dlqTruncated = promreg.Register(reg, m.dlqTruncated, &err)
+	m.dlqFailures = promreg.Register(reg, m.dlqFailures, &err)
+	m.dlqLost = promreg.Register(reg, m.dlqLost, &err)
 	m.buffer = promreg.Register(reg, m.buffer, &err)
 	m.watermark = promreg.Register(reg, m.watermark, &err)
 	m.delay = promreg.Register(reg, m.delay, &err)
 	m.lag = promreg.Register(reg, m.lag, &err)
 	if err != nil {
 		return nil, err
+	}
+	// Present from the start at 0, so that increase() and alert rules see
+	// the first failure.
+	for _, k := range []string{DeadLetterTransient, DeadLetterPermanent} {
+		m.dlqFailures.WithLabelValues(k)
+	}
+	for _, c := range []string{ClassDecode, ClassOversize, ClassLate, ClassFuture, ClassNodeCap} {
+		m.dlqLost.WithLabelValues(c)
 	}
 	return m, nil
 }
@@ -136,6 +165,36 @@ func (m *Metrics) Late(n int) {
 func (m *Metrics) DeadLettered(class string, n int) {
 	if m != nil {
 		m.deadLettered.WithLabelValues(class).Add(float64(n))
+	}
+}
+
+// Kinds of dead-letter write failure: the values of the kind label of
+// motifwatch_ingest_dead_letter_write_failures_total.
+const (
+	DeadLetterTransient = "transient"
+	DeadLetterPermanent = "permanent"
+)
+
+// DeadLetterTruncated counts n dead letters cut to the size cap.
+func (m *Metrics) DeadLetterTruncated(n int) {
+	if m != nil {
+		m.dlqTruncated.Add(float64(n))
+	}
+}
+
+// DeadLetterWriteFailed counts n dead-letter record writes that failed,
+// of kind DeadLetterTransient or DeadLetterPermanent.
+func (m *Metrics) DeadLetterWriteFailed(kind string, n int) {
+	if m != nil && n > 0 {
+		m.dlqFailures.WithLabelValues(kind).Add(float64(n))
+	}
+}
+
+// DeadLetterLost counts n records of a reason class that the dead-letter
+// topic refused for good.
+func (m *Metrics) DeadLetterLost(class string, n int) {
+	if m != nil {
+		m.dlqLost.WithLabelValues(class).Add(float64(n))
 	}
 }
 

@@ -60,6 +60,10 @@ func TestMetrics(t *testing.T) {
 	m.SetBuffered(42)
 	m.SetLag(9)
 	m.SetWatermark(1000, time.Second, time.Unix(1030, 500_000_000))
+	m.DeadLetterTruncated(2)
+	m.DeadLetterWriteFailed(DeadLetterTransient, 4)
+	m.DeadLetterWriteFailed(DeadLetterPermanent, 0) // present from the start anyway
+	m.DeadLetterLost(ClassDecode, 1)
 
 	// A second Metrics on the same registry shares the counters.
 	m2, err := NewMetrics(reg)
@@ -71,6 +75,14 @@ func TestMetrics(t *testing.T) {
 
 	want := []string{
 		"motifwatch_ingest_consumer_lag_records{} 9",
+		"motifwatch_ingest_dead_letter_lost_total{reason=decode} 1",
+		"motifwatch_ingest_dead_letter_lost_total{reason=future} 0",
+		"motifwatch_ingest_dead_letter_lost_total{reason=late} 0",
+		"motifwatch_ingest_dead_letter_lost_total{reason=node_cap} 0",
+		"motifwatch_ingest_dead_letter_lost_total{reason=oversize} 0",
+		"motifwatch_ingest_dead_letter_truncated_total{} 2",
+		"motifwatch_ingest_dead_letter_write_failures_total{kind=permanent} 0",
+		"motifwatch_ingest_dead_letter_write_failures_total{kind=transient} 4",
 		"motifwatch_ingest_edges_decoded_total{} 8",
 		"motifwatch_ingest_edges_late_total{} 1",
 		"motifwatch_ingest_records_consumed_total{partition=0} 6",
@@ -94,6 +106,9 @@ func TestMetricsNil(t *testing.T) {
 	m.Decoded(1)
 	m.Late(1)
 	m.DeadLettered(ClassDecode, 1)
+	m.DeadLetterTruncated(1)
+	m.DeadLetterWriteFailed(DeadLetterTransient, 1)
+	m.DeadLetterLost(ClassLate, 1)
 	m.SetBuffered(1)
 	m.SetLag(1)
 	m.SetWatermark(1, time.Second, time.Now())

@@ -19,6 +19,10 @@ type ReadersOptions struct {
 	// MaxWait bounds how long the broker holds a fetch of a quiet
 	// partition (default 250ms).
 	MaxWait time.Duration
+	// OnClientError, if set, is called for each error a partition's
+	// kafka-go reader reports and retries by itself (a fetch's i/o
+	// timeout, a lost connection): they never reach Fetch.
+	OnClientError func()
 }
 
 // Readers reads a set of partitions of one topic, each from a given
@@ -59,8 +63,12 @@ func NewReaders(opts ReadersOptions, from map[int]int64) (*Readers, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Readers{topic: opts.Topic, out: make(chan fetchResult, 1024), cancel: cancel, lag: map[int]int64{}}
 	for p, off := range from {
-		kr := kafka.NewReader(kafka.ReaderConfig{Brokers: opts.Brokers, Topic: opts.Topic, Partition: p, Dialer: opts.Dialer,
-			MinBytes: 1, MaxBytes: 10 << 20, MaxWait: opts.MaxWait})
+		rc := kafka.ReaderConfig{Brokers: opts.Brokers, Topic: opts.Topic, Partition: p, Dialer: opts.Dialer,
+			MinBytes: 1, MaxBytes: 10 << 20, MaxWait: opts.MaxWait}
+		if f := opts.OnClientError; f != nil {
+			rc.ErrorLogger = kafka.LoggerFunc(func(string, ...any) { f() })
+		}
+		kr := kafka.NewReader(rc)
 		if err := kr.SetOffset(off); err != nil {
 			kr.Close()
 			r.Close()

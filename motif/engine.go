@@ -36,6 +36,10 @@ type Request struct {
 	// finished (masked ones included), so a caller can report progress of
 	// a long run from another goroutine.
 	Progress *atomic.Int64
+	// Found, if set, is advanced by the final matches counted so far, as
+	// each worker finishes a share of roots or a stolen subtree: the
+	// running count a progress line shows. Engines without it leave it.
+	Found *atomic.Int64
 	// RootMask, if not nil, selects the root edges to mine: the position
 	// Range.Lo+i is a root only if RootMask[i] is true. Its length must be
 	// Range.Hi-Range.Lo. Matches whose last edge is masked are neither

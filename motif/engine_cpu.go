@@ -61,6 +61,7 @@ func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) 
 	for i := range workers {
 		wk := newWorker(w, p, req.Horizon, s, out)
 		wk.progress = req.Progress
+		wk.foundSoFar = req.Found
 		wk.mask, wk.maskLo = req.RootMask, req.Range.Lo
 		wk.countOnly = req.Sink == nil
 		workers[i] = wk
@@ -135,6 +136,9 @@ type worker struct {
 	nMapped []int
 
 	progress *atomic.Int64
+	// foundSoFar gets the matches counted since reported (Request.Found).
+	foundSoFar *atomic.Int64
+	reported   int64
 	// mask[p-maskLo] false: position p is not a root (Request.RootMask).
 	mask      []bool
 	maskLo    int64
@@ -203,6 +207,7 @@ func (wk *worker) run(ctx context.Context) {
 		if wk.progress != nil {
 			wk.progress.Add(hi - lo)
 		}
+		wk.reportFound()
 	}
 	for t := wk.s.next(); t != nil; t = wk.s.next() {
 		if ctx.Err() != nil {
@@ -216,6 +221,16 @@ func (wk *worker) run(ctx context.Context) {
 			wk.openAt[t.d-1] = t.openAt
 		}
 		wk.loop(t.d, t.cands)
+		wk.reportFound()
+	}
+}
+
+// reportFound adds the matches counted since the last call to
+// Request.Found.
+func (wk *worker) reportFound() {
+	if wk.foundSoFar != nil && wk.res.Matches != wk.reported {
+		wk.foundSoFar.Add(wk.res.Matches - wk.reported)
+		wk.reported = wk.res.Matches
 	}
 }
 

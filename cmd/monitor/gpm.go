@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,8 +27,10 @@ type gpmOptions struct {
 	app         string
 	k           int
 	backend     string
-	device      int
+	devices     []int
+	device      int // the deprecated --device
 	workers     int
+	progress    time.Duration
 	enumerate   int64
 	format      string
 	balance     string
@@ -51,8 +55,16 @@ on the CPU or a GPU. With --enumerate N, print up to N subgraphs instead.
 extensions moved from busy ones; off is DM_WC, a static split of the roots.
 --cliques pa (the default) counts cliques, on the CPU or the GPU, as DuMato's
 pattern-aware variant does (each level narrows the last one's candidates); dm
-runs the generic workflow of the paper (Extend from the first vertex, Filter).`,
-		Args: cobra.NoArgs,
+runs the generic workflow of the paper (Extend from the first vertex, Filter).
+
+Progress lines (stderr) show the share of root vertices started, the
+subgraphs counted so far and an ETA (roots differ in work: a rough one).
+Ctrl-C prints the counts so far, marked partial, and exits with status 130.`,
+		Example: `  monitor gpm --graph citeseer.edgelist --app motif -k 4
+  monitor gpm --graph citeseer.edgelist --app clique -k 12 --format json
+  monitor gpm --graph g.txt --app motif -k 5 --enumerate 20 --format csv
+  monitor gpm --graph g.txt --app motif -k 7 --backend auto --devices 0`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -60,14 +72,17 @@ runs the generic workflow of the paper (Extend from the first vertex, Filter).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.graph, "graph", "", "undirected edge file")
+	f.Var(&singleString{value: &o.graph}, "graph", "undirected edge file")
 	f.StringVar(&o.app, "app", "", "clique or motif")
 	f.IntVarP(&o.k, "k", "k", 0, fmt.Sprintf("subgraph size in vertices (clique: 2-%d, motif: 2-%d)", gpm.MaxCliqueK, gpm.MaxMotifK))
-	f.StringVar(&o.backend, "backend", "cpu", "cpu or gpu")
-	f.IntVar(&o.device, "device", 0, "CUDA device ordinal for --backend gpu")
-	f.IntVar(&o.workers, "workers", 0, "CPU workers, or GPU warps (0: one per CPU; 64 warps per multiprocessor)")
+	f.StringVar(&o.backend, "backend", gpu.BackendCPU, backendUsage)
+	f.IntSliceVar(&o.devices, "devices", nil, "CUDA device ordinal for --backend gpu|auto (one: gpm runs on one device; default 0)")
+	f.IntVar(&o.device, "device", -1, "CUDA device ordinal")
+	f.MarkDeprecated("device", "use --devices")
+	f.IntVar(&o.workers, "workers", 0, workersUsage)
+	f.DurationVar(&o.progress, "progress", 5*time.Second, "interval of progress lines on stderr (0: none)")
 	f.Int64Var(&o.enumerate, "enumerate", 0, "print up to N subgraphs instead of only counting")
-	f.StringVar(&o.format, "format", "table", "output format: table or json")
+	f.StringVar(&o.format, "format", "table", "output format: table, json or csv")
 	f.StringVar(&o.balance, "balance", "on", "redistribute work to idle workers: on (DM_OPT) or off (DM_WC)")
 	f.Float64Var(&o.threshold, "threshold", 0, "redistribute when fewer than this fraction of workers are busy (0: CPU 1, GPU 0.5)")
 	f.StringVar(&o.cliques, "cliques", "pa", "clique workflow: pa (pattern-aware) or dm (the paper's generic Extend/Filter)")
@@ -77,17 +92,19 @@ runs the generic workflow of the paper (Extend from the first vertex, Filter).`,
 
 // gpmReport is the output of `monitor gpm`.
 type gpmReport struct {
-	Graph       string          `json:"graph"`
-	Vertices    int             `json:"vertices"`
-	Edges       int64           `json:"edges"`
-	MaxDegree   int             `json:"max_degree"`
-	App         string          `json:"app"`
-	K           int             `json:"k"`
-	Backend     string          `json:"backend"`
-	Workers     int             `json:"workers"`
-	Balance     bool            `json:"balance"`
-	Total       uint64          `json:"total"`
-	Patterns    []gpmPattern    `json:"patterns"`
+	Graph     string       `json:"graph"`
+	Vertices  int          `json:"vertices"`
+	Edges     int64        `json:"edges"`
+	MaxDegree int          `json:"max_degree"`
+	App       string       `json:"app"`
+	K         int          `json:"k"`
+	Backend   string       `json:"backend"`
+	Workers   int          `json:"workers"`
+	Balance   bool         `json:"balance"`
+	Total     uint64       `json:"total"`
+	Patterns  []gpmPattern `json:"patterns"`
+	// Partial: interrupted (Ctrl-C); the counts are those found so far.
+	Partial     bool            `json:"partial,omitempty"`
 	Subgraphs   []gpmSubgraph   `json:"subgraphs,omitempty"`
 	Truncated   bool            `json:"truncated,omitempty"`
 	LoadSeconds float64         `json:"load_seconds"`
@@ -126,18 +143,25 @@ func (o *gpmOptions) check() (gpm.App, bool, int64, error) {
 		return "", false, 0, usageError{err}
 	case o.k == 0:
 		return "", false, 0, usageError{fmt.Errorf("gpm: give -k N, the subgraph size")}
-	case o.backend != "cpu" && o.backend != "gpu":
-		return "", false, 0, usageError{fmt.Errorf("gpm: --backend %q: want cpu or gpu", o.backend)}
-	case o.format != "table" && o.format != "json":
-		return "", false, 0, usageError{fmt.Errorf("gpm: --format %q: want table or json", o.format)}
+	case !slices.Contains(formats, o.format):
+		return "", false, 0, usageError{fmt.Errorf("gpm: --format %q: want table, json or csv", o.format)}
 	case o.balance != "on" && o.balance != "off":
 		return "", false, 0, usageError{fmt.Errorf("gpm: --balance %q: want on or off", o.balance)}
 	case o.cliques != "pa" && o.cliques != "dm":
 		return "", false, 0, usageError{fmt.Errorf("gpm: --cliques %q: want pa or dm", o.cliques)}
 	case o.threshold < 0 || o.threshold > 1:
 		return "", false, 0, usageError{fmt.Errorf("gpm: --threshold %g: want a fraction in (0, 1]", o.threshold)}
-	case o.workers < 0:
-		return "", false, 0, usageError{fmt.Errorf("gpm: --workers %d must not be negative", o.workers)}
+	case len(o.devices) > 1:
+		return "", false, 0, usageError{fmt.Errorf("gpm: --devices %v: gpm runs on one device; give one ordinal", o.devices)}
+	}
+	if o.device >= 0 && len(o.devices) == 0 {
+		o.devices = []int{o.device}
+	}
+	if err := checkEngineFlags("gpm", o.backend, o.workers, o.devices); err != nil {
+		return "", false, 0, err
+	}
+	if err := checkProgress("gpm", o.progress); err != nil {
+		return "", false, 0, err
 	}
 	if err := (gpm.Job{App: app, K: o.k, Enumerate: o.enumerate, Sink: func(gpm.Subgraph) error { return nil }}).Validate(); err != nil {
 		return "", false, 0, usageError{err}
@@ -168,14 +192,23 @@ func parseBytes(s string) (int64, error) {
 	return n * mult, nil
 }
 
-func (o *gpmOptions) engine(balance bool, limit int64) (gpm.Engine, func() error, error) {
-	if o.backend == "gpu" {
-		e, err := gpu.NewGPM(gpu.GPMOptions{Device: o.device, Warps: o.workers, Balance: balance,
+// engine builds the engine of --backend: with auto, the GPU when one
+// opens, else the CPU with a warning on stderr.
+func (o *gpmOptions) engine(balance bool, limit int64, stderr io.Writer) (gpm.Engine, func() error, error) {
+	if o.backend != gpu.BackendCPU {
+		device := 0
+		if len(o.devices) == 1 {
+			device = o.devices[0]
+		}
+		e, err := gpu.NewGPM(gpu.GPMOptions{Device: device, Warps: o.workers, Balance: balance,
 			Threshold: o.threshold, MemoryLimit: limit, LiteralCliques: o.cliques == "dm"})
-		if err != nil {
+		switch {
+		case err == nil:
+			return e, e.Close, nil
+		case o.backend == gpu.BackendGPU:
 			return nil, nil, fmt.Errorf("gpm --backend gpu: %w", err)
 		}
-		return e, e.Close, nil
+		fmt.Fprintf(stderr, "gpm --backend auto: no usable GPU (%v); counting on the CPU\n", err)
 	}
 	return gpm.NewCPU(gpm.CPUOptions{Workers: o.workers, Balance: balance, Threshold: o.threshold, MemoryLimit: limit,
 			LiteralCliques: o.cliques == "dm"}),
@@ -192,6 +225,9 @@ func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if ctx.Err() != nil {
+		return interruptedError{fmt.Errorf("gpm: interrupted while loading %s: nothing counted", o.graph)}
+	}
 	rep := &gpmReport{Graph: o.graph, Vertices: g.N(), Edges: g.M(), MaxDegree: g.MaxDegree(), App: string(app),
 		K: o.k, Backend: o.backend, Balance: balance, LoadSeconds: time.Since(start).Seconds()}
 	header := ""
@@ -201,17 +237,20 @@ func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "loaded %s: %d vertices, %d edges (%d duplicate and %d self-loop lines dropped%s), max degree %d, in %.2fs\n",
 		o.graph, g.N(), g.M(), st.Duplicates, st.SelfLoops, header, g.MaxDegree(), rep.LoadSeconds)
 
-	eng, closeEngine, err := o.engine(balance, limit)
+	eng, closeEngine, err := o.engine(balance, limit, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeEngine()
-	job := gpm.Job{App: app, K: o.k, Enumerate: o.enumerate}
+	job := gpm.Job{App: app, K: o.k, Enumerate: o.enumerate, Progress: new(gpm.Progress)}
 	rep.enumerated = o.enumerate > 0
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	if o.enumerate > 0 {
-		if o.format == "table" {
+		switch o.format {
+		case "table":
 			fmt.Fprintln(tw, "VERTICES\tPATTERN")
+		case "csv":
+			fmt.Fprintln(stdout, "vertices,pattern")
 		}
 		// The sink streams: in table mode nothing is kept; in JSON mode at
 		// most --enumerate subgraphs.
@@ -220,19 +259,32 @@ func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
 			for i, v := range s.Vertices {
 				names[i] = g.Name(v)
 			}
-			if o.format == "json" {
+			switch o.format {
+			case "json":
 				rep.Subgraphs = append(rep.Subgraphs, gpmSubgraph{Vertices: names, Pattern: s.Pattern.String()})
 				return nil
+			case "csv":
+				return writeCSV(stdout, strings.Join(names, " "), s.Pattern.String())
 			}
 			_, err := fmt.Fprintf(tw, "%s\t%s\n", strings.Join(names, " "), s.Pattern)
 			return err
 		}
 	}
 	t0 := time.Now()
+	_, counts := eng.(*gpm.CPU) // the GPU engine reports its counts at the end
+	stop := everyTick(o.progress, func() {
+		fmt.Fprintln(stderr, progressLine(fmt.Sprintf("gpm %s k=%d (root vertices)", app, o.k), job.Progress.Roots.Load(), int64(g.N()),
+			job.Progress.Found.Load(), counts, "subgraphs", time.Since(t0)))
+	})
 	res, err := eng.Run(ctx, g, job)
-	if err != nil {
+	stop()
+	switch {
+	case err != nil && ctx.Err() != nil && res == nil:
+		return interruptedError{fmt.Errorf("gpm: interrupted after %.2fs; the %s engine keeps no partial counts", time.Since(t0).Seconds(), o.backend)}
+	case err != nil && ctx.Err() == nil:
 		return err
 	}
+	rep.Partial = err != nil
 	rep.Seconds = time.Since(t0).Seconds()
 	rep.Backend, rep.Workers, rep.Total, rep.Truncated = res.Stats.Backend, res.Stats.Workers, res.Total, res.Stopped
 	rep.Stats = gpmStatsSection{Traversals: res.Stats.Traversals, Rebalances: res.Stats.Rebalances, Moved: res.Stats.Moved,
@@ -242,6 +294,9 @@ func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
 	}
 	if err := printGpm(tw, stdout, o.format, rep); err != nil {
 		return err
+	}
+	if rep.Partial {
+		return interruptedError{fmt.Errorf("gpm: interrupted after %.2fs: the counts above are partial", time.Since(t0).Seconds())}
 	}
 	plus := ""
 	if rep.Truncated {
@@ -254,10 +309,24 @@ func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
 }
 
 func printGpm(tw *tabwriter.Writer, stdout io.Writer, format string, r *gpmReport) error {
-	if format == "json" {
+	switch format {
+	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
+	case "csv":
+		if r.enumerated {
+			fmt.Fprintln(stdout) // after the streamed subgraphs
+		}
+		if err := writeCSV(stdout, "pattern", "edges", "count"); err != nil {
+			return err
+		}
+		for _, p := range r.Patterns {
+			if err := writeCSV(stdout, p.Name, p.Edges, strconv.FormatUint(p.Count, 10)); err != nil {
+				return err
+			}
+		}
+		return writeCSV(stdout, "TOTAL", "", strconv.FormatUint(r.Total, 10))
 	}
 	if r.enumerated {
 		fmt.Fprintln(tw) // after the streamed subgraphs
@@ -268,12 +337,23 @@ func printGpm(tw *tabwriter.Writer, stdout io.Writer, format string, r *gpmRepor
 		if name == "" {
 			name = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\n", name, p.Edges, p.Count)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, p.Edges, grouped(p.Count))
 	}
-	total := strconv.FormatUint(r.Total, 10)
+	total := grouped(r.Total)
 	if r.Truncated {
 		total += "+" // --enumerate reached its bound and mining stopped
 	}
+	if r.Partial {
+		total += " (partial: interrupted)"
+	}
 	fmt.Fprintf(tw, "TOTAL\t\t%s\n", total)
 	return tw.Flush()
+}
+
+// writeCSV writes one CSV record.
+func writeCSV(w io.Writer, fields ...string) error {
+	cw := csv.NewWriter(w)
+	cw.Write(fields)
+	cw.Flush()
+	return cw.Error()
 }

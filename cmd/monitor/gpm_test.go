@@ -27,13 +27,13 @@ func TestGpmMotifTable(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"3-star           0-1 0-2 0-3              222630",
-		"4-path           0-1 0-2 1-3              111153",
-		"tailed triangle  0-1 0-2 0-3 1-2          22900",
-		"4-cycle          0-1 0-2 1-3 2-3          3094",
-		"diamond          0-1 0-2 0-3 1-2 1-3      2200",
+		"3-star           0-1 0-2 0-3              222,630",
+		"4-path           0-1 0-2 1-3              111,153",
+		"tailed triangle  0-1 0-2 0-3 1-2          22,900",
+		"4-cycle          0-1 0-2 1-3 2-3          3,094",
+		"diamond          0-1 0-2 0-3 1-2 1-3      2,200",
 		"4-clique         0-1 0-2 0-3 1-2 1-3 2-3  255",
-		"TOTAL                                     362232",
+		"TOTAL                                     362,232",
 	} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("output lacks %q:\n%s", want, out)

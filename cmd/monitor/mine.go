@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
@@ -61,10 +64,20 @@ func newMineCmd() *cobra.Command {
 and Everest text) with the exact parallel CPU engine, and print the counts
 (or up to --enumerate N matches per query).
 
-Queries come from YAML files (motifwatch's format or Everest's), from the
-built-in library (--motif M1..M13, M4-A, snap-1-1..snap-6-6), or --snap3 for
-SNAP's 6x6 grid of 3-edge motif counts, printed in SNAP's layout.`,
-		Args: cobra.NoArgs,
+Queries come from YAML files (motifwatch's format or Everest's; the
+language is in docs/QUERIES.md), from the built-in library (--motif
+M1..M13, M4-A, snap-1-1..snap-6-6; 'monitor motifs' lists them), or --snap3
+for SNAP's 6x6 grid of 3-edge motif counts, labelled as SNAP's figure.
+
+Every flag is checked, and every query file read, before the graph is
+loaded. Progress lines (stderr) show the share of root edges done, the
+matches so far and an ETA. Ctrl-C prints the counts so far, marked
+partial, and exits with status 130.`,
+		Example: `  monitor mine --graph CollegeMsg.txt --snap3 --delta 3600
+  monitor mine --graph edges.txt --motif M4,M4-A --delta 1h --format csv
+  monitor mine --graph edges.txt --query fraud.yaml --enumerate 20
+  monitor mine --synthetic 100000 --motif M1 --delta 1h --workers 4`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -72,7 +85,7 @@ SNAP's 6x6 grid of 3-edge motif counts, printed in SNAP's layout.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.graph, "graph", "", "temporal edge file to mine")
+	f.Var(&singleString{value: &o.graph}, "graph", "temporal edge file to mine")
 	f.StringVar(&o.nodes, "nodes", "", "optional node attribute file (header: id label ...)")
 	f.IntVar(&o.synthetic, "synthetic", 0, "mine a generated CollegeMsg-like graph of N edges instead of --graph")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of --synthetic")
@@ -81,10 +94,10 @@ SNAP's 6x6 grid of 3-edge motif counts, printed in SNAP's layout.`,
 	f.BoolVar(&o.snap3, "snap3", false, "print SNAP's 6x6 grid of 2/3-node 3-edge motif counts")
 	f.StringVar(&o.delta, "delta", "", `motif window: a duration ("1h") or timestamp ticks ("3600"); overrides the queries' own`)
 	f.Int64Var(&o.enumerate, "enumerate", 0, "print up to N matches per query instead of only counting")
-	f.IntVar(&o.workers, "workers", 0, "mining goroutines (0: one per CPU)")
-	f.StringVar(&o.backend, "backend", gpu.BackendCPU, "mining engine: cpu, gpu, or auto (the GPU when one is usable)")
-	f.IntSliceVar(&o.devices, "devices", nil, "CUDA device ordinals for --backend gpu (repeat an ordinal for logical partitions; default: all)")
-	f.StringVar(&o.format, "format", "table", "output format: table or json")
+	f.IntVar(&o.workers, "workers", 0, workersUsage)
+	f.StringVar(&o.backend, "backend", gpu.BackendCPU, backendUsage)
+	f.IntSliceVar(&o.devices, "devices", nil, "CUDA device ordinals for --backend gpu|auto (repeat an ordinal for logical partitions; default: all)")
+	f.StringVar(&o.format, "format", "table", "output format: table, json or csv")
 	f.BoolVar(&o.skipBad, "skip-bad", false, "count and report malformed lines instead of stopping at the first")
 	f.BoolVar(&o.keepSelfLoops, "keep-self-loops", false, "keep self-loop edges (they never match a motif edge)")
 	f.DurationVar(&o.timeUnit, "time-unit", time.Second, "duration of one timestamp tick in the graph file")
@@ -98,12 +111,14 @@ SNAP's 6x6 grid of 3-edge motif counts, printed in SNAP's layout.`,
 
 // queryRun is one query's outcome.
 type queryRun struct {
-	Name     string          `json:"name"`
-	Delta    string          `json:"delta"`
-	Matches  int64           `json:"matches"`
-	Open     int64           `json:"open,omitempty"`
-	Seconds  float64         `json:"seconds"`
-	Stopped  bool            `json:"truncated,omitempty"`
+	Name    string  `json:"name"`
+	Delta   string  `json:"delta"`
+	Matches int64   `json:"matches"`
+	Open    int64   `json:"open,omitempty"`
+	Seconds float64 `json:"seconds"`
+	Stopped bool    `json:"truncated,omitempty"`
+	// Partial: mining was interrupted; Matches are those found so far.
+	Partial  bool            `json:"partial,omitempty"`
 	Examples [][]matchedEdge `json:"matches_enumerated,omitempty"`
 	// IDs are the enumerated matches' ids, as the daemon's alerts carry
 	// them for the same file replayed by `monitor produce`.
@@ -126,7 +141,9 @@ type mineReport struct {
 	BadLines int64       `json:"bad_lines,omitempty"`
 	Queries  []*queryRun `json:"queries"`
 	SNAP3    [][]int64   `json:"snap3,omitempty"`
-	Seconds  float64     `json:"seconds"`
+	// Partial: interrupted (Ctrl-C); the queries listed are those begun.
+	Partial bool    `json:"partial,omitempty"`
+	Seconds float64 `json:"seconds"`
 	// BytesPerEdge is the window's host memory per edge; PeakRSS the
 	// process's peak resident set, both figures of BENCHMARKS.md.
 	BytesPerEdge float64 `json:"bytes_per_edge"`
@@ -142,6 +159,12 @@ type mineReport struct {
 
 func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error {
 	if err := o.check(); err != nil {
+		return err
+	}
+	// Query files before the graph: a bad query fails in a moment, not
+	// after a long load.
+	queries, err := o.collectQueries()
+	if err != nil {
 		return err
 	}
 	if o.cpuProfile != "" {
@@ -160,9 +183,8 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	queries, err := o.collectQueries()
-	if err != nil {
-		return err
+	if ctx.Err() != nil {
+		return interruptedError{fmt.Errorf("mine: interrupted while loading %s: nothing mined", o.graph)}
 	}
 	engine, err := gpu.Select(o.backend, o.workers, gpu.Options{Devices: o.devices}, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
@@ -189,16 +211,20 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 		if o.explain {
 			fmt.Fprint(stderr, p)
 		}
-		run, err := o.mineOne(ctx, engine, w, p, stdout, stderr)
+		run, err := o.mineOne(ctx, engine, w, p, stderr)
 		if err != nil {
 			return fmt.Errorf("mining %s: %w", q.Name, err)
 		}
 		report.Queries = append(report.Queries, run)
+		if run.Partial {
+			report.Partial = true
+			break
+		}
 	}
 	report.Seconds = time.Since(start).Seconds()
 	report.BytesPerEdge = w.BytesPerEdge()
 	report.PeakRSS = peakRSS()
-	if o.snap3 {
+	if o.snap3 && !report.Partial {
 		report.SNAP3 = make([][]int64, 6)
 		for i := range 6 {
 			report.SNAP3[i] = make([]int64, 6)
@@ -219,10 +245,18 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	if report.Backend == gpu.BackendGPU {
 		fmt.Fprintf(stderr, "mine: window to the devices in %.3fs, %.1f device bytes per window edge\n", report.UploadSeconds, report.DeviceBytesPerEdge)
 	}
+	if report.Partial {
+		last := report.Queries[len(report.Queries)-1]
+		return interruptedError{fmt.Errorf("mine: interrupted during %s: the counts above are partial (%d of %d queries begun)",
+			last.Name, len(report.Queries), len(queries))}
+	}
 	return nil
 }
 
 func (o *mineOptions) check() error {
+	if o.backend == "" {
+		o.backend = gpu.BackendCPU // options built in code, as the tests do
+	}
 	switch {
 	case o.graph == "" && o.synthetic == 0:
 		return usageError{fmt.Errorf("mine: give --graph FILE or --synthetic N")}
@@ -234,14 +268,32 @@ func (o *mineOptions) check() error {
 		return usageError{fmt.Errorf("mine: give --query FILE, --motif NAME or --snap3")}
 	case o.snap3 && (len(o.queries) > 0 || len(o.motifs) > 0):
 		return usageError{fmt.Errorf("mine: --snap3 prints the fixed 6x6 grid; use it without --query and --motif")}
-	case o.format != "table" && o.format != "json":
-		return usageError{fmt.Errorf("mine: --format %q: want table or json", o.format)}
+	case !slices.Contains(formats, o.format):
+		return usageError{fmt.Errorf("mine: --format %q: want table, json or csv", o.format)}
 	case o.noCache && o.cacheDir != "":
 		return usageError{fmt.Errorf("mine: --cache and --no-cache exclude each other")}
 	case o.enumerate < 0:
 		return usageError{fmt.Errorf("mine: --enumerate %d must not be negative", o.enumerate)}
 	case o.snap3 && o.enumerate > 0:
 		return usageError{fmt.Errorf("mine: --snap3 only counts; drop --enumerate")}
+	case o.timeUnit <= 0:
+		return usageError{fmt.Errorf("mine: --time-unit %s must be positive", o.timeUnit)}
+	}
+	if err := checkEngineFlags("mine", o.backend, o.workers, o.devices); err != nil {
+		return err
+	}
+	if err := checkProgress("mine", o.progress); err != nil {
+		return err
+	}
+	for _, name := range o.motifs {
+		if _, err := motif.Builtin(name); err != nil {
+			return usageError{fmt.Errorf("mine: --motif: %w ('monitor motifs' lists them)", err)}
+		}
+	}
+	if o.delta != "" {
+		if _, err := parseDelta(o.delta); err != nil {
+			return usageError{fmt.Errorf("mine: %w", err)}
+		}
 	}
 	return nil
 }
@@ -281,6 +333,10 @@ func (o *mineOptions) load(stderr io.Writer) (*window.Window, *mineReport, error
 		for _, e := range st.BadSamples {
 			fmt.Fprintf(stderr, "  %v\n", e)
 		}
+	}
+	warnLoaded(stderr, o.graph, st, o.timeUnit)
+	if w.Len() == 0 {
+		return nil, nil, fmt.Errorf("mine: %s: %w (%d lines: comments, a header or self-loops only)", o.graph, gpm.ErrNoEdges, st.Lines)
 	}
 	secs := time.Since(start).Seconds()
 	cache := ""
@@ -373,9 +429,9 @@ func parseDelta(s string) (motif.Span, error) {
 	return motif.DurationSpan(d), nil
 }
 
-func (o *mineOptions) mineOne(ctx context.Context, engine motif.Engine, w *window.Window, p *motif.Plan, stdout, stderr io.Writer) (*queryRun, error) {
+func (o *mineOptions) mineOne(ctx context.Context, engine *gpu.Selected, w *window.Window, p *motif.Plan, stderr io.Writer) (*queryRun, error) {
 	run := &queryRun{Name: p.Query.Name, Delta: p.Query.Delta.String()}
-	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Progress: new(atomic.Int64)}
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Progress: new(atomic.Int64), Found: new(atomic.Int64)}
 	if o.enumerate > 0 {
 		req.Sink = motif.SinkFunc(func(m *motif.Match) error {
 			if int64(len(run.Examples)) >= o.enumerate {
@@ -394,24 +450,20 @@ func (o *mineOptions) mineOne(ctx context.Context, engine motif.Engine, w *windo
 		})
 	}
 	start := time.Now()
-	done := make(chan struct{})
-	if o.progress > 0 {
-		go func() {
-			t := time.NewTicker(o.progress)
-			defer t.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-t.C:
-					fmt.Fprintf(stderr, "mining %s: %.1f%% of root edges, %.1fs\n", run.Name,
-						100*float64(req.Progress.Load())/float64(max(w.Len(), 1)), time.Since(start).Seconds())
-				}
-			}
-		}()
-	}
+	// The CPU engine reports its running count; the GPU's comes at the end.
+	counts := engine.Backend == gpu.BackendCPU
+	stop := everyTick(o.progress, func() {
+		fmt.Fprintln(stderr, progressLine("mining "+run.Name+" (root edges)", req.Progress.Load(), int64(w.Len()),
+			req.Found.Load(), counts, "matches", time.Since(start)))
+	})
 	res, err := engine.Mine(ctx, w, p, req)
-	close(done)
+	stop()
+	if err != nil && ctx.Err() != nil {
+		// Interrupted: keep what was counted.
+		run.Matches, run.Open, run.Partial = res.Matches, res.Open, true
+		run.Seconds = time.Since(start).Seconds()
+		return run, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -425,39 +477,39 @@ func (o *mineOptions) mineOne(ctx context.Context, engine motif.Engine, w *windo
 }
 
 func (o *mineOptions) print(stdout io.Writer, r *mineReport) error {
-	if o.format == "json" {
+	switch {
+	case o.format == "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
-	}
-	if r.SNAP3 != nil {
-		// Exactly SNAP's output: six lines of six integers.
-		for _, row := range r.SNAP3 {
-			cells := make([]string, len(row))
-			for j, c := range row {
-				cells[j] = strconv.FormatInt(c, 10)
-			}
-			fmt.Fprintln(stdout, strings.Join(cells, " "))
-		}
-		return nil
+	case r.SNAP3 != nil:
+		return printSNAP3Grid(stdout, r.SNAP3, r.Queries[0].Delta, o.format == "csv")
+	case o.format == "csv":
+		return printMineCSV(stdout, r)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "QUERY\tDELTA\tMATCHES\tSECONDS")
+	var total int64
+	var secs float64
 	for _, q := range r.Queries {
-		count := strconv.FormatInt(q.Matches, 10)
-		if q.Stopped {
-			count += "+" // --enumerate reached its bound and mining stopped
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\n", q.Name, q.Delta, count, q.Seconds)
+		total += q.Matches
+		secs += q.Seconds
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\n", q.Name, q.Delta, matchCount(q), q.Seconds)
+	}
+	if len(r.Queries) > 1 {
+		fmt.Fprintf(tw, "TOTAL\t\t%s\t%.3f\n", grouped(total), secs)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if r.Partial {
+		fmt.Fprintln(stdout, "(partial: interrupted; the last query's count is what was found before it stopped)")
 	}
 	for _, q := range r.Queries {
 		if len(q.Examples) == 0 {
 			continue
 		}
-		of := fmt.Sprintf("of %d", q.Matches)
+		of := "of " + grouped(q.Matches)
 		if q.Stopped {
 			of = "mining stopped there"
 		}
@@ -471,6 +523,75 @@ func (o *mineOptions) print(stdout io.Writer, r *mineReport) error {
 		}
 	}
 	return nil
+}
+
+// matchCount is a query's count as the table shows it: grouped, with a
+// "+" when --enumerate stopped mining at its bound and "(partial)" when
+// interrupted.
+func matchCount(q *queryRun) string {
+	s := grouped(q.Matches)
+	if q.Stopped {
+		s += "+"
+	}
+	if q.Partial {
+		s += " (partial)"
+	}
+	return s
+}
+
+// printMineCSV writes one CSV row per query, raw numbers.
+func printMineCSV(stdout io.Writer, r *mineReport) error {
+	cw := csv.NewWriter(stdout)
+	cw.Write([]string{"query", "delta", "matches", "truncated", "partial", "seconds"})
+	for _, q := range r.Queries {
+		cw.Write([]string{q.Name, q.Delta, strconv.FormatInt(q.Matches, 10), strconv.FormatBool(q.Stopped),
+			strconv.FormatBool(q.Partial), strconv.FormatFloat(q.Seconds, 'f', 3, 64)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// warnLoaded prints what loading an edge file found that the user may
+// not expect: empty attribute values, and timestamps that look written in
+// a finer unit than --time-unit.
+func warnLoaded(stderr io.Writer, path string, st ingest.FileStats, unit time.Duration) {
+	if st.EmptyValues > 0 {
+		fmt.Fprintf(stderr, "loading %s: warning: %s empty attribute %s, e.g. %v; queries see them as missing (docs/QUERIES.md, \"Missing attributes\")\n",
+			path, grouped(st.EmptyValues), pluralWord(st.EmptyValues, "value"), st.FirstEmpty)
+	}
+	if finer, ok := ingest.SuspectTimeUnit(st.LargestT, unit); ok {
+		fmt.Fprintf(stderr, "loading %s: warning: timestamps look like %s, not %s: %d (line %d) is %d digits; give --time-unit %s if so\n",
+			path, unitWord(finer), unitWord(unit.String()), st.LargestT, st.LargestTLine, len(strconv.FormatUint(absT(st.LargestT), 10)), finer)
+	}
+}
+
+func absT(t int64) uint64 {
+	if t < 0 {
+		return uint64(-(t + 1)) + 1
+	}
+	return uint64(t)
+}
+
+// unitWord names a time unit: "1ms" → "milliseconds".
+func unitWord(u string) string {
+	switch u {
+	case "1s":
+		return "seconds"
+	case "1ms":
+		return "milliseconds"
+	case "1µs":
+		return "microseconds"
+	case "1ns":
+		return "nanoseconds"
+	}
+	return "ticks of " + u
+}
+
+func pluralWord(n int64, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }
 
 // peakRSS returns the process's peak resident set size in bytes (0 where

@@ -70,6 +70,9 @@ queries), until interrupted or --edges N are sent.
 
 Records are written in batches, each acknowledged by all in-sync replicas
 before the next; --rate or --speedup paces them.`,
+		Example: `  monitor produce --file edges.txt --brokers kafka-1:9092 --topic edges
+  monitor produce --file CollegeMsg.txt --brokers localhost:9092 --speedup 3600
+  monitor produce --demo --brokers localhost:9092 --edges 10000`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageError{fmt.Errorf("produce: unexpected argument %q (the file goes after --file)", args[0])}
@@ -248,6 +251,7 @@ func (o *produceOptions) load(stderr io.Writer) (*window.Window, error) {
 			fmt.Fprintf(stderr, "  %v\n", e)
 		}
 	}
+	warnLoaded(stderr, o.file, st, o.timeUnit)
 	fmt.Fprintf(stderr, "loaded %s: %d edges (%d self-loops dropped) in %.2fs\n",
 		o.file, w.Len(), st.SelfLoops, time.Since(start).Seconds())
 	return w, nil

@@ -28,9 +28,18 @@ serve Prometheus metrics on /metrics with /healthz and /readyz.
 Without --config (or with kafka.brokers: embedded, the default) it starts an
 in-process Kafka-protocol broker and a demo producer that streams synthetic
 transfers with planted patterns, and mines the demo queries: alerts appear on
-stdout within seconds. Environment variables MONITOR_<SECTION>_<KEY> override
-the file (e.g. MONITOR_KAFKA_BROKERS=host:9092).`,
-		Args: cobra.NoArgs,
+stdout within seconds; that broker keeps everything in memory unless
+kafka.embedded.dir is set. Environment variables MONITOR_<SECTION>_<KEY>
+override the file (e.g. MONITOR_KAFKA_BROKERS=host:9092). 'monitor config
+--defaults' prints every key with its default; docs/CONFIG.md describes them.
+
+The HTTP endpoints answer from the start: until a broker answers, /readyz
+is 503 "connecting: <last error>" and each failed attempt is logged
+(at most one line per kind of failure every 10 s).`,
+		Example: `  monitor run
+  monitor run --config config.yaml
+  MONITOR_KAFKA_BROKERS=kafka-1:9092 monitor run --config config.yaml`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(path)
 			if err != nil {

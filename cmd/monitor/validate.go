@@ -23,7 +23,12 @@ queries, the window schema they need, and every query compiled against it.
 On success it prints one line: the queries, the window span (the largest
 query delta plus window.allowed_lateness) and the brokers. Otherwise it
 prints every problem found, one per line with file, line and field, and
-exits with status 1.`,
+exits with status 1. Settings that are allowed but unsafe (TLS without
+certificate checks, SASL plain allowed without TLS, a password in a file
+that group or others can read) are printed to stderr as warnings, without
+failing.`,
+		Example: `  monitor validate config.yaml
+  MONITOR_KAFKA_BROKERS=kafka-1:9092 monitor validate config.yaml`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 || args[0] == "" {
 				return usageError{fmt.Errorf("validate: give one config file: monitor validate FILE")}
@@ -40,6 +45,9 @@ func runValidate(path string, stdout, stderr io.Writer) error {
 	cfg, err := config.Load(path)
 	var queries []*motif.Query
 	if err == nil {
+		for _, w := range cfg.Warnings() {
+			fmt.Fprintln(stderr, "warning:", w)
+		}
 		queries, _, err = cfg.Check()
 	}
 	if err != nil {
@@ -62,6 +70,9 @@ func validateSummary(cfg *config.Config, queries []*motif.Query) string {
 		names[i] = q.Name
 	}
 	brokers := strings.Join(cfg.Kafka.Brokers, ",")
+	if cfg.Embedded() && cfg.Kafka.Embedded.Dir != "" {
+		brokers += " (data in " + cfg.Kafka.Embedded.Dir + ")"
+	}
 	if cfg.DemoEnabled() {
 		brokers += " with the demo feed"
 	}

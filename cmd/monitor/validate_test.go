@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -25,6 +27,8 @@ func TestValidateGoodConfigs(t *testing.T) {
 			"config OK: 3 queries (big-cycle, cycle-no-return, ping-pong), window span 2m5s (largest delta 2m), brokers embedded with the demo feed\n"},
 		{"testdata/config-remote.yaml",
 			"config OK: 1 query (burst), window span 1m35s (largest delta 1m30s), brokers kafka-1:9092,kafka-2:9092\n"},
+		{"../../config/testdata/embedded-dir.good.yaml",
+			"config OK: 1 query (q), window span 1m5s (largest delta 1m), brokers embedded (data in ../../config/testdata/broker-data) with the demo feed\n"},
 	} {
 		out, errOut, code := validateCmd(t, c.file)
 		if code != 0 || out != c.want {
@@ -105,5 +109,40 @@ func TestRunValidate(t *testing.T) {
 		t.Errorf("validate with no FILE: Args() = nil; want a usage error")
 	} else if _, ok := err.(usageError); !ok {
 		t.Errorf("validate with no FILE: Args() = %T; want usageError (exit 2)", err)
+	}
+}
+
+// TestValidateSecurityWarnings: settings that are allowed but unsafe are
+// printed as warnings on stderr without failing; SASL plain without TLS
+// fails unless kafka.sasl.allow_insecure says so.
+func TestValidateSecurityWarnings(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, kafka string) string {
+		path := filepath.Join(dir, name)
+		body := "kafka:\n  brokers: kafka:9093\n" + kafka + "queries:\n  inline: [{name: q, delta: 1m, edges: [A -> B]}]\n"
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	skip := write("skip.yaml", "  tls: {enabled: true, insecure_skip_verify: true}\n")
+	out, errOut, code := validateCmd(t, skip)
+	if want := "warning: " + skip + ":3: kafka.tls.insecure_skip_verify: true: the brokers' certificates are not checked"; code != 0 || !strings.Contains(out, "config OK") || !strings.Contains(errOut, want) {
+		t.Errorf("validate %s: exit %d, stdout %q, stderr %q; want exit 0, config OK and %q", skip, code, out, errOut, want)
+	}
+	plain := write("plain.yaml", "  sasl: {mechanism: plain, username: u, password: p}\n")
+	_, errOut, code = validateCmd(t, plain)
+	if want := plain + ":3: kafka.sasl.mechanism: plain without kafka.tls.enabled sends the password in clear text"; code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("validate %s: exit %d, stderr %q; want exit 1 and %q", plain, code, errOut, want)
+	}
+	allowed := write("allowed.yaml", "  sasl: {mechanism: plain, username: u, password: p, allow_insecure: true}\n")
+	out, errOut, code = validateCmd(t, allowed)
+	if want := "warning: " + allowed + ":3: kafka.sasl.allow_insecure: true"; code != 0 || !strings.Contains(out, "config OK") || !strings.Contains(errOut, want) {
+		t.Errorf("validate %s: exit %d, stdout %q, stderr %q; want exit 0 and %q", allowed, code, out, errOut, want)
+	}
+	os.Chmod(allowed, 0o644)
+	_, errOut, _ = validateCmd(t, allowed)
+	if want := "warning: " + allowed + ":3: kafka.sasl.password: " + allowed + " holds the password and is readable by group and others (mode 0644)"; !strings.Contains(errOut, want) {
+		t.Errorf("validate %s (0644): stderr %q; want %q", allowed, errOut, want)
 	}
 }

@@ -41,13 +41,13 @@ func Root(data []byte) (*yaml.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
-		return nil, parseErr(err)
+		return nil, problemLine(data, parseErr(err))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		return nil, &Error{Line: extra.Line, Msg: "a second YAML document", SecondDocument: true}
 	} else if !errors.Is(err, io.EOF) {
-		return nil, parseErr(err)
+		return nil, problemLine(data, parseErr(err))
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, nil
@@ -66,6 +66,50 @@ func Resolve(n *yaml.Node) *yaml.Node {
 		n = n.Alias
 	}
 	return n
+}
+
+// blockErrors are the parser's messages about a block mapping or list
+// that goes wrong: the parser reports the line where the block began
+// (line 1 for a file whose top-level mapping breaks on line 6), not the
+// line that broke it.
+var blockErrors = map[string]bool{
+	"did not find expected key":           true,
+	"did not find expected '-' indicator": true,
+}
+
+// maxRelocateLines bounds the work of problemLine, which parses up to one
+// prefix per line: configuration and query files are far smaller.
+const maxRelocateLines = 5000
+
+// problemLine moves a block error from the line where the block began to
+// the line that broke it: the first line whose prefix of the document
+// fails to parse with the same message. (A prefix of a YAML document
+// ends its open blocks cleanly, so the prefixes before the bad line
+// parse.) Other errors are returned as they are.
+func problemLine(data []byte, e *Error) *Error {
+	if !blockErrors[e.Msg] || e.Line == 0 {
+		return e
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) > maxRelocateLines {
+		return e
+	}
+	end := 0
+	for i, l := range lines {
+		end += len(l)
+		if i+1 < e.Line {
+			continue
+		}
+		var n yaml.Node
+		err := yaml.Unmarshal(data[:end], &n)
+		if err == nil {
+			continue
+		}
+		if pe := parseErr(err); pe.Msg == e.Msg {
+			return &Error{Line: i + 1, Msg: e.Msg}
+		}
+	}
+	return e
 }
 
 // parseErr turns the parser's "yaml: line N: msg" into an Error.

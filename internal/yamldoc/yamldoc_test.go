@@ -34,3 +34,25 @@ func TestRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestRootNamesTheBrokenLine checks that block errors name the line that
+// breaks the block, not the block's first line (the parser's choice).
+func TestRootNamesTheBrokenLine(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		line int
+	}{
+		// line 6 is indented one space: no longer in window:, not a top-level key either
+		{"kafka:\n  brokers: [a]\nwindow:\n  batch_size: 10\n  max_nodes: 5\n max_future: 1h\n", 6},
+		// a list item indented less than its siblings on line 6
+		{"queries:\n  - name: a\n    delta: 10\n    edges:\n      - A -> B\n     - B -> C\n", 6},
+		// a key dedented into the middle of a list item's mapping on line 7
+		{"queries:\n  - name: a\n    delta: 10\n    edges:\n      - A -> B\n      - B -> C\n   where: x\n", 7},
+	} {
+		_, err := Root([]byte(c.in))
+		var ye *Error
+		if !errors.As(err, &ye) || ye.Line != c.line {
+			t.Errorf("Root(%q) error = %v; want line %d", c.in, err, c.line)
+		}
+	}
+}

@@ -36,7 +36,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $kafka := deepCopy (default dict $cfg.kafka) -}}
 {{- if .Values.kafka.sasl.enabled -}}
 {{- /* username and password come from the Secret, as environment variables */ -}}
-{{- $_ := set $kafka "sasl" (dict "mechanism" .Values.kafka.sasl.mechanism) -}}
+{{- $_ := set $kafka "sasl" (dict "mechanism" .Values.kafka.sasl.mechanism "allow_insecure" (.Values.kafka.sasl.allowInsecure | default false)) -}}
 {{- end -}}
 {{- if .Values.kafka.tls.enabled -}}
 {{- $tls := dict "enabled" true -}}

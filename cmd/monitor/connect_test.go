@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/motifwatch/motifwatch/broker"
+	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/daemon"
+)
+
+// connectingDaemon is a daemon started in the background that may not
+// reach its brokers: its HTTP address is known as soon as it listens.
+type connectingDaemon struct {
+	addr    string
+	started chan daemon.Info
+	done    chan error
+	cancel  context.CancelFunc
+}
+
+func startConnecting(t *testing.T, yaml string, logs io.Writer) *connectingDaemon {
+	t.Helper()
+	cfg, err := config.Parse([]byte(yaml), "connect.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &connectingDaemon{started: make(chan daemon.Info, 1), done: make(chan error, 1), cancel: cancel}
+	listening := make(chan string, 1)
+	go func() {
+		d.done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: newTestLogger(logs),
+			Listening: func(a string) { listening <- a }, Started: func(i daemon.Info) { d.started <- i }})
+	}()
+	select {
+	case d.addr = <-listening:
+	case err := <-d.done:
+		t.Fatalf("daemon stopped before listening: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("daemon's HTTP server not listening within 30s")
+	}
+	t.Cleanup(func() { d.stop() })
+	return d
+}
+
+// stop stops the daemon and returns Run's error.
+func (d *connectingDaemon) stop() error {
+	d.cancel()
+	err, ok := <-d.done
+	if ok {
+		close(d.done)
+	}
+	return err
+}
+
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// TestStartWithBrokersUnreachable starts the daemon against a port where
+// no broker listens (before, it logged nothing and its HTTP server did
+// not listen until a broker answered): /healthz answers 200 at once,
+// /readyz 503 "connecting: <the refusal>", /metrics counts the failed
+// probes, the log says what fails. A broker started later on that port
+// is picked up without a restart.
+func TestStartWithBrokersUnreachable(t *testing.T) {
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	queries := writeQueries(t, "queries:\n  - {name: path-count, delta: 60, edges: [A -> B, B -> C]}\n")
+	logs := &syncBuffer{}
+	d := startConnecting(t, e2eConfig([]string{addr}, "connect", queries, 0), logs)
+
+	if code, body := httpGet(t, "http://"+d.addr+"/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz = %d %q; want 200", code, body)
+	}
+	waitReadiness(t, d.addr, false, "connecting: "+addr+": ")
+	if _, body := readyz(d.addr); !strings.Contains(body, "dial tcp "+addr+": connect: connection refused") {
+		t.Errorf("/readyz body %q; want the refused connection", body)
+	}
+	if !poll(30*time.Second, 50*time.Millisecond, func() bool {
+		_, m := httpGet(t, "http://"+d.addr+"/metrics")
+		return regexp.MustCompile(`(?m)^motifwatch_kafka_errors_total\{operation="probe"\} [1-9]`).MatchString(m)
+	}) {
+		t.Errorf("/metrics never counted a failed probe")
+	}
+	if !poll(30*time.Second, 50*time.Millisecond, func() bool {
+		return strings.Contains(logs.String(), `level=WARN msg="kafka brokers not reachable; retrying" brokers=[`+addr+`] attempt=1 `)
+	}) {
+		t.Errorf("no log line for the first failed attempt; log:\n%s", tail(logs.String(), 20))
+	}
+	select {
+	case <-d.started:
+		t.Fatal("the pipeline started without a broker")
+	default:
+	}
+
+	emb, err := broker.StartEmbedded(context.Background(), broker.EmbeddedOptions{Port: port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emb.Close()
+	select {
+	case <-d.started:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the daemon did not start within 60s of the broker; log:\n%s", tail(logs.String(), 20))
+	}
+	waitReadiness(t, d.addr, true, "")
+	if !strings.Contains(logs.String(), `msg="kafka brokers answered"`) {
+		t.Errorf("no line for the brokers' first answer; log:\n%s", tail(logs.String(), 20))
+	}
+	if err := d.stop(); err != nil {
+		t.Errorf("stop: %v", err)
+	}
+}
+
+// TestStartWithWrongSASLPassword: a broker that refuses the daemon's
+// login (a wrong password) is reported while the daemon keeps trying:
+// /readyz says "connecting: … SASL Authentication Failed", the log has an
+// error naming the mechanism and user, never the password; a stop ends
+// the wait with that error.
+func TestStartWithWrongSASLPassword(t *testing.T) {
+	for _, c := range []struct{ kfakeMech, mechanism, extra, logName string }{
+		{"SCRAM-SHA-256", "scram-sha-256", "", "SASL SCRAM-SHA-256"},
+		{"PLAIN", "plain", ", allow_insecure: true", "SASL PLAIN"},
+	} {
+		t.Run(c.mechanism, func(t *testing.T) {
+			cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(c.kfakeMech, saslUser, saslPassword))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cluster.Close()
+			queries := writeQueries(t, "queries:\n  - {name: path-count, delta: 60, edges: [A -> B, B -> C]}\n")
+			cfg := e2eConfig(cluster.ListenAddrs(), "sasl", queries, 0)
+			cfg = strings.Replace(cfg, "  group: sasl\n", fmt.Sprintf("  group: sasl\n  sasl: {mechanism: %s, username: %s, password: %q%s}\n",
+				c.mechanism, saslUser, "wrong-"+saslPassword, c.extra), 1)
+			logs := &syncBuffer{}
+			d := startConnecting(t, cfg, logs)
+			waitReadiness(t, d.addr, false, "SASL Authentication Failed")
+			_, body := readyz(d.addr)
+			if !strings.Contains(body, "connecting: "+cluster.ListenAddrs()[0]+": ") {
+				t.Errorf("/readyz body %q; want connecting: <broker>: <error>", body)
+			}
+			want := `level=ERROR msg="kafka ` + c.logName + ` authentication failed for user \"` + saslUser + `\"`
+			if !poll(30*time.Second, 50*time.Millisecond, func() bool { return strings.Contains(logs.String(), want) }) {
+				t.Errorf("no log line %s; log:\n%s", want, tail(logs.String(), 20))
+			}
+			if c.mechanism == "plain" && !strings.Contains(logs.String(), `kafka.sasl.allow_insecure: true: mechanism plain without kafka.tls sends the password to the brokers in clear text`) {
+				t.Errorf("no warning for plain in clear text; log:\n%s", tail(logs.String(), 20))
+			}
+			err = d.stop()
+			if err == nil || !strings.Contains(err.Error(), "stopped before the brokers answered") || !strings.Contains(err.Error(), "SASL Authentication Failed") {
+				t.Errorf("Run after a stop while connecting = %v; want the last (authentication) error", err)
+			}
+			assertNoSecrets(t, "the log and error of a refused login", logs.String()+fmt.Sprint(err), "")
+		})
+	}
+}

@@ -1,0 +1,159 @@
+package daemon
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/ingest"
+)
+
+// deadLetter is where undecodable and late records go (ingest.DeadLetter).
+type deadLetter interface {
+	Write(ctx context.Context, recs []ingest.DeadRecord) (ingest.DeadOutcome, error)
+}
+
+// Bounds of the dead letters queued between writes. One acknowledged
+// write per record ran at a few hundred records per second, so a
+// producer of garbage stalled valid ingest; a queue written in batches
+// goes at broker speed, and these bound the memory it holds (records as
+// fetched, before the dead-letter cap).
+const (
+	deadQueueRecords = 20_000
+	deadQueueBytes   = 16 << 20
+)
+
+// deadQueue is the dead letters taken in and not yet written.
+type deadQueue struct {
+	recs  []ingest.DeadRecord
+	bytes int
+}
+
+// deadLetter queues m for the dead-letter topic. The queue is written at
+// the end of every batch, before the alerts and the commit, so that the
+// offsets committed move past a dead-lettered record only once its dead
+// letter is acknowledged (or counted lost); sooner when it reaches
+// deadQueueRecords records or deadQueueBytes bytes. Records are counted
+// (late, dead_lettered) once written.
+func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reason string) error {
+	p.dead.recs = append(p.dead.recs, ingest.DeadRecord{Msg: m, Reason: reason, Class: class})
+	p.dead.bytes += len(m.Key) + len(m.Value)
+	if len(p.dead.recs) >= deadQueueRecords || p.dead.bytes >= deadQueueBytes {
+		return p.flushDeadLetters(ctx)
+	}
+	return nil
+}
+
+// flushDeadLetters writes the queued dead letters, retrying transient
+// failures with backoff (the brokers are away: readiness goes down, as
+// for any broker operation) until every record is written or lost, or ctx
+// ends. A record the dead-letter topic refuses for good, even truncated,
+// is lost: counted, logged at error with its source, and ingest goes on
+// (a refused record retried forever wedged the daemon).
+func (p *pipeline) flushDeadLetters(ctx context.Context) error {
+	pending := p.dead.recs
+	if len(pending) == 0 {
+		return nil
+	}
+	write := func(ctx context.Context) error {
+		out, err := p.dlq.Write(ctx, pending)
+		p.settleDead(out)
+		pending = out.Retry
+		return err
+	}
+	if err := p.dlqRetry.do(ctx, deadLetterAttempt, write); err != nil {
+		p.dead.recs = pending
+		m := pending[0].Msg
+		return fmt.Errorf("dead-lettering %d records (the first %s/%d@%d: %s): %w", len(pending), m.Topic, m.Partition, m.Offset, pending[0].Reason, err)
+	}
+	clear(p.dead.recs)
+	p.dead.recs, p.dead.bytes = p.dead.recs[:0], 0
+	return nil
+}
+
+// settleDead counts what became of the dead letters of one write.
+func (p *pipeline) settleDead(out ingest.DeadOutcome) {
+	// Counted per class, not per record: a flood of garbage is when this
+	// runs most.
+	byClass := map[string]int{}
+	for _, r := range out.Written {
+		byClass[r.Class]++
+	}
+	for class, n := range byClass {
+		// Late edges are dead-lettered too, but counted as late: the
+		// outcomes partition the records.
+		if class == ingest.ClassLate {
+			p.stats.Late += int64(n)
+			p.pm.records.WithLabelValues("late").Add(float64(n))
+		} else {
+			p.stats.DeadLettered += int64(n)
+			p.pm.records.WithLabelValues("dead_lettered").Add(float64(n))
+		}
+		p.im.DeadLettered(class, n)
+	}
+	p.im.DeadLetterTruncated(out.Truncated)
+	p.im.DeadLetterWriteFailed(ingest.DeadLetterTransient, len(out.Retry))
+	p.im.DeadLetterWriteFailed(ingest.DeadLetterPermanent, out.Refused)
+	if len(out.Lost) == 0 {
+		return
+	}
+	for _, l := range out.Lost {
+		p.stats.DeadLetterLost++
+		p.pm.records.WithLabelValues(outcomeDeadLetterLost).Inc()
+		p.im.DeadLetterLost(l.Class, 1)
+	}
+	first := out.Lost[0]
+	p.log.Error("dead letters lost: the dead-letter topic refused them even truncated; only the source topic holds them (until its retention)",
+		"records", len(out.Lost), "sources", sourceRanges(out.Lost), "first_reason", first.Reason, "err", first.Err)
+}
+
+// outcomeDeadLetterLost is the outcome label of records the dead-letter
+// topic refused for good.
+const outcomeDeadLetterLost = "dead_letter_lost"
+
+// sourceRanges lists the source positions of lost records compactly:
+// "edges/0@5-7,9 edges/1@3".
+func sourceRanges(lost []ingest.LostRecord) string {
+	type pos struct {
+		topic string
+		part  int
+		off   int64
+	}
+	ps := make([]pos, len(lost))
+	for i, l := range lost {
+		ps[i] = pos{l.Msg.Topic, l.Msg.Partition, l.Msg.Offset}
+	}
+	slices.SortFunc(ps, func(a, b pos) int {
+		return cmp.Or(cmp.Compare(a.topic, b.topic), cmp.Compare(a.part, b.part), cmp.Compare(a.off, b.off))
+	})
+	var b strings.Builder
+	for i := 0; i < len(ps); {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s/%d@", ps[i].topic, ps[i].part)
+		j := i
+		for first := true; j < len(ps) && ps[j].topic == ps[i].topic && ps[j].part == ps[i].part; first = false {
+			k := j
+			for k+1 < len(ps) && ps[k+1].topic == ps[j].topic && ps[k+1].part == ps[j].part && ps[k+1].off <= ps[k].off+1 {
+				k++
+			}
+			if !first {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatInt(ps[j].off, 10))
+			if ps[k].off != ps[j].off {
+				b.WriteByte('-')
+				b.WriteString(strconv.FormatInt(ps[k].off, 10))
+			}
+			j = k + 1
+		}
+		i = j
+	}
+	return b.String()
+}
