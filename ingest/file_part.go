@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -122,6 +123,14 @@ func (p *part) line(f [][]byte) error {
 	if len(dst) == 0 {
 		return sc.bad("empty destination id")
 	}
+	// Invalid UTF-8 is refused, as by the record decoders: JSON output
+	// (alerts) could not tell "\xff" from "\xfe".
+	if !utf8.Valid(src) {
+		return sc.bad(fmt.Sprintf("source id %q is not valid UTF-8", src))
+	}
+	if !utf8.Valid(dst) {
+		return sc.bad(fmt.Sprintf("destination id %q is not valid UTF-8", dst))
+	}
 	t, status := parseInt(f[2])
 	switch status {
 	case intSyntax:
@@ -138,6 +147,9 @@ func (p *part) line(f [][]byte) error {
 	vals := p.vals
 	for i, b := range f[3:] {
 		if fm.kinds[i] == window.String {
+			if !utf8.Valid(b) {
+				return sc.bad(fmt.Sprintf("value %q in string column %q is not valid UTF-8", b, fm.names[i]))
+			}
 			continue // coded below, once the line is known good
 		}
 		if len(b) == 0 {
