@@ -105,7 +105,9 @@ func (p *part) run(stopAtFormat bool) {
 func (p *part) line(f [][]byte) error {
 	sc, fm := p.sc, p.fm
 	first := !fm.seenFirst
-	fm.seenFirst = true
+	if first { // only the head part writes the format: chunks run in parallel
+		fm.seenFirst = true
+	}
 	if fm.ncols == 0 {
 		if len(f) < 3 {
 			return sc.bad(fmt.Sprintf("%d %s; want at least 3: src dst time", len(f), plural(len(f), "field")))
