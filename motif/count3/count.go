@@ -3,7 +3,6 @@ package count3
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -280,7 +279,7 @@ func (c *counter) triangles(ctx context.Context) error {
 		return c.deg[u] < c.deg[v] || c.deg[u] == c.deg[v] && u < v
 	}
 	// Forward adjacency F(u): neighbours after u in degree order. Pair id
-	// = index into fnbr; fown is its lower end.
+	// = index into fnbr; its own end is u (the lower end).
 	foff := make([]int64, n+1)
 	for u := range n {
 		k := int64(0)
@@ -292,18 +291,17 @@ func (c *counter) triangles(ctx context.Context) error {
 		foff[u+1] = foff[u] + k
 	}
 	pairs := foff[n]
-	if pairs >= math.MaxUint32 {
-		return fmt.Errorf("count3: %d node pairs exceed the triangle pass's 32-bit pair ids", pairs)
+	if pairs > lightID {
+		return fmt.Errorf("count3: %d node pairs exceed the triangle pass's %d-bit pair ids", pairs, bits.Len32(lightID))
 	}
 	fnbr := make([]uint32, pairs)
-	fown := make([]uint32, pairs)
 	fmult := make([]int32, pairs)
 	poff := make([]int64, pairs+1)
 	for u := range n {
 		j := foff[u]
 		for i := c.off[u]; i < c.off[u]+int64(c.deg[u]); i++ {
 			if v := c.nbr[i]; before(uint32(u), v) {
-				fnbr[j], fown[j], fmult[j] = v, uint32(u), c.mult[i]
+				fnbr[j], fmult[j] = v, c.mult[i]
 				poff[j+1] = int64(c.mult[i])
 				j++
 			}
@@ -312,7 +310,7 @@ func (c *counter) triangles(ctx context.Context) error {
 	for j := range pairs {
 		poff[j+1] += poff[j]
 	}
-	// Each pair's edges in position order, directions seen from fown.
+	// Each pair's edges in position order, directions seen from its own end.
 	pev := make([]Event, poff[pairs])
 	builders := make([]*centreBuilder, c.workers)
 	pidOf := make([][]int64, c.workers)
@@ -352,9 +350,21 @@ func (c *counter) triangles(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// List triangles u < v < w in degree order; emit (heavy pair, light pairs).
+	// List triangles u < v < w in degree order; emit (heavy pair, light
+	// pairs), each light pair with its edges' flag changes (lightRef), in
+	// fixed-size blocks: one growing slice per worker cost more copying
+	// than the listing itself on the 10M-edge graph.
 	type tri struct{ h, l1, l2 uint32 }
-	found := make([][]tri, c.workers)
+	const block = 1 << 15
+	found := make([][][]tri, c.workers)
+	put := func(wk int, t tri) {
+		f := found[wk]
+		if len(f) == 0 || len(f[len(f)-1]) == block {
+			f = append(f, make([]tri, 0, block))
+			found[wk] = f
+		}
+		f[len(f)-1] = append(f[len(f)-1], t)
+	}
 	marks := make([][]uint32, c.workers)
 	markPid := make([][]uint32, c.workers)
 	gens := make([]uint32, c.workers)
@@ -383,15 +393,17 @@ func (c *counter) triangles(ctx context.Context) error {
 						continue
 					}
 					uv, uw, vw := uint32(j), mpid[x], uint32(j2)
-					t := tri{uv, uw, vw}
+					// Pair ends (own, other): uv (u, v), uw (u, x), vw (v, x).
+					var t tri
 					switch m1, m2, m3 := fmult[uv], fmult[uw], fmult[vw]; {
-					case m1 >= m2 && m1 >= m3:
-					case m2 >= m3:
-						t = tri{uw, uv, vw}
-					default:
-						t = tri{vw, uv, uw}
+					case m1 >= m2 && m1 >= m3: // x–y = u–v
+						t = tri{uv, lightRef(uw, 0, 0), lightRef(vw, 1, 0)}
+					case m2 >= m3: // x–y = u–w
+						t = tri{uw, lightRef(uv, 0, 0), lightRef(vw, 1, 1)}
+					default: // x–y = v–w
+						t = tri{vw, lightRef(uv, 0, 1), lightRef(uw, 1, 1)}
 					}
-					found[wk] = append(found[wk], t)
+					put(wk, t)
 				}
 			}
 		}
@@ -402,8 +414,10 @@ func (c *counter) triangles(ctx context.Context) error {
 	// Group by heavy pair (counting sort).
 	goff := make([]int64, pairs+1)
 	for _, f := range found {
-		for _, t := range f {
-			goff[t.h+1]++
+		for _, b := range f {
+			for _, t := range b {
+				goff[t.h+1]++
+			}
 		}
 	}
 	for j := range pairs {
@@ -412,9 +426,11 @@ func (c *counter) triangles(ctx context.Context) error {
 	light := make([][2]uint32, goff[pairs])
 	fill := slices.Clone(goff[:pairs])
 	for _, f := range found {
-		for _, t := range f {
-			light[fill[t.h]] = [2]uint32{t.l1, t.l2}
-			fill[t.h]++
+		for _, b := range f {
+			for _, t := range b {
+				light[fill[t.h]] = [2]uint32{t.l1, t.l2}
+				fill[t.h]++
+			}
 		}
 	}
 	found = nil
@@ -431,7 +447,6 @@ func (c *counter) triangles(ctx context.Context) error {
 			if len(ts) == 0 {
 				continue
 			}
-			x := fown[h]
 			ev := evs[wk][:0]
 			for _, e := range pev[poff[h]:poff[h+1]] {
 				e.Flags |= fPair
@@ -439,18 +454,8 @@ func (c *counter) triangles(ctx context.Context) error {
 			}
 			uv := pev[poff[h]:poff[h+1]]
 			for j, t := range ts {
-				for _, l := range t {
-					// The edge's side is the pair end it touches; fIn is
-					// seen from fown[l] and the label wants it seen from
-					// that end.
-					side, fl := x, uint8(0)
-					if fown[l] != x && fnbr[l] != x {
-						side, fl = fnbr[h], fSide
-					}
-					flip := uint8(0)
-					if fown[l] != side {
-						flip = fIn
-					}
+				for _, ref := range t {
+					l, change := ref&lightID, lightFlags(ref)
 					// Only edges with a pair edge within δ can be in a
 					// triangle triple (it holds one pair edge and spans
 					// at most δ): the others are skipped by galloping
@@ -466,7 +471,7 @@ func (c *counter) triangles(ctx context.Context) error {
 							continue
 						}
 						e := le[k]
-						e.Flags = (e.Flags ^ flip) | fl
+						e.Flags ^= change
 						e.Local = int32(j)
 						ev = append(ev, e)
 						k++
@@ -490,6 +495,28 @@ func (c *counter) triangles(ctx context.Context) error {
 		return err
 	}
 	return c.onDevice(ctx, seqs.sequences(true))
+}
+
+// A light pair of a triangle is referred to by its pair id with two flag
+// bits on top, set at listing time where the triangle's three nodes are at
+// hand (so the triangle pass reads no pair ends): side (the edge touches
+// y, the heavy pair's other end, else x = its own end) and flip (the light
+// pair's own end is not the end on the heavy pair, so fIn, seen from the
+// light pair's own end, is reversed to be seen from that end). lightID
+// masks the id and bounds the pair count.
+const (
+	lightSide = 1 << 31
+	lightFlip = 1 << 30
+	lightID   = lightFlip - 1
+)
+
+// lightRef packs light pair l with its side and flip bits (0 or 1).
+func lightRef(l, side, flip uint32) uint32 { return l | side<<31 | flip<<30 }
+
+// lightFlags is the XOR that turns a light pair's stored flags (fIn,
+// fCounted) into the triangle pass's (fIn seen from its side, fSide).
+func lightFlags(ref uint32) uint8 {
+	return uint8(ref>>31)*fSide | uint8(ref>>30&1)*fIn
 }
 
 // sortByPos sorts ev in place by position (unique within a sequence): an
