@@ -1,6 +1,7 @@
 package count3
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/bits"
@@ -164,6 +165,42 @@ func (c *counter) parallel(ctx context.Context, n, chunk int, fn func(worker, lo
 	return ctx.Err()
 }
 
+// heavyFirst runs fn(worker, i) for every i in [0, n): first, one at a
+// time and heaviest first, the items whose weight is at least
+// 1/(16·workers) of total (a hub's centre: on the 10M-edge tgraphgen graph
+// one node has a third of all edge ends), so that no worker starts one of
+// them late and finishes alone; then the rest in chunks.
+func (c *counter) heavyFirst(ctx context.Context, n, chunk int, total int64, weight func(i int) int64, fn func(worker, i int)) error {
+	limit := max(total/int64(16*c.workers), 1)
+	var heavy []int
+	for i := range n {
+		if weight(i) >= limit {
+			heavy = append(heavy, i)
+		}
+	}
+	slices.SortFunc(heavy, func(a, b int) int { return cmp.Compare(weight(b), weight(a)) })
+	err := c.parallel(ctx, len(heavy), 1, func(wk, lo, hi int) {
+		for _, i := range heavy[lo:hi] {
+			fn(wk, i)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return c.parallel(ctx, n, chunk, func(wk, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if weight(i) < limit {
+				fn(wk, i)
+			}
+		}
+	})
+}
+
+// degree is node v's incident edges in the window (its centre pass's cost).
+func (c *counter) degree(v int) int64 {
+	return int64(len(c.w.Out(uint32(v))) + len(c.w.In(uint32(v))))
+}
+
 // centres runs the centre pass (Stars) and, for Triangles, records each
 // node's distinct neighbours.
 func (c *counter) centres(ctx context.Context, fam Families) error {
@@ -185,29 +222,27 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 	}
 	builders := make([]*centreBuilder, c.workers)
 	states := make([][]nbrState, c.workers)
-	err := c.parallel(ctx, c.nodes, 256, func(wk, lo, hi int) {
+	err := c.heavyFirst(ctx, c.nodes, 256, 2*int64(c.w.Len()), c.degree, func(wk, v int) {
 		b := builders[wk]
 		if b == nil {
 			b = newCentreBuilder(c.w, c.sc, c.nodes)
 			builders[wk] = b
 		}
-		for v := lo; v < hi; v++ {
-			b.build(uint32(v))
-			if tri {
-				c.deg[v] = int32(len(b.nbrs))
-				copy(c.nbr[c.off[v]:], b.nbrs)
-				copy(c.mult[c.off[v]:], b.mult)
-			}
-			if !stars || len(b.ev) < 3 || !anyCounted(b.ev) {
-				continue
-			}
-			if seqs != nil {
-				seqs.put(v, b.ev, len(b.nbrs))
-				continue
-			}
-			states[wk] = resize(states[wk], len(b.nbrs))
-			scanCentre(b.ev, states[wk], c.delta, &c.raws[wk].Raw)
+		b.build(uint32(v))
+		if tri {
+			c.deg[v] = int32(len(b.nbrs))
+			copy(c.nbr[c.off[v]:], b.nbrs)
+			copy(c.mult[c.off[v]:], b.mult)
 		}
+		if !stars || len(b.ev) < 3 || !anyCounted(b.ev) {
+			return
+		}
+		if seqs != nil {
+			seqs.put(v, b.ev, len(b.nbrs))
+			return
+		}
+		states[wk] = resize(states[wk], len(b.nbrs))
+		scanCentre(b.ev, states[wk], c.delta, &c.raws[wk].Raw)
 	})
 	if err != nil || seqs == nil {
 		return err
@@ -314,36 +349,34 @@ func (c *counter) triangles(ctx context.Context) error {
 	pev := make([]Event, poff[pairs])
 	builders := make([]*centreBuilder, c.workers)
 	pidOf := make([][]int64, c.workers)
-	err := c.parallel(ctx, n, 256, func(wk, lo, hi int) {
+	err := c.heavyFirst(ctx, n, 256, 2*int64(c.w.Len()), c.degree, func(wk, u int) {
 		b := builders[wk]
 		if b == nil {
 			b = newCentreBuilder(c.w, c.sc, n)
 			builders[wk] = b
 		}
-		for u := lo; u < hi; u++ {
-			if foff[u] == foff[u+1] {
-				continue
+		if foff[u] == foff[u+1] {
+			return
+		}
+		b.build(uint32(u))
+		pid := resize(pidOf[wk], len(b.nbrs))
+		pidOf[wk] = pid
+		for s := range pid {
+			pid[s] = -1
+		}
+		for j := foff[u]; j < foff[u+1]; j++ {
+			pid[b.slot[fnbr[j]]] = j
+		}
+		cur := pid // reused as the write cursor: slot -> next index
+		for s, j := range pid {
+			if j >= 0 {
+				cur[s] = poff[j]
 			}
-			b.build(uint32(u))
-			pid := resize(pidOf[wk], len(b.nbrs))
-			pidOf[wk] = pid
-			for s := range pid {
-				pid[s] = -1
-			}
-			for j := foff[u]; j < foff[u+1]; j++ {
-				pid[b.slot[fnbr[j]]] = j
-			}
-			cur := pid // reused as the write cursor: slot -> next index
-			for s, j := range pid {
-				if j >= 0 {
-					cur[s] = poff[j]
-				}
-			}
-			for _, e := range b.ev {
-				if i := cur[e.Local]; i >= 0 {
-					pev[i] = Event{Pos: e.Pos, T: e.T, Flags: e.Flags & (fIn | fCounted)}
-					cur[e.Local]++
-				}
+		}
+		for _, e := range b.ev {
+			if i := cur[e.Local]; i >= 0 {
+				pev[i] = Event{Pos: e.Pos, T: e.T, Flags: e.Flags & (fIn | fCounted)}
+				cur[e.Local]++
 			}
 		}
 	})
@@ -434,61 +467,88 @@ func (c *counter) triangles(ctx context.Context) error {
 		}
 	}
 	found = nil
+	// A triple has its two non-pair edges on one third node, so a group
+	// counts as the sum of pieces that each hold all the pair's edges and
+	// some of its triangles: a group too heavy for one worker (a hub–hub
+	// pair's) is cut into pieces that run first, one at a time.
+	type piece struct{ h, lo, hi int64 }
+	var pieces []piece
+	limit := max(goff[pairs]/int64(16*c.workers), minPiece)
+	for h := range pairs {
+		if k := goff[h+1] - goff[h]; k > limit {
+			size := max(minPiece, (k+int64(4*c.workers)-1)/int64(4*c.workers))
+			for lo := goff[h]; lo < goff[h+1]; lo += size {
+				pieces = append(pieces, piece{h, lo, min(lo+size, goff[h+1])})
+			}
+		}
+	}
 	var seqs *seqBuilder
 	if c.dev != nil {
-		seqs = newSeqBuilder(int(pairs))
+		seqs = newSeqBuilder(int(pairs) + len(pieces))
 	}
 	evs := make([][]Event, c.workers)
 	tmps := make([][]Event, c.workers)
 	states := make([][]triState, c.workers)
-	err = c.parallel(ctx, int(pairs), 64, func(wk, lo, hi int) {
-		for h := lo; h < hi; h++ {
-			ts := light[goff[h]:goff[h+1]]
-			if len(ts) == 0 {
-				continue
-			}
-			ev := evs[wk][:0]
-			for _, e := range pev[poff[h]:poff[h+1]] {
-				e.Flags |= fPair
-				ev = append(ev, e)
-			}
-			uv := pev[poff[h]:poff[h+1]]
-			for j, t := range ts {
-				for _, ref := range t {
-					l, change := ref&lightID, lightFlags(ref)
-					// Only edges with a pair edge within δ can be in a
-					// triangle triple (it holds one pair edge and spans
-					// at most δ): the others are skipped by galloping
-					// through both lists, never copied or sorted.
-					le := pev[poff[l]:poff[l+1]]
-					for i, k := 0, 0; k < len(le); {
-						i = gallop(uv, i, le[k].T-c.delta)
-						if i == len(uv) {
-							break
-						}
-						if uv[i].T > le[k].T+c.delta {
-							k = gallop(le, k, uv[i].T-c.delta)
-							continue
-						}
-						e := le[k]
-						e.Flags ^= change
-						e.Local = int32(j)
-						ev = append(ev, e)
-						k++
+	// group counts pair h's triples over triangles ts (sequence index at
+	// for a device).
+	group := func(wk int, h int64, ts [][2]uint32, at int) {
+		ev := evs[wk][:0]
+		for _, e := range pev[poff[h]:poff[h+1]] {
+			e.Flags |= fPair
+			ev = append(ev, e)
+		}
+		uv := pev[poff[h]:poff[h+1]]
+		for j, t := range ts {
+			for _, ref := range t {
+				l, change := ref&lightID, lightFlags(ref)
+				// Only edges with a pair edge within δ can be in a
+				// triangle triple (it holds one pair edge and spans
+				// at most δ): the others are skipped by galloping
+				// through both lists, never copied or sorted.
+				le := pev[poff[l]:poff[l+1]]
+				for i, k := 0, 0; k < len(le); {
+					i = gallop(uv, i, le[k].T-c.delta)
+					if i == len(uv) {
+						break
 					}
+					if uv[i].T > le[k].T+c.delta {
+						k = gallop(le, k, uv[i].T-c.delta)
+						continue
+					}
+					e := le[k]
+					e.Flags ^= change
+					e.Local = int32(j)
+					ev = append(ev, e)
+					k++
 				}
 			}
-			evs[wk] = ev
-			if len(ev) == len(uv) || !anyCounted(ev) {
-				continue
+		}
+		evs[wk] = ev
+		if len(ev) == len(uv) || !anyCounted(ev) {
+			return
+		}
+		tmps[wk] = sortByPos(ev, tmps[wk])
+		if seqs != nil {
+			seqs.put(at, ev, len(ts))
+			return
+		}
+		states[wk] = resize(states[wk], len(ts))
+		scanGroup(ev, states[wk], c.delta, &c.raws[wk].Raw)
+	}
+	err = c.parallel(ctx, len(pieces), 1, func(wk, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p := pieces[i]
+			group(wk, p.h, light[p.lo:p.hi], int(pairs)+i)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	err = c.parallel(ctx, int(pairs), 64, func(wk, lo, hi int) {
+		for h := lo; h < hi; h++ {
+			if k := goff[h+1] - goff[h]; k > 0 && k <= limit {
+				group(wk, int64(h), light[goff[h]:goff[h+1]], h)
 			}
-			tmps[wk] = sortByPos(ev, tmps[wk])
-			if seqs != nil {
-				seqs.put(h, ev, len(ts))
-				continue
-			}
-			states[wk] = resize(states[wk], len(ts))
-			scanGroup(ev, states[wk], c.delta, &c.raws[wk].Raw)
 		}
 	})
 	if err != nil || seqs == nil {
@@ -496,6 +556,10 @@ func (c *counter) triangles(ctx context.Context) error {
 	}
 	return c.onDevice(ctx, seqs.sequences(true))
 }
+
+// minPiece is the fewest triangles in a piece of a heavy pair's group
+// (each piece copies, sorts and scans all the pair's edges again).
+const minPiece = 1024
 
 // A light pair of a triangle is referred to by its pair id with two flag
 // bits on top, set at listing time where the triangle's three nodes are at
