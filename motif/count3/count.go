@@ -507,11 +507,7 @@ func (c *counter) triangles(ctx context.Context) error {
 				// through both lists, never copied or sorted.
 				le := pev[poff[l]:poff[l+1]]
 				for i, k := 0, 0; k < len(le); {
-					// Most steps do not move i: test before calling
-					// gallop (not inlined).
-					if t := le[k].T - c.delta; uv[i].T < t {
-						i = gallop(uv, i, t)
-					}
+					i = gallop(uv, i, le[k].T-c.delta)
 					if i == len(uv) {
 						break
 					}
