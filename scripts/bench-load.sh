@@ -25,12 +25,16 @@ run() {
 	local mode=$1 p=$2 flags
 	if [ "$mode" = cold ]; then flags=--no-cache; else flags="--cache $cache"; fi
 	local out rss
-	out=$(GOMAXPROCS=$p /usr/bin/time -f 'RSS_KB %M' "$bin" mine --graph "$graph" --motif M1 --delta 1 \
+	# Peak RSS from /usr/bin/time where it exists, else from the report's
+	# own peak_rss_bytes (getrusage of the process: the same figure).
+	local timer=()
+	[ -x /usr/bin/time ] && timer=(/usr/bin/time -f 'RSS_KB %M')
+	out=$(GOMAXPROCS=$p "${timer[@]}" "$bin" mine --graph "$graph" --motif M1 --delta 1 \
 		--format json --progress 0 $flags 2>&1)
 	rss=$(echo "$out" | sed -n 's/^RSS_KB //p')
 	echo "$out" | tr -d ' ,"' | awk -F: -v rss="$rss" '
-		/^load_seconds/ {l=$2} /^bytes_per_edge/ {b=$2} /^cache/ {c=$2}
-		END {printf "%.3f %.1f %.0f %s\n", l, b, rss/1024, (c==""?"-":c)}'
+		/^load_seconds/ {l=$2} /^bytes_per_edge/ {b=$2} /^cache/ {c=$2} /^peak_rss_bytes/ {r=$2/1024}
+		END {if (rss == "") rss = r; printf "%.3f %.1f %.0f %s\n", l, b, rss/1024, (c==""?"-":c)}'
 }
 
 best() { # best MODE PROCS: the run with the lowest load seconds

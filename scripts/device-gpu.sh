@@ -92,7 +92,7 @@ for step in $what; do
 		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
 		for d in 3600 86400; do
 			# gpudev: the device counter (off by default, gpu.Options.Count3Device).
-			for be in gpu gpudev cpu; do
+			for be in ${COUNT3_BACKENDS:-gpu gpudev cpu}; do
 				b=${be%dev}
 				[[ $be == gpudev ]] && export MOTIFWATCH_GPU_COUNT3=1 || unset MOTIFWATCH_GPU_COUNT3
 				timeout 300 bin/monitor mine --graph "$g" --snap3 --delta $d --backend $b --format json >"$out/snap3-$be-$d.json" 2>"$out/snap3-$be-$d.err"
