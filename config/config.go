@@ -241,6 +241,15 @@ type Window struct {
 	// queries without anti-edges are tallied, not enumerated, and not
 	// capped.
 	MaxMatchesPerBatch int `mapstructure:"max_matches_per_batch"`
+	// MaxMineSteps bounds one query's mining of one batch in engine steps
+	// (root and candidate edges tried: motif.Request.Budget); past it the
+	// query stops for the batch, reported like MaxMatchesPerBatch. Every
+	// mode is bounded, count mode included. The count depends on the data
+	// only, so the cap acts the same on every run and machine.
+	MaxMineSteps int64 `mapstructure:"max_mine_steps"`
+	// MaxMineTime is a wall-clock backstop for the same: one query's
+	// mining of one batch stops after this long.
+	MaxMineTime time.Duration `mapstructure:"max_mine_time"`
 	// MaxFuture refuses edges dated more than this after both the wall
 	// clock and the newest edge taken so far (to the dead-letter topic,
 	// reason future), so one bad timestamp cannot carry the watermark
@@ -390,6 +399,8 @@ func DefaultConfig() *Config {
 			MaxBytes:           2 << 30,
 			MaxNodes:           10_000_000,
 			MaxMatchesPerBatch: 100_000,
+			MaxMineSteps:       250_000_000,
+			MaxMineTime:        10 * time.Second,
 			MaxFuture:          time.Hour,
 			MaxBuffered:        1_000_000,
 		},

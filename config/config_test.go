@@ -69,6 +69,8 @@ func TestLoadFullFile(t *testing.T) {
 		{"input.attributes", c.Input.Attributes, map[string]string{"amount": "number", "currency": "string"}},
 		{"window.allowed_lateness", c.Window.AllowedLateness, 30 * time.Second},
 		{"window.batch_max_wait", c.Window.BatchMaxWait, 50 * time.Millisecond},
+		{"window.max_mine_steps", c.Window.MaxMineSteps, int64(50_000_000)},
+		{"window.max_mine_time", c.Window.MaxMineTime, 2 * time.Second},
 		{"engine.devices", c.Engine.Devices, []int{0, 1}},
 		{"queries.files", c.Queries.Files, []string{filepath.Join("testdata", "queries", "fraud.yaml"), filepath.Join("testdata", "queries", "labels.yaml")}},
 		{"queries.inline[0].name", c.Queries.Inline[0]["name"], "Big.Transfer"},

@@ -435,6 +435,12 @@ func (v *validator) caps() {
 	if w.MaxMatchesPerBatch < 0 {
 		v.fail("window.max_matches_per_batch", "%d must not be negative (0 = no cap)", w.MaxMatchesPerBatch)
 	}
+	if w.MaxMineSteps < 0 {
+		v.fail("window.max_mine_steps", "%d must not be negative (0 = no cap)", w.MaxMineSteps)
+	}
+	if w.MaxMineTime < 0 {
+		v.fail("window.max_mine_time", "%s must not be negative (0 = no cap)", durText(w.MaxMineTime))
+	}
 	switch {
 	case w.MaxFuture < 0:
 		v.fail("window.max_future", "%s must not be negative (0 = no check)", durText(w.MaxFuture))

@@ -345,7 +345,7 @@ func engineWorkers(sel *gpu.Selected, cfg *config.Config) int {
 	if sel.Backend == gpu.BackendGPU {
 		return len(sel.GPU.Devices())
 	}
-	if c, ok := sel.Engine.(*motif.CPU); ok {
+	if c, ok := sel.Engine.(interface{ Workers() int }); ok {
 		return c.Workers()
 	}
 	return cfg.Engine.Workers

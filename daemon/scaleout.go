@@ -57,6 +57,7 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 	cfg := mk.cfg
 	proc, err := stream.New(stream.Options{Engine: mk.engine, Schema: mk.schema, MaxHeld: cfg.Window.MaxHeldMatches,
 		MaxBytes: int64(cfg.Window.MaxBytes), MaxNodes: cfg.Window.MaxNodes, MaxMatchesPerBatch: cfg.Window.MaxMatchesPerBatch,
+		MaxMineSteps: cfg.Window.MaxMineSteps, MaxMineTime: cfg.Window.MaxMineTime,
 		Logger: mk.log, Registerer: mk.reg, Backend: mk.backend})
 	if err != nil {
 		return nil, err

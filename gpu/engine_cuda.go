@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,7 @@ const Available = true
 // Control block slots (kernels/temporal.cu C_*).
 const (
 	cRootNext, cMatches, cOpen, cActive, cLock, cQSize, cOverflow, cOutCount, cSplits, cIdle, cRoots = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+	cSteps, cBudget, cTrunc, cNsLeft                                                                 = 11, 12, 13, 14
 	ctlSlots                                                                                         = 16
 	taskBytes                                                                                        = (maxK*2 + maxN + 7) * 8
 	recSlots                                                                                         = maxK + 1
@@ -167,6 +169,24 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	var next atomic.Int64
 	var stop atomic.Bool
 	var res motif.Result
+	// The budget is shared by the chunks: each launch gets what the
+	// chunks before it left (devices mining chunks at once may together
+	// overshoot it by what each used past the other's start).
+	var used atomic.Int64
+	var truncated atomic.Bool
+	limitOf := func() (budget, nsLeft int64, over bool) {
+		if req.Budget > 0 {
+			if budget = req.Budget - used.Load(); budget <= 0 {
+				return 0, 0, true
+			}
+		}
+		if !req.Deadline.IsZero() {
+			if nsLeft = int64(time.Until(req.Deadline)); nsLeft <= 0 {
+				return 0, 0, true
+			}
+		}
+		return budget, nsLeft, false
+	}
 	var mu sync.Mutex // guards res and the sink
 	var sinkErr error
 	emit := func(recs []int64, n int) error {
@@ -206,6 +226,11 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 				if i >= len(chunks) || stop.Load() || gctx.Err() != nil {
 					return nil
 				}
+				if _, _, over := limitOf(); over {
+					truncated.Store(true)
+					stop.Store(true)
+					return nil
+				}
 				c := chunks[i]
 				var mask []bool
 				if req.RootMask != nil {
@@ -228,11 +253,16 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 					if err != nil {
 						return err
 					}
-					r, err = d.mine(enc, c.Lo, c.Hi, req.Horizon, mask, req.Sink != nil, emit)
+					r, err = d.mine(enc, c.Lo, c.Hi, req.Horizon, mask, req.Sink != nil, emit, limitOf)
 					return err
 				})
 				if err != nil && !errors.Is(err, errStopped) {
 					return err
+				}
+				used.Add(r.Steps)
+				if r.Truncated {
+					truncated.Store(true)
+					stop.Store(true)
 				}
 				mu.Lock()
 				res.Add(r)
@@ -246,6 +276,7 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	if err := g.Wait(); err != nil {
 		return res, err
 	}
+	res.Truncated = truncated.Load()
 	if sinkErr != nil {
 		return res, sinkErr
 	}
@@ -278,10 +309,14 @@ func (e *Engine) partitionEdges(w *window.Window) int64 {
 // match ending in c can use lies from delta before c's first edge, and
 // anti-edge intervals reach at most delta past c's last edge.
 func partitionSpan(w *window.Window, p *motif.Plan, c motif.Range) (lo, hi int64) {
-	lo = w.SearchTime(w.T(c.Lo) - p.Delta)
+	lo = w.SearchTime(motif.SubTicks(w.T(c.Lo), p.Delta))
 	hi = c.Hi
 	if len(p.Antis) > 0 {
-		hi = w.SearchTime(w.T(c.Hi-1) + p.Delta + 1)
+		if end := motif.AddTicks(w.T(c.Hi-1), p.Delta); end == math.MaxInt64 {
+			hi = w.End() // the interval reaches the last possible tick
+		} else {
+			hi = w.SearchTime(end + 1)
+		}
 	}
 	return lo, hi
 }
@@ -305,7 +340,12 @@ func splitRoots(lo, hi int64, n int) []motif.Range {
 // the output buffer to emit whenever it fills (enumerate mode) and
 // relaunching: warps that found it full saved their unfinished subtrees in
 // the device queue, so nothing is lost or repeated.
-func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enumerate bool, emit func([]int64, int) error) (motif.Result, error) {
+//
+// limit returns the budget (steps) and time (ns) left, 0 for none, or
+// over when one is spent: the kernel stops its warps at them (C_TRUNC),
+// and a truncated launch is not resumed.
+func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enumerate bool, emit func([]int64, int) error,
+	limit func() (budget, nsLeft int64, over bool)) (motif.Result, error) {
 	var r motif.Result
 	if err := d.htod(d.planP, unsafe.Pointer(&enc.P[0]), int64(len(enc.P))*8); err != nil {
 		return r, err
@@ -352,6 +392,20 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 	}
 	var ctl [ctlSlots]uint64
 	for {
+		budget, nsLeft, over := limit()
+		if over {
+			r.Truncated = true
+			break
+		}
+		// C_STEPS goes on across this call's launches, as the budget (left
+		// by other chunks) does.
+		lim := [2]uint64{uint64(budget), uint64(nsLeft)}
+		if err := d.htod(d.ctl+cu.DevicePtr(cBudget*8), unsafe.Pointer(&lim[0]), 8); err != nil {
+			return r, err
+		}
+		if err := d.htod(d.ctl+cu.DevicePtr(cNsLeft*8), unsafe.Pointer(&lim[1]), 8); err != nil {
+			return r, err
+		}
 		t0 := time.Now()
 		if err := d.launch(d.kernel, grid, warpsPerBlock*32, d.win.win, lo, hi, horizon, maskPtr, d.ctl, d.queue,
 			d.queueCap, splitCap, outPtr, outCap, boolInt(enumerate)); err != nil {
@@ -379,6 +433,10 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 				return r, err
 			}
 		}
+		if ctl[cTrunc] != 0 {
+			r.Truncated = true
+			break
+		}
 		if ctl[cOverflow] == 0 {
 			break
 		}
@@ -390,7 +448,7 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 			return r, err
 		}
 	}
-	r.Matches, r.Open, r.Splits = int64(ctl[cMatches]), int64(ctl[cOpen]), int64(ctl[cSplits])
+	r.Matches, r.Open, r.Splits, r.Steps = int64(ctl[cMatches]), int64(ctl[cOpen]), int64(ctl[cSplits]), int64(ctl[cSteps])
 	// Roots counts the unmasked positions, as the CPU engine does (the
 	// kernel's own count covers every position it claimed).
 	r.Roots = hi - lo

@@ -97,16 +97,30 @@ func count(t *testing.T, e motif.Engine, w *window.Window, p *motif.Plan, req mo
 }
 
 func TestDiffGPUOracle(t *testing.T) {
-	engs := testEngines(t)
 	cases := 3000
 	if testing.Short() {
 		cases = 300
 	}
-	seed := uint64(7)
+	diffGPUOracle(t, 7, cases, oracle.DefaultWindowConfig(), oracle.DefaultQueryConfig())
+}
+
+// TestDiffGPUOracleExtreme: times at the ends of the int64 range and
+// deltas up to 2^63−1, where the kernel's interval ends must saturate
+// (kernels/temporal.cu addTicks/subTicks).
+func TestDiffGPUOracleExtreme(t *testing.T) {
+	cases := 1000
+	if testing.Short() {
+		cases = 100
+	}
+	diffGPUOracle(t, 11, cases, oracle.ExtremeWindowConfig(), oracle.ExtremeQueryConfig())
+}
+
+func diffGPUOracle(t *testing.T, seed uint64, cases int, wcfg oracle.WindowConfig, qcfg oracle.QueryConfig) {
+	engs := testEngines(t)
 	for i := 0; i < cases; i++ {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)))
-		w := oracle.RandomWindow(rng, oracle.DefaultWindowConfig())
-		q := oracle.RandomQuery(rng, oracle.DefaultQueryConfig())
+		w := oracle.RandomWindow(rng, wcfg)
+		q := oracle.RandomQuery(rng, qcfg)
 		p, err := motif.Compile(q, w)
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
@@ -155,6 +169,11 @@ func TestDiffGPUOracle(t *testing.T) {
 		}
 		for name, e := range engs {
 			req := motif.Request{Range: r, Horizon: h, RootMask: mask}
+			if i%2 == 1 {
+				// A budget and a deadline that are never reached: the
+				// kernel's limited path must change nothing.
+				req.Budget, req.Deadline = 1<<40, time.Now().Add(time.Hour)
+			}
 			res := count(t, e, w, p, req)
 			got, eres := enumerate(t, e, w, p, req)
 			if res.Roots != wantRoots && r.Hi > r.Lo {
@@ -398,4 +417,178 @@ func benchStreaming(b *testing.B, batch int) {
 	b.ReportMetric(st.Mine.Seconds()*1e3/batches, "kernel-ms/batch")
 	b.ReportMetric(float64(matches)/float64(b.N), "matches")
 	b.ReportMetric(float64(st.WindowBytes)/float64(max(st.WindowEdges, 1)), "device-B/edge")
+}
+
+// TestDiffGPUIntervalEnds: issue 12 item 7's cases on every GPU engine
+// (interval ends at the edges of int64), against fixed counts and the CPU.
+func TestDiffGPUIntervalEnds(t *testing.T) {
+	engs := testEngines(t)
+	const maxDelta = "9223372036854775807"
+	for _, c := range []struct {
+		edges        [][3]any
+		query        string
+		horizon      int64
+		final, opens int64
+	}{
+		{[][3]any{{"a", "b", 1}, {"b", "c", 2}, {"b", "a", 3}}, "delta: " + maxDelta + ", edges: [A -> B, B -> C], not: [B -> A]", motif.Batch, 0, 0},
+		{[][3]any{{"a", "b", -5}, {"b", "c", -4}}, "delta: " + maxDelta + ", edges: [A -> B, B -> C]", motif.Batch, 1, 0},
+		{[][3]any{{"a", "b", int64(-1 << 63)}, {"b", "c", int64(1<<63 - 2)}}, "delta: " + maxDelta + ", edges: [A -> B, B -> C]", motif.Batch, 0, 0},
+		{[][3]any{{"a", "b", int64(1<<63 - 7)}, {"b", "c", int64(1<<63 - 6)}, {"a", "d", int64(1<<63 - 5)}},
+			"delta: " + maxDelta + ", edges: [A -> B, {from: B, to: C, within: " + maxDelta + "}, A -> D]", motif.Batch, 1, 0},
+		{[][3]any{{"a", "b", int64(-1<<63 + 7)}, {"b", "c", int64(-1<<63 + 8)}, {"c", "d", int64(-1<<63 + 9)}},
+			"delta: " + maxDelta + ", edges: [A -> B, {from: B, to: C, within: " + maxDelta + "}, C -> D]", motif.Batch, 1, 0},
+		{[][3]any{{"a", "b", 1}, {"b", "c", 2}}, "delta: " + maxDelta + ", edges: [A -> B, B -> C], not: [B -> A]", 2, 0, 1},
+	} {
+		w, err := window.New(window.Schema{TimeUnit: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range c.edges {
+			u, _ := w.IDs().Intern(e[0].(string))
+			v, _ := w.IDs().Intern(e[1].(string))
+			var tm int64
+			switch x := e[2].(type) {
+			case int:
+				tm = int64(x)
+			case int64:
+				tm = x
+			}
+			if _, err := w.Append(window.Edge{Src: u, Dst: v, T: tm}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		qs, err := motif.ParseQueries([]byte("queries: [{name: q, "+c.query+"}]\n"), "test.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := motif.Compile(qs[0], w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := motif.Request{Range: motif.WholeWindow(w), Horizon: c.horizon}
+		want, _ := enumerate(t, motif.NewCPU(1), w, p, req)
+		for name, e := range engs {
+			res := count(t, e, w, p, req)
+			got, _ := enumerate(t, e, w, p, req)
+			if res.Matches != c.final || res.Open != c.opens || !slices.Equal(got, want) {
+				t.Errorf("%s on %v (%s): count %d final %d open, want %d/%d; enumerate %v, CPU %v",
+					c.query, c.edges, name, res.Matches, res.Open, c.final, c.opens, got, want)
+			}
+		}
+	}
+}
+
+// TestDiffGPUBudget: issue 12 item 5 on the GPU. The mining bomb (30k
+// edges into a hub, 30k out, 2k more) stops soon after a step budget or a
+// passed deadline and reports Truncated; enumerating on a hub graph under
+// a budget reports a subset of the CPU's matches, and under a budget
+// never reached all of them.
+func TestDiffGPUBudget(t *testing.T) {
+	engs := testEngines(t)
+	w, err := window.New(window.Schema{TimeUnit: time.Second, EdgeAttrs: []window.Attr{{Name: "amount", Kind: window.Number}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub, _ := w.IDs().Intern("hub")
+	var tm int64
+	add := func(src, dst uint32) {
+		tm++
+		if _, err := w.Append(window.Edge{Src: src, Dst: dst, T: tm, Attrs: []float64{1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const n, m = 30000, 2000
+	for i := range n {
+		x, _ := w.IDs().Intern(fmt.Sprint("x", i))
+		add(x, hub)
+	}
+	for i := range n {
+		y, _ := w.IDs().Intern(fmt.Sprint("y", i))
+		add(hub, y)
+	}
+	for i := range m {
+		y, _ := w.IDs().Lookup(fmt.Sprint("y", i*n/m))
+		z, _ := w.IDs().Intern(fmt.Sprint("z", i))
+		add(y, z)
+	}
+	qs, err := motif.ParseQueries([]byte("queries: [{name: bomb, delta: 1000000, edges: [A -> B, B -> C, C -> D], where: \"e1.amount > 1000\"}]\n"), "bomb.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := motif.Compile(qs[0], w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = 1_000_000
+	// Not the time partitions of 4 roots: 15,000 launches, each syncing
+	// the whole delta of history before it.
+	for _, name := range []string{"1dev", "2part-tinybuf-subtract"} {
+		e := engs[name]
+		res := count(t, e, w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Budget: budget})
+		// Every resident warp may run up to two flushes (2 x 288 steps)
+		// past the budget before it sees the flag; 20M is far below the
+		// bomb's ~1e9.
+		if !res.Truncated || res.Steps <= budget || res.Steps > 20*budget {
+			t.Errorf("bomb, %s, budget %d: %+v; want Truncated soon after the budget", name, budget, res)
+		}
+		late := count(t, e, w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Deadline: time.Now().Add(-time.Second)})
+		if !late.Truncated || late.Matches != 0 {
+			t.Errorf("bomb, %s, deadline passed: %+v; want Truncated", name, late)
+		}
+		t.Logf("bomb, %s: truncated after %d steps (budget %d); after %d steps with the deadline passed", name, res.Steps, budget, late.Steps)
+	}
+
+	// Enumerate mode on a hub graph: M1 has plenty of matches.
+	hw, err := window.New(window.Schema{TimeUnit: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := hw.IDs().Intern("hub")
+	rng := rand.New(rand.NewPCG(5, 5))
+	node := func() uint32 { v, _ := hw.IDs().Intern(fmt.Sprint("n", rng.IntN(2000))); return v }
+	for i := 0; i < 30000; i++ {
+		e := window.Edge{Src: node(), Dst: h, T: int64(i)}
+		switch i % 3 {
+		case 1:
+			e.Src, e.Dst = h, node()
+		case 2:
+			e.Dst = node()
+		}
+		if e.Src == e.Dst {
+			continue
+		}
+		if _, err := hw.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hp := compileBuiltin(t, hw, "M1", 300)
+	req := motif.Request{Range: motif.WholeWindow(hw), Horizon: motif.Batch}
+	want, full := enumerate(t, motif.NewCPU(0), hw, hp, req)
+	inCPU := make(map[string]bool, len(want))
+	for _, k := range want {
+		inCPU[k] = true
+	}
+	if len(want) == 0 {
+		t.Fatal("hub M1: no matches; the graph does not test enumeration")
+	}
+	// One device only: the tiny output buffer and time partitions of the
+	// other engines would take thousands of launches here.
+	for name, e := range map[string]*gpu.Engine{"1dev": engs["1dev"]} {
+		req.Budget = 1 << 40
+		got, res := enumerate(t, e, hw, hp, req)
+		if res.Truncated || !slices.Equal(got, want) {
+			t.Errorf("hub M1, %s, budget never reached: %d matches (truncated %v), CPU %d", name, len(got), res.Truncated, len(want))
+		}
+		req.Budget = res.Steps / 10
+		got, res = enumerate(t, e, hw, hp, req)
+		if !res.Truncated || len(got) >= len(want) {
+			t.Errorf("hub M1, %s, budget %d: %d matches (truncated %v) of %d", name, req.Budget, len(got), res.Truncated, len(want))
+		}
+		for _, k := range got {
+			if !inCPU[k] {
+				t.Fatalf("hub M1, %s, budget %d: match %s is not the CPU's", name, req.Budget, k)
+			}
+		}
+		t.Logf("hub M1, %s: %d of %d matches under budget %d (CPU %d steps)", name, len(got), len(want), req.Budget, full.Steps)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/count3"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -40,3 +41,16 @@ func (e *Engine) Devices() []DeviceInfo { return nil }
 
 // Stats reports no devices.
 func (e *Engine) Stats() []DeviceStats { return nil }
+
+// Counter is the device counter's twin: Engine.Counter always fails.
+type Counter struct{}
+
+var _ count3.Device = (*Counter)(nil)
+
+// Counter reports that this build has no CUDA support.
+func (e *Engine) Counter() (*Counter, error) { return nil, ErrNoDevice }
+
+// CountSequences never runs (Counter fails).
+func (c *Counter) CountSequences(ctx context.Context, s *count3.Sequences, delta int64) (count3.Raw, error) {
+	return count3.Raw{}, ErrNoDevice
+}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/count3"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -18,7 +19,9 @@ const (
 	BackendGPU  = "gpu"
 )
 
-// Selected is the engine a backend choice produced.
+// Selected is the engine a backend choice produced. Its Engine counts
+// count-mode requests for SNAP's 36 three-edge shapes with motif/count3
+// (on the device when Backend is "gpu") and mines everything else.
 type Selected struct {
 	motif.Engine
 	// Backend is what runs: "gpu" or "cpu".
@@ -41,9 +44,10 @@ func (s *Selected) Close() error {
 // cannot hold (ErrUnsupported), with a warning once per query.
 func Select(backend string, workers int, opts Options, log *slog.Logger) (*Selected, error) {
 	cpu := motif.NewCPU(workers)
+	counting := count3.Options{Workers: cpu.Workers()}
 	switch backend {
 	case BackendCPU, "":
-		return &Selected{Engine: cpu, Backend: BackendCPU}, nil
+		return &Selected{Engine: count3.NewEngine(cpu, counting), Backend: BackendCPU}, nil
 	case BackendGPU, BackendAuto:
 	default:
 		return nil, fmt.Errorf("engine backend %q: want auto, cpu or gpu", backend)
@@ -54,13 +58,18 @@ func Select(backend string, workers int, opts Options, log *slog.Logger) (*Selec
 			return nil, fmt.Errorf("engine backend gpu: %w", err)
 		}
 		log.Warn("engine backend auto: no usable GPU, mining on the CPU", "reason", err.Error(), "cuda_build", Available)
-		return &Selected{Engine: cpu, Backend: BackendCPU}, nil
+		return &Selected{Engine: count3.NewEngine(cpu, counting), Backend: BackendCPU}, nil
 	}
 	for _, d := range g.Devices() {
 		log.Info("GPU device opened", "index", d.Index, "ordinal", d.Ordinal, "name", d.Name,
 			"multiprocessors", d.Multiprocessors, "memory_mib", d.TotalBytes>>20)
 	}
-	return &Selected{Engine: &fallback{gpu: g, cpu: cpu, log: log}, Backend: BackendGPU, GPU: g}, nil
+	if c, err := g.Counter(); err != nil {
+		log.Warn("SNAP-shape counting on the CPU", "reason", err.Error())
+	} else {
+		counting.Device = c
+	}
+	return &Selected{Engine: count3.NewEngine(&fallback{gpu: g, cpu: cpu, log: log}, counting), Backend: BackendGPU, GPU: g}, nil
 }
 
 // fallback mines on the GPU and hands plans the kernel cannot hold to the CPU.

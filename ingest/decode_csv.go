@@ -1,6 +1,10 @@
 package ingest
 
-import "github.com/motifwatch/motifwatch/window"
+import (
+	"unicode/utf8"
+
+	"github.com/motifwatch/motifwatch/window"
+)
 
 // decodeCSV reads one CSV record: fields separated by commas, where a
 // field may be quoted ("a, b" and "say ""hi""" as in RFC 4180) and
@@ -28,6 +32,11 @@ func (d *Decoder) decodeCSV(b []byte) (Edge, *DecodeError) {
 		role := d.cols[i]
 		if role == roleSkip || len(f) == 0 {
 			continue // an empty required field is reported missing
+		}
+		if textRole(role, d.opts.Attrs) && !utf8.Valid(f) {
+			// Kept as they are, the bytes would be an id that JSON
+			// output (alerts, dead letters) cannot tell from another.
+			return Edge{}, decodeErr("field %q: invalid UTF-8 in %s", d.fieldOf(role), quote(f))
 		}
 		switch role {
 		case roleSrc:
@@ -68,6 +77,18 @@ func (d *Decoder) decodeCSV(b []byte) (Edge, *DecodeError) {
 		return Edge{}, err
 	}
 	return r.e, nil
+}
+
+// textRole reports that a field is read as text: a node id, a label or a
+// string attribute.
+func textRole(role fieldRole, attrs []window.Attr) bool {
+	switch role {
+	case roleSrc, roleDst, roleSrcLabel, roleDstLabel:
+		return true
+	case roleTime, roleSeq, roleSkip:
+		return false
+	}
+	return attrs[role].Kind == window.String
 }
 
 // splitCSV appends the fields of a trimmed, non-empty record to dst.

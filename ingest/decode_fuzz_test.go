@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -45,6 +46,9 @@ func FuzzDecodeCSV(f *testing.F) {
 		}
 		if e.Src == "" || e.Dst == "" {
 			t.Fatalf("Decode(%q) accepted an empty node id: %+v", in, e)
+		}
+		if !utf8.ValidString(e.Src) || !utf8.ValidString(e.Dst) || !utf8.ValidString(e.Attrs[1].Str) {
+			t.Fatalf("Decode(%q) accepted text that is not valid UTF-8: %+v", in, e)
 		}
 		line, ok := csvLine(e)
 		if !ok {

@@ -172,7 +172,7 @@ func (d *Decoder) setJSON(r *record, role fieldRole, v *jsonValue) *DecodeError 
 			}
 			val.Num, val.Set = f, true
 		case a.Kind == window.String && v.kind == jString:
-			str, err := jsonString(v)
+			str, err := jsonString(v, a.Name)
 			if err != nil {
 				return err
 			}
@@ -190,7 +190,7 @@ func (d *Decoder) jsonID(role fieldRole, v *jsonValue) (string, *DecodeError) {
 	name := d.fieldOf(role)
 	switch v.kind {
 	case jString:
-		s, err := jsonString(v)
+		s, err := jsonString(v, name)
 		if err != nil {
 			return "", err
 		}
@@ -223,18 +223,74 @@ func (d *Decoder) parseSeq(b []byte) (int64, *DecodeError) {
 	return seq, nil
 }
 
-// jsonString returns a JSON string's value. Strings without escapes and
-// with valid UTF-8 are copied as they are; the rest go through
-// encoding/json, which also replaces invalid UTF-8 with U+FFFD.
-func jsonString(v *jsonValue) (string, *DecodeError) {
-	if !v.esc && (v.ascii || utf8.Valid(v.raw)) {
+// jsonString returns the value of the JSON string in field (named in the
+// error). A string that is not valid UTF-8, in its bytes or through an
+// escaped lone surrogate ("\ud800"), is an error: encoding/json would
+// replace each bad sequence with U+FFFD, so two different ids ("\xff"
+// and "\xfe") would become one node. Strings without escapes are copied
+// as they are; the rest go through encoding/json.
+func jsonString(v *jsonValue, field string) (string, *DecodeError) {
+	if !v.ascii && !utf8.Valid(v.raw) {
+		return "", decodeErr("field %q: invalid UTF-8 in %s", field, quote(v.raw))
+	}
+	if !v.esc {
 		return string(v.raw), nil
+	}
+	if !validSurrogates(v.raw) {
+		return "", decodeErr("field %q: %s escapes a lone UTF-16 surrogate (not a character)", field, quote(v.raw))
 	}
 	s, ok := unquoteJSON(v.quoted)
 	if !ok {
 		return "", decodeErr("invalid JSON string %s", quote(v.quoted))
 	}
 	return s, nil
+}
+
+// validSurrogates reports that every \u escape of a UTF-16 surrogate in
+// raw (a scanned string's text, escapes well-formed) is a high one
+// directly followed by a low one: a pair that encodes one character.
+func validSurrogates(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++ // the escaped byte
+		if raw[i] != 'u' {
+			continue
+		}
+		r := hex4(raw[i+1 : i+5])
+		i += 4
+		switch {
+		case r >= 0xdc00 && r <= 0xdfff:
+			return false // a low surrogate first
+		case r >= 0xd800 && r <= 0xdbff:
+			if i+6 >= len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u' {
+				return false
+			}
+			if lo := hex4(raw[i+3 : i+7]); lo < 0xdc00 || lo > 0xdfff {
+				return false
+			}
+			i += 6
+		}
+	}
+	return true
+}
+
+// hex4 reads four hex digits (already checked by the scanner).
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // jsonKind is the type of a JSON value.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -102,7 +103,20 @@ func TestDecodeJSON(t *testing.T) {
 			want: ed("a", "b", 1)},
 		{name: "escapes in keys and values", in: `{"s\u0072c":"a\nb","dst":"\u00e9\ud83d\ude00","time":1}`, want: ed("a\nb", "é😀", 1)},
 		{name: "utf-8 values", in: `{"src":"Zürich","dst":"東京","time":1}`, want: ed("Zürich", "東京", 1)},
-		{name: "invalid utf-8 replaced as encoding/json does", in: "{\"src\":\"a\xffb\",\"dst\":\"c\",\"time\":1}", want: ed("a\uFFFDb", "c", 1)},
+		// Invalid UTF-8 is refused, never replaced: "\xff" and "\xfe" (or
+		// "\ud800" and "\udbff") as U+FFFD would be one node.
+		{name: "invalid utf-8 id", in: "{\"src\":\"a\xffb\",\"dst\":\"c\",\"time\":1}", err: `field "src": invalid UTF-8 in "a\xffb"`},
+		{name: "invalid utf-8 id beside an escape", in: "{\"src\":\"a\",\"dst\":\"\\n\xfe\",\"time\":1}", err: `field "dst": invalid UTF-8 in "\\n\xfe"`},
+		{name: "lone high surrogate", in: `{"src":"\ud800","dst":"c","time":1}`, err: `field "src": "\\ud800" escapes a lone UTF-16 surrogate (not a character)`},
+		{name: "lone high surrogate, last one", in: `{"src":"a","dst":"x\udbff","time":1}`, err: `field "dst": "x\\udbff" escapes a lone UTF-16 surrogate (not a character)`},
+		{name: "lone low surrogate", in: `{"src":"\udc00\ud800","dst":"c","time":1}`, err: `field "src": "\\udc00\\ud800" escapes a lone UTF-16 surrogate (not a character)`},
+		{name: "high surrogate before a non-surrogate", in: `{"src":"\ud800\u0041","dst":"c","time":1}`, err: `field "src": "\\ud800\\u0041" escapes a lone UTF-16 surrogate (not a character)`},
+		{name: "high surrogate before another escape", in: `{"src":"\ud800\n","dst":"c","time":1}`, err: `field "src": "\\ud800\\n" escapes a lone UTF-16 surrogate (not a character)`},
+		{name: "surrogate pair", in: `{"src":"\ud83d\ude00\uD800\uDC00","dst":"c","time":1}`, want: ed("😀𐀀", "c", 1)},
+		{name: "escaped backslash before u", in: `{"src":"\\ud800","dst":"c","time":1}`, want: ed(`\ud800`, "c", 1)},
+		{name: "U+FFFD itself is an id", in: `{"src":"\ufffd","dst":"�!","time":1}`, want: ed("\uFFFD", "\uFFFD!", 1)},
+		{name: "invalid utf-8 label", opts: DecodeOptions{SrcLabel: "sl"}, in: "{\"src\":\"a\",\"dst\":\"c\",\"time\":1,\"sl\":\"\xff\"}", err: `field "sl": invalid UTF-8 in "\xff"`},
+		{name: "lone surrogate in a string attribute", opts: DecodeOptions{Attrs: []window.Attr{strAttr}}, in: `{"src":"a","dst":"c","time":1,"kind":"\udfff"}`, err: `field "kind": "\\udfff" escapes a lone UTF-16 surrogate (not a character)`},
 
 		// Timestamps.
 		{name: "seconds to 1s ticks", in: `{"src":"a","dst":"b","time":1712345678}`, want: ed("a", "b", 1712345678)},
@@ -228,6 +242,12 @@ func TestDecodeCSV(t *testing.T) {
 		{name: "unterminated quote", opts: cols("src", "dst", "time"), in: `"a,b,1`, err: `csv: unterminated quoted field at byte 0`},
 		{name: "text after quote", opts: cols("src", "dst", "time"), in: `"a"x,b,1`, err: `csv: text after quoted field at byte 3`},
 		{name: "stray quote", opts: cols("src", "dst", "time"), in: `a"b,c,1`, err: `csv: quote inside unquoted field at byte 1`},
+		{name: "invalid utf-8 src", opts: cols("src", "dst", "time"), in: "\xff,b,1", err: `field "src": invalid UTF-8 in "\xff"`},
+		{name: "invalid utf-8 dst, text", opts: cols("src", "dst", "time"), in: "a \xfe 1", err: `field "dst": invalid UTF-8 in "\xfe"`},
+		{name: "invalid utf-8 quoted", opts: cols("src", "dst", "time"), in: "\"a,\xc3\",b,1", err: `field "src": invalid UTF-8 in "a,\xc3"`},
+		{name: "invalid utf-8 string attribute", opts: DecodeOptions{Format: "csv", CSVColumns: []string{"src", "dst", "time", "kind"}, Attrs: []window.Attr{strAttr}},
+			in: "a,b,1,\xed\xa0\x80", err: `field "kind": invalid UTF-8 in "\xed\xa0\x80"`},
+		{name: "invalid utf-8 in a skipped column", opts: cols("src", "dst", "time", "-"), in: "a,b,1,\xff", want: ed("a", "b", 1)},
 		{name: "empty", opts: cols("src", "dst", "time"), in: "\r\n", err: `empty record`},
 	})
 }
@@ -417,6 +437,7 @@ func FuzzDecodeJSON(f *testing.F) {
 		`{"src":"a\"","dst":"b","time":1e3}`,
 		`{"src":"a","dst":"b","time":1,}`,
 		"{\"src\":\"\xff\",\"dst\":\"b\",\"time\":1}",
+		`{"src":"\ud800","dst":"\udbff\udfff","time":1}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -439,6 +460,9 @@ func FuzzDecodeJSON(f *testing.F) {
 		}
 		if err != nil {
 			return
+		}
+		if !utf8.ValidString(e.Src) || !utf8.ValidString(e.Dst) {
+			t.Fatalf("Decode(%q) accepted an id that is not valid UTF-8: %+v", in, e)
 		}
 		var m map[string]any
 		dec := json.NewDecoder(bytes.NewReader(in))

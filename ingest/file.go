@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -244,6 +245,14 @@ func (l *edgeLoader) line(f [][]byte) error {
 	if len(dst) == 0 {
 		return sc.bad("empty destination id")
 	}
+	// Invalid UTF-8 is refused, as by the record decoders: JSON output
+	// (alerts) could not tell "\xff" from "\xfe".
+	if !utf8.Valid(src) {
+		return sc.bad(fmt.Sprintf("source id %q is not valid UTF-8", src))
+	}
+	if !utf8.Valid(dst) {
+		return sc.bad(fmt.Sprintf("destination id %q is not valid UTF-8", dst))
+	}
 	t, status := parseInt(f[2])
 	switch status {
 	case intSyntax:
@@ -262,6 +271,9 @@ func (l *edgeLoader) line(f [][]byte) error {
 	vals := l.vals
 	for i, b := range f[3:] {
 		if l.kinds[i] == window.String {
+			if !utf8.Valid(b) {
+				return sc.bad(fmt.Sprintf("value %q in string column %q is not valid UTF-8", b, l.names[i]))
+			}
 			continue // interned below, once the line is known good
 		}
 		if len(b) == 0 {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"unicode/utf8"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -75,6 +76,12 @@ func readNodeFile(path string, opts *FileOptions, st *FileStats) (*nodeTable, er
 			}
 			continue
 		}
+		if !utf8.Valid(id) {
+			if err := sc.bad(fmt.Sprintf("node id %q is not valid UTF-8", id)); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if prev, dup := seen[string(id)]; dup {
 			if err := sc.bad(fmt.Sprintf("node %q already given on line %d", id, prev)); err != nil {
 				return nil, err
@@ -89,7 +96,13 @@ func readNodeFile(path string, opts *FileOptions, st *FileStats) (*nodeTable, er
 			}
 			decided, kindsLine = true, sc.line
 		}
-		if reason := nt.checkNumbers(fs[1:], kindsLine); reason != "" {
+		reason := nt.checkNumbers(fs[1:], kindsLine)
+		for i, b := range fs[1:] {
+			if reason == "" && nt.attrs[i].Kind == window.String && !utf8.Valid(b) {
+				reason = fmt.Sprintf("value %q in string column %q is not valid UTF-8", b, nt.attrs[i].Name)
+			}
+		}
+		if reason != "" {
 			if err := sc.bad(reason); err != nil {
 				return nil, err
 			}

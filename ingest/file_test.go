@@ -240,6 +240,12 @@ func TestLoadMalformed(t *testing.T) {
 			`edges.txt:2: empty source id`, []string{"1 2 10"}},
 		{"empty destination id", "1,2,10\n3,,11\n",
 			`edges.txt:2: empty destination id`, []string{"1 2 10"}},
+		{"invalid utf-8 source id", "1 2 10\n\xff 4 11\n",
+			`edges.txt:2: source id "\xff" is not valid UTF-8`, []string{"1 2 10"}},
+		{"invalid utf-8 destination id", "1,2,10\n3,a\xc3,11\n",
+			`edges.txt:2: destination id "a\xc3" is not valid UTF-8`, []string{"1 2 10"}},
+		{"invalid utf-8 in a string column", "1 2 10 x\n3 4 11 \xff\n",
+			`edges.txt:2: value "\xff" in string column "c4" is not valid UTF-8`, []string{`1 2 10 c4="x"`}},
 		{"line too long", "1 2 10\n" + long + "\n5 6 12\n",
 			`edges.txt:2: line longer than 1048576 bytes`, []string{"1 2 10", "5 6 12"}},
 	}
@@ -407,6 +413,8 @@ func TestLoadNodeFileMalformed(t *testing.T) {
 		{"empty id", "id,label\na,x\n,y\n", `nodes.txt:3: empty node id`, 1},
 		{"duplicate id", "id label\na x\nb y\na z\n", `nodes.txt:4: node "a" already given on line 2`, 2},
 		{"bad number", "id risk label\na 1 x\nb high y\n", `nodes.txt:3: value "high" in number column "risk" is not a number (numeric since line 2)`, 1},
+		{"invalid utf-8 id", "id label\na x\n\xff y\n", `nodes.txt:3: node id "\xff" is not valid UTF-8`, 1},
+		{"invalid utf-8 label", "id label\na x\nb \xfe\n", `nodes.txt:3: value "\xfe" in string column "label" is not valid UTF-8`, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -175,6 +175,13 @@ __device__ __forceinline__ u32 pairCount(const Win &w, u32 u, u32 v, i64 pa, i64
 #define C_SPLITS 8
 #define C_IDLE 9
 #define C_ROOTS 10
+// The work budget (motif.Request.Budget/Deadline): steps done (candidates
+// evaluated, runs tallied), the budget (0: none), the flag that stops
+// every warp, and the nanoseconds left for this launch (0: no deadline).
+#define C_STEPS 11
+#define C_BUDGET 12
+#define C_TRUNC 13
+#define C_NSLEFT 14
 #define C_SIZE 16
 
 // A task is a subtree: the partial match bound by steps < d and the
@@ -198,6 +205,7 @@ struct WS {
 	u32 a[MAXK], b[MAXK], base[MAXK], mask[MAXK], cur[MAXK];
 	u32 listNode[MAXK], target[MAXK];
 	int sel[MAXK];  // 0 out-list of listNode, 1 in-list, 2 roots
+	u64 steps;      // work not yet added to C_STEPS (lane 0)
 	// The run of step d+1 for each candidate of step d's current chunk,
 	// computed lane-parallel when the chunk is evaluated: ra/rb [d+1][lane].
 	u32 ra[MAXK][32], rb[MAXK][32], rtarget[MAXK][32], rnode[MAXK][32];
@@ -218,6 +226,9 @@ struct Ctx {
 	i64 outCap;
 	int enumerate;
 	int k;
+	bool limited;  // a budget or a deadline is set
+	u64 budget;    // C_BUDGET
+	u64 deadline;  // %globaltimer value to stop at; 0: none
 };
 
 // Cur is a candidate not yet written to the shared state: its edge and
@@ -228,6 +239,13 @@ struct Cur {
 	int n1, n2;
 	u32 v1, v2;
 };
+
+// Interval ends saturate at the int64 range (motif.AddTicks/SubTicks; d
+// >= 0 here): no edge time lies outside it, so a clamped end selects the
+// edges the true end selects, where a wrapped one selects none or all.
+#define I64MAX 0x7fffffffffffffffLL
+__device__ __forceinline__ i64 addTicks(i64 t, i64 d) { return t > I64MAX - d ? I64MAX : t + d; }
+__device__ __forceinline__ i64 subTicks(i64 t, i64 d) { return t < MINPOS + d ? MINPOS : t - d; }
 
 __device__ __forceinline__ i64 P_(int i) { return P[i]; }
 __device__ __forceinline__ i64 stepv(int d, int f) { return P[P_STEPS + d * STEP_SZ + f]; }
@@ -274,8 +292,8 @@ __device__ bool anti(const Ctx &x, const WS &ws, const Cur &c, int ai, i64 *unti
 	const int b = P_ANTIS + ai * ANTI_SZ;
 	int from = (int)P[b], to = (int)P[b + 1], after = (int)P[b + 2];
 	i64 within = P[b + 3];
-	i64 limit = tmOf(ws, c, 0) + P[P_DELTA];
-	if (within != NOLIMIT) limit = min(limit, tmOf(ws, c, after) + within);
+	i64 limit = addTicks(tmOf(ws, c, 0), P[P_DELTA]);
+	if (within != NOLIMIT) limit = min(limit, addTicks(tmOf(ws, c, after), within));
 	u32 u = nodeOf(ws, c, from), v = nodeOf(ws, c, to);
 	i64 pa = posOf(ws, c, after);
 	// The first edge u->v after pa is the earliest: present if it is in time.
@@ -304,11 +322,11 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 	int prev = (int)stepv(d, S_PREV), next = (int)stepv(d, S_NEXT);
 	o->lowPos = prev >= 0 ? posOf(ws, c, prev) : MINPOS;
 	o->hiPos = posOf(ws, c, next);
-	o->lowT = tmOf(ws, c, k - 1) - P[P_DELTA];
+	o->lowT = subTicks(tmOf(ws, c, k - 1), P[P_DELTA]);
 	o->hiT = tmOf(ws, c, next);
 	i64 hn = stepv(d, S_HOPNEXT), hp = stepv(d, S_HOPPREV);
-	if (hn != NOLIMIT) o->lowT = max(o->lowT, tmOf(ws, c, next) - hn);
-	if (hp != NOLIMIT) o->hiT = min(o->hiT, tmOf(ws, c, prev) + hp);
+	if (hn != NOLIMIT) o->lowT = max(o->lowT, subTicks(tmOf(ws, c, next), hn));
+	if (hp != NOLIMIT) o->hiT = min(o->hiT, addTicks(tmOf(ws, c, prev), hp));
 	if (o->lowT > o->hiT) return false;
 	int bind = (int)stepv(d, S_BIND);
 	u32 from = nodeOf(ws, c, (int)stepv(d, S_FROM)), to = nodeOf(ws, c, (int)stepv(d, S_TO));
@@ -400,6 +418,35 @@ __device__ __forceinline__ bool freshC(const WS &ws, const Cur &c, int d, u32 v)
 	for (int i = 0; i < nm; i++)
 		if (nodeOf(ws, c, (int)P[P_NODEORDER + i]) == v) return false;
 	return true;
+}
+
+__device__ __forceinline__ u64 globalTimer() {
+	u64 t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+// spend counts n steps of the warp's work (lane 0).
+__device__ __forceinline__ void spend(WS &ws, int lane, u64 n) {
+	if (lane == 0) ws.steps += n;
+}
+
+// overBudget adds the warp's steps to C_STEPS every STEP_FLUSH of them and
+// then checks the budget and the deadline, raising C_TRUNC when one is
+// passed; it returns (to every lane) whether the warp must stop. Between
+// flushes it costs a compare: a warp stops at most STEP_FLUSH steps after
+// the budget is passed.
+#define STEP_FLUSH 256
+__device__ bool overBudget(const Ctx &x, WS &ws, int lane) {
+	if (!x.limited) return false;
+	int stop = 0;
+	if (lane == 0 && ws.steps >= STEP_FLUSH) {
+		u64 total = atomicAdd(&x.ctl[C_STEPS], ws.steps) + ws.steps;
+		ws.steps = 0;
+		if ((x.budget && total > x.budget) || (x.deadline && globalTimer() >= x.deadline)) atomicExch(&x.ctl[C_TRUNC], 1ULL);
+		stop = *(volatile u64 *)&x.ctl[C_TRUNC] != 0;
+	}
+	return __shfl_sync(FULL, stop, 0) != 0;
 }
 
 // reserve claims n output records, or reports that the buffer is full.
@@ -544,6 +591,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 	const int k = x.k;
 	u32 idx = ws.base[d] + lane;
 	bool valid = idx < ws.b[d];
+	spend(ws, lane, min(ws.b[d] - ws.base[d], 32u));
 	Cur c;
 	c.edge = (int)stepv(d, S_EDGE);
 	c.n1 = -1; c.n2 = -1; c.v1 = 0; c.v2 = 0; c.pos = 0; c.t = 0;
@@ -627,6 +675,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		}
 	}
 	if (nd == k - 1 && P[P_TALLY] != 0) {
+		spend(ws, lane, __popc(__ballot_sync(FULL, valid)));  // a run tallied per candidate
 		// Tail expansion: the last step's runs of all candidates are
 		// counted together, the warp sweeping their concatenation 32
 		// entries at a time whatever their lengths.
@@ -715,6 +764,9 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 	const bool tallyLast = P[P_TALLY] != 0;
 	int d = d0;
 	while (true) {
+		// Past the budget the subtree is abandoned (reported done): the
+		// call is truncated, and mineBody claims no more work.
+		if (overBudget(x, ws, lane)) return true;
 		u32 m = ws.mask[d];
 		if (d == k - 1 || m == 0) {
 			u32 nb = ws.base[d] + 32;
@@ -757,6 +809,7 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 		int sel = ws.rsel[nd][bit];
 		u32 ln = ws.rnode[nd][bit], a = ws.ra[nd][bit], b = ws.rb[nd][bit], tg = ws.rtarget[nd][bit];
 		if (nd == k - 1 && tallyLast) {
+			spend(ws, lane, 1);
 			tally(x, ws, nd, sel, a, b, ln, tg, lane, nm, no);
 			continue;
 		}
@@ -789,6 +842,11 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	x.rootLo = rootLo; x.rootHi = rootHi; x.horizon = horizon; x.rootMask = rootMask;
 	x.ctl = ctl; x.queue = queue; x.queueCap = queueCap; x.splitCap = splitCap;
 	x.out = out; x.outCap = outCap; x.enumerate = (int)enumerate; x.k = (int)P[P_K];
+	x.budget = ctl[C_BUDGET];
+	const u64 nsLeft = ctl[C_NSLEFT];
+	x.deadline = nsLeft ? globalTimer() + nsLeft : 0;
+	x.limited = x.budget != 0 || nsLeft != 0;
+	if (lane == 0) ws.steps = 0;
 	const u64 nroots = (u64)(rootHi - rootLo);
 	u64 nm = 0, no = 0;
 	bool idle = false;
@@ -796,7 +854,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 		int got = 0;  // 1: roots, 2: task, -1: exit
 		u64 start = 0;
 		if (lane == 0) {
-			if (*(volatile u64 *)&ctl[C_OVERFLOW]) {
+			if (*(volatile u64 *)&ctl[C_OVERFLOW] || *(volatile u64 *)&ctl[C_TRUNC]) {
 				got = -1;
 			} else if (*(volatile u64 *)&ctl[C_ROOTNEXT] < nroots &&
 				   (start = atomicAdd(&ctl[C_ROOTNEXT], 32ULL)) < nroots) {
@@ -854,6 +912,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 		if (!done) break;
 	}
 	if (lane == 0 && idle) atomicAdd(&ctl[C_IDLE], (u64)-1LL);
+	if (lane == 0 && ws.steps) atomicAdd(&ctl[C_STEPS], ws.steps);
 	for (int o = 16; o > 0; o >>= 1) {
 		nm += __shfl_down_sync(FULL, nm, o);
 		no += __shfl_down_sync(FULL, no, o);

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync/atomic"
+	"time"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -48,6 +49,20 @@ type Request struct {
 	// edge comes from the partitions it owns, in one call per batch
 	// however the partitions interleave. Every engine honours it.
 	RootMask []bool
+	// Budget, if positive, bounds the call's work in steps: one per root
+	// edge, per candidate edge tried at a later step, and per run of last-
+	// step candidates tallied without visiting them. The count depends
+	// only on the window, plan and request (not on timing or workers), so
+	// a call whose full work is within the budget is never cut short;
+	// past it the engine stops, reports Result.Truncated, and the matches
+	// reported (and counted) are a subset. Engines check it at intervals
+	// (the CPU engine every 1024 steps per worker, the GPU every few
+	// hundred per warp), so a call stops a little past the budget, and one
+	// whose work is only that little above it may finish.
+	Budget int64
+	// Deadline, if set, stops mining at that wall-clock time like an
+	// exhausted Budget: a backstop, not deterministic.
+	Deadline time.Time
 }
 
 // ErrRootMask is returned by Mine for a RootMask whose length is not
@@ -102,6 +117,11 @@ type Result struct {
 	Roots, Splits int64
 	// Stopped reports that the sink ended mining with ErrStop.
 	Stopped bool
+	// Steps counts the work done, in Request.Budget's steps.
+	Steps int64
+	// Truncated reports that mining stopped at Request.Budget or
+	// Request.Deadline: matches were left unreported (and uncounted).
+	Truncated bool
 }
 
 // Add accumulates r2 into r (for summing per-partition results).
@@ -111,7 +131,12 @@ func (r *Result) Add(r2 Result) {
 	r.Roots += r2.Roots
 	r.Splits += r2.Splits
 	r.Stopped = r.Stopped || r2.Stopped
+	r.Steps += r2.Steps
+	r.Truncated = r.Truncated || r2.Truncated
 }
+
+// Limited reports that the request has a budget or a deadline.
+func (req *Request) Limited() bool { return req.Budget > 0 || !req.Deadline.IsZero() }
 
 // Engine mines a compiled plan over a window. The CPU engine and the GPU
 // engine implement it and must agree exactly.

@@ -28,12 +28,20 @@ func BenchmarkMine(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
+		for _, workers := range []int{1, 2, -1} {
+			// workers=-1: one worker under a budget and deadline that are
+			// never reached (the cost of checking them).
+			req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+			label := fmt.Sprintf("workers=%d", workers)
+			if workers < 0 {
+				workers, label = 1, "workers=1-budget"
+				req.Budget, req.Deadline = 1<<62, time.Now().Add(24*time.Hour)
+			}
+			b.Run(fmt.Sprintf("%s/%s", name, label), func(b *testing.B) {
 				e := motif.NewCPU(workers)
 				var matches int64
 				for b.Loop() {
-					r, err := e.Mine(context.Background(), w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch})
+					r, err := e.Mine(context.Background(), w, p, req)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/motifwatch/motifwatch/window"
@@ -56,6 +57,10 @@ func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) 
 	}
 	s := newSched(lo, hi, nw)
 	out := &emitter{sink: req.Sink, s: s}
+	var lim *limit
+	if req.Limited() {
+		lim = &limit{budget: req.Budget, deadline: req.Deadline}
+	}
 	workers := make([]*worker, nw)
 	var wg sync.WaitGroup
 	for i := range workers {
@@ -64,6 +69,7 @@ func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) 
 		wk.foundSoFar = req.Found
 		wk.mask, wk.maskLo = req.RootMask, req.Range.Lo
 		wk.countOnly = req.Sink == nil
+		wk.limit = lim
 		workers[i] = wk
 		wg.Add(1)
 		go func() {
@@ -74,9 +80,11 @@ func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) 
 	wg.Wait()
 	var r Result
 	for _, wk := range workers {
+		wk.res.Steps = wk.work
 		r.Add(wk.res)
 	}
 	r.Stopped = out.stopped
+	r.Truncated = lim != nil && lim.hit.Load()
 	if out.err != nil {
 		return r, out.err
 	}
@@ -140,13 +148,16 @@ type worker struct {
 	foundSoFar *atomic.Int64
 	reported   int64
 	// mask[p-maskLo] false: position p is not a root (Request.RootMask).
-	mask      []bool
-	maskLo    int64
-	res       Result
-	buf       []Match
-	arenaPos  []int64
-	arenaNode []uint32
-	tick      int
+	mask   []bool
+	maskLo int64
+	res    Result
+	// work counts the steps done (Request.Budget); at nextCheck the
+	// worker adds those since workAdded to limit and looks whether to stop.
+	work, workAdded, nextCheck int64
+	limit                      *limit
+	buf                        []Match
+	arenaPos                   []int64
+	arenaNode                  []uint32
 
 	// Workers write their state on every candidate; padding keeps two
 	// workers' hot fields off one cache line (false sharing halved the
@@ -200,6 +211,9 @@ func (wk *worker) run(ctx context.Context) {
 			return
 		}
 		for p := lo; p < hi; p++ {
+			if wk.work >= wk.nextCheck && !wk.check() {
+				return
+			}
 			if wk.mask == nil || wk.mask[p-wk.maskLo] {
 				wk.root(p)
 			}
@@ -234,9 +248,42 @@ func (wk *worker) reportFound() {
 	}
 }
 
+// checkEvery is how many steps a worker does between looks at the stop
+// flag and the budget.
+const checkEvery = 1024
+
+// limit is a mining call's budget and deadline, shared by its workers.
+type limit struct {
+	budget   int64
+	deadline time.Time
+	used     atomic.Int64
+	hit      atomic.Bool
+}
+
+// check reports the steps done since the last check to the limit, stops
+// every worker when the budget or the deadline is passed, and returns
+// whether this worker may go on.
+func (wk *worker) check() bool {
+	wk.nextCheck = wk.work + checkEvery
+	if l := wk.limit; l != nil && !wk.s.stop.Load() {
+		used := l.used.Add(wk.work - wk.workAdded)
+		wk.workAdded = wk.work
+		if l.budget > 0 && used > l.budget || !l.deadline.IsZero() && !time.Now().Before(l.deadline) {
+			l.hit.Store(true)
+			wk.s.halt()
+		}
+	}
+	if wk.s.stop.Load() {
+		wk.nextCheck = wk.work // stopped: every later look returns at once
+		return false
+	}
+	return true
+}
+
 // root binds the last motif edge to the graph edge at position p.
 func (wk *worker) root(p int64) {
 	wk.res.Roots++
+	wk.work++
 	w, st := wk.w, &wk.steps[0]
 	src, dst := w.Src(p), w.Dst(p)
 	if src == dst {
@@ -272,13 +319,13 @@ func (wk *worker) descend(d int) {
 		lowPos = wk.pos[st.Prev]
 	}
 	hiPos := wk.pos[st.Next]
-	lowT := wk.tm[wk.k-1] - wk.p.Delta
+	lowT := SubTicks(wk.tm[wk.k-1], wk.p.Delta)
 	hiT := wk.tm[st.Next]
 	if st.HopNext != NoLimit {
-		lowT = max(lowT, wk.tm[st.Next]-st.HopNext)
+		lowT = max(lowT, SubTicks(wk.tm[st.Next], st.HopNext))
 	}
 	if st.HopPrev != NoLimit {
-		hiT = min(hiT, wk.tm[st.Prev]+st.HopPrev)
+		hiT = min(hiT, AddTicks(wk.tm[st.Prev], st.HopPrev))
 	}
 	if lowT > hiT {
 		return
@@ -309,6 +356,7 @@ func (wk *worker) descend(d int) {
 // node by two binary searches in the pair index. Count mode only, and only
 // when the last step has no predicate or anti-edge to evaluate.
 func (wk *worker) tally(d int, cands []window.Adj, lowPos, hiPos, lowT, hiT int64) {
+	wk.work++
 	st := &wk.steps[d]
 	n := int64(len(cands))
 	mapped := wk.p.NodeOrder[:wk.nMapped[d]]
@@ -412,8 +460,8 @@ func (wk *worker) loop(d int, cands []window.Adj) {
 			wk.split(d, cands[mid:])
 			cands = cands[:mid]
 		}
-		wk.tick++
-		if wk.tick&1023 == 0 && wk.s.stop.Load() {
+		wk.work++
+		if wk.work >= wk.nextCheck && !wk.check() {
 			return
 		}
 		c := &cands[i]
@@ -527,9 +575,9 @@ func compare(l float64, op CmpOp, r float64) bool {
 // the interval end as `until` when the interval reaches past the horizon
 // (the match stays open), notOpen otherwise.
 func (wk *worker) anti(a *PlanAnti) (ok bool, until int64) {
-	limit := wk.tm[0] + wk.p.Delta
+	limit := AddTicks(wk.tm[0], wk.p.Delta)
 	if a.Within != NoLimit {
-		limit = min(limit, wk.tm[a.After]+a.Within)
+		limit = min(limit, AddTicks(wk.tm[a.After], a.Within))
 	}
 	// The first edge From→To after the anti-edge's anchor decides it.
 	pair := wk.w.Between(wk.node[a.From], wk.node[a.To])

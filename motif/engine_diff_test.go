@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -218,6 +219,65 @@ func TestDiffCPU(t *testing.T) {
 	t.Logf("coverage over cases [%d, %d):\n%s", lo, hi, cov)
 	if hi-lo >= coverageCases {
 		cov.require(t)
+	}
+}
+
+// TestDiffCPUExtreme is TestDiffCPU on windows whose times lie at the
+// ends of the int64 range and queries whose delta (and so per-hop and
+// anti-edge limits) reach up to 2^63−1, where interval ends computed
+// without saturation wrap. It also checks that the cases exercised both
+// wide deltas and matches at those times.
+func TestDiffCPUExtreme(t *testing.T) {
+	seed := diffSeedValue(t)
+	lo, hi := diffCaseRange()
+	if *diffCase < 0 {
+		hi = lo + (hi-lo)/3
+	}
+	var wideMatches, wideExcluded int
+	for i := lo; i < hi; i++ {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)|1<<41))
+		w := oracle.RandomWindow(rng, oracle.ExtremeWindowConfig())
+		q := oracle.RandomQuery(rng, oracle.ExtremeQueryConfig())
+		if err := q.Validate(); err != nil {
+			t.Fatalf("seed %d case %d: invalid query: %v\n%s", seed, i, err, oracle.FormatQuery(q))
+		}
+		p, err := motif.Compile(q, w)
+		if err != nil {
+			t.Fatalf("seed %d case %d: Compile: %v\n%s", seed, i, err, oracle.FormatQuery(q))
+		}
+		o, err := oracle.New(w, q)
+		if err != nil {
+			t.Fatalf("seed %d case %d: oracle: %v", seed, i, err)
+		}
+		for _, req := range requests(rng, w) {
+			want := o.Mine(req.r, req.horizon)
+			wantKeys := keys(want)
+			wantFinal, wantOpen := counts(want)
+			if o.Delta() > math.MaxInt64/2 {
+				if len(want) > 0 {
+					wideMatches++
+				} else {
+					wideExcluded++
+				}
+			}
+			for _, n := range []int{1, 2} {
+				e := motif.NewCPU(n)
+				res, err := e.Mine(context.Background(), w, p, motif.Request{Range: req.r, Horizon: req.horizon})
+				if err != nil || res.Matches != wantFinal || res.Open != wantOpen {
+					t.Fatalf("count mode, %d workers: got %+v, %v; want %d final, %d open\n%s", n, res, err, wantFinal, wantOpen,
+						diffReport(t, seed, i, w, q, p, req, "count mode", wantKeys, nil))
+				}
+				got, _, err := collect(e, w, p, req)
+				if gotKeys := keys(got); err != nil || !slices.Equal(gotKeys, wantKeys) {
+					t.Fatalf("enumerate mode, %d workers (%v):\n%s", n, err,
+						diffReport(t, seed, i, w, q, p, req, "enumerate mode", wantKeys, gotKeys))
+				}
+			}
+		}
+	}
+	t.Logf("wide-delta requests: %d with matches, %d without", wideMatches, wideExcluded)
+	if hi-lo >= 1000 && (wideMatches == 0 || wideExcluded == 0) {
+		t.Errorf("coverage: wide-delta requests with matches %d, without %d; want both", wideMatches, wideExcluded)
 	}
 }
 

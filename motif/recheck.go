@@ -20,9 +20,9 @@ func (p *Plan) Recheck(w *window.Window, edges []int64, nodes []uint32, horizon 
 	t0 := w.T(edges[0])
 	for i := range p.Antis {
 		a := &p.Antis[i]
-		limit := t0 + p.Delta
+		limit := AddTicks(t0, p.Delta)
 		if a.Within != NoLimit {
-			limit = min(limit, w.T(edges[a.After])+a.Within)
+			limit = min(limit, AddTicks(w.T(edges[a.After]), a.Within))
 		}
 		pair := w.Between(nodes[a.From], nodes[a.To])
 		if j := lowerBound(pair, edges[a.After], math.MinInt64); j < len(pair) && pair[j].T <= limit {

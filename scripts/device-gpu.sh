@@ -7,7 +7,7 @@
 #   (cd ../shared/tools/tgraphgen && go build -o ../../../main/bin/tgraphgen .)
 #   mkdir -p .devdata/temporal && cp ../shared/data/temporal/CollegeMsg.txt .devdata/temporal/
 # then, on the GPU machine, from the repository root:
-#   scripts/device-gpu.sh [tests] [bench] [bench86400]
+#   scripts/device-gpu.sh [tests] [bench] [bench86400] [count3]
 # Logs go to $OUT (or ./device-out); the last lines are a summary table.
 set -uo pipefail
 out=${OUT:-device-out}
@@ -81,6 +81,21 @@ for step in $what; do
 				>"$out/college-$d.json" 2>"$out/college-$d.err"
 			echo -n "CollegeMsg delta $d: " >>"$summary"
 			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(' '.join('%s=%d:%.2fms' % (q['name'], q['matches'], q['seconds']*1000) for q in r['queries']))" "$out/college-$d.json" >>"$summary" 2>&1
+		done
+		;;
+	count3)
+		# SNAP's 36 motifs counted (motif/count3): device = CPU counters, then
+		# the 10M-edge grid on the GPU and on the host CPU.
+		(cd gpu && MOTIFWATCH_DATA=$root/.devdata timeout 300 ../bin/gpu.test -test.run 'Count3' -test.v -test.count=1 2>&1) | tee "$out/count3-test.log" | grep -E '^(---|ok|FAIL|PASS|panic)|total'
+		grep -E '^(--- FAIL|--- PASS)' "$out/count3-test.log" >>"$summary"
+		g=/tmp/tg10m.txt
+		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
+		for d in 3600 86400; do
+			for be in gpu cpu; do
+				timeout 300 bin/monitor mine --graph "$g" --snap3 --delta $d --backend $be --format json >"$out/snap3-$be-$d.json" 2>"$out/snap3-$be-$d.err"
+				echo -n "snap3 tgraphgen 10M delta $d backend $be (rc $?): " >>"$summary"
+				python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('count %.3fs total %.2fs load %.2fs cells %d' % (r['queries'][0]['seconds'], r['seconds'], r['load_seconds'], sum(map(sum, r['snap3']))))" "$out/snap3-$be-$d.json" >>"$summary" 2>&1
+			done
 		done
 		;;
 	gpmbench)

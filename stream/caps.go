@@ -37,12 +37,25 @@ import (
 //     the log line names the batch's time and offset range, for mining it
 //     again offline. Count-mode queries without anti-edges are tallied by
 //     the engine without enumeration and are not capped.
+//   - MaxMineSteps (mine_steps) and MaxMineTime (mine_time): a query whose
+//     mining of one batch takes more than MaxMineSteps engine steps
+//     (motif.Request.Budget: root and candidate edges tried, summed over
+//     the batch's runs) or more than MaxMineTime of wall-clock time stops
+//     for that batch, every mode included: the matches found so far are
+//     reported, the rest are not, exactly as for MaxMatchesPerBatch
+//     (motifwatch_matches_truncated_total{query}, the log line with the
+//     range to mine again). A hub that makes one batch quadratic (30k
+//     edges into it, 30k out) costs at most the budget, not minutes. The
+//     step count depends only on the data, so the step cap acts the same
+//     on every run; the time cap is a backstop that depends on the load.
 const (
 	capLogEvery = 10 * time.Second
 
 	capWindowBytes = "window_bytes"
 	capNodes       = "nodes"
 	capMatches     = "matches_per_batch"
+	capMineSteps   = "mine_steps"
+	capMineTime    = "mine_time"
 )
 
 // CapFuture labels the daemon's window.max_future cap, which acts before
@@ -117,15 +130,20 @@ func (c *matchCap) take() error {
 	return nil
 }
 
-// truncated records that q's enumeration stopped at the cap in this batch.
-func (p *Processor) truncated(q *registered, runs []run, c *matchCap) {
+// truncated records that q's mining stopped at a cap (its config key
+// and limit named in the log) in this batch.
+func (p *Processor) truncated(q *registered, runs []run, cap, key string, limit any) {
 	name := q.Query.Query.Name
-	p.metrics.capActions.WithLabelValues(capMatches).Inc()
+	p.metrics.capActions.WithLabelValues(cap).Inc()
 	p.metrics.truncated.WithLabelValues(name).Inc()
 	lo, hi := runs[0].Lo, runs[len(runs)-1].Hi-1
 	first, last := p.meta[lo-p.metaOff], p.meta[hi-p.metaOff]
-	p.capLog(capMatches, name, "match cap reached: the rest of this batch's matches of the query are not reported",
-		"query", name, "max_matches_per_batch", c.limit, "from_t", p.w.T(lo), "to_t", p.w.T(hi),
+	msg := "match cap reached: the rest of this batch's matches of the query are not reported"
+	if cap != capMatches {
+		msg = "mining budget reached: the rest of this batch's matches of the query are not reported"
+	}
+	p.capLog(cap, name, msg,
+		"query", name, "window."+key, limit, "from_t", p.w.T(lo), "to_t", p.w.T(hi),
 		"from", fmt.Sprintf("%d@%d", first.partition, first.offset), "to", fmt.Sprintf("%d@%d", last.partition, last.offset))
 }
 

@@ -246,17 +246,55 @@ func TestMatchCapTruncates(t *testing.T) {
 	}
 }
 
+// TestMineBudgetTruncates: a batch whose mining takes more than
+// max_mine_steps engine steps (a hub: 300 edges in, 300 out) is truncated
+// for the query like one over max_matches_per_batch: counted, logged with
+// the range; the next batch, under the budget, is mined exactly.
+func TestMineBudgetTruncates(t *testing.T) {
+	const budget = 5000
+	p, log := capProcessor(t, Options{MaxMineSteps: budget, MaxMatchesPerBatch: 0}, pathQuery(1<<40, true))
+	var batch []ingest.Edge
+	for i := 0; i < 300; i++ {
+		batch = append(batch, ingest.Edge{Src: fmt.Sprint("in", i), Dst: "hub", T: int64(i), Origin: ingest.Origin{Offset: int64(i)}})
+	}
+	for i := 0; i < 300; i++ {
+		batch = append(batch, ingest.Edge{Src: "hub", Dst: fmt.Sprint("out", i), T: int64(300 + i), Origin: ingest.Origin{Offset: int64(300 + i)}})
+	}
+	out := process(t, p, batch)
+	if len(out.Alerts) == 0 || len(out.Alerts) > budget+2*2*1024 {
+		t.Errorf("%d alerts; want some, at most the budget's worth", len(out.Alerts))
+	}
+	if got := counter(p.metrics.truncated.WithLabelValues("path")); got != 1 {
+		t.Errorf("motifwatch_matches_truncated_total{query=path} = %v; want 1", got)
+	}
+	if got := counter(p.metrics.capActions.WithLabelValues(capMineSteps)); got != 1 {
+		t.Errorf("motifwatch_cap_actions_total{cap=mine_steps} = %v; want 1", got)
+	}
+	for _, want := range []string{"mining budget reached", "query=path", "window.max_mine_steps=5000", "from_t=0", "to_t=599", "from=0@0", "to=0@599", "cap=mine_steps"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	out = process(t, p, []ingest.Edge{{Src: "out1", Dst: "z", T: 700}})
+	if len(out.Alerts) != 1 || counter(p.metrics.truncated.WithLabelValues("path")) != 1 {
+		t.Errorf("next batch: %d alerts, truncations %v; want 1 alert (hub->out1->z), still 1 truncation",
+			len(out.Alerts), counter(p.metrics.truncated.WithLabelValues("path")))
+	}
+}
+
 // TestExtremeTimestamps: edges dated at the ends of int64 time go through
-// the processor without a crash or a wrapped eviction threshold.
+// the processor without a crash or a wrapped eviction threshold, and are
+// mined (interval ends saturate instead of wrapping).
 func TestExtremeTimestamps(t *testing.T) {
 	p, _ := capProcessor(t, Options{}, pathQuery(100, true))
-	// (The engine's t - delta wraps there, so the path a->b->c is not
-	// found; far-past edges are late anyway once a watermark exists.)
-	process(t, p, []ingest.Edge{{Src: "a", Dst: "b", T: math.MinInt64}, {Src: "b", Dst: "c", T: math.MinInt64 + 50}})
+	out := process(t, p, []ingest.Edge{{Src: "a", Dst: "b", T: math.MinInt64}, {Src: "b", Dst: "c", T: math.MinInt64 + 50}})
 	if p.Window().Len() != 2 {
 		t.Errorf("at the start of int64 time: %d edges kept; want both (the span must not wrap and evict them)", p.Window().Len())
 	}
-	out := process(t, p, []ingest.Edge{{Src: "c", Dst: "d", T: math.MaxInt64}})
+	if len(out.Alerts) != 1 {
+		t.Errorf("at the start of int64 time: %d alerts; want the path a->b->c", len(out.Alerts))
+	}
+	out = process(t, p, []ingest.Edge{{Src: "c", Dst: "d", T: math.MaxInt64}})
 	if len(out.Alerts) != 0 || p.Window().Len() != 1 {
 		t.Errorf("at the end of int64 time: %d alerts, %d edges kept; want none, 1", len(out.Alerts), p.Window().Len())
 	}

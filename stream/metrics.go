@@ -45,13 +45,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		mineSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "motifwatch_mine_seconds", Help: "Time to mine one batch for one query.", Buckets: prometheus.ExponentialBuckets(1e-5, 4, 12)}, []string{"query", "backend"}),
 		batchEdges:  prometheus.NewHistogram(prometheus.HistogramOpts{Name: "motifwatch_batch_edges", Help: "Edges per mined batch.", Buckets: prometheus.ExponentialBuckets(1, 4, 10)}),
 		capActions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_cap_actions_total",
-			Help: "Times a cap acted, by cap: window_bytes (an early eviction), nodes (an edge refused), matches_per_batch (a query's batch truncated), future (a record refused)."}, []string{"cap"}),
+			Help: "Times a cap acted, by cap: window_bytes (an early eviction), nodes (an edge refused), matches_per_batch, mine_steps and mine_time (a query's batch truncated), future (a record refused)."}, []string{"cap"}),
 		capLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_cap_limit",
-			Help: "Configured caps (0 = off): window_bytes in bytes, nodes in node ids, matches_per_batch in matches, future in seconds."}, []string{"cap"}),
+			Help: "Configured caps (0 = off): window_bytes in bytes, nodes in node ids, matches_per_batch in matches, mine_steps in engine steps, mine_time and future in seconds."}, []string{"cap"}),
 		evictedEarly: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_window_evicted_early_total",
 			Help: "Edges evicted before their time by the window memory cap (window.max_bytes); matches needing them are missed."}),
 		truncated: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_matches_truncated_total",
-			Help: "Batches in which a query stopped enumerating at window.max_matches_per_batch; its further matches in the batch were not reported."}, []string{"query"}),
+			Help: "Batches in which a query stopped mining at window.max_matches_per_batch, max_mine_steps or max_mine_time; its further matches in the batch were not reported."}, []string{"query"}),
 	}
 	if reg == nil {
 		return m, nil
@@ -96,7 +96,9 @@ func (m *metrics) limits(o *Options) {
 	m.capLimit.WithLabelValues(capWindowBytes).Set(float64(o.MaxBytes))
 	m.capLimit.WithLabelValues(capNodes).Set(float64(o.MaxNodes))
 	m.capLimit.WithLabelValues(capMatches).Set(float64(o.MaxMatchesPerBatch))
-	for _, c := range []string{capWindowBytes, capNodes, capMatches} {
+	m.capLimit.WithLabelValues(capMineSteps).Set(float64(o.MaxMineSteps))
+	m.capLimit.WithLabelValues(capMineTime).Set(o.MaxMineTime.Seconds())
+	for _, c := range []string{capWindowBytes, capNodes, capMatches, capMineSteps, capMineTime} {
 		m.capActions.WithLabelValues(c)
 	}
 }

@@ -38,8 +38,13 @@ type Options struct {
 	MaxBytes           int64
 	MaxNodes           int
 	MaxMatchesPerBatch int
-	Logger             *slog.Logger
-	Registerer         prometheus.Registerer
+	// MaxMineSteps and MaxMineTime bound one query's mining of one batch
+	// (motif.Request.Budget, summed over the batch's runs, and a
+	// wall-clock backstop); see Caps in caps.go.
+	MaxMineSteps int64
+	MaxMineTime  time.Duration
+	Logger       *slog.Logger
+	Registerer   prometheus.Registerer
 	// Backend labels the mining metrics ("cpu", "gpu").
 	Backend string
 }
@@ -414,6 +419,11 @@ func (p *Processor) mine(ctx context.Context, q *registered, runs []run, waterma
 	countOnly := !q.Enumerate && len(q.plan.Antis) == 0
 	replaying := false
 	limit := &matchCap{limit: p.opts.MaxMatchesPerBatch}
+	var steps int64 // the batch's work on this query so far
+	var deadline time.Time
+	if p.opts.MaxMineTime > 0 {
+		deadline = start.Add(p.opts.MaxMineTime)
+	}
 	sink := motif.SinkFunc(func(m *motif.Match) error {
 		if err := limit.take(); err != nil {
 			return err
@@ -430,7 +440,10 @@ func (p *Processor) mine(ctx context.Context, q *registered, runs []run, waterma
 		return nil
 	})
 	for _, r := range runs {
-		req := motif.Request{Range: r.Range, Horizon: watermark, RootMask: r.mask}
+		req := motif.Request{Range: r.Range, Horizon: watermark, RootMask: r.mask, Deadline: deadline}
+		if p.opts.MaxMineSteps > 0 {
+			req.Budget = max(p.opts.MaxMineSteps-steps, 1)
+		}
 		replaying = r.replay
 		if replaying {
 			if countOnly {
@@ -453,12 +466,21 @@ func (p *Processor) mine(ctx context.Context, q *registered, runs []run, waterma
 		if err != nil {
 			return fmt.Errorf("mining %s: %w", name, err)
 		}
+		steps += res.Steps
 		if countOnly {
 			matches += res.Matches
 			out.Counts[name] += res.Matches
 		}
 		if limit.truncated {
-			p.truncated(q, runs, limit)
+			p.truncated(q, runs, capMatches, "max_matches_per_batch", int64(limit.limit))
+			break
+		}
+		if res.Truncated {
+			if p.opts.MaxMineSteps > 0 && steps > p.opts.MaxMineSteps {
+				p.truncated(q, runs, capMineSteps, "max_mine_steps", p.opts.MaxMineSteps)
+			} else {
+				p.truncated(q, runs, capMineTime, "max_mine_time", p.opts.MaxMineTime)
+			}
 			break
 		}
 	}

@@ -155,6 +155,7 @@ func TestMineBadInput(t *testing.T) {
 		want string
 	}{
 		{"malformed line", []string{"mine", "--graph", "testdata/bad-graph.txt", "--motif", "M1", "--delta", "10"}, 1, `testdata/bad-graph.txt:2: timestamp "eleven" is not an integer`},
+		{"invalid utf-8 id", []string{"mine", "--graph", "testdata/bad-utf8-graph.txt", "--motif", "M1", "--delta", "10"}, 1, `testdata/bad-utf8-graph.txt:2: source id "\xff" is not valid UTF-8`},
 		{"invalid query", []string{"mine", "--graph", "testdata/cycle.txt", "--query", "testdata/bad-query.yaml"}, 1, `edges[1]: unknown node "x"`},
 		{"zero delta", []string{"mine", "--graph", "testdata/cycle.txt", "--motif", "M4", "--delta", "0"}, 2, "--delta 0: must be positive"},
 		{"bad delta", []string{"mine", "--graph", "testdata/cycle.txt", "--motif", "M4", "--delta", "soon"}, 2, `--delta "soon"`},

@@ -32,6 +32,18 @@ type WindowConfig struct {
 	SelfLoop           float64 // probability that an edge is a self-loop
 	Missing            float64 // probability that an attribute is unset (NaN or "")
 	Evict              float64 // probability of a few evicted edges before the live ones, so First() > 0
+	// Extreme is the probability that the times lie at an end of the
+	// int64 range: just above its minimum, just below its maximum, or
+	// both (interval ends computed naively would overflow there).
+	Extreme float64
+}
+
+// ExtremeWindowConfig is DefaultWindowConfig with every window's times at
+// the ends of the int64 range.
+func ExtremeWindowConfig() WindowConfig {
+	c := DefaultWindowConfig()
+	c.Extreme = 1
+	return c
 }
 
 // DefaultWindowConfig is the configuration the differential tests use.
@@ -59,6 +71,20 @@ func RandomWindow(rng *rand.Rand, cfg WindowConfig) *window.Window {
 	ts := make([]int64, m)
 	for i := range ts {
 		ts[i] = base + rng.Int64N(span)
+	}
+	if cfg.Extreme > 0 && rng.Float64() < cfg.Extreme {
+		// Times counted from an end of the int64 range; "both" puts each
+		// edge at either end at random.
+		end := rng.IntN(3)
+		for i := range ts {
+			off := ts[i] - base
+			switch {
+			case end == 0 || end == 2 && rng.IntN(2) == 0:
+				ts[i] = math.MinInt64 + off
+			default:
+				ts[i] = math.MaxInt64 - off
+			}
+		}
 	}
 	slices.Sort(ts)
 	a, b := w.Strings().Intern("a"), w.Strings().Intern("b")
@@ -106,6 +132,17 @@ type QueryConfig struct {
 	Within   float64 // probability that an edge after the first has a Within
 	Anti     float64 // probability of anti-edges (one or two)
 	Pred     float64 // probability of predicates (one to three)
+	// Extreme is the probability that delta is within a few ticks of the
+	// largest int64 (per-hop and anti-edge limits then range up to it).
+	Extreme float64
+}
+
+// ExtremeQueryConfig is DefaultQueryConfig with delta near the largest
+// int64 half of the time.
+func ExtremeQueryConfig() QueryConfig {
+	c := DefaultQueryConfig()
+	c.Extreme = 0.5
+	return c
 }
 
 // DefaultQueryConfig is the configuration the differential tests use.
@@ -121,6 +158,11 @@ func DefaultQueryConfig() QueryConfig {
 func RandomQuery(rng *rand.Rand, cfg QueryConfig) *motif.Query {
 	q := &motif.Query{Name: "random"}
 	delta := 1 + rng.Int64N(cfg.MaxDelta)
+	span := span
+	if cfg.Extreme > 0 && rng.Float64() < cfg.Extreme {
+		delta = math.MaxInt64 - rng.Int64N(3)
+		span = func(_ *rand.Rand, n int64) motif.Span { return motif.TicksSpan(n) } // seconds would overflow a Duration
+	}
 	q.Delta = span(rng, delta)
 	k := 1 + rng.IntN(cfg.MaxEdges)
 	nodes := 2
@@ -137,7 +179,7 @@ func RandomQuery(rng *rand.Rand, cfg QueryConfig) *motif.Query {
 		}
 		e := motif.Edge{From: a, To: b}
 		if rng.Float64() < cfg.Within {
-			s := span(rng, rng.Int64N(delta+1))
+			s := span(rng, upTo(rng, delta))
 			e.Within = &s
 		}
 		q.Edges = append(q.Edges, e)
@@ -158,7 +200,7 @@ func RandomQuery(rng *rand.Rand, cfg QueryConfig) *motif.Query {
 			t := (f + 1 + rng.IntN(len(mapped)-1)) % len(mapped)
 			a := motif.AntiEdge{From: mapped[f], To: mapped[t], After: after}
 			if rng.IntN(3) == 0 {
-				s := span(rng, rng.Int64N(delta+2))
+				s := span(rng, upTo(rng, min(delta, math.MaxInt64-1)+1))
 				a.Within = &s
 			}
 			q.AntiEdges = append(q.AntiEdges, a)
@@ -172,6 +214,18 @@ func RandomQuery(rng *rand.Rand, cfg QueryConfig) *motif.Query {
 		}
 	}
 	return q
+}
+
+// upTo returns a random int64 in [0, n]; near the top of the range, in
+// [0, 8) or (n-8, n] half the time each, so that limits of both sizes occur.
+func upTo(rng *rand.Rand, n int64) int64 {
+	if n < math.MaxInt64/2 {
+		return rng.Int64N(n + 1)
+	}
+	if rng.IntN(2) == 0 {
+		return rng.Int64N(8)
+	}
+	return n - rng.Int64N(8)
 }
 
 // span returns n ticks, as a tick count or (half the time) as seconds.

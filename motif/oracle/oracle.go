@@ -2,6 +2,8 @@ package oracle
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"slices"
 
 	"github.com/motifwatch/motifwatch/motif"
@@ -186,11 +188,11 @@ func (o *Oracle) Check(pos []int64, horizon int64) Verdict {
 	}
 	t := func(i int) int64 { return w.T(pos[i]) }
 	k := len(pos)
-	if t(k-1)-t(0) > o.delta {
+	if gapExceeds(t(0), t(k-1), o.delta) {
 		v.Fail |= FailDelta
 	}
 	for i := 1; i < k; i++ {
-		if o.within[i] != nil && t(i)-t(i-1) > *o.within[i] {
+		if o.within[i] != nil && gapExceeds(t(i-1), t(i), *o.within[i]) {
 			v.Fail |= FailWithin
 			v.Withins = append(v.Withins, i)
 		}
@@ -202,9 +204,9 @@ func (o *Oracle) Check(pos []int64, horizon int64) Verdict {
 		}
 	}
 	for i, a := range q.AntiEdges {
-		end := t(0) + o.delta
+		end := intervalEnd(t(0), o.delta)
 		if o.antiW[i] != nil {
-			end = min(end, t(a.After)+*o.antiW[i])
+			end = min(end, intervalEnd(t(a.After), *o.antiW[i]))
 		}
 		for p := w.First(); p < w.End(); p++ {
 			if p > pos[a.After] && w.T(p) <= end && w.Src(p) == node[a.From] && w.Dst(p) == node[a.To] {
@@ -221,6 +223,24 @@ func (o *Oracle) Check(pos []int64, horizon int64) Verdict {
 		v.Match = motif.Match{Edges: slices.Clone(pos), Nodes: node, Open: v.Open, OpenUntil: v.OpenUntil}
 	}
 	return v
+}
+
+// gapExceeds reports t1 − t0 > limit, computed exactly (times may lie
+// anywhere in the int64 range, so the difference may not fit in one).
+func gapExceeds(t0, t1, limit int64) bool {
+	gap := new(big.Int).Sub(big.NewInt(t1), big.NewInt(t0))
+	return gap.Cmp(big.NewInt(limit)) > 0
+}
+
+// intervalEnd is t + d computed exactly, then clamped to the largest
+// int64: no edge time and no horizon lies past it, so the clamped end
+// admits the same edges and is past the same horizons as the true one.
+func intervalEnd(t, d int64) int64 {
+	end := new(big.Int).Add(big.NewInt(t), big.NewInt(d))
+	if !end.IsInt64() {
+		return math.MaxInt64
+	}
+	return end.Int64()
 }
 
 // value is an evaluated operand: a number, or a string compared by value.

@@ -1,0 +1,261 @@
+package count3
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/oracle"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// cellQueries returns a query per cell: SNAP's grid, then the four-node
+// stars (centre c, leaves x, y, z).
+func cellQueries(delta int64) [Cells]*motif.Query {
+	var qs [Cells]*motif.Query
+	grid := motif.SNAPGrid()
+	for i := range 6 {
+		for j := range 6 {
+			qs[i*6+j] = grid[i][j]
+		}
+	}
+	for d := range 8 {
+		q := &motif.Query{Name: Cell(Star4 + Cell(d)).String(), Nodes: []motif.Node{{Name: "c"}, {Name: "x"}, {Name: "y"}, {Name: "z"}}}
+		for e := range 3 {
+			edge := motif.Edge{From: 0, To: e + 1}
+			if d>>(2-e)&1 == 1 {
+				edge.From, edge.To = e+1, 0
+			}
+			q.Edges = append(q.Edges, edge)
+		}
+		qs[Star4+Cell(d)] = q
+	}
+	for _, q := range qs {
+		q.Delta = motif.TicksSpan(delta)
+	}
+	return qs
+}
+
+// bruteCells counts each cell with the brute-force oracle, keeping the
+// matches whose last edge is in r and not masked.
+func bruteCells(t *testing.T, w *window.Window, delta int64, r motif.Range, mask []bool) [Cells]int64 {
+	t.Helper()
+	var g [Cells]int64
+	for c, q := range cellQueries(delta) {
+		ms, err := oracle.Mine(w, q, r, motif.Batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if last := m.Edges[2]; mask == nil || mask[last-r.Lo] {
+				g[c]++
+			}
+		}
+	}
+	return g
+}
+
+// engineCells counts each cell with the general CPU engine.
+func engineCells(t *testing.T, w *window.Window, delta int64, req motif.Request) [Cells]int64 {
+	t.Helper()
+	var g [Cells]int64
+	cpu := motif.NewCPU(2)
+	for c, q := range cellQueries(delta) {
+		p, err := motif.Compile(q, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cpu.Mine(context.Background(), w, p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g[c] = res.Matches
+	}
+	return g
+}
+
+func countCells(t *testing.T, w *window.Window, delta int64, req motif.Request, workers int) [Cells]int64 {
+	t.Helper()
+	raw, err := Count(context.Background(), w, delta, req, All, Options{Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw.Cells()
+}
+
+func countGrid(t *testing.T, w *window.Window, delta int64, req motif.Request, workers int) Grid {
+	t.Helper()
+	raw, err := Count(context.Background(), w, delta, req, All, Options{Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw.Grid()
+}
+
+func randomRequest(rng *rand.Rand, w *window.Window) motif.Request {
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	if rng.IntN(3) == 0 && w.Len() > 0 {
+		lo := w.First() + rng.Int64N(int64(w.Len()))
+		req.Range = motif.Range{Lo: lo, Hi: lo + 1 + rng.Int64N(w.End()-lo)}
+	}
+	if rng.IntN(4) == 0 {
+		req.RootMask = make([]bool, req.Range.Hi-req.Range.Lo)
+		for i := range req.RootMask {
+			req.RootMask[i] = rng.IntN(3) > 0
+		}
+	}
+	return req
+}
+
+// Every cell (SNAP's 36 and the four-node stars) equals the brute-force oracle on small random windows full of
+// tied timestamps, self-loops and evicted prefixes, for random ranges and
+// root masks and 1 or 3 workers.
+func TestCountMatchesOracle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 3))
+	cfg := oracle.DefaultWindowConfig()
+	cfg.MaxEdges = 16
+	for iter := range 1500 {
+		w := oracle.RandomWindow(rng, cfg)
+		delta := 1 + rng.Int64N(14)
+		req := randomRequest(rng, w)
+		want := bruteCells(t, w, delta, req.Range, req.RootMask)
+		for _, workers := range []int{1, 3} {
+			if got := countCells(t, w, delta, req, workers); got != want {
+				t.Fatalf("iteration %d, delta %d, range %v, mask %v, %d workers:\n%s\ngot  %v\nwant %v",
+					iter, delta, req.Range, req.RootMask != nil, workers, oracle.FormatWindow(w), got, want)
+			}
+		}
+	}
+}
+
+// Larger random graphs (many third nodes per pair, long δ windows that
+// slide, ties) against the general engine, every cell.
+func TestCountMatchesEngine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 4))
+	for iter := range 40 {
+		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 12, MaxEdges: 300, MaxTime: 40 + rng.Int64N(200), SelfLoop: 0.03, Evict: 0.3}
+		w := oracle.RandomWindow(rng, cfg)
+		delta := 1 + rng.Int64N(30)
+		req := randomRequest(rng, w)
+		want := engineCells(t, w, delta, req)
+		if got := countCells(t, w, delta, req, 1+iter%3); got != want {
+			t.Fatalf("iteration %d, delta %d, range %v: got %v, want %v", iter, delta, req.Range, got, want)
+		}
+	}
+}
+
+// The device input (flat sequences) gives the same counters as the fused
+// CPU passes: CountSequences is the CPU twin a device must equal.
+func TestCountSequences(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for iter := range 30 {
+		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 10, MaxEdges: 200, MaxTime: 60, SelfLoop: 0.03, Evict: 0.3}
+		w := oracle.RandomWindow(rng, cfg)
+		delta := 1 + rng.Int64N(20)
+		req := randomRequest(rng, w)
+		want, err := Count(context.Background(), w, delta, req, All, Options{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Count(context.Background(), w, delta, req, All, Options{Workers: 2, Device: cpuDevice{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("iteration %d: sequences %v, fused %v", iter, got, want)
+		}
+	}
+}
+
+type cpuDevice struct{}
+
+func (cpuDevice) CountSequences(_ context.Context, s *Sequences, delta int64) (Raw, error) {
+	return CountSequences(s, delta), nil
+}
+
+// collegeMsgGrid is DESIGN.md's reference: CollegeMsg, δ = 3600, ties in
+// file order.
+var collegeMsgGrid = Grid{
+	{126693, 75319, 2663, 2050, 132203, 184137},
+	{92053, 64324, 2309, 1657, 109701, 125024},
+	{81514, 84982, 134875, 157498, 1936, 2503},
+	{160934, 79499, 276986, 136796, 2595, 2440},
+	{170110, 149986, 111083, 132038, 113092, 133767},
+	{278779, 156065, 244621, 129349, 131496, 188240},
+}
+
+const collegeMsg = "../../../shared/data/temporal/CollegeMsg.txt"
+
+func loadCollegeMsg(tb testing.TB) *window.Window {
+	tb.Helper()
+	if _, err := os.Stat(collegeMsg); err != nil {
+		tb.Skipf("CollegeMsg absent (%v): the shared data folder is not next to this checkout", err)
+	}
+	w, _, err := ingest.LoadFile(collegeMsg, ingest.FileOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return w
+}
+
+func TestCollegeMsgGrid(t *testing.T) {
+	w := loadCollegeMsg(t)
+	for _, workers := range []int{1, 2, 5} {
+		g := countGrid(t, w, 3600, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}, workers)
+		if g != collegeMsgGrid {
+			t.Errorf("%d workers: grid\n%s\nwant\n%s", workers, fmtGrid(g), fmtGrid(collegeMsgGrid))
+		}
+		if g.Total() != 3979317 {
+			t.Errorf("%d workers: total %d, want 3979317", workers, g.Total())
+		}
+	}
+}
+
+func fmtGrid(g Grid) string {
+	s := ""
+	for _, row := range g {
+		s += fmt.Sprintln(row)
+	}
+	return s
+}
+
+// sortByPos sorts in place by position with a comparison sort and with
+// both radix digit sizes, for even and odd numbers of passes.
+func TestSortByPos(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var tmp []Event
+	for _, n := range []int{0, 1, 100, 300, 300, 5000, 70000} {
+		perm := rng.Perm(n * (1 + rng.IntN(300)))[:n]
+		ev := make([]Event, n)
+		for i, p := range perm {
+			ev[i] = Event{Pos: int64(p) + 1<<40, T: int64(i), Local: int32(p)}
+		}
+		tmp = sortByPos(ev, tmp)
+		got := ev
+		for i := 1; i < n; i++ {
+			if got[i-1].Pos >= got[i].Pos || got[i].Local != int32(got[i].Pos-1<<40) {
+				t.Fatalf("n=%d: not sorted at %d: %+v %+v", n, i, got[i-1], got[i])
+			}
+		}
+	}
+}
+
+// Dense graphs (few nodes, thousands of edges) give triangle sequences
+// long enough for the radix sort; every cell equals the general engine.
+func TestCountDenseMatchesEngine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	for iter := range 4 {
+		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 6000, MaxTime: 3000, SelfLoop: 0.01, Evict: 0.3}
+		w := oracle.RandomWindow(rng, cfg)
+		delta := 2 + rng.Int64N(6)
+		req := randomRequest(rng, w)
+		want := engineCells(t, w, delta, req)
+		if got := countCells(t, w, delta, req, 1+iter%2); got != want {
+			t.Fatalf("iteration %d, %d edges, delta %d, range %v: got %v, want %v", iter, w.Len(), delta, req.Range, got, want)
+		}
+	}
+}

@@ -1,0 +1,44 @@
+// Package count3 counts SNAP's 36 three-edge temporal motifs (the 2- and
+// 3-node motifs of Paranjape, Benson and Leskovec, "Motifs in temporal
+// networks", WSDM 2017) with counting algorithms instead of enumerating
+// their matches, so its cost follows the number of edges and static
+// triangles, not the number of matches.
+//
+// Semantics are the project's (DESIGN.md): an edge sequence e1 < e2 < e3
+// in (t, seq) order — window positions — with t3 − t1 ≤ δ (inclusive),
+// an injective node mapping, self-loops never matched, each sequence once.
+// The counters therefore order events by window position, never by time
+// alone, so tied timestamps follow arrival order exactly as the general
+// engine does; time only decides who is inside the δ window.
+//
+// Three families partition the 36 cells:
+//   - two-node motifs (4 cells): per node pair, a sliding window over the
+//     pair's edges counts ordered triples by direction;
+//   - stars (24 cells): per centre, one pass over the centre's incident
+//     edges in position order keeps per-neighbour counters (edges, same-
+//     neighbour pairs, and sums of direction prefix counts) so each edge,
+//     as the LAST edge of a triple, adds its x-x-y, x-y-x and y-x-x
+//     triples in O(1); the same pass yields the two-node counts and,
+//     beyond SNAP's grid, the four-node stars (a centre with three
+//     distinct neighbours: every pair in the window minus the other
+//     kinds);
+//   - triangles (8 cells): static triangles are listed by degree order,
+//     each assigned to its pair with the most temporal edges; per such
+//     pair one pass over the pair's edges and its triangles' other edges
+//     counts the triples with one edge on each side of the triangle.
+//
+// Every counter adds a triple when its last edge is processed, so
+// restricting the last edge to a position range (a daemon batch) or to a
+// root mask is a test per edge: Count honours motif.Request's Range and
+// RootMask.
+//
+// Raw counters (Raw) are indexed by family, position and direction; the
+// table that maps them onto SNAP's grid is derived at start-up by testing
+// each raw pattern for isomorphism against motif.SNAPGrid, and the same
+// test recognises a query's shape (Shape). Engine wraps another
+// motif.Engine and answers count-mode requests for the 36 shapes from a
+// cached grid. A Backend runs the counting passes; the CPU one is here,
+// the GPU one in package gpu (kernels/count3.cu).
+//
+// count3 reads windows; it never does I/O and never imports kafka or cu.
+package count3

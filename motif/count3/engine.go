@@ -1,0 +1,131 @@
+package count3
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// MinShare is the smallest share of the live window (1/MinShare) that a
+// request's range must cover for Engine to count it: the passes read the
+// whole window (and list its static triangles) whatever the range, while
+// the general engine's cost follows the matches ending in the range, so a
+// small streaming batch over a large window is cheaper mined.
+const MinShare = 8
+
+// Engine is a motif.Engine that counts the shapes of Shape (SNAP's 36 and
+// the four-node stars) in count mode (no Sink) and hands every other request to Next. One counting run
+// serves all the queries of a family asked over the same window state,
+// δ, range and mask: `mine --snap3` counts once for its 36 queries.
+type Engine struct {
+	next motif.Engine
+	opts Options
+
+	mu    sync.Mutex
+	cache cached
+}
+
+type cached struct {
+	w           *window.Window
+	first, end  int64
+	delta       int64
+	rng         motif.Range
+	mask        []bool
+	fam         Families
+	raw         Raw
+	cells       [Cells]int64
+	roots       int64
+	initialised bool
+}
+
+// NewEngine wraps next. opts.Workers is the goroutines of a counting run;
+// opts.Device, if set, runs the passes.
+func NewEngine(next motif.Engine, opts Options) *Engine {
+	opts.Workers = max(opts.Workers, 1)
+	return &Engine{next: next, opts: opts}
+}
+
+// Next returns the wrapped engine.
+func (e *Engine) Next() motif.Engine { return e.next }
+
+// Workers returns the wrapped engine's worker count when it has one, else
+// the counting runs'.
+func (e *Engine) Workers() int {
+	if w, ok := e.next.(interface{ Workers() int }); ok {
+		return w.Workers()
+	}
+	return e.opts.Workers
+}
+
+// Counts reports whether Mine counts req for p instead of handing it on.
+func (e *Engine) Counts(w *window.Window, p *motif.Plan, req motif.Request) bool {
+	if _, ok := Shape(p); !ok || req.Sink != nil {
+		return false
+	}
+	lo, hi := max(req.Range.Lo, w.First()), min(req.Range.Hi, w.End())
+	return (hi-lo)*MinShare >= int64(w.Len())
+}
+
+// Mine implements motif.Engine.
+func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req motif.Request) (motif.Result, error) {
+	if !e.Counts(w, p, req) {
+		return e.next.Mine(ctx, w, p, req)
+	}
+	if err := req.CheckRootMask(); err != nil {
+		return motif.Result{}, err
+	}
+	c, _ := Shape(p)
+	cells, roots, err := e.count(ctx, w, p.Delta, req, Family(c))
+	if err != nil {
+		return motif.Result{}, err
+	}
+	if req.Progress != nil {
+		req.Progress.Add(max(min(req.Range.Hi, w.End())-max(req.Range.Lo, w.First()), 0))
+	}
+	if req.Found != nil {
+		req.Found.Add(cells[c])
+	}
+	return motif.Result{Matches: cells[c], Roots: roots}, nil
+}
+
+// count returns the cells' counts for the request, counting the family if the
+// cache does not hold it for this window state.
+func (e *Engine) count(ctx context.Context, w *window.Window, delta int64, req motif.Request, fam Families) ([Cells]int64, int64, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := &e.cache
+	same := c.initialised && c.w == w && c.first == w.First() && c.end == w.End() && c.delta == delta &&
+		c.rng == req.Range && (c.mask == nil) == (req.RootMask == nil) && slices.Equal(c.mask, req.RootMask)
+	if !same {
+		*c = cached{w: w, first: w.First(), end: w.End(), delta: delta, rng: req.Range,
+			mask: slices.Clone(req.RootMask), initialised: true, roots: roots(w, req)}
+	}
+	if c.fam&fam != fam {
+		raw, err := Count(ctx, w, delta, req, fam&^c.fam, e.opts)
+		if err != nil {
+			return [Cells]int64{}, 0, err
+		}
+		c.raw.Add(&raw)
+		c.fam |= fam
+		c.cells = c.raw.Cells()
+	}
+	return c.cells, c.roots, nil
+}
+
+// roots counts the request's unmasked positions in the window.
+func roots(w *window.Window, req motif.Request) int64 {
+	lo, hi := max(req.Range.Lo, w.First()), min(req.Range.Hi, w.End())
+	if req.RootMask == nil {
+		return max(hi-lo, 0)
+	}
+	var n int64
+	for p := lo; p < hi; p++ {
+		if req.RootMask[p-req.Range.Lo] {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,158 @@
+package count3
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/oracle"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// spyEngine records whether it was asked.
+type spyEngine struct {
+	motif.Engine
+	calls int
+}
+
+func (s *spyEngine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req motif.Request) (motif.Result, error) {
+	s.calls++
+	return s.Engine.Mine(ctx, w, p, req)
+}
+
+// Count-mode queries of the 36 shapes, written with other node names and
+// in YAML, are counted (the wrapped engine is never asked) and equal the
+// general engine; a query with a predicate, and an enumerating request,
+// go to the wrapped engine.
+func TestEngineCountsShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 5, MaxNodes: 9, MaxEdges: 250, MaxTime: 80, SelfLoop: 0.02, Evict: 1})
+	cpu := motif.NewCPU(2)
+	spy := &spyEngine{Engine: cpu}
+	e := NewEngine(spy, Options{Workers: 2})
+	qs, err := motif.ParseQueries([]byte(`queries:
+  - name: cycle
+    delta: 9
+    edges: [A -> B, B -> C, C -> A]
+  - name: out-star
+    delta: 9
+    edges: [hub -> a, hub -> b, hub -> a]
+  - name: ping-pong
+    delta: 9
+    edges: [a -> b, b -> a, a -> b]
+  - name: hop-equals-delta
+    delta: 9
+    edges: [A -> B, {from: B, to: C, within: 9}, C -> A]
+`), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Found: new(atomic.Int64)}
+	var found int64
+	for _, q := range qs {
+		p, err := motif.Compile(q, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.Mine(context.Background(), w, p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := cpu.Mine(context.Background(), w, p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Matches != want.Matches || got.Roots != want.Roots {
+			t.Errorf("%s: counted %d matches (%d roots), engine %d (%d roots)", q.Name, got.Matches, got.Roots, want.Matches, want.Roots)
+		}
+		found += got.Matches
+		if f := req.Found.Load(); f != 2*found {
+			t.Errorf("%s: Found %d after both engines, want %d", q.Name, f, 2*found)
+		}
+	}
+	req.Found = nil
+	if spy.calls != 0 {
+		t.Errorf("wrapped engine asked %d times for count-mode SNAP shapes; want 0", spy.calls)
+	}
+	qs, err = motif.ParseQueries([]byte(`queries:
+  - name: filtered
+    delta: 9
+    edges: [A -> B, B -> C, C -> A]
+    where: [amount > 1]
+`), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := motif.Compile(qs[0], w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Mine(context.Background(), w, p, req); err != nil {
+		t.Fatal(err)
+	}
+	enum := req
+	enum.Sink = motif.SinkFunc(func(*motif.Match) error { return nil })
+	q := motif.SNAPGrid()[0][0]
+	q.Delta = motif.TicksSpan(9)
+	p, err = motif.Compile(q, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Mine(context.Background(), w, p, enum); err != nil {
+		t.Fatal(err)
+	}
+	if spy.calls != 2 {
+		t.Errorf("wrapped engine asked %d times for a predicate query and an enumeration; want 2", spy.calls)
+	}
+}
+
+// Streaming batches: a range of at least 1/MinShare of the window, with a
+// root mask, is counted and equals the general engine; a smaller one goes
+// to the wrapped engine. Successive calls with another range or mask are
+// not served from the cache.
+func TestEngineBatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 5, MaxNodes: 9, MaxEdges: 400, MaxTime: 100, SelfLoop: 0.02, Evict: 1})
+	cpu := motif.NewCPU(2)
+	spy := &spyEngine{Engine: cpu}
+	e := NewEngine(spy, Options{Workers: 2})
+	grid := motif.SNAPGrid()
+	n := int64(w.Len())
+	for iter := range 12 {
+		lo := w.First() + rng.Int64N(n/2)
+		size := (n + MinShare - 1) / MinShare // the smallest counted range
+		if iter%4 == 3 {
+			size--
+		}
+		req := motif.Request{Range: motif.Range{Lo: lo, Hi: lo + size}, Horizon: 0}
+		if iter%2 == 0 {
+			req.RootMask = make([]bool, size)
+			for i := range req.RootMask {
+				req.RootMask[i] = rng.IntN(2) == 0
+			}
+		}
+		q := grid[rng.IntN(6)][rng.IntN(6)]
+		q.Delta = motif.TicksSpan(1 + rng.Int64N(15))
+		p, err := motif.Compile(q, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := spy.calls
+		got, err := e.Mine(context.Background(), w, p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := cpu.Mine(context.Background(), w, p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Matches != want.Matches || got.Roots != want.Roots {
+			t.Errorf("%s range %v mask %v: %d matches (%d roots), engine %d (%d roots)", q.Name, req.Range, req.RootMask != nil, got.Matches, got.Roots, want.Matches, want.Roots)
+		}
+		if counted := spy.calls == before; counted != (iter%4 != 3) {
+			t.Errorf("range of %d edges in a window of %d: counted = %v", size, n, counted)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package stream
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/count3"
+)
+
+// Count-mode queries of counted shapes (a star, a triangle, a two-node
+// motif, a four-node star), mined per batch by count3.Engine over an
+// evicting window: the sums over batches equal one batch run of the
+// general engine, for two batch sizes (a batch below 1/8 of the window
+// is handed to the general engine instead).
+func TestStreamingCountedShapes(t *testing.T) {
+	w := loadGraph(t)
+	var qs []Query
+	for _, name := range []string{"snap-1-1", "snap-1-3", "snap-6-2", "snap-3-5"} {
+		q, err := motif.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Delta = motif.DurationSpan(time.Hour)
+		qs = append(qs, Query{Query: q})
+	}
+	qs = append(qs, Query{Query: &motif.Query{Name: "star4", Delta: motif.DurationSpan(time.Hour),
+		Nodes: []motif.Node{{Name: "c"}, {Name: "x"}, {Name: "y"}, {Name: "z"}},
+		Edges: []motif.Edge{{From: 0, To: 1}, {From: 2, To: 0}, {From: 0, To: 3}}}})
+	_, want := batchTruth(t, w, qs)
+	for _, n := range []int{997, 10000} {
+		p, err := New(Options{Engine: count3.NewEngine(motif.NewCPU(2), count3.Options{Workers: 2}), Schema: *w.Schema()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.SetQueries(qs); err != nil {
+			t.Fatal(err)
+		}
+		ids, counts := map[string]int{}, map[string]int64{}
+		streamRun(t, p, edgesOf(w), n, ids, counts)
+		for name, c := range want {
+			if counts[name] != c {
+				t.Errorf("batches of %d: %s counted %d, batch run %d", n, name, counts[name], c)
+			}
+		}
+		if len(want) != len(qs) {
+			t.Errorf("batch run counted %d queries, want %d: %v", len(want), len(qs), fmt.Sprint(want))
+		}
+	}
+}
