@@ -19,6 +19,10 @@
 //   - Router (router.go): per-query modes and rate limits, count and
 //     rate-limited summary records per interval, hot reload; one goroutine
 //     drives it (Add and Flush per batch, Tick on a timer, Close).
+//   - Incidents (incident.go): a query's Grouping folds its matches that
+//     share the grouped nodes within a window into one KindIncident
+//     record, written when the window closes; match records stay.
+//   - Read (read.go): reading the alert topic back (monitor alerts).
 //   - Metrics (metrics.go): written, failed, counted, rate-limited and
 //     routed counts per query, and write latency.
 package alerts

@@ -345,7 +345,9 @@ func TestKafkaSinkErrors(t *testing.T) {
 			if tt.untilDone && took < limit-50*time.Millisecond {
 				t.Errorf("Write returned after %v; want it to retry until the context expires (%v)", took, limit)
 			}
-			if took > limit+time.Second {
+			// Generous: "returns once the context expires", not "within a
+			// second of it" on a loaded machine.
+			if took > limit+10*time.Second {
 				t.Errorf("Write returned after %v; want it to return once the context expires (%v)", took, limit)
 			}
 			if !tt.untilDone && took > limit/2 {
@@ -355,7 +357,7 @@ func TestKafkaSinkErrors(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Errorf("Close: %v", err)
 			}
-			if took := time.Since(start); took > 2*time.Second {
+			if took := time.Since(start); took > 10*time.Second {
 				t.Errorf("Close took %v; want it bounded by the write timeout", took)
 			}
 			if err := s.Write(context.Background(), alerts); !errors.Is(err, ErrClosed) {

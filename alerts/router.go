@@ -41,6 +41,14 @@ type QueryOptions struct {
 	// Burst is the bucket size: how many match records may be written at
 	// once after a quiet spell. 0 means ceil(RateLimit), at least 1.
 	Burst int
+	// Group folds matches into incident records (enumerate mode only).
+	// Every match counts in its incident, rate-limited ones included.
+	Group Grouping
+}
+
+// equal reports whether o and p route alike (both normalized).
+func (o QueryOptions) equal(p QueryOptions) bool {
+	return o.Mode == p.Mode && o.RateLimit == p.RateLimit && o.Burst == p.Burst && o.Group.equal(p.Group)
 }
 
 // Validate reports the first invalid field, naming it and its value.
@@ -55,6 +63,14 @@ func (o QueryOptions) Validate() error {
 	}
 	if o.Burst < 0 {
 		return fmt.Errorf("burst %d: want ≥ 0 (0 = ceil(rate limit))", o.Burst)
+	}
+	if o.Group.enabled() {
+		if o.Mode == ModeCount {
+			return fmt.Errorf("group_by %v: incidents fold match records, and count mode writes none (use enumerate mode)", o.Group.By)
+		}
+		if o.Group.Within <= 0 {
+			return fmt.Errorf("group window %v: want > 0", o.Group.Within)
+		}
 	}
 	return nil
 }
@@ -84,6 +100,10 @@ type RouterOptions struct {
 	Interval time.Duration
 	// Logger receives query changes and warnings; nil discards.
 	Logger *slog.Logger
+	// Written, if set, sees every batch of records once the sink has
+	// acknowledged it (the daemon's status page keeps the last ones). It
+	// runs on the Router's goroutine and must not keep the slice.
+	Written func([]Alert)
 }
 
 // Router turns a query's matches into records according to its options
@@ -112,6 +132,7 @@ type Router struct {
 	now      func() time.Time
 	log      *slog.Logger
 	interval time.Duration
+	written  func([]Alert)
 
 	queries map[string]*route
 	names   []string // keys of queries, sorted: records come out in this order
@@ -140,6 +161,8 @@ type route struct {
 	since time.Time     // tallies below started at max(since, Router.from)
 	count int64         // count mode: matches in the current interval
 	held  int64         // enumerate mode: matches held back in it
+	// incidents are the open incidents by group key (Group set).
+	incidents map[string]*incident
 
 	matches, counted, limited prometheus.Counter
 }
@@ -167,6 +190,7 @@ func NewRouter(opts RouterOptions, sink Sink, metrics *Metrics, now func() time.
 		now:      now,
 		log:      opts.Logger,
 		interval: orDefault(opts.Interval, DefaultInterval),
+		written:  opts.Written,
 		queries:  make(map[string]*route),
 		unknown:  make(map[string]bool),
 	}
@@ -201,6 +225,7 @@ func (r *Router) SetQueries(queries map[string]QueryOptions) error {
 	for _, name := range r.names {
 		if _, ok := queries[name]; !ok {
 			r.emit(name, r.queries[name], t, t)
+			r.closeIncidents(name, r.queries[name], t, true)
 			delete(r.queries, name)
 			r.log.Info("alert query removed", "query", name)
 		}
@@ -219,12 +244,15 @@ func (r *Router) SetQueries(queries map[string]QueryOptions) error {
 			r.queries[name] = q
 			delete(r.unknown, name)
 			r.log.Info("alert query added", "query", name, "mode", o.Mode, "rate_limit", o.RateLimit, "burst", o.Burst)
-		case q.opts == o:
+		case q.opts.equal(o):
 			continue
 		default:
 			if q.opts.Mode != o.Mode {
 				r.emit(name, q, t, t)
 				q.since = t
+			}
+			if !q.opts.Group.equal(o.Group) {
+				r.closeIncidents(name, q, t, true)
 			}
 			r.log.Info("alert query changed", "query", name, "mode", o.Mode, "rate_limit", o.RateLimit, "burst", o.Burst)
 		}
@@ -278,15 +306,25 @@ func (r *Router) Flush(ctx context.Context) error {
 	}
 	t := r.now().UTC()
 	r.advance(t)
+	r.closeDue(t)
 	r.route(t)
 	if err := r.write(ctx); err != nil {
 		return err
 	}
 	r.flushed++
 	if !r.tallying() {
-		r.settled = r.flushed
+		r.settled = max(r.settled, min(r.flushed, r.incidentFloor()))
 	}
 	return nil
+}
+
+// closeDue queues the records of the incidents that close by t.
+func (r *Router) closeDue(t time.Time) {
+	for _, name := range r.names {
+		if q := r.queries[name]; len(q.incidents) > 0 {
+			r.closeIncidents(name, q, t, false)
+		}
+	}
 }
 
 // Tick writes the count and summary records of the interval in progress
@@ -298,18 +336,25 @@ func (r *Router) Tick(ctx context.Context, now time.Time) error {
 		return ErrClosed
 	}
 	r.advance(now.UTC())
+	r.closeDue(now.UTC())
 	if err := r.write(ctx); err != nil {
 		return err
 	}
 	if !r.tallying() {
-		r.settled = r.flushed
+		r.settled = max(r.settled, min(r.flushed, r.incidentFloor()))
 	}
 	return nil
 }
 
-// Due returns the end of the current interval: a Tick at or after it
-// writes the interval's count and summary records.
-func (r *Router) Due() time.Time { return r.to }
+// Due returns the end of the current interval, or the close of the
+// first open incident if sooner: a Tick at or after it writes the
+// interval's count and summary records, or the incident's.
+func (r *Router) Due() time.Time {
+	if c := r.nextClose(); !c.IsZero() && c.Before(r.to) {
+		return c
+	}
+	return r.to
+}
 
 // Settled returns n such that the matches of every Add made before the
 // n-th successful Flush are durable: written as match records or counted
@@ -341,6 +386,7 @@ func (r *Router) Close(ctx context.Context) error {
 	r.route(t)
 	for _, name := range r.names {
 		r.emit(name, r.queries[name], t, t)
+		r.closeIncidents(name, r.queries[name], t, true)
 	}
 	if err := r.write(ctx); err != nil {
 		return err
@@ -412,6 +458,12 @@ func (r *Router) route(t time.Time) {
 			}
 		} else {
 			q.matches.Inc()
+			if q.opts.Group.enabled() && q.opts.Mode == ModeEnumerate {
+				if a.DetectedAt.IsZero() {
+					a.DetectedAt = t
+				}
+				q.fold(&a, t, r.flushed+1)
+			}
 			if q.opts.Mode == ModeCount {
 				q.count++
 				q.counted.Inc()
@@ -434,7 +486,7 @@ func (r *Router) route(t time.Time) {
 }
 
 // tallying reports whether any query has matches counted or held back that
-// no record written yet reports.
+// no record written yet reports (open incidents: see incidentFloor).
 func (r *Router) tallying() bool {
 	for _, q := range r.queries {
 		if q.count > 0 || q.held > 0 {
@@ -473,8 +525,11 @@ func (r *Router) write(ctx context.Context) error {
 			r.alerted += int64(c)
 		}
 	}
+	if r.written != nil {
+		r.written(r.out)
+	}
 	clear(r.out)
 	r.out = r.out[:0]
-	r.settled = max(r.settled, r.outSettles)
+	r.settled = max(r.settled, min(r.outSettles, r.incidentFloor()))
 	return nil
 }

@@ -86,3 +86,16 @@ func TestWriterSinkStdoutDefault(t *testing.T) {
 		t.Error("NewWriterSink(nil) has no writer; want os.Stdout")
 	}
 }
+
+// TestWriterSinkKeepsHTMLCharacters: a description with <, > and & is
+// written as is on stdout (the record's own encoder must not escape it).
+func TestWriterSinkKeepsHTMLCharacters(t *testing.T) {
+	var out bytes.Buffer
+	s := NewWriterSink(&out)
+	if err := s.Write(context.Background(), []Alert{{Kind: KindMatch, Query: "q", Description: "amount > 1000 & <5 hops"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"description":"amount > 1000 & <5 hops"`) {
+		t.Errorf("stdout record %s; want the description unescaped", out.String())
+	}
+}

@@ -260,6 +260,12 @@ type Window struct {
 	// early (a burst at one timestamp, a partition whose time stands
 	// still), and later edges at or below it are late, dead-lettered.
 	MaxBuffered int `mapstructure:"max_buffered"`
+	// MaxBufferedBytes caps the bytes held before the window: a quarter
+	// for records fetched and not yet taken in (the fetcher waits), the
+	// rest for the reorder buffer's decoded edges (past it the watermark
+	// is raised early, as with MaxBuffered). A record's raw value is kept
+	// only while it is small (for a dead letter after the buffer).
+	MaxBufferedBytes ByteSize `mapstructure:"max_buffered_bytes"`
 }
 
 // Engine backends.
@@ -359,6 +365,9 @@ type Metrics struct {
 type Log struct {
 	Level  string `mapstructure:"level"`  // debug, info, warn, error
 	Format string `mapstructure:"format"` // text or json
+	// StatusInterval is how often the daemon logs a status line (edges/s,
+	// lag, watermark, window edges, matches per query); 0 turns it off.
+	StatusInterval time.Duration `mapstructure:"status_interval"`
 }
 
 // DefaultConfig returns the configuration used for every key a file and
@@ -403,6 +412,7 @@ func DefaultConfig() *Config {
 			MaxMineTime:        10 * time.Second,
 			MaxFuture:          time.Hour,
 			MaxBuffered:        1_000_000,
+			MaxBufferedBytes:   256 << 20,
 		},
 		Engine:  Engine{Backend: BackendCPU, Devices: []int{}},
 		Queries: Queries{Files: []string{}, ReloadInterval: 2 * time.Second},
@@ -417,7 +427,7 @@ func DefaultConfig() *Config {
 		Metrics:         Metrics{Listen: "127.0.0.1:9464"},
 		GPM:             DefaultGPM(),
 		ShutdownTimeout: 15 * time.Second,
-		Log:             Log{Level: "info", Format: "text"},
+		Log:             Log{Level: "info", Format: "text", StatusInterval: 30 * time.Second},
 	}
 }
 

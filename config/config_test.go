@@ -82,7 +82,7 @@ func TestLoadFullFile(t *testing.T) {
 		{"DemoEnabled", c.DemoEnabled(), false},
 		{"Embedded", c.Embedded(), false},
 		{"shutdown_timeout", c.ShutdownTimeout, time.Minute},
-		{"log", c.Log, Log{Level: "debug", Format: "json"}},
+		{"log", c.Log, Log{Level: "debug", Format: "json", StatusInterval: 10 * time.Second}},
 	}
 	for _, ck := range checks {
 		if !reflect.DeepEqual(ck.got, ck.want) {

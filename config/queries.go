@@ -271,6 +271,16 @@ func (c *Config) CheckQueries(queries []*motif.Query) error {
 	for _, name := range unknown {
 		errs = append(errs, c.fieldErr("alerts.per_query."+name, "no query is named %q", name))
 	}
+	for _, q := range queries {
+		if len(q.GroupBy) == 0 || c.Alerts.For(q.Name).Mode != ModeCount {
+			continue
+		}
+		field := "alerts.mode"
+		if o, ok := c.Alerts.PerQuery[q.Name]; ok && o.Mode != "" {
+			field = "alerts.per_query." + q.Name + ".mode"
+		}
+		errs = append(errs, c.fieldErr(field, "%s: query %q has group_by, and incidents fold match records, which count mode does not write (use enumerate)", ModeCount, q.Name))
+	}
 	return errors.Join(errs...)
 }
 

@@ -237,3 +237,29 @@ func TestLoadQueriesSameFileTwice(t *testing.T) {
 		t.Errorf("Check() = %v; want only the repeated file reported", err)
 	}
 }
+
+// TestCheckGroupByCountMode checks that a grouped query in count mode is
+// refused at the mode's line: incidents fold match records, and count
+// mode writes none.
+func TestCheckGroupByCountMode(t *testing.T) {
+	src := `alerts:
+  per_query:
+    fan:
+      mode: count
+queries:
+  inline:
+    - name: fan
+      delta: 10m
+      edges: [A -> X, B -> X]
+      group_by: [X]
+`
+	c, err := Parse([]byte(src), "cfg.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = c.Check()
+	want := `cfg.yaml:4: alerts.per_query.fan.mode: count: query "fan" has group_by`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Check() = %v; want substring %q", err, want)
+	}
+}

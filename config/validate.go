@@ -41,6 +41,9 @@ func (c *Config) Validate() error {
 	v.positive("shutdown_timeout", c.ShutdownTimeout)
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	v.oneOf("log.format", c.Log.Format, "text", "json")
+	if c.Log.StatusInterval < 0 {
+		v.fail("log.status_interval", "%s must not be negative (0 turns the status line off)", durText(c.Log.StatusInterval))
+	}
 	return errors.Join(v.errs...)
 }
 
@@ -431,6 +434,12 @@ func (v *validator) caps() {
 	}
 	if w.MaxBuffered < 0 {
 		v.fail("window.max_buffered", "%d must not be negative (0 = no cap)", w.MaxBuffered)
+	}
+	switch {
+	case w.MaxBufferedBytes < 0:
+		v.fail("window.max_buffered_bytes", "%s must not be negative", w.MaxBufferedBytes)
+	case w.MaxBufferedBytes > 0 && w.MaxBufferedBytes < minMaxBytes:
+		v.fail("window.max_buffered_bytes", "%s is below the minimum of %s (0 = no cap on the reorder buffer)", w.MaxBufferedBytes, ByteSize(minMaxBytes))
 	}
 	if w.MaxMatchesPerBatch < 0 {
 		v.fail("window.max_matches_per_batch", "%d must not be negative (0 = no cap)", w.MaxMatchesPerBatch)

@@ -171,6 +171,7 @@ func TestValidateRules(t *testing.T) {
 		{"query file twice", func(c *Config) { c.Queries.Files = []string{"a.yaml", "a.yaml"} }, `queries.files[1]: "a.yaml" is also queries.files[0]`},
 		{"reload interval", func(c *Config) { c.Queries.ReloadInterval = 0 }, `queries.reload_interval: 0s must be positive`},
 		{"sink", func(c *Config) { c.Alerts.Sink = "file" }, `alerts.sink: "file" (want kafka or stdout)`},
+		{"status interval", func(c *Config) { c.Log.StatusInterval = -time.Second }, `log.status_interval: -1s must not be negative`},
 		{"mode", func(c *Config) { c.Alerts.Mode = "sample" }, `alerts.mode: "sample" (want enumerate or count)`},
 		{"count interval", func(c *Config) { c.Alerts.CountInterval = 0 }, `alerts.count_interval: 0s must be positive`},
 		{"rate limit", func(c *Config) { c.Alerts.RateLimit = -1 }, `alerts.rate_limit: -1 must not be negative (0 = unlimited)`},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,10 @@ type Options struct {
 	// Started, if set, is called once the pipeline consumes, with the
 	// addresses a test or a log line needs.
 	Started func(Info)
+	// OnBatch, if set, receives a report of every batch that took records
+	// in or released edges, from the pipeline goroutine (monitor bench);
+	// it must return quickly.
+	OnBatch func(BatchReport)
 }
 
 // Info describes a running daemon.
@@ -78,6 +83,9 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
 	}
+	board := newStatusBoard(schema.TimeUnit, EngineStatus{}, nil)
+	board.ready = ready.status
+	httpSrv.handleStatus(board)
 	httpSrv.start()
 	defer httpSrv.stop(time.Second)
 	log.Info("motifwatch starting", "metrics", httpSrv.Addr(), "brokers", cfg.Kafka.Brokers)
@@ -95,6 +103,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer engine.Close()
 	backend := engine.Backend
+	board.setEngine(engineStatus(engine, cfg))
 
 	// Kafka: the embedded broker or the configured cluster, and topics.
 	transport, dialer, err := clients(&cfg.Kafka)
@@ -155,7 +164,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer sink.Close()
 	mk := &pipelineMaker{cfg: cfg, log: log, reg: reg, engine: engine, backend: backend, schema: schema, sink: sink,
-		health: ready, updates: make(chan querySet),
+		health: ready, updates: make(chan querySet), onBatch: o.OnBatch, board: board,
 		probe: func(ctx context.Context) error { return broker.WaitReady(ctx, brokers, transport) }}
 	if mk.am, err = alerts.NewMetrics(reg); err != nil {
 		return err
@@ -179,6 +188,7 @@ func Run(ctx context.Context, o Options) error {
 	pm.queries.Set(float64(len(queries)))
 	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
 	streamQs, alertQs := querySets(cfg, queries)
+	board.setQueries(streamQs, alertQs)
 	p, err := mk.new(querySet{stream: streamQs, alerts: alertQs})
 	if err != nil {
 		return err
@@ -276,6 +286,10 @@ func Run(ctx context.Context, o Options) error {
 		wctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { return watcher.Run(wctx) }, func(error) { cancel() })
 	}
+	if every := cfg.Log.StatusInterval; every > 0 {
+		sctx, cancel := context.WithCancel(ctx)
+		g.Add(func() error { return logStatus(sctx, &statusLogger{b: board, log: log}, every) }, func(error) { cancel() })
+	}
 	if gpmJob != nil {
 		jctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { return gpmJob.run(jctx) }, func(error) { cancel() })
@@ -362,9 +376,35 @@ func querySets(cfg *config.Config, qs []*motif.Query) ([]stream.Query, map[strin
 			mode = alerts.ModeCount
 		}
 		sq[i] = stream.Query{Query: q, Enumerate: mode == alerts.ModeEnumerate}
-		aq[q.Name] = alerts.QueryOptions{Mode: mode, RateLimit: pol.RateLimit, Burst: pol.RateBurst}
+		aq[q.Name] = alerts.QueryOptions{Mode: mode, RateLimit: pol.RateLimit, Burst: pol.RateBurst, Group: grouping(q, cfg.Input.TimeUnit)}
 	}
 	return sq, aq
+}
+
+// grouping is q's incident grouping for the router: group_by's node
+// names, and group_within (default delta) as a duration (a span of bare
+// ticks counts ticks of unit).
+func grouping(q *motif.Query, unit time.Duration) alerts.Grouping {
+	if len(q.GroupBy) == 0 {
+		return alerts.Grouping{}
+	}
+	g := alerts.Grouping{By: make([]string, len(q.GroupBy))}
+	for i, n := range q.GroupBy {
+		g.By[i] = q.Nodes[n].Name
+	}
+	within := q.Delta
+	if q.GroupWithin != nil {
+		within = *q.GroupWithin
+	}
+	if within.IsDuration {
+		g.Within = within.Duration
+	} else {
+		g.Within = time.Duration(math.MaxInt64) // validated positive; longer than Duration: never closes by time
+		if within.Ticks <= math.MaxInt64/int64(unit) {
+			g.Within = time.Duration(within.Ticks) * unit
+		}
+	}
+	return g
 }
 
 func decodeOptions(cfg *config.Config, schema *window.Schema) ingest.DecodeOptions {

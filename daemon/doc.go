@@ -7,7 +7,9 @@
 // One goroutine (the pipeline) owns the decoder, the reorder buffer, the
 // window and the router, so none of them needs a lock; a fetcher goroutine
 // feeds it records, the query watcher sends it new query sets, and the
-// HTTP server reads metrics and readiness. Every actor is started and
+// HTTP server reads metrics, readiness and the status board (status.go:
+// the status page at /, /api/status, and the periodic status line, fed
+// by the pipeline after every batch). Every actor is started and
 // stopped by one run group; SIGTERM finishes the batch in hand, flushes
 // alerts, commits offsets (with the state a restart needs in the commit
 // metadata) and exits within the shutdown timeout.

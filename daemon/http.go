@@ -19,7 +19,8 @@ import (
 type httpServer struct {
 	srv    *http.Server
 	ln     net.Listener
-	served chan error // Serve's result, once it returns
+	served chan error     // Serve's result, once it returns
+	mux    *http.ServeMux // more pages: statuspage.go
 }
 
 func newHTTPServer(addr string, gatherer prometheus.Gatherer, ready func() (bool, string)) (*httpServer, error) {
@@ -43,7 +44,7 @@ func newHTTPServer(addr string, gatherer prometheus.Gatherer, ready func() (bool
 		}
 		w.Write([]byte("ready\n"))
 	})
-	return &httpServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln, served: make(chan error, 1)}, nil
+	return &httpServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln, served: make(chan error, 1), mux: mux}, nil
 }
 
 // Addr returns the address the server listens on (useful with port 0).

@@ -26,6 +26,9 @@ type pipelineMetrics struct {
 	kafkaErrors     *prometheus.CounterVec
 	kafkaReconnects *prometheus.CounterVec
 	redelivered     prometheus.Counter
+	// stageSeconds splits each batch's time by stage (stages.go).
+	stageSeconds *prometheus.HistogramVec
+	stages       [numStages]prometheus.Observer
 }
 
 func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
@@ -51,8 +54,10 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 			Help: "Broker operations that succeeded again after failing: the ends of outages, by operation."}, []string{"operation"}),
 		redelivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_kafka_redelivered_records_total",
 			Help: "Records delivered again after the consumer rejoined its group, below offsets already taken in; skipped."}),
+		stageSeconds: newStageSeconds(),
 	}
 	if reg == nil {
+		m.stageObservers()
 		return m, nil
 	}
 	var err error
@@ -67,12 +72,22 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 	m.kafkaErrors = promreg.Register(reg, m.kafkaErrors, &err)
 	m.kafkaReconnects = promreg.Register(reg, m.kafkaReconnects, &err)
 	m.redelivered = promreg.Register(reg, m.redelivered, &err)
+	m.stageSeconds = promreg.Register(reg, m.stageSeconds, &err)
+	m.stageObservers()
 	for _, op := range []string{opFetch, opCommit, opAlertWrite, opDeadLetter, opProbe} {
 		// Present from the start at 0, so rates and alert rules see them.
 		m.kafkaErrors.WithLabelValues(op)
 		m.kafkaReconnects.WithLabelValues(op)
 	}
 	return m, err
+}
+
+// stageObservers creates every stage's series (present from the start)
+// and keeps them at hand for the per-batch observations.
+func (m *pipelineMetrics) stageObservers() {
+	for i, s := range StageNames {
+		m.stages[i] = m.stageSeconds.WithLabelValues(s)
+	}
 }
 
 func (m *pipelineMetrics) batch(edges int, d time.Duration) {

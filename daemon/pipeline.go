@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -105,6 +106,21 @@ type pipeline struct {
 	// records = appended + self-loops + late + dead-lettered.
 	stats pipelineStats
 
+	// queue is the fetch queue, bounded by fetchQueueBytes (see
+	// intake.go); set by run, or before it by a test.
+	queue           *fetchQueue
+	fetchQueueBytes int64
+	// stage accumulates the time of each stage since the last batch;
+	// onBatch, if set, receives each batch's report (monitor bench).
+	stage   [numStages]time.Duration
+	onBatch func(BatchReport)
+	// reported is stats as of the last BatchReport.
+	reported pipelineStats
+	// uncounted batches the per-record ingest metrics.
+	uncounted uncountedRecords
+	// board, if set, gets each batch's figures for the status page.
+	board *statusBoard
+
 	// dead is the dead letters not yet written (deadletter.go).
 	dead deadQueue
 
@@ -144,11 +160,6 @@ type querySet struct {
 	done   chan error
 }
 
-type fetched struct {
-	msg kafka.Message
-	err error
-}
-
 // run consumes until ctx is done, then finishes the batch in hand, flushes
 // alerts and commits. History records (fed by rebuild before run starts)
 // are already in the reorder buffer.
@@ -161,15 +172,30 @@ func (p *pipeline) run(ctx context.Context) error {
 	defer cancelWork()
 	stopAfter := context.AfterFunc(ctx, func() { time.AfterFunc(p.shutdownTimeout, cancelWork) })
 	defer stopAfter()
+
+	// The intake (intake.go): fetcher and decoder run ahead, bounded in
+	// bytes by the fetch queue.
 	fetchCtx, stopFetch := context.WithCancel(ctx)
 	defer stopFetch()
-	records := make(chan fetched, 4*p.batchSize)
-	fetcherDone := make(chan struct{})
+	if p.queue == nil {
+		p.queue = newFetchQueue(max(p.fetchQueueBytes, minFetchQueueBytes))
+	}
+	chunks := make(chan *chunk, 1)
+	free := make(chan *chunk, chunksInFlight)
+	for range chunksInFlight {
+		free <- &chunk{}
+	}
+	var intake sync.WaitGroup
+	intake.Add(2)
 	go func() {
-		defer close(fetcherDone)
-		p.fetch(fetchCtx, records)
+		defer intake.Done()
+		p.fetch(fetchCtx, p.queue)
 	}()
-	defer func() { stopFetch(); <-fetcherDone }()
+	go func() {
+		defer intake.Done()
+		decodeChunks(fetchCtx, p.queue, p.dec, chunks, free)
+	}()
+	defer func() { stopFetch(); intake.Wait() }()
 
 	timer := time.NewTimer(p.maxWait)
 	defer timer.Stop()
@@ -181,21 +207,13 @@ func (p *pipeline) run(ctx context.Context) error {
 			return p.finish()
 		}
 		select {
-		case f := <-records:
-			if f.err != nil {
-				if ctx.Err() != nil {
-					return p.finish()
-				}
-				p.health.setRunning(false)
-				return fmt.Errorf("consuming: %w", f.err)
-			}
-			if err := p.take(work, f.msg); err != nil {
+		case c := <-chunks:
+			err := p.takeChunk(work, c)
+			p.queue.release(c.bytes)
+			c.recycle()
+			free <- c // never blocks: only chunksInFlight chunks exist
+			if err != nil {
 				return err
-			}
-			if p.pending >= p.batchSize {
-				if err := p.batch(work); err != nil {
-					return err
-				}
 			}
 		case <-timer.C:
 			if err := p.batch(work); err != nil {
@@ -212,11 +230,41 @@ func (p *pipeline) run(ctx context.Context) error {
 	}
 }
 
-// fetch feeds records to the pipeline until ctx ends. A failed fetch is
+// minFetchQueueBytes is the fetch queue's bound when none is configured
+// (window.max_buffered_bytes 0) and its least.
+const minFetchQueueBytes = 1 << 20
+
+// takeChunk takes a decoded chunk in, record by record, closing a batch
+// whenever batch_size records are pending.
+func (p *pipeline) takeChunk(ctx context.Context, c *chunk) error {
+	defer p.flushCounts()
+	p.stage[stageFetch] += c.fetchTime
+	p.stage[stageDecode] += c.decodeTime
+	start := time.Now()
+	for i := range c.recs {
+		if err := p.takeDecoded(ctx, &c.recs[i], c.fetched[i], c.edges[i], c.errs[i]); err != nil {
+			return err
+		}
+		// A batch closes at batch_size records, or early when the reorder
+		// buffer is over a cap (its memory must not wait for batch_size).
+		if p.pending >= p.batchSize || p.reorder.OverCap() {
+			p.stage[stageReorder] += time.Since(start)
+			if err := p.batch(ctx); err != nil {
+				return err
+			}
+			start = time.Now()
+		}
+	}
+	p.stage[stageReorder] += time.Since(start)
+	return nil
+}
+
+// fetch feeds records to the fetch queue until ctx ends. A failed fetch is
 // a broker outage to ride out, not the end: kafka-go's reader reconnects
 // (and rejoins the group) by itself, so fetch marks the daemon not ready,
 // backs off, waits until the brokers answer again and fetches on.
-func (p *pipeline) fetch(ctx context.Context, records chan<- fetched) {
+func (p *pipeline) fetch(ctx context.Context, q *fetchQueue) {
+	t0 := time.Now()
 	for {
 		m, err := p.src.Fetch(ctx)
 		if err != nil {
@@ -226,12 +274,17 @@ func (p *pipeline) fetch(ctx context.Context, records chan<- fetched) {
 			if !p.reconnect(ctx, err) {
 				return
 			}
+			t0 = time.Now()
 			continue
 		}
-		select {
-		case records <- fetched{msg: m}:
-		case <-ctx.Done():
+		at := time.Now()
+		ok, waited := q.put(ctx, m, at, at.Sub(t0))
+		if !ok {
 			return
+		}
+		t0 = at
+		if waited {
+			t0 = time.Now() // waiting for the pipeline is not fetch time
 		}
 	}
 }
@@ -352,6 +405,52 @@ const (
 
 // take decodes one record into the reorder buffer, or dead-letters it.
 func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
+	e, err := p.dec.Decode(m.Value, ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset})
+	defer p.flushCounts()
+	return p.takeDecoded(ctx, &m, time.Now(), e, err)
+}
+
+// uncountedRecords are records taken in and not yet added to the ingest
+// metrics: a labelled counter per record would cost more than taking the
+// record in.
+type uncountedRecords struct {
+	consumed []int // by partition
+	decoded  int
+}
+
+func (p *pipeline) countConsumed(partition int) {
+	c := &p.uncounted.consumed
+	if partition >= len(*c) {
+		*c = append(*c, make([]int, partition+1-len(*c))...)
+	}
+	(*c)[partition]++
+}
+
+// flushCounts adds the uncounted records to the ingest metrics.
+func (p *pipeline) flushCounts() {
+	u := &p.uncounted
+	for part, n := range u.consumed {
+		if n > 0 {
+			p.im.Consumed(part, n)
+			u.consumed[part] = 0
+		}
+	}
+	if u.decoded > 0 {
+		p.im.Decoded(u.decoded)
+		u.decoded = 0
+	}
+}
+
+// rawKeepMax is the largest record value kept with its edge (Edge.Raw)
+// for a dead letter after the reorder buffer (the node cap): larger ones
+// would make the buffer's memory the records' (a burst of 400 KB records
+// held 1 GB), so their dead letter carries the source coordinates only.
+const rawKeepMax = 1024
+
+// takeDecoded takes record m (fetched at fetched, decoded into e or err)
+// into the reorder buffer, or dead-letters it.
+func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched time.Time, e ingest.Edge, err error) error {
+	m := *mp
 	if next, ok := p.next[m.Partition]; ok && m.Offset < next {
 		// After a broker outage the consumer rejoins its group and starts
 		// again from the committed offset: these records are already in
@@ -367,15 +466,13 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 		return err
 	}
 	p.stats.Records++
-	p.im.Consumed(m.Partition, 1)
+	p.countConsumed(m.Partition)
 	p.next[m.Partition] = m.Offset + 1
 	if p.pending == 0 {
-		p.firstFetch = time.Now()
+		p.firstFetch = fetched
 	}
 	p.pending++
-	origin := ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset}
 	duty := p.duty(m.Partition, m.Offset)
-	e, err := p.dec.Decode(m.Value, origin)
 	if err != nil && !duty {
 		p.skip()
 		return nil
@@ -392,7 +489,7 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 		return p.deadLetter(ctx, m, class, err.Error())
 	}
 	p.stats.Decoded++
-	p.im.Decoded(1)
+	p.uncounted.decoded++
 	if hb, ok := p.historyBefore[m.Partition]; ok && m.Offset < hb {
 		e.History = true
 	}
@@ -404,7 +501,9 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 			e.Replayed = true
 		}
 	}
-	e.Raw = m.Value
+	if len(m.Value) <= rawKeepMax {
+		e.Raw = m.Value // its own allocation (kafka-go's), not a shared buffer
+	}
 	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 	if refused, err := p.refuseFuture(ctx, m, &e); refused || err != nil {
 		return err
@@ -440,25 +539,32 @@ func (p *pipeline) skip() {
 // batch releases what the watermark allows, mines it, writes the alerts
 // and commits what is safe.
 func (p *pipeline) batch(ctx context.Context) error {
+	p.flushCounts()
 	start := time.Now()
 	p.reorder.IgnoreSilenceBefore(p.health.quietFrom())
 	p.refreshPending(ctx)
 	edges, wm := p.reorder.Release()
+	p.stage[stageReorder] += time.Since(start)
 	if f := p.reorder.Forced(); f > p.forcedSeen {
 		p.proc.NoteCap(stream.CapReorder)
 		p.capLog(stream.CapReorder, "the reorder buffer released edges before the watermark passed them; later edges at or below it are late",
-			"released_early", f-p.forcedSeen, "watermark", wm, "buffered", p.reorder.Len())
+			"released_early", f-p.forcedSeen, "watermark", wm, "buffered", p.reorder.Len(), "buffered_bytes", p.reorder.Bytes())
 		p.forcedSeen = f
 	}
 	p.im.SetBuffered(p.reorder.Len())
 	if wm != math.MinInt64 {
 		p.im.SetWatermark(wm, p.tick, time.Now())
 	}
+	var out *stream.Output
 	if len(edges) > 0 || p.pending > 0 {
-		out, err := p.proc.Process(ctx, edges, wm)
+		var err error
+		out, err = p.proc.Process(ctx, edges, wm)
 		if err != nil {
 			return err
 		}
+		p.stage[stageWindow] += out.Stages.Window
+		p.stage[stageDeviceSync] += out.Stages.DeviceSync
+		p.stage[stageMine] += out.Stages.Mine
 		if err := p.deadLetterRefused(ctx, out.Refused); err != nil {
 			return err
 		}
@@ -472,28 +578,54 @@ func (p *pipeline) batch(ctx context.Context) error {
 		}
 	}
 	// Dead letters before alerts and commit: the offsets committed below
-	// cover the dead-lettered records.
+	// cover the dead-lettered records. Both count as alert_write.
+	t := time.Now()
 	if err := p.flushDeadLetters(ctx); err != nil {
 		return err
 	}
 	if err := p.flush(ctx); err != nil {
 		return err
 	}
+	t2 := time.Now()
+	p.stage[stageAlertWrite] += t2.Sub(t)
 	p.stats.Alerts, p.stats.RateLimited = p.router.Alerted()
 	if err := p.commit(ctx); err != nil {
 		return err
 	}
+	end := time.Now()
+	p.stage[stageCommit] += end.Sub(t2)
+	var lag int64
 	if l, ok := p.src.(interface{ Lag() map[int]int64 }); ok {
-		var total int64
 		for part, n := range l.Lag() {
 			p.pm.lag.WithLabelValues(strconv.Itoa(part)).Set(float64(n))
-			total += n
+			lag += n
 		}
-		p.im.SetLag(total)
+		p.im.SetLag(lag)
 	}
-	p.pm.batch(len(edges), time.Since(start))
-	if p.pending > 0 {
-		p.pm.latencySeconds.Observe(time.Since(p.firstFetch).Seconds())
+	if p.board != nil {
+		st := batchStatus{records: p.pending, lag: lag, watermark: wm, hasWatermark: wm != math.MinInt64,
+			windowEdges: p.proc.Window().Len(), windowBytes: p.proc.Window().Bytes(), buffered: p.reorder.Len()}
+		if out != nil {
+			st.edges, st.matches = out.Appended, matchesOf(out)
+		}
+		p.board.batch(st)
+	}
+	p.pm.batch(len(edges), end.Sub(start))
+	if len(edges) > 0 || p.pending > 0 {
+		r := BatchReport{Records: p.pending, Edges: len(edges), Stages: p.stage, Done: end,
+			Late: int(p.stats.Late - p.reported.Late), DeadLettered: int(p.stats.DeadLettered - p.reported.DeadLettered)}
+		p.reported = p.stats
+		if p.pending > 0 {
+			r.Latency, r.FirstFetched = end.Sub(p.firstFetch), p.firstFetch
+			p.pm.latencySeconds.Observe(r.Latency.Seconds())
+		}
+		for i, d := range p.stage {
+			p.pm.stages[i].Observe(d.Seconds())
+		}
+		if p.onBatch != nil {
+			p.onBatch(r)
+		}
+		p.stage = [numStages]time.Duration{}
 	}
 	p.pending = 0
 	return nil
@@ -640,6 +772,9 @@ func (p *pipeline) setQueries(qs querySet) error {
 	}
 	if err := p.router.SetQueries(qs.alerts); err != nil {
 		return err
+	}
+	if p.board != nil {
+		p.board.setQueries(qs.stream, qs.alerts)
 	}
 	p.queries = querySet{stream: qs.stream, alerts: qs.alerts}
 	return nil

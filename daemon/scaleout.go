@@ -49,6 +49,10 @@ type pipelineMaker struct {
 	// updates delivers new query sets from the watcher to whichever
 	// pipeline runs.
 	updates chan querySet
+	// onBatch receives every pipeline's batch reports (Options.OnBatch).
+	onBatch func(BatchReport)
+	// board is what the status page and the status line show (nil: none).
+	board *statusBoard
 }
 
 // new returns a pipeline with an empty window and reorder buffer, mining
@@ -67,7 +71,11 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 	if err := proc.SetQueries(qs.stream); err != nil {
 		return nil, err
 	}
-	router, err := alerts.NewRouter(alerts.RouterOptions{Interval: cfg.Alerts.CountInterval, Logger: mk.log}, mk.sink, mk.am, nil)
+	ropts := alerts.RouterOptions{Interval: cfg.Alerts.CountInterval, Logger: mk.log}
+	if mk.board != nil {
+		ropts.Written = mk.board.written
+	}
+	router, err := alerts.NewRouter(ropts, mk.sink, mk.am, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -77,16 +85,21 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 	lateness := int64(cfg.Window.AllowedLateness / mk.schema.TimeUnit)
 	reorder := ingest.NewReorder(lateness, cfg.Window.IdleTimeout, time.Now)
 	reorder.SetMaxBuffered(cfg.Window.MaxBuffered)
+	// window.max_buffered_bytes: a quarter for the fetch queue, the rest
+	// for the reorder buffer (0: no cap on the buffer, the least queue).
+	queueBytes := int64(cfg.Window.MaxBufferedBytes) / 4
+	reorder.SetMaxBytes(int64(cfg.Window.MaxBufferedBytes) - queueBytes)
 	return &pipeline{log: mk.log, dlq: mk.dlq, dec: mk.dec, reorder: reorder,
 		proc: proc, router: router, im: mk.im, pm: mk.pm, tick: mk.schema.TimeUnit, batchSize: cfg.Window.BatchSize,
-		maxWait: cfg.Window.BatchMaxWait, queryUpdates: mk.updates,
+		maxWait: cfg.Window.BatchMaxWait, queryUpdates: mk.updates, board: mk.board,
 		future: newFutureCap(cfg.Window.MaxFuture, mk.schema.TimeUnit, time.Now),
 		health: mk.health, alertRetry: mk.alertRetry, probe: mk.probe,
 		endOffsets: mk.endOffsets, endCheckEvery: endCheckInterval(cfg.Window.IdleTimeout),
 		fetchRetry:  newRetrier(opFetch, mk.log, mk.health, mk.pm),
 		commitRetry: newRetrier(opCommit, mk.log, mk.health, mk.pm),
 		dlqRetry:    newRetrier(opDeadLetter, mk.log, mk.health, mk.pm),
-		next:        map[int]int64{}, shutdownTimeout: cfg.ShutdownTimeout, queries: querySet{stream: qs.stream, alerts: qs.alerts}}, nil
+		next:        map[int]int64{}, shutdownTimeout: cfg.ShutdownTimeout, queries: querySet{stream: qs.stream, alerts: qs.alerts},
+		fetchQueueBytes: queueBytes, onBatch: mk.onBatch}, nil
 }
 
 // scaleOut runs a scaled-out instance (kafka.scale_out): a member of the

@@ -30,6 +30,12 @@ func TestComposeConfigValid(t *testing.T) {
 	if _, _, err := cfg.Check(); err != nil {
 		t.Fatal(err)
 	}
+	// monitor produce writes seq; without input.fields.seq the daemon
+	// orders equal timestamps by arrival and its match ids differ from
+	// monitor mine's.
+	if cfg.Input.Fields.Seq != "seq" {
+		t.Errorf("input.fields.seq = %q; want seq (the field monitor produce writes)", cfg.Input.Fields.Seq)
+	}
 	body, err := os.ReadFile(queries)
 	if err != nil {
 		t.Fatal(err)

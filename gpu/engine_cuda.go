@@ -110,6 +110,19 @@ func (e *Engine) Prepare(ctx context.Context, w *window.Window) error {
 	return e.syncAll(ctx, w)
 }
 
+// Sync mirrors w on every device now, as the next Mine would (the
+// streaming processor calls it after appending a batch, so the upload is
+// timed apart from mining). A window mined in time partitions is not
+// mirrored whole: Mine moves each partition itself.
+func (e *Engine) Sync(ctx context.Context, w *window.Window) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.devs) == 0 || e.partitionEdges(w) > 0 {
+		return nil
+	}
+	return e.syncAll(ctx, w)
+}
+
 func (e *Engine) syncAll(ctx context.Context, w *window.Window) error {
 	g, _ := errgroup.WithContext(ctx)
 	for _, d := range e.devs {

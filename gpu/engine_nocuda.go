@@ -33,6 +33,9 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 // Prepare fails: no devices.
 func (e *Engine) Prepare(ctx context.Context, w *window.Window) error { return ErrNoDevice }
 
+// Sync fails: no devices.
+func (e *Engine) Sync(ctx context.Context, w *window.Window) error { return ErrNoDevice }
+
 // Close releases nothing.
 func (e *Engine) Close() error { return nil }
 

@@ -38,6 +38,15 @@ func (s *Selected) Close() error {
 	return nil
 }
 
+// Sync mirrors the window on the devices ahead of mining (the GPU
+// backend; nothing on the CPU): see Engine.Sync.
+func (s *Selected) Sync(ctx context.Context, w *window.Window) error {
+	if s.GPU == nil {
+		return nil
+	}
+	return s.GPU.Sync(ctx, w)
+}
+
 // Select builds the engine for a backend: cpu, gpu (an error when no
 // device is usable) or auto (the GPU when one is usable, else the CPU with
 // a logged warning). A GPU engine mines on the CPU the queries its kernel

@@ -49,3 +49,22 @@ type Edge struct {
 	// be dead-lettered as it came. It aliases the consumer's buffer.
 	Raw []byte
 }
+
+// edgeOverhead is what an Edge costs in a container before its strings:
+// the struct itself (about 150 bytes) plus the reorder buffer's heap key
+// and slot bookkeeping, rounded up.
+const edgeOverhead = 224
+
+// valueOverhead is one attribute Value (float, string header, kind, set).
+const valueOverhead = 40
+
+// Bytes estimates the host memory e holds: the struct, its strings, its
+// attributes and Raw (the topic name is shared by every record and not
+// counted). The reorder buffer caps the sum over its edges (SetMaxBytes).
+func (e *Edge) Bytes() int {
+	n := edgeOverhead + len(e.Src) + len(e.Dst) + len(e.SrcLabel) + len(e.DstLabel) + cap(e.Raw)
+	for i := range e.Attrs {
+		n += valueOverhead + len(e.Attrs[i].Str)
+	}
+	return n
+}

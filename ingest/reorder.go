@@ -40,9 +40,21 @@ type Reorder struct {
 	maxBuffered int
 	forced      int64
 	arrivals    int64
+	// bytes is the sum of Edge.Bytes over the buffered edges; maxBytes
+	// caps it like maxBuffered caps their number (0: no cap).
+	bytes, maxBytes int64
 
+	// The buffered edges' keys: each partition's edges that arrived in
+	// key order wait in its run (partState.run, a FIFO), the others in
+	// heap (out of order within their partition: allowed lateness).
+	// Release merges the runs and the heap: a few compares per edge
+	// instead of a heap of every buffered edge.
 	heap  []reorderKey
-	slots []reorderSlot
+	n     int         // buffered edges: in runs and heap
+	merge []mergeHead // Release's scratch
+	// The edges themselves, in pages that never move (growing a slice of
+	// them would copy every buffered edge), indexed by reorderKey.slot.
+	pages [][]reorderSlot
 	free  []int32
 
 	parts    map[int]*partState
@@ -74,9 +86,10 @@ func (a *reorderKey) less(b *reorderKey) bool {
 }
 
 type reorderSlot struct {
-	e    Edge
-	part *partState
-	qi   int64 // index in part's offset queue
+	e     Edge
+	part  *partState
+	qi    int64 // index in part's offset queue
+	bytes int64 // e.Bytes() when added
 }
 
 // partState is one partition's watermark input and its buffered offsets.
@@ -96,7 +109,48 @@ type partState struct {
 	// q holds the offsets of the partition's buffered edges in arrival
 	// order; its head is the earliest-added edge still buffered.
 	q offsetQueue
+	// run holds the keys of its buffered edges that arrived in key order
+	// (each after the previous one in the run), oldest first.
+	run keyRun
 }
+
+// keyRun is a FIFO of keys in increasing order.
+type keyRun struct {
+	keys []reorderKey
+	head int
+}
+
+func (q *keyRun) len() int { return len(q.keys) - q.head }
+
+// accepts reports whether k can join the run (after its last key).
+func (q *keyRun) accepts(k *reorderKey) bool {
+	return q.len() == 0 || q.keys[len(q.keys)-1].less(k)
+}
+
+func (q *keyRun) push(k reorderKey) {
+	if q.head > 0 && len(q.keys) == cap(q.keys) {
+		n := copy(q.keys, q.keys[q.head:])
+		q.keys, q.head = q.keys[:n], 0
+	}
+	q.keys = append(q.keys, k)
+}
+
+func (q *keyRun) pop() {
+	q.head++
+	if q.head == len(q.keys) {
+		q.keys, q.head = q.keys[:0], 0
+	}
+}
+
+// mergeHead is one source of a Release's merge: a partition's run, or
+// the heap (run nil).
+type mergeHead struct {
+	k   reorderKey
+	run *keyRun
+}
+
+// slotPage is the number of edges per page of Reorder.pages.
+const slotPage = 1024
 
 // minWatermark is the watermark before anything was released.
 const minWatermark = math.MinInt64
@@ -147,12 +201,23 @@ func (r *Reorder) Add(e Edge) (late bool) {
 		slot = r.free[n-1]
 		r.free = r.free[:n-1]
 	} else {
-		slot = int32(len(r.slots))
-		r.slots = append(r.slots, reorderSlot{})
+		slot = int32(len(r.pages) * slotPage)
+		r.pages = append(r.pages, make([]reorderSlot, slotPage))
+		for i := slotPage - 1; i > 0; i-- {
+			r.free = append(r.free, slot+int32(i))
+		}
 	}
 	qi := p.q.push(e.Origin.Offset)
-	r.slots[slot] = reorderSlot{e: e, part: p, qi: qi}
-	r.push(reorderKey{t: e.T, seq: e.Seq, arr: arr, slot: slot})
+	size := int64(e.Bytes())
+	r.bytes += size
+	*r.slot(slot) = reorderSlot{e: e, part: p, qi: qi, bytes: size}
+	k := reorderKey{t: e.T, seq: e.Seq, arr: arr, slot: slot}
+	if p.run.accepts(&k) {
+		p.run.push(k)
+	} else {
+		r.push(k)
+	}
+	r.n++
 	return false
 }
 
@@ -193,7 +258,7 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 	now := r.now()
 	w := int64(math.MaxInt64)
 	active := false
-	if r.flowing.IsZero() && len(r.heap) > 0 {
+	if r.flowing.IsZero() && r.n > 0 {
 		r.flowing = now
 	}
 	for _, p := range r.parts {
@@ -239,13 +304,14 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 		w = r.maxT // every partition idle: release everything
 	}
 	edges, w = r.releaseTo(dst, w)
-	// The cap: a burst at one timestamp, or a partition whose time never
+	// The caps: a burst at one timestamp, or a partition whose time never
 	// moves, would otherwise be held without bound. Raise the watermark
-	// to the oldest buffered edges' time until at most maxBuffered remain;
-	// later edges at or below it are late (dead-lettered, counted).
-	for r.maxBuffered > 0 && len(r.heap) > r.maxBuffered {
+	// to the oldest buffered edges' time until at most maxBuffered edges
+	// of at most maxBytes remain; later edges at or below it are late
+	// (dead-lettered, counted).
+	for r.overCap() {
 		n := len(edges)
-		edges, w = r.releaseTo(edges, r.heap[0].t)
+		edges, w = r.releaseTo(edges, r.minT())
 		r.forced += int64(len(edges) - n)
 	}
 	return edges, w
@@ -267,7 +333,24 @@ func (r *Reorder) IgnoreSilenceBefore(t time.Time) {
 // watermark are late.
 func (r *Reorder) SetMaxBuffered(n int) { r.maxBuffered = max(n, 0) }
 
-// Forced returns how many edges the buffer cap released early so far.
+// SetMaxBytes caps the memory of the buffered edges (the sum of
+// Edge.Bytes; 0: no cap) the way SetMaxBuffered caps their number.
+func (r *Reorder) SetMaxBytes(n int64) { r.maxBytes = max(n, 0) }
+
+// Bytes returns the memory of the buffered edges (the sum of Edge.Bytes).
+func (r *Reorder) Bytes() int64 { return r.bytes }
+
+// OverCap reports whether the buffer holds more than a cap allows
+// (SetMaxBuffered, SetMaxBytes): the next Release will let edges go
+// early. A caller that adds many edges between releases asks it to
+// release sooner.
+func (r *Reorder) OverCap() bool { return r.overCap() }
+
+func (r *Reorder) overCap() bool {
+	return r.n > 0 && ((r.maxBuffered > 0 && r.n > r.maxBuffered) || (r.maxBytes > 0 && r.bytes > r.maxBytes))
+}
+
+// Forced returns how many edges the buffer caps released early so far.
 func (r *Reorder) Forced() int64 { return r.forced }
 
 // Flush releases every buffered edge (at shutdown, or the end of a file)
@@ -284,7 +367,7 @@ func (r *Reorder) Watermark() int64 { return r.w }
 func (r *Reorder) MaxT() int64 { return r.maxT }
 
 // Len returns the number of buffered edges.
-func (r *Reorder) Len() int { return len(r.heap) }
+func (r *Reorder) Len() int { return r.n }
 
 // MinOffsets returns, for each partition with buffered edges, the lowest
 // offset among them. A consumer may commit that offset (as the next to
@@ -301,19 +384,99 @@ func (r *Reorder) MinOffsets() map[int]int64 {
 }
 
 // releaseTo pops the edges with T <= w (raised to the current watermark
-// if lower) and sets the watermark.
+// if lower) in key order and sets the watermark: a merge of the
+// partitions' runs and the heap.
 func (r *Reorder) releaseTo(out []Edge, w int64) ([]Edge, int64) {
 	w = max(w, r.w)
 	r.w = w
-	for len(r.heap) > 0 && r.heap[0].t <= w {
-		k := r.pop()
-		s := &r.slots[k.slot]
-		out = append(out, s.e)
-		s.part.q.release(s.qi)
-		*s = reorderSlot{} // drop references for the GC
-		r.free = append(r.free, k.slot)
+	h := r.merge[:0]
+	for _, p := range r.parts {
+		if p.run.len() > 0 && p.run.keys[p.run.head].t <= w {
+			h = append(h, mergeHead{k: p.run.keys[p.run.head], run: &p.run})
+		}
 	}
+	if len(r.heap) > 0 && r.heap[0].t <= w {
+		h = append(h, mergeHead{k: r.heap[0]})
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+	for len(h) > 0 {
+		top := &h[0]
+		out = r.emit(out, top.k.slot)
+		// Advance the source; keep it while its next edge is released too.
+		more := false
+		if top.run != nil {
+			top.run.pop()
+			if top.run.len() > 0 {
+				top.k = top.run.keys[top.run.head]
+				more = top.k.t <= w
+			}
+		} else {
+			r.pop()
+			if len(r.heap) > 0 {
+				top.k = r.heap[0]
+				more = top.k.t <= w
+			}
+		}
+		if !more {
+			last := len(h) - 1
+			h[0] = h[last]
+			h = h[:last]
+		}
+		if len(h) > 1 {
+			siftDown(h, 0)
+		}
+	}
+	clear(h[:cap(h)]) // no references to runs kept between releases
+	r.merge = h[:0]
 	return out, w
+}
+
+// emit appends the edge in slot to out and frees the slot.
+func (r *Reorder) emit(out []Edge, slot int32) []Edge {
+	s := r.slot(slot)
+	out = append(out, s.e)
+	s.part.q.release(s.qi)
+	r.bytes -= s.bytes
+	*s = reorderSlot{} // drop references for the GC
+	r.free = append(r.free, slot)
+	r.n--
+	return out
+}
+
+func (r *Reorder) slot(i int32) *reorderSlot { return &r.pages[i/slotPage][i%slotPage] }
+
+// minT is the oldest buffered edge's time (the buffer is not empty).
+func (r *Reorder) minT() int64 {
+	t := int64(math.MaxInt64)
+	if len(r.heap) > 0 {
+		t = r.heap[0].t
+	}
+	for _, p := range r.parts {
+		if p.run.len() > 0 {
+			t = min(t, p.run.keys[p.run.head].t)
+		}
+	}
+	return t
+}
+
+// siftDown restores the min-heap order of h below i.
+func siftDown(h []mergeHead, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1].k.less(&h[c].k) {
+			c++
+		}
+		if !h[c].k.less(&h[i].k) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
 
 // offsetQueue is a ring of offsets in arrival order with a released mark

@@ -35,6 +35,8 @@ import (
 //	    where:                      # a string or a list; bare attributes mean every edge's
 //	      - amount > 1000
 //	      - e1.amount >= e3.amount
+//	    group_by: [B]               # optional: fold matches sharing B's graph node into incidents
+//	    group_within: 30m           # optional: an incident's length from its first match (default delta)
 //
 // Motif nodes are numbered in order of first appearance in edges (nodes
 // declared but unused come last and fail validation).
@@ -320,7 +322,7 @@ type nodeDecl struct {
 	where []exprSrc
 }
 
-var queryKeys = []string{"name", "description", "delta", "hop_within", "nodes", "edges", "not", "where"}
+var queryKeys = []string{"name", "description", "delta", "hop_within", "nodes", "edges", "not", "where", "group_by", "group_within"}
 
 func (d *queryDecoder) decode(m *yaml.Node) (*Query, error) {
 	d.line = m.Line
@@ -404,6 +406,10 @@ func (d *queryDecoder) decode(m *yaml.Node) (*Query, error) {
 				return nil, err
 			}
 		}
+	}
+
+	if err := d.groupBy(f["group_by"], f["group_within"]); err != nil {
+		return nil, err
 	}
 
 	if err := q.Validate(); err != nil {
@@ -632,6 +638,51 @@ func splitArrow(s string) (from, to string, ok bool) {
 }
 
 var antiKeys = []string{"from", "to", "after", "within"}
+
+// groupBy reads group_by (a node name or a list of them: nodes of the
+// motif's edges) and group_within (a span; only with group_by).
+func (d *queryDecoder) groupBy(n, within *yaml.Node) error {
+	q := d.q
+	if yamlNull(n) {
+		if !yamlNull(within) {
+			return d.errf(within, "group_within", "is set without group_by: name the motif nodes that key an incident (group_by: [B])")
+		}
+		return nil
+	}
+	items := []*yaml.Node{n}
+	field := func(int) string { return "group_by" }
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+		field = func(i int) string { return fmt.Sprintf("group_by[%d]", i) }
+		if len(items) == 0 {
+			return d.errf(n, "group_by", "is empty: name the motif nodes that key an incident (group_by: [B]), or leave it out")
+		}
+	}
+	for i, it := range items {
+		it = yamldoc.Resolve(it)
+		name, err := d.scalar(it, field(i))
+		if err != nil {
+			return err
+		}
+		idx := q.NodeIndex(name)
+		if idx < 0 || q.firstEdgeOf(idx) == len(q.Edges) {
+			return d.errf(it, field(i), "unknown node %q: group_by names nodes of the motif's edges (%s)", name, queryNodeNames(q))
+		}
+		if slices.Contains(q.GroupBy, idx) {
+			return d.errf(it, field(i), "node %q is listed twice", name)
+		}
+		q.GroupBy = append(q.GroupBy, idx)
+	}
+	if !yamlNull(within) {
+		sp, err := d.span(within, "group_within")
+		if err != nil {
+			return err
+		}
+		q.GroupWithin = sp
+		d.lines["group_within"] = within.Line
+	}
+	return nil
+}
 
 func (d *queryDecoder) antiEdges(n *yaml.Node) error {
 	q := d.q

@@ -215,3 +215,22 @@ func FuzzParseQueries(f *testing.F) {
 		}
 	})
 }
+
+// TestParseGroupBy checks that group_by resolves node names to motif node
+// indices and group_within to a span (testdata/group-by*.yaml hold the
+// error cases).
+func TestParseGroupBy(t *testing.T) {
+	qs, err := LoadQueries("testdata/group-by.good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := qs[0].GroupBy, []int{qs[0].NodeIndex("X")}; !reflect.DeepEqual(got, want) {
+		t.Errorf("fan-in GroupBy = %v; want %v", got, want)
+	}
+	if w := qs[0].GroupWithin; w == nil || *w != DurationSpan(2*time.Hour) {
+		t.Errorf("fan-in GroupWithin = %v; want 2h", w)
+	}
+	if got, want := qs[1].GroupBy, []int{qs[1].NodeIndex("A"), qs[1].NodeIndex("C")}; !reflect.DeepEqual(got, want) || qs[1].GroupWithin != nil {
+		t.Errorf("relay GroupBy = %v, GroupWithin %v; want %v, nil", got, qs[1].GroupWithin, want)
+	}
+}

@@ -24,6 +24,14 @@ type Query struct {
 	// Where holds every predicate of the query (per-edge, per-node, node
 	// labels, and cross-edge comparisons), each with resolved operands.
 	Where []Predicate
+	// GroupBy lists motif nodes (indices) whose graph nodes key incidents:
+	// the daemon folds the matches that map them to the same graph nodes
+	// within GroupWithin into one incident record. Engines ignore it: it
+	// changes how matches are reported, never which match.
+	GroupBy []int
+	// GroupWithin is an incident's length, from its first match; nil
+	// means Delta. Set only with GroupBy.
+	GroupWithin *Span
 }
 
 // Node is a motif node.

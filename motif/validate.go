@@ -45,6 +45,8 @@ func (e *FieldError) Error() string {
 //     negative, and not above Delta when both are durations or both ticks.
 //   - Anti-edges: After is a motif edge, From != To, and both nodes are
 //     mapped by edges 0..After; Within is not negative.
+//   - GroupBy: distinct motif nodes; GroupWithin positive, and only with
+//     GroupBy.
 //   - Predicates: operands are well formed and their indices in range;
 //     <, <=, >, >= do not take strings; in and not in take a list.
 func (q *Query) Validate() error {
@@ -69,6 +71,9 @@ func (q *Query) Validate() error {
 	if err := q.validateAntiEdges(fail); err != nil {
 		return err
 	}
+	if err := q.validateGroupBy(fail); err != nil {
+		return err
+	}
 	for i := range q.Where {
 		if msg := q.checkPredicate(&q.Where[i]); msg != "" {
 			p := &q.Where[i]
@@ -86,6 +91,30 @@ func (q *Query) Validate() error {
 }
 
 type failFunc func(field, format string, args ...any) error
+
+// validateGroupBy checks the incident grouping: distinct nodes of the
+// motif, and a positive group_within only beside them.
+func (q *Query) validateGroupBy(fail failFunc) error {
+	if q.GroupWithin != nil {
+		if len(q.GroupBy) == 0 {
+			return fail("group_within", "is set without group_by")
+		}
+		if !q.GroupWithin.positive() {
+			return fail("group_within", "%s must be positive", spanText(*q.GroupWithin))
+		}
+	}
+	for i, n := range q.GroupBy {
+		if n < 0 || n >= len(q.Nodes) {
+			return fail(fmt.Sprintf("group_by[%d]", i), "node index %d out of range (the query has %d nodes)", n, len(q.Nodes))
+		}
+		for j := range i {
+			if q.GroupBy[j] == n {
+				return fail(fmt.Sprintf("group_by[%d]", i), "node %q is listed twice", q.Nodes[n].Name)
+			}
+		}
+	}
+	return nil
+}
 
 // nodeField names node i in field paths: "nodes.A", or "nodes[i]" when the
 // name is not a plain word.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -68,6 +69,23 @@ type Output struct {
 	Evicted, EvictedEarly int
 	// Refused are edges not appended because a cap refused them.
 	Refused []Refused
+	// Stages is where the batch's time went.
+	Stages Stages
+}
+
+// Stages splits a batch's processing time: Window is appending the
+// batch, settling held matches and evicting (the memory cap included);
+// DeviceSync is mirroring the window on the GPU (an engine with a
+// Syncer; 0 otherwise); Mine is mining every query.
+type Stages struct {
+	Window, DeviceSync, Mine time.Duration
+}
+
+// Syncer is an engine that mirrors the window before mining (the GPU
+// engine): the processor syncs it after appending, so that the upload is
+// timed apart from mining.
+type Syncer interface {
+	Sync(ctx context.Context, w *window.Window) error
 }
 
 type registered struct {
@@ -121,6 +139,18 @@ type Processor struct {
 	owned map[int]bool
 
 	capLimiter *ratelog.Limiter
+
+	// shown caches the record form of window edges (ISO time, attributes)
+	// for one Process call: an edge is in many matches (a fan-in burst's
+	// edges in thousands), and its alerts share the read-only values.
+	shown map[int64]shownEdge
+}
+
+// shownEdge is what an alert record shows of a window edge besides its
+// endpoints and origin.
+type shownEdge struct {
+	time  string
+	attrs map[string]any
 }
 
 // run is a range of window positions to mine as last edges; replay runs
@@ -302,20 +332,38 @@ func (p *Processor) root(e *ingest.Edge) bool {
 // t <= watermark have been released.
 func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark int64) (*Output, error) {
 	out := &Output{Counts: make(map[string]int64)}
+	start := time.Now()
+	if len(p.shown) > 4096 {
+		p.shown = nil // a cleared map keeps its size: let a burst's go
+	} else {
+		clear(p.shown)
+	}
 	runs, err := p.append(batch, out)
 	if err != nil {
 		return out, err
+	}
+	t := time.Now()
+	out.Stages.Window = t.Sub(start)
+	if s, ok := p.opts.Engine.(Syncer); ok && len(runs) > 0 && len(p.queries) > 0 {
+		if err := s.Sync(ctx, p.w); err != nil {
+			return out, err
+		}
+		now := time.Now()
+		out.Stages.DeviceSync, t = now.Sub(t), now
 	}
 	for _, q := range p.queries {
 		if err := p.mine(ctx, q, runs, watermark, out); err != nil {
 			return out, err
 		}
 	}
+	now := time.Now()
+	out.Stages.Mine, t = now.Sub(t), now
 	p.settle(watermark, out)
 	p.evict(out)
 	p.capBytes(out)
 	out.Held = len(p.held)
 	p.metrics.observe(p, out)
+	out.Stages.Window += time.Since(t)
 	return out, nil
 }
 
@@ -534,23 +582,88 @@ func (p *Processor) report(q *registered, edges []int64, out *Output) {
 		out.Counts[name]++
 		return
 	}
-	out.Alerts = append(out.Alerts, p.Alert(name, edges))
+	out.Alerts = append(out.Alerts, p.alert(q, edges))
 }
 
-// Alert builds the alert record of a match given by window positions.
-func (p *Processor) Alert(query string, edges []int64) alerts.Alert {
-	w, ids := p.w, p.w.IDs()
-	a := alerts.Alert{Kind: alerts.KindMatch, Query: query, Edges: make([]alerts.Edge, len(edges))}
+// alert builds the alert record of a match given by window positions (in
+// motif edge order): the edges with their origin, attributes and ISO
+// times, the graph node of every motif node with its label, and the
+// query's description.
+func (p *Processor) alert(q *registered, edges []int64) alerts.Alert {
+	w, ids, unit := p.w, p.w.IDs(), p.w.Schema().TimeUnit
+	mq := q.Query.Query
+	a := alerts.Alert{Kind: alerts.KindMatch, Query: mq.Name, Description: mq.Description,
+		Edges: make([]alerts.Edge, len(edges)), Nodes: make(map[string]alerts.Node, len(mq.Nodes))}
 	hasSeq := true
 	for i, pos := range edges {
 		m := p.meta[pos-p.metaOff]
-		a.Edges[i] = alerts.Edge{Src: ids.Name(w.Src(pos)), Dst: ids.Name(w.Dst(pos)), T: w.T(pos),
-			Seq: m.seq, Partition: int(m.partition), Offset: m.offset}
+		src, dst := w.Src(pos), w.Dst(pos)
+		shown := p.show(pos, unit)
+		a.Edges[i] = alerts.Edge{Src: ids.Name(src), Dst: ids.Name(dst), T: w.T(pos), Time: shown.time,
+			Seq: m.seq, Partition: int(m.partition), Offset: m.offset, Attrs: shown.attrs}
 		hasSeq = hasSeq && m.hasSeq
+		if i < len(mq.Edges) {
+			me := mq.Edges[i]
+			a.Nodes[mq.Nodes[me.From].Name] = alerts.Node{ID: a.Edges[i].Src, Label: p.label(src)}
+			a.Nodes[mq.Nodes[me.To].Name] = alerts.Node{ID: a.Edges[i].Dst, Label: p.label(dst)}
+		}
 	}
 	a.First, a.Last = a.Edges[0].T, a.Edges[len(edges)-1].T
-	a.MatchID = alerts.MatchID(query, a.Edges, hasSeq)
+	a.FirstTime, a.LastTime = a.Edges[0].Time, a.Edges[len(edges)-1].Time
+	a.MatchID = alerts.MatchID(mq.Name, a.Edges, hasSeq)
 	return a
+}
+
+// show returns the record form of the edge at pos, from the cache.
+func (p *Processor) show(pos int64, unit time.Duration) shownEdge {
+	if e, ok := p.shown[pos]; ok {
+		return e
+	}
+	if p.shown == nil {
+		p.shown = make(map[int64]shownEdge)
+	}
+	e := shownEdge{time: alerts.TickTime(p.w.T(pos), unit), attrs: p.edgeAttrs(pos)}
+	p.shown[pos] = e
+	return e
+}
+
+// edgeAttrs returns the window's attributes of the edge at pos, leaving
+// out missing values (NaN numbers, empty strings); nil when it has none.
+func (p *Processor) edgeAttrs(pos int64) map[string]any {
+	var attrs map[string]any
+	for col, at := range p.w.Schema().EdgeAttrs {
+		v := p.w.EdgeAttr(col, pos)
+		var val any
+		if at.Kind == window.String {
+			s := p.w.Strings().Value(uint32(v))
+			if s == "" {
+				continue
+			}
+			val = s
+		} else {
+			switch {
+			case math.IsNaN(v):
+				continue
+			case math.IsInf(v, 0):
+				val = strconv.FormatFloat(v, 'g', -1, 64) // JSON has no infinities
+			default:
+				val = v
+			}
+		}
+		if attrs == nil {
+			attrs = make(map[string]any, len(p.w.Schema().EdgeAttrs))
+		}
+		attrs[at.Name] = val
+	}
+	return attrs
+}
+
+// label returns node v's label, or "" when it has none.
+func (p *Processor) label(v uint32) string {
+	if p.labelCol < 0 {
+		return ""
+	}
+	return p.w.Strings().Value(uint32(p.w.NodeAttr(p.labelCol, v)))
 }
 
 // evict drops edges older than the span before the newest edge, but never

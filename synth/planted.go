@@ -58,6 +58,7 @@ queries:
       - S3 -> T
       - S4 -> T
     where: amount >= 500
+    group_by: [T]           # one incident per paid account: a planted fan-in is up to 15 matches
   - name: quick-return
     description: a payment over 1000 comes straight back, minus at most a fee, within two minutes
     delta: 2m

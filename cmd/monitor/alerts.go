@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/daemon"
+)
+
+// alertsOptions are the flags of `monitor alerts`.
+type alertsOptions struct {
+	config  string
+	brokers []string
+	topic   string
+	follow  bool
+	json    bool
+	query   string
+}
+
+func newAlertsCmd() *cobra.Command {
+	o := alertsOptions{}
+	cmd := &cobra.Command{
+		Use:   "alerts (--brokers HOST:PORT[,...] | --config FILE) [--topic T] [--follow]",
+		Short: "Print the alert topic readably (like kcat -C)",
+		Long: `Read the daemon's alert topic from the beginning and print every record
+readably: one header line per record (detection time, kind, query, id),
+then the motif's nodes and the matched edges with their times and
+attributes. Incident records (queries with group_by) show the grouped
+nodes, the match count and the time span; count and rate_limited records
+their interval.
+
+Without --follow it prints what the topic held when it started and exits;
+with --follow it keeps printing new records until interrupted. --json
+prints the raw records, one per line. --config takes the brokers, the
+alert topic and TLS/SASL from a daemon configuration file.`,
+		Example: `  monitor alerts --brokers kafka-1:9092
+  monitor alerts --brokers kafka-1:9092 --topic motif-alerts --follow
+  monitor alerts --config config.yaml --follow --query money-ring
+  monitor alerts --brokers kafka-1:9092 --json | jq .match_id`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runAlerts(ctx, cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.config, "config", "", "daemon configuration file: brokers, alert topic, TLS and SASL from it")
+	f.StringSliceVar(&o.brokers, "brokers", nil, "Kafka bootstrap brokers, host:port[,...]")
+	f.StringVar(&o.topic, "topic", "", "alert topic (default: the config's kafka.alert_topic, or motif-alerts)")
+	f.BoolVar(&o.follow, "follow", false, "keep printing new records until interrupted")
+	f.BoolVar(&o.json, "json", false, "print the raw JSON records, one per line")
+	f.StringVar(&o.query, "query", "", "print only the records of this query")
+	return cmd
+}
+
+func runAlerts(ctx context.Context, cmd *cobra.Command, o alertsOptions) error {
+	ropts := alerts.ReadOptions{Brokers: o.brokers, Topic: o.topic, Follow: o.follow}
+	switch {
+	case o.config != "" && len(o.brokers) > 0:
+		return usageError{fmt.Errorf("--config and --brokers: give one (--config takes the brokers from the file)")}
+	case o.config != "":
+		cfg, err := config.Load(o.config)
+		if err != nil {
+			return err
+		}
+		if cfg.Embedded() {
+			return fmt.Errorf("%s: kafka.brokers is embedded: the embedded broker lives inside the daemon's process; give its address with --brokers (logged at start as \"embedded Kafka broker started\")", o.config)
+		}
+		ropts.Brokers = cfg.Kafka.Brokers
+		if ropts.Topic == "" {
+			ropts.Topic = cfg.Kafka.AlertTopic
+		}
+		if ropts.Transport, ropts.Dialer, err = daemon.KafkaClients(&cfg.Kafka); err != nil {
+			return err
+		}
+	case len(o.brokers) == 0:
+		return usageError{fmt.Errorf("no brokers: give --brokers HOST:PORT[,...] or --config FILE")}
+	}
+	if ropts.Topic == "" {
+		ropts.Topic = config.DefaultConfig().Kafka.AlertTopic
+	}
+	out := cmd.OutOrStdout()
+	errOut := cmd.ErrOrStderr()
+	return alerts.Read(ctx, ropts, func(r alerts.Record) error {
+		if r.Err != nil {
+			fmt.Fprintln(errOut, "monitor alerts:", r.Err)
+			return nil
+		}
+		if o.query != "" && r.Alert.Query != o.query {
+			return nil
+		}
+		if o.json {
+			_, err := fmt.Fprintf(out, "%s\n", r.Value)
+			return err
+		}
+		return printAlert(out, &r)
+	})
+}
+
+// printAlert writes one record readably:
+//
+//	2026-01-02T03:04:05.123Z  match  money-ring  8af06d9b1114…  (p1@42)
+//	  money goes A→B→C→A within 10 minutes, …
+//	  nodes  A=acct-1 B=acct-2 C=acct-3
+//	  1  acct-1 -> acct-2  2026-01-02T03:01:00Z  amount=1500
+func printAlert(w io.Writer, r *alerts.Record) error {
+	a := &r.Alert
+	var b strings.Builder
+	id := a.MatchID
+	if a.Kind == alerts.KindIncident {
+		id = a.IncidentID
+	}
+	fmt.Fprintf(&b, "%s  %s  %s", a.DetectedAt.UTC().Format("2006-01-02T15:04:05.000Z"), a.Kind, a.Query)
+	if id != "" {
+		fmt.Fprintf(&b, "  %s", id)
+	}
+	if a.Provisional {
+		b.WriteString("  provisional")
+	}
+	fmt.Fprintf(&b, "  (partition %d, offset %d)\n", r.Partition, r.Offset)
+	if a.Description != "" {
+		fmt.Fprintf(&b, "  %s\n", a.Description)
+	}
+	switch a.Kind {
+	case alerts.KindMatch, alerts.KindIncident:
+		if a.Kind == alerts.KindIncident {
+			fmt.Fprintf(&b, "  %s, edges %s → %s, open %s – %s\n", matchesText(a.Count), tickOrTime(a.First, a.FirstTime),
+				tickOrTime(a.Last, a.LastTime), a.From.UTC().Format(time.TimeOnly), a.To.UTC().Format(time.TimeOnly))
+		}
+		if len(a.Nodes) > 0 {
+			fmt.Fprintf(&b, "  nodes  %s\n", nodeList(a.Nodes))
+		}
+		for i, e := range a.Edges {
+			fmt.Fprintf(&b, "  %d  %s -> %s  %s", i+1, e.Src, e.Dst, tickOrTime(e.T, e.Time))
+			if attrs := attrList(e.Attrs); attrs != "" {
+				fmt.Fprintf(&b, "  %s", attrs)
+			}
+			b.WriteByte('\n')
+		}
+		if a.Kind == alerts.KindIncident && len(a.MatchIDs) > 0 {
+			fmt.Fprintf(&b, "  match ids  %s\n", strings.Join(a.MatchIDs, " "))
+		}
+	default:
+		what := "matches"
+		if a.Kind == alerts.KindRateLimited {
+			what = "match alerts held back by the rate limit"
+		}
+		fmt.Fprintf(&b, "  %d %s in [%s, %s)\n", a.Count, what, a.From.UTC().Format(time.RFC3339), a.To.UTC().Format(time.RFC3339))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func tickOrTime(t int64, iso string) string {
+	if iso != "" {
+		return iso
+	}
+	return "t=" + strconv.FormatInt(t, 10)
+}
+
+func nodeList(m map[string]alerts.Node) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = k + "=" + m[k].ID
+		if l := m[k].Label; l != "" {
+			parts[i] += "(" + l + ")"
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func attrList(m map[string]any) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// matchesText renders "1 match", "15 matches".
+func matchesText(n int64) string {
+	if n == 1 {
+		return "1 match"
+	}
+	return strconv.FormatInt(n, 10) + " matches"
+}

@@ -1,0 +1,98 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/stream"
+)
+
+// burstSource serves records from make, then waits for the end.
+type burstSource struct {
+	fakeSource
+	n    int
+	make func(i int) kafka.Message
+	i    int
+}
+
+func (b *burstSource) Fetch(ctx context.Context) (kafka.Message, error) {
+	if b.i < b.n {
+		b.i++
+		return b.make(b.i - 1), nil
+	}
+	<-ctx.Done()
+	return kafka.Message{}, ctx.Err()
+}
+
+// TestIntakeBoundsBytesOfLargeRecords reproduces issue 12's memory
+// finding: 2,500 valid 400 KB records at one timestamp (window.max_bytes
+// 16MiB, max_buffered 50000) took the daemon from 27 MB to 1.0 GB, as the
+// reorder buffer kept every record's value and the fetch channel held
+// 40,000 records. Now the bytes held before the window are bounded by
+// window.max_buffered_bytes (16 MiB here): the fetch queue never holds
+// more than its quarter (plus the one record always admitted), and the
+// reorder buffer keeps the decoded edges only, not the values. Every
+// record is taken in and buffered (tied at the newest time), none lost.
+func TestIntakeBoundsBytesOfLargeRecords(t *testing.T) {
+	p, _, _ := capPipeline(t, stream.Options{MaxBytes: 16 << 20}, 0, time.Now())
+	const n, size, capBytes = 2500, 400_000, 16 << 20
+	pad := `,"pad":"` + strings.Repeat("x", size) + `"}`
+	src := &burstSource{n: n, make: func(i int) kafka.Message {
+		// A fresh value per record, as kafka-go allocates them.
+		v := make([]byte, 0, size+64)
+		v = fmt.Appendf(v, `{"src":"a%d","dst":"b%d","time":1700000000`, i, i)
+		return kafka.Message{Topic: "edges", Partition: 0, Offset: int64(i), HighWaterMark: n, Value: append(v, pad...)}
+	}}
+	p.src = src
+	p.batchSize, p.maxWait, p.shutdownTimeout = 10_000, 10*time.Millisecond, 10*time.Second
+	p.reorder.SetMaxBuffered(50_000)
+	p.fetchQueueBytes = capBytes / 4
+	p.reorder.SetMaxBytes(capBytes - capBytes/4)
+
+	var mu sync.Mutex
+	taken, maxReorder, maxQueue := 0, int64(0), int64(0)
+	done := make(chan struct{})
+	p.onBatch = func(r BatchReport) {
+		mu.Lock()
+		defer mu.Unlock()
+		taken += r.Records
+		maxReorder = max(maxReorder, p.reorder.Bytes())
+		now, _ := p.queue.held()
+		maxQueue = max(maxQueue, now)
+		if taken == n {
+			close(done)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- p.run(ctx) }()
+	select {
+	case <-done:
+	case err := <-errc:
+		t.Fatalf("pipeline ended: %v", err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the records were not all taken in within 2 minutes")
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	_, peak := p.queue.held()
+	record := int64(size + 200)
+	if limit := int64(capBytes/4) + record; peak > limit {
+		t.Errorf("fetch queue peak %d bytes; want at most %d (a quarter of the cap plus one record)", peak, limit)
+	}
+	if maxReorder > int64(n*1024) {
+		t.Errorf("reorder buffer held up to %d bytes for %d edges: the records' values were kept", maxReorder, n)
+	}
+	if held := int64(p.reorder.Len()); held != n || p.stats.Records != n || p.stats.Late+p.stats.DeadLettered != 0 {
+		t.Errorf("buffered %d, stats %+v; want all %d records buffered, none late or dead-lettered", held, p.stats, n)
+	}
+	t.Logf("fetch queue peak %d bytes (at batches %d), reorder buffer %d bytes for %d edges", peak, maxQueue, maxReorder, p.reorder.Len())
+}

@@ -1,0 +1,67 @@
+package daemon
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// The stages of the streaming path, in the order a record passes them.
+// Per batch, each is the time spent on that batch's work:
+//
+//   - fetch: in the Kafka client (FetchMessage) for the batch's records,
+//     waiting for the brokers included, waiting for a full fetch queue
+//     not (intake.go);
+//   - decode: decoding them (wall time; parallel over the cores for
+//     large chunks);
+//   - reorder: taking them in (offset checks, the reorder buffer,
+//     dead letters) and releasing the batch;
+//   - window: appending the batch to the window, settling held matches,
+//     evicting;
+//   - device_sync: mirroring the window on the GPU (0 on the CPU);
+//   - mine: mining every query;
+//   - alert_write: writing the batch's dead letters and alerts until
+//     acknowledged;
+//   - commit: committing the offsets.
+//
+// fetch and decode run in goroutines ahead of the pipeline (they overlap
+// the previous batch's mining), so the stages can add up to more than
+// the batch's wall time.
+const (
+	stageFetch = iota
+	stageDecode
+	stageReorder
+	stageWindow
+	stageDeviceSync
+	stageMine
+	stageAlertWrite
+	stageCommit
+	numStages
+)
+
+// StageNames names the stages, as motifwatch_stage_seconds{stage} labels
+// them and BatchReport.Stages orders them.
+var StageNames = [numStages]string{"fetch", "decode", "reorder", "window", "device_sync", "mine", "alert_write", "commit"}
+
+// BatchReport describes one batch that took records in or released
+// edges: for monitor bench (Options.OnBatch).
+type BatchReport struct {
+	// Records were taken in since the previous batch; Edges released to
+	// the window; Late and DeadLettered records went to the dead-letter
+	// topic since the previous batch (never released).
+	Records, Edges, Late, DeadLettered int
+	// Latency is from fetching the batch's first record to its alerts
+	// acknowledged and offsets committed (0 without records).
+	Latency time.Duration
+	// FirstFetched is when the batch's first record was fetched (zero
+	// without records); Done when the batch was committed.
+	FirstFetched, Done time.Time
+	// Stages is the time of each stage (StageNames order).
+	Stages [numStages]time.Duration
+}
+
+func newStageSeconds() *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "motifwatch_stage_seconds",
+		Help:    "Time per batch in each stage of the streaming path: fetch, decode, reorder, window (append, settle, evict), device_sync, mine, alert_write, commit. fetch and decode run ahead of the batch, overlapping the previous one.",
+		Buckets: prometheus.ExponentialBuckets(1e-5, 4, 12)}, []string{"stage"})
+}

@@ -1,0 +1,317 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/gpu"
+	"github.com/motifwatch/motifwatch/stream"
+)
+
+// recentAlerts is how many of the last alert records the status page
+// shows.
+const recentAlerts = 25
+
+// rateSpan is the span over which the status page's rates are taken.
+const rateSpan = time.Minute
+
+// statusBoard is what the status page, /api/status and the periodic
+// status line show. The pipeline goroutine writes it after every batch
+// (and the router, on the same goroutine, as it writes records); HTTP
+// handlers and the status logger read copies under its lock.
+type statusBoard struct {
+	mu      sync.Mutex
+	now     func() time.Time
+	started time.Time
+	tick    time.Duration
+	engine  EngineStatus
+	queries []QueryStatus
+	// ready, if set, says whether the daemon is ready and why not (/readyz).
+	ready func() (bool, string)
+
+	records, edges int64
+	matches        map[string]int64
+	lag            int64
+	watermark      int64
+	hasWatermark   bool
+	windowEdges    int
+	windowBytes    int64
+	buffered       int
+	samples        []statusSample // newest last, spanning about rateSpan
+	recent         []alerts.Alert // newest last
+}
+
+// statusSample is the running totals at one moment, for rates.
+type statusSample struct {
+	at      time.Time
+	edges   int64
+	matches map[string]int64
+}
+
+func newStatusBoard(tick time.Duration, engine EngineStatus, now func() time.Time) *statusBoard {
+	if now == nil {
+		now = time.Now
+	}
+	return &statusBoard{now: now, started: now(), tick: tick, engine: engine, matches: map[string]int64{}}
+}
+
+// setEngine records the engine once it is chosen (the page serves
+// before: while the daemon connects to the brokers).
+func (b *statusBoard) setEngine(e EngineStatus) {
+	b.mu.Lock()
+	b.engine = e
+	b.mu.Unlock()
+}
+
+// setQueries records the registered query set (at start and on reload).
+func (b *statusBoard) setQueries(qs []stream.Query, opts map[string]alerts.QueryOptions) {
+	out := make([]QueryStatus, len(qs))
+	for i, q := range qs {
+		mq := q.Query
+		mode := string(alerts.ModeEnumerate)
+		if !q.Enumerate {
+			mode = string(alerts.ModeCount)
+		}
+		out[i] = QueryStatus{Name: mq.Name, Description: mq.Description, Text: mq.Summary(), Delta: mq.Delta.String(), Mode: mode,
+			GroupBy: opts[mq.Name].Group.By}
+	}
+	slices.SortFunc(out, func(a, c QueryStatus) int { return strings.Compare(a.Name, c.Name) })
+	b.mu.Lock()
+	b.queries = out
+	b.mu.Unlock()
+}
+
+// batchStatus is what one batch adds to the board.
+type batchStatus struct {
+	records, edges int
+	matches        map[string]int64 // final matches per query, counted or enumerated
+	lag            int64
+	watermark      int64
+	hasWatermark   bool
+	windowEdges    int
+	windowBytes    int64
+	buffered       int
+}
+
+// matchesOf tallies a batch's matches per query.
+func matchesOf(out *stream.Output) map[string]int64 {
+	m := make(map[string]int64, len(out.Counts))
+	for _, a := range out.Alerts {
+		m[a.Query]++
+	}
+	for q, n := range out.Counts {
+		m[q] += n
+	}
+	return m
+}
+
+func (b *statusBoard) batch(s batchStatus) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.records += int64(s.records)
+	b.edges += int64(s.edges)
+	for q, n := range s.matches {
+		b.matches[q] += n
+	}
+	b.lag, b.windowEdges, b.windowBytes, b.buffered = s.lag, s.windowEdges, s.windowBytes, s.buffered
+	if s.hasWatermark {
+		b.watermark, b.hasWatermark = s.watermark, true
+	}
+	now := b.now()
+	if n := len(b.samples); n > 0 && now.Sub(b.samples[n-1].at) < time.Second {
+		return // at most a sample a second: the rates need no more
+	}
+	b.samples = append(b.samples, statusSample{at: now, edges: b.edges, matches: maps.Clone(b.matches)})
+	// Keep one sample at or before the span's start, so the rate covers it.
+	i := 0
+	for i+1 < len(b.samples) && now.Sub(b.samples[i+1].at) >= rateSpan {
+		i++
+	}
+	b.samples = slices.Delete(b.samples, 0, i)
+}
+
+// written keeps the last records the router wrote (alerts.RouterOptions.Written).
+func (b *statusBoard) written(as []alerts.Alert) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(as) > recentAlerts {
+		as = as[len(as)-recentAlerts:]
+	}
+	b.recent = append(b.recent, as...)
+	if drop := len(b.recent) - recentAlerts; drop > 0 {
+		b.recent = slices.Delete(b.recent, 0, drop)
+	}
+}
+
+// Status is the daemon's state as /api/status serves it.
+type Status struct {
+	Now           time.Time `json:"now"`
+	Started       time.Time `json:"started"`
+	UptimeSeconds float64   `json:"uptime_seconds"`
+	// Ready is what /readyz answers; NotReady says why not.
+	Ready        bool           `json:"ready"`
+	NotReady     string         `json:"not_ready,omitempty"`
+	Engine       EngineStatus   `json:"engine"`
+	Ingest       IngestStatus   `json:"ingest"`
+	Queries      []QueryStatus  `json:"queries"`
+	RecentAlerts []alerts.Alert `json:"recent_alerts"`
+}
+
+// EngineStatus is the mining backend in use.
+type EngineStatus struct {
+	Backend string   `json:"backend"`
+	Workers int      `json:"workers"`
+	Devices []string `json:"devices"`
+}
+
+// IngestStatus is the edge stream's progress. Rates are over the last
+// minute (or since start).
+type IngestStatus struct {
+	Records        int64   `json:"records"`
+	Edges          int64   `json:"edges"`
+	EdgesPerSecond float64 `json:"edges_per_second"`
+	LagRecords     int64   `json:"lag_records"`
+	// Watermark is in window ticks (absent before the first edge);
+	// WatermarkTime is the same as an ISO-8601 time.
+	Watermark     *int64 `json:"watermark,omitempty"`
+	WatermarkTime string `json:"watermark_time,omitempty"`
+	WindowEdges   int    `json:"window_edges"`
+	WindowBytes   int64  `json:"window_bytes"`
+	Buffered      int    `json:"reorder_buffered"`
+}
+
+// QueryStatus is one registered query and its matches.
+type QueryStatus struct {
+	Name             string   `json:"name"`
+	Description      string   `json:"description,omitempty"`
+	Text             string   `json:"text"`
+	Delta            string   `json:"delta"`
+	Mode             string   `json:"mode"`
+	GroupBy          []string `json:"group_by,omitempty"`
+	Matches          int64    `json:"matches"`
+	MatchesPerMinute float64  `json:"matches_per_minute"`
+}
+
+// snapshot returns a copy of the board's state.
+func (b *statusBoard) snapshot() Status {
+	ready, why := true, ""
+	if b.ready != nil {
+		ready, why = b.ready() // outside b.mu: the health lock stays unordered with it
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	s := Status{Ready: ready, NotReady: why, Now: now, Started: b.started, UptimeSeconds: now.Sub(b.started).Seconds(), Engine: b.engine,
+		RecentAlerts: slices.Clone(b.recent)}
+	s.Engine.Devices = slices.Clone(b.engine.Devices)
+	if s.RecentAlerts == nil {
+		s.RecentAlerts = []alerts.Alert{}
+	}
+	slices.Reverse(s.RecentAlerts) // newest first
+	s.Ingest = IngestStatus{Records: b.records, Edges: b.edges, LagRecords: b.lag, WindowEdges: b.windowEdges,
+		WindowBytes: b.windowBytes, Buffered: b.buffered}
+	if b.hasWatermark {
+		wm := b.watermark
+		s.Ingest.Watermark = &wm
+		s.Ingest.WatermarkTime = alerts.TickTime(wm, b.tick)
+	}
+	var first statusSample
+	var span float64
+	if len(b.samples) > 0 {
+		first = b.samples[0]
+		span = now.Sub(first.at).Seconds()
+	}
+	rate := func(now, then int64) float64 {
+		if span < 1 {
+			return 0
+		}
+		return float64(now-then) / span
+	}
+	s.Ingest.EdgesPerSecond = rate(b.edges, first.edges)
+	s.Queries = make([]QueryStatus, len(b.queries))
+	for i, q := range b.queries {
+		q.Matches = b.matches[q.Name]
+		q.MatchesPerMinute = 60 * rate(q.Matches, first.matches[q.Name])
+		q.GroupBy = slices.Clone(q.GroupBy)
+		s.Queries[i] = q
+	}
+	return s
+}
+
+// statusLogger logs a status line every interval: what a person tailing
+// the log wants to see, as Kafka and NATS servers print theirs.
+type statusLogger struct {
+	b    *statusBoard
+	log  *slog.Logger
+	last Status
+	had  bool
+}
+
+// line logs the status since the previous line (rates over that span).
+func (l *statusLogger) line() {
+	s := l.b.snapshot()
+	span := s.UptimeSeconds
+	prevEdges := int64(0)
+	prevMatches := map[string]int64{}
+	if l.had {
+		span = s.Now.Sub(l.last.Now).Seconds()
+		prevEdges = l.last.Ingest.Edges
+		for _, q := range l.last.Queries {
+			prevMatches[q.Name] = q.Matches
+		}
+	}
+	eps := 0.0
+	if span > 0 {
+		eps = float64(s.Ingest.Edges-prevEdges) / span
+	}
+	var matches []string
+	for _, q := range s.Queries {
+		matches = append(matches, fmt.Sprintf("%s=%d", q.Name, q.Matches-prevMatches[q.Name]))
+	}
+	wm := "none"
+	if s.Ingest.Watermark != nil {
+		wm = s.Ingest.WatermarkTime
+		if wm == "" {
+			wm = fmt.Sprint(*s.Ingest.Watermark)
+		}
+	}
+	l.log.Info("status", "edges_per_s", math.Round(eps*10)/10, "lag", s.Ingest.LagRecords, "watermark", wm,
+		"window_edges", s.Ingest.WindowEdges, "window_bytes", s.Ingest.WindowBytes, "matches", strings.Join(matches, " "),
+		"edges", s.Ingest.Edges)
+	l.last, l.had = s, true
+}
+
+// logStatus logs a status line every interval until ctx ends.
+func logStatus(ctx context.Context, l *statusLogger, every time.Duration) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			l.line()
+		}
+	}
+}
+
+// engineStatus describes the engine for the status page.
+func engineStatus(sel *gpu.Selected, cfg *config.Config) EngineStatus {
+	e := EngineStatus{Backend: sel.Backend, Workers: engineWorkers(sel, cfg), Devices: []string{}}
+	if sel.GPU != nil {
+		for _, d := range sel.GPU.Devices() {
+			e.Devices = append(e.Devices, fmt.Sprintf("GPU %d (ordinal %d): %s, %d SMs, %.1f GiB", d.Index, d.Ordinal, d.Name,
+				d.Multiprocessors, float64(d.TotalBytes)/(1<<30)))
+		}
+	}
+	return e
+}
