@@ -282,7 +282,7 @@ func TestDaemonEmbeddedPortBusy(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err = daemon.Run(ctx, daemon.Options{Config: cfg})
-	if want := fmt.Sprintf(`kafka.embedded {dir: "", port: %d}: starting the embedded broker: `, port); err == nil || !strings.Contains(err.Error(), want) {
+	if want := fmt.Sprintf(`kafka.embedded {dir: "", port: %d, retention_bytes: 8MiB}: starting the embedded broker: `, port); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Run with kafka.embedded.port busy = %v; want an error with %q", err, want)
 	}
 }
