@@ -21,7 +21,8 @@ const (
 
 // Selected is the engine a backend choice produced. Its Engine counts
 // count-mode requests for SNAP's 36 three-edge shapes with motif/count3
-// (on the device when Backend is "gpu") and mines everything else.
+// (on the host's cores unless Options.Count3Device: the device path is
+// slower, Options.Count3Device says by how much) and mines everything else.
 type Selected struct {
 	motif.Engine
 	// Backend is what runs: "gpu" or "cpu".
@@ -73,10 +74,12 @@ func Select(backend string, workers int, opts Options, log *slog.Logger) (*Selec
 		log.Info("GPU device opened", "index", d.Index, "ordinal", d.Ordinal, "name", d.Name,
 			"multiprocessors", d.Multiprocessors, "memory_mib", d.TotalBytes>>20)
 	}
-	if c, err := g.Counter(); err != nil {
-		log.Warn("SNAP-shape counting on the CPU", "reason", err.Error())
-	} else {
-		counting.Device = c
+	if opts.count3OnDevice() {
+		if c, err := g.Counter(); err != nil {
+			log.Warn("SNAP-shape counting on the CPU", "reason", err.Error())
+		} else {
+			counting.Device = c
+		}
 	}
 	return &Selected{Engine: count3.NewEngine(&fallback{gpu: g, cpu: cpu, log: log}, counting), Backend: BackendGPU, GPU: g}, nil
 }

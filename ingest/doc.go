@@ -2,7 +2,9 @@
 //
 // Batch mode: LoadFile reads a temporal edge file (SNAP and Everest text:
 // "src dst t [attr...]" per line, with an optional header and an optional
-// node attribute file) into a new window.Window.
+// node attribute file) into a new window.Window: in chunks cut at line
+// boundaries and parsed in parallel, merged in file order, and optionally
+// through a binary cache of the parsed edges (FileOptions.CacheDir).
 //
 // Streaming mode, in the order a record passes: a Consumer reads the edge
 // topic as a member of a Kafka consumer group (kafka-go, no automatic
@@ -20,7 +22,9 @@
 // partition outside the group, because every instance's window needs
 // every edge.
 //
-// Layout: file.go (the loader's API and the edge file), file_nodes.go (the
+// Layout: file.go (the loader's API, chunking, stats), file_part.go (one
+// chunk's lines into local columns), file_merge.go (the parts into one
+// window), filecache.go (the binary edge cache), file_nodes.go (the
 // node attribute file), order.go (the stable radix sort by time), text.go
 // (line reading, field splitting and number parsing over []byte, without
 // allocating); edge.go (Edge, Value, Origin); decode.go (DecodeOptions,

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"io/fs"
 	"os"
-	"slices"
-	"strconv"
+	"runtime"
+	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -47,8 +46,17 @@ type FileOptions struct {
 	// A column named "label" is the node label and always a string.
 	NodeFile string
 	// Progress, if set, is called with the number of lines read so far
-	// every 2^20 lines, and once at the end.
+	// every 2^20 lines, and once at the end (never concurrently).
 	Progress func(lines int64)
+	// CacheDir, when set, keeps a binary copy of each loaded file's edges
+	// there (LoadFile only; see filecache.go), used instead of parsing
+	// while the file is unchanged, for files of at least CacheMin bytes.
+	CacheDir string
+	CacheMin int64
+	// Workers is how many goroutines parse a file and build the window
+	// (0: one per CPU). LoadFile splits a file of more than a few MiB into
+	// that many chunks at line boundaries; Load reads its reader in one.
+	Workers int
 }
 
 // FileStats counts what loading saw. Lines, Comments, Headers, Bad,
@@ -63,6 +71,10 @@ type FileStats struct {
 	// BadSamples holds the first 10 malformed lines' errors (*LineError).
 	BadSamples []error
 	Bytes      int64 // bytes read
+
+	// Cache says how the edge cache served this load: "" (off), "hit",
+	// "written", or why it was rebuilt or not written.
+	Cache string
 
 	Nodes         int64 // node file records applied to the window
 	NodesUnlinked int64 // node file records whose id has no edge (ignored)
@@ -86,11 +98,17 @@ func LoadFile(path string, opts FileOptions) (*window.Window, FileStats, error) 
 		return nil, FileStats{}, err
 	}
 	defer f.Close()
-	var size int64
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return load(f, nil, path, opts, 0, nil)
 	}
-	return load(f, path, opts, size)
+	var cache *edgeCache
+	if opts.CacheDir != "" && fi.Size() >= opts.CacheMin && littleEndian {
+		if cache, err = openCache(opts.CacheDir, path, f, fi, &opts); err != nil {
+			return nil, FileStats{}, fmt.Errorf("reading %s: %w", path, err)
+		}
+	}
+	return load(f, f, path, opts, fi.Size(), cache)
 }
 
 // Load reads temporal edges from r, a file called name in errors, into a
@@ -125,12 +143,20 @@ func LoadFile(path string, opts FileOptions) (*window.Window, FileStats, error) 
 //
 // On error the window is nil and the stats count what was read.
 func Load(r io.Reader, name string, opts FileOptions) (*window.Window, FileStats, error) {
-	return load(r, name, opts, 0)
+	return load(r, nil, name, opts, 0, nil)
 }
 
-// load is Load with the input's size in bytes, when known, to pre-size
-// the edge buffers.
-func load(r io.Reader, name string, opts FileOptions, size int64) (*window.Window, FileStats, error) {
+// load is Load with, for a regular file, ra to read chunks of it in
+// parallel and its size in bytes.
+//
+// The head of the input is read first, up to the first data line, which
+// fixes the columns (header, count, attribute kinds) for every later
+// line. The rest is cut into chunks at line boundaries, parsed in
+// parallel into local columns (parts), and merged in file order: node ids
+// and string values are interned part by part in the order of their first
+// appearance, so dense ids, codes and the (t, line) order of the window
+// are those of one pass over the file.
+func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64, cache *edgeCache) (*window.Window, FileStats, error) {
 	var st FileStats
 	if opts.TimeUnit == 0 {
 		opts.TimeUnit = time.Second
@@ -138,194 +164,193 @@ func load(r io.Reader, name string, opts FileOptions, size int64) (*window.Windo
 	if opts.TimeUnit < 0 {
 		return nil, st, fmt.Errorf("loading %s: time unit %v must be positive", name, opts.TimeUnit)
 	}
-	if opts.Progress != nil {
-		defer func() { opts.Progress(st.Lines) }()
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
 	}
+	prog := newProgress(opts.Progress)
+	defer func() { prog.final(st.Lines) }()
 	var nodes *nodeTable
 	if opts.NodeFile != "" {
 		var err error
-		if nodes, err = readNodeFile(opts.NodeFile, &opts, &st); err != nil {
+		nodeOpts := opts
+		nodeOpts.Progress = prog.step
+		if nodes, err = readNodeFile(opts.NodeFile, &nodeOpts, &st); err != nil {
 			return nil, st, err
 		}
 	}
-	l := &edgeLoader{
-		sc:        newScanner(r, name, &opts, &st),
-		opts:      &opts,
-		st:        &st,
-		nodes:     nodes,
-		size:      size,
-		nodeBytes: st.Bytes,
-		sorted:    true,
-		lastT:     math.MinInt64,
+	var rebuilt string
+	if cache != nil {
+		w, cst, err := fromCache(cache, name, &opts, nodes)
+		if err == nil {
+			st = addStats(st, cst)
+			st.Cache = "hit"
+			if nodes != nil {
+				nodes.apply(w, &st)
+			}
+			return w, st, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			rebuilt = err.Error()
+		}
 	}
-	w, err := l.run()
+	fm := &format{keepSelfLoops: opts.KeepSelfLoops}
+	head := newPart(newScanner(r, name, &opts, nil), fm, size)
+	head.sc.progress = prog.step
+	parallel := ra != nil && size > 0 && opts.Workers > 1 && size >= 2*minChunk
+	head.run(parallel)
+	parts := []*part{head}
+	if parallel && head.err == nil && head.stopped {
+		chunks, err := splitLines(ra, head.st.Bytes, size, opts.Workers)
+		if err != nil {
+			return nil, st, fmt.Errorf("reading %s: %w", name, err)
+		}
+		var wg sync.WaitGroup
+		for _, c := range chunks {
+			p := newPart(newScanner(io.NewSectionReader(ra, c[0], c[1]-c[0]), name, &opts, nil), fm, c[1]-c[0])
+			p.sc.progress = prog.step
+			p.sc.fileStart = false
+			parts = append(parts, p)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p.run(false)
+			}()
+		}
+		wg.Wait()
+	}
+	var edgeSt FileStats // the edge file's own counts, for the cache
+	err := sumStats(&edgeSt, parts)
+	st = addStats(st, edgeSt)
 	if err != nil {
 		return nil, st, err
+	}
+	w, err := merge(fm, parts, &opts, name, nodes)
+	if err != nil {
+		return nil, st, err
+	}
+	st.Edges = int64(w.Len())
+	if cache != nil {
+		switch err := cache.write(w, &edgeSt); {
+		case err != nil:
+			st.Cache = "not written: " + err.Error()
+		case rebuilt != "":
+			st.Cache = "rebuilt (" + rebuilt + ")"
+		default:
+			st.Cache = "written"
+		}
+	}
+	if nodes != nil {
+		nodes.apply(w, &st)
 	}
 	return w, st, nil
 }
 
-// edgeLoader reads the edge file into compact columns, then appends them
-// to the window in (t, line) order.
-type edgeLoader struct {
-	sc    *scanner
-	opts  *FileOptions
-	st    *FileStats
-	nodes *nodeTable
-	size  int64 // input bytes, 0 if unknown
-	// nodeBytes is st.Bytes before the edge file (the node file's).
-	nodeBytes int64
+// minChunk is the smallest chunk worth a goroutine (a variable for tests).
+var minChunk int64 = 1 << 20
 
-	seenFirst bool           // a non-comment line was seen (header chance gone)
-	ncols     int            // fields per line, 0 until known
-	ncolsLine int            // the line that fixed ncols
-	names     []string       // attribute column names, nil until known
-	kinds     []window.Kind  // attribute kinds, nil until the first data line
-	kindsLine int            // the line that fixed kinds
-	w         *window.Window // created on the first data line
-	strCodes  map[string]uint32
-
-	// Edges in file order; attrs holds len(names) values per edge.
-	src, dst []uint32
-	ts       []int64
-	attrs    []float64
-	vals     []float64 // the current line's attribute values
-	sorted   bool      // ts is non-decreasing so far
-	lastT    int64
-	reserved bool
+// splitLines cuts the bytes [from, to) of ra into up to n chunks of at
+// least minChunk bytes, each starting at a line start.
+func splitLines(ra io.ReaderAt, from, to int64, n int) ([][2]int64, error) {
+	n = int(max(1, min(int64(n), (to-from)/minChunk)))
+	var chunks [][2]int64
+	buf := make([]byte, 64<<10)
+	start := from
+	for k := 1; k <= n && start < to; k++ {
+		end := to
+		if k < n {
+			var err error
+			if end, err = lineStart(ra, from+(to-from)*int64(k)/int64(n), to, buf); err != nil {
+				return nil, err
+			}
+		}
+		if end > start {
+			chunks = append(chunks, [2]int64{start, end})
+			start = end
+		}
+	}
+	return chunks, nil
 }
 
-func (l *edgeLoader) run() (*window.Window, error) {
-	for {
-		f, err := l.sc.next()
-		if err == io.EOF {
+// lineStart returns the offset just past the first '\n' at or after off
+// (to when there is none before it).
+func lineStart(ra io.ReaderAt, off, to int64, buf []byte) (int64, error) {
+	for off < to {
+		n, err := ra.ReadAt(buf[:min(int64(len(buf)), to-off)], off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return off + int64(i) + 1, nil
+		}
+		off += int64(n)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if n == 0 {
 			break
 		}
-		if err != nil {
-			return nil, err
-		}
-		if err := l.line(f); err != nil {
-			return nil, err
-		}
 	}
-	if l.w == nil {
-		if err := l.newWindow(); err != nil {
-			return nil, err
-		}
-	}
-	if err := l.fill(); err != nil {
-		return nil, err
-	}
-	if l.nodes != nil {
-		l.nodes.apply(l.w, l.st)
-	}
-	return l.w, nil
+	return to, nil
 }
 
-// line handles one data or header line. It returns an error only when
-// loading must stop.
-func (l *edgeLoader) line(f [][]byte) error {
-	sc := l.sc
-	first := !l.seenFirst
-	l.seenFirst = true
-	if l.ncols == 0 {
-		if len(f) < 3 {
-			return sc.bad(fmt.Sprintf("%d %s; want at least 3: src dst time", len(f), plural(len(f), "field")))
-		}
-		if first && !looksNumeric(f[2]) {
-			return l.header(f)
-		}
-	} else if len(f) != l.ncols {
-		return sc.bad(fmt.Sprintf("%d fields; want %d like line %d", len(f), l.ncols, l.ncolsLine))
-	}
-	src, dst := f[0], f[1]
-	if len(src) == 0 {
-		return sc.bad("empty source id")
-	}
-	if len(dst) == 0 {
-		return sc.bad("empty destination id")
-	}
-	// Invalid UTF-8 is refused, as by the record decoders: JSON output
-	// (alerts) could not tell "\xff" from "\xfe".
-	if !utf8.Valid(src) {
-		return sc.bad(fmt.Sprintf("source id %q is not valid UTF-8", src))
-	}
-	if !utf8.Valid(dst) {
-		return sc.bad(fmt.Sprintf("destination id %q is not valid UTF-8", dst))
-	}
-	t, status := parseInt(f[2])
-	switch status {
-	case intSyntax:
-		return sc.bad(fmt.Sprintf("timestamp %q is not an integer", f[2]))
-	case intRange:
-		return sc.bad(fmt.Sprintf("timestamp %q overflows int64", f[2]))
-	}
-	if magnitude(t) > magnitude(l.st.LargestT) {
-		l.st.LargestT, l.st.LargestTLine = t, sc.line
-	}
-	if l.w == nil {
-		if err := l.firstData(f); err != nil {
-			return err
-		}
-	}
-	vals := l.vals
-	for i, b := range f[3:] {
-		if l.kinds[i] == window.String {
-			if !utf8.Valid(b) {
-				return sc.bad(fmt.Sprintf("value %q in string column %q is not valid UTF-8", b, l.names[i]))
+// sumStats adds the parts' counts into st and returns the error of the
+// first part (in file order) that stopped on one, with line numbers made
+// absolute.
+func sumStats(st *FileStats, parts []*part) error {
+	base := 0
+	for _, p := range parts {
+		for _, e := range p.st.BadSamples {
+			if le, ok := e.(*LineError); ok {
+				le.Line += base
 			}
-			continue // interned below, once the line is known good
+			if len(st.BadSamples) < maxBadSamples {
+				st.BadSamples = append(st.BadSamples, e)
+			}
 		}
-		if len(b) == 0 {
-			vals[i] = math.NaN()
-			continue
+		st.Lines += p.st.Lines
+		st.Comments += p.st.Comments
+		st.Headers += p.st.Headers
+		st.SelfLoops += p.st.SelfLoops
+		st.Bad += p.st.Bad
+		st.Bytes += p.st.Bytes
+		st.EmptyValues += p.st.EmptyValues
+		if st.FirstEmpty == nil && p.st.FirstEmpty != nil {
+			st.FirstEmpty = p.st.FirstEmpty
+			st.FirstEmpty.Line += base
 		}
-		v, ok := parseFloat(b)
-		if !ok {
-			return sc.bad(fmt.Sprintf("value %q in number column %q is not a number (numeric since line %d)",
-				b, l.names[i], l.kindsLine))
+		if magnitude(p.st.LargestT) > magnitude(st.LargestT) {
+			st.LargestT, st.LargestTLine = p.st.LargestT, p.st.LargestTLine+base
 		}
-		vals[i] = v
+		if p.err != nil {
+			if le, ok := p.err.(*LineError); ok {
+				le.Line += base
+			}
+			return p.err
+		}
+		base += int(p.st.Lines)
 	}
-	if bytes.Equal(src, dst) {
-		l.st.SelfLoops++
-		if !l.opts.KeepSelfLoops {
-			return nil
-		}
-	}
-	for i, b := range f[3:] {
-		if len(b) == 0 {
-			l.emptyValue(i)
-		}
-		if l.kinds[i] == window.String {
-			vals[i] = float64(l.stringCode(b))
-		}
-	}
-	ids := l.w.IDs()
-	s, _ := ids.InternBytes(src)
-	d, _ := ids.InternBytes(dst)
-	if !l.reserved && len(l.ts) == 4096 {
-		l.reserve()
-	}
-	l.src = append(l.src, s)
-	l.dst = append(l.dst, d)
-	l.ts = append(l.ts, t)
-	l.attrs = append(l.attrs, vals...)
-	if t < l.lastT {
-		l.sorted = false
-	}
-	l.lastT = t
 	return nil
 }
 
-// emptyValue counts an empty value of attribute column i on the current
-// line, keeping the first's place for the warning.
-func (l *edgeLoader) emptyValue(i int) {
-	l.st.EmptyValues++
-	if l.st.FirstEmpty == nil {
-		l.st.FirstEmpty = &LineError{File: l.sc.name, Line: l.sc.line,
-			Reason: fmt.Sprintf("attribute %q is empty (missing on this edge)", l.names[i])}
+// addStats returns a's counts plus b's, bad-line samples in order.
+func addStats(a, b FileStats) FileStats {
+	a.Lines += b.Lines
+	a.Comments += b.Comments
+	a.Headers += b.Headers
+	a.SelfLoops += b.SelfLoops
+	a.Bad += b.Bad
+	a.Bytes += b.Bytes
+	a.Edges += b.Edges
+	a.EmptyValues += b.EmptyValues
+	if a.FirstEmpty == nil {
+		a.FirstEmpty = b.FirstEmpty
 	}
+	if magnitude(b.LargestT) > magnitude(a.LargestT) {
+		a.LargestT, a.LargestTLine = b.LargestT, b.LargestTLine
+	}
+	for _, e := range b.BadSamples {
+		if len(a.BadSamples) < maxBadSamples {
+			a.BadSamples = append(a.BadSamples, e)
+		}
+	}
+	return a
 }
 
 // magnitude is |t| without overflow at math.MinInt64.
@@ -355,130 +380,31 @@ func SuspectTimeUnit(t int64, unit time.Duration) (string, bool) {
 	return "", false
 }
 
-// header takes the column names from the first line.
-func (l *edgeLoader) header(f [][]byte) error {
-	names, err := l.sc.columnNames(f[3:], 4)
-	if err != nil {
-		return err
-	}
-	l.st.Headers++
-	l.names = names
-	l.ncols, l.ncolsLine = len(f), l.sc.line
-	return nil
+// progress serialises the parts' Progress calls: each part reports every
+// progressEvery of its own lines, and the caller sees the running total.
+type progress struct {
+	fn    func(int64)
+	mu    sync.Mutex
+	lines int64
 }
 
-// firstData fixes the column count (without a header), the attribute
-// names and kinds from the first good data line, and creates the window.
-func (l *edgeLoader) firstData(f [][]byte) error {
-	if l.ncols == 0 {
-		l.ncols, l.ncolsLine = len(f), l.sc.line
-		for i := 3; i < len(f); i++ {
-			l.names = append(l.names, "c"+strconv.Itoa(i+1))
-		}
-	}
-	l.kinds = make([]window.Kind, len(l.names))
-	for i, b := range f[3:] {
-		if _, ok := parseFloat(b); !ok {
-			l.kinds[i] = window.String
-		}
-	}
-	l.kindsLine = l.sc.line
-	l.vals = make([]float64, len(l.names))
-	return l.newWindow()
-}
+func newProgress(fn func(int64)) *progress { return &progress{fn: fn} }
 
-func (l *edgeLoader) newWindow() error {
-	s := window.Schema{TimeUnit: l.opts.TimeUnit}
-	for i, name := range l.names {
-		k := window.Number
-		if l.kinds != nil {
-			k = l.kinds[i]
-		}
-		s.EdgeAttrs = append(s.EdgeAttrs, window.Attr{Name: name, Kind: k})
-	}
-	if l.nodes != nil {
-		s.NodeAttrs = l.nodes.attrs
-	}
-	w, err := window.New(s)
-	if err != nil {
-		return fmt.Errorf("loading %s: %w", l.sc.name, err)
-	}
-	l.w = w
-	return nil
-}
-
-// stringCode interns a string attribute value without allocating for
-// values seen before.
-func (l *edgeLoader) stringCode(b []byte) uint32 {
-	if c, ok := l.strCodes[string(b)]; ok {
-		return c
-	}
-	if l.strCodes == nil {
-		l.strCodes = make(map[string]uint32)
-	}
-	v := string(b)
-	c := l.w.Strings().Intern(v)
-	l.strCodes[v] = c
-	return c
-}
-
-// reserve sizes the edge buffers for the whole input once the first
-// lines give its average line length.
-func (l *edgeLoader) reserve() {
-	l.reserved = true
-	read := l.st.Bytes - l.nodeBytes
-	if l.size <= 0 || read <= 0 {
+// step is a scanner's progress hook: progressEvery more lines were read.
+func (p *progress) step(int64) {
+	if p.fn == nil {
 		return
 	}
-	est := int(float64(l.size) / float64(read) * float64(len(l.ts)) * 1.05)
-	if est <= cap(l.ts) {
-		return
-	}
-	l.src = slices.Grow(l.src, est-len(l.src))
-	l.dst = slices.Grow(l.dst, est-len(l.dst))
-	l.ts = slices.Grow(l.ts, est-len(l.ts))
-	if n := len(l.names); n > 0 {
-		l.attrs = slices.Grow(l.attrs, est*n-len(l.attrs))
-	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lines += progressEvery
+	p.fn(p.lines)
 }
 
-// fill appends the buffered edges to the window in (t, line) order.
-func (l *edgeLoader) fill() error {
-	var order []timeKey
-	if !l.sorted {
-		order = timeOrder(l.ts) // before the window grows: a lower peak
+func (p *progress) final(lines int64) {
+	if p.fn != nil {
+		p.fn(lines)
 	}
-	l.reserveWindow()
-	na := len(l.names)
-	for j := range l.ts {
-		i := j
-		if order != nil {
-			i = int(order[j].i)
-		}
-		e := window.Edge{Src: l.src[i], Dst: l.dst[i], T: l.ts[i]}
-		if na > 0 {
-			e.Attrs = l.attrs[i*na : (i+1)*na : (i+1)*na]
-		}
-		if _, err := l.w.Append(e); err != nil {
-			return fmt.Errorf("loading %s: %w", l.sc.name, err)
-		}
-	}
-	l.st.Edges = int64(len(l.ts))
-	l.src, l.dst, l.ts, l.attrs = nil, nil, nil, nil
-	return nil
-}
-
-// reserveWindow gives the window's columns and every adjacency list their
-// final capacity at once, instead of regrowing them edge by edge: a third
-// of the load time on a power-law graph, and no slack left in the window.
-func (l *edgeLoader) reserveWindow() {
-	out := make([]int, l.w.IDs().Cap())
-	in := make([]int, len(out))
-	for i := range l.src {
-		out[l.src[i]]++
-		in[l.dst[i]]++
-	}
-	l.w.Reserve(len(l.ts), out, in)
 }
 
 func plural(n int, word string) string {

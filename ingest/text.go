@@ -204,16 +204,20 @@ type scanner struct {
 	st       *FileStats
 	skipBad  bool
 	progress func(lines int64)
+	// fileStart: the reader starts at the file's first byte, where a
+	// byte order mark is skipped (a chunk of a file starts elsewhere).
+	fileStart bool
 }
 
 func newScanner(r io.Reader, name string, opts *FileOptions, st *FileStats) *scanner {
 	return &scanner{
-		br:       bufio.NewReaderSize(r, readBufSize),
-		name:     name,
-		fields:   make([][]byte, 0, 16),
-		st:       st,
-		skipBad:  opts.SkipBad,
-		progress: opts.Progress,
+		br:        bufio.NewReaderSize(r, readBufSize),
+		name:      name,
+		fields:    make([][]byte, 0, 16),
+		st:        st,
+		skipBad:   opts.SkipBad,
+		progress:  opts.Progress,
+		fileStart: true,
 	}
 }
 
@@ -249,7 +253,7 @@ func (s *scanner) next() ([][]byte, error) {
 			return nil, fmt.Errorf("reading %s: %w", s.name, err)
 		}
 		line := trimLine(raw)
-		if s.line == 1 {
+		if s.line == 1 && s.fileStart {
 			line = bytes.TrimPrefix(line, utf8BOM) // spreadsheets' CSV exports start with one
 		}
 		if len(line) == 0 || line[0] == '#' || line[0] == '%' {

@@ -339,12 +339,14 @@ func (wk *worker) descend(d int) {
 	case BindBoth:
 		list = wk.w.Between(wk.node[st.From], wk.node[st.To])
 	}
-	a, b := bounds(list, lowPos, hiPos, lowT, hiT)
+	// Adjacency entries hold positions relative to the window's base.
+	lowRel, hiRel := wk.w.RelPos(lowPos), wk.w.RelPos(hiPos)
+	a, b := bounds(list, lowRel, hiRel, lowT, hiT)
 	if a >= b {
 		return
 	}
 	if d == wk.k-1 && wk.countOnly && len(st.Preds) == 0 && len(st.Antis) == 0 {
-		wk.tally(d, list[a:b], lowPos, hiPos, lowT, hiT)
+		wk.tally(d, list[a:b], lowRel, hiRel, lowT, hiT)
 		return
 	}
 	wk.loop(d, list[a:b])
@@ -355,7 +357,7 @@ func (wk *worker) descend(d int) {
 // already mapped (injectivity, self-loops) are subtracted, found per mapped
 // node by two binary searches in the pair index. Count mode only, and only
 // when the last step has no predicate or anti-edge to evaluate.
-func (wk *worker) tally(d int, cands []window.Adj, lowPos, hiPos, lowT, hiT int64) {
+func (wk *worker) tally(d int, cands []window.Adj, lowRel, hiRel, lowT, hiT int64) {
 	wk.work++
 	st := &wk.steps[d]
 	n := int64(len(cands))
@@ -382,7 +384,7 @@ func (wk *worker) tally(d int, cands []window.Adj, lowPos, hiPos, lowT, hiT int6
 				pair = wk.w.Between(wk.node[m], wk.node[st.To])
 			}
 			if len(pair) > 0 {
-				a, b := bounds(pair, lowPos, hiPos, lowT, hiT)
+				a, b := bounds(pair, lowRel, hiRel, lowT, hiT)
 				n -= int64(b - a)
 			}
 		}
@@ -398,14 +400,14 @@ func (wk *worker) tally(d int, cands []window.Adj, lowPos, hiPos, lowT, hiT int6
 // probing the pair index once per mapped node.
 const tallyScan = 32
 
-// bounds returns the run [a, b) of list after position lowPos, before
-// position hiPos and inside [lowT, hiT]. The upper end is found by binary
+// bounds returns the run [a, b) of list after relative position lowRel,
+// before hiRel (window.RelPos) and inside [lowT, hiT]. The upper end is found by binary
 // search over the whole list, the lower end by galloping back from it:
 // the run spans at most Delta of time, usually a small part of a long
 // list, so this touches far fewer cache lines than a second full search.
-func bounds(list []window.Adj, lowPos, hiPos, lowT, hiT int64) (a, b int) {
-	b = upperBound(list, hiPos, hiT)
-	below := func(i int) bool { return list[i].Pos <= lowPos || list[i].T < lowT }
+func bounds(list []window.Adj, lowRel, hiRel, lowT, hiT int64) (a, b int) {
+	b = upperBound(list, hiRel, hiT)
+	below := func(i int) bool { return int64(list[i].Rel) <= lowRel || list[i].T < lowT }
 	step := 1
 	lo := b
 	for lo > 0 && !below(lo-1) {
@@ -416,16 +418,16 @@ func bounds(list []window.Adj, lowPos, hiPos, lowT, hiT int64) (a, b int) {
 		}
 	}
 	// Entries in [lo, b) include the last 'below' one if any; binary search it.
-	return lo + lowerBound(list[lo:b], lowPos, lowT), b
+	return lo + lowerBound(list[lo:b], lowRel, lowT), b
 }
 
-// lowerBound returns the first index whose entry is after position lowPos
-// and at or after time lowT.
-func lowerBound(list []window.Adj, lowPos, lowT int64) int {
+// lowerBound returns the first index whose entry is after relative
+// position lowRel and at or after time lowT.
+func lowerBound(list []window.Adj, lowRel, lowT int64) int {
 	i, j := 0, len(list)
 	for i < j {
 		h := int(uint(i+j) >> 1)
-		if list[h].Pos <= lowPos || list[h].T < lowT {
+		if int64(list[h].Rel) <= lowRel || list[h].T < lowT {
 			i = h + 1
 		} else {
 			j = h
@@ -434,13 +436,13 @@ func lowerBound(list []window.Adj, lowPos, lowT int64) int {
 	return i
 }
 
-// upperBound returns the first index whose entry is at or after position
-// hiPos or later than time hiT.
-func upperBound(list []window.Adj, hiPos, hiT int64) int {
+// upperBound returns the first index whose entry is at or after relative
+// position hiRel or later than time hiT.
+func upperBound(list []window.Adj, hiRel, hiT int64) int {
 	i, j := 0, len(list)
 	for i < j {
 		h := int(uint(i+j) >> 1)
-		if list[h].Pos < hiPos && list[h].T <= hiT {
+		if int64(list[h].Rel) < hiRel && list[h].T <= hiT {
 			i = h + 1
 		} else {
 			j = h
@@ -478,7 +480,7 @@ func (wk *worker) loop(d int, cands []window.Adj) {
 		if newNode >= 0 && !wk.fresh(d, other) {
 			continue
 		}
-		wk.pos[st.Edge], wk.tm[st.Edge] = c.Pos, c.T
+		wk.pos[st.Edge], wk.tm[st.Edge] = wk.w.Pos(*c), c.T
 		if newNode >= 0 {
 			wk.node[newNode] = other
 		}
@@ -581,7 +583,7 @@ func (wk *worker) anti(a *PlanAnti) (ok bool, until int64) {
 	}
 	// The first edge From→To after the anti-edge's anchor decides it.
 	pair := wk.w.Between(wk.node[a.From], wk.node[a.To])
-	if i := lowerBound(pair, wk.pos[a.After], math.MinInt64); i < len(pair) && pair[i].T <= limit {
+	if i := lowerBound(pair, wk.w.RelPos(wk.pos[a.After]), math.MinInt64); i < len(pair) && pair[i].T <= limit {
 		return false, notOpen
 	}
 	if limit > wk.horizon {

@@ -25,7 +25,7 @@ func (p *Plan) Recheck(w *window.Window, edges []int64, nodes []uint32, horizon 
 			limit = min(limit, AddTicks(w.T(edges[a.After]), a.Within))
 		}
 		pair := w.Between(nodes[a.From], nodes[a.To])
-		if j := lowerBound(pair, edges[a.After], math.MinInt64); j < len(pair) && pair[j].T <= limit {
+		if j := lowerBound(pair, w.RelPos(edges[a.After]), math.MinInt64); j < len(pair) && pair[j].T <= limit {
 			return false, false, 0
 		}
 		if limit > horizon {

@@ -91,11 +91,15 @@ for step in $what; do
 		g=/tmp/tg10m.txt
 		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
 		for d in 3600 86400; do
-			for be in gpu cpu; do
-				timeout 300 bin/monitor mine --graph "$g" --snap3 --delta $d --backend $be --format json >"$out/snap3-$be-$d.json" 2>"$out/snap3-$be-$d.err"
+			# gpudev: the device counter (off by default, gpu.Options.Count3Device).
+			for be in ${COUNT3_BACKENDS:-gpu gpudev cpu}; do
+				b=${be%dev}
+				[[ $be == gpudev ]] && export MOTIFWATCH_GPU_COUNT3=1 || unset MOTIFWATCH_GPU_COUNT3
+				timeout 300 bin/monitor mine --graph "$g" --snap3 --delta $d --backend $b --format json >"$out/snap3-$be-$d.json" 2>"$out/snap3-$be-$d.err"
 				echo -n "snap3 tgraphgen 10M delta $d backend $be (rc $?): " >>"$summary"
 				python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('count %.3fs total %.2fs load %.2fs cells %d' % (r['queries'][0]['seconds'], r['seconds'], r['load_seconds'], sum(map(sum, r['snap3']))))" "$out/snap3-$be-$d.json" >>"$summary" 2>&1
 			done
+			unset MOTIFWATCH_GPU_COUNT3
 		done
 		;;
 	gpmbench)

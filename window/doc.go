@@ -13,7 +13,9 @@
 // when its last edge leaves the window, so a stream of ever-new ids does not
 // grow the dictionary without bound.
 //
-// Package window owns no goroutines and takes no locks: one writer appends
-// and evicts; readers (the miners) run between writes. It never imports
-// kafka, cu, or the motif engine.
+// Package window owns no long-lived goroutines: one writer appends and
+// evicts; readers (the miners) run between writes. AppendColumns and the
+// pair index build fan out to goroutines that finish within the call; the
+// pair index, built by its first reader, is the one structure behind a
+// lock. It never imports kafka, cu, or the motif engine.
 package window

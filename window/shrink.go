@@ -16,7 +16,9 @@ func (w *Window) Shrink() {
 		shrinkList(&w.out[i])
 		shrinkList(&w.in[i])
 	}
-	w.shrinkPairs()
+	if w.pairsOn.Load() {
+		w.shrinkPairs()
+	}
 	n := w.ids.shrink()
 	w.out = slices.Clip(w.out[:min(n, len(w.out))])
 	w.in = slices.Clip(w.in[:min(n, len(w.in))])

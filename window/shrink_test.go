@@ -24,8 +24,8 @@ func TestShrinkGivesMemoryBack(t *testing.T) {
 		t.Errorf("Bytes after Shrink = %d; want at most a tenth of the peak %d for 5%% of the edges", after, peak)
 	}
 	hub, _ := w.IDs().Lookup("hub")
-	if out := w.Out(hub); len(out) != 5000 || out[0].Pos != 95_000 || w.T(out[0].Pos) != 95_000 || w.EdgeAttr(0, 99_999) != 99_999 {
-		t.Fatalf("after Shrink: hub has %d out-edges from position %d; want 5000 from 95000", len(out), out[0].Pos)
+	if out := w.Out(hub); len(out) != 5000 || w.Pos(out[0]) != 95_000 || w.T(w.Pos(out[0])) != 95_000 || w.EdgeAttr(0, 99_999) != 99_999 {
+		t.Fatalf("after Shrink: hub has %d out-edges from position %d; want 5000 from 95000", len(out), w.Pos(out[0]))
 	}
 	if w.IDs().Len() != 101 || w.IDs().Cap() != 101 {
 		t.Errorf("after Shrink: %d live ids, Cap %d; want 101, 101", w.IDs().Len(), w.IDs().Cap())

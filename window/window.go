@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // ErrOutOfOrder is returned by Append for an edge older than the newest one.
@@ -19,13 +22,15 @@ type Edge struct {
 	Attrs    []float64
 }
 
-// Adj is one entry of a vertex's adjacency list: the edge at stream
-// position Pos, at time T, whose other endpoint is Other. Keeping T and
-// Other inline lets the miner filter candidates without touching the
-// edge columns.
+// Adj is one entry of a vertex's adjacency list: the edge at time T whose
+// other endpoint is Other, at stream position AdjBase() + Rel (see Pos).
+// Keeping T and Other inline lets the miner filter candidates without
+// touching the edge columns; storing the position as a 32-bit offset
+// keeps an entry at 16 bytes (24 with an int64), a third of the window's
+// memory per edge.
 type Adj struct {
 	T     int64
-	Pos   int64
+	Rel   uint32
 	Other uint32
 }
 
@@ -53,11 +58,21 @@ type Window struct {
 
 	out, in   []adjList
 	nodeAttrs [][]float64
+	// adjBase is the position that Adj.Rel counts from; it moves up to
+	// First() (rewriting every live entry) when an append would take End()
+	// past adjBase + maxRel.
+	adjBase int64
 
 	// pairs indexes the live edges of each ordered node pair (src<<32|dst)
 	// into pairLists, so "edges u→v between two positions" is a binary
 	// search: closing edges of cyclic motifs, anti-edge checks and the
-	// engine's count-only last step all ask exactly that.
+	// CPU engine's count-only last step all ask exactly that. It is built
+	// on the first Between or Pairs call (pairsOn, under pairsMu, so that
+	// concurrent readers build it once) and maintained from then on: the
+	// GPU engine never asks, and a window it mines saves the index's
+	// ~40 bytes per edge.
+	pairsOn   atomic.Bool
+	pairsMu   sync.Mutex
 	pairs     map[uint64]int32
 	pairLists []adjList
 	pairFree  []int32
@@ -70,7 +85,7 @@ func New(s Schema) (*Window, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	w := &Window{schema: s, ids: NewIDs(), strings: newStrings(), pairs: make(map[uint64]int32)}
+	w := &Window{schema: s, ids: NewIDs(), strings: newStrings()}
 	w.attrs = make([][]float64, len(s.EdgeAttrs))
 	w.nodeAttrs = make([][]float64, len(s.NodeAttrs))
 	return w, nil
@@ -149,6 +164,9 @@ func (w *Window) In(v uint32) []Adj {
 
 // Between returns the live edges u→v in (t, seq) order, like Out.
 func (w *Window) Between(u, v uint32) []Adj {
+	if !w.pairsOn.Load() {
+		w.IndexPairs()
+	}
 	i, ok := w.pairs[pairKey(u, v)]
 	if !ok {
 		return nil
@@ -157,7 +175,12 @@ func (w *Window) Between(u, v uint32) []Adj {
 }
 
 // Pairs returns the number of distinct ordered node pairs with live edges.
-func (w *Window) Pairs() int { return len(w.pairs) }
+func (w *Window) Pairs() int {
+	if !w.pairsOn.Load() {
+		w.IndexPairs()
+	}
+	return len(w.pairs)
+}
 
 // LastT returns the time of the newest edge, or math.MinInt64 when empty.
 func (w *Window) LastT() int64 {
@@ -165,6 +188,64 @@ func (w *Window) LastT() int64 {
 		return math.MinInt64
 	}
 	return w.t[len(w.t)-1]
+}
+
+// AdjBase returns the position that adjacency entries' Rel counts from.
+// It changes only in Append, AppendColumns and eviction's callers'
+// appends, never while readers run.
+func (w *Window) AdjBase() int64 { return w.adjBase }
+
+// Pos returns the stream position of adjacency entry a.
+func (w *Window) Pos(a Adj) int64 { return w.adjBase + int64(a.Rel) }
+
+// RelPos returns position p on the scale of Adj.Rel, for comparing with
+// entries: p - AdjBase(), or -1 for any p below AdjBase() (every entry is
+// after it).
+func (w *Window) RelPos(p int64) int64 {
+	if p < w.adjBase {
+		return -1
+	}
+	return p - w.adjBase
+}
+
+// maxRel is the largest Adj.Rel (a variable for tests).
+var maxRel int64 = math.MaxUint32
+
+// ErrTooLarge is returned by an append that would make the window span
+// more than 2^32 positions.
+var ErrTooLarge = errors.New("window would hold more than 2^32 edges")
+
+// makeRelRoom moves adjBase up so that n more edges fit under maxRel.
+func (w *Window) makeRelRoom(n int) error {
+	end := w.End() + int64(n) - 1
+	if end-w.adjBase <= maxRel {
+		return nil
+	}
+	base := w.First()
+	if end-base > maxRel {
+		return fmt.Errorf("append %d edges to %d: %w", n, w.Len(), ErrTooLarge)
+	}
+	d := uint32(base - w.adjBase)
+	shift := func(lists []adjList) {
+		for i := range lists {
+			live := lists[i].live()
+			for j := range live {
+				live[j].Rel -= d
+			}
+		}
+	}
+	shift(w.out)
+	shift(w.in)
+	if w.pairsOn.Load() {
+		for _, i := range w.pairs {
+			live := w.pairLists[i].live()
+			for j := range live {
+				live[j].Rel -= d
+			}
+		}
+	}
+	w.adjBase = base
+	return nil
 }
 
 // SearchTime returns the position of the first live edge with T >= t
@@ -187,7 +268,11 @@ func (w *Window) Append(e Edge) (int64, error) {
 	if int(e.Src) >= w.ids.Cap() || int(e.Dst) >= w.ids.Cap() {
 		return 0, fmt.Errorf("append: node id %d/%d was not interned", e.Src, e.Dst)
 	}
+	if err := w.makeRelRoom(1); err != nil {
+		return 0, err
+	}
 	p := w.End()
+	rel := uint32(p - w.adjBase)
 	w.src = append(w.src, e.Src)
 	w.dst = append(w.dst, e.Dst)
 	w.t = append(w.t, e.T)
@@ -198,9 +283,18 @@ func (w *Window) Append(e Edge) (int64, error) {
 		}
 	}
 	w.grow(max(e.Src, e.Dst))
-	w.out[e.Src].ents = append(w.out[e.Src].ents, Adj{T: e.T, Pos: p, Other: e.Dst})
-	w.in[e.Dst].ents = append(w.in[e.Dst].ents, Adj{T: e.T, Pos: p, Other: e.Src})
-	key := pairKey(e.Src, e.Dst)
+	w.out[e.Src].ents = append(w.out[e.Src].ents, Adj{T: e.T, Rel: rel, Other: e.Dst})
+	w.in[e.Dst].ents = append(w.in[e.Dst].ents, Adj{T: e.T, Rel: rel, Other: e.Src})
+	if w.pairsOn.Load() {
+		w.addPair(e.Src, e.Dst, e.T, rel)
+	}
+	return p, nil
+}
+
+// addPair adds the edge s→d at time t and relative position rel to the
+// pair index.
+func (w *Window) addPair(s, d uint32, t int64, rel uint32) {
+	key := pairKey(s, d)
 	i, ok := w.pairs[key]
 	if !ok {
 		if n := len(w.pairFree); n > 0 {
@@ -211,15 +305,27 @@ func (w *Window) Append(e Edge) (int64, error) {
 		}
 		w.pairs[key] = i
 	}
-	w.pairLists[i].ents = append(w.pairLists[i].ents, Adj{T: e.T, Pos: p, Other: e.Dst})
-	return p, nil
+	w.pairLists[i].ents = append(w.pairLists[i].ents, Adj{T: t, Rel: rel, Other: d})
 }
 
+// grow makes room for node v's adjacency lists.
 func (w *Window) grow(v uint32) {
-	for int(v) >= len(w.out) {
-		w.out = append(w.out, adjList{})
-		w.in = append(w.in, adjList{})
+	if n := int(v) + 1; n > len(w.out) {
+		w.out = growLists(w.out, n)
+		w.in = growLists(w.in, n)
 	}
+}
+
+// growLists lengthens lists to n empty lists, at least doubling its
+// capacity when it must move (as append does).
+func growLists(lists []adjList, n int) []adjList {
+	old := len(lists)
+	if n > cap(lists) {
+		lists = slices.Grow(lists, max(n, 2*cap(lists))-old)
+	}
+	lists = lists[:n]
+	clear(lists[old:]) // capacity past len may hold lists from before a reslice
+	return lists
 }
 
 // EvictBefore removes every edge with T < t and returns how many left.
@@ -254,15 +360,8 @@ func (w *Window) evictOne() {
 	w.head++
 	popFront(&w.out[s])
 	popFront(&w.in[d])
-	key := pairKey(s, d)
-	i := w.pairs[key]
-	popFront(&w.pairLists[i])
-	if len(w.pairLists[i].live()) == 0 {
-		delete(w.pairs, key)
-		if cap(w.pairLists[i].ents) > 64 {
-			w.pairLists[i].ents = nil
-		}
-		w.pairFree = append(w.pairFree, i)
+	if w.pairsOn.Load() {
+		w.popPair(s, d)
 	}
 	w.releaseIfIdle(s)
 	if d != s {
@@ -320,4 +419,18 @@ func (w *Window) compact() {
 	}
 	w.off += int64(w.head)
 	w.head = 0
+}
+
+// popPair removes the oldest edge s→d from the pair index.
+func (w *Window) popPair(s, d uint32) {
+	key := pairKey(s, d)
+	i := w.pairs[key]
+	popFront(&w.pairLists[i])
+	if len(w.pairLists[i].live()) == 0 {
+		delete(w.pairs, key)
+		if cap(w.pairLists[i].ents) > 64 {
+			w.pairLists[i].ents = nil
+		}
+		w.pairFree = append(w.pairFree, i)
+	}
 }

@@ -42,13 +42,13 @@ func TestAppendKeepsAdjacencyInTimeOrder(t *testing.T) {
 	b, _ := w.IDs().Lookup("b")
 	var got []string
 	for _, e := range w.Out(a) {
-		got = append(got, fmt.Sprintf("%s@%d#%d", w.IDs().Name(e.Other), e.T, e.Pos))
+		got = append(got, fmt.Sprintf("%s@%d#%d", w.IDs().Name(e.Other), e.T, w.Pos(e)))
 	}
 	want := "[b@1#0 c@1#1 b@5#3]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("Out(a) = %v; want %v", got, want)
 	}
-	if in := w.In(a); len(in) != 1 || in[0].Other != b || in[0].Pos != 2 {
+	if in := w.In(a); len(in) != 1 || in[0].Other != b || w.Pos(in[0]) != 2 {
 		t.Errorf("In(a) = %+v; want one edge from b at position 2", in)
 	}
 	if w.First() != 0 || w.End() != 4 || w.Len() != 4 {
@@ -158,10 +158,10 @@ func TestSlidingMatchesRebuild(t *testing.T) {
 			for _, lst := range [][]Adj{w.Out(id), w.In(id)} {
 				last = math.MinInt64
 				for _, e := range lst {
-					if e.Pos <= last || e.Pos < first || e.T != all[e.Pos].t {
+					if w.Pos(e) <= last || w.Pos(e) < first || e.T != all[w.Pos(e)].t {
 						t.Fatalf("step %d: adjacency of %s out of order or stale: %+v", step, name, e)
 					}
-					last = e.Pos
+					last = w.Pos(e)
 					n++
 				}
 			}
@@ -209,11 +209,11 @@ func TestBetweenFollowsAppendAndEvict(t *testing.T) {
 	add(t, w, "a", "c", 4)
 	a, _ := w.IDs().Lookup("a")
 	b, _ := w.IDs().Lookup("b")
-	if got := w.Between(a, b); len(got) != 2 || got[0].Pos != 0 || got[1].Pos != 2 {
+	if got := w.Between(a, b); len(got) != 2 || w.Pos(got[0]) != 0 || w.Pos(got[1]) != 2 {
 		t.Errorf("Between(a, b) = %+v; want positions 0 and 2", got)
 	}
 	w.EvictBefore(2)
-	if got := w.Between(a, b); len(got) != 1 || got[0].Pos != 2 {
+	if got := w.Between(a, b); len(got) != 1 || w.Pos(got[0]) != 2 {
 		t.Errorf("after eviction Between(a, b) = %+v; want position 2", got)
 	}
 	w.EvictBefore(4)

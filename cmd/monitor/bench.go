@@ -159,6 +159,10 @@ type benchReport struct {
 	// monitor mine's.
 	Late         int `json:"late"`
 	DeadLettered int `json:"dead_lettered"`
+	// Partial marks a run cut short (--timeout, Ctrl-C): only Released
+	// of Edges were mined, and EdgesPerSecond is over those.
+	Partial  bool `json:"partial,omitempty"`
+	Released int  `json:"released,omitempty"`
 	// Matches counts each query's matches (count mode), as mined.
 	Matches map[string]float64 `json:"matches"`
 }
@@ -281,6 +285,9 @@ func benchRun(ctx context.Context, o benchOptions, stdout, stderr io.Writer) err
 		defer stopProducing()
 		g.Go(func() error { return prod(pctx, o.rate) })
 	}
+	// A run cut short (--timeout, Ctrl-C) still reports what it measured,
+	// marked partial: a slow configuration is what sizing must show.
+	var cutShort error
 	select {
 	case <-allIn:
 	case err := <-done:
@@ -289,13 +296,15 @@ func benchRun(ctx context.Context, o benchOptions, stdout, stderr io.Writer) err
 		mu.Lock()
 		n := released
 		mu.Unlock()
-		return fmt.Errorf("bench: %d of %d edges released after %v (--timeout %v)", n, len(records), time.Since(t0).Round(time.Millisecond), o.timeout)
+		cutShort = fmt.Errorf("bench: %d of %d edges released after %v (--timeout %v); the report covers those", n, len(records), time.Since(t0).Round(time.Millisecond), o.timeout)
 	}
-	if err := g.Wait(); err != nil {
-		return err
+	if cutShort == nil {
+		if err := g.Wait(); err != nil {
+			return err
+		}
 	}
 	stopDaemon()
-	if err := <-done; err != nil {
+	if err := <-done; err != nil && cutShort == nil {
 		return fmt.Errorf("bench: the daemon stopped: %w", err)
 	}
 
@@ -304,6 +313,10 @@ func benchRun(ctx context.Context, o benchOptions, stdout, stderr io.Writer) err
 	rep.StartSeconds = first.Sub(t0).Seconds()
 	rep.Seconds = last.Sub(first).Seconds()
 	rep.EdgesPerSecond = float64(len(records)) / rep.Seconds
+	if cutShort != nil {
+		rep.Partial, rep.Released = true, released
+		rep.EdgesPerSecond = float64(released) / rep.Seconds
+	}
 	rep.Batches = len(batches)
 	var lat []time.Duration
 	var stages [len(daemon.StageNames)]time.Duration
@@ -332,7 +345,10 @@ func benchRun(ctx context.Context, o benchOptions, stdout, stderr io.Writer) err
 		}
 	}
 	rep.Queries = len(rep.Matches)
-	return printBench(stdout, o.format, &rep)
+	if err := printBench(stdout, o.format, &rep); err != nil {
+		return err
+	}
+	return cutShort
 }
 
 // latencyQuantile returns the p-quantile of sorted durations (nearest rank),
@@ -353,6 +369,9 @@ func printBench(w io.Writer, format string, r *benchReport) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "edges\t%d\t\n", r.Edges)
+	if r.Partial {
+		fmt.Fprintf(tw, "PARTIAL: edges mined before the cut\t%d\t\n", r.Released)
+	}
 	fmt.Fprintf(tw, "partitions\t%d\t\n", r.Partitions)
 	fmt.Fprintf(tw, "queries\t%d\t\n", r.Queries)
 	fmt.Fprintf(tw, "backend\t%s\t\n", r.Backend)

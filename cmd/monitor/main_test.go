@@ -165,6 +165,7 @@ func TestMineBadInput(t *testing.T) {
 		{"no query", []string{"mine", "--graph", "testdata/cycle.txt"}, 2, "give --query FILE, --motif NAME or --snap3"},
 		{"bad format", []string{"mine", "--synthetic", "10", "--motif", "M1", "--delta", "10", "--format", "xml"}, 2, `--format "xml"`},
 		{"unknown flag", []string{"mine", "--grpah", "x"}, 2, "unknown flag"},
+		{"cache and no cache", []string{"mine", "--graph", "testdata/cycle.txt", "--motif", "M4", "--delta", "10", "--cache", "x", "--no-cache"}, 2, "--cache and --no-cache exclude each other"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, errOut, code := monitor(t, c.args...)
@@ -185,5 +186,47 @@ func TestMineSkipBadReportsAndContinues(t *testing.T) {
 	}
 	if !strings.Contains(out, "M1") {
 		t.Errorf("no result table:\n%s", out)
+	}
+}
+
+// TestMineCache: --cache DIR writes the parsed graph on the first run and
+// serves the second from it, with the same counts; a changed file is
+// parsed again; --no-cache touches no cache.
+func TestMineCache(t *testing.T) {
+	dir := t.TempDir()
+	graph := dir + "/g.txt"
+	text, err := os.ReadFile("testdata/cycle.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(graph, text, 0o644)
+	args := []string{"mine", "--graph", graph, "--motif", "M1", "--delta", "100", "--cache", dir + "/cache"}
+	counts := func(out string) string { // the table without its SECONDS column
+		var b strings.Builder
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) >= 3 {
+				fmt.Fprintln(&b, f[:3])
+			}
+		}
+		return b.String()
+	}
+	var first string
+	for i, want := range []string{"cache written", "cache hit"} {
+		out, errOut, code := monitor(t, args...)
+		if code != 0 || !strings.Contains(errOut, want) {
+			t.Fatalf("run %d: exit %d, stderr %q; want %q", i+1, code, errOut, want)
+		}
+		if i == 0 {
+			first = out
+		} else if counts(out) != counts(first) || !strings.Contains(first, "M1") {
+			t.Errorf("counts from the cache:\n%s\nfrom the text:\n%s", out, first)
+		}
+	}
+	os.WriteFile(graph, append(text, "zz yy 99999 1\n"...), 0o644)
+	if _, errOut, _ := monitor(t, args...); !strings.Contains(errOut, "cache rebuilt (input changed)") {
+		t.Errorf("after a change: stderr %q; want the cache rebuilt", errOut)
+	}
+	if _, errOut, _ := monitor(t, "mine", "--graph", graph, "--motif", "M4", "--delta", "100", "--no-cache"); strings.Contains(errOut, "cache") {
+		t.Errorf("--no-cache: stderr %q mentions a cache", errOut)
 	}
 }

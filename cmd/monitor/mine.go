@@ -33,6 +33,8 @@ import (
 
 // mineOptions are the flags of `monitor mine`.
 type mineOptions struct {
+	cacheDir      string
+	noCache       bool
 	graph         string
 	nodes         string
 	synthetic     int
@@ -104,7 +106,9 @@ partial, and exits with status 130.`,
 	f.DurationVar(&o.timeUnit, "time-unit", time.Second, "duration of one timestamp tick in the graph file")
 	f.BoolVar(&o.explain, "explain", false, "print each query's match plan to stderr")
 	f.DurationVar(&o.progress, "progress", 5*time.Second, "interval of progress lines on stderr (0: none)")
-	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the mining to this file")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of loading and mining to this file")
+	f.StringVar(&o.cacheDir, "cache", "", "keep a binary copy of the parsed graph in this directory and load from it while the file is unchanged (default: motifwatch/edges in the user cache directory, $XDG_CACHE_HOME or ~/.cache, for files of 32 MiB and more; with --cache, files of any size)")
+	f.BoolVar(&o.noCache, "no-cache", false, "neither read nor write the graph cache")
 	return cmd
 }
 
@@ -131,12 +135,15 @@ type matchedEdge struct {
 }
 
 type mineReport struct {
-	Graph       string      `json:"graph"`
-	Edges       int         `json:"edges"`
-	LoadSeconds float64     `json:"load_seconds"`
-	BadLines    int64       `json:"bad_lines,omitempty"`
-	Queries     []*queryRun `json:"queries"`
-	SNAP3       [][]int64   `json:"snap3,omitempty"`
+	Graph       string  `json:"graph"`
+	Edges       int     `json:"edges"`
+	LoadSeconds float64 `json:"load_seconds"`
+	// Cache is how the graph cache served the load (hit, written, rebuilt
+	// and why; empty when off).
+	Cache    string      `json:"cache,omitempty"`
+	BadLines int64       `json:"bad_lines,omitempty"`
+	Queries  []*queryRun `json:"queries"`
+	SNAP3    [][]int64   `json:"snap3,omitempty"`
 	// Partial: interrupted (Ctrl-C); the queries listed are those begun.
 	Partial bool    `json:"partial,omitempty"`
 	Seconds float64 `json:"seconds"`
@@ -163,14 +170,6 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	w, report, err := o.load(stderr)
-	if err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		return interruptedError{fmt.Errorf("mine: interrupted while loading %s: nothing mined", o.graph)}
-	}
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
@@ -181,6 +180,14 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	start := time.Now()
+	w, report, err := o.load(stderr)
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return interruptedError{fmt.Errorf("mine: interrupted while loading %s: nothing mined", o.graph)}
 	}
 	engine, err := gpu.Select(o.backend, o.workers, gpu.Options{Devices: o.devices}, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
@@ -269,6 +276,8 @@ func (o *mineOptions) check() error {
 		return usageError{fmt.Errorf("mine: --snap3 prints the fixed 6x6 grid; use it without --query and --motif")}
 	case !slices.Contains(formats, o.format):
 		return usageError{fmt.Errorf("mine: --format %q: want table, json or csv", o.format)}
+	case o.noCache && o.cacheDir != "":
+		return usageError{fmt.Errorf("mine: --cache and --no-cache exclude each other")}
 	case o.enumerate < 0:
 		return usageError{fmt.Errorf("mine: --enumerate %d must not be negative", o.enumerate)}
 	case o.snap3 && o.enumerate > 0:
@@ -306,6 +315,13 @@ func (o *mineOptions) load(stderr io.Writer) (*window.Window, *mineReport, error
 	start := time.Now()
 	last := start
 	opts := ingest.FileOptions{TimeUnit: o.timeUnit, SkipBad: o.skipBad, KeepSelfLoops: o.keepSelfLoops, NodeFile: o.nodes}
+	switch {
+	case o.noCache:
+	case o.cacheDir != "":
+		opts.CacheDir = o.cacheDir
+	default:
+		opts.CacheDir, opts.CacheMin = ingest.DefaultCacheDir(), ingest.DefaultCacheMin
+	}
 	if o.progress > 0 {
 		opts.Progress = func(lines int64) {
 			if now := time.Now(); now.Sub(last) >= o.progress {
@@ -329,9 +345,13 @@ func (o *mineOptions) load(stderr io.Writer) (*window.Window, *mineReport, error
 		return nil, nil, fmt.Errorf("mine: %s: %w (%d lines: comments, a header or self-loops only)", o.graph, gpm.ErrNoEdges, st.Lines)
 	}
 	secs := time.Since(start).Seconds()
-	fmt.Fprintf(stderr, "loaded %s: %d edges (%d self-loops dropped) in %.2fs, %.0f bytes/edge\n",
-		o.graph, w.Len(), st.SelfLoops, secs, w.BytesPerEdge())
-	return w, &mineReport{Graph: o.graph, Edges: w.Len(), BadLines: st.Bad, LoadSeconds: secs}, nil
+	cache := ""
+	if st.Cache != "" {
+		cache = ", cache " + st.Cache
+	}
+	fmt.Fprintf(stderr, "loaded %s: %d edges (%d self-loops dropped) in %.2fs, %.0f bytes/edge%s\n",
+		o.graph, w.Len(), st.SelfLoops, secs, w.BytesPerEdge(), cache)
+	return w, &mineReport{Graph: o.graph, Edges: w.Len(), BadLines: st.Bad, LoadSeconds: secs, Cache: st.Cache}, nil
 }
 
 // collectQueries gathers the queries of --query, --motif and --snap3 and

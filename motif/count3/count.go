@@ -1,9 +1,9 @@
 package count3
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -165,6 +165,42 @@ func (c *counter) parallel(ctx context.Context, n, chunk int, fn func(worker, lo
 	return ctx.Err()
 }
 
+// heavyFirst runs fn(worker, i) for every i in [0, n): first, one at a
+// time and heaviest first, the items whose weight is at least
+// 1/(16·workers) of total (a hub's centre: on the 10M-edge tgraphgen graph
+// one node has a third of all edge ends), so that no worker starts one of
+// them late and finishes alone; then the rest in chunks.
+func (c *counter) heavyFirst(ctx context.Context, n, chunk int, total int64, weight func(i int) int64, fn func(worker, i int)) error {
+	limit := max(total/int64(16*c.workers), 1)
+	var heavy []int
+	for i := range n {
+		if weight(i) >= limit {
+			heavy = append(heavy, i)
+		}
+	}
+	slices.SortFunc(heavy, func(a, b int) int { return cmp.Compare(weight(b), weight(a)) })
+	err := c.parallel(ctx, len(heavy), 1, func(wk, lo, hi int) {
+		for _, i := range heavy[lo:hi] {
+			fn(wk, i)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return c.parallel(ctx, n, chunk, func(wk, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if weight(i) < limit {
+				fn(wk, i)
+			}
+		}
+	})
+}
+
+// degree is node v's incident edges in the window (its centre pass's cost).
+func (c *counter) degree(v int) int64 {
+	return int64(len(c.w.Out(uint32(v))) + len(c.w.In(uint32(v))))
+}
+
 // centres runs the centre pass (Stars) and, for Triangles, records each
 // node's distinct neighbours.
 func (c *counter) centres(ctx context.Context, fam Families) error {
@@ -186,29 +222,27 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 	}
 	builders := make([]*centreBuilder, c.workers)
 	states := make([][]nbrState, c.workers)
-	err := c.parallel(ctx, c.nodes, 256, func(wk, lo, hi int) {
+	err := c.heavyFirst(ctx, c.nodes, 256, 2*int64(c.w.Len()), c.degree, func(wk, v int) {
 		b := builders[wk]
 		if b == nil {
 			b = newCentreBuilder(c.w, c.sc, c.nodes)
 			builders[wk] = b
 		}
-		for v := lo; v < hi; v++ {
-			b.build(uint32(v))
-			if tri {
-				c.deg[v] = int32(len(b.nbrs))
-				copy(c.nbr[c.off[v]:], b.nbrs)
-				copy(c.mult[c.off[v]:], b.mult)
-			}
-			if !stars || len(b.ev) < 3 || !anyCounted(b.ev) {
-				continue
-			}
-			if seqs != nil {
-				seqs.put(v, b.ev, len(b.nbrs))
-				continue
-			}
-			states[wk] = resize(states[wk], len(b.nbrs))
-			scanCentre(b.ev, states[wk], c.delta, &c.raws[wk].Raw)
+		b.build(uint32(v))
+		if tri {
+			c.deg[v] = int32(len(b.nbrs))
+			copy(c.nbr[c.off[v]:], b.nbrs)
+			copy(c.mult[c.off[v]:], b.mult)
 		}
+		if !stars || len(b.ev) < 3 || !anyCounted(b.ev) {
+			return
+		}
+		if seqs != nil {
+			seqs.put(v, b.ev, len(b.nbrs))
+			return
+		}
+		states[wk] = resize(states[wk], len(b.nbrs))
+		scanCentre(b.ev, states[wk], c.delta, &c.raws[wk].Raw)
 	})
 	if err != nil || seqs == nil {
 		return err
@@ -280,7 +314,7 @@ func (c *counter) triangles(ctx context.Context) error {
 		return c.deg[u] < c.deg[v] || c.deg[u] == c.deg[v] && u < v
 	}
 	// Forward adjacency F(u): neighbours after u in degree order. Pair id
-	// = index into fnbr; fown is its lower end.
+	// = index into fnbr; its own end is u (the lower end).
 	foff := make([]int64, n+1)
 	for u := range n {
 		k := int64(0)
@@ -292,18 +326,17 @@ func (c *counter) triangles(ctx context.Context) error {
 		foff[u+1] = foff[u] + k
 	}
 	pairs := foff[n]
-	if pairs >= math.MaxUint32 {
-		return fmt.Errorf("count3: %d node pairs exceed the triangle pass's 32-bit pair ids", pairs)
+	if pairs > lightID {
+		return fmt.Errorf("count3: %d node pairs exceed the triangle pass's %d-bit pair ids", pairs, bits.Len32(lightID))
 	}
 	fnbr := make([]uint32, pairs)
-	fown := make([]uint32, pairs)
 	fmult := make([]int32, pairs)
 	poff := make([]int64, pairs+1)
 	for u := range n {
 		j := foff[u]
 		for i := c.off[u]; i < c.off[u]+int64(c.deg[u]); i++ {
 			if v := c.nbr[i]; before(uint32(u), v) {
-				fnbr[j], fown[j], fmult[j] = v, uint32(u), c.mult[i]
+				fnbr[j], fmult[j] = v, c.mult[i]
 				poff[j+1] = int64(c.mult[i])
 				j++
 			}
@@ -312,49 +345,59 @@ func (c *counter) triangles(ctx context.Context) error {
 	for j := range pairs {
 		poff[j+1] += poff[j]
 	}
-	// Each pair's edges in position order, directions seen from fown.
+	// Each pair's edges in position order, directions seen from its own end.
 	pev := make([]Event, poff[pairs])
 	builders := make([]*centreBuilder, c.workers)
 	pidOf := make([][]int64, c.workers)
-	err := c.parallel(ctx, n, 256, func(wk, lo, hi int) {
+	err := c.heavyFirst(ctx, n, 256, 2*int64(c.w.Len()), c.degree, func(wk, u int) {
 		b := builders[wk]
 		if b == nil {
 			b = newCentreBuilder(c.w, c.sc, n)
 			builders[wk] = b
 		}
-		for u := lo; u < hi; u++ {
-			if foff[u] == foff[u+1] {
-				continue
+		if foff[u] == foff[u+1] {
+			return
+		}
+		b.build(uint32(u))
+		pid := resize(pidOf[wk], len(b.nbrs))
+		pidOf[wk] = pid
+		for s := range pid {
+			pid[s] = -1
+		}
+		for j := foff[u]; j < foff[u+1]; j++ {
+			pid[b.slot[fnbr[j]]] = j
+		}
+		cur := pid // reused as the write cursor: slot -> next index
+		for s, j := range pid {
+			if j >= 0 {
+				cur[s] = poff[j]
 			}
-			b.build(uint32(u))
-			pid := resize(pidOf[wk], len(b.nbrs))
-			pidOf[wk] = pid
-			for s := range pid {
-				pid[s] = -1
-			}
-			for j := foff[u]; j < foff[u+1]; j++ {
-				pid[b.slot[fnbr[j]]] = j
-			}
-			cur := pid // reused as the write cursor: slot -> next index
-			for s, j := range pid {
-				if j >= 0 {
-					cur[s] = poff[j]
-				}
-			}
-			for _, e := range b.ev {
-				if i := cur[e.Local]; i >= 0 {
-					pev[i] = Event{Pos: e.Pos, T: e.T, Flags: e.Flags & (fIn | fCounted)}
-					cur[e.Local]++
-				}
+		}
+		for _, e := range b.ev {
+			if i := cur[e.Local]; i >= 0 {
+				pev[i] = Event{Pos: e.Pos, T: e.T, Flags: e.Flags & (fIn | fCounted)}
+				cur[e.Local]++
 			}
 		}
 	})
 	if err != nil {
 		return err
 	}
-	// List triangles u < v < w in degree order; emit (heavy pair, light pairs).
+	// List triangles u < v < w in degree order; emit (heavy pair, light
+	// pairs), each light pair with its edges' flag changes (lightRef), in
+	// fixed-size blocks: one growing slice per worker cost more copying
+	// than the listing itself on the 10M-edge graph.
 	type tri struct{ h, l1, l2 uint32 }
-	found := make([][]tri, c.workers)
+	const block = 1 << 15
+	found := make([][][]tri, c.workers)
+	put := func(wk int, t tri) {
+		f := found[wk]
+		if len(f) == 0 || len(f[len(f)-1]) == block {
+			f = append(f, make([]tri, 0, block))
+			found[wk] = f
+		}
+		f[len(f)-1] = append(f[len(f)-1], t)
+	}
 	marks := make([][]uint32, c.workers)
 	markPid := make([][]uint32, c.workers)
 	gens := make([]uint32, c.workers)
@@ -383,15 +426,17 @@ func (c *counter) triangles(ctx context.Context) error {
 						continue
 					}
 					uv, uw, vw := uint32(j), mpid[x], uint32(j2)
-					t := tri{uv, uw, vw}
+					// Pair ends (own, other): uv (u, v), uw (u, x), vw (v, x).
+					var t tri
 					switch m1, m2, m3 := fmult[uv], fmult[uw], fmult[vw]; {
-					case m1 >= m2 && m1 >= m3:
-					case m2 >= m3:
-						t = tri{uw, uv, vw}
-					default:
-						t = tri{vw, uv, uw}
+					case m1 >= m2 && m1 >= m3: // x–y = u–v
+						t = tri{uv, lightRef(uw, 0, 0), lightRef(vw, 1, 0)}
+					case m2 >= m3: // x–y = u–w
+						t = tri{uw, lightRef(uv, 0, 0), lightRef(vw, 1, 1)}
+					default: // x–y = v–w
+						t = tri{vw, lightRef(uv, 0, 1), lightRef(uw, 1, 1)}
 					}
-					found[wk] = append(found[wk], t)
+					put(wk, t)
 				}
 			}
 		}
@@ -402,8 +447,10 @@ func (c *counter) triangles(ctx context.Context) error {
 	// Group by heavy pair (counting sort).
 	goff := make([]int64, pairs+1)
 	for _, f := range found {
-		for _, t := range f {
-			goff[t.h+1]++
+		for _, b := range f {
+			for _, t := range b {
+				goff[t.h+1]++
+			}
 		}
 	}
 	for j := range pairs {
@@ -412,84 +459,128 @@ func (c *counter) triangles(ctx context.Context) error {
 	light := make([][2]uint32, goff[pairs])
 	fill := slices.Clone(goff[:pairs])
 	for _, f := range found {
-		for _, t := range f {
-			light[fill[t.h]] = [2]uint32{t.l1, t.l2}
-			fill[t.h]++
+		for _, b := range f {
+			for _, t := range b {
+				light[fill[t.h]] = [2]uint32{t.l1, t.l2}
+				fill[t.h]++
+			}
 		}
 	}
 	found = nil
+	// A triple has its two non-pair edges on one third node, so a group
+	// counts as the sum of pieces that each hold all the pair's edges and
+	// some of its triangles: a group too heavy for one worker (a hub–hub
+	// pair's) is cut into pieces that run first, one at a time.
+	type piece struct{ h, lo, hi int64 }
+	var pieces []piece
+	limit := max(goff[pairs]/int64(16*c.workers), minPiece)
+	for h := range pairs {
+		if k := goff[h+1] - goff[h]; k > limit {
+			size := max(minPiece, (k+int64(4*c.workers)-1)/int64(4*c.workers))
+			for lo := goff[h]; lo < goff[h+1]; lo += size {
+				pieces = append(pieces, piece{h, lo, min(lo+size, goff[h+1])})
+			}
+		}
+	}
 	var seqs *seqBuilder
 	if c.dev != nil {
-		seqs = newSeqBuilder(int(pairs))
+		seqs = newSeqBuilder(int(pairs) + len(pieces))
 	}
 	evs := make([][]Event, c.workers)
 	tmps := make([][]Event, c.workers)
 	states := make([][]triState, c.workers)
-	err = c.parallel(ctx, int(pairs), 64, func(wk, lo, hi int) {
-		for h := lo; h < hi; h++ {
-			ts := light[goff[h]:goff[h+1]]
-			if len(ts) == 0 {
-				continue
-			}
-			x := fown[h]
-			ev := evs[wk][:0]
-			for _, e := range pev[poff[h]:poff[h+1]] {
-				e.Flags |= fPair
-				ev = append(ev, e)
-			}
-			uv := pev[poff[h]:poff[h+1]]
-			for j, t := range ts {
-				for _, l := range t {
-					// The edge's side is the pair end it touches; fIn is
-					// seen from fown[l] and the label wants it seen from
-					// that end.
-					side, fl := x, uint8(0)
-					if fown[l] != x && fnbr[l] != x {
-						side, fl = fnbr[h], fSide
+	// group counts pair h's triples over triangles ts (sequence index at
+	// for a device).
+	group := func(wk int, h int64, ts [][2]uint32, at int) {
+		ev := evs[wk][:0]
+		for _, e := range pev[poff[h]:poff[h+1]] {
+			e.Flags |= fPair
+			ev = append(ev, e)
+		}
+		uv := pev[poff[h]:poff[h+1]]
+		for j, t := range ts {
+			for _, ref := range t {
+				l, change := ref&lightID, lightFlags(ref)
+				// Only edges with a pair edge within δ can be in a
+				// triangle triple (it holds one pair edge and spans
+				// at most δ): the others are skipped by galloping
+				// through both lists, never copied or sorted.
+				le := pev[poff[l]:poff[l+1]]
+				for i, k := 0, 0; k < len(le); {
+					i = gallop(uv, i, le[k].T-c.delta)
+					if i == len(uv) {
+						break
 					}
-					flip := uint8(0)
-					if fown[l] != side {
-						flip = fIn
+					if uv[i].T > le[k].T+c.delta {
+						k = gallop(le, k, uv[i].T-c.delta)
+						continue
 					}
-					// Only edges with a pair edge within δ can be in a
-					// triangle triple (it holds one pair edge and spans
-					// at most δ): the others are skipped by galloping
-					// through both lists, never copied or sorted.
-					le := pev[poff[l]:poff[l+1]]
-					for i, k := 0, 0; k < len(le); {
-						i = gallop(uv, i, le[k].T-c.delta)
-						if i == len(uv) {
-							break
-						}
-						if uv[i].T > le[k].T+c.delta {
-							k = gallop(le, k, uv[i].T-c.delta)
-							continue
-						}
-						e := le[k]
-						e.Flags = (e.Flags ^ flip) | fl
-						e.Local = int32(j)
-						ev = append(ev, e)
-						k++
-					}
+					e := le[k]
+					e.Flags ^= change
+					e.Local = int32(j)
+					ev = append(ev, e)
+					k++
 				}
 			}
-			evs[wk] = ev
-			if len(ev) == len(uv) || !anyCounted(ev) {
-				continue
+		}
+		evs[wk] = ev
+		if len(ev) == len(uv) || !anyCounted(ev) {
+			return
+		}
+		tmps[wk] = sortByPos(ev, tmps[wk])
+		if seqs != nil {
+			seqs.put(at, ev, len(ts))
+			return
+		}
+		states[wk] = resize(states[wk], len(ts))
+		scanGroup(ev, states[wk], c.delta, &c.raws[wk].Raw)
+	}
+	err = c.parallel(ctx, len(pieces), 1, func(wk, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p := pieces[i]
+			group(wk, p.h, light[p.lo:p.hi], int(pairs)+i)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	err = c.parallel(ctx, int(pairs), 64, func(wk, lo, hi int) {
+		for h := lo; h < hi; h++ {
+			if k := goff[h+1] - goff[h]; k > 0 && k <= limit {
+				group(wk, int64(h), light[goff[h]:goff[h+1]], h)
 			}
-			tmps[wk] = sortByPos(ev, tmps[wk])
-			if seqs != nil {
-				seqs.put(h, ev, len(ts))
-				continue
-			}
-			states[wk] = resize(states[wk], len(ts))
-			scanGroup(ev, states[wk], c.delta, &c.raws[wk].Raw)
 		}
 	})
 	if err != nil || seqs == nil {
 		return err
 	}
 	return c.onDevice(ctx, seqs.sequences(true))
+}
+
+// minPiece is the fewest triangles in a piece of a heavy pair's group
+// (each piece copies, sorts and scans all the pair's edges again).
+const minPiece = 1024
+
+// A light pair of a triangle is referred to by its pair id with two flag
+// bits on top, set at listing time where the triangle's three nodes are at
+// hand (so the triangle pass reads no pair ends): side (the edge touches
+// y, the heavy pair's other end, else x = its own end) and flip (the light
+// pair's own end is not the end on the heavy pair, so fIn, seen from the
+// light pair's own end, is reversed to be seen from that end). lightID
+// masks the id and bounds the pair count.
+const (
+	lightSide = 1 << 31
+	lightFlip = 1 << 30
+	lightID   = lightFlip - 1
+)
+
+// lightRef packs light pair l with its side and flip bits (0 or 1).
+func lightRef(l, side, flip uint32) uint32 { return l | side<<31 | flip<<30 }
+
+// lightFlags is the XOR that turns a light pair's stored flags (fIn,
+// fCounted) into the triangle pass's (fIn seen from its side, fSide).
+func lightFlags(ref uint32) uint8 {
+	return uint8(ref>>31)*fSide | uint8(ref>>30&1)*fIn
 }
 
 // sortByPos sorts ev in place by position (unique within a sequence): an

@@ -1,10 +1,12 @@
 package count3
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/motifwatch/motifwatch/ingest"
@@ -256,6 +258,78 @@ func TestCountDenseMatchesEngine(t *testing.T) {
 		want := engineCells(t, w, delta, req)
 		if got := countCells(t, w, delta, req, 1+iter%2); got != want {
 			t.Fatalf("iteration %d, %d edges, delta %d, range %v: got %v, want %v", iter, w.Len(), delta, req.Range, got, want)
+		}
+	}
+}
+
+// A pair with more triangles than one piece (minPiece) is counted in
+// pieces, each with all the pair's edges: the triangle cells still equal
+// the general engine's, with every worker count.
+func TestCountHeavyPairPieces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 29))
+	const thirds = 5*minPiece/2 + 7
+	w, err := window.New(oracle.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range thirds + 2 {
+		w.IDs().Intern(fmt.Sprintf("n%d", i))
+	}
+	type edge struct {
+		src, dst uint32
+		t        int64
+	}
+	var es []edge
+	add := func(u, v uint32) {
+		if rng.IntN(2) == 0 {
+			u, v = v, u
+		}
+		es = append(es, edge{u, v, rng.Int64N(300)})
+	}
+	for range 60 { // the heavy pair 0–1
+		add(0, 1)
+	}
+	for x := uint32(2); x < thirds+2; x++ {
+		for range 1 + rng.IntN(2) {
+			add(0, x)
+		}
+		for range 1 + rng.IntN(2) {
+			add(x, 1)
+		}
+	}
+	slices.SortStableFunc(es, func(a, b edge) int { return cmp.Compare(a.t, b.t) })
+	for _, e := range es {
+		if _, err := w.Append(window.Edge{Src: e.src, Dst: e.dst, T: e.t, Attrs: []float64{0, 0}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, delta := range []int64{4, 40} {
+		for _, req := range []motif.Request{{Range: motif.WholeWindow(w), Horizon: motif.Batch}, randomRequest(rng, w)} {
+			cpu := motif.NewCPU(2)
+			var want [Cells]int64
+			for c, q := range cellQueries(delta) {
+				if Family(Cell(c)) != Triangles {
+					continue
+				}
+				p, err := motif.Compile(q, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := cpu.Mine(context.Background(), w, p, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[c] = res.Matches
+			}
+			for _, workers := range []int{1, 3} {
+				raw, err := Count(context.Background(), w, delta, req, Triangles, Options{Workers: workers})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := raw.Cells(); got != want {
+					t.Errorf("delta %d, range %v, %d workers: got %v, want %v", delta, req.Range, workers, got, want)
+				}
+			}
 		}
 	}
 }

@@ -48,6 +48,10 @@ func NewEngine(next motif.Engine, opts Options) *Engine {
 	return &Engine{next: next, opts: opts}
 }
 
+// Device returns the device that runs the counting passes, nil when
+// they run on the host.
+func (e *Engine) Device() Device { return e.opts.Device }
+
 // Next returns the wrapped engine.
 func (e *Engine) Next() motif.Engine { return e.next }
 

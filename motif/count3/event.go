@@ -70,7 +70,7 @@ func (b *centreBuilder) build(c uint32) {
 		var a window.Adj
 		var fl uint8
 		switch {
-		case i < len(out) && (j >= len(in) || out[i].Pos < in[j].Pos):
+		case i < len(out) && (j >= len(in) || out[i].Rel < in[j].Rel): // one base: Rel orders as positions
 			a = out[i]
 			i++
 		case j < len(in):
@@ -80,7 +80,8 @@ func (b *centreBuilder) build(c uint32) {
 		default:
 			return
 		}
-		if a.Pos >= b.sc.hi {
+		pos := b.w.Pos(a)
+		if pos >= b.sc.hi {
 			return // both lists are in position order
 		}
 		if a.Other == c {
@@ -98,9 +99,9 @@ func (b *centreBuilder) build(c uint32) {
 		if a.Other > c {
 			fl |= fHigher
 		}
-		if b.sc.counted(a.Pos) {
+		if b.sc.counted(pos) {
 			fl |= fCounted
 		}
-		b.ev = append(b.ev, Event{Pos: a.Pos, T: a.T, Local: s, Flags: fl})
+		b.ev = append(b.ev, Event{Pos: pos, T: a.T, Local: s, Flags: fl})
 	}
 }

@@ -1,0 +1,122 @@
+package ingest
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// merge builds the window from the parsed parts, in file order: it
+// interns each part's node ids and string values (so dense ids and codes
+// are assigned in the order of their first appearance in the file),
+// copies the parts' columns into one set with the window's ids, sorts
+// them by (t, line) when the file is not in time order, and hands them to
+// the window in one AppendColumns.
+func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nodeTable) (*window.Window, error) {
+	w, err := newWindow(fm, opts, nodes)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", name, err)
+	}
+	n := 0
+	sorted := true
+	lastT := int64(0)
+	for i, p := range parts {
+		if len(p.ts) == 0 {
+			continue
+		}
+		if !p.sorted || (i > 0 && n > 0 && p.firstT < lastT) {
+			sorted = false
+		}
+		lastT = p.lastT
+		n += len(p.ts)
+	}
+	idMaps := make([][]uint32, len(parts))
+	strMaps := make([][]float64, len(parts))
+	for i, p := range parts {
+		idMaps[i] = make([]uint32, len(p.ids.names))
+		for c, name := range p.ids.names {
+			idMaps[i][c], _ = w.IDs().Intern(name)
+		}
+		strMaps[i] = make([]float64, len(p.strs.names))
+		for c, v := range p.strs.names {
+			strMaps[i][c] = float64(w.Strings().Intern(v))
+		}
+		p.ids, p.strs = dict{}, dict{}
+	}
+	na := len(fm.names)
+	cols := window.Columns{Src: make([]uint32, n), Dst: make([]uint32, n), T: make([]int64, n), Attrs: make([][]float64, na)}
+	for a := range cols.Attrs {
+		cols.Attrs[a] = make([]float64, n)
+	}
+	var wg sync.WaitGroup
+	at := 0
+	for i, p := range parts {
+		lo := at
+		at += len(p.ts)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ids, strs := idMaps[i], strMaps[i]
+			for j, s := range p.src {
+				cols.Src[lo+j] = ids[s]
+				cols.Dst[lo+j] = ids[p.dst[j]]
+			}
+			copy(cols.T[lo:], p.ts)
+			for a, col := range p.attrs {
+				if fm.kinds[a] == window.String {
+					for j, v := range col {
+						cols.Attrs[a][lo+j] = strs[int(v)]
+					}
+				} else {
+					copy(cols.Attrs[a][lo:], col)
+				}
+			}
+			p.src, p.dst, p.ts, p.attrs = nil, nil, nil, nil
+		}()
+	}
+	wg.Wait()
+	if !sorted {
+		cols = inTimeOrder(cols)
+	}
+	if _, err := w.AppendColumns(cols, opts.Workers); err != nil {
+		return nil, fmt.Errorf("loading %s: %w", name, err)
+	}
+	return w, nil
+}
+
+// newWindow creates the window of the file's format (every attribute a
+// number when no data line fixed the kinds).
+func newWindow(fm *format, opts *FileOptions, nodes *nodeTable) (*window.Window, error) {
+	s := window.Schema{TimeUnit: opts.TimeUnit}
+	for i, name := range fm.names {
+		k := window.Number
+		if fm.kinds != nil {
+			k = fm.kinds[i]
+		}
+		s.EdgeAttrs = append(s.EdgeAttrs, window.Attr{Name: name, Kind: k})
+	}
+	if nodes != nil {
+		s.NodeAttrs = nodes.attrs
+	}
+	return window.New(s)
+}
+
+// inTimeOrder returns the columns reordered by (t, line).
+func inTimeOrder(c window.Columns) window.Columns {
+	order := timeOrder(c.T)
+	out := window.Columns{Src: make([]uint32, len(order)), Dst: make([]uint32, len(order)), T: make([]int64, len(order))}
+	for j, k := range order {
+		i := k.i
+		out.Src[j], out.Dst[j], out.T[j] = c.Src[i], c.Dst[i], c.T[i]
+	}
+	c.Src, c.Dst, c.T = nil, nil, nil
+	for _, col := range c.Attrs {
+		sortedCol := make([]float64, len(order))
+		for j, k := range order {
+			sortedCol[j] = col[k.i]
+		}
+		out.Attrs = append(out.Attrs, sortedCol)
+	}
+	return out
+}
