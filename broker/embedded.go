@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -38,10 +40,24 @@ type EmbeddedOptions struct {
 	// committed offsets there and reload them on the next start, so an
 	// embedded daemon can be restarted without losing its input.
 	DataDir string
+	// RetentionBytes bounds each partition's log: a cleaner pass drops the
+	// oldest record batches of a partition holding more (0: keep
+	// everything). Without it the broker's memory (or DataDir) grows with
+	// every record produced. It is the broker-wide log.retention.bytes, so
+	// it applies to every topic, also those reloaded from DataDir, unless
+	// a topic sets retention.bytes itself.
+	RetentionBytes int64
+	// CleanInterval is how often the cleaner runs when RetentionBytes is
+	// set (default 10 s). Between passes a partition may exceed
+	// RetentionBytes by what was produced meanwhile.
+	CleanInterval time.Duration
 	// Logger receives the broker's warnings and errors (its request log at
 	// debug level); nil discards them.
 	Logger *slog.Logger
 }
+
+// DefaultCleanInterval is EmbeddedOptions.CleanInterval's default.
+const DefaultCleanInterval = 10 * time.Second
 
 // Embedded is an in-process Kafka-protocol broker (a kfake cluster)
 // listening on 127.0.0.1. Clients reach it over TCP through Addrs, like
@@ -51,6 +67,8 @@ type Embedded struct {
 	cluster *kfake.Cluster
 	addrs   []string
 	once    sync.Once
+	// stopClean ends the cleaner goroutine; cleaned is closed when it has.
+	stopClean, cleaned chan struct{}
 }
 
 // StartEmbedded starts an embedded broker, creates opts.Topics and waits
@@ -73,6 +91,12 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	case parts < 0:
 		return nil, fmt.Errorf("broker: embedded default partitions %d must be positive", parts)
 	}
+	if opts.RetentionBytes < 0 {
+		return nil, fmt.Errorf("broker: embedded retention %d bytes must not be negative (0: keep everything)", opts.RetentionBytes)
+	}
+	if opts.CleanInterval < 0 {
+		return nil, fmt.Errorf("broker: embedded clean interval %v must not be negative (0: the default %v)", opts.CleanInterval, DefaultCleanInterval)
+	}
 	if err := checkTopics(opts.Topics); err != nil {
 		return nil, err
 	}
@@ -87,6 +111,7 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 		kfake.DefaultNumPartitions(parts),
 		kfake.ClusterID("motifwatch-embedded"),
 		kfake.WithLogger(slogLogger{opts.Logger}),
+		kfake.BrokerConfigs(retentionConfigs(opts.RetentionBytes)),
 	}
 	if opts.Port != 0 {
 		ports := make([]int, n)
@@ -106,6 +131,14 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 		return nil, fmt.Errorf("broker: starting embedded broker: %w", err)
 	}
 	e := &Embedded{cluster: c, addrs: c.ListenAddrs()}
+	if opts.RetentionBytes > 0 {
+		interval := opts.CleanInterval
+		if interval == 0 {
+			interval = DefaultCleanInterval
+		}
+		e.stopClean, e.cleaned = make(chan struct{}), make(chan struct{})
+		go e.clean(interval)
+	}
 	if err := WaitReady(ctx, e.addrs, nil); err != nil {
 		e.Close()
 		return nil, err
@@ -127,10 +160,61 @@ func (e *Embedded) Addrs() []string { return slices.Clone(e.addrs) }
 // faults, move partition leaders or inspect groups and partitions.
 func (e *Embedded) Cluster() *kfake.Cluster { return e.cluster }
 
+// ApplyRetention runs a cleaner pass now: every partition holding more
+// than its retention drops its oldest record batches.
+func (e *Embedded) ApplyRetention() { e.cluster.ApplyRetention() }
+
 // Close stops the broker; clients connected to it see their connections
 // fail. It is safe to call more than once.
 func (e *Embedded) Close() {
-	e.once.Do(e.cluster.Close)
+	e.once.Do(func() {
+		if e.stopClean != nil {
+			// The cleaner must be done first: a cluster request after
+			// Close would block forever.
+			close(e.stopClean)
+			<-e.cleaned
+		}
+		e.cluster.Close()
+	})
+}
+
+// retentionConfigs are the broker configs that bound every partition to
+// bytes (0: unbounded). They are always set, so a value persisted in
+// DataDir by an earlier start is overridden. Time retention stays off:
+// the records carry event times, and replayed history would be dropped
+// as soon as it was produced. Segments are at most a quarter of the
+// retention, since the cleaner frees a segment only once all of it lies
+// before the log start: memory then stays within about 1.25 × bytes per
+// partition (plus what arrives between passes).
+func retentionConfigs(bytes int64) map[string]string {
+	// "" removes a config: the default segment size.
+	cfgs := map[string]string{"log.retention.ms": "-1", "log.retention.bytes": "-1", "log.segment.bytes": ""}
+	if bytes > 0 {
+		cfgs["log.retention.bytes"] = strconv.FormatInt(bytes, 10)
+		cfgs["log.segment.bytes"] = strconv.FormatInt(max(bytes/4, minSegmentBytes), 10)
+	}
+	return cfgs
+}
+
+// minSegmentBytes keeps tiny retentions (tests) from rolling a segment per
+// batch.
+const minSegmentBytes = 64 << 10
+
+// clean runs kfake's retention pass every interval until Close. kfake has
+// a cleaner ticker of its own, but it only runs while some topic sets
+// retention configs explicitly, which the broker-wide default does not.
+func (e *Embedded) clean(interval time.Duration) {
+	defer close(e.cleaned)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.stopClean:
+			return
+		case <-t.C:
+			e.cluster.ApplyRetention()
+		}
+	}
 }
 
 // slogLogger adapts a *slog.Logger to kfake's Logger. kfake logs every

@@ -295,6 +295,8 @@ func TestStartEmbeddedBadOptions(t *testing.T) {
 		{broker.EmbeddedOptions{Brokers: -1}, "brokers -1"},
 		{broker.EmbeddedOptions{Port: 70000}, "port 70000"},
 		{broker.EmbeddedOptions{DefaultPartitions: -2}, "default partitions -2"},
+		{broker.EmbeddedOptions{RetentionBytes: -5}, "retention -5 bytes"},
+		{broker.EmbeddedOptions{CleanInterval: -time.Second}, "clean interval -1s"},
 		{broker.EmbeddedOptions{Topics: []broker.TopicSpec{{Name: "x", ReplicationFactor: 2}}}, `topic "x": replication factor 2 exceeds`},
 	} {
 		e, err := broker.StartEmbedded(ctx, c.opts)

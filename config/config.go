@@ -84,7 +84,8 @@ type Kafka struct {
 }
 
 // EmbeddedBroker configures the in-process broker. By default it keeps
-// everything in memory (lost at exit) and listens on a free port.
+// its logs in memory (lost at exit), up to RetentionBytes per partition,
+// and listens on a free port.
 type EmbeddedBroker struct {
 	// Dir, if set, is where the broker keeps its topics, records and
 	// committed offsets, reloaded at the next start: a restart resumes
@@ -92,6 +93,11 @@ type EmbeddedBroker struct {
 	Dir string `mapstructure:"dir"`
 	// Port is its TCP port on 127.0.0.1; 0 picks a free one.
 	Port int `mapstructure:"port"`
+	// RetentionBytes bounds each partition of the broker's topics: every
+	// 10 s the oldest records of a partition holding more are dropped,
+	// which bounds the broker's memory (or Dir); 0 keeps everything. A
+	// restart from Dir rebuilds the window only from what was kept.
+	RetentionBytes ByteSize `mapstructure:"retention_bytes"`
 }
 
 // ScaleOut configures several instances cooperating through the consumer
@@ -381,6 +387,7 @@ func DefaultConfig() *Config {
 			ScaleOut:        ScaleOut{HeartbeatInterval: 3 * time.Second, SessionTimeout: 30 * time.Second, RebalanceTimeout: 30 * time.Second},
 
 			DeadLetterMaxBytes: DefaultDeadLetterMaxBytes,
+			Embedded:           EmbeddedBroker{RetentionBytes: DefaultEmbeddedRetentionBytes},
 		},
 		Input: Input{
 			Format:         "json",
@@ -510,4 +517,15 @@ const (
 	DefaultDeadLetterMaxBytes = 256 << 10
 	MinDeadLetterMaxBytes     = 4 << 10
 	MaxDeadLetterMaxBytes     = 64 << 20
+)
+
+// DefaultEmbeddedRetentionBytes is kafka.embedded.retention_bytes' default,
+// per partition: the default four partitions of the edge topic keep up to
+// 32MiB of edges, so the demo's memory levels off while a restart from
+// kafka.embedded.dir still finds the window's history. MinEmbeddedRetentionBytes is the smallest
+// non-zero value, below which the cleaner could drop edges before the
+// daemon has read them.
+const (
+	DefaultEmbeddedRetentionBytes = 8 << 20
+	MinEmbeddedRetentionBytes     = 1 << 20
 )

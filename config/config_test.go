@@ -287,11 +287,43 @@ func TestLoadEmbeddedBroker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := EmbeddedBroker{Dir: filepath.Join("testdata", "broker-data"), Port: 19092}
+	want := EmbeddedBroker{Dir: filepath.Join("testdata", "broker-data"), Port: 19092, RetentionBytes: 8 << 20}
 	if c.Kafka.Embedded != want {
 		t.Errorf("kafka.embedded = %+v; want %+v", c.Kafka.Embedded, want)
 	}
-	if d := DefaultConfig().Kafka.Embedded; d != (EmbeddedBroker{}) {
-		t.Errorf("default kafka.embedded = %+v; want in memory on a free port", d)
+	if d := DefaultConfig().Kafka.Embedded; d != (EmbeddedBroker{RetentionBytes: 8 << 20}) {
+		t.Errorf("default kafka.embedded = %+v; want in memory on a free port, 8MiB per partition", d)
+	}
+}
+
+// TestLoadEmbeddedRetention: kafka.embedded.retention_bytes takes a size
+// with a unit, 0 for unlimited, from the file or the environment, and a
+// bad value from the environment names the variable and the key.
+func TestLoadEmbeddedRetention(t *testing.T) {
+	c, err := Load("testdata/embedded-retention.good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Kafka.Embedded.RetentionBytes; got != 4<<20 {
+		t.Errorf("retention_bytes = %v; want 4MiB", got)
+	}
+	for env, want := range map[string]ByteSize{"0": 0, "1.5GiB": 3 << 29, "2000000": 2e6} {
+		t.Setenv("MONITOR_KAFKA_EMBEDDED_RETENTION_BYTES", env)
+		c, err := Load("testdata/minimal.good.yaml")
+		if err == nil {
+			_, _, err = c.Check()
+		}
+		if err != nil || c.Kafka.Embedded.RetentionBytes != want {
+			t.Errorf("$MONITOR_KAFKA_EMBEDDED_RETENTION_BYTES=%s: retention_bytes %v, error %v; want %v", env, c.Kafka.Embedded.RetentionBytes, err, want)
+		}
+	}
+	t.Setenv("MONITOR_KAFKA_EMBEDDED_RETENTION_BYTES", "100KB")
+	c, err = Load("testdata/minimal.good.yaml")
+	if err == nil {
+		err = c.Validate()
+	}
+	want := "$MONITOR_KAFKA_EMBEDDED_RETENTION_BYTES: kafka.embedded.retention_bytes: 100000B is below the minimum of 1MiB"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("retention_bytes 100KB from the environment: error %v; want %q", err, want)
 	}
 }

@@ -283,8 +283,19 @@ func (v *validator) embeddedBroker(embedded bool) {
 	if e.Port < 0 || e.Port > 65535 {
 		v.fail("kafka.embedded.port", "%d (want 1 to 65535, or 0 for a free port)", e.Port)
 	}
+	switch r := e.RetentionBytes; {
+	case r < 0:
+		v.fail("kafka.embedded.retention_bytes", "%s must not be negative (0 = keep everything)", r)
+	case r > 0 && r < MinEmbeddedRetentionBytes:
+		v.fail("kafka.embedded.retention_bytes", "%s is below the minimum of %s (0 = keep everything)", r, ByteSize(MinEmbeddedRetentionBytes))
+	}
 	if embedded {
 		return
+	}
+	// The default cannot be told from a value in the file; any other is
+	// a mistake worth naming.
+	if r := e.RetentionBytes; r != DefaultEmbeddedRetentionBytes && r >= 0 {
+		v.fail("kafka.embedded.retention_bytes", "%s set but kafka.brokers is not embedded", r)
 	}
 	if e.Dir != "" {
 		v.fail("kafka.embedded.dir", "%q set but kafka.brokers is not embedded", e.Dir)

@@ -112,16 +112,21 @@ func Run(ctx context.Context, o Options) error {
 	}
 	brokers := cfg.Kafka.Brokers
 	if cfg.Embedded() {
-		emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Logger: log, Port: cfg.Kafka.Embedded.Port, DataDir: cfg.Kafka.Embedded.Dir})
+		ec := &cfg.Kafka.Embedded
+		emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes)})
 		if err != nil {
-			return fmt.Errorf("kafka.embedded {dir: %q, port: %d}: starting the embedded broker: %w", cfg.Kafka.Embedded.Dir, cfg.Kafka.Embedded.Port, err)
+			return fmt.Errorf("kafka.embedded {dir: %q, port: %d, retention_bytes: %s}: starting the embedded broker: %w", ec.Dir, ec.Port, ec.RetentionBytes, err)
 		}
 		defer emb.Close()
 		brokers = emb.Addrs()
-		if dir := cfg.Kafka.Embedded.Dir; dir != "" {
-			log.Info("embedded Kafka broker started", "addrs", brokers, "dir", dir)
+		retention := "unlimited"
+		if ec.RetentionBytes > 0 {
+			retention = ec.RetentionBytes.String()
+		}
+		if dir := ec.Dir; dir != "" {
+			log.Info("embedded Kafka broker started", "addrs", brokers, "dir", dir, "retention_per_partition", retention)
 		} else {
-			log.Info("embedded Kafka broker started, in memory only: its topics, offsets and alerts are lost at exit (kafka.embedded.dir keeps them)", "addrs", brokers)
+			log.Info("embedded Kafka broker started, in memory only: its topics, offsets and alerts are lost at exit (kafka.embedded.dir keeps them)", "addrs", brokers, "retention_per_partition", retention)
 		}
 	}
 	conn := &connector{brokers: brokers, ping: func(ctx context.Context) error { return broker.Ping(ctx, brokers, dialer) },

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -10,16 +11,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/motifwatch/motifwatch/broker"
+	"github.com/motifwatch/motifwatch/config"
 )
 
 func newBrokerCmd() *cobra.Command {
 	var (
 		port, partitions int
-		dir              string
+		dir, retention   string
 		topics           []string
 	)
 	cmd := &cobra.Command{
-		Use:   "broker [--port 9092] [--dir DIR] [--topics a,b] [--partitions 4]",
+		Use:   "broker [--port 9092] [--dir DIR] [--topics a,b] [--partitions 4] [--retention-bytes 8MiB]",
 		Short: "Run the embedded Kafka-protocol broker alone, for local trials",
 		Long: `Run the in-process Kafka-protocol broker that 'monitor run' embeds by
 default, on its own: point 'monitor run' (kafka.brokers: [127.0.0.1:9092]),
@@ -29,6 +31,9 @@ and start the daemon against it as against a cluster.
 It listens on 127.0.0.1 only. Without --dir it keeps everything in memory:
 topics, records and committed offsets are lost when it stops. With --dir
 they are written there and reloaded at the next start (with the same --dir).
+--retention-bytes bounds every partition (0: keep everything): every 10 s
+the oldest records of a partition holding more are dropped, which bounds
+the broker's memory (or --dir).
 Ctrl-C (or SIGTERM) stops it cleanly. It is meant for development and
 trials, not for production volumes.`,
 		Example: `  monitor broker
@@ -41,6 +46,13 @@ trials, not for production volumes.`,
 			if port < 0 || port > 65535 {
 				return usageError{fmt.Errorf("broker: --port %d (want 1 to 65535, or 0 for a free port)", port)}
 			}
+			retentionBytes, err := config.ParseByteSize(retention)
+			if err == nil && retentionBytes < 0 {
+				err = errors.New("must not be negative (0: keep everything)")
+			}
+			if err != nil {
+				return usageError{fmt.Errorf("broker: --retention-bytes %q: %w", retention, err)}
+			}
 			var specs []broker.TopicSpec
 			var names []string
 			for _, name := range topics {
@@ -51,7 +63,8 @@ trials, not for production volumes.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Port: port, DataDir: dir, Topics: specs, DefaultPartitions: partitions})
+			emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Port: port, DataDir: dir, Topics: specs, DefaultPartitions: partitions,
+				RetentionBytes: int64(retentionBytes)})
 			if err != nil {
 				return err
 			}
@@ -62,6 +75,11 @@ trials, not for production volumes.`,
 				fmt.Fprintf(out, "data in %s (kept across restarts with the same --dir)\n", dir)
 			} else {
 				fmt.Fprintln(out, "data in memory only: everything is lost when it stops (--dir keeps it)")
+			}
+			if retentionBytes > 0 {
+				fmt.Fprintf(out, "retention %s per partition\n", retentionBytes)
+			} else {
+				fmt.Fprintln(out, "retention unlimited: it keeps every record (--retention-bytes bounds it)")
 			}
 			if len(specs) > 0 {
 				fmt.Fprintf(out, "topics %s (new ones with %d partitions)\n", strings.Join(names, ", "), partitions)
@@ -78,5 +96,6 @@ trials, not for production volumes.`,
 	f.StringVar(&dir, "dir", "", "data directory: topics, records and offsets survive a restart (default: memory only)")
 	f.StringSliceVar(&topics, "topics", []string{"edges", "motif-alerts", "edges-dlq"}, "topics to create if missing (the daemon's defaults; \"\" for none)")
 	f.IntVar(&partitions, "partitions", 4, "partitions of the topics it creates")
+	f.StringVar(&retention, "retention-bytes", config.ByteSize(config.DefaultEmbeddedRetentionBytes).String(), "most bytes kept per partition, like 8MiB (0: keep everything)")
 	return cmd
 }

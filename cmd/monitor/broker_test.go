@@ -107,9 +107,10 @@ func TestBrokerCommand(t *testing.T) {
 		t.Fatalf("address %q; want 127.0.0.1:port", b.addr)
 	}
 	if !poll(5*time.Second, 10*time.Millisecond, func() bool {
-		return strings.Contains(b.out.String(), "data in "+dir) && strings.Contains(b.out.String(), "topics trial, other (new ones with 3 partitions)")
+		return strings.Contains(b.out.String(), "data in "+dir) && strings.Contains(b.out.String(), "topics trial, other (new ones with 3 partitions)") &&
+			strings.Contains(b.out.String(), "retention 8MiB per partition")
 	}) {
-		t.Errorf("stdout %q; want the data directory and topics named", b.out.String())
+		t.Errorf("stdout %q; want the data directory, topics and default retention named", b.out.String())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -149,12 +150,13 @@ func TestBrokerCommand(t *testing.T) {
 	}
 	b2.interrupt(t)
 
-	// No --dir: memory only, and it says so.
-	b3 := startBrokerProcess(t, "--port", "0")
+	// No --dir: memory only, and it says so; so does unlimited retention.
+	b3 := startBrokerProcess(t, "--port", "0", "--retention-bytes", "0")
 	if !poll(5*time.Second, 10*time.Millisecond, func() bool {
-		return strings.Contains(b3.out.String(), "data in memory only: everything is lost when it stops")
+		return strings.Contains(b3.out.String(), "data in memory only: everything is lost when it stops") &&
+			strings.Contains(b3.out.String(), "retention unlimited: it keeps every record")
 	}) {
-		t.Errorf("stdout %q; want the memory-only notice", b3.out.String())
+		t.Errorf("stdout %q; want the memory-only and unlimited-retention notices", b3.out.String())
 	}
 	b3.interrupt(t)
 }
@@ -167,6 +169,8 @@ func TestBrokerCommandBadFlags(t *testing.T) {
 	}{
 		{[]string{"broker", "--partitions", "0"}, 2, "broker: --partitions 0 must be at least 1"},
 		{[]string{"broker", "--port", "70000"}, 2, "broker: --port 70000 (want 1 to 65535, or 0 for a free port)"},
+		{[]string{"broker", "--retention-bytes", "lots"}, 2, `broker: --retention-bytes "lots": "lots" is not a size`},
+		{[]string{"broker", "--retention-bytes", "-1MiB"}, 2, `broker: --retention-bytes "-1MiB": must not be negative (0: keep everything)`},
 		{[]string{"broker", "--port", "0", "--topics", "bad/name"}, 1, `topic "bad/name": character '/' at 4 is not one of [a-zA-Z0-9._-]`},
 	} {
 		_, errOut, code := monitor(t, c.args...)
@@ -278,7 +282,7 @@ func TestDaemonEmbeddedPortBusy(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err = daemon.Run(ctx, daemon.Options{Config: cfg})
-	if want := fmt.Sprintf(`kafka.embedded {dir: "", port: %d}: starting the embedded broker: `, port); err == nil || !strings.Contains(err.Error(), want) {
+	if want := fmt.Sprintf(`kafka.embedded {dir: "", port: %d, retention_bytes: 8MiB}: starting the embedded broker: `, port); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Run with kafka.embedded.port busy = %v; want an error with %q", err, want)
 	}
 }
