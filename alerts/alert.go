@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -43,6 +45,24 @@ type Edge struct {
 type Node struct {
 	ID    string `json:"id"`
 	Label string `json:"label,omitempty"`
+}
+
+// NodesText renders a record's nodes for people, in motif-node order:
+// "A=acct-1 B=acct-9 (alice)".
+func NodesText(m map[string]Node) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = k + "=" + m[k].ID
+		if l := m[k].Label; l != "" {
+			parts[i] += " (" + l + ")"
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // Alert is one alert record, serialised as JSON on the alert topic.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -21,23 +20,9 @@ var statusPageFS embed.FS
 const statusRefresh = 2
 
 var statusPage = template.Must(template.New("status.html").Funcs(template.FuncMap{
-	"join": func(s []string) string { return strings.Join(s, ", ") },
-	"span": timeSpan,
-	"nodes": func(m map[string]alerts.Node) string {
-		names := make([]string, 0, len(m))
-		for k := range m {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		parts := make([]string, len(names))
-		for i, k := range names {
-			parts[i] = k + "=" + m[k].ID
-			if l := m[k].Label; l != "" {
-				parts[i] += " (" + l + ")"
-			}
-		}
-		return strings.Join(parts, " ")
-	},
+	"join":  func(s []string) string { return strings.Join(s, ", ") },
+	"span":  timeSpan,
+	"nodes": alerts.NodesText,
 }).ParseFS(statusPageFS, "statuspage/status.html"))
 
 // statusHandlers serve the status page at / (server-rendered HTML that

@@ -141,7 +141,7 @@ func printAlert(w io.Writer, r *alerts.Record) error {
 				tickOrTime(a.Last, a.LastTime), a.From.UTC().Format(time.TimeOnly), a.To.UTC().Format(time.TimeOnly))
 		}
 		if len(a.Nodes) > 0 {
-			fmt.Fprintf(&b, "  nodes  %s\n", nodeList(a.Nodes))
+			fmt.Fprintf(&b, "  nodes  %s\n", alerts.NodesText(a.Nodes))
 		}
 		for i, e := range a.Edges {
 			fmt.Fprintf(&b, "  %d  %s -> %s  %s", i+1, e.Src, e.Dst, tickOrTime(e.T, e.Time))
@@ -169,22 +169,6 @@ func tickOrTime(t int64, iso string) string {
 		return iso
 	}
 	return "t=" + strconv.FormatInt(t, 10)
-}
-
-func nodeList(m map[string]alerts.Node) string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	parts := make([]string, len(names))
-	for i, k := range names {
-		parts[i] = k + "=" + m[k].ID
-		if l := m[k].Label; l != "" {
-			parts[i] += "(" + l + ")"
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 func attrList(m map[string]any) string {

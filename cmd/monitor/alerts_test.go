@@ -61,7 +61,7 @@ func TestAlertsCommandPrintsTopic(t *testing.T) {
 	for _, want := range []string{
 		"2026-03-04T05:06:07.000Z  match  money-ring  9f1c  (partition ",
 		"  money goes round\n",
-		"  nodes  A=acct-1(account) B=acct-2\n",
+		"  nodes  A=acct-1 (account) B=acct-2\n",
 		"  1  acct-1 -> acct-2  1970-01-01T00:00:00Z  amount=1500 currency=EUR\n",
 		"  2  acct-2 -> acct-1  1970-01-01T00:01:00Z\n",
 		"incident  fan-in  inc7",
