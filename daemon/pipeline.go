@@ -620,10 +620,10 @@ func (p *pipeline) batch(ctx context.Context) error {
 		p.im.SetLag(lag)
 	}
 	if p.board != nil {
-		st := batchStatus{records: p.pending, lag: lag, watermark: wm, hasWatermark: wm != math.MinInt64,
-			windowEdges: p.proc.Window().Len(), windowBytes: p.proc.Window().Bytes(), buffered: p.reorder.Len()}
+		st := batchStatus{records: p.pending, lag: lag, watermark: wm, hasWatermark: wm != math.MinInt64, buffered: p.reorder.Len()}
 		if out != nil {
 			st.edges, st.matches = out.Appended, matchesOf(out)
+			st.hasWindow, st.windowEdges, st.windowBytes = true, p.proc.Window().Len(), out.WindowBytes
 		}
 		p.board.batch(st)
 	}

@@ -97,9 +97,12 @@ type batchStatus struct {
 	lag            int64
 	watermark      int64
 	hasWatermark   bool
-	windowEdges    int
-	windowBytes    int64
-	buffered       int
+	// hasWindow: windowEdges and windowBytes were measured (a batch that
+	// processed edges; the window does not change otherwise).
+	hasWindow   bool
+	windowEdges int
+	windowBytes int64
+	buffered    int
 }
 
 // matchesOf tallies a batch's matches per query.
@@ -122,7 +125,10 @@ func (b *statusBoard) batch(s batchStatus) {
 	for q, n := range s.matches {
 		b.matches[q] += n
 	}
-	b.lag, b.windowEdges, b.windowBytes, b.buffered = s.lag, s.windowEdges, s.windowBytes, s.buffered
+	b.lag, b.buffered = s.lag, s.buffered
+	if s.hasWindow {
+		b.windowEdges, b.windowBytes = s.windowEdges, s.windowBytes
+	}
 	if s.hasWatermark {
 		b.watermark, b.hasWatermark = s.watermark, true
 	}

@@ -53,10 +53,10 @@ func TestStatusLine(t *testing.T) {
 	var buf bytes.Buffer
 	l := &statusLogger{b: b, log: slog.New(slog.NewTextHandler(&buf, nil))}
 	clk.t = statusT0.Add(10 * time.Second)
-	b.batch(batchStatus{records: 400, edges: 390, matches: map[string]int64{"ring": 2}, lag: 17, watermark: 1700000000, hasWatermark: true, windowEdges: 390})
+	b.batch(batchStatus{records: 400, edges: 390, matches: map[string]int64{"ring": 2}, lag: 17, watermark: 1700000000, hasWatermark: true, hasWindow: true, windowEdges: 390})
 	l.line()
 	clk.t = statusT0.Add(40 * time.Second)
-	b.batch(batchStatus{records: 600, edges: 600, matches: map[string]int64{"fan": 15}, lag: 3, watermark: 1700000030, hasWatermark: true, windowEdges: 990, windowBytes: 1 << 20})
+	b.batch(batchStatus{records: 600, edges: 600, matches: map[string]int64{"fan": 15}, lag: 3, watermark: 1700000030, hasWatermark: true, hasWindow: true, windowEdges: 990, windowBytes: 1 << 20})
 	l.line()
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 2 {
@@ -100,7 +100,7 @@ func TestStatusBoardRates(t *testing.T) {
 func TestStatusPageHandlers(t *testing.T) {
 	b, clk := testBoard(t)
 	clk.t = statusT0.Add(5 * time.Second)
-	b.batch(batchStatus{records: 10, edges: 10, matches: map[string]int64{"fan": 1}, lag: 4, watermark: 5, hasWatermark: true, windowEdges: 10})
+	b.batch(batchStatus{records: 10, edges: 10, matches: map[string]int64{"fan": 1}, lag: 4, watermark: 5, hasWatermark: true, hasWindow: true, windowEdges: 10})
 	for i := range recentAlerts + 5 {
 		b.written([]alerts.Alert{{Kind: alerts.KindMatch, Query: "fan", MatchID: "id" + string(rune('A'+i)), DetectedAt: clk.t,
 			Nodes: map[string]alerts.Node{"T": {ID: "acct-9", Label: "account"}}, FirstTime: "1970-01-01T00:00:00Z", LastTime: "1970-01-01T00:00:05Z"}})

@@ -147,15 +147,15 @@ func (p *Processor) truncated(q *registered, runs []run, cap, key string, limit 
 		"from", fmt.Sprintf("%d@%d", first.partition, first.offset), "to", fmt.Sprintf("%d@%d", last.partition, last.offset))
 }
 
-// capBytes applies the memory cap after a batch; see Caps.
-func (p *Processor) capBytes(out *Output) {
-	limit := p.opts.MaxBytes
-	if limit <= 0 {
-		return
-	}
+// capBytes applies the memory cap after a batch (see Caps) and returns
+// the window's memory after it: Window.Bytes walks every adjacency list,
+// so a batch measures it once, here, for the cap, the gauge and
+// Output.WindowBytes alike.
+func (p *Processor) capBytes(out *Output) int64 {
 	b := p.w.Bytes()
-	if b <= limit {
-		return
+	limit := p.opts.MaxBytes
+	if limit <= 0 || b <= limit {
+		return b
 	}
 	before, target := b, limit/4*3
 	evicted := 0
@@ -183,6 +183,7 @@ func (p *Processor) capBytes(out *Output) {
 	p.metrics.evictedEarly.Add(float64(evicted))
 	p.capLog(capWindowBytes, "", "window memory cap reached: oldest edges evicted early; matches needing them are missed",
 		"max_bytes", limit, "bytes_before", before, "bytes_after", b, "evicted_early", evicted, "edges_left", p.w.Len())
+	return b
 }
 
 // releaseHeld reports, provisional, every held match with an edge before

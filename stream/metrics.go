@@ -80,7 +80,7 @@ func (m *metrics) mined(query, backend string, matches int64, d time.Duration) {
 
 func (m *metrics) observe(p *Processor, out *Output) {
 	m.windowEdges.Set(float64(p.w.Len()))
-	m.windowBytes.Set(float64(p.w.Bytes()))
+	m.windowBytes.Set(float64(out.WindowBytes))
 	m.windowSpan.Set(float64(p.span))
 	m.windowNodes.Set(float64(p.w.IDs().Len()))
 	m.held.Set(float64(len(p.held)))

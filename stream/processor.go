@@ -71,6 +71,9 @@ type Output struct {
 	Refused []Refused
 	// Stages is where the batch's time went.
 	Stages Stages
+	// WindowBytes is the window's memory after the batch (Window.Bytes,
+	// measured once per batch).
+	WindowBytes int64
 }
 
 // Stages splits a batch's processing time: Window is appending the
@@ -360,7 +363,7 @@ func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark 
 	out.Stages.Mine, t = now.Sub(t), now
 	p.settle(watermark, out)
 	p.evict(out)
-	p.capBytes(out)
+	out.WindowBytes = p.capBytes(out)
 	out.Held = len(p.held)
 	p.metrics.observe(p, out)
 	out.Stages.Window += time.Since(t)
