@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -55,34 +54,12 @@ func TestIntakeBoundsBytesOfLargeRecords(t *testing.T) {
 	p.fetchQueueBytes = capBytes / 4
 	p.reorder.SetMaxBytes(capBytes - capBytes/4)
 
-	var mu sync.Mutex
-	taken, maxReorder, maxQueue := 0, int64(0), int64(0)
-	done := make(chan struct{})
-	p.onBatch = func(r BatchReport) {
-		mu.Lock()
-		defer mu.Unlock()
-		taken += r.Records
+	var maxReorder, maxQueue int64
+	runUntilTaken(t, p, n, func(BatchReport) {
 		maxReorder = max(maxReorder, p.reorder.Bytes())
 		now, _ := p.queue.held()
 		maxQueue = max(maxQueue, now)
-		if taken == n {
-			close(done)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() { errc <- p.run(ctx) }()
-	select {
-	case <-done:
-	case err := <-errc:
-		t.Fatalf("pipeline ended: %v", err)
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the records were not all taken in within 2 minutes")
-	}
-	cancel()
-	if err := <-errc; err != nil {
-		t.Fatal(err)
-	}
+	})
 	_, peak := p.queue.held()
 	record := int64(size + 200)
 	if limit := int64(capBytes/4) + record; peak > limit {
@@ -120,14 +97,31 @@ func TestCappedReleasesKeepBatchesLarge(t *testing.T) {
 	p.batchSize, p.maxWait, p.shutdownTimeout = batchSize, time.Hour, 10*time.Second
 	p.reorder.SetMaxBuffered(capEdges)
 
-	var mu sync.Mutex
-	taken, batches := 0, 0
+	batches := 0
+	runUntilTaken(t, p, n, func(BatchReport) { batches++ })
+	if p.reorder.Forced() == 0 {
+		t.Fatal("the cap never acted: the test does not test it")
+	}
+	// batch_size records per batch, give or take the early releases.
+	if want := 2 * n / batchSize; batches > want {
+		t.Errorf("%d batches for %d records (batch_size %d, cap %d); want at most %d", batches, n, batchSize, capEdges, want)
+	}
+	if got := p.stats.Appended + p.stats.Late + p.stats.DeadLettered + int64(p.reorder.Len()); got != n {
+		t.Errorf("appended %d + late %d + dead-lettered %d + buffered %d = %d; want %d", p.stats.Appended, p.stats.Late, p.stats.DeadLettered, p.reorder.Len(), got, n)
+	}
+	t.Logf("%d batches, forced %d, late %d", batches, p.reorder.Forced(), p.stats.Late)
+}
+
+// runUntilTaken runs the pipeline until its batches have taken n records
+// in, calling each (on the pipeline's goroutine) with every batch report,
+// then stops it.
+func runUntilTaken(t *testing.T, p *pipeline, n int, each func(BatchReport)) {
+	t.Helper()
+	taken := 0
 	done := make(chan struct{})
 	p.onBatch = func(r BatchReport) {
-		mu.Lock()
-		defer mu.Unlock()
+		each(r)
 		taken += r.Records
-		batches++
 		if taken == n {
 			close(done)
 		}
@@ -146,15 +140,4 @@ func TestCappedReleasesKeepBatchesLarge(t *testing.T) {
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
-	if p.reorder.Forced() == 0 {
-		t.Fatal("the cap never acted: the test does not test it")
-	}
-	// batch_size records per batch, give or take the early releases.
-	if want := 2 * n / batchSize; batches > want {
-		t.Errorf("%d batches for %d records (batch_size %d, cap %d); want at most %d", batches, n, batchSize, capEdges, want)
-	}
-	if got := p.stats.Appended + p.stats.Late + p.stats.DeadLettered + int64(p.reorder.Len()); got != n {
-		t.Errorf("appended %d + late %d + dead-lettered %d + buffered %d = %d; want %d", p.stats.Appended, p.stats.Late, p.stats.DeadLettered, p.reorder.Len(), got, n)
-	}
-	t.Logf("%d batches, forced %d, late %d", batches, p.reorder.Forced(), p.stats.Late)
 }
