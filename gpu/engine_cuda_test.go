@@ -485,37 +485,7 @@ func TestDiffGPUIntervalEnds(t *testing.T) {
 // never reached all of them.
 func TestDiffGPUBudget(t *testing.T) {
 	engs := testEngines(t)
-	w, err := window.New(window.Schema{TimeUnit: time.Second, EdgeAttrs: []window.Attr{{Name: "amount", Kind: window.Number}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub, _ := w.IDs().Intern("hub")
-	var tm int64
-	add := func(src, dst uint32) {
-		tm++
-		if _, err := w.Append(window.Edge{Src: src, Dst: dst, T: tm, Attrs: []float64{1}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const n, m = 30000, 2000
-	for i := range n {
-		x, _ := w.IDs().Intern(fmt.Sprint("x", i))
-		add(x, hub)
-	}
-	for i := range n {
-		y, _ := w.IDs().Intern(fmt.Sprint("y", i))
-		add(hub, y)
-	}
-	for i := range m {
-		y, _ := w.IDs().Lookup(fmt.Sprint("y", i*n/m))
-		z, _ := w.IDs().Intern(fmt.Sprint("z", i))
-		add(y, z)
-	}
-	qs, err := motif.ParseQueries([]byte("queries: [{name: bomb, delta: 1000000, edges: [A -> B, B -> C, C -> D], where: \"e1.amount > 1000\"}]\n"), "bomb.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := motif.Compile(qs[0], w)
+	w, p, err := oracle.Bomb(30000, 2000)
 	if err != nil {
 		t.Fatal(err)
 	}

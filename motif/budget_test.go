@@ -2,7 +2,6 @@ package motif_test
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -13,51 +12,13 @@ import (
 	"github.com/motifwatch/motifwatch/window"
 )
 
-// bombWindow is issue 12's mining bomb: n edges x_i -> hub, then n edges
-// hub -> y_i, then m edges y_j -> z_j, all within one delta. A path query
-// A -> B -> C -> D rooted at each y -> z edge tries every x -> hub edge
-// before it: about m·n candidates, quadratic in the batch.
-func bombWindow(t testing.TB, n, m int) *window.Window {
-	w, err := window.New(window.Schema{TimeUnit: time.Second, EdgeAttrs: []window.Attr{{Name: "amount", Kind: window.Number}}})
+// bomb is oracle.Bomb(n, m), failing t on an error.
+func bomb(t testing.TB, n, m int) (*window.Window, *motif.Plan) {
+	w, p, err := oracle.Bomb(n, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub, _ := w.IDs().Intern("hub")
-	var tm int64
-	add := func(src, dst uint32) {
-		tm++
-		if _, err := w.Append(window.Edge{Src: src, Dst: dst, T: tm, Attrs: []float64{1}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i := range n {
-		x, _ := w.IDs().Intern(fmt.Sprint("x", i))
-		add(x, hub)
-	}
-	for i := range n {
-		y, _ := w.IDs().Intern(fmt.Sprint("y", i))
-		add(hub, y)
-	}
-	for i := range m {
-		y, _ := w.IDs().Lookup(fmt.Sprint("y", i*n/m))
-		z, _ := w.IDs().Intern(fmt.Sprint("z", i))
-		add(y, z)
-	}
-	return w
-}
-
-// bombQuery finds no match in the bomb (every amount is 1) but must try
-// every candidate: the predicate rules out tallying the last step.
-func bombQuery(t testing.TB, w *window.Window) *motif.Plan {
-	qs, err := motif.ParseQueries([]byte("queries: [{name: bomb, delta: 1000000, edges: [A -> B, B -> C, C -> D], where: \"e1.amount > 1000\"}]\n"), "bomb.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := motif.Compile(qs[0], w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return w, p
 }
 
 // TestBudgetStopsBomb: with a step budget the bomb (issue 12 item 5:
@@ -65,8 +26,7 @@ func bombQuery(t testing.TB, w *window.Window) *motif.Plan {
 // steps past the budget and reports Truncated; a deadline already passed
 // stops it at the first check.
 func TestBudgetStopsBomb(t *testing.T) {
-	w := bombWindow(t, 30000, 2000)
-	p := bombQuery(t, w)
+	w, p := bomb(t, 30000, 2000)
 	const budget = 1_000_000
 	for _, workers := range []int{1, 2, 4} {
 		e := motif.NewCPU(workers)
@@ -187,8 +147,7 @@ func mineBudget(e motif.Engine, w *window.Window, p *motif.Plan, req request, bu
 // budget and reports its steps and the engine's steps per second (the
 // rate that turns window.max_mine_steps into time).
 func BenchmarkBomb(b *testing.B) {
-	w := bombWindow(b, 30000, 2000)
-	p := bombQuery(b, w)
+	w, p := bomb(b, 30000, 2000)
 	e := motif.NewCPU(0)
 	var steps int64
 	for range b.N {
