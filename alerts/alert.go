@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -50,11 +51,7 @@ type Node struct {
 // NodesText renders a record's nodes for people, in motif-node order:
 // "A=acct-1 B=acct-9 (alice)".
 func NodesText(m map[string]Node) string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(names))
 	for i, k := range names {
 		parts[i] = k + "=" + m[k].ID
