@@ -11,6 +11,13 @@ import (
 // once the searches became short).
 const defaultOccupancy = 6
 
+// Defaults of Options.ExpandRun and SplitTail (issue 16, measured on an
+// H200: BENCHMARKS.md).
+const (
+	defaultExpandRun = 512
+	defaultSplitTail = 2048
+)
+
 // Options configure the GPU engine.
 type Options struct {
 	// Devices lists the CUDA device ordinals to use; an ordinal may repeat
@@ -50,6 +57,18 @@ type Options struct {
 	// scan was faster at every threshold measured: BENCHMARKS.md), or
 	// $MOTIFWATCH_GPU_PAIRMIN; negative: never.
 	PairMin int
+	// ExpandRun is the longest run of the step above a counted last step
+	// that the mining kernel expands across a warp's lanes (every
+	// candidate of a chunk's short runs checked at once, their last-step
+	// runs counted together) instead of binding its candidates one at a
+	// time; longer runs are walked depth-first and split between warps.
+	// 0: 512, or $MOTIFWATCH_GPU_EXPAND; negative: never.
+	ExpandRun int
+	// SplitTail is the length past which a counted last step's swept run
+	// is cut into tasks of this many candidates for idle warps (a heavy
+	// candidate's run on a small graph with a wide window). 0: 2048, or
+	// $MOTIFWATCH_GPU_SPLITTAIL; negative: never.
+	SplitTail int
 	// NoGallop turns off galloping back from a run's end to its start
 	// (binary search over the whole list instead); for measurements, or
 	// $MOTIFWATCH_GPU_GALLOP=0.
@@ -98,6 +117,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TailSubtract == 0 {
 		o.TailSubtract = envInt("MOTIFWATCH_GPU_TAILSUB", -1)
+	}
+	if o.ExpandRun == 0 {
+		o.ExpandRun = envInt("MOTIFWATCH_GPU_EXPAND", defaultExpandRun)
+	}
+	if o.SplitTail == 0 {
+		o.SplitTail = envInt("MOTIFWATCH_GPU_SPLITTAIL", defaultSplitTail)
 	}
 	if o.Occupancy == 0 {
 		o.Occupancy = defaultOccupancy
