@@ -676,8 +676,10 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 	const int e2 = (int)stepv(nd, S_EDGE);
 	const bool both = (int)stepv(nd, S_BIND) == BIND_BOTH;
 	const int nn = (int)stepv(nd, S_NEWNODE);
-	spend(ws, lane, total);
 	for (u32 base = 0; base < total; base += 32) {
+		// Spent a batch at a time, so a warp passes the budget by at most a
+		// flush, as the depth-first walk does.
+		spend(ws, lane, min(total - base, 32u));
 		if (overBudget(x, ws, lane)) return;
 		u32 v = base + lane;
 		int j = 0;
