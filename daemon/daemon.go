@@ -205,7 +205,7 @@ func Run(ctx context.Context, o Options) error {
 
 	// work is the run group's pipeline actor; stats reports its records.
 	var work func(context.Context) error
-	var consumer *ingest.Consumer
+	var consumer *ingest.GroupFetcher
 	stats := func() pipelineStats { return p.stats }
 	if cfg.Kafka.ScaleOut.Enabled {
 		so, err := newScaleOut(cfg, mk, admin, brokers, transport, dialer, p.queries)
@@ -220,12 +220,16 @@ func Run(ctx context.Context, o Options) error {
 		if err := rebuild(ctx, log, cfg, admin, brokers, transport, dialer, p, cfg.WindowSpan(queries)); err != nil {
 			return err
 		}
-		consumer, err = ingest.NewConsumer(ingest.ConsumerOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
-			Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: log,
-			SessionTimeout: cfg.Kafka.SessionTimeout,
-			// kafka-go retries these itself (a fetch's i/o timeout, a lost
-			// connection): counted as fetch errors, as Fetch never sees them.
-			OnClientError: pm.kafkaErrors.WithLabelValues(opFetch).Inc})
+		fopts := mk.fetchOptions()
+		fopts.Transport = transport
+		consumer, err = ingest.NewGroupFetcher(ingest.MemberOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
+			Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, Transport: transport, Logger: log,
+			SessionTimeout: cfg.Kafka.SessionTimeout, HeartbeatInterval: heartbeat(cfg.Kafka.SessionTimeout),
+			// A member killed between joining and syncing holds the group's
+			// rebalance for the rebalance timeout (kafka-go's default 30s, not
+			// the session timeout): tie it to the session timeout, so that a
+			// crash during start-up costs no more than a crash while running.
+			RebalanceTimeout: cfg.Kafka.SessionTimeout}, fopts)
 		if err != nil {
 			return err
 		}
@@ -338,6 +342,15 @@ func Run(ctx context.Context, o Options) error {
 		"dead_lettered", st.DeadLettered, "dead_letter_lost", st.DeadLetterLost, "skipped", st.Skipped,
 		"alerts", st.Alerts, "rate_limited", st.RateLimited)
 	return errors.Join(runErr, closeErr)
+}
+
+// heartbeat is the group heartbeat interval for a session timeout: a
+// third of it, at most 3s (0: kafka-go's default).
+func heartbeat(session time.Duration) time.Duration {
+	if session <= 0 {
+		return 0
+	}
+	return min(session/3, 3*time.Second)
 }
 
 // newEngine picks the mining backend (engine.backend): cpu, gpu (an error

@@ -1,12 +1,14 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -20,10 +22,17 @@ import (
 	"github.com/motifwatch/motifwatch/stream"
 )
 
-// source is what the pipeline needs of the consumer (ingest.Consumer).
+// source is what the pipeline needs of the consumer: decoded chunks of
+// records (ingest.GroupFetcher, or ingest.Fetcher scaled out), commits,
+// and pausing the partitions that run ahead in event time.
 type source interface {
-	Fetch(ctx context.Context) (kafka.Message, error)
+	// Next returns the next chunk, or a fetch error (the source retries
+	// by itself; the error is for readiness); Done hands a chunk back.
+	Next(ctx context.Context) (*ingest.Chunk, error)
+	Done(c *ingest.Chunk)
 	Commit(ctx context.Context, offsets map[int]int64) error
+	// Pause stops fetching the partitions listed and resumes the others.
+	Pause(partitions []int)
 }
 
 // pipeline is the single goroutine that owns decoder, reorder buffer,
@@ -106,10 +115,9 @@ type pipeline struct {
 	// records = appended + self-loops + late + dead-lettered.
 	stats pipelineStats
 
-	// queue is the fetch queue, bounded by fetchQueueBytes (see
-	// intake.go); set by run, or before it by a test.
-	queue           *fetchQueue
-	fetchQueueBytes int64
+	// paused is the partitions the source was last told to pause
+	// (reorder.AppendAhead); ahead is scratch for the next set.
+	paused, ahead []int
 	// stage accumulates the time of each stage since the last batch;
 	// onBatch, if set, receives each batch's report (monitor bench).
 	stage   [numStages]time.Duration
@@ -179,27 +187,15 @@ func (p *pipeline) run(ctx context.Context) error {
 	stopAfter := context.AfterFunc(ctx, func() { time.AfterFunc(p.shutdownTimeout, cancelWork) })
 	defer stopAfter()
 
-	// The intake (intake.go): fetcher and decoder run ahead, bounded in
-	// bytes by the fetch queue.
+	// The intake (intake.go): the source fetches and decodes ahead.
 	fetchCtx, stopFetch := context.WithCancel(ctx)
 	defer stopFetch()
-	if p.queue == nil {
-		p.queue = newFetchQueue(max(p.fetchQueueBytes, minFetchQueueBytes))
-	}
-	chunks := make(chan *chunk, 1)
-	free := make(chan *chunk, chunksInFlight)
-	for range chunksInFlight {
-		free <- &chunk{}
-	}
+	chunks := make(chan *ingest.Chunk)
 	var intake sync.WaitGroup
-	intake.Add(2)
+	intake.Add(1)
 	go func() {
 		defer intake.Done()
-		p.fetch(fetchCtx, p.queue)
-	}()
-	go func() {
-		defer intake.Done()
-		decodeChunks(fetchCtx, p.queue, p.dec, chunks, free)
+		p.intake(fetchCtx, chunks)
 	}()
 	defer func() { stopFetch(); intake.Wait() }()
 
@@ -215,12 +211,11 @@ func (p *pipeline) run(ctx context.Context) error {
 		select {
 		case c := <-chunks:
 			err := p.takeChunk(work, c)
-			p.queue.release(c.bytes)
-			c.recycle()
-			free <- c // never blocks: only chunksInFlight chunks exist
+			p.src.Done(c)
 			if err != nil {
 				return err
 			}
+			p.pauseAhead()
 		case <-timer.C:
 			if err := p.batch(work); err != nil {
 				return err
@@ -236,19 +231,15 @@ func (p *pipeline) run(ctx context.Context) error {
 	}
 }
 
-// minFetchQueueBytes is the fetch queue's bound when none is configured
-// (window.max_buffered_bytes 0) and its least.
-const minFetchQueueBytes = 1 << 20
-
 // takeChunk takes a decoded chunk in, record by record, closing a batch
 // whenever batch_size records are pending.
-func (p *pipeline) takeChunk(ctx context.Context, c *chunk) error {
+func (p *pipeline) takeChunk(ctx context.Context, c *ingest.Chunk) error {
 	defer p.flushCounts()
-	p.stage[stageFetch] += c.fetchTime
-	p.stage[stageDecode] += c.decodeTime
+	p.stage[stageFetch] += c.FetchTime
+	p.stage[stageDecode] += c.DecodeTime
 	start := time.Now()
-	for i := range c.recs {
-		if err := p.takeDecoded(ctx, &c.recs[i], c.fetched[i], c.edges[i], c.errs[i]); err != nil {
+	for i := range c.Recs {
+		if err := p.takeDecoded(ctx, &c.Recs[i], c.Fetched, c.Edges[i], c.Errs[i]); err != nil {
 			return err
 		}
 		// A batch closes at batch_size records. A reorder buffer over a
@@ -270,36 +261,6 @@ func (p *pipeline) takeChunk(ctx context.Context, c *chunk) error {
 	}
 	p.stage[stageReorder] += time.Since(start)
 	return nil
-}
-
-// fetch feeds records to the fetch queue until ctx ends. A failed fetch is
-// a broker outage to ride out, not the end: kafka-go's reader reconnects
-// (and rejoins the group) by itself, so fetch marks the daemon not ready,
-// backs off, waits until the brokers answer again and fetches on.
-func (p *pipeline) fetch(ctx context.Context, q *fetchQueue) {
-	t0 := time.Now()
-	for {
-		m, err := p.src.Fetch(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			if !p.reconnect(ctx, err) {
-				return
-			}
-			t0 = time.Now()
-			continue
-		}
-		at := time.Now()
-		ok, waited := q.put(ctx, m, at, at.Sub(t0))
-		if !ok {
-			return
-		}
-		t0 = at
-		if waited {
-			t0 = time.Now() // waiting for the pipeline is not fetch time
-		}
-	}
 }
 
 // reconnect handles a failed fetch: backoff, then probing the brokers
@@ -515,7 +476,10 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 		}
 	}
 	if len(m.Value) <= rawKeepMax {
-		e.Raw = m.Value // its own allocation (kafka-go's), not a shared buffer
+		// A copy: the value lies in the fetch's buffer, which the next
+		// fetch of the partition reuses (and a buffered edge must not
+		// keep a whole fetch alive).
+		e.Raw = bytes.Clone(m.Value)
 	}
 	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 	if refused, err := p.refuseFuture(ctx, m, &e); refused || err != nil {
@@ -645,7 +609,25 @@ func (p *pipeline) batch(ctx context.Context) error {
 		p.stage = [numStages]time.Duration{}
 	}
 	p.pending = 0
+	p.pauseAhead()
 	return nil
+}
+
+// pauseAhead tells the source which partitions run ahead in event time
+// (ingest.Reorder.AppendAhead): they are not fetched until the watermark
+// catches up, so a skewed backlog stays within the reorder buffer's caps
+// without making the others' records late.
+func (p *pipeline) pauseAhead() {
+	p.ahead = p.reorder.AppendAhead(p.ahead[:0])
+	slices.Sort(p.ahead)
+	if slices.Equal(p.ahead, p.paused) {
+		return
+	}
+	p.paused = append(p.paused[:0], p.ahead...)
+	p.src.Pause(p.paused)
+	if p.pm != nil {
+		p.pm.pausedPartitions.Set(float64(len(p.paused)))
+	}
 }
 
 // flush writes the alerts, retrying until they are acknowledged or ctx

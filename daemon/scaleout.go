@@ -99,7 +99,29 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 		commitRetry: newRetrier(opCommit, mk.log, mk.health, mk.pm),
 		dlqRetry:    newRetrier(opDeadLetter, mk.log, mk.health, mk.pm),
 		next:        map[int]int64{}, shutdownTimeout: cfg.ShutdownTimeout, queries: querySet{stream: qs.stream, alerts: qs.alerts},
-		fetchQueueBytes: queueBytes, onBatch: mk.onBatch}, nil
+		onBatch: mk.onBatch}, nil
+}
+
+// fetchOptions configures the fetcher of a pipeline's records (brokers
+// and topic aside). window.max_buffered_bytes: a quarter bounds the
+// records fetched and not yet taken in, the rest the reorder buffer (see
+// new). A fetch is kept small against the reorder buffer's caps: a
+// partition that runs ahead is paused only once its edges are buffered
+// (pipeline.pauseAhead), and up to two more of its fetches may be under
+// way by then; an edge in the buffer weighs about 4-5 times its JSON
+// record, and a record can be as small as ~30 bytes.
+func (mk *pipelineMaker) fetchOptions() ingest.FetcherOptions {
+	w := &mk.cfg.Window
+	inFlight := max(int64(w.MaxBufferedBytes)/4, minInFlightBytes)
+	fetch := inFlight / 2
+	if reorderBytes := int64(w.MaxBufferedBytes) - int64(w.MaxBufferedBytes)/4; reorderBytes > 0 {
+		fetch = min(fetch, reorderBytes/20)
+	}
+	if w.MaxBuffered > 0 {
+		fetch = min(fetch, int64(w.MaxBuffered)*30/4)
+	}
+	return ingest.FetcherOptions{Decoder: mk.dec, MaxWait: min(w.BatchMaxWait, 250*time.Millisecond),
+		InFlightBytes: inFlight, FetchBytes: fetch, OnClientError: mk.pm.kafkaErrors.WithLabelValues(opFetch).Inc}
 }
 
 // scaleOut runs a scaled-out instance (kafka.scale_out): a member of the
@@ -118,6 +140,7 @@ type scaleOut struct {
 	client    *kafka.Client
 	brokers   []string
 	dialer    *kafka.Dialer
+	transport *kafka.Transport
 	queries   querySet
 	stats     pipelineStats
 	totalsPtr atomic.Pointer[pipelineStats]
@@ -138,7 +161,7 @@ func newScaleOut(cfg *config.Config, mk *pipelineMaker, admin *ingest.Admin, bro
 		member.Close()
 		return nil, err
 	}
-	s := &scaleOut{cfg: cfg, log: mk.log, mk: mk, member: member, admin: admin, brokers: brokers, dialer: dialer, queries: qs, m: m,
+	s := &scaleOut{cfg: cfg, log: mk.log, mk: mk, member: member, admin: admin, brokers: brokers, dialer: dialer, transport: transport, queries: qs, m: m,
 		client: &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}}
 	s.totalsPtr.Store(&pipelineStats{})
 	return s, nil
@@ -247,13 +270,14 @@ func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error
 	if err != nil {
 		return err
 	}
-	readers, err := ingest.NewReaders(ingest.ReadersOptions{Brokers: s.brokers, Topic: s.cfg.Kafka.EdgeTopic, Dialer: s.dialer,
-		MaxWait: min(s.cfg.Window.BatchMaxWait, 250*time.Millisecond), OnClientError: s.mk.pm.kafkaErrors.WithLabelValues(opFetch).Inc}, from)
+	fopts := s.mk.fetchOptions()
+	fopts.Brokers, fopts.Topic, fopts.Transport = s.brokers, s.cfg.Kafka.EdgeTopic, s.transport
+	fetcher, err := ingest.NewFetcher(fopts, from)
 	if err != nil {
 		return err
 	}
-	defer readers.Close()
-	p.src = genSource{readers, gen}
+	defer fetcher.Close()
+	p.src = genSource{fetcher, gen}
 	p.finalCommit = func(ctx context.Context, offsets map[int]int64) error {
 		return gen.Commit(ctx, offsets, resumeMetadata(offsets, p.next, p.resume, p.shutdownWatermark()))
 	}
@@ -380,7 +404,7 @@ func (s *scaleOut) historyStart(ctx context.Context, p *pipeline, before, duty m
 // genSource is the pipeline's source in a scaled-out instance: records
 // of every partition, commits of the owned ones through the generation.
 type genSource struct {
-	*ingest.Readers
+	*ingest.Fetcher
 	gen *ingest.Generation
 }
 
