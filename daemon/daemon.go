@@ -21,6 +21,8 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/backend"
+	"github.com/motifwatch/motifwatch/internal/engine"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
@@ -110,7 +112,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer engine.Close()
-	backend := engine.Backend
+	backend := engine.Backend.String()
 	board.setEngine(engineStatus(engine, cfg))
 	pm.queries.Set(float64(len(queries)))
 	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
@@ -354,8 +356,8 @@ func newSink(cfg *config.Config, stdout io.Writer, brokers []string, transport *
 // newEngine picks the mining backend (engine.backend): cpu, gpu (an error
 // when no device is usable) or auto (the GPU when usable, else the CPU
 // with a warning). Device metrics are registered either way.
-func newEngine(cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) (*gpu.Selected, error) {
-	sel, err := gpu.Select(cfg.Engine.Backend, cfg.Engine.Workers, gpu.Options{Devices: cfg.Engine.Devices}, log)
+func newEngine(cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) (*engine.Selected, error) {
+	sel, err := engine.Select(cfg.Engine.Backend, cfg.Engine.Workers, gpu.Options{Devices: cfg.Engine.Devices}, log)
 	if err != nil {
 		return nil, fmt.Errorf("engine.backend: %s: %w", cfg.Engine.Backend, err)
 	}
@@ -366,8 +368,8 @@ func newEngine(cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) 
 	return sel, nil
 }
 
-func engineWorkers(sel *gpu.Selected, cfg *config.Config) int {
-	if sel.Backend == gpu.BackendGPU {
+func engineWorkers(sel *engine.Selected, cfg *config.Config) int {
+	if sel.Backend == backend.GPU {
 		return len(sel.GPU.Devices())
 	}
 	if c, ok := sel.Engine.(interface{ Workers() int }); ok {
@@ -382,12 +384,8 @@ func querySets(cfg *config.Config, qs []*motif.Query) ([]stream.Query, map[strin
 	aq := make(map[string]alerts.QueryOptions, len(qs))
 	for i, q := range qs {
 		pol := cfg.Alerts.For(q.Name)
-		mode := alerts.ModeEnumerate
-		if pol.Mode == config.ModeCount {
-			mode = alerts.ModeCount
-		}
-		sq[i] = stream.Query{Query: q, Enumerate: mode == alerts.ModeEnumerate}
-		aq[q.Name] = alerts.QueryOptions{Mode: mode, RateLimit: pol.RateLimit, Burst: pol.RateBurst, Group: grouping(q, cfg.Input.TimeUnit)}
+		sq[i] = stream.Query{Query: q, Enumerate: pol.Mode != alerts.ModeCount}
+		aq[q.Name] = alerts.QueryOptions{Mode: pol.Mode, RateLimit: pol.RateLimit, Burst: pol.RateBurst, Group: grouping(q, cfg.Input.TimeUnit)}
 	}
 	return sq, aq
 }
