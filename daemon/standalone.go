@@ -12,7 +12,7 @@ import (
 )
 
 // standalone is an instance without scale-out: one pipeline over the
-// consumer group's Reader, to which the group's whole-topic protocol
+// consumer group (ingest.GroupFetcher), to which the group's whole-topic protocol
 // (ingest/balancer.go) assigns every partition while other instances
 // stand by. Its window is rebuilt at start from the history before the
 // committed offsets; a standby handed the partitions later exits with
@@ -22,18 +22,9 @@ type standalone struct {
 	consumer *ingest.GroupFetcher
 }
 
-// standaloneClients are the Kafka clients a standalone instance uses.
-type standaloneClients struct {
-	brokers   []string
-	dialer    *kafka.Dialer
-	transport *kafka.Transport
-	admin     *ingest.Admin
-	client    *kafka.Client
-}
-
 // newStandalone rebuilds the window, joins the group and returns the
 // instance, mining qs.
-func newStandalone(ctx context.Context, s *pipelineParts, c standaloneClients, qs querySet, span time.Duration) (*standalone, error) {
+func newStandalone(ctx context.Context, s *pipelineParts, c kafkaClients, qs querySet, span time.Duration) (*standalone, error) {
 	cfg := s.cfg
 	// Restart: rebuild the window from the history before the committed
 	// offsets, and learn what a clean shutdown left to report.
@@ -79,7 +70,7 @@ func (a *standalone) totals() pipelineStats { return a.p.stats }
 // window span before the committed offsets are read back as History (in
 // the window, never alerted), and a clean shutdown's metadata marks the
 // records it had already handled as Replayed.
-func rebuild(ctx context.Context, s *pipelineParts, c standaloneClients, span time.Duration) (start, error) {
+func rebuild(ctx context.Context, s *pipelineParts, c kafkaClients, span time.Duration) (start, error) {
 	cfg, log, admin, brokers, dialer := s.cfg, s.log, c.admin, c.brokers, c.dialer
 	parts, err := admin.Partitions(ctx, cfg.Kafka.EdgeTopic)
 	if err != nil {
