@@ -3,7 +3,8 @@
 // the shape of DuMato (Ferraz et al., "Efficient Strategies for Graph
 // Pattern Mining Algorithms on GPUs").
 //
-// The graph is a CSR (Graph) read from an edge file (Load) or taken from
+// The graph is a CSR (Graph) read from an edge file (LoadFile: parsed in
+// parallel chunks, optionally through a binary graph cache) or taken from
 // a snapshot of a live window (FromWindow): directions and timestamps are
 // dropped, duplicates and self-loops removed.
 //
@@ -23,9 +24,10 @@
 // precomputed dictionaries, any k up to MaxMotifK.
 //
 // The CPU engine runs one TE per worker over a static split of the root
-// vertices; with balancing on, a coordinator implements the paper's CPU-driven redistribution: when fewer workers
-// than a threshold are busy it stops them all in a consistent state and
-// moves unexplored extensions from donors to idle workers round-robin.
+// vertices; with balancing on, a coordinator implements the paper's
+// CPU-driven redistribution: when fewer workers than a threshold are busy
+// it stops them all in a consistent state and moves unexplored extensions
+// from donors to idle workers round-robin.
 // The GPU engine with the same API lives in package gpu (build tag cuda):
 // the same workflow per warp (kernels/gpm.cu), pattern-aware cliques by
 // default there too (GPMOptions.LiteralCliques for Algorithm 4's).
