@@ -153,23 +153,7 @@ func Run(ctx context.Context, o Options) error {
 		probe:      func(ctx context.Context) error { return broker.WaitReady(ctx, brokers, transport) },
 		endOffsets: func(ctx context.Context) (map[int]int64, error) { return k.admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic) },
 		updates:    make(chan querySet), snapshots: snapshots, onBatch: o.OnBatch, board: board}
-	streamQs, alertQs := querySets(cfg, queries)
-	board.setQueries(streamQs, alertQs)
-	qs := querySet{stream: streamQs, alerts: alertQs}
-	var work worker
-	if cfg.Kafka.ScaleOut.Enabled {
-		so, err := newScaleOut(parts, k, qs)
-		if err != nil {
-			return err
-		}
-		defer so.member.Close() // the member joins at once; run closes it too, after the last hand-over
-		work = so
-	} else {
-		if work, err = newStandalone(ctx, parts, k, qs, cfg.WindowSpan(queries)); err != nil {
-			return err
-		}
-	}
-
+	// The query watcher hands new query sets to whichever pipeline runs.
 	watcher, err := config.NewQueryWatcher(cfg, log, func(qs []*motif.Query) error {
 		s, a := querySets(cfg, qs)
 		done := make(chan error, 1)
@@ -190,6 +174,25 @@ func Run(ctx context.Context, o Options) error {
 	})
 	if err != nil {
 		return err
+	}
+
+	streamQs, alertQs := querySets(cfg, queries)
+	board.setQueries(streamQs, alertQs)
+	qs := querySet{stream: streamQs, alerts: alertQs}
+	// Nothing fails between the worker's start (the consumer or member
+	// joins the group) and the run group, which stops it.
+	var work worker
+	if cfg.Kafka.ScaleOut.Enabled {
+		so, err := newScaleOut(parts, k, qs)
+		if err != nil {
+			return err
+		}
+		defer so.member.Close() // the member joins at once; run closes it too, after the last hand-over
+		work = so
+	} else {
+		if work, err = newStandalone(ctx, parts, k, qs, cfg.WindowSpan(queries)); err != nil {
+			return err
+		}
 	}
 
 	var g run.Group
