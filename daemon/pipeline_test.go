@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
@@ -16,10 +14,13 @@ import (
 
 type fakeSource struct{ commits []map[int]int64 }
 
-func (f *fakeSource) Fetch(ctx context.Context) (kafka.Message, error) {
+func (f *fakeSource) Next(ctx context.Context) (*ingest.Chunk, error) {
 	<-ctx.Done()
-	return kafka.Message{}, ctx.Err()
+	return nil, ctx.Err()
 }
+
+func (f *fakeSource) Done(*ingest.Chunk) {}
+func (f *fakeSource) Pause([]int)        {}
 
 func (f *fakeSource) Commit(_ context.Context, offsets map[int]int64) error {
 	f.commits = append(f.commits, offsets)
