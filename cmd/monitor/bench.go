@@ -8,14 +8,12 @@ import (
 	"iter"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -80,9 +78,7 @@ figure at that load.`,
   monitor bench --file graph.txt --config motifwatch.yaml --backend gpu --format json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return benchRun(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return benchRun(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{fmt.Errorf("bench: %w", err)} })
