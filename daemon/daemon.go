@@ -14,13 +14,13 @@ import (
 	"github.com/oklog/run"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
@@ -106,14 +106,14 @@ func Run(ctx context.Context, o Options) error {
 	board.setEngine(engineStatus(engine, cfg))
 
 	// Kafka: the embedded broker or the configured cluster, and topics.
-	transport, dialer, err := clients(&cfg.Kafka)
+	transport, dialer, err := kafka.Clients(&cfg.Kafka)
 	if err != nil {
 		return err
 	}
 	brokers := cfg.Kafka.Brokers
 	if cfg.Embedded() {
 		ec := &cfg.Kafka.Embedded
-		emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes)})
+		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes)})
 		if err != nil {
 			return fmt.Errorf("kafka.embedded {dir: %q, port: %d, retention_bytes: %s}: starting the embedded broker: %w", ec.Dir, ec.Port, ec.RetentionBytes, err)
 		}
@@ -129,7 +129,7 @@ func Run(ctx context.Context, o Options) error {
 			log.Info("embedded Kafka broker started, in memory only: its topics, offsets and alerts are lost at exit (kafka.embedded.dir keeps them)", "addrs", brokers, "retention_per_partition", retention)
 		}
 	}
-	conn := &connector{brokers: brokers, ping: func(ctx context.Context) error { return broker.Ping(ctx, brokers, dialer) },
+	conn := &connector{brokers: brokers, ping: func(ctx context.Context) error { return kafka.Ping(ctx, brokers, dialer) },
 		retry: newRetrier(opProbe, log, ready, pm), health: ready, log: log, limit: ratelog.New(connectLogEvery, nil), sleep: sleep}
 	if m := cfg.Kafka.SASL.Mechanism; m != "" {
 		conn.mechanism, conn.user = "SASL "+strings.ToUpper(m), cfg.Kafka.SASL.Username
@@ -138,7 +138,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	parts := max(cfg.Kafka.Partitions, 1)
-	if err := broker.EnsureTopics(ctx, brokers, transport, []broker.TopicSpec{
+	if err := kafka.EnsureTopics(ctx, brokers, transport, []kafka.TopicSpec{
 		{Name: cfg.Kafka.EdgeTopic, Partitions: parts},
 		{Name: cfg.Kafka.AlertTopic, Partitions: parts},
 		{Name: cfg.Kafka.DeadLetterTopic, Partitions: parts},
@@ -152,7 +152,7 @@ func Run(ctx context.Context, o Options) error {
 	var sink alerts.Sink
 	if cfg.Alerts.Sink == config.SinkStdout {
 		sink = alerts.NewWriterSink(o.Stdout)
-	} else if sink, err = alerts.NewKafkaSink(alerts.KafkaOptions{Brokers: brokers, Topic: cfg.Kafka.AlertTopic, Transport: transport, Logger: log,
+	} else if sink, err = kafka.NewAlertSink(kafka.AlertSinkOptions{Brokers: brokers, Topic: cfg.Kafka.AlertTopic, Transport: transport, Logger: log,
 		// The sink logs its retries itself; readiness and metrics learn of them here.
 		OnRetry: func(_ int, err error) { alertRetry.failed(err, false) }}); err != nil {
 		return err
@@ -165,7 +165,7 @@ func Run(ctx context.Context, o Options) error {
 	defer sink.Close()
 	mk := &pipelineMaker{cfg: cfg, log: log, reg: reg, engine: engine, backend: backend, schema: schema, sink: sink,
 		health: ready, updates: make(chan querySet), onBatch: o.OnBatch, board: board,
-		probe: func(ctx context.Context) error { return broker.WaitReady(ctx, brokers, transport) }}
+		probe: func(ctx context.Context) error { return kafka.WaitReady(ctx, brokers, transport) }}
 	if mk.am, err = alerts.NewMetrics(reg); err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func Run(ctx context.Context, o Options) error {
 	if mk.im, err = ingest.NewMetrics(reg); err != nil {
 		return err
 	}
-	dlq, err := ingest.NewDeadLetter(ingest.DeadLetterOptions{Brokers: brokers, Topic: cfg.Kafka.DeadLetterTopic, Transport: transport,
+	dlq, err := kafka.NewDeadLetter(kafka.DeadLetterOptions{Brokers: brokers, Topic: cfg.Kafka.DeadLetterTopic, Transport: transport,
 		MaxBytes: int(cfg.Kafka.DeadLetterMaxBytes)})
 	if err != nil {
 		return err
@@ -193,7 +193,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	admin, err := ingest.NewAdmin(brokers, transport)
+	admin, err := kafka.NewAdmin(brokers, transport)
 	if err != nil {
 		return err
 	}
@@ -205,7 +205,7 @@ func Run(ctx context.Context, o Options) error {
 
 	// work is the run group's pipeline actor; stats reports its records.
 	var work func(context.Context) error
-	var consumer *ingest.Consumer
+	var consumer *kafka.Consumer
 	stats := func() pipelineStats { return p.stats }
 	if cfg.Kafka.ScaleOut.Enabled {
 		so, err := newScaleOut(cfg, mk, admin, brokers, transport, dialer, p.queries)
@@ -220,7 +220,7 @@ func Run(ctx context.Context, o Options) error {
 		if err := rebuild(ctx, log, cfg, admin, brokers, transport, dialer, p, cfg.WindowSpan(queries)); err != nil {
 			return err
 		}
-		consumer, err = ingest.NewConsumer(ingest.ConsumerOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
+		consumer, err = kafka.NewConsumer(kafka.ConsumerOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
 			Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: log,
 			SessionTimeout: cfg.Kafka.SessionTimeout,
 			// kafka-go retries these itself (a fetch's i/o timeout, a lost
@@ -327,7 +327,7 @@ func Run(ctx context.Context, o Options) error {
 		fctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 		defer cancel()
 		if runErr == nil {
-			client := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
+			client := &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
 			if err := commitFinal(fctx, client, cfg.Kafka.Group, cfg.Kafka.EdgeTopic, p.committable(), p.next, p.resume, p.shutdownWatermark()); err != nil {
 				log.Warn("final commit with resume state failed: a restart may repeat alerts", "err", err)
 			}
@@ -419,8 +419,8 @@ func decodeOptions(cfg *config.Config, schema *window.Schema) ingest.DecodeOptio
 // window span before the committed offsets are read back as History (in
 // the window, never alerted), and a clean shutdown's metadata marks the
 // records it had already handled as Replayed.
-func rebuild(ctx context.Context, log *slog.Logger, cfg *config.Config, admin *ingest.Admin, brokers []string, transport *kafka.Transport, dialer *kafka.Dialer, p *pipeline, span time.Duration) error {
-	client := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
+func rebuild(ctx context.Context, log *slog.Logger, cfg *config.Config, admin *kafka.Admin, brokers []string, transport *kafka.Transport, dialer *kafka.Dialer, p *pipeline, span time.Duration) error {
+	client := &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
 	parts, err := admin.Partitions(ctx, cfg.Kafka.EdgeTopic)
 	if err != nil {
 		return err
@@ -462,7 +462,7 @@ func rebuild(ctx context.Context, log *slog.Logger, cfg *config.Config, admin *i
 		}
 	}
 	oldest := time.Time{}
-	if err := ingest.Replay(ctx, brokers, dialer, cfg.Kafka.EdgeTopic, last, offsets, func(m kafka.Message) error {
+	if err := kafka.Replay(ctx, brokers, dialer, cfg.Kafka.EdgeTopic, last, offsets, func(m kafka.Message) error {
 		if oldest.IsZero() || m.Time.Before(oldest) {
 			oldest = m.Time
 		}
@@ -478,7 +478,7 @@ func rebuild(ctx context.Context, log *slog.Logger, cfg *config.Config, admin *i
 		return err
 	}
 	n := 0
-	if err := ingest.Replay(ctx, brokers, dialer, cfg.Kafka.EdgeTopic, from, offsets, func(m kafka.Message) error {
+	if err := kafka.Replay(ctx, brokers, dialer, cfg.Kafka.EdgeTopic, from, offsets, func(m kafka.Message) error {
 		e, err := p.dec.Decode(m.Value, ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset})
 		if err != nil {
 			return nil // dead-lettered when it was first read
@@ -510,7 +510,7 @@ func demo(ctx context.Context, log *slog.Logger, brokers []string, tr *kafka.Tra
 		return err
 	}
 	log.Info("demo feed producing", "topic", cfg.Kafka.EdgeTopic)
-	_, err = broker.Produce(ctx, broker.FeedRecords(feed, unit), broker.ProduceOptions{Brokers: brokers, Transport: tr,
+	_, err = kafka.Produce(ctx, kafka.FeedRecords(feed, unit), kafka.ProduceOptions{Brokers: brokers, Transport: tr,
 		Topic: cfg.Kafka.EdgeTopic, TimeUnit: unit, Speedup: 240, BatchSize: 100})
 	if ctx.Err() != nil {
 		return nil

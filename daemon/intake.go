@@ -6,9 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // The intake runs ahead of the pipeline goroutine: a fetcher goroutine

@@ -11,16 +11,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
-// source is what the pipeline needs of the consumer (ingest.Consumer).
+// source is what the pipeline needs of the consumer (kafka.Consumer).
 type source interface {
 	Fetch(ctx context.Context) (kafka.Message, error)
 	Commit(ctx context.Context, offsets map[int]int64) error

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/promreg"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
@@ -34,7 +35,7 @@ type pipelineMaker struct {
 	am      *alerts.Metrics
 	dec     *ingest.Decoder
 	im      *ingest.Metrics
-	dlq     *ingest.DeadLetter
+	dlq     *kafka.DeadLetter
 	pm      *pipelineMetrics
 	// health is what /readyz reports; alertRetry (shared with the sink's
 	// retry hook) and each pipeline's retriers report to it, and probe
@@ -113,9 +114,9 @@ type scaleOut struct {
 	cfg       *config.Config
 	log       *slog.Logger
 	mk        *pipelineMaker
-	member    *ingest.Member
-	admin     *ingest.Admin
-	client    *kafka.Client
+	member    *kafka.Member
+	admin     *kafka.Admin
+	client    *kafkago.Client
 	brokers   []string
 	dialer    *kafka.Dialer
 	queries   querySet
@@ -124,10 +125,10 @@ type scaleOut struct {
 	m         *scaleOutMetrics
 }
 
-func newScaleOut(cfg *config.Config, mk *pipelineMaker, admin *ingest.Admin, brokers []string, transport *kafka.Transport,
+func newScaleOut(cfg *config.Config, mk *pipelineMaker, admin *kafka.Admin, brokers []string, transport *kafka.Transport,
 	dialer *kafka.Dialer, qs querySet) (*scaleOut, error) {
 	so := &cfg.Kafka.ScaleOut
-	member, err := ingest.NewMember(ingest.MemberOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic, Group: cfg.Kafka.Group,
+	member, err := kafka.NewMember(kafka.MemberOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic, Group: cfg.Kafka.Group,
 		ClientID: cfg.Kafka.ClientID, Dialer: dialer, Transport: transport, HeartbeatInterval: so.HeartbeatInterval,
 		SessionTimeout: so.SessionTimeout, RebalanceTimeout: so.RebalanceTimeout, Logger: mk.log})
 	if err != nil {
@@ -139,7 +140,7 @@ func newScaleOut(cfg *config.Config, mk *pipelineMaker, admin *ingest.Admin, bro
 		return nil, err
 	}
 	s := &scaleOut{cfg: cfg, log: mk.log, mk: mk, member: member, admin: admin, brokers: brokers, dialer: dialer, queries: qs, m: m,
-		client: &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}}
+		client: &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}}
 	s.totalsPtr.Store(&pipelineStats{})
 	return s, nil
 }
@@ -167,9 +168,9 @@ func (s *scaleOut) run(ctx context.Context) error {
 // next waits for the group's next generation, answering query updates
 // meanwhile; it returns nil, nil once ctx ends. Errors joining the group
 // are logged and retried (kafka-go backs off between attempts).
-func (s *scaleOut) next(ctx context.Context) (*ingest.Generation, error) {
+func (s *scaleOut) next(ctx context.Context) (*kafka.Generation, error) {
 	type result struct {
-		g   *ingest.Generation
+		g   *kafka.Generation
 		err error
 	}
 	for {
@@ -223,7 +224,7 @@ func (s *scaleOut) checkQueries(qs querySet) error {
 // until the group rebalances (or ctx ends), then the handover commit.
 // A fenced commit is no failure: the group moved on without this member;
 // the new owners resume from the last accepted commit.
-func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error {
+func (s *scaleOut) generation(ctx context.Context, gen *kafka.Generation) error {
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -247,7 +248,7 @@ func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error
 	if err != nil {
 		return err
 	}
-	readers, err := ingest.NewReaders(ingest.ReadersOptions{Brokers: s.brokers, Topic: s.cfg.Kafka.EdgeTopic, Dialer: s.dialer,
+	readers, err := kafka.NewReaders(kafka.ReadersOptions{Brokers: s.brokers, Topic: s.cfg.Kafka.EdgeTopic, Dialer: s.dialer,
 		MaxWait: min(s.cfg.Window.BatchMaxWait, 250*time.Millisecond), OnClientError: s.mk.pm.kafkaErrors.WithLabelValues(opFetch).Inc}, from)
 	if err != nil {
 		return err
@@ -262,7 +263,7 @@ func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error
 	st := s.totals()
 	st.add(p.stats)
 	s.totalsPtr.Store(&st)
-	if errors.Is(err, ingest.ErrFenced) {
+	if errors.Is(err, kafka.ErrFenced) {
 		s.m.handovers.WithLabelValues("fenced").Inc()
 		s.log.Warn("kafka group: the group moved on before this instance handed its partitions over; their new owners resume from the last accepted commit (alerts since then may repeat)",
 			"generation", gen.ID, "partitions", gen.Partitions, "err", err)
@@ -297,7 +298,7 @@ func (s *scaleOut) idle(ctx context.Context) error {
 // their earlier edges wherever they come from. A handover commit's
 // resume state marks the records its owner had already mined as
 // Replayed.
-func (s *scaleOut) rebuild(ctx context.Context, p *pipeline, gen *ingest.Generation) (map[int]int64, error) {
+func (s *scaleOut) rebuild(ctx context.Context, p *pipeline, gen *kafka.Generation) (map[int]int64, error) {
 	topic := s.cfg.Kafka.EdgeTopic
 	parts, err := s.admin.Partitions(ctx, topic)
 	if err != nil {
@@ -360,7 +361,7 @@ func (s *scaleOut) rebuild(ctx context.Context, p *pipeline, gen *ingest.Generat
 // otherwise, which the lateness margin covers).
 func (s *scaleOut) historyStart(ctx context.Context, p *pipeline, before, duty map[int]int64) (map[int]int64, error) {
 	var oldest time.Time
-	err := ingest.Replay(ctx, s.brokers, s.dialer, s.cfg.Kafka.EdgeTopic, before, duty, func(m kafka.Message) error {
+	err := kafka.Replay(ctx, s.brokers, s.dialer, s.cfg.Kafka.EdgeTopic, before, duty, func(m kafka.Message) error {
 		if oldest.IsZero() || m.Time.Before(oldest) {
 			oldest = m.Time
 		}
@@ -380,8 +381,8 @@ func (s *scaleOut) historyStart(ctx context.Context, p *pipeline, before, duty m
 // genSource is the pipeline's source in a scaled-out instance: records
 // of every partition, commits of the owned ones through the generation.
 type genSource struct {
-	*ingest.Readers
-	gen *ingest.Generation
+	*kafka.Readers
+	gen *kafka.Generation
 }
 
 func (g genSource) Commit(ctx context.Context, offsets map[int]int64) error {
