@@ -47,10 +47,10 @@ func TestIntakeBoundsBytesOfLargeRecords(t *testing.T) {
 		v = fmt.Appendf(v, `{"src":"a%d","dst":"b%d","time":1700000000`, i, i)
 		return kafka.Message{Topic: "edges", Partition: 0, Offset: int64(i), HighWaterMark: n, Value: append(v, pad...)}
 	}}
-	p.src = src
+	p.mode = testMode(src)
 	p.batchSize, p.maxWait, p.shutdownTimeout = 10_000, 10*time.Millisecond, 10*time.Second
 	p.reorder.SetMaxBuffered(50_000)
-	p.fetchQueueBytes = capBytes / 4
+	p.queue = newFetchQueue(capBytes / 4)
 	p.reorder.SetMaxBytes(capBytes - capBytes/4)
 
 	var maxReorder, maxQueue int64
@@ -92,7 +92,7 @@ func TestCappedReleasesKeepBatchesLarge(t *testing.T) {
 		v := fmt.Appendf(nil, `{"src":"a%d","dst":"b%d","time":%d}`, i%97, i%89, t)
 		return kafka.Message{Topic: "edges", Partition: part, Offset: int64(i), HighWaterMark: n, Value: v}
 	}}
-	p.src = src
+	p.mode = testMode(src)
 	p.batchSize, p.maxWait, p.shutdownTimeout = batchSize, time.Hour, 10*time.Second
 	p.reorder.SetMaxBuffered(capEdges)
 

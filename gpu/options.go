@@ -74,9 +74,9 @@ type Options struct {
 	Count3Device bool
 }
 
-// count3OnDevice reports whether Select hands the counting passes to the
-// device.
-func (o Options) count3OnDevice() bool {
+// Count3OnDevice reports whether the counting passes are to run on the
+// device (Count3Device or $MOTIFWATCH_GPU_COUNT3=1).
+func (o Options) Count3OnDevice() bool {
 	return o.Count3Device || envInt("MOTIFWATCH_GPU_COUNT3", 0) == 1
 }
 

@@ -19,6 +19,8 @@ import (
 
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/gpu"
+	"github.com/motifwatch/motifwatch/internal/backend"
+	"github.com/motifwatch/motifwatch/internal/engine"
 )
 
 // gpmOptions are the flags of `monitor gpm`.
@@ -26,7 +28,7 @@ type gpmOptions struct {
 	graph       string
 	app         string
 	k           int
-	backend     string
+	backend     backend.Backend
 	devices     []int
 	device      int // the deprecated --device
 	workers     int
@@ -75,7 +77,7 @@ Ctrl-C prints the counts so far, marked partial, and exits with status 130.`,
 	f.Var(&singleString{value: &o.graph}, "graph", "undirected edge file")
 	f.StringVar(&o.app, "app", "", "clique or motif")
 	f.IntVarP(&o.k, "k", "k", 0, fmt.Sprintf("subgraph size in vertices (clique: 2-%d, motif: 2-%d)", gpm.MaxCliqueK, gpm.MaxMotifK))
-	f.StringVar(&o.backend, "backend", gpu.BackendCPU, backendUsage)
+	f.StringVar((*string)(&o.backend), "backend", backend.CPU.String(), backendUsage)
 	f.IntSliceVar(&o.devices, "devices", nil, "CUDA device ordinal for --backend gpu|auto (one: gpm runs on one device; default 0)")
 	f.IntVar(&o.device, "device", -1, "CUDA device ordinal")
 	f.MarkDeprecated("device", "use --devices")
@@ -195,24 +197,22 @@ func parseBytes(s string) (int64, error) {
 // engine builds the engine of --backend: with auto, the GPU when one
 // opens, else the CPU with a warning on stderr.
 func (o *gpmOptions) engine(balance bool, limit int64, stderr io.Writer) (gpm.Engine, func() error, error) {
-	if o.backend != gpu.BackendCPU {
-		device := 0
-		if len(o.devices) == 1 {
-			device = o.devices[0]
-		}
-		e, err := gpu.NewGPM(gpu.GPMOptions{Device: device, Warps: o.workers, Balance: balance,
-			Threshold: o.threshold, MemoryLimit: limit, LiteralCliques: o.cliques == "dm"})
-		switch {
-		case err == nil:
-			return e, e.Close, nil
-		case o.backend == gpu.BackendGPU:
-			return nil, nil, fmt.Errorf("gpm --backend gpu: %w", err)
-		}
-		fmt.Fprintf(stderr, "gpm --backend auto: no usable GPU (%v); counting on the CPU\n", err)
+	device := 0
+	if len(o.devices) == 1 {
+		device = o.devices[0]
 	}
-	return gpm.NewCPU(gpm.CPUOptions{Workers: o.workers, Balance: balance, Threshold: o.threshold, MemoryLimit: limit,
-			LiteralCliques: o.cliques == "dm"}),
-		func() error { return nil }, nil
+	e, closeEngine, err := engine.GPM(o.backend,
+		gpu.GPMOptions{Device: device, Warps: o.workers, Balance: balance, Threshold: o.threshold, MemoryLimit: limit,
+			LiteralCliques: o.cliques == "dm"},
+		gpm.CPUOptions{Workers: o.workers, Balance: balance, Threshold: o.threshold, MemoryLimit: limit,
+			LiteralCliques: o.cliques == "dm"},
+		func(reason error) {
+			fmt.Fprintf(stderr, "gpm --backend auto: no usable GPU (%v); counting on the CPU\n", reason)
+		})
+	if err != nil {
+		return nil, nil, fmt.Errorf("gpm --backend gpu: %w", err)
+	}
+	return e, closeEngine, nil
 }
 
 func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
@@ -229,7 +229,7 @@ func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
 		return interruptedError{fmt.Errorf("gpm: interrupted while loading %s: nothing counted", o.graph)}
 	}
 	rep := &gpmReport{Graph: o.graph, Vertices: g.N(), Edges: g.M(), MaxDegree: g.MaxDegree(), App: string(app),
-		K: o.k, Backend: o.backend, Balance: balance, LoadSeconds: time.Since(start).Seconds()}
+		K: o.k, Backend: o.backend.String(), Balance: balance, LoadSeconds: time.Since(start).Seconds()}
 	header := ""
 	if st.Header {
 		header = fmt.Sprintf(", header \"%d %d\"", st.HeaderV, st.HeaderE)

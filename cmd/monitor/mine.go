@@ -25,6 +25,8 @@ import (
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/backend"
+	"github.com/motifwatch/motifwatch/internal/engine"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/motif/count3"
 	"github.com/motifwatch/motifwatch/synth"
@@ -45,7 +47,7 @@ type mineOptions struct {
 	delta         string
 	enumerate     int64
 	workers       int
-	backend       string
+	backend       backend.Backend
 	devices       []int
 	format        string
 	skipBad       bool
@@ -98,7 +100,7 @@ partial, and exits with status 130.`,
 	f.StringVar(&o.delta, "delta", "", `motif window: a duration ("1h") or timestamp ticks ("3600"); overrides the queries' own`)
 	f.Int64Var(&o.enumerate, "enumerate", 0, "print up to N matches per query instead of only counting")
 	f.IntVar(&o.workers, "workers", 0, workersUsage)
-	f.StringVar(&o.backend, "backend", gpu.BackendCPU, backendUsage)
+	f.StringVar((*string)(&o.backend), "backend", backend.CPU.String(), backendUsage)
 	f.IntSliceVar(&o.devices, "devices", nil, "CUDA device ordinals for --backend gpu|auto (repeat an ordinal for logical partitions; default: all)")
 	f.StringVar(&o.format, "format", "table", "output format: table, json or csv")
 	f.BoolVar(&o.skipBad, "skip-bad", false, "count and report malformed lines instead of stopping at the first")
@@ -155,9 +157,9 @@ type mineReport struct {
 	// UploadSeconds is the window's copy to the devices and the device-side
 	// adjacency build (query seconds then count mining alone), and
 	// DeviceBytesPerEdge the device memory the mirror takes per edge.
-	Backend            string  `json:"backend"`
-	UploadSeconds      float64 `json:"upload_seconds,omitempty"`
-	DeviceBytesPerEdge float64 `json:"device_bytes_per_edge,omitempty"`
+	Backend            backend.Backend `json:"backend"`
+	UploadSeconds      float64         `json:"upload_seconds,omitempty"`
+	DeviceBytesPerEdge float64         `json:"device_bytes_per_edge,omitempty"`
 }
 
 func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error {
@@ -189,7 +191,7 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	if ctx.Err() != nil {
 		return interruptedError{fmt.Errorf("mine: interrupted while loading %s: nothing mined", o.graph)}
 	}
-	engine, err := gpu.Select(o.backend, o.workers, gpu.Options{Devices: o.devices}, slog.New(slog.NewTextHandler(stderr, nil)))
+	engine, err := engine.Select(o.backend, o.workers, gpu.Options{Devices: o.devices}, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
 		return err
 	}
@@ -247,8 +249,8 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 		total += r.Matches
 	}
 	fmt.Fprintf(stderr, "mine: %d edges, %d queries, %d matches in %.2fs on the %s, peak RSS %.1f MiB\n",
-		report.Edges, len(report.Queries), total, report.Seconds, strings.ToUpper(report.Backend), float64(report.PeakRSS)/(1<<20))
-	if report.Backend == gpu.BackendGPU {
+		report.Edges, len(report.Queries), total, report.Seconds, strings.ToUpper(report.Backend.String()), float64(report.PeakRSS)/(1<<20))
+	if report.Backend == backend.GPU {
 		fmt.Fprintf(stderr, "mine: window to the devices in %.3fs, %.1f device bytes per window edge\n", report.UploadSeconds, report.DeviceBytesPerEdge)
 	}
 	if report.Partial {
@@ -261,7 +263,7 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 
 func (o *mineOptions) check() error {
 	if o.backend == "" {
-		o.backend = gpu.BackendCPU // options built in code, as the tests do
+		o.backend = backend.CPU // options built in code, as the tests do
 	}
 	switch {
 	case o.graph == "" && o.synthetic == 0:
@@ -435,7 +437,7 @@ func parseDelta(s string) (motif.Span, error) {
 	return motif.DurationSpan(d), nil
 }
 
-func (o *mineOptions) mineOne(ctx context.Context, engine *gpu.Selected, w *window.Window, p *motif.Plan, stderr io.Writer) (*queryRun, error) {
+func (o *mineOptions) mineOne(ctx context.Context, engine *engine.Selected, w *window.Window, p *motif.Plan, stderr io.Writer) (*queryRun, error) {
 	run := &queryRun{Name: p.Query.Name, Delta: p.Query.Delta.String()}
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Progress: new(atomic.Int64), Found: new(atomic.Int64)}
 	if o.enumerate > 0 {
@@ -457,7 +459,7 @@ func (o *mineOptions) mineOne(ctx context.Context, engine *gpu.Selected, w *wind
 	}
 	start := time.Now()
 	// The CPU engine reports its running count; the GPU's comes at the end.
-	counts := engine.Backend == gpu.BackendCPU
+	counts := engine.Backend == backend.CPU
 	stop := everyTick(o.progress, func() {
 		fmt.Fprintln(stderr, progressLine("mining "+run.Name+" (root edges)", req.Progress.Load(), int64(w.Len()),
 			req.Found.Load(), counts, "matches", time.Since(start)))
