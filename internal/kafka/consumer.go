@@ -10,7 +10,6 @@ import (
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
-
 )
 
 // ConsumerOptions configures a Consumer.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
-
 )
 
 // ErrFenced is returned by Generation.Commit when the group coordinator

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
-
 )
 
 // ErrNoBrokers is returned when a call is given no broker addresses.
