@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"log/slog"
+	"maps"
 
 	kafkago "github.com/segmentio/kafka-go"
 
@@ -87,3 +88,43 @@ func (g generationCommits) commit(ctx context.Context, offsets map[int]int64) er
 func (g generationCommits) final(ctx context.Context, h handover) error {
 	return g.gen.Commit(ctx, h.offsets, h.metadata())
 }
+
+// commitQueue holds each batch's committable offsets until the router has
+// settled the flush that wrote its alerts (alerts.Router.Settled).
+type commitQueue struct {
+	// flushes counts the batches pushed: one successful alert flush
+	// each, in step with the router's count.
+	flushes uint64
+	waiting []pendingCommit
+	// last is the last offsets the group accepted: an unchanged position
+	// is not committed again.
+	last map[int]int64
+}
+
+// pendingCommit is a batch's committable offsets, waiting for the router
+// to settle the flush that wrote its alerts.
+type pendingCommit struct {
+	flush   uint64
+	offsets map[int]int64
+}
+
+// push queues the offsets of the batch just flushed and returns those of
+// the newest batch the router has settled (settled: its flush count), or
+// nil when there is none or they were committed already.
+func (q *commitQueue) push(offsets map[int]int64, settled uint64) map[int]int64 {
+	q.flushes++
+	q.waiting = append(q.waiting, pendingCommit{flush: q.flushes, offsets: offsets})
+	var due map[int]int64
+	i := 0
+	for ; i < len(q.waiting) && q.waiting[i].flush <= settled; i++ {
+		due = q.waiting[i].offsets
+	}
+	q.waiting = q.waiting[i:]
+	if due == nil || maps.Equal(due, q.last) {
+		return nil
+	}
+	return due
+}
+
+// committed records offsets as accepted by the group.
+func (q *commitQueue) committed(offsets map[int]int64) { q.last = offsets }

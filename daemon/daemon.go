@@ -137,11 +137,6 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer dlq.Close()
-	admin, err := kafka.NewAdmin(brokers, transport)
-	if err != nil {
-		return err
-	}
-	defer admin.Close()
 	dec, err := ingest.NewDecoder(decodeOptions(cfg, &schema))
 	if err != nil {
 		return err
@@ -156,27 +151,9 @@ func Run(ctx context.Context, o Options) error {
 	parts := &pipelineParts{cfg: cfg, log: log, reg: reg, engine: engine, backend: backend, schema: schema, sink: sink,
 		dec: dec, dlq: dlq, am: am, im: im, pm: pm, health: ready, alertRetry: alertRetry,
 		probe:      func(ctx context.Context) error { return kafka.WaitReady(ctx, brokers, transport) },
-		endOffsets: func(ctx context.Context) (map[int]int64, error) { return admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic) },
+		endOffsets: func(ctx context.Context) (map[int]int64, error) { return k.admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic) },
 		updates:    make(chan querySet), snapshots: snapshots, onBatch: o.OnBatch, board: board}
-	streamQs, alertQs := querySets(cfg, queries)
-	board.setQueries(streamQs, alertQs)
-	qs := querySet{stream: streamQs, alerts: alertQs}
-	var work worker
-	if cfg.Kafka.ScaleOut.Enabled {
-		so, err := newScaleOut(parts, admin, brokers, transport, k.dialer, qs)
-		if err != nil {
-			return err
-		}
-		defer so.member.Close() // the member joins at once; run closes it too, after the last hand-over
-		work = so
-	} else {
-		c := standaloneClients{brokers: brokers, dialer: k.dialer, admin: admin,
-			client: &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}}
-		if work, err = newStandalone(ctx, parts, c, qs, cfg.WindowSpan(queries)); err != nil {
-			return err
-		}
-	}
-
+	// The query watcher hands new query sets to whichever pipeline runs.
 	watcher, err := config.NewQueryWatcher(cfg, log, func(qs []*motif.Query) error {
 		s, a := querySets(cfg, qs)
 		done := make(chan error, 1)
@@ -197,6 +174,25 @@ func Run(ctx context.Context, o Options) error {
 	})
 	if err != nil {
 		return err
+	}
+
+	streamQs, alertQs := querySets(cfg, queries)
+	board.setQueries(streamQs, alertQs)
+	qs := querySet{stream: streamQs, alerts: alertQs}
+	// Nothing fails between the worker's start (the consumer or member
+	// joins the group) and the run group, which stops it.
+	var work worker
+	if cfg.Kafka.ScaleOut.Enabled {
+		so, err := newScaleOut(parts, k, qs)
+		if err != nil {
+			return err
+		}
+		defer so.member.Close() // the member joins at once; run closes it too, after the last hand-over
+		work = so
+	} else {
+		if work, err = newStandalone(ctx, parts, k, qs, cfg.WindowSpan(queries)); err != nil {
+			return err
+		}
 	}
 
 	var g run.Group
@@ -277,14 +273,25 @@ func queryNames(qs []*motif.Query) []string {
 }
 
 // kafkaClients are the daemon's connection to Kafka: the brokers it
-// reached (the embedded one's addresses, if it runs), and the transport
+// reached (the embedded one's addresses, if it runs), the transport
 // (writers, admin calls) and dialer (readers) with the configured TLS
-// and SASL.
+// and SASL, and the metadata and offset clients over the transport.
 type kafkaClients struct {
 	brokers   []string
 	transport *kafka.Transport
 	dialer    *kafka.Dialer
-	close     func()
+	admin     *kafka.Admin
+	client    *kafkago.Client
+	embedded  *kafka.Embedded // nil: the configured cluster
+}
+
+func (k kafkaClients) close() {
+	if k.admin != nil {
+		k.admin.Close()
+	}
+	if k.embedded != nil {
+		k.embedded.Close()
+	}
 }
 
 // connectKafka starts the embedded broker if configured, waits until the
@@ -294,14 +301,14 @@ func connectKafka(ctx context.Context, cfg *config.Config, log *slog.Logger, rea
 	if err != nil {
 		return kafkaClients{}, err
 	}
-	k := kafkaClients{brokers: cfg.Kafka.Brokers, transport: transport, dialer: dialer, close: func() {}}
+	k := kafkaClients{brokers: cfg.Kafka.Brokers, transport: transport, dialer: dialer}
 	if cfg.Embedded() {
 		ec := &cfg.Kafka.Embedded
 		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes)})
 		if err != nil {
 			return kafkaClients{}, fmt.Errorf("kafka.embedded {dir: %q, port: %d, retention_bytes: %s}: starting the embedded broker: %w", ec.Dir, ec.Port, ec.RetentionBytes, err)
 		}
-		k.brokers, k.close = emb.Addrs(), func() { emb.Close() }
+		k.brokers, k.embedded = emb.Addrs(), emb
 		retention := "unlimited"
 		if ec.RetentionBytes > 0 {
 			retention = ec.RetentionBytes.String()
@@ -331,6 +338,11 @@ func connectKafka(ctx context.Context, cfg *config.Config, log *slog.Logger, rea
 		k.close()
 		return kafkaClients{}, err
 	}
+	if k.admin, err = kafka.NewAdmin(brokers, transport); err != nil {
+		k.close()
+		return kafkaClients{}, err
+	}
+	k.client = &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
 	return k, nil
 }
 

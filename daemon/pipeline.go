@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"strconv"
 	"sync"
@@ -36,13 +35,9 @@ type pipeline struct {
 	// alertRetry is shared with the sink (pipelineParts).
 	fetchRetry, commitRetry, dlqRetry *retrier
 
-	// flushes counts successful alert flushes (one per batch), in step
-	// with the router's; commitQueue holds batches not yet settled.
-	flushes     uint64
-	commitQueue []pendingCommit
-	// lastCommitted is the last offsets the group accepted: an unchanged
-	// position is not committed again.
-	lastCommitted map[int]int64
+	// unsettled holds the offsets of batches whose alerts are not all
+	// durable yet.
+	unsettled commitQueue
 
 	// queries is the query set in force (for the next generation's
 	// pipeline).
@@ -575,16 +570,8 @@ func (p *pipeline) flush(ctx context.Context) error {
 // batch's offsets wait in a queue, so a crash re-reads those records
 // instead of losing their counts.
 func (p *pipeline) commit(ctx context.Context) error {
-	p.flushes++
-	p.commitQueue = append(p.commitQueue, pendingCommit{flush: p.flushes, offsets: p.committable()})
-	settled := p.router.Settled()
-	var offsets map[int]int64
-	i := 0
-	for ; i < len(p.commitQueue) && p.commitQueue[i].flush <= settled; i++ {
-		offsets = p.commitQueue[i].offsets
-	}
-	p.commitQueue = p.commitQueue[i:]
-	if offsets == nil || maps.Equal(offsets, p.lastCommitted) {
+	offsets := p.unsettled.push(p.committable(), p.router.Settled())
+	if offsets == nil {
 		return nil
 	}
 	// While the brokers are away the pipeline waits here (nothing after
@@ -594,15 +581,8 @@ func (p *pipeline) commit(ctx context.Context) error {
 	if err := p.commitRetry.do(ctx, commitAttempt, commit); err != nil {
 		return fmt.Errorf("committing offsets: %w", err)
 	}
-	p.lastCommitted = offsets
+	p.unsettled.committed(offsets)
 	return nil
-}
-
-// pendingCommit is a batch's committable offsets, waiting for the router
-// to settle the flush that wrote its alerts.
-type pendingCommit struct {
-	flush   uint64
-	offsets map[int]int64
 }
 
 // committable returns, per partition, the offset up to which everything
@@ -716,7 +696,7 @@ func (p *pipeline) finish() error {
 	if err := p.commits.final(ctx, h); err != nil {
 		return fmt.Errorf("shutdown: committing offsets: %w", err)
 	}
-	p.commitQueue = nil
+	p.unsettled.waiting = nil // the final commit covers them
 	p.log.Info("pipeline stopped", "records", p.stats.Records, "appended", p.stats.Appended,
 		"late", p.stats.Late, "dead_lettered", p.stats.DeadLettered, "dead_letter_lost", p.stats.DeadLetterLost,
 		"alerts", p.stats.Alerts, "rate_limited", p.stats.RateLimited)

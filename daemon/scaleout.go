@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/internal/kafka"
@@ -25,37 +24,32 @@ import (
 // duty for a partition starts exactly at its committed offset, and the
 // previous owner's handover commit says what it had already reported.
 type scaleOut struct {
-	cfg       *config.Config
-	log       *slog.Logger
-	parts     *pipelineParts
-	member    *kafka.Member
-	admin     *kafka.Admin
-	client    *kafkago.Client
-	brokers   []string
-	dialer    *kafka.Dialer
+	cfg    *config.Config
+	log    *slog.Logger
+	parts  *pipelineParts
+	k      kafkaClients
+	m      *scaleOutMetrics
+	member *kafka.Member
+	// queries is the query set in force, for the next generation.
 	queries   querySet
-	stats     pipelineStats
 	totalsPtr atomic.Pointer[pipelineStats]
-	m         *scaleOutMetrics
 }
 
-func newScaleOut(parts *pipelineParts, admin *kafka.Admin, brokers []string, transport *kafka.Transport,
-	dialer *kafka.Dialer, qs querySet) (*scaleOut, error) {
+// newScaleOut joins the group and returns the instance, mining qs.
+func newScaleOut(parts *pipelineParts, k kafkaClients, qs querySet) (*scaleOut, error) {
 	cfg := parts.cfg
+	m, err := newScaleOutMetrics(parts.reg)
+	if err != nil {
+		return nil, err
+	}
 	so := &cfg.Kafka.ScaleOut
-	member, err := kafka.NewMember(kafka.MemberOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic, Group: cfg.Kafka.Group,
-		ClientID: cfg.Kafka.ClientID, Dialer: dialer, Transport: transport, HeartbeatInterval: so.HeartbeatInterval,
+	member, err := kafka.NewMember(kafka.MemberOptions{Brokers: k.brokers, Topic: cfg.Kafka.EdgeTopic, Group: cfg.Kafka.Group,
+		ClientID: cfg.Kafka.ClientID, Dialer: k.dialer, Transport: k.transport, HeartbeatInterval: so.HeartbeatInterval,
 		SessionTimeout: so.SessionTimeout, RebalanceTimeout: so.RebalanceTimeout, Logger: parts.log})
 	if err != nil {
 		return nil, err
 	}
-	m, err := newScaleOutMetrics(parts.reg)
-	if err != nil {
-		member.Close()
-		return nil, err
-	}
-	s := &scaleOut{cfg: cfg, log: parts.log, parts: parts, member: member, admin: admin, brokers: brokers, dialer: dialer, queries: qs, m: m,
-		client: &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}}
+	s := &scaleOut{cfg: cfg, log: parts.log, parts: parts, k: k, m: m, member: member, queries: qs}
 	s.totalsPtr.Store(&pipelineStats{})
 	return s, nil
 }
@@ -158,7 +152,7 @@ func (s *scaleOut) generation(ctx context.Context, gen *kafka.Generation) error 
 	if err != nil {
 		return err
 	}
-	readers, err := kafka.NewReaders(kafka.ReadersOptions{Brokers: s.brokers, Topic: s.cfg.Kafka.EdgeTopic, Dialer: s.dialer,
+	readers, err := kafka.NewReaders(kafka.ReadersOptions{Brokers: s.k.brokers, Topic: s.cfg.Kafka.EdgeTopic, Dialer: s.k.dialer,
 		MaxWait: min(s.cfg.Window.BatchMaxWait, 250*time.Millisecond), OnClientError: s.parts.pm.kafkaErrors.WithLabelValues(opFetch).Inc}, from)
 	if err != nil {
 		return err
@@ -211,19 +205,19 @@ func (s *scaleOut) idle(ctx context.Context) error {
 // Replayed.
 func (s *scaleOut) rebuild(ctx context.Context, gen *kafka.Generation) (start, map[int]int64, error) {
 	topic := s.cfg.Kafka.EdgeTopic
-	parts, err := s.admin.Partitions(ctx, topic)
+	parts, err := s.k.admin.Partitions(ctx, topic)
 	if err != nil {
 		return start{}, nil, err
 	}
-	offsets, states, err := committed(ctx, s.client, s.cfg.Kafka.Group, topic, parts)
+	offsets, states, err := committed(ctx, s.k.client, s.cfg.Kafka.Group, topic, parts)
 	if err != nil {
 		return start{}, nil, err
 	}
-	first, err := s.admin.StartOffsets(ctx, topic)
+	first, err := s.k.admin.StartOffsets(ctx, topic)
 	if err != nil {
 		return start{}, nil, err
 	}
-	end, err := s.admin.EndOffsets(ctx, topic)
+	end, err := s.k.admin.EndOffsets(ctx, topic)
 	if err != nil {
 		return start{}, nil, err
 	}
@@ -269,7 +263,7 @@ func (s *scaleOut) rebuild(ctx context.Context, gen *kafka.Generation) (start, m
 // otherwise, which the lateness margin covers).
 func (s *scaleOut) historyStart(ctx context.Context, before, duty map[int]int64) (map[int]int64, error) {
 	var oldest time.Time
-	err := kafka.Replay(ctx, s.brokers, s.dialer, s.cfg.Kafka.EdgeTopic, before, duty, func(m kafka.Message) error {
+	err := kafka.Replay(ctx, s.k.brokers, s.k.dialer, s.cfg.Kafka.EdgeTopic, before, duty, func(m kafka.Message) error {
 		if oldest.IsZero() || m.Time.Before(oldest) {
 			oldest = m.Time
 		}
@@ -283,7 +277,7 @@ func (s *scaleOut) historyStart(ctx context.Context, before, duty map[int]int64)
 		qs = append(qs, q.Query)
 	}
 	span := s.cfg.WindowSpan(qs)
-	return s.admin.OffsetsForTime(ctx, s.cfg.Kafka.EdgeTopic, oldest.Add(-span-s.cfg.Window.AllowedLateness))
+	return s.k.admin.OffsetsForTime(ctx, s.cfg.Kafka.EdgeTopic, oldest.Add(-span-s.cfg.Window.AllowedLateness))
 }
 
 // scaleOutMetrics are the series of a scaled-out instance.

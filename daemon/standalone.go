@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	kafkago "github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/kafka"
 )
@@ -23,17 +21,9 @@ type standalone struct {
 	consumer *kafka.Consumer
 }
 
-// standaloneClients are the Kafka clients a standalone instance uses.
-type standaloneClients struct {
-	brokers []string
-	dialer  *kafka.Dialer
-	admin   *kafka.Admin
-	client  *kafkago.Client
-}
-
 // newStandalone rebuilds the window, joins the group and returns the
 // instance, mining qs.
-func newStandalone(ctx context.Context, s *pipelineParts, c standaloneClients, qs querySet, span time.Duration) (*standalone, error) {
+func newStandalone(ctx context.Context, s *pipelineParts, c kafkaClients, qs querySet, span time.Duration) (*standalone, error) {
 	cfg := s.cfg
 	// Restart: rebuild the window from the history before the committed
 	// offsets, and learn what a clean shutdown left to report.
@@ -75,7 +65,7 @@ func (a *standalone) totals() pipelineStats { return a.p.stats }
 // window span before the committed offsets are read back as History (in
 // the window, never alerted), and a clean shutdown's metadata marks the
 // records it had already handled as Replayed.
-func rebuild(ctx context.Context, s *pipelineParts, c standaloneClients, span time.Duration) (start, error) {
+func rebuild(ctx context.Context, s *pipelineParts, c kafkaClients, span time.Duration) (start, error) {
 	cfg, log, admin, brokers, dialer := s.cfg, s.log, c.admin, c.brokers, c.dialer
 	parts, err := admin.Partitions(ctx, cfg.Kafka.EdgeTopic)
 	if err != nil {

@@ -31,7 +31,9 @@
 // the same workflow per warp (kernels/gpm.cu), pattern-aware cliques by
 // default there too (GPMOptions.LiteralCliques for Algorithm 4's).
 //
-// Layout: graph.go (CSR), load.go (edge files), snapshot.go (windows),
+// Layout: graph.go (CSR), csr.go (building it from pairs, in parallel),
+// load.go (edge files, parsed in parallel chunks), cache.go (the binary
+// graph cache), snapshot.go (windows),
 // te.go (the TE arrays and the phases), apps.go (clique and motif),
 // pattern.go and names.go (canonical labels, readable names), engine.go
 // (Job, Result, memory bound), cpu.go and cpu_balance.go. The brute-force

@@ -35,8 +35,7 @@ import (
 
 // mineOptions are the flags of `monitor mine`.
 type mineOptions struct {
-	cacheDir      string
-	noCache       bool
+	cache         cacheFlags
 	graph         string
 	nodes         string
 	synthetic     int
@@ -109,8 +108,7 @@ partial, and exits with status 130.`,
 	f.BoolVar(&o.explain, "explain", false, "print each query's match plan to stderr")
 	f.DurationVar(&o.progress, "progress", 5*time.Second, "interval of progress lines on stderr (0: none)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of loading and mining to this file")
-	f.StringVar(&o.cacheDir, "cache", "", "keep a binary copy of the parsed graph in this directory and load from it while the file is unchanged (default: motifwatch/edges in the user cache directory, $XDG_CACHE_HOME or ~/.cache, for files of 32 MiB and more; with --cache, files of any size)")
-	f.BoolVar(&o.noCache, "no-cache", false, "neither read nor write the graph cache")
+	o.cache.add(f)
 	return cmd
 }
 
@@ -278,14 +276,15 @@ func (o *mineOptions) check() error {
 		return usageError{fmt.Errorf("mine: --snap3 prints the fixed 6x6 grid; use it without --query and --motif")}
 	case !slices.Contains(formats, o.format):
 		return usageError{fmt.Errorf("mine: --format %q: want table, json or csv", o.format)}
-	case o.noCache && o.cacheDir != "":
-		return usageError{fmt.Errorf("mine: --cache and --no-cache exclude each other")}
 	case o.enumerate < 0:
 		return usageError{fmt.Errorf("mine: --enumerate %d must not be negative", o.enumerate)}
 	case o.snap3 && o.enumerate > 0:
 		return usageError{fmt.Errorf("mine: --snap3 only counts; drop --enumerate")}
 	case o.timeUnit <= 0:
 		return usageError{fmt.Errorf("mine: --time-unit %s must be positive", o.timeUnit)}
+	}
+	if err := o.cache.check("mine"); err != nil {
+		return err
 	}
 	if err := checkEngineFlags("mine", o.backend, o.workers, o.devices); err != nil {
 		return err
@@ -317,13 +316,7 @@ func (o *mineOptions) load(stderr io.Writer) (*window.Window, *mineReport, error
 	start := time.Now()
 	last := start
 	opts := ingest.FileOptions{TimeUnit: o.timeUnit, SkipBad: o.skipBad, KeepSelfLoops: o.keepSelfLoops, NodeFile: o.nodes}
-	switch {
-	case o.noCache:
-	case o.cacheDir != "":
-		opts.CacheDir = o.cacheDir
-	default:
-		opts.CacheDir, opts.CacheMin = ingest.DefaultCacheDir(), ingest.DefaultCacheMin
-	}
+	opts.CacheDir, opts.CacheMin = o.cache.where()
 	if o.progress > 0 {
 		opts.Progress = func(lines int64) {
 			if now := time.Now(); now.Sub(last) >= o.progress {
