@@ -65,7 +65,7 @@ func capPipeline(t *testing.T, opts stream.Options, maxFuture time.Duration, now
 	dlq := &fakeDLQ{}
 	parts := &pipelineParts{log: logger, dlq: dlq, dec: dec, pm: pm, schema: window.Schema{TimeUnit: time.Second}}
 	p := &pipeline{pipelineParts: parts, mode: testMode(&fakeSource{}), start: start{reorder: ingest.NewReorder(0, 0, nil)},
-		proc: proc, router: router, next: map[int]int64{}, queue: newFetchQueue(minFetchQueueBytes),
+		proc: proc, router: router, next: map[int]int64{},
 		future: newFutureCap(maxFuture, time.Second, func() time.Time { return now })}
 	return p, dlq, &log
 }

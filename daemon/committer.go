@@ -13,7 +13,7 @@ import (
 // committer records how far the pipeline has settled its input (offsets:
 // the next record to read per partition), and at a clean stop what its
 // next reader needs in order not to repeat alerts (the resume state).
-// Without scale-out the group's Reader commits (groupCommits) and the
+// Without scale-out the group's current generation commits (groupCommits) and the
 // resume state goes to resumeGroup (withResumeGroup); scaled out, the
 // generation of the group commits both (generationCommits).
 type committer interface {
@@ -40,13 +40,14 @@ func (h handover) metadata() map[int]string {
 }
 
 // offsetCommitter is what groupCommits needs of the consumer
-// (kafka.Consumer).
+// (kafka.GroupFetcher).
 type offsetCommitter interface {
 	Commit(ctx context.Context, offsets map[int]int64) error
 }
 
-// groupCommits commits through the consumer group's Reader, whose
-// commits carry no metadata.
+// groupCommits commits through the consumer group's current generation,
+// without metadata (the resume state goes to resumeGroup: a standby's
+// live membership refuses commits from outside the generation).
 type groupCommits struct{ c offsetCommitter }
 
 func (g groupCommits) commit(ctx context.Context, offsets map[int]int64) error {

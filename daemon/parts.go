@@ -11,6 +11,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
@@ -94,7 +95,27 @@ func (s *pipelineParts) newReorder() *ingest.Reorder {
 	return reorder
 }
 
-// fetchQueueBytes is the fetch queue's share of window.max_buffered_bytes:
-// a quarter; the rest is the reorder buffer's (0: no cap on the buffer,
-// the least queue).
+// fetchQueueBytes is the share of window.max_buffered_bytes for records
+// fetched and not yet taken in: a quarter; the rest is the reorder
+// buffer's (0: no cap on the buffer, the least in flight).
 func (s *pipelineParts) fetchQueueBytes() int64 { return int64(s.cfg.Window.MaxBufferedBytes) / 4 }
+
+// fetchOptions configures the fetcher of a pipeline's records (brokers,
+// topic and transport aside). A fetch is kept small against the reorder
+// buffer's caps: a partition that runs ahead is paused only once its
+// edges are buffered (pipeline.pauseAhead), and up to two more of its
+// fetches may be under way by then; an edge in the buffer weighs about
+// 4-5 times its JSON record, and a record can be as small as ~30 bytes.
+func (s *pipelineParts) fetchOptions() kafka.FetcherOptions {
+	w := &s.cfg.Window
+	inFlight := max(s.fetchQueueBytes(), minInFlightBytes)
+	fetch := inFlight / 2
+	if reorderBytes := int64(w.MaxBufferedBytes) - s.fetchQueueBytes(); reorderBytes > 0 {
+		fetch = min(fetch, reorderBytes/20)
+	}
+	if w.MaxBuffered > 0 {
+		fetch = min(fetch, int64(w.MaxBuffered)*30/4)
+	}
+	return kafka.FetcherOptions{Decoder: s.dec, MaxWait: min(w.BatchMaxWait, 250*time.Millisecond),
+		InFlightBytes: inFlight, FetchBytes: fetch, OnClientError: s.pm.kafkaErrors.WithLabelValues(opFetch).Inc}
+}

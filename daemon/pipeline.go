@@ -1,10 +1,12 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -60,8 +62,9 @@ type pipeline struct {
 	// late + dead-lettered (+ skipped, scaled out).
 	stats pipelineStats
 
-	// queue is the fetch queue (intake.go).
-	queue *fetchQueue
+	// paused is the partitions the source was last told to pause
+	// (reorder.AppendAhead); ahead is scratch for the next set.
+	paused, ahead []int
 	// stage accumulates the time of each stage since the last batch;
 	// reported is stats as of the last BatchReport.
 	stage    [numStages]time.Duration
@@ -132,7 +135,6 @@ func (s *pipelineParts) newPipeline(qs querySet, st start, m mode) (*pipeline, e
 		dlqRetry:    newRetrier(opDeadLetter, s.log, s.health, s.pm),
 		queries:     querySet{stream: qs.stream, alerts: qs.alerts},
 		next:        map[int]int64{}, endCheckEvery: endCheckInterval(w.IdleTimeout),
-		queue:  newFetchQueue(max(s.fetchQueueBytes(), minFetchQueueBytes)),
 		future: newFutureCap(w.MaxFuture, s.schema.TimeUnit, time.Now)}, nil
 }
 
@@ -180,24 +182,15 @@ func (p *pipeline) run(ctx context.Context) error {
 	stopAfter := context.AfterFunc(ctx, func() { time.AfterFunc(p.shutdownTimeout, cancelWork) })
 	defer stopAfter()
 
-	// The intake (intake.go): fetcher and decoder run ahead, bounded in
-	// bytes by the fetch queue.
+	// The intake (intake.go): the source fetches and decodes ahead.
 	fetchCtx, stopFetch := context.WithCancel(ctx)
 	defer stopFetch()
-	chunks := make(chan *chunk, 1)
-	free := make(chan *chunk, chunksInFlight)
-	for range chunksInFlight {
-		free <- &chunk{}
-	}
+	chunks := make(chan *kafka.Chunk)
 	var intake sync.WaitGroup
-	intake.Add(2)
+	intake.Add(1)
 	go func() {
 		defer intake.Done()
-		p.fetch(fetchCtx, p.queue)
-	}()
-	go func() {
-		defer intake.Done()
-		decodeChunks(fetchCtx, p.queue, p.dec, chunks, free)
+		p.intake(fetchCtx, chunks)
 	}()
 	defer func() { stopFetch(); intake.Wait() }()
 
@@ -213,12 +206,11 @@ func (p *pipeline) run(ctx context.Context) error {
 		select {
 		case c := <-chunks:
 			err := p.takeChunk(work, c)
-			p.queue.release(c.bytes)
-			c.recycle()
-			free <- c // never blocks: only chunksInFlight chunks exist
+			p.src.Done(c)
 			if err != nil {
 				return err
 			}
+			p.pauseAhead()
 		case <-timer.C:
 			if err := p.batch(work); err != nil {
 				return err
@@ -234,19 +226,15 @@ func (p *pipeline) run(ctx context.Context) error {
 	}
 }
 
-// minFetchQueueBytes is the fetch queue's bound when none is configured
-// (window.max_buffered_bytes 0) and its least.
-const minFetchQueueBytes = 1 << 20
-
 // takeChunk takes a decoded chunk in, record by record, closing a batch
 // whenever batch_size records are pending.
-func (p *pipeline) takeChunk(ctx context.Context, c *chunk) error {
+func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 	defer p.flushCounts()
-	p.stage[stageFetch] += c.fetchTime
-	p.stage[stageDecode] += c.decodeTime
+	p.stage[stageFetch] += c.FetchTime
+	p.stage[stageDecode] += c.DecodeTime
 	start := time.Now()
-	for i := range c.recs {
-		if err := p.takeDecoded(ctx, &c.recs[i], c.fetched[i], c.edges[i], c.errs[i]); err != nil {
+	for i := range c.Recs {
+		if err := p.takeDecoded(ctx, &c.Recs[i], c.Fetched, c.Edges[i], c.Errs[i]); err != nil {
 			return err
 		}
 		// A batch closes at batch_size records. A reorder buffer over a
@@ -268,36 +256,6 @@ func (p *pipeline) takeChunk(ctx context.Context, c *chunk) error {
 	}
 	p.stage[stageReorder] += time.Since(start)
 	return nil
-}
-
-// fetch feeds records to the fetch queue until ctx ends. A failed fetch is
-// a broker outage to ride out, not the end: kafka-go's reader reconnects
-// (and rejoins the group) by itself, so fetch marks the daemon not ready,
-// backs off, waits until the brokers answer again and fetches on.
-func (p *pipeline) fetch(ctx context.Context, q *fetchQueue) {
-	t0 := time.Now()
-	for {
-		m, err := p.src.Fetch(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			if !p.reconnect(ctx, err) {
-				return
-			}
-			t0 = time.Now()
-			continue
-		}
-		at := time.Now()
-		ok, waited := q.put(ctx, m, at, at.Sub(t0))
-		if !ok {
-			return
-		}
-		t0 = at
-		if waited {
-			t0 = time.Now() // waiting for the pipeline is not fetch time
-		}
-	}
 }
 
 // reconnect handles a failed fetch: backoff, then probing the brokers
@@ -422,7 +380,10 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 		}
 	}
 	if len(m.Value) <= rawKeepMax {
-		e.Raw = m.Value // its own allocation (kafka-go's), not a shared buffer
+		// A copy: the value lies in the fetch's buffer, which the next
+		// fetch of the partition reuses (and a buffered edge must not
+		// keep a whole fetch alive).
+		e.Raw = bytes.Clone(m.Value)
 	}
 	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 	if refused, err := p.refuseFuture(ctx, m, &e); refused || err != nil {
@@ -552,7 +513,25 @@ func (p *pipeline) batch(ctx context.Context) error {
 		p.stage = [numStages]time.Duration{}
 	}
 	p.pending = 0
+	p.pauseAhead()
 	return nil
+}
+
+// pauseAhead tells the source which partitions run ahead in event time
+// (ingest.Reorder.AppendAhead): they are not fetched until the watermark
+// catches up, so a skewed backlog stays within the reorder buffer's caps
+// without making the others' records late.
+func (p *pipeline) pauseAhead() {
+	p.ahead = p.reorder.AppendAhead(p.ahead[:0])
+	slices.Sort(p.ahead)
+	if slices.Equal(p.ahead, p.paused) {
+		return
+	}
+	p.paused = append(p.paused[:0], p.ahead...)
+	p.src.Pause(p.paused)
+	if p.pm != nil {
+		p.pm.pausedPartitions.Set(float64(len(p.paused)))
+	}
 }
 
 // flush writes the alerts, retrying until they are acknowledged or ctx

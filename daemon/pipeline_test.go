@@ -15,10 +15,13 @@ import (
 
 type fakeSource struct{ commits []map[int]int64 }
 
-func (f *fakeSource) Fetch(ctx context.Context) (kafka.Message, error) {
+func (f *fakeSource) Next(ctx context.Context) (*kafka.Chunk, error) {
 	<-ctx.Done()
-	return kafka.Message{}, ctx.Err()
+	return nil, ctx.Err()
 }
+
+func (f *fakeSource) Done(*kafka.Chunk) {}
+func (f *fakeSource) Pause([]int)       {}
 
 func (f *fakeSource) Commit(_ context.Context, offsets map[int]int64) error {
 	f.commits = append(f.commits, offsets)

@@ -152,14 +152,15 @@ func (s *scaleOut) generation(ctx context.Context, gen *kafka.Generation) error 
 	if err != nil {
 		return err
 	}
-	readers, err := kafka.NewReaders(kafka.ReadersOptions{Brokers: s.k.brokers, Topic: s.cfg.Kafka.EdgeTopic, Dialer: s.k.dialer,
-		MaxWait: min(s.cfg.Window.BatchMaxWait, 250*time.Millisecond), OnClientError: s.parts.pm.kafkaErrors.WithLabelValues(opFetch).Inc}, from)
+	fopts := s.parts.fetchOptions()
+	fopts.Brokers, fopts.Topic, fopts.Transport = s.k.brokers, s.cfg.Kafka.EdgeTopic, s.k.transport
+	fetcher, err := kafka.NewFetcher(fopts, from)
 	if err != nil {
 		return err
 	}
-	defer readers.Close()
+	defer fetcher.Close()
 	p, err := s.parts.newPipeline(s.queries, st,
-		mode{src: readers, commits: generationCommits{gen}, duty: newOwnedPartitions(gen.Partitions), guard: noTakeover{}})
+		mode{src: fetcher, commits: generationCommits{gen}, duty: newOwnedPartitions(gen.Partitions), guard: noTakeover{}})
 	if err != nil {
 		return err
 	}

@@ -11,14 +11,14 @@ import (
 )
 
 // standalone is an instance without scale-out: one pipeline over the
-// consumer group's Reader, to which the group's whole-topic protocol
+// consumer group (kafka.GroupFetcher), to which the group's whole-topic protocol
 // (ingest/balancer.go) assigns every partition while other instances
 // stand by. Its window is rebuilt at start from the history before the
 // committed offsets; a standby handed the partitions later exits with
 // ErrTookOver (standbyGuard) so that its restart rebuilds.
 type standalone struct {
 	p        *pipeline
-	consumer *kafka.Consumer
+	consumer *kafka.GroupFetcher
 }
 
 // newStandalone rebuilds the window, joins the group and returns the
@@ -31,12 +31,16 @@ func newStandalone(ctx context.Context, s *pipelineParts, c kafkaClients, qs que
 	if err != nil {
 		return nil, err
 	}
-	consumer, err := kafka.NewConsumer(kafka.ConsumerOptions{Brokers: c.brokers, Topic: cfg.Kafka.EdgeTopic,
-		Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: c.dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: s.log,
-		SessionTimeout: cfg.Kafka.SessionTimeout,
-		// kafka-go retries these itself (a fetch's i/o timeout, a lost
-		// connection): counted as fetch errors, as Fetch never sees them.
-		OnClientError: s.pm.kafkaErrors.WithLabelValues(opFetch).Inc})
+	fopts := s.fetchOptions()
+	fopts.Transport = c.transport
+	consumer, err := kafka.NewGroupFetcher(kafka.MemberOptions{Brokers: c.brokers, Topic: cfg.Kafka.EdgeTopic,
+		Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: c.dialer, Transport: c.transport, Logger: s.log,
+		SessionTimeout: cfg.Kafka.SessionTimeout, HeartbeatInterval: heartbeat(cfg.Kafka.SessionTimeout),
+		// A member killed between joining and syncing holds the group's
+		// rebalance for the rebalance timeout (kafka-go's default 30s, not
+		// the session timeout): tie it to the session timeout, so that a
+		// crash during start-up costs no more than a crash while running.
+		RebalanceTimeout: cfg.Kafka.SessionTimeout}, fopts)
 	if err != nil {
 		return nil, err
 	}
@@ -144,4 +148,13 @@ func rebuild(ctx context.Context, s *pipelineParts, c kafkaClients, span time.Du
 	} // else after a crash: at least once, duplicates possible
 	log.Info("window rebuilt from history", "records", n, "from", from, "to", offsets, "clean_shutdown", clean)
 	return st, nil
+}
+
+// heartbeat is the group heartbeat interval for a session timeout: a
+// third of it, at most 3s (0: kafka-go's default).
+func heartbeat(session time.Duration) time.Duration {
+	if session <= 0 {
+		return 0
+	}
+	return min(session/3, 3*time.Second)
 }

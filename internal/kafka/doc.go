@@ -6,7 +6,9 @@
 // Streaming intake, in the order a record passes: a Consumer reads the
 // edge topic as a member of a consumer group with a whole-topic protocol
 // (one member reads everything; more instances stand by) and no automatic
-// commits; the ingest package decodes and reorders what it fetched;
+// commits, or a GroupFetcher does the same with a Fetcher, which reads
+// whole fetches per partition and decodes them (ingest's Decoder) in the
+// partition's goroutine; the ingest package reorders what was fetched;
 // records that cannot become edges go to a DeadLetter topic with the
 // reason and their source in headers, capped in size and batched, with
 // permanent errors told from transient ones. An Admin answers the
