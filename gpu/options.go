@@ -64,13 +64,14 @@ type Options struct {
 	// may take before mining switches to time partitions. 0: 0.3 (the
 	// adjacency is rebuilt beside the old one, and scratch needs room).
 	MemoryFraction float64
-	// Count3Device runs motif/count3's counting passes (SNAP's 36 shapes)
-	// on the device (gpu.Counter) instead of on the host's cores; or
-	// $MOTIFWATCH_GPU_COUNT3=1. Off by default: on the H200 host (16
-	// cores) the device path took 9.4 s + 27.7 s against the host's 1.5 s
-	// + 5.6 s on the 10M-edge tgraphgen graph at δ = 86400 (the host still
-	// builds every sequence, and a hub's sequence runs on one thread), so
-	// the engine must not pick it.
+	// Count3Device runs motif/count3's centre pass (the two-node and star
+	// cells of SNAP's 36 shapes) on the device (gpu.Counter) instead of on
+	// the host's cores; or $MOTIFWATCH_GPU_COUNT3=1 (the triangle pass
+	// runs on the host either way). Off by default: on the H200 host (16
+	// cores) the device centre pass took 9.4 s against the host's 1.5 s on
+	// the 10M-edge tgraphgen graph at δ = 86400 (the host still builds
+	// every sequence, and a hub's sequence runs on one thread), so the
+	// engine must not pick it.
 	Count3Device bool
 }
 

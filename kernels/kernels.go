@@ -27,13 +27,13 @@ var TemporalPTX string
 //go:embed gpm.ptx
 var GPMPTX string
 
-// Count3PTX is kernels/count3.ptx: the counting passes of motif/count3
-// (SNAP's 36 three-edge motifs, one kernel per family), built with
+// Count3PTX is kernels/count3.ptx: the centre pass of motif/count3
+// (SNAP's 36 three-edge motifs: the two-node and star cells), built with
 //
 //	scripts/nvcc.sh -ptx -arch=sm_90 -O3 -lineinfo kernels/count3.cu -o kernels/count3.ptx
 //
-// (ptxas -arch=sm_90 -v: count3Centres 56 registers, 416 B stack;
-// count3Triangles 53 registers, 928 B stack; no spills).
+// (ptxas -arch=sm_90 -v: count3Centres 56 registers, 416 B stack; no
+// spills).
 //
 //go:embed count3.ptx
 var Count3PTX string
