@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/yamldoc"
 )
 
@@ -370,7 +371,7 @@ func (l *loader) queryAlerts(n *yaml.Node, field string) QueryAlerts {
 		}
 		switch k.Value {
 		case "mode":
-			qa.Mode = v.Value
+			qa.Mode = alerts.Mode(v.Value)
 		case "rate_limit":
 			x, err := strconv.ParseFloat(v.Value, 64)
 			if err != nil {

@@ -13,8 +13,8 @@
 //   scratch holds per-slot state, 10 int64 (c1[2] pp[4] sp[4]); soff is
 //   the prefix sum of slots.
 //
-// Built with:
-//   scripts/nvcc.sh -ptx -arch=sm_90 -O3 -lineinfo kernels/count3.cu -o kernels/count3.ptx
+// Built to kernels/count3.ptx by `go generate ./kernels` (the command is in
+// kernels.go).
 
 struct Ev {
     long long pos;

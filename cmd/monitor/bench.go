@@ -25,10 +25,12 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/synth"
 )
@@ -510,9 +512,9 @@ func benchConfig(o benchOptions, brokers []string, dir string) (*config.Config, 
 	cfg.Input.Timestamp.Unit, cfg.Input.Timestamp.Layout = "s", ""
 	cfg.Input.TimeUnit = time.Second
 	cfg.Window.MaxFuture = 0 // the synthetic and file edges are dated from the epoch on
-	cfg.Alerts.Sink, cfg.Alerts.Mode, cfg.Alerts.PerQuery = config.SinkKafka, config.ModeCount, nil
+	cfg.Alerts.Sink, cfg.Alerts.Mode, cfg.Alerts.PerQuery = config.SinkKafka, alerts.ModeCount, nil
 	if o.backend != "" {
-		cfg.Engine.Backend = o.backend
+		cfg.Engine.Backend = backend.Backend(o.backend)
 	}
 	if o.workers >= 0 {
 		cfg.Engine.Workers = o.workers

@@ -158,9 +158,9 @@ func (c *counter) parallel(ctx context.Context, n, chunk int, fn func(worker, lo
 
 // heavyFirst runs fn(worker, i) for every i in [0, n): first, one at a
 // time and heaviest first, the items whose weight is at least
-// 1/(16·workers) of total (a hub's centre: on the 10M-edge tgraphgen graph
-// one node has a third of all edge ends), so that no worker starts one of
-// them late and finishes alone; then the rest in chunks.
+// 1/(16·workers) of total (a hub's centre, which can hold a large share of
+// all edge ends), so that no worker starts one of them late and finishes
+// alone; then the rest in chunks.
 func (c *counter) heavyFirst(ctx context.Context, n, chunk int, total int64, weight func(i int) int64, fn func(worker, i int)) error {
 	limit := max(total/int64(16*c.workers), 1)
 	var heavy []int

@@ -179,7 +179,7 @@ func (cpuDevice) CountSequences(_ context.Context, s *Sequences, delta int64) (R
 	return CountSequences(s, delta), nil
 }
 
-// collegeMsgGrid is DESIGN.md's reference: CollegeMsg, δ = 3600, ties in
+// collegeMsgGrid is ARCHITECTURE.md's reference: CollegeMsg, δ = 3600, ties in
 // file order.
 var collegeMsgGrid = Grid{
 	{126693, 75319, 2663, 2050, 132203, 184137},
