@@ -431,6 +431,7 @@ func (p *pipeline) batch(ctx context.Context) error {
 	edges, wm := p.reorder.AppendRelease(p.early)
 	p.early = nil
 	p.stage[stageReorder] += time.Since(start)
+	releasedEarly := p.reorder.Forced() - p.forcedSeen
 	if f := p.reorder.Forced(); f > p.forcedSeen {
 		p.proc.NoteCap(stream.CapReorder)
 		p.capLog(stream.CapReorder, "the reorder buffer released edges before the watermark passed them; later edges at or below it are late",
@@ -499,7 +500,8 @@ func (p *pipeline) batch(ctx context.Context) error {
 	p.pm.batch(len(edges), end.Sub(start))
 	if len(edges) > 0 || p.pending > 0 {
 		r := BatchReport{Records: p.pending, Edges: len(edges), Stages: p.stage, Done: end,
-			Late: int(p.stats.Late - p.reported.Late), DeadLettered: int(p.stats.DeadLettered - p.reported.DeadLettered)}
+			Late: int(p.stats.Late - p.reported.Late), DeadLettered: int(p.stats.DeadLettered - p.reported.DeadLettered),
+			ReleasedEarly: int(releasedEarly)}
 		p.reported = p.stats
 		if p.pending > 0 {
 			r.Latency, r.FirstFetched = end.Sub(p.firstFetch), p.firstFetch
