@@ -111,9 +111,9 @@ type start struct {
 	// records in [committed[p], resume[p].Processed) with times at or
 	// below its watermark were mined before (Replayed).
 	resume map[int]resumeState
-	// builtTo[p] is the offset the window was rebuilt up to, for
-	// partitions not read yet (refreshPending; without scale-out only).
-	builtTo map[int]int64
+	// readFrom[p] is where reading partition p starts: the window was
+	// rebuilt up to it (refreshPending, for partitions not read yet).
+	readFrom map[int]int64
 }
 
 // newPipeline returns a pipeline mining qs that begins at st and takes
@@ -626,7 +626,7 @@ func (p *pipeline) refreshPending(ctx context.Context) {
 	}
 	// Partitions not read from yet, from where the window was built (a
 	// reader that reaches them late must not find its records late).
-	for part, start := range p.builtTo {
+	for part, start := range p.readFrom {
 		if _, read := p.next[part]; !read {
 			pend(part, start)
 		}

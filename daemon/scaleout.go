@@ -145,7 +145,7 @@ func (s *scaleOut) generation(ctx context.Context, gen *kafka.Generation) error 
 	if len(gen.Partitions) == 0 {
 		return s.idle(gctx)
 	}
-	st, from, err := s.rebuild(gctx, gen)
+	st, err := s.rebuild(gctx, gen)
 	if gctx.Err() != nil {
 		return nil // stopped, or the group rebalanced, while rebuilding: nothing mined, nothing to hand over
 	}
@@ -154,7 +154,7 @@ func (s *scaleOut) generation(ctx context.Context, gen *kafka.Generation) error 
 	}
 	fopts := s.parts.fetchOptions()
 	fopts.Brokers, fopts.Topic, fopts.Transport = s.k.brokers, s.cfg.Kafka.EdgeTopic, s.k.transport
-	fetcher, err := kafka.NewFetcher(fopts, from)
+	fetcher, err := kafka.NewFetcher(fopts, st.readFrom)
 	if err != nil {
 		return err
 	}
@@ -196,31 +196,31 @@ func (s *scaleOut) idle(ctx context.Context) error {
 	}
 }
 
-// rebuild returns where a generation's pipeline starts and where to read
-// each partition from. Duty for an owned partition starts at its committed
+// rebuild returns where a generation's pipeline starts, and so where to
+// read each partition from. Duty for an owned partition starts at its committed
 // offset (its first offset if none); its records before that are
 // History. Every partition is read from the span (plus lateness) before
 // the oldest duty start, so that matches ending at owned edges find
 // their earlier edges wherever they come from. A handover commit's
 // resume state marks the records its owner had already mined as
 // Replayed.
-func (s *scaleOut) rebuild(ctx context.Context, gen *kafka.Generation) (start, map[int]int64, error) {
+func (s *scaleOut) rebuild(ctx context.Context, gen *kafka.Generation) (start, error) {
 	topic := s.cfg.Kafka.EdgeTopic
 	parts, err := s.k.admin.Partitions(ctx, topic)
 	if err != nil {
-		return start{}, nil, err
+		return start{}, err
 	}
 	offsets, states, err := committed(ctx, s.k.client, s.cfg.Kafka.Group, topic, parts)
 	if err != nil {
-		return start{}, nil, err
+		return start{}, err
 	}
 	first, err := s.k.admin.StartOffsets(ctx, topic)
 	if err != nil {
-		return start{}, nil, err
+		return start{}, err
 	}
 	end, err := s.k.admin.EndOffsets(ctx, topic)
 	if err != nil {
-		return start{}, nil, err
+		return start{}, err
 	}
 	duty, before := map[int]int64{}, map[int]int64{}
 	resume := map[int]resumeState{}
@@ -242,7 +242,7 @@ func (s *scaleOut) rebuild(ctx context.Context, gen *kafka.Generation) (start, m
 	from := first
 	if !fromStart {
 		if from, err = s.historyStart(ctx, before, duty); err != nil {
-			return start{}, nil, err
+			return start{}, err
 		}
 	}
 	for part, d := range duty {
@@ -254,7 +254,7 @@ func (s *scaleOut) rebuild(ctx context.Context, gen *kafka.Generation) (start, m
 	}
 	s.log.Info("scale-out: window rebuilt for the generation", "generation", gen.ID, "owned", gen.Partitions,
 		"duty_from", duty, "read_from", from, "resumed", len(resume))
-	return start{reorder: reorder, historyBefore: duty, resume: resume}, from, nil
+	return start{reorder: reorder, historyBefore: duty, resume: resume, readFrom: from}, nil
 }
 
 // historyStart returns, per partition, the first offset within the

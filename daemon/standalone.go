@@ -44,7 +44,7 @@ func newStandalone(ctx context.Context, s *pipelineParts, c kafkaClients, qs que
 	if err != nil {
 		return nil, err
 	}
-	guard := &standbyGuard{log: s.log, builtTo: st.builtTo, committed: func(ctx context.Context) (map[int]int64, error) {
+	guard := &standbyGuard{log: s.log, builtTo: st.readFrom, committed: func(ctx context.Context) (map[int]int64, error) {
 		return c.admin.Committed(ctx, cfg.Kafka.Group, cfg.Kafka.EdgeTopic)
 	}}
 	commits := withResumeGroup{committer: groupCommits{consumer}, client: c.client, group: cfg.Kafka.Group, topic: cfg.Kafka.EdgeTopic, log: s.log}
@@ -89,13 +89,13 @@ func rebuild(ctx context.Context, s *pipelineParts, c kafkaClients, span time.Du
 	if err != nil {
 		return start{}, err
 	}
-	st := start{reorder: s.newReorder(), builtTo: make(map[int]int64, len(end))}
+	st := start{reorder: s.newReorder(), readFrom: make(map[int]int64, len(end))}
 	for part, e := range end {
 		begin := first[part]
 		if off, ok := offsets[part]; ok {
 			begin = max(begin, off)
 		}
-		st.builtTo[part] = begin
+		st.readFrom[part] = begin
 		st.reorder.SetPending(part, e > begin)
 	}
 	if len(offsets) == 0 {
