@@ -24,6 +24,9 @@ const (
 	ModeCount Mode = "count"
 )
 
+// ModeNames lists the modes' names, in the order messages give them.
+func ModeNames() []string { return []string{string(ModeEnumerate), string(ModeCount)} }
+
 // DefaultInterval is the count and rate-limit summary interval when
 // RouterOptions.Interval is zero.
 const DefaultInterval = time.Minute

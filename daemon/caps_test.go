@@ -64,8 +64,9 @@ func capPipeline(t *testing.T, opts stream.Options, maxFuture time.Duration, now
 		t.Fatal(err)
 	}
 	dlq := &fakeDLQ{}
-	p := &pipeline{log: logger, src: &fakeSource{}, dlq: dlq, dec: dec, reorder: ingest.NewReorder(0, 0, nil),
-		proc: proc, router: router, pm: pm, tick: time.Second, next: map[int]int64{},
+	parts := &pipelineParts{log: logger, dlq: dlq, dec: dec, pm: pm, schema: window.Schema{TimeUnit: time.Second}}
+	p := &pipeline{pipelineParts: parts, mode: testMode(&fakeSource{}), start: start{reorder: ingest.NewReorder(0, 0, nil)},
+		proc: proc, router: router, next: map[int]int64{},
 		future: newFutureCap(maxFuture, time.Second, func() time.Time { return now })}
 	return p, dlq, &log
 }

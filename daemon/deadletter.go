@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -41,6 +42,10 @@ type deadQueue struct {
 // deadQueueRecords records or deadQueueBytes bytes. Records are counted
 // (late, dead_lettered) once written.
 func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reason string) error {
+	// Key, value and headers lie in the fetch's buffer, which the
+	// partition's next fetch reuses: the queued record keeps copies.
+	m.Key, m.Value = bytes.Clone(m.Key), bytes.Clone(m.Value)
+	m.Headers = slices.Clone(m.Headers)
 	p.dead.recs = append(p.dead.recs, ingest.DeadRecord{Msg: m, Reason: reason, Class: class})
 	p.dead.bytes += len(m.Key) + len(m.Value)
 	if len(p.dead.recs) >= deadQueueRecords || p.dead.bytes >= deadQueueBytes {

@@ -58,7 +58,7 @@ func TestPipelineDeadLettersBatched(t *testing.T) {
 	p, _, _ := capPipeline(t, stream.Options{}, 0, time.Unix(1_800_000_000, 0))
 	src := &fakeSource{}
 	dlq := &scriptedDLQ{src: src, transient: 1}
-	p.src, p.dlq = src, dlq
+	p.mode, p.dlq = testMode(src), dlq
 	p.dlqRetry = newRetrier(opDeadLetter, p.log, nil, p.pm)
 	ctx := context.Background()
 	const n = 1000
@@ -90,7 +90,7 @@ func TestPipelineDeadLettersBatched(t *testing.T) {
 func TestPipelineDeadLetterLost(t *testing.T) {
 	p, _, log := capPipeline(t, stream.Options{}, 0, time.Unix(1_800_000_000, 0))
 	src := &fakeSource{}
-	p.src, p.dlq = src, &scriptedDLQ{src: src, lose: map[int64]bool{1: true, 2: true, 3: true, 5: true}}
+	p.mode, p.dlq = testMode(src), &scriptedDLQ{src: src, lose: map[int64]bool{1: true, 2: true, 3: true, 5: true}}
 	ctx := context.Background()
 	for off := range int64(6) {
 		if err := p.take(ctx, garbage(off)); err != nil {

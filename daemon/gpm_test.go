@@ -97,15 +97,16 @@ func TestPipelineSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := &pipeline{proc: proc, snapshots: make(chan chan<- *gpm.Graph)}
-	go func() { p.snapshot(<-p.snapshots) }() // the pipeline loop's case
-	g, err := p.snapshotter()(context.Background())
+	requests := make(chan chan<- *gpm.Graph)
+	p := &pipeline{proc: proc}
+	go func() { p.snapshot(<-requests) }() // the pipeline loop's case
+	g, err := snapshotter(requests)(context.Background())
 	if err != nil || g.N() != 3 || g.M() != 3 {
 		t.Fatalf("snapshot: %v, err %v; want 3 vertices and 3 edges", g, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := p.snapshotter()(ctx); err == nil {
+	if _, err := snapshotter(requests)(ctx); err == nil {
 		t.Error("snapshot with a cancelled context and no pipeline: no error")
 	}
 }

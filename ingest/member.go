@@ -39,6 +39,12 @@ type MemberOptions struct {
 	HeartbeatInterval, SessionTimeout, RebalanceTimeout time.Duration
 	// Logger receives the group's errors at Warn; nil discards them.
 	Logger *slog.Logger
+	// Balancers are the group protocols this member offers, preferred
+	// first (nil: kafka-go's range and round-robin).
+	Balancers []kafka.GroupBalancer
+	// StartLatest makes Generation.Offsets of a partition without a
+	// committed offset kafka.LastOffset; by default kafka.FirstOffset.
+	StartLatest bool
 }
 
 // Member is one instance's membership of a consumer group, used only to
@@ -90,6 +96,11 @@ func NewMember(opts MemberOptions) (*Member, error) {
 		RebalanceTimeout:  opts.RebalanceTimeout,
 		JoinGroupBackoff:  time.Second,
 		Timeout:           10 * time.Second,
+		GroupBalancers:    opts.Balancers,
+		StartOffset:       kafka.FirstOffset,
+	}
+	if opts.StartLatest {
+		cfg.StartOffset = kafka.LastOffset
 	}
 	if opts.Logger != nil {
 		l := opts.Logger
@@ -119,6 +130,10 @@ type Generation struct {
 	// generation, in increasing order; empty when the group has more
 	// members than partitions.
 	Partitions []int
+	// Offsets are the group's committed offsets of Partitions (the next
+	// to read) as of the generation's start; kafka.FirstOffset (or
+	// LastOffset, MemberOptions.StartLatest) where none was committed.
+	Offsets map[int]int64
 	// Ending is closed when the generation ends: a member joined or left,
 	// or this member lost its session. The owner of the generation then
 	// finishes its batch, commits (the coordinator still accepts commits
@@ -141,10 +156,11 @@ func (m *Member) Next(ctx context.Context) (*Generation, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Generation{ID: kg.ID, MemberID: kg.MemberID, m: m, owned: map[int]bool{}, released: make(chan struct{})}
+	g := &Generation{ID: kg.ID, MemberID: kg.MemberID, m: m, owned: map[int]bool{}, released: make(chan struct{}), Offsets: map[int]int64{}}
 	for _, a := range kg.Assignments[m.topic] {
 		g.Partitions = append(g.Partitions, a.ID)
 		g.owned[a.ID] = true
+		g.Offsets[a.ID] = a.Offset
 	}
 	slices.Sort(g.Partitions)
 	ending := make(chan struct{})

@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,9 +49,7 @@ alert topic and TLS/SASL from a daemon configuration file.`,
   monitor alerts --brokers kafka-1:9092 --json | jq .match_id`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runAlerts(ctx, cmd, o)
+			return runAlerts(cmd.Context(), cmd, o)
 		},
 	}
 	f := cmd.Flags()

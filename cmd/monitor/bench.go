@@ -8,14 +8,12 @@ import (
 	"iter"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -25,10 +23,12 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/synth"
 )
@@ -78,9 +78,7 @@ figure at that load.`,
   monitor bench --file graph.txt --config motifwatch.yaml --backend gpu --format json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return benchRun(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return benchRun(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{fmt.Errorf("bench: %w", err)} })
@@ -159,6 +157,12 @@ type benchReport struct {
 	// monitor mine's.
 	Late         int `json:"late"`
 	DeadLettered int `json:"dead_lettered"`
+	// ReleasedEarly edges were let go by a cap of the reorder buffer
+	// (window.max_buffered, max_buffered_bytes) before the watermark
+	// passed them: the buffer was full (later edges at or below them are
+	// late). Partitions that run ahead in event time are paused instead,
+	// so a skewed backlog should show none.
+	ReleasedEarly int `json:"released_early"`
 	// Partial marks a run cut short (--timeout, Ctrl-C): only Released
 	// of Edges were mined, and EdgesPerSecond is over those.
 	Partial  bool `json:"partial,omitempty"`
@@ -242,6 +246,7 @@ func benchRun(ctx context.Context, o benchOptions, stdout, stderr io.Writer) err
 		released += r.Edges
 		rep.Late += r.Late
 		rep.DeadLettered += r.DeadLettered
+		rep.ReleasedEarly += r.ReleasedEarly
 		if r.Records > 0 && (first.IsZero() || r.FirstFetched.Before(first)) {
 			first = r.FirstFetched
 		}
@@ -387,6 +392,9 @@ func printBench(w io.Writer, format string, r *benchReport) error {
 	if r.Late+r.DeadLettered > 0 {
 		fmt.Fprintf(tw, "late / dead-lettered (not mined)\t%d / %d\t\n", r.Late, r.DeadLettered)
 	}
+	if r.ReleasedEarly > 0 {
+		fmt.Fprintf(tw, "released early (reorder buffer full)\t%d\t\n", r.ReleasedEarly)
+	}
 	fmt.Fprintf(tw, "batch latency p50 / p90 / p99 / max (ms)\t%.1f / %.1f / %.1f / %.1f\t\n",
 		r.LatencyP50*1e3, r.LatencyP90*1e3, r.LatencyP99*1e3, r.LatencyMax*1e3)
 	fmt.Fprintf(tw, "\t\t\n")
@@ -510,9 +518,9 @@ func benchConfig(o benchOptions, brokers []string, dir string) (*config.Config, 
 	cfg.Input.Timestamp.Unit, cfg.Input.Timestamp.Layout = "s", ""
 	cfg.Input.TimeUnit = time.Second
 	cfg.Window.MaxFuture = 0 // the synthetic and file edges are dated from the epoch on
-	cfg.Alerts.Sink, cfg.Alerts.Mode, cfg.Alerts.PerQuery = config.SinkKafka, config.ModeCount, nil
+	cfg.Alerts.Sink, cfg.Alerts.Mode, cfg.Alerts.PerQuery = config.SinkKafka, alerts.ModeCount, nil
 	if o.backend != "" {
-		cfg.Engine.Backend = o.backend
+		cfg.Engine.Backend = backend.Backend(o.backend)
 	}
 	if o.workers >= 0 {
 		cfg.Engine.Workers = o.workers

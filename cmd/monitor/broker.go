@@ -3,10 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -61,8 +58,7 @@ trials, not for production volumes.`,
 					names = append(names, name)
 				}
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context()
 			emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Port: port, DataDir: dir, Topics: specs, DefaultPartitions: partitions,
 				RetentionBytes: int64(retentionBytes)})
 			if err != nil {

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -80,8 +77,7 @@ before the next; --rate or --speedup paces them.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context()
 			o.rateSet = cmd.Flags().Changed("rate")
 			o.speedupSet = cmd.Flags().Changed("speedup")
 			return runProduce(ctx, o, cmd.ErrOrStderr())
@@ -244,12 +240,6 @@ func (o *produceOptions) load(stderr io.Writer) (*window.Window, error) {
 	w, st, err := ingest.LoadFile(o.file, ingest.FileOptions{TimeUnit: o.timeUnit, SkipBad: o.skipBad, KeepSelfLoops: o.keepSelfLoops})
 	if err != nil {
 		return nil, err
-	}
-	if st.Bad > 0 {
-		fmt.Fprintf(stderr, "loading %s: skipped %d malformed lines, e.g.:\n", o.file, st.Bad)
-		for _, e := range st.BadSamples {
-			fmt.Fprintf(stderr, "  %v\n", e)
-		}
 	}
 	warnLoaded(stderr, o.file, st, o.timeUnit)
 	fmt.Fprintf(stderr, "loaded %s: %d edges (%d self-loops dropped) in %.2fs\n",
