@@ -219,7 +219,11 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 			b = newCentreBuilder(c.w, c.sc, c.nodes)
 			builders[wk] = b
 		}
-		b.build(uint32(v))
+		if stars {
+			b.build(uint32(v))
+		} else {
+			b.neighbours(uint32(v))
+		}
 		if tri {
 			c.deg[v] = int32(len(b.nbrs))
 			copy(c.nbr[c.off[v]:], b.nbrs)

@@ -54,11 +54,7 @@ func newCentreBuilder(w *window.Window, sc scope, nodes int) *centreBuilder {
 }
 
 func (b *centreBuilder) build(c uint32) {
-	b.ev, b.nbrs, b.mult = b.ev[:0], b.nbrs[:0], b.mult[:0]
-	if b.gen++; b.gen == 0 {
-		clear(b.stamp)
-		b.gen = 1
-	}
+	b.reset()
 	out, in := b.w.Out(c), b.w.In(c)
 	i, j := 0, 0
 	for {
@@ -82,15 +78,7 @@ func (b *centreBuilder) build(c uint32) {
 		if a.Other == c {
 			continue
 		}
-		s := b.slot[a.Other]
-		if b.stamp[a.Other] != b.gen {
-			b.stamp[a.Other] = b.gen
-			s = int32(len(b.nbrs))
-			b.slot[a.Other] = s
-			b.nbrs = append(b.nbrs, a.Other)
-			b.mult = append(b.mult, 0)
-		}
-		b.mult[s]++
+		s := b.add(a.Other)
 		if a.Other > c {
 			fl |= fHigher
 		}
@@ -98,5 +86,45 @@ func (b *centreBuilder) build(c uint32) {
 			fl |= fCounted
 		}
 		b.ev = append(b.ev, Event{Pos: pos, T: a.T, Local: s, Flags: fl})
+	}
+}
+
+func (b *centreBuilder) reset() {
+	b.ev, b.nbrs, b.mult = b.ev[:0], b.nbrs[:0], b.mult[:0]
+	if b.gen++; b.gen == 0 {
+		clear(b.stamp)
+		b.gen = 1
+	}
+}
+
+// add counts an edge to neighbour v and returns v's slot.
+func (b *centreBuilder) add(v uint32) int32 {
+	s := b.slot[v]
+	if b.stamp[v] != b.gen {
+		b.stamp[v] = b.gen
+		s = int32(len(b.nbrs))
+		b.slot[v] = s
+		b.nbrs = append(b.nbrs, v)
+		b.mult = append(b.mult, 0)
+	}
+	b.mult[s]++
+	return s
+}
+
+// neighbours is build without the events: centre c's distinct neighbours
+// and their edge counts (slots in order of first appearance in each of
+// the out and in lists, not by position: the static graph needs no
+// order), for a triangle pass that runs without the centre pass.
+func (b *centreBuilder) neighbours(c uint32) {
+	b.reset()
+	for _, l := range [2][]window.Adj{b.w.Out(c), b.w.In(c)} {
+		for _, a := range l {
+			if b.w.Pos(a) >= b.sc.hi {
+				break // the list is in position order
+			}
+			if a.Other != c {
+				b.add(a.Other)
+			}
+		}
 	}
 }
