@@ -11,10 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/stream"
 )
@@ -186,7 +185,7 @@ func (p *pipeline) run(ctx context.Context) error {
 	// The intake (intake.go): the source fetches and decodes ahead.
 	fetchCtx, stopFetch := context.WithCancel(ctx)
 	defer stopFetch()
-	chunks := make(chan *ingest.Chunk)
+	chunks := make(chan *kafka.Chunk)
 	var intake sync.WaitGroup
 	intake.Add(1)
 	go func() {
@@ -229,7 +228,7 @@ func (p *pipeline) run(ctx context.Context) error {
 
 // takeChunk takes a decoded chunk in, record by record, closing a batch
 // whenever batch_size records are pending.
-func (p *pipeline) takeChunk(ctx context.Context, c *ingest.Chunk) error {
+func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 	defer p.flushCounts()
 	p.stage[stageFetch] += c.FetchTime
 	p.stage[stageDecode] += c.DecodeTime
