@@ -1,6 +1,7 @@
 package alerts
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +24,9 @@ const (
 	// of matches detected in it.
 	ModeCount Mode = "count"
 )
+
+// ModeNames lists the modes' names, in the order messages give them.
+func ModeNames() []string { return []string{string(ModeEnumerate), string(ModeCount)} }
 
 // DefaultInterval is the count and rate-limit summary interval when
 // RouterOptions.Interval is zero.
@@ -189,7 +193,7 @@ func NewRouter(opts RouterOptions, sink Sink, metrics *Metrics, now func() time.
 		m:        metrics,
 		now:      now,
 		log:      opts.Logger,
-		interval: orDefault(opts.Interval, DefaultInterval),
+		interval: cmp.Or(opts.Interval, DefaultInterval),
 		written:  opts.Written,
 		queries:  make(map[string]*route),
 		unknown:  make(map[string]bool),

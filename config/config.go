@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/internal/backend"
 )
 
 // Config is the daemon's configuration. Its YAML keys are the snake_case
@@ -268,17 +271,10 @@ type Window struct {
 	MaxBufferedBytes ByteSize `mapstructure:"max_buffered_bytes"`
 }
 
-// Engine backends.
-const (
-	BackendCPU  = "cpu"
-	BackendGPU  = "gpu"
-	BackendAuto = "auto"
-)
-
 // Engine selects the miner.
 type Engine struct {
 	// Backend is cpu, gpu or auto (gpu when a device is usable, else cpu).
-	Backend string `mapstructure:"backend"`
+	Backend backend.Backend `mapstructure:"backend"`
 	// Workers is the CPU miner's goroutines; 0 = one per CPU.
 	Workers int `mapstructure:"workers"`
 	// Devices lists GPU ordinals; empty = all visible devices.
@@ -297,12 +293,10 @@ type Queries struct {
 	ReloadInterval time.Duration `mapstructure:"reload_interval"`
 }
 
-// Alert sinks and modes.
+// Alert sinks.
 const (
-	SinkKafka     = "kafka"
-	SinkStdout    = "stdout"
-	ModeEnumerate = "enumerate"
-	ModeCount     = "count"
+	SinkKafka  = "kafka"
+	SinkStdout = "stdout"
 )
 
 // Alerts configures alert records.
@@ -311,7 +305,7 @@ type Alerts struct {
 	Sink string `mapstructure:"sink"`
 	// Mode is the default per-query mode: enumerate (one record per match)
 	// or count (a record per CountInterval).
-	Mode          string        `mapstructure:"mode"`
+	Mode          alerts.Mode   `mapstructure:"mode"`
 	CountInterval time.Duration `mapstructure:"count_interval"`
 	// RateLimit is match alerts per second per query (0 = unlimited), with
 	// bursts of RateBurst; the overflow is counted and summarised.
@@ -325,14 +319,14 @@ type Alerts struct {
 // QueryAlerts overrides the alert settings of one query; nil and "" fields
 // inherit Alerts'.
 type QueryAlerts struct {
-	Mode      string   `yaml:"mode"`
-	RateLimit *float64 `yaml:"rate_limit"`
-	RateBurst *int     `yaml:"rate_burst"`
+	Mode      alerts.Mode `yaml:"mode"`
+	RateLimit *float64    `yaml:"rate_limit"`
+	RateBurst *int        `yaml:"rate_burst"`
 }
 
 // AlertPolicy is the resolved alert settings of one query.
 type AlertPolicy struct {
-	Mode      string
+	Mode      alerts.Mode
 	RateLimit float64 // per second; 0 = unlimited
 	RateBurst int
 }
@@ -414,11 +408,11 @@ func DefaultConfig() *Config {
 			MaxBuffered:        1_000_000,
 			MaxBufferedBytes:   256 << 20,
 		},
-		Engine:  Engine{Backend: BackendCPU, Devices: []int{}},
+		Engine:  Engine{Backend: backend.CPU, Devices: []int{}},
 		Queries: Queries{Files: []string{}, ReloadInterval: 2 * time.Second},
 		Alerts: Alerts{
 			Sink:          SinkKafka,
-			Mode:          ModeEnumerate,
+			Mode:          alerts.ModeEnumerate,
 			CountInterval: 10 * time.Second,
 			RateLimit:     1000,
 			RateBurst:     2000,
@@ -509,9 +503,9 @@ func parentField(f string) string {
 	return ""
 }
 
-// Bounds of kafka.dead_letter_max_bytes (ingest.DefaultDeadLetterMaxBytes
-// and ingest.MinDeadLetterMaxBytes, checked equal by a test; config does
-// not import ingest). The maximum keeps a capped record within one
+// Bounds of kafka.dead_letter_max_bytes (DefaultDeadLetterMaxBytes and
+// MinDeadLetterMaxBytes of internal/kafka, checked equal by a test; config
+// does not import it). The maximum keeps a capped record within one
 // produce request of a kafka-go writer sized for it.
 const (
 	DefaultDeadLetterMaxBytes = 256 << 10

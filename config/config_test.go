@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/motifwatch/motifwatch/alerts"
 )
 
 // oneQuery is the smallest config that validates: defaults plus one query.
@@ -75,9 +77,9 @@ func TestLoadFullFile(t *testing.T) {
 		{"queries.files", c.Queries.Files, []string{filepath.Join("testdata", "queries", "fraud.yaml"), filepath.Join("testdata", "queries", "labels.yaml")}},
 		{"queries.inline[0].name", c.Queries.Inline[0]["name"], "Big.Transfer"},
 		{"alerts.rate_limit", c.Alerts.RateLimit, 50.5},
-		{"alerts.For(money-cycle)", c.Alerts.For("money-cycle"), AlertPolicy{Mode: ModeEnumerate, RateLimit: 0, RateBurst: 100}},
-		{"alerts.For(Big.Transfer)", c.Alerts.For("Big.Transfer"), AlertPolicy{Mode: ModeCount, RateLimit: 50.5, RateBurst: 10}},
-		{"alerts.For(fan-in)", c.Alerts.For("fan-in"), AlertPolicy{Mode: ModeCount, RateLimit: 50.5, RateBurst: 100}},
+		{"alerts.For(money-cycle)", c.Alerts.For("money-cycle"), AlertPolicy{Mode: alerts.ModeEnumerate, RateLimit: 0, RateBurst: 100}},
+		{"alerts.For(Big.Transfer)", c.Alerts.For("Big.Transfer"), AlertPolicy{Mode: alerts.ModeCount, RateLimit: 50.5, RateBurst: 10}},
+		{"alerts.For(fan-in)", c.Alerts.For("fan-in"), AlertPolicy{Mode: alerts.ModeCount, RateLimit: 50.5, RateBurst: 100}},
 		{"metrics.listen", c.Metrics.Listen, ":9464"},
 		{"DemoEnabled", c.DemoEnabled(), false},
 		{"Embedded", c.Embedded(), false},
@@ -267,7 +269,7 @@ queries:
 	if _, ok := c.Input.Attributes["cur.rency"]; !ok {
 		t.Errorf("attributes = %v; want the key cur.rency as written", c.Input.Attributes)
 	}
-	if got := c.Alerts.For("Fraud.V2").Mode; got != ModeCount {
+	if got := c.Alerts.For("Fraud.V2").Mode; got != alerts.ModeCount {
 		t.Errorf("Alerts.For(Fraud.V2).Mode = %q; want count", got)
 	}
 	err = c.Validate()

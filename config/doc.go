@@ -19,11 +19,7 @@
 // WindowSpan the history the daemon must keep. QueryWatcher re-reads the
 // query files while the daemon runs and hands over each new valid set.
 //
-// Layout: config.go (the types and defaults), load.go (YAML, environment,
-// strict decoding), validate.go, warnings.go, queries.go (queries, schema, window span),
-// reload.go (QueryWatcher).
-//
 // Package config imports motif and window (to parse queries and describe
-// the window schema) and never kafka, cu, ingest, alerts or the engines:
-// those read a Config, not the other way round.
+// the window schema), and alerts for its Mode type; never kafka, cu,
+// ingest or the engines: those read a Config, not the other way round.
 package config

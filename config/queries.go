@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/window"
 
@@ -272,14 +273,14 @@ func (c *Config) CheckQueries(queries []*motif.Query) error {
 		errs = append(errs, c.fieldErr("alerts.per_query."+name, "no query is named %q", name))
 	}
 	for _, q := range queries {
-		if len(q.GroupBy) == 0 || c.Alerts.For(q.Name).Mode != ModeCount {
+		if len(q.GroupBy) == 0 || c.Alerts.For(q.Name).Mode != alerts.ModeCount {
 			continue
 		}
 		field := "alerts.mode"
 		if o, ok := c.Alerts.PerQuery[q.Name]; ok && o.Mode != "" {
 			field = "alerts.per_query." + q.Name + ".mode"
 		}
-		errs = append(errs, c.fieldErr(field, "%s: query %q has group_by, and incidents fold match records, which count mode does not write (use enumerate)", ModeCount, q.Name))
+		errs = append(errs, c.fieldErr(field, "%s: query %q has group_by, and incidents fold match records, which count mode does not write (use enumerate)", alerts.ModeCount, q.Name))
 	}
 	return errors.Join(errs...)
 }

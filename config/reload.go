@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/motifwatch/motifwatch/motif"
@@ -27,7 +26,8 @@ import (
 // errors (file, line, field) and ignored: the previous set stays in effect
 // until the files change again.
 //
-// onChange runs on Run's goroutine. It is where the daemon compiles the set
+// onChange runs on the polling goroutine (Run's, or Poll's caller). It is
+// where the daemon compiles the set
 // against its window (whose attribute columns are fixed at start) and
 // swaps its queries for the next batch; its error rejects the set.
 type QueryWatcher struct {
@@ -39,12 +39,12 @@ type QueryWatcher struct {
 	mu      sync.Mutex
 	current []*motif.Query
 
-	// Owned by Run's goroutine.
+	// pollMu serialises polls (Run's and Poll's) and guards the
+	// fingerprints.
+	pollMu  sync.Mutex
 	applied string // fingerprint of the files of the set in effect
 	last    string // fingerprint of the files last examined
 	seen    string // fingerprint of the files at the previous poll
-
-	polls atomic.Int64 // completed polls, for tests
 }
 
 // NewQueryWatcher loads the current queries of cfg (files and inline), which
@@ -90,14 +90,18 @@ func (w *QueryWatcher) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			w.poll()
+			w.Poll()
 		}
 	}
 }
 
-// poll re-reads the files once and applies a changed, valid set.
-func (w *QueryWatcher) poll() {
-	defer w.polls.Add(1)
+// Poll re-reads the query files once, as Run does every
+// reload_interval, and applies a changed, valid set: new contents are
+// acted on at the second consecutive Poll that reads them alike. It
+// returns once onChange, if called, has answered.
+func (w *QueryWatcher) Poll() {
+	w.pollMu.Lock()
+	defer w.pollMu.Unlock()
 	files := w.read()
 	fp := fingerprint(files)
 	if fp != w.seen {

@@ -58,7 +58,9 @@ type watchTest struct {
 	refuse error      // onChange's answer
 }
 
-func startWatch(t *testing.T, cfg *Config) *watchTest {
+// newWatch builds a QueryWatcher over the query files of cfg that the
+// test polls by hand (Poll): every step is then decided, none timed.
+func newWatch(t *testing.T, cfg *Config) *watchTest {
 	t.Helper()
 	wt := &watchTest{t: t, log: &syncBuffer{}}
 	logger := slog.New(slog.NewTextHandler(wt.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -72,9 +74,16 @@ func startWatch(t *testing.T, cfg *Config) *watchTest {
 		t.Fatalf("NewQueryWatcher error = %v", err)
 	}
 	wt.w = w
+	return wt
+}
+
+// startWatch is newWatch with the watcher's Run polling on its own.
+func startWatch(t *testing.T, cfg *Config) *watchTest {
+	t.Helper()
+	wt := newWatch(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
+	go func() { done <- wt.w.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -98,11 +107,11 @@ func (wt *watchTest) changes() [][]string {
 	return append([][]string(nil), wt.sets...)
 }
 
-// settle waits until the watcher has polled n more times.
-func (wt *watchTest) settle(n int64) {
-	wt.t.Helper()
-	target := wt.w.polls.Load() + n
-	waitFor(wt.t, "watcher polls", func() bool { return wt.w.polls.Load() >= target })
+// poll polls n times (a change is acted on at its second poll).
+func (wt *watchTest) poll(n int) {
+	for range n {
+		wt.w.Poll()
+	}
 }
 
 const (
@@ -170,10 +179,9 @@ func TestWatcherAppliesValidChange(t *testing.T) {
 func TestWatcherRejectsInvalidChange(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "q.yaml")
 	writeFile(t, path, queryA)
-	wt := startWatch(t, watchConfig(path))
+	wt := newWatch(t, watchConfig(path))
 	writeFile(t, path, queryBad)
-	wt.logCount("query reload rejected", 1)
-	wt.settle(3)
+	wt.poll(5)
 	log := wt.log.String()
 	if want := path + `:3: queries[0].delta: \"soon\" is neither a duration`; !strings.Contains(log, want) {
 		t.Errorf("log does not name file, line and field (%s):\n%s", want, log)
@@ -189,37 +197,45 @@ func TestWatcherRejectsInvalidChange(t *testing.T) {
 	}
 	// A duplicate of an inline name, and a node attribute, are invalid too.
 	writeFile(t, path, "queries:\n  - {name: inline, delta: 1m, edges: [A -> B]}\n")
+	wt.poll(2)
 	wt.logCount(`duplicate query name \"inline\"`, 1)
 	writeFile(t, path, "queries:\n  - {name: a, delta: 1m, nodes: {A: {where: \"risk > 1\"}, B: {}}, edges: [A -> B]}\n")
+	wt.poll(2)
 	wt.logCount(`node attribute \"risk\"`, 1)
 	// Fixing the file applies the fixed set.
 	writeFile(t, path, queryAB)
-	waitFor(t, "onChange after the fix", func() bool { return len(wt.changes()) == 1 })
+	wt.poll(2)
+	if n := len(wt.changes()); n != 1 {
+		t.Errorf("onChange called %d times after the fix; want once", n)
+	}
 }
 
 func TestWatcherIgnoresUnchangedFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "q.yaml")
 	writeFile(t, path, queryA)
-	wt := startWatch(t, watchConfig(path))
-	wt.settle(3)
+	wt := newWatch(t, watchConfig(path))
+	wt.poll(3)
 	// Rewriting the same bytes (a new mtime) is no change.
 	writeFile(t, path, queryA)
 	future := time.Now().Add(time.Hour)
 	if err := os.Chtimes(path, future, future); err != nil {
 		t.Fatal(err)
 	}
-	wt.settle(5)
+	wt.poll(5)
 	// A change that leaves the queries as they were (a comment) is not
 	// handed over either.
 	writeFile(t, path, "# a comment\n"+queryA)
-	wt.settle(5)
+	wt.poll(5)
+	wt.logCount("query files changed; the queries did not", 1)
 	if len(wt.changes()) != 0 {
 		t.Errorf("onChange called %d times for an unchanged query set: %v", len(wt.changes()), wt.changes())
 	}
 	// An invalid edit reverted to the set in effect is not re-applied.
 	writeFile(t, path, queryBad)
+	wt.poll(2)
 	wt.logCount("query reload rejected", 1)
 	writeFile(t, path, "# a comment\n"+queryA)
+	wt.poll(2)
 	wt.logCount("back to the set in effect", 1)
 	if len(wt.changes()) != 0 {
 		t.Errorf("onChange called %d times: %v", len(wt.changes()), wt.changes())
@@ -260,13 +276,12 @@ func TestWatcherSeesConfigMapSwap(t *testing.T) {
 func TestWatcherOnChangeRefusal(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "q.yaml")
 	writeFile(t, path, queryA)
-	wt := startWatch(t, watchConfig(path))
-	wt.mu.Lock()
+	wt := newWatch(t, watchConfig(path))
 	wt.refuse = errors.New("query b: edge attribute \"amount\" is not in the window")
-	wt.mu.Unlock()
 	writeFile(t, path, queryAB)
+	wt.poll(2)
 	wt.logCount("rejected by the daemon", 1)
-	wt.settle(3)
+	wt.poll(3)
 	if n := len(wt.changes()); n != 1 {
 		t.Errorf("onChange called %d times; want once (no retry until the files change)", n)
 	}
@@ -319,13 +334,13 @@ func TestWatcherWaitsForStableContents(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, path, queryAB[:len(queryAB)-20]) // half written
-	w.poll()
+	w.Poll()
 	writeFile(t, path, queryAB)
-	w.poll()
+	w.Poll()
 	if len(sets) != 0 || log.String() != "" {
 		t.Fatalf("after contents changed at every poll: onChange got %v, log %q; want nothing yet", sets, log.String())
 	}
-	w.poll()
+	w.Poll()
 	if len(sets) != 1 || strings.Join(sets[0], ",") != "a,b,inline" {
 		t.Errorf("after two polls alike: onChange got %v; want [[a b inline]]", sets)
 	}

@@ -13,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/internal/backend"
 )
 
 // Validate checks every rule and reports all that c breaks, joined; each is
@@ -463,11 +466,11 @@ func (v *validator) caps() {
 
 func (v *validator) engine() {
 	e := &v.c.Engine
-	v.oneOf("engine.backend", e.Backend, BackendCPU, BackendGPU, BackendAuto)
+	v.oneOf("engine.backend", string(e.Backend), backend.Names()...)
 	if e.Workers < 0 {
 		v.fail("engine.workers", "%d must not be negative (0 = one per CPU)", e.Workers)
 	}
-	if len(e.Devices) > 0 && e.Backend == BackendCPU {
+	if len(e.Devices) > 0 && e.Backend == backend.CPU {
 		v.fail("engine.devices", "%v given but engine.backend is cpu", e.Devices)
 	}
 	// An ordinal may repeat: each entry is a logical partition with its
@@ -502,7 +505,7 @@ func (v *validator) queries() {
 func (v *validator) alerts() {
 	a := &v.c.Alerts
 	v.oneOf("alerts.sink", a.Sink, SinkKafka, SinkStdout)
-	v.oneOf("alerts.mode", a.Mode, ModeEnumerate, ModeCount)
+	v.oneOf("alerts.mode", string(a.Mode), alerts.ModeNames()...)
 	v.positive("alerts.count_interval", a.CountInterval)
 	v.rate("alerts", a.RateLimit, a.RateBurst)
 	names := make([]string, 0, len(a.PerQuery))
@@ -514,7 +517,7 @@ func (v *validator) alerts() {
 		field := "alerts.per_query." + name
 		o := a.PerQuery[name]
 		if o.Mode != "" {
-			v.oneOf(field+".mode", o.Mode, ModeEnumerate, ModeCount)
+			v.oneOf(field+".mode", string(o.Mode), alerts.ModeNames()...)
 		}
 		if o.RateLimit != nil || o.RateBurst != nil {
 			p := a.For(name)

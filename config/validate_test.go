@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/internal/backend"
 )
 
 // TestTestdata loads every testdata/*.good.yaml, which must pass Load and
@@ -166,7 +169,7 @@ func TestValidateRules(t *testing.T) {
 		{"backend", func(c *Config) { c.Engine.Backend = "tpu" }, `engine.backend: "tpu" (want cpu, gpu or auto)`},
 		{"workers", func(c *Config) { c.Engine.Workers = -2 }, `engine.workers: -2 must not be negative`},
 		{"devices on cpu", func(c *Config) { c.Engine.Devices = []int{0} }, `engine.devices: [0] given but engine.backend is cpu`},
-		{"device negative", func(c *Config) { c.Engine.Backend = BackendGPU; c.Engine.Devices = []int{-1} }, `engine.devices[0]: -1 must not be negative`},
+		{"device negative", func(c *Config) { c.Engine.Backend = backend.GPU; c.Engine.Devices = []int{-1} }, `engine.devices[0]: -1 must not be negative`},
 		{"no queries", func(c *Config) { c.Queries.Inline = nil }, `queries: no queries (give queries.files or queries.inline)`},
 		{"query file twice", func(c *Config) { c.Queries.Files = []string{"a.yaml", "a.yaml"} }, `queries.files[1]: "a.yaml" is also queries.files[0]`},
 		{"reload interval", func(c *Config) { c.Queries.ReloadInterval = 0 }, `queries.reload_interval: 0s must be positive`},
@@ -240,14 +243,14 @@ func TestValidateAccepts(t *testing.T) {
 		{"timestamp units", func(c *Config) { c.Input.Timestamp = Timestamp{Unit: "us", Layout: "RFC3339"} }},
 		{"go layout", func(c *Config) { c.Input.Timestamp.Layout = "2006-01-02 15:04:05" }},
 		{"zero lateness", func(c *Config) { c.Window.AllowedLateness = 0 }},
-		{"gpu devices", func(c *Config) { c.Engine.Backend = BackendGPU; c.Engine.Devices = []int{0, 3} }},
-		{"gpu logical partitions", func(c *Config) { c.Engine.Backend = BackendGPU; c.Engine.Devices = []int{0, 0} }},
-		{"auto", func(c *Config) { c.Engine.Backend = BackendAuto; c.Engine.Workers = 16 }},
+		{"gpu devices", func(c *Config) { c.Engine.Backend = backend.GPU; c.Engine.Devices = []int{0, 3} }},
+		{"gpu logical partitions", func(c *Config) { c.Engine.Backend = backend.GPU; c.Engine.Devices = []int{0, 0} }},
+		{"auto", func(c *Config) { c.Engine.Backend = backend.Auto; c.Engine.Workers = 16 }},
 		{"unlimited alerts", func(c *Config) { c.Alerts.RateLimit, c.Alerts.RateBurst = 0, 0 }},
-		{"count mode to stdout", func(c *Config) { c.Alerts.Mode, c.Alerts.Sink = ModeCount, SinkStdout }},
+		{"count mode to stdout", func(c *Config) { c.Alerts.Mode, c.Alerts.Sink = alerts.ModeCount, SinkStdout }},
 		{"per-query", func(c *Config) {
 			zero := 0.0
-			c.Alerts.PerQuery = map[string]QueryAlerts{"q": {Mode: ModeCount, RateLimit: &zero}}
+			c.Alerts.PerQuery = map[string]QueryAlerts{"q": {Mode: alerts.ModeCount, RateLimit: &zero}}
 		}},
 		{"listen any port", func(c *Config) { c.Metrics.Listen = "127.0.0.1:0" }},
 		{"listen all interfaces", func(c *Config) { c.Metrics.Listen = ":9464" }},

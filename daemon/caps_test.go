@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
@@ -25,11 +24,11 @@ type sentDead struct {
 
 type fakeDLQ struct{ sent []sentDead }
 
-func (f *fakeDLQ) Write(_ context.Context, recs []ingest.DeadRecord) (ingest.DeadOutcome, error) {
+func (f *fakeDLQ) Write(_ context.Context, recs []kafka.DeadRecord) (kafka.DeadOutcome, error) {
 	for _, r := range recs {
 		f.sent = append(f.sent, sentDead{r.Msg, r.Reason})
 	}
-	return ingest.DeadOutcome{Written: recs}, nil
+	return kafka.DeadOutcome{Written: recs}, nil
 }
 
 // capPipeline is a pipeline without Kafka: records go in through take,
@@ -64,8 +63,9 @@ func capPipeline(t *testing.T, opts stream.Options, maxFuture time.Duration, now
 		t.Fatal(err)
 	}
 	dlq := &fakeDLQ{}
-	p := &pipeline{log: logger, src: &fakeSource{}, dlq: dlq, dec: dec, reorder: ingest.NewReorder(0, 0, nil),
-		proc: proc, router: router, pm: pm, tick: time.Second, next: map[int]int64{},
+	parts := &pipelineParts{log: logger, dlq: dlq, dec: dec, pm: pm, schema: window.Schema{TimeUnit: time.Second}}
+	p := &pipeline{pipelineParts: parts, mode: testMode(&fakeSource{}), start: start{reorder: ingest.NewReorder(0, 0, nil)},
+		proc: proc, router: router, next: map[int]int64{},
 		future: newFutureCap(maxFuture, time.Second, func() time.Time { return now })}
 	return p, dlq, &log
 }

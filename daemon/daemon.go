@@ -14,13 +14,15 @@ import (
 	"github.com/oklog/run"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/backend"
+	"github.com/motifwatch/motifwatch/internal/engine"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
@@ -92,158 +94,71 @@ func Run(ctx context.Context, o Options) error {
 	if o.Listening != nil {
 		o.Listening(httpSrv.Addr())
 	}
+	// Metrics.
 	pm, err := newPipelineMetrics(reg)
 	if err != nil {
 		return err
 	}
-
+	am, err := alerts.NewMetrics(reg)
+	if err != nil {
+		return err
+	}
+	im, err := ingest.NewMetrics(reg)
+	if err != nil {
+		return err
+	}
 	engine, err := newEngine(cfg, reg, log)
 	if err != nil {
 		return err
 	}
 	defer engine.Close()
-	backend := engine.Backend
+	backend := engine.Backend.String()
 	board.setEngine(engineStatus(engine, cfg))
+	pm.queries.Set(float64(len(queries)))
+	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
 
-	// Kafka: the embedded broker or the configured cluster, and topics.
-	transport, dialer, err := clients(&cfg.Kafka)
+	// Clients: Kafka (the embedded broker or the configured cluster, and
+	// topics), the alert sink, the dead-letter writer.
+	k, err := connectKafka(ctx, cfg, log, ready, pm)
 	if err != nil {
 		return err
 	}
-	brokers := cfg.Kafka.Brokers
-	if cfg.Embedded() {
-		ec := &cfg.Kafka.Embedded
-		emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes)})
-		if err != nil {
-			return fmt.Errorf("kafka.embedded {dir: %q, port: %d, retention_bytes: %s}: starting the embedded broker: %w", ec.Dir, ec.Port, ec.RetentionBytes, err)
-		}
-		defer emb.Close()
-		brokers = emb.Addrs()
-		retention := "unlimited"
-		if ec.RetentionBytes > 0 {
-			retention = ec.RetentionBytes.String()
-		}
-		if dir := ec.Dir; dir != "" {
-			log.Info("embedded Kafka broker started", "addrs", brokers, "dir", dir, "retention_per_partition", retention)
-		} else {
-			log.Info("embedded Kafka broker started, in memory only: its topics, offsets and alerts are lost at exit (kafka.embedded.dir keeps them)", "addrs", brokers, "retention_per_partition", retention)
-		}
-	}
-	conn := &connector{brokers: brokers, ping: func(ctx context.Context) error { return broker.Ping(ctx, brokers, dialer) },
-		retry: newRetrier(opProbe, log, ready, pm), health: ready, log: log, limit: ratelog.New(connectLogEvery, nil), sleep: sleep}
-	if m := cfg.Kafka.SASL.Mechanism; m != "" {
-		conn.mechanism, conn.user = "SASL "+strings.ToUpper(m), cfg.Kafka.SASL.Username
-	}
-	if err := conn.run(ctx); err != nil {
+	defer k.close()
+	brokers, transport := k.brokers, k.transport
+	alertRetry := newRetrier(opAlertWrite, log, ready, pm) // the sink reports its retries to it
+	sink, err := newSink(cfg, o.Stdout, brokers, transport, log, alertRetry)
+	if err != nil {
 		return err
-	}
-	parts := max(cfg.Kafka.Partitions, 1)
-	if err := broker.EnsureTopics(ctx, brokers, transport, []broker.TopicSpec{
-		{Name: cfg.Kafka.EdgeTopic, Partitions: parts},
-		{Name: cfg.Kafka.AlertTopic, Partitions: parts},
-		{Name: cfg.Kafka.DeadLetterTopic, Partitions: parts},
-	}); err != nil {
-		return err
-	}
-
-	// The pipeline's parts. A scaled-out instance builds a pipeline (window,
-	// reorder buffer, router) per generation of the group from them.
-	var alertRetry *retrier // set once the metrics exist; the sink reports its retries to it
-	var sink alerts.Sink
-	if cfg.Alerts.Sink == config.SinkStdout {
-		sink = alerts.NewWriterSink(o.Stdout)
-	} else if sink, err = alerts.NewKafkaSink(alerts.KafkaOptions{Brokers: brokers, Topic: cfg.Kafka.AlertTopic, Transport: transport, Logger: log,
-		// The sink logs its retries itself; readiness and metrics learn of them here.
-		OnRetry: func(_ int, err error) { alertRetry.failed(err, false) }}); err != nil {
-		return err
-	}
-	if cfg.DemoEnabled() && cfg.Alerts.Sink != config.SinkStdout {
-		// The demo's alerts go to the (embedded) alert topic and to stdout,
-		// so the first run shows them.
-		sink = teeSink{sink, alerts.NewWriterSink(o.Stdout)}
 	}
 	defer sink.Close()
-	mk := &pipelineMaker{cfg: cfg, log: log, reg: reg, engine: engine, backend: backend, schema: schema, sink: sink,
-		health: ready, updates: make(chan querySet), onBatch: o.OnBatch, board: board,
-		probe: func(ctx context.Context) error { return broker.WaitReady(ctx, brokers, transport) }}
-	if mk.am, err = alerts.NewMetrics(reg); err != nil {
-		return err
-	}
-	if mk.dec, err = ingest.NewDecoder(decodeOptions(cfg, &schema)); err != nil {
-		return err
-	}
-	if mk.im, err = ingest.NewMetrics(reg); err != nil {
-		return err
-	}
-	dlq, err := ingest.NewDeadLetter(ingest.DeadLetterOptions{Brokers: brokers, Topic: cfg.Kafka.DeadLetterTopic, Transport: transport,
+	dlq, err := kafka.NewDeadLetter(kafka.DeadLetterOptions{Brokers: brokers, Topic: cfg.Kafka.DeadLetterTopic, Transport: transport,
 		MaxBytes: int(cfg.Kafka.DeadLetterMaxBytes)})
 	if err != nil {
 		return err
 	}
 	defer dlq.Close()
-	mk.dlq = dlq
-	mk.pm = pm
-	alertRetry = newRetrier(opAlertWrite, log, ready, pm)
-	mk.alertRetry = alertRetry
-	pm.queries.Set(float64(len(queries)))
-	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
-	streamQs, alertQs := querySets(cfg, queries)
-	board.setQueries(streamQs, alertQs)
-	p, err := mk.new(querySet{stream: streamQs, alerts: alertQs})
+	dec, err := ingest.NewDecoder(decodeOptions(cfg, &schema))
 	if err != nil {
 		return err
 	}
-	admin, err := ingest.NewAdmin(brokers, transport)
+	gpmJob, snapshots, err := newGPMJob(ctx, cfg, log, reg, brokers, transport)
 	if err != nil {
 		return err
 	}
-	defer admin.Close()
-	// p was made above, before the admin: it gets the end-offset lookup
-	// here; scale-out's pipelines get it from mk.
-	mk.endOffsets = func(ctx context.Context) (map[int]int64, error) { return admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic) }
-	p.endOffsets = mk.endOffsets
 
-	// work is the run group's pipeline actor; stats reports its records.
-	var work func(context.Context) error
-	var consumer *ingest.Consumer
-	stats := func() pipelineStats { return p.stats }
-	if cfg.Kafka.ScaleOut.Enabled {
-		so, err := newScaleOut(cfg, mk, admin, brokers, transport, dialer, p.queries)
-		if err != nil {
-			return err
-		}
-		defer so.member.Close() // the member joins at once; run closes it too, after the last hand-over
-		work, stats = so.run, so.totals
-	} else {
-		// Restart: rebuild the window from the history before the committed
-		// offsets, and learn what a clean shutdown left to report.
-		if err := rebuild(ctx, log, cfg, admin, brokers, transport, dialer, p, cfg.WindowSpan(queries)); err != nil {
-			return err
-		}
-		consumer, err = ingest.NewConsumer(ingest.ConsumerOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic,
-			Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: dialer, MaxWait: min(cfg.Window.BatchMaxWait, 250*time.Millisecond), Logger: log,
-			SessionTimeout: cfg.Kafka.SessionTimeout,
-			// kafka-go retries these itself (a fetch's i/o timeout, a lost
-			// connection): counted as fetch errors, as Fetch never sees them.
-			OnClientError: pm.kafkaErrors.WithLabelValues(opFetch).Inc})
-		if err != nil {
-			return err
-		}
-		p.src = consumer
-		// Several instances without scale-out stand by for one another
-		// (ingest's whole-topic group protocol): one that is handed the
-		// partitions later must not mine on from a stale window.
-		p.committed = func(ctx context.Context) (map[int]int64, error) {
-			return admin.Committed(ctx, cfg.Kafka.Group, cfg.Kafka.EdgeTopic)
-		}
-		work = p.run
-	}
-
+	// The pipeline: one, or a scaled-out instance's per generation of the
+	// group, from the parts every pipeline shares.
+	parts := &pipelineParts{cfg: cfg, log: log, reg: reg, engine: engine, backend: backend, schema: schema, sink: sink,
+		dec: dec, dlq: dlq, am: am, im: im, pm: pm, health: ready, alertRetry: alertRetry,
+		probe:      func(ctx context.Context) error { return kafka.WaitReady(ctx, brokers, transport) },
+		endOffsets: func(ctx context.Context) (map[int]int64, error) { return k.admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic) },
+		updates:    make(chan querySet), snapshots: snapshots, onBatch: o.OnBatch, board: board}
+	// The query watcher hands new query sets to whichever pipeline runs.
 	watcher, err := config.NewQueryWatcher(cfg, log, func(qs []*motif.Query) error {
 		s, a := querySets(cfg, qs)
 		done := make(chan error, 1)
 		select {
-		case mk.updates <- querySet{stream: s, alerts: a, done: done}:
+		case parts.updates <- querySet{stream: s, alerts: a, done: done}:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -261,9 +176,23 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 
-	gpmJob, err := newGPMJob(ctx, cfg, log, reg, brokers, transport, p)
-	if err != nil {
-		return err
+	streamQs, alertQs := querySets(cfg, queries)
+	board.setQueries(streamQs, alertQs)
+	qs := querySet{stream: streamQs, alerts: alertQs}
+	// Nothing fails between the worker's start (the consumer or member
+	// joins the group) and the run group, which stops it.
+	var work worker
+	if cfg.Kafka.ScaleOut.Enabled {
+		so, err := newScaleOut(parts, k, qs)
+		if err != nil {
+			return err
+		}
+		defer so.member.Close() // the member joins at once; run closes it too, after the last hand-over
+		work = so
+	} else {
+		if work, err = newStandalone(ctx, parts, k, qs, cfg.WindowSpan(queries)); err != nil {
+			return err
+		}
 	}
 
 	var g run.Group
@@ -272,7 +201,7 @@ func Run(ctx context.Context, o Options) error {
 	var pipeErr error
 	{
 		pctx, cancel := context.WithCancel(ctx)
-		g.Add(func() error { pipeErr = work(pctx); return pipeErr }, func(error) { cancel() })
+		g.Add(func() error { pipeErr = work.run(pctx); return pipeErr }, func(error) { cancel() })
 	}
 	{
 		hctx, cancel := context.WithCancel(ctx)
@@ -280,7 +209,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	{
 		bctx, cancel := context.WithCancel(ctx)
-		g.Add(func() error { return watchBrokers(bctx, newRetrier(opProbe, log, ready, pm), mk.probe) }, func(error) { cancel() })
+		g.Add(func() error { return watchBrokers(bctx, newRetrier(opProbe, log, ready, pm), parts.probe) }, func(error) { cancel() })
 	}
 	{
 		wctx, cancel := context.WithCancel(ctx)
@@ -309,42 +238,138 @@ func Run(ctx context.Context, o Options) error {
 		}, func(error) { close(done) })
 	}
 	log.Info("motifwatch running", "metrics", httpSrv.Addr(), "brokers", brokers, "topic", cfg.Kafka.EdgeTopic,
-		"queries", p.proc.Queries(), "backend", backend, "demo", cfg.DemoEnabled(), "scale_out", cfg.Kafka.ScaleOut.Enabled)
+		"queries", queryNames(queries), "backend", backend, "demo", cfg.DemoEnabled(), "scale_out", cfg.Kafka.ScaleOut.Enabled)
 	if o.Started != nil {
 		o.Started(Info{MetricsAddr: httpSrv.Addr(), Brokers: brokers})
 	}
+	// The pipeline finishes its last batch and commit (with the resume
+	// state: through the group scaled out, else in resumeGroup) and leaves
+	// the group before its actor returns.
 	runErr := g.Run()
 	if pipeErr != nil && !errors.Is(runErr, pipeErr) {
 		runErr = errors.Join(runErr, pipeErr)
 	}
-
-	// The pipeline has finished its last batch and commit (scaled out: with
-	// the resume state, through the group). Leave the group, then record
-	// where a restart resumes and what it must not repeat.
-	var closeErr error
-	if consumer != nil {
-		closeErr = consumer.Close()
-		fctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-		defer cancel()
-		if runErr == nil {
-			client := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
-			if err := commitFinal(fctx, client, cfg.Kafka.Group, cfg.Kafka.EdgeTopic, p.committable(), p.next, p.resume, p.shutdownWatermark()); err != nil {
-				log.Warn("final commit with resume state failed: a restart may repeat alerts", "err", err)
-			}
-		}
-	}
-	st := stats()
+	st := work.totals()
 	log.Info("motifwatch stopped", "records", st.Records, "appended", st.Appended, "late", st.Late,
 		"dead_lettered", st.DeadLettered, "dead_letter_lost", st.DeadLetterLost, "skipped", st.Skipped,
 		"alerts", st.Alerts, "rate_limited", st.RateLimited)
-	return errors.Join(runErr, closeErr)
+	return runErr
+}
+
+// worker is the run group's pipeline actor: a standalone instance's
+// pipeline, or a scaled-out member's pipeline per generation.
+type worker interface {
+	run(ctx context.Context) error
+	// totals is the record accounting, once run has returned.
+	totals() pipelineStats
+}
+
+func queryNames(qs []*motif.Query) []string {
+	names := make([]string, len(qs))
+	for i, q := range qs {
+		names[i] = q.Name
+	}
+	return names
+}
+
+// kafkaClients are the daemon's connection to Kafka: the brokers it
+// reached (the embedded one's addresses, if it runs), the transport
+// (writers, admin calls) and dialer (readers) with the configured TLS
+// and SASL, and the metadata and offset clients over the transport.
+type kafkaClients struct {
+	brokers   []string
+	transport *kafka.Transport
+	dialer    *kafka.Dialer
+	admin     *kafka.Admin
+	client    *kafkago.Client
+	embedded  *kafka.Embedded // nil: the configured cluster
+}
+
+func (k kafkaClients) close() {
+	if k.admin != nil {
+		k.admin.Close()
+	}
+	if k.embedded != nil {
+		k.embedded.Close()
+	}
+}
+
+// connectKafka starts the embedded broker if configured, waits until the
+// brokers answer (connect.go) and creates the topics.
+func connectKafka(ctx context.Context, cfg *config.Config, log *slog.Logger, ready *health, pm *pipelineMetrics) (kafkaClients, error) {
+	transport, dialer, err := kafka.Clients(&cfg.Kafka)
+	if err != nil {
+		return kafkaClients{}, err
+	}
+	k := kafkaClients{brokers: cfg.Kafka.Brokers, transport: transport, dialer: dialer}
+	if cfg.Embedded() {
+		ec := &cfg.Kafka.Embedded
+		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes)})
+		if err != nil {
+			return kafkaClients{}, fmt.Errorf("kafka.embedded {dir: %q, port: %d, retention_bytes: %s}: starting the embedded broker: %w", ec.Dir, ec.Port, ec.RetentionBytes, err)
+		}
+		k.brokers, k.embedded = emb.Addrs(), emb
+		retention := "unlimited"
+		if ec.RetentionBytes > 0 {
+			retention = ec.RetentionBytes.String()
+		}
+		if dir := ec.Dir; dir != "" {
+			log.Info("embedded Kafka broker started", "addrs", k.brokers, "dir", dir, "retention_per_partition", retention)
+		} else {
+			log.Info("embedded Kafka broker started, in memory only: its topics, offsets and alerts are lost at exit (kafka.embedded.dir keeps them)", "addrs", k.brokers, "retention_per_partition", retention)
+		}
+	}
+	brokers := k.brokers
+	conn := &connector{brokers: brokers, ping: func(ctx context.Context) error { return kafka.Ping(ctx, brokers, dialer) },
+		retry: newRetrier(opProbe, log, ready, pm), health: ready, log: log, limit: ratelog.New(connectLogEvery, nil), sleep: sleep}
+	if m := cfg.Kafka.SASL.Mechanism; m != "" {
+		conn.mechanism, conn.user = "SASL "+strings.ToUpper(m), cfg.Kafka.SASL.Username
+	}
+	if err := conn.run(ctx); err != nil {
+		k.close()
+		return kafkaClients{}, err
+	}
+	parts := max(cfg.Kafka.Partitions, 1)
+	if err := kafka.EnsureTopics(ctx, brokers, transport, []kafka.TopicSpec{
+		{Name: cfg.Kafka.EdgeTopic, Partitions: parts},
+		{Name: cfg.Kafka.AlertTopic, Partitions: parts},
+		{Name: cfg.Kafka.DeadLetterTopic, Partitions: parts},
+	}); err != nil {
+		k.close()
+		return kafkaClients{}, err
+	}
+	if k.admin, err = kafka.NewAdmin(brokers, transport); err != nil {
+		k.close()
+		return kafkaClients{}, err
+	}
+	k.client = &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
+	return k, nil
+}
+
+// newSink returns the alert sink (alerts.sink): stdout, or the alert
+// topic, whose retries it reports to retry (readiness and metrics; the
+// sink logs them itself). The demo's alerts go to the (embedded) alert
+// topic and to stdout, so the first run shows them.
+func newSink(cfg *config.Config, stdout io.Writer, brokers []string, transport *kafka.Transport, log *slog.Logger, retry *retrier) (alerts.Sink, error) {
+	if cfg.Alerts.Sink == config.SinkStdout {
+		return alerts.NewWriterSink(stdout), nil
+	}
+	sink, err := kafka.NewAlertSink(kafka.AlertSinkOptions{Brokers: brokers, Topic: cfg.Kafka.AlertTopic, Transport: transport, Logger: log,
+		OnRetry: func(_ int, err error) { retry.failed(err, false) }})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DemoEnabled() {
+		return teeSink{sink, alerts.NewWriterSink(stdout)}, nil
+	}
+	return sink, nil
 }
 
 // newEngine picks the mining backend (engine.backend): cpu, gpu (an error
 // when no device is usable) or auto (the GPU when usable, else the CPU
 // with a warning). Device metrics are registered either way.
-func newEngine(cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) (*gpu.Selected, error) {
-	sel, err := gpu.Select(cfg.Engine.Backend, cfg.Engine.Workers, gpu.Options{Devices: cfg.Engine.Devices}, log)
+func newEngine(cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) (*engine.Selected, error) {
+	sel, err := engine.Select(cfg.Engine.Backend, cfg.Engine.Workers, gpu.Options{Devices: cfg.Engine.Devices}, log)
 	if err != nil {
 		return nil, fmt.Errorf("engine.backend: %s: %w", cfg.Engine.Backend, err)
 	}
@@ -355,8 +380,8 @@ func newEngine(cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) 
 	return sel, nil
 }
 
-func engineWorkers(sel *gpu.Selected, cfg *config.Config) int {
-	if sel.Backend == gpu.BackendGPU {
+func engineWorkers(sel *engine.Selected, cfg *config.Config) int {
+	if sel.Backend == backend.GPU {
 		return len(sel.GPU.Devices())
 	}
 	if c, ok := sel.Engine.(interface{ Workers() int }); ok {
@@ -371,12 +396,8 @@ func querySets(cfg *config.Config, qs []*motif.Query) ([]stream.Query, map[strin
 	aq := make(map[string]alerts.QueryOptions, len(qs))
 	for i, q := range qs {
 		pol := cfg.Alerts.For(q.Name)
-		mode := alerts.ModeEnumerate
-		if pol.Mode == config.ModeCount {
-			mode = alerts.ModeCount
-		}
-		sq[i] = stream.Query{Query: q, Enumerate: mode == alerts.ModeEnumerate}
-		aq[q.Name] = alerts.QueryOptions{Mode: mode, RateLimit: pol.RateLimit, Burst: pol.RateBurst, Group: grouping(q, cfg.Input.TimeUnit)}
+		sq[i] = stream.Query{Query: q, Enumerate: pol.Mode != alerts.ModeCount}
+		aq[q.Name] = alerts.QueryOptions{Mode: pol.Mode, RateLimit: pol.RateLimit, Burst: pol.RateBurst, Group: grouping(q, cfg.Input.TimeUnit)}
 	}
 	return sq, aq
 }
@@ -415,91 +436,6 @@ func decodeOptions(cfg *config.Config, schema *window.Schema) ingest.DecodeOptio
 		Attrs: schema.EdgeAttrs, MaxRecordBytes: in.MaxRecordBytes}
 }
 
-// rebuild refills the window after a restart: the records within the
-// window span before the committed offsets are read back as History (in
-// the window, never alerted), and a clean shutdown's metadata marks the
-// records it had already handled as Replayed.
-func rebuild(ctx context.Context, log *slog.Logger, cfg *config.Config, admin *ingest.Admin, brokers []string, transport *kafka.Transport, dialer *kafka.Dialer, p *pipeline, span time.Duration) error {
-	client := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
-	parts, err := admin.Partitions(ctx, cfg.Kafka.EdgeTopic)
-	if err != nil {
-		return err
-	}
-	offsets, states, err := committed(ctx, client, cfg.Kafka.Group, cfg.Kafka.EdgeTopic, parts)
-	if err != nil {
-		return err
-	}
-	// Partitions with records the consumer will read hold the watermark
-	// until it has reached them (see ingest.Reorder.SetPending).
-	first, err := admin.StartOffsets(ctx, cfg.Kafka.EdgeTopic)
-	if err != nil {
-		return err
-	}
-	end, err := admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic)
-	if err != nil {
-		return err
-	}
-	p.builtTo = make(map[int]int64, len(end))
-	for part, e := range end {
-		start := first[part]
-		if off, ok := offsets[part]; ok {
-			start = max(start, off)
-		}
-		p.builtTo[part] = start
-		p.reorder.SetPending(part, e > start)
-	}
-	if len(offsets) == 0 {
-		return nil // first start of this group
-	}
-	// The oldest committed position's message time, minus the span, is
-	// where history starts (message times are edge times for records
-	// `monitor produce` wrote; a margin of the lateness covers producers
-	// whose clocks lag).
-	last := map[int]int64{}
-	for part, off := range offsets {
-		if off > 0 {
-			last[part] = off - 1
-		}
-	}
-	oldest := time.Time{}
-	if err := ingest.Replay(ctx, brokers, dialer, cfg.Kafka.EdgeTopic, last, offsets, func(m kafka.Message) error {
-		if oldest.IsZero() || m.Time.Before(oldest) {
-			oldest = m.Time
-		}
-		return nil
-	}); err != nil {
-		return fmt.Errorf("reading the committed positions: %w", err)
-	}
-	if oldest.IsZero() {
-		return nil
-	}
-	from, err := admin.OffsetsForTime(ctx, cfg.Kafka.EdgeTopic, oldest.Add(-span-cfg.Window.AllowedLateness))
-	if err != nil {
-		return err
-	}
-	n := 0
-	if err := ingest.Replay(ctx, brokers, dialer, cfg.Kafka.EdgeTopic, from, offsets, func(m kafka.Message) error {
-		e, err := p.dec.Decode(m.Value, ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset})
-		if err != nil {
-			return nil // dead-lettered when it was first read
-		}
-		e.History = true
-		p.reorder.Add(e)
-		n++
-		return nil
-	}); err != nil {
-		return fmt.Errorf("rebuilding the window: %w", err)
-	}
-	// Commits below these offsets would re-read history as new.
-	p.historyBefore = offsets
-	clean := len(states) == len(offsets)
-	if clean {
-		p.resumeFrom(states)
-	} // else after a crash: at least once, duplicates possible
-	log.Info("window rebuilt from history", "records", n, "from", from, "to", offsets, "clean_shutdown", clean)
-	return nil
-}
-
 // demo streams the synthetic feed with planted patterns into the edge
 // topic until ctx ends.
 func demo(ctx context.Context, log *slog.Logger, brokers []string, tr *kafka.Transport, cfg *config.Config, unit time.Duration) error {
@@ -510,7 +446,7 @@ func demo(ctx context.Context, log *slog.Logger, brokers []string, tr *kafka.Tra
 		return err
 	}
 	log.Info("demo feed producing", "topic", cfg.Kafka.EdgeTopic)
-	_, err = broker.Produce(ctx, broker.FeedRecords(feed, unit), broker.ProduceOptions{Brokers: brokers, Transport: tr,
+	_, err = kafka.Produce(ctx, kafka.FeedRecords(feed, unit), kafka.ProduceOptions{Brokers: brokers, Transport: tr,
 		Topic: cfg.Kafka.EdgeTopic, TimeUnit: unit, Speedup: 240, BatchSize: 100})
 	if ctx.Err() != nil {
 		return nil

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/promreg"
 )
 
@@ -34,7 +34,7 @@ type snapshotJob struct {
 	labelsK string
 }
 
-// messageWriter is what the job needs of a *kafka.Writer.
+// messageWriter is what the job needs of a *kafkago.Writer.
 type messageWriter interface {
 	WriteMessages(ctx context.Context, msgs ...kafka.Message) error
 }
@@ -53,23 +53,25 @@ func newSnapshotJob(cfg config.GPM, log *slog.Logger, reg prometheus.Registerer,
 }
 
 // newGPMJob sets up the snapshot job when cfg.GPM is on (nil when off):
-// the pipeline's request channel, the record topic and its writer.
+// the channel of its requests to the pipeline (pipelineParts.snapshots),
+// the record topic and its writer.
 func newGPMJob(ctx context.Context, cfg *config.Config, log *slog.Logger, reg prometheus.Registerer,
-	brokers []string, transport *kafka.Transport, p *pipeline) (*snapshotJob, error) {
+	brokers []string, transport *kafka.Transport) (*snapshotJob, chan chan<- *gpm.Graph, error) {
 	if cfg.GPM.Every <= 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	p.snapshots = make(chan chan<- *gpm.Graph)
+	requests := make(chan chan<- *gpm.Graph)
 	var out messageWriter
 	if t := cfg.GPM.Topic; t != "" {
-		if err := broker.EnsureTopics(ctx, brokers, transport, []broker.TopicSpec{{Name: t, Partitions: 1}}); err != nil {
-			return nil, fmt.Errorf("gpm.topic %s: %w", t, err)
+		if err := kafka.EnsureTopics(ctx, brokers, transport, []kafka.TopicSpec{{Name: t, Partitions: 1}}); err != nil {
+			return nil, nil, fmt.Errorf("gpm.topic %s: %w", t, err)
 		}
-		out = &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: t, Transport: transport,
-			RequiredAcks: kafka.RequireAll, BatchTimeout: 10 * time.Millisecond}
+		out = &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: t, Transport: transport,
+			RequiredAcks: kafkago.RequireAll, BatchTimeout: 10 * time.Millisecond}
 	}
 	log.Info("gpm snapshot job on", "every", cfg.GPM.Every, "app", cfg.GPM.App, "k", cfg.GPM.K, "topic", cfg.GPM.Topic)
-	return newSnapshotJob(cfg.GPM, log, reg, p.snapshotter(), out)
+	job, err := newSnapshotJob(cfg.GPM, log, reg, snapshotter(requests), out)
+	return job, requests, err
 }
 
 // run snapshots every interval until ctx ends.
@@ -189,14 +191,15 @@ func newGPMMetrics(reg prometheus.Registerer) (*gpmMetrics, error) {
 	return m, err
 }
 
-// snapshotter returns the job's view of the pipeline: a request to the
-// pipeline goroutine (which owns the window) for gpm.FromWindow.
-func (p *pipeline) snapshotter() func(context.Context) (*gpm.Graph, error) {
+// snapshotter returns the job's view of the pipeline: a request, through
+// requests, to the pipeline goroutine (which owns the window) for
+// gpm.FromWindow.
+func snapshotter(requests chan<- chan<- *gpm.Graph) func(context.Context) (*gpm.Graph, error) {
 	return func(ctx context.Context) (*gpm.Graph, error) {
 		reply := make(chan *gpm.Graph, 1)
 		var send chan<- *gpm.Graph = reply
 		select {
-		case p.snapshots <- send:
+		case requests <- send:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}

@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
@@ -97,15 +98,16 @@ func TestPipelineSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := &pipeline{proc: proc, snapshots: make(chan chan<- *gpm.Graph)}
-	go func() { p.snapshot(<-p.snapshots) }() // the pipeline loop's case
-	g, err := p.snapshotter()(context.Background())
+	requests := make(chan chan<- *gpm.Graph)
+	p := &pipeline{proc: proc}
+	go func() { p.snapshot(<-requests) }() // the pipeline loop's case
+	g, err := snapshotter(requests)(context.Background())
 	if err != nil || g.N() != 3 || g.M() != 3 {
 		t.Fatalf("snapshot: %v, err %v; want 3 vertices and 3 edges", g, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := p.snapshotter()(ctx); err == nil {
+	if _, err := snapshotter(requests)(ctx); err == nil {
 		t.Error("snapshot with a cancelled context and no pipeline: no error")
 	}
 }
@@ -139,7 +141,7 @@ gpm: {every: 1s, app: clique, k: 3, topic: gpm-counts}
 	case <-time.After(30 * time.Second):
 		t.Fatal("daemon did not start within 30s")
 	}
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: info.Brokers, Topic: "gpm-counts", MaxWait: 100 * time.Millisecond})
+	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: info.Brokers, Topic: "gpm-counts", MaxWait: 100 * time.Millisecond})
 	defer r.Close()
 	rctx, rcancel := context.WithTimeout(ctx, 20*time.Second)
 	defer rcancel()

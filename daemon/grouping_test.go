@@ -50,7 +50,7 @@ func TestCommitWaitsForIncidents(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &fakeSource{}
-	p := &pipeline{src: src, router: router, proc: proc, reorder: ingest.NewReorder(0, 0, nil), next: map[int]int64{}}
+	p := &pipeline{mode: testMode(src), router: router, proc: proc, start: start{reorder: ingest.NewReorder(0, 0, nil)}, next: map[int]int64{}}
 	batch := func(next int64, ms ...alerts.Alert) {
 		t.Helper()
 		p.next[0] = next

@@ -7,26 +7,33 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
-// burstSource serves records from make, then waits for the end.
+// burstSource serves records from make, decoded by dec, in chunks of
+// up to 100, then waits for the end.
 type burstSource struct {
 	fakeSource
+	dec  *ingest.Decoder
 	n    int
 	make func(i int) kafka.Message
 	i    int
 }
 
-func (b *burstSource) Fetch(ctx context.Context) (kafka.Message, error) {
+func (b *burstSource) Next(ctx context.Context) (*kafka.Chunk, error) {
 	if b.i < b.n {
-		b.i++
-		return b.make(b.i - 1), nil
+		c := &kafka.Chunk{Fetched: time.Now()}
+		for ; b.i < b.n && len(c.Recs) < 100; b.i++ {
+			m := b.make(b.i)
+			e, err := b.dec.Decode(m.Value, ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset})
+			c.Recs, c.Edges, c.Errs = append(c.Recs, m), append(c.Edges, e), append(c.Errs, err)
+		}
+		return c, nil
 	}
 	<-ctx.Done()
-	return kafka.Message{}, ctx.Err()
+	return nil, ctx.Err()
 }
 
 // TestIntakeBoundsBytesOfLargeRecords reproduces issue 12's memory
@@ -34,44 +41,35 @@ func (b *burstSource) Fetch(ctx context.Context) (kafka.Message, error) {
 // 16MiB, max_buffered 50000) took the daemon from 27 MB to 1.0 GB, as the
 // reorder buffer kept every record's value and the fetch channel held
 // 40,000 records. Now the bytes held before the window are bounded by
-// window.max_buffered_bytes (16 MiB here): the fetch queue never holds
-// more than its quarter (plus the one record always admitted), and the
+// window.max_buffered_bytes (16 MiB here): the fetcher's in-flight bytes
+// by its quarter (ingest's TestFetcherBoundsInFlightBytes), and the
 // reorder buffer keeps the decoded edges only, not the values. Every
 // record is taken in and buffered (tied at the newest time), none lost.
 func TestIntakeBoundsBytesOfLargeRecords(t *testing.T) {
 	p, _, _ := capPipeline(t, stream.Options{MaxBytes: 16 << 20}, 0, time.Now())
 	const n, size, capBytes = 2500, 400_000, 16 << 20
 	pad := `,"pad":"` + strings.Repeat("x", size) + `"}`
-	src := &burstSource{n: n, make: func(i int) kafka.Message {
-		// A fresh value per record, as kafka-go allocates them.
+	src := &burstSource{dec: p.dec, n: n, make: func(i int) kafka.Message {
 		v := make([]byte, 0, size+64)
 		v = fmt.Appendf(v, `{"src":"a%d","dst":"b%d","time":1700000000`, i, i)
 		return kafka.Message{Topic: "edges", Partition: 0, Offset: int64(i), HighWaterMark: n, Value: append(v, pad...)}
 	}}
-	p.src = src
+	p.mode = testMode(src)
 	p.batchSize, p.maxWait, p.shutdownTimeout = 10_000, 10*time.Millisecond, 10*time.Second
 	p.reorder.SetMaxBuffered(50_000)
-	p.fetchQueueBytes = capBytes / 4
 	p.reorder.SetMaxBytes(capBytes - capBytes/4)
 
-	var maxReorder, maxQueue int64
+	var maxReorder int64
 	runUntilTaken(t, p, n, func(BatchReport) {
 		maxReorder = max(maxReorder, p.reorder.Bytes())
-		now, _ := p.queue.held()
-		maxQueue = max(maxQueue, now)
 	})
-	_, peak := p.queue.held()
-	record := int64(size + 200)
-	if limit := int64(capBytes/4) + record; peak > limit {
-		t.Errorf("fetch queue peak %d bytes; want at most %d (a quarter of the cap plus one record)", peak, limit)
-	}
 	if maxReorder > int64(n*1024) {
 		t.Errorf("reorder buffer held up to %d bytes for %d edges: the records' values were kept", maxReorder, n)
 	}
 	if held := int64(p.reorder.Len()); held != n || p.stats.Records != n || p.stats.Late+p.stats.DeadLettered != 0 {
 		t.Errorf("buffered %d, stats %+v; want all %d records buffered, none late or dead-lettered", held, p.stats, n)
 	}
-	t.Logf("fetch queue peak %d bytes (at batches %d), reorder buffer %d bytes for %d edges", peak, maxQueue, maxReorder, p.reorder.Len())
+	t.Logf("reorder buffer %d bytes for %d edges", maxReorder, p.reorder.Len())
 }
 
 // TestCappedReleasesKeepBatchesLarge: a backlog whose partitions run
@@ -83,7 +81,7 @@ func TestIntakeBoundsBytesOfLargeRecords(t *testing.T) {
 func TestCappedReleasesKeepBatchesLarge(t *testing.T) {
 	p, _, _ := capPipeline(t, stream.Options{}, 0, time.Now())
 	const n, capEdges, batchSize = 20_000, 500, 5_000
-	src := &burstSource{n: n, make: func(i int) kafka.Message {
+	src := &burstSource{dec: p.dec, n: n, make: func(i int) kafka.Message {
 		// Partition 1 runs 10^6 s ahead of partition 0, which sends one
 		// record per 20 of partition 1's.
 		part, t := 1, 1_700_000_000+1_000_000+i
@@ -93,7 +91,7 @@ func TestCappedReleasesKeepBatchesLarge(t *testing.T) {
 		v := fmt.Appendf(nil, `{"src":"a%d","dst":"b%d","time":%d}`, i%97, i%89, t)
 		return kafka.Message{Topic: "edges", Partition: part, Offset: int64(i), HighWaterMark: n, Value: v}
 	}}
-	p.src = src
+	p.mode = testMode(src)
 	p.batchSize, p.maxWait, p.shutdownTimeout = batchSize, time.Hour, 10*time.Second
 	p.reorder.SetMaxBuffered(capEdges)
 

@@ -19,6 +19,9 @@ type pipelineMetrics struct {
 	reloads        *prometheus.CounterVec
 	info           *prometheus.GaugeVec
 	lag            *prometheus.GaugeVec
+	// pausedPartitions counts the partitions not fetched for now because
+	// they run ahead in event time (pipeline.pauseAhead).
+	pausedPartitions prometheus.Gauge
 	// kafkaErrors and kafkaReconnects follow broker outages by operation
 	// (fetch, commit, alert_write, dead_letter): failed attempts, and
 	// recoveries after them. redelivered counts records a rejoined group
@@ -48,6 +51,8 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 			Help: "The mining backend in use (value 1) and its worker count."}, []string{"backend", "workers"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_consumer_lag_records",
 			Help: "Records behind the end of each edge-topic partition, as of the last record fetched from it."}, []string{"partition"}),
+		pausedPartitions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_consumer_paused_partitions",
+			Help: "Edge-topic partitions not fetched for now: they run ahead of the others in event time and hold their share of the reorder buffer (window.max_buffered, max_buffered_bytes)."}),
 		kafkaErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_kafka_errors_total",
 			Help: "Failed broker operations, retried with backoff, by operation (fetch, commit, alert_write, dead_letter, probe)."}, []string{"operation"}),
 		kafkaReconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_kafka_reconnects_total",
@@ -69,6 +74,7 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 	m.reloads = promreg.Register(reg, m.reloads, &err)
 	m.info = promreg.Register(reg, m.info, &err)
 	m.lag = promreg.Register(reg, m.lag, &err)
+	m.pausedPartitions = promreg.Register(reg, m.pausedPartitions, &err)
 	m.kafkaErrors = promreg.Register(reg, m.kafkaErrors, &err)
 	m.kafkaReconnects = promreg.Register(reg, m.kafkaReconnects, &err)
 	m.redelivered = promreg.Register(reg, m.redelivered, &err)

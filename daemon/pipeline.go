@@ -1,125 +1,76 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
-// source is what the pipeline needs of the consumer (ingest.Consumer).
-type source interface {
-	Fetch(ctx context.Context) (kafka.Message, error)
-	Commit(ctx context.Context, offsets map[int]int64) error
-}
-
 // pipeline is the single goroutine that owns decoder, reorder buffer,
-// processor and router; see the package doc.
+// processor and router; see the package doc. newPipeline builds it
+// complete: what the process shares (pipelineParts), how this instance
+// takes part in its group (mode), and where it begins (start).
 type pipeline struct {
-	log       *slog.Logger
-	src       source
-	dlq       deadLetter
-	dec       *ingest.Decoder
-	reorder   *ingest.Reorder
-	proc      *stream.Processor
-	router    *alerts.Router
-	im        *ingest.Metrics
-	pm        *pipelineMetrics
-	tick      time.Duration // window tick, for watermark delay metrics
+	*pipelineParts
+	mode
+	start
+	proc   *stream.Processor
+	router *alerts.Router
+
 	batchSize int
 	maxWait   time.Duration
-	// health is the readiness /readyz reports; the retriers ride out
-	// broker outages per operation (see health.go), and probe answers
-	// once the brokers do again (nil: do not wait for them).
-	health                                        *health
-	fetchRetry, commitRetry, alertRetry, dlqRetry *retrier
-	probe                                         func(context.Context) error
 	// shutdownTimeout bounds the final batch, flush and commit.
 	shutdownTimeout time.Duration
-	// flushes counts successful alert flushes (one per batch), in step
-	// with the router's; commitQueue holds batches not yet settled.
-	flushes     uint64
-	commitQueue []pendingCommit
+	// The retriers ride out broker outages per operation (see health.go);
+	// alertRetry is shared with the sink (pipelineParts).
+	fetchRetry, commitRetry, dlqRetry *retrier
 
-	// queryUpdates delivers new query sets from the watcher.
-	queryUpdates chan querySet
-	// forcedSeen is the reorder buffer's Forced count already reported.
-	forcedSeen int64
-	// snapshots carries the gpm snapshot job's requests (gpm.go); nil
-	// when the job is off.
-	snapshots chan chan<- *gpm.Graph
+	// unsettled holds the offsets of batches whose alerts are not all
+	// durable yet.
+	unsettled commitQueue
 
-	// Restart state: a clean shutdown's resume state per partition; the
-	// records in [committed[p], resume[p].Processed) with times at or
-	// below resume[p].Watermark were mined before it (Replayed).
-	resume map[int]resumeState
-	// Scale-out (nil otherwise): owns says which partitions are this
-	// instance's duty (the others' records only join the window), and
-	// records of an owned partition below historyBefore[p] (its committed
-	// offset) are History. finalCommit, if set, makes the last commit of
-	// finish (with the resume state, fenced by the group generation).
-	owns          func(partition int) bool
-	historyBefore map[int]int64
-	finalCommit   func(ctx context.Context, offsets map[int]int64) error
 	// queries is the query set in force (for the next generation's
 	// pipeline).
 	queries querySet
+	// forcedSeen is the reorder buffer's Forced count already reported.
+	forcedSeen int64
 
 	// next[p] is the offset after the last record fetched from partition p;
 	// pending counts records taken in since the last batch.
 	next    map[int]int64
 	pending int
-	// endOffsets, every endCheckEvery (see refreshPending), marks the
-	// partitions with records not fetched yet as pending.
-	endOffsets    func(context.Context) (map[int]int64, error)
+	// Every endCheckEvery, refreshPending marks the partitions with
+	// records not fetched yet as pending.
 	endCheckEvery time.Duration
 	endCheckedAt  time.Time
-	// Takeover check (an instance without scale-out that stood by in its
-	// group; see checkTakeover): builtTo[p] is the offset the window was
-	// rebuilt up to at start, and committed looks up the group's committed
-	// offsets (negative or absent: none). nil: no check (scale-out has its
-	// own hand-over). verified: the first record's check of every
-	// partition has passed.
-	builtTo   map[int]int64
-	committed func(ctx context.Context) (map[int]int64, error)
-	verified  bool
-	// lastCommitted is the last offsets the group accepted: an unchanged
-	// position is not committed again.
-	lastCommitted map[int]int64
 	// firstFetch is when the batch in hand's first record arrived: the
 	// start of its end-to-end latency.
 	firstFetch time.Time
-	// inflight counts records per batch for the accounting identity
-	// records = appended + self-loops + late + dead-lettered.
+	// stats is the record accounting: records = appended + self-loops +
+	// late + dead-lettered (+ skipped, scaled out).
 	stats pipelineStats
 
-	// queue is the fetch queue, bounded by fetchQueueBytes (see
-	// intake.go); set by run, or before it by a test.
-	queue           *fetchQueue
-	fetchQueueBytes int64
+	// paused is the partitions the source was last told to pause
+	// (reorder.AppendAhead); ahead is scratch for the next set.
+	paused, ahead []int
 	// stage accumulates the time of each stage since the last batch;
-	// onBatch, if set, receives each batch's report (monitor bench).
-	stage   [numStages]time.Duration
-	onBatch func(BatchReport)
 	// reported is stats as of the last BatchReport.
+	stage    [numStages]time.Duration
 	reported pipelineStats
 	// uncounted batches the per-record ingest metrics.
 	uncounted uncountedRecords
-	// board, if set, gets each batch's figures for the status page.
-	board *statusBoard
 
 	// dead is the dead letters not yet written (deadletter.go).
 	dead deadQueue
@@ -133,6 +84,58 @@ type pipeline struct {
 	// future is window.max_future; capLimiter rate-limits cap log lines.
 	future     futureCap
 	capLimiter *ratelog.Limiter
+}
+
+// mode is how an instance takes part in its consumer group: where its
+// records come from, how it commits, which partitions are its duty, and
+// whether it checks for a takeover. Each of single instance (standing by
+// or not, standalone.go) and scaled-out member (scaleout.go) supplies
+// its own.
+type mode struct {
+	src     recordSource
+	commits committer
+	duty    dutyPolicy
+	guard   takeoverGuard
+}
+
+// start is where a pipeline begins: what rebuilding its window from
+// Kafka found (rebuild; scaleOut.rebuild).
+type start struct {
+	// reorder holds the History edges re-read (without scale-out), and
+	// knows which partitions have records not read yet.
+	reorder *ingest.Reorder
+	// Records below historyBefore[p] (the committed offset the pipeline
+	// starts from) are History: in the window, never mined as last edges.
+	historyBefore map[int]int64
+	// resume is the previous owner's resume state per partition: the
+	// records in [committed[p], resume[p].Processed) with times at or
+	// below its watermark were mined before (Replayed).
+	resume map[int]resumeState
+	// readFrom[p] is where reading partition p starts: the window was
+	// rebuilt up to it (refreshPending, for partitions not read yet).
+	readFrom map[int]int64
+}
+
+// newPipeline returns a pipeline mining qs that begins at st and takes
+// part in its group as m says.
+func (s *pipelineParts) newPipeline(qs querySet, st start, m mode) (*pipeline, error) {
+	proc, router, err := s.newMiner(qs, s.reg)
+	if err != nil {
+		return nil, err
+	}
+	m.duty.restrict(proc)
+	for part, rs := range st.resume {
+		proc.ResumePartition(part, rs.spans())
+	}
+	w := &s.cfg.Window
+	return &pipeline{pipelineParts: s, mode: m, start: st, proc: proc, router: router,
+		batchSize: w.BatchSize, maxWait: w.BatchMaxWait, shutdownTimeout: s.cfg.ShutdownTimeout,
+		fetchRetry:  newRetrier(opFetch, s.log, s.health, s.pm),
+		commitRetry: newRetrier(opCommit, s.log, s.health, s.pm),
+		dlqRetry:    newRetrier(opDeadLetter, s.log, s.health, s.pm),
+		queries:     querySet{stream: qs.stream, alerts: qs.alerts},
+		next:        map[int]int64{}, endCheckEvery: endCheckInterval(w.IdleTimeout),
+		future: newFutureCap(w.MaxFuture, s.schema.TimeUnit, time.Now)}, nil
 }
 
 // pipelineStats is the record accounting, exported through metrics and
@@ -179,27 +182,15 @@ func (p *pipeline) run(ctx context.Context) error {
 	stopAfter := context.AfterFunc(ctx, func() { time.AfterFunc(p.shutdownTimeout, cancelWork) })
 	defer stopAfter()
 
-	// The intake (intake.go): fetcher and decoder run ahead, bounded in
-	// bytes by the fetch queue.
+	// The intake (intake.go): the source fetches and decodes ahead.
 	fetchCtx, stopFetch := context.WithCancel(ctx)
 	defer stopFetch()
-	if p.queue == nil {
-		p.queue = newFetchQueue(max(p.fetchQueueBytes, minFetchQueueBytes))
-	}
-	chunks := make(chan *chunk, 1)
-	free := make(chan *chunk, chunksInFlight)
-	for range chunksInFlight {
-		free <- &chunk{}
-	}
+	chunks := make(chan *kafka.Chunk)
 	var intake sync.WaitGroup
-	intake.Add(2)
+	intake.Add(1)
 	go func() {
 		defer intake.Done()
-		p.fetch(fetchCtx, p.queue)
-	}()
-	go func() {
-		defer intake.Done()
-		decodeChunks(fetchCtx, p.queue, p.dec, chunks, free)
+		p.intake(fetchCtx, chunks)
 	}()
 	defer func() { stopFetch(); intake.Wait() }()
 
@@ -215,18 +206,17 @@ func (p *pipeline) run(ctx context.Context) error {
 		select {
 		case c := <-chunks:
 			err := p.takeChunk(work, c)
-			p.queue.release(c.bytes)
-			c.recycle()
-			free <- c // never blocks: only chunksInFlight chunks exist
+			p.src.Done(c)
 			if err != nil {
 				return err
 			}
+			p.pauseAhead()
 		case <-timer.C:
 			if err := p.batch(work); err != nil {
 				return err
 			}
 			timer.Reset(p.maxWait)
-		case qs := <-p.queryUpdates:
+		case qs := <-p.updates:
 			qs.done <- p.setQueries(qs)
 		case reply := <-p.snapshots:
 			p.snapshot(reply)
@@ -236,19 +226,15 @@ func (p *pipeline) run(ctx context.Context) error {
 	}
 }
 
-// minFetchQueueBytes is the fetch queue's bound when none is configured
-// (window.max_buffered_bytes 0) and its least.
-const minFetchQueueBytes = 1 << 20
-
 // takeChunk takes a decoded chunk in, record by record, closing a batch
 // whenever batch_size records are pending.
-func (p *pipeline) takeChunk(ctx context.Context, c *chunk) error {
+func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 	defer p.flushCounts()
-	p.stage[stageFetch] += c.fetchTime
-	p.stage[stageDecode] += c.decodeTime
+	p.stage[stageFetch] += c.FetchTime
+	p.stage[stageDecode] += c.DecodeTime
 	start := time.Now()
-	for i := range c.recs {
-		if err := p.takeDecoded(ctx, &c.recs[i], c.fetched[i], c.edges[i], c.errs[i]); err != nil {
+	for i := range c.Recs {
+		if err := p.takeDecoded(ctx, &c.Recs[i], c.Fetched, c.Edges[i], c.Errs[i]); err != nil {
 			return err
 		}
 		// A batch closes at batch_size records. A reorder buffer over a
@@ -272,36 +258,6 @@ func (p *pipeline) takeChunk(ctx context.Context, c *chunk) error {
 	return nil
 }
 
-// fetch feeds records to the fetch queue until ctx ends. A failed fetch is
-// a broker outage to ride out, not the end: kafka-go's reader reconnects
-// (and rejoins the group) by itself, so fetch marks the daemon not ready,
-// backs off, waits until the brokers answer again and fetches on.
-func (p *pipeline) fetch(ctx context.Context, q *fetchQueue) {
-	t0 := time.Now()
-	for {
-		m, err := p.src.Fetch(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			if !p.reconnect(ctx, err) {
-				return
-			}
-			t0 = time.Now()
-			continue
-		}
-		at := time.Now()
-		ok, waited := q.put(ctx, m, at, at.Sub(t0))
-		if !ok {
-			return
-		}
-		t0 = at
-		if waited {
-			t0 = time.Now() // waiting for the pipeline is not fetch time
-		}
-	}
-}
-
 // reconnect handles a failed fetch: backoff, then probing the brokers
 // (with backoff too) until they answer. It returns false once ctx ends.
 func (p *pipeline) reconnect(ctx context.Context, err error) bool {
@@ -315,97 +271,6 @@ func (p *pipeline) reconnect(ctx context.Context, err error) bool {
 		return true
 	}
 	return p.fetchRetry.do(ctx, probeAttempt, p.probe) == nil
-}
-
-// ErrTookOver ends a daemon without scale-out that stood by in its
-// consumer group and has just been handed the partitions of a member that
-// left: its window holds the edges up to where it was rebuilt at start,
-// the group committed past that since, and mining on would miss every
-// match that spans the gap. The process exits (nothing is committed), and
-// its restart rebuilds the window from the history before the new
-// committed offsets: at least once, nothing lost.
-var ErrTookOver = errors.New("took over partitions past this instance's window")
-
-// checkTakeover returns an error wrapping ErrTookOver when the window
-// this pipeline built at start is stale: the group committed past the
-// offset it reaches in some partition, so someone else consumed and
-// committed in between.
-//
-// At the first record the pipeline takes, every partition is checked: a
-// standby is handed all partitions at once, and the first record may come
-// from one the old owner never moved (no gap there) while the others did;
-// mined and committed from the stale window, that partition's matches
-// would be lost to the restart (it would re-read them as history). A
-// lookup that keeps failing then ends the pipeline too: exiting and
-// rebuilding is always safe, mining from a stale window is not.
-//
-// Later, a record past the offset reached in its partition asks again. A
-// gap alone is no takeover (transaction markers and compaction leave gaps
-// in offsets), and only a member that owns a partition commits it, so a
-// committed offset past the window proves it.
-func (p *pipeline) checkTakeover(ctx context.Context, m kafka.Message) error {
-	if p.committed == nil {
-		return nil
-	}
-	if !p.verified {
-		c, err := p.committedRetrying(ctx)
-		if err != nil {
-			return fmt.Errorf("kafka: the first record (partition %d, offset %d) came, and the group's committed offsets could not be read to check this instance's window (%v); exiting so that a restart rebuilds it: %w",
-				m.Partition, m.Offset, err, ErrTookOver)
-		}
-		for part, reach := range p.builtTo {
-			if off, ok := c[part]; ok && off > reach {
-				return fmt.Errorf("kafka partition %d: the group committed offset %d while this instance stood by (its window reaches offset %d); exiting so that a restart rebuilds the window from the history before it: %w",
-					part, off, reach, ErrTookOver)
-			}
-		}
-		p.verified = true
-		return nil
-	}
-	reach, ok := p.next[m.Partition]
-	if !ok {
-		if reach, ok = p.builtTo[m.Partition]; !ok {
-			return nil
-		}
-	}
-	if m.Offset <= reach {
-		return nil
-	}
-	c, err := p.committed(ctx)
-	off, ok := c[m.Partition]
-	if err != nil || !ok || off <= reach {
-		// A failed lookup cannot prove a takeover; the next gap asks again.
-		if err != nil {
-			p.log.Warn("kafka: could not check the committed offset after a gap in the offsets", "partition", m.Partition, "offset", m.Offset, "err", err)
-		}
-		return nil // and take m on: take's next moves past the gap
-	}
-	return fmt.Errorf("kafka partition %d: the group committed offset %d while this instance stood by (its window reaches offset %d); exiting so that a restart rebuilds the window from the history before it: %w",
-		m.Partition, off, reach, ErrTookOver)
-}
-
-// committedRetrying reads the group's committed offsets, trying a few
-// times over a few seconds (the first record's check must not end a
-// healthy start on one dropped request).
-func (p *pipeline) committedRetrying(ctx context.Context) (map[int]int64, error) {
-	var err error
-	for attempt := 0; attempt < 4; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):
-			}
-		}
-		var c map[int]int64
-		actx, cancel := context.WithTimeout(ctx, probeAttempt)
-		c, err = p.committed(actx)
-		cancel()
-		if err == nil {
-			return c, nil
-		}
-	}
-	return nil, err
 }
 
 // Bounds of single attempts (see retrier.do): a broker that accepts
@@ -475,7 +340,7 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 		}
 		return nil
 	}
-	if err := p.checkTakeover(ctx, m); err != nil {
+	if err := p.guard.check(ctx, &m, p.next); err != nil {
 		return err
 	}
 	p.stats.Records++
@@ -485,7 +350,7 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 		p.firstFetch = fetched
 	}
 	p.pending++
-	duty := p.duty(m.Partition, m.Offset)
+	duty := p.onDuty(m.Partition, m.Offset)
 	if err != nil && !duty {
 		p.skip()
 		return nil
@@ -515,7 +380,10 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 		}
 	}
 	if len(m.Value) <= rawKeepMax {
-		e.Raw = m.Value // its own allocation (kafka-go's), not a shared buffer
+		// A copy: the value lies in the fetch's buffer, which the next
+		// fetch of the partition reuses (and a buffered edge must not
+		// keep a whole fetch alive).
+		e.Raw = bytes.Clone(m.Value)
 	}
 	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 	if refused, err := p.refuseFuture(ctx, m, &e); refused || err != nil {
@@ -532,14 +400,14 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 	return p.deadLetter(ctx, m, "late", fmt.Sprintf("late edge: t=%d is not after the watermark %d", e.T, p.reorder.Watermark()))
 }
 
-// duty reports whether the record at offset of partition is this
+// onDuty reports whether the record at offset of partition is this
 // instance's to dead-letter and mine as a last edge: not History, and
-// (scaled out) from a partition it owns.
-func (p *pipeline) duty(partition int, offset int64) bool {
+// from a partition of its duty.
+func (p *pipeline) onDuty(partition int, offset int64) bool {
 	if hb, ok := p.historyBefore[partition]; ok && offset < hb {
 		return false
 	}
-	return p.owns == nil || p.owns(partition)
+	return p.duty.owns(partition)
 }
 
 // skip counts a record that is not this instance's duty and could not
@@ -562,6 +430,7 @@ func (p *pipeline) batch(ctx context.Context) error {
 	edges, wm := p.reorder.AppendRelease(p.early)
 	p.early = nil
 	p.stage[stageReorder] += time.Since(start)
+	releasedEarly := p.reorder.Forced() - p.forcedSeen
 	if f := p.reorder.Forced(); f > p.forcedSeen {
 		p.proc.NoteCap(stream.CapReorder)
 		p.capLog(stream.CapReorder, "the reorder buffer released edges before the watermark passed them; later edges at or below it are late",
@@ -570,7 +439,7 @@ func (p *pipeline) batch(ctx context.Context) error {
 	}
 	p.im.SetBuffered(p.reorder.Len())
 	if wm != math.MinInt64 {
-		p.im.SetWatermark(wm, p.tick, time.Now())
+		p.im.SetWatermark(wm, p.schema.TimeUnit, time.Now())
 	}
 	var out *stream.Output
 	if len(edges) > 0 || p.pending > 0 {
@@ -630,7 +499,8 @@ func (p *pipeline) batch(ctx context.Context) error {
 	p.pm.batch(len(edges), end.Sub(start))
 	if len(edges) > 0 || p.pending > 0 {
 		r := BatchReport{Records: p.pending, Edges: len(edges), Stages: p.stage, Done: end,
-			Late: int(p.stats.Late - p.reported.Late), DeadLettered: int(p.stats.DeadLettered - p.reported.DeadLettered)}
+			Late: int(p.stats.Late - p.reported.Late), DeadLettered: int(p.stats.DeadLettered - p.reported.DeadLettered),
+			ReleasedEarly: int(releasedEarly)}
 		p.reported = p.stats
 		if p.pending > 0 {
 			r.Latency, r.FirstFetched = end.Sub(p.firstFetch), p.firstFetch
@@ -645,7 +515,25 @@ func (p *pipeline) batch(ctx context.Context) error {
 		p.stage = [numStages]time.Duration{}
 	}
 	p.pending = 0
+	p.pauseAhead()
 	return nil
+}
+
+// pauseAhead tells the source which partitions run ahead in event time
+// (ingest.Reorder.AppendAhead): they are not fetched until the watermark
+// catches up, so a skewed backlog stays within the reorder buffer's caps
+// without making the others' records late.
+func (p *pipeline) pauseAhead() {
+	p.ahead = p.reorder.AppendAhead(p.ahead[:0])
+	slices.Sort(p.ahead)
+	if slices.Equal(p.ahead, p.paused) {
+		return
+	}
+	p.paused = append(p.paused[:0], p.ahead...)
+	p.src.Pause(p.paused)
+	if p.pm != nil {
+		p.pm.pausedPartitions.Set(float64(len(p.paused)))
+	}
 }
 
 // flush writes the alerts, retrying until they are acknowledged or ctx
@@ -663,34 +551,19 @@ func (p *pipeline) flush(ctx context.Context) error {
 // batch's offsets wait in a queue, so a crash re-reads those records
 // instead of losing their counts.
 func (p *pipeline) commit(ctx context.Context) error {
-	p.flushes++
-	p.commitQueue = append(p.commitQueue, pendingCommit{flush: p.flushes, offsets: p.committable()})
-	settled := p.router.Settled()
-	var offsets map[int]int64
-	i := 0
-	for ; i < len(p.commitQueue) && p.commitQueue[i].flush <= settled; i++ {
-		offsets = p.commitQueue[i].offsets
-	}
-	p.commitQueue = p.commitQueue[i:]
-	if offsets == nil || maps.Equal(offsets, p.lastCommitted) {
+	offsets := p.unsettled.push(p.committable(), p.router.Settled())
+	if offsets == nil {
 		return nil
 	}
 	// While the brokers are away the pipeline waits here (nothing after
 	// this batch may be committed before it anyway); each attempt is
 	// bounded, as kafka-go's commit waits for the group to be rejoined.
-	commit := func(ctx context.Context) error { return p.src.Commit(ctx, offsets) }
+	commit := func(ctx context.Context) error { return p.commits.commit(ctx, offsets) }
 	if err := p.commitRetry.do(ctx, commitAttempt, commit); err != nil {
 		return fmt.Errorf("committing offsets: %w", err)
 	}
-	p.lastCommitted = offsets
+	p.unsettled.committed(offsets)
 	return nil
-}
-
-// pendingCommit is a batch's committable offsets, waiting for the router
-// to settle the flush that wrote its alerts.
-type pendingCommit struct {
-	flush   uint64
-	offsets map[int]int64
 }
 
 // committable returns, per partition, the offset up to which everything
@@ -753,7 +626,7 @@ func (p *pipeline) refreshPending(ctx context.Context) {
 	}
 	// Partitions not read from yet, from where the window was built (a
 	// reader that reaches them late must not find its records late).
-	for part, start := range p.builtTo {
+	for part, start := range p.readFrom {
 		if _, read := p.next[part]; !read {
 			pend(part, start)
 		}
@@ -768,18 +641,6 @@ func endCheckInterval(idle time.Duration) time.Duration {
 		return time.Duration(math.MaxInt64)
 	}
 	return min(max(idle/4, 50*time.Millisecond), time.Second)
-}
-
-// shutdownWatermark is the watermark the final commit metadata records.
-func (p *pipeline) shutdownWatermark() int64 { return p.reorder.Watermark() }
-
-// resumeFrom sets the clean shutdown's resume state of each partition:
-// see take and stream.Processor.ResumePartition.
-func (p *pipeline) resumeFrom(states map[int]resumeState) {
-	p.resume = states
-	for part, st := range states {
-		p.proc.ResumePartition(part, st.spans())
-	}
 }
 
 // setQueries applies a new query set between batches.
@@ -812,14 +673,11 @@ func (p *pipeline) finish() error {
 	}
 	p.stats.Alerts, p.stats.RateLimited = p.router.Alerted()
 	// Close wrote every tally: everything handled is durable now.
-	commit := p.src.Commit
-	if p.finalCommit != nil {
-		commit = p.finalCommit
-	}
-	if err := commit(ctx, p.committable()); err != nil {
+	h := handover{offsets: p.committable(), processed: p.next, prev: p.resume, watermark: p.reorder.Watermark()}
+	if err := p.commits.final(ctx, h); err != nil {
 		return fmt.Errorf("shutdown: committing offsets: %w", err)
 	}
-	p.commitQueue = nil
+	p.unsettled.waiting = nil // the final commit covers them
 	p.log.Info("pipeline stopped", "records", p.stats.Records, "appended", p.stats.Appended,
 		"late", p.stats.Late, "dead_lettered", p.stats.DeadLettered, "dead_letter_lost", p.stats.DeadLetterLost,
 		"alerts", p.stats.Alerts, "rate_limited", p.stats.RateLimited)

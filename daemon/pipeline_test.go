@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
@@ -16,14 +15,26 @@ import (
 
 type fakeSource struct{ commits []map[int]int64 }
 
-func (f *fakeSource) Fetch(ctx context.Context) (kafka.Message, error) {
+func (f *fakeSource) Next(ctx context.Context) (*kafka.Chunk, error) {
 	<-ctx.Done()
-	return kafka.Message{}, ctx.Err()
+	return nil, ctx.Err()
 }
+
+func (f *fakeSource) Done(*kafka.Chunk) {}
+func (f *fakeSource) Pause([]int)       {}
 
 func (f *fakeSource) Commit(_ context.Context, offsets map[int]int64) error {
 	f.commits = append(f.commits, offsets)
 	return nil
+}
+
+// testMode is a single instance's mode without Kafka: records from src,
+// commits to it, every partition its duty, no takeover check.
+func testMode(src interface {
+	recordSource
+	offsetCommitter
+}) mode {
+	return mode{src: src, commits: groupCommits{src}, duty: everyPartition{}, guard: noTakeover{}}
 }
 
 type memSink struct{ n int }
@@ -49,7 +60,7 @@ func TestCommitWaitsForCountRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &fakeSource{}
-	p := &pipeline{src: src, router: router, proc: proc, reorder: ingest.NewReorder(0, 0, nil), next: map[int]int64{}}
+	p := &pipeline{mode: testMode(src), router: router, proc: proc, start: start{reorder: ingest.NewReorder(0, 0, nil)}, next: map[int]int64{}}
 
 	p.next[0] = 10
 	router.AddCount("c", 3) // matches of the batch that ends at offset 10
@@ -81,7 +92,7 @@ func TestCommittableStopsAtBufferedEdges(t *testing.T) {
 	proc, _ := stream.New(stream.Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
 	r := ingest.NewReorder(100, 0, nil)
 	r.Add(ingest.Edge{Src: "a", Dst: "b", T: 50, Origin: ingest.Origin{Partition: 1, Offset: 7}})
-	p := &pipeline{proc: proc, reorder: r, next: map[int]int64{0: 30, 1: 9}}
+	p := &pipeline{proc: proc, start: start{reorder: r}, next: map[int]int64{0: 30, 1: 9}}
 	got := p.committable()
 	if got[0] != 30 || got[1] != 7 {
 		t.Errorf("committable = %v; want partition 0 at 30, partition 1 held at its buffered offset 7", got)
@@ -95,7 +106,7 @@ func TestCommittableNeverGoesBackOverHistory(t *testing.T) {
 	proc, _ := stream.New(stream.Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
 	r := ingest.NewReorder(100, 0, nil)
 	r.Add(ingest.Edge{Src: "a", Dst: "b", T: 50, History: true, Origin: ingest.Origin{Partition: 0, Offset: 3}})
-	p := &pipeline{proc: proc, reorder: r, next: map[int]int64{0: 12}, historyBefore: map[int]int64{0: 10}}
+	p := &pipeline{proc: proc, start: start{reorder: r, historyBefore: map[int]int64{0: 10}}, next: map[int]int64{0: 12}}
 	if got := p.committable(); got[0] != 10 {
 		t.Errorf("committable = %v; want partition 0 at its start 10, not back at the buffered history edge 3", got)
 	}

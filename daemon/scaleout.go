@@ -3,104 +3,17 @@ package daemon
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/segmentio/kafka-go"
 
-	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
-	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/promreg"
 	"github.com/motifwatch/motifwatch/motif"
-	"github.com/motifwatch/motifwatch/stream"
-	"github.com/motifwatch/motifwatch/window"
 )
-
-// pipelineMaker holds what every pipeline of the process shares, and
-// builds pipelines: one for a single instance, one per generation of the
-// group for a scaled-out one.
-type pipelineMaker struct {
-	cfg     *config.Config
-	log     *slog.Logger
-	reg     prometheus.Registerer
-	engine  motif.Engine
-	backend string
-	schema  window.Schema
-	sink    alerts.Sink
-	am      *alerts.Metrics
-	dec     *ingest.Decoder
-	im      *ingest.Metrics
-	dlq     *ingest.DeadLetter
-	pm      *pipelineMetrics
-	// health is what /readyz reports; alertRetry (shared with the sink's
-	// retry hook) and each pipeline's retriers report to it, and probe
-	// asks the brokers whether they answer.
-	health     *health
-	alertRetry *retrier
-	probe      func(context.Context) error
-	// endOffsets reads the edge topic's log-end offsets (nil: pending
-	// partitions are known from fetched records alone; see
-	// pipeline.refreshPending).
-	endOffsets func(context.Context) (map[int]int64, error)
-	// updates delivers new query sets from the watcher to whichever
-	// pipeline runs.
-	updates chan querySet
-	// onBatch receives every pipeline's batch reports (Options.OnBatch).
-	onBatch func(BatchReport)
-	// board is what the status page and the status line show (nil: none).
-	board *statusBoard
-}
-
-// new returns a pipeline with an empty window and reorder buffer, mining
-// qs.
-func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
-	cfg := mk.cfg
-	proc, err := stream.New(stream.Options{Engine: mk.engine, Schema: mk.schema, MaxHeld: cfg.Window.MaxHeldMatches,
-		MaxBytes: int64(cfg.Window.MaxBytes), MaxNodes: cfg.Window.MaxNodes, MaxMatchesPerBatch: cfg.Window.MaxMatchesPerBatch,
-		MaxMineSteps: cfg.Window.MaxMineSteps, MaxMineTime: cfg.Window.MaxMineTime,
-		Logger: mk.log, Registerer: mk.reg, Backend: mk.backend})
-	if err != nil {
-		return nil, err
-	}
-	proc.SetCapLimit(stream.CapFuture, cfg.Window.MaxFuture.Seconds())
-	proc.SetCapLimit(stream.CapReorder, float64(cfg.Window.MaxBuffered))
-	if err := proc.SetQueries(qs.stream); err != nil {
-		return nil, err
-	}
-	ropts := alerts.RouterOptions{Interval: cfg.Alerts.CountInterval, Logger: mk.log}
-	if mk.board != nil {
-		ropts.Written = mk.board.written
-	}
-	router, err := alerts.NewRouter(ropts, mk.sink, mk.am, nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := router.SetQueries(qs.alerts); err != nil {
-		return nil, err
-	}
-	lateness := int64(cfg.Window.AllowedLateness / mk.schema.TimeUnit)
-	reorder := ingest.NewReorder(lateness, cfg.Window.IdleTimeout, time.Now)
-	reorder.SetMaxBuffered(cfg.Window.MaxBuffered)
-	// window.max_buffered_bytes: a quarter for the fetch queue, the rest
-	// for the reorder buffer (0: no cap on the buffer, the least queue).
-	queueBytes := int64(cfg.Window.MaxBufferedBytes) / 4
-	reorder.SetMaxBytes(int64(cfg.Window.MaxBufferedBytes) - queueBytes)
-	return &pipeline{log: mk.log, dlq: mk.dlq, dec: mk.dec, reorder: reorder,
-		proc: proc, router: router, im: mk.im, pm: mk.pm, tick: mk.schema.TimeUnit, batchSize: cfg.Window.BatchSize,
-		maxWait: cfg.Window.BatchMaxWait, queryUpdates: mk.updates, board: mk.board,
-		future: newFutureCap(cfg.Window.MaxFuture, mk.schema.TimeUnit, time.Now),
-		health: mk.health, alertRetry: mk.alertRetry, probe: mk.probe,
-		endOffsets: mk.endOffsets, endCheckEvery: endCheckInterval(cfg.Window.IdleTimeout),
-		fetchRetry:  newRetrier(opFetch, mk.log, mk.health, mk.pm),
-		commitRetry: newRetrier(opCommit, mk.log, mk.health, mk.pm),
-		dlqRetry:    newRetrier(opDeadLetter, mk.log, mk.health, mk.pm),
-		next:        map[int]int64{}, shutdownTimeout: cfg.ShutdownTimeout, queries: querySet{stream: qs.stream, alerts: qs.alerts},
-		fetchQueueBytes: queueBytes, onBatch: mk.onBatch}, nil
-}
 
 // scaleOut runs a scaled-out instance (kafka.scale_out): a member of the
 // consumer group that reads every partition of the edge topic and mines
@@ -110,36 +23,32 @@ func (mk *pipelineMaker) new(qs querySet) (*pipeline, error) {
 // duty for a partition starts exactly at its committed offset, and the
 // previous owner's handover commit says what it had already reported.
 type scaleOut struct {
-	cfg       *config.Config
-	log       *slog.Logger
-	mk        *pipelineMaker
-	member    *ingest.Member
-	admin     *ingest.Admin
-	client    *kafka.Client
-	brokers   []string
-	dialer    *kafka.Dialer
+	cfg    *config.Config
+	log    *slog.Logger
+	parts  *pipelineParts
+	k      kafkaClients
+	m      *scaleOutMetrics
+	member *kafka.Member
+	// queries is the query set in force, for the next generation.
 	queries   querySet
-	stats     pipelineStats
 	totalsPtr atomic.Pointer[pipelineStats]
-	m         *scaleOutMetrics
 }
 
-func newScaleOut(cfg *config.Config, mk *pipelineMaker, admin *ingest.Admin, brokers []string, transport *kafka.Transport,
-	dialer *kafka.Dialer, qs querySet) (*scaleOut, error) {
+// newScaleOut joins the group and returns the instance, mining qs.
+func newScaleOut(parts *pipelineParts, k kafkaClients, qs querySet) (*scaleOut, error) {
+	cfg := parts.cfg
+	m, err := newScaleOutMetrics(parts.reg)
+	if err != nil {
+		return nil, err
+	}
 	so := &cfg.Kafka.ScaleOut
-	member, err := ingest.NewMember(ingest.MemberOptions{Brokers: brokers, Topic: cfg.Kafka.EdgeTopic, Group: cfg.Kafka.Group,
-		ClientID: cfg.Kafka.ClientID, Dialer: dialer, Transport: transport, HeartbeatInterval: so.HeartbeatInterval,
-		SessionTimeout: so.SessionTimeout, RebalanceTimeout: so.RebalanceTimeout, Logger: mk.log})
+	member, err := kafka.NewMember(kafka.MemberOptions{Brokers: k.brokers, Topic: cfg.Kafka.EdgeTopic, Group: cfg.Kafka.Group,
+		ClientID: cfg.Kafka.ClientID, Dialer: k.dialer, Transport: k.transport, HeartbeatInterval: so.HeartbeatInterval,
+		SessionTimeout: so.SessionTimeout, RebalanceTimeout: so.RebalanceTimeout, Logger: parts.log})
 	if err != nil {
 		return nil, err
 	}
-	m, err := newScaleOutMetrics(mk.reg)
-	if err != nil {
-		member.Close()
-		return nil, err
-	}
-	s := &scaleOut{cfg: cfg, log: mk.log, mk: mk, member: member, admin: admin, brokers: brokers, dialer: dialer, queries: qs, m: m,
-		client: &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}}
+	s := &scaleOut{cfg: cfg, log: parts.log, parts: parts, k: k, m: m, member: member, queries: qs}
 	s.totalsPtr.Store(&pipelineStats{})
 	return s, nil
 }
@@ -167,9 +76,9 @@ func (s *scaleOut) run(ctx context.Context) error {
 // next waits for the group's next generation, answering query updates
 // meanwhile; it returns nil, nil once ctx ends. Errors joining the group
 // are logged and retried (kafka-go backs off between attempts).
-func (s *scaleOut) next(ctx context.Context) (*ingest.Generation, error) {
+func (s *scaleOut) next(ctx context.Context) (*kafka.Generation, error) {
 	type result struct {
-		g   *ingest.Generation
+		g   *kafka.Generation
 		err error
 	}
 	for {
@@ -184,7 +93,7 @@ func (s *scaleOut) next(ctx context.Context) (*ingest.Generation, error) {
 			select {
 			case r = <-got:
 				waiting = false
-			case qs := <-s.mk.updates:
+			case qs := <-s.parts.updates:
 				qs.done <- s.checkQueries(qs)
 			}
 		}
@@ -210,9 +119,8 @@ func (s *scaleOut) next(ctx context.Context) (*ingest.Generation, error) {
 // compiled on a scratch processor and router, and kept for the next
 // pipeline.
 func (s *scaleOut) checkQueries(qs querySet) error {
-	mk := *s.mk
-	mk.reg = nil // a scratch pipeline must not touch the real series
-	if _, err := mk.new(qs); err != nil {
+	// A scratch processor and router must not touch the real series.
+	if _, _, err := s.parts.newMiner(qs, nil); err != nil {
 		return err
 	}
 	s.queries = querySet{stream: qs.stream, alerts: qs.alerts}
@@ -223,7 +131,7 @@ func (s *scaleOut) checkQueries(qs querySet) error {
 // until the group rebalances (or ctx ends), then the handover commit.
 // A fenced commit is no failure: the group moved on without this member;
 // the new owners resume from the last accepted commit.
-func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error {
+func (s *scaleOut) generation(ctx context.Context, gen *kafka.Generation) error {
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -236,33 +144,31 @@ func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error
 	if len(gen.Partitions) == 0 {
 		return s.idle(gctx)
 	}
-	p, err := s.mk.new(s.queries)
-	if err != nil {
-		return err
-	}
-	from, err := s.rebuild(gctx, p, gen)
+	st, err := s.rebuild(gctx, gen)
 	if gctx.Err() != nil {
 		return nil // stopped, or the group rebalanced, while rebuilding: nothing mined, nothing to hand over
 	}
 	if err != nil {
 		return err
 	}
-	readers, err := ingest.NewReaders(ingest.ReadersOptions{Brokers: s.brokers, Topic: s.cfg.Kafka.EdgeTopic, Dialer: s.dialer,
-		MaxWait: min(s.cfg.Window.BatchMaxWait, 250*time.Millisecond), OnClientError: s.mk.pm.kafkaErrors.WithLabelValues(opFetch).Inc}, from)
+	fopts := s.parts.fetchOptions()
+	fopts.Brokers, fopts.Topic, fopts.Transport = s.k.brokers, s.cfg.Kafka.EdgeTopic, s.k.transport
+	fetcher, err := kafka.NewFetcher(fopts, st.readFrom)
 	if err != nil {
 		return err
 	}
-	defer readers.Close()
-	p.src = genSource{readers, gen}
-	p.finalCommit = func(ctx context.Context, offsets map[int]int64) error {
-		return gen.Commit(ctx, offsets, resumeMetadata(offsets, p.next, p.resume, p.shutdownWatermark()))
+	defer fetcher.Close()
+	p, err := s.parts.newPipeline(s.queries, st,
+		mode{src: fetcher, commits: generationCommits{gen}, duty: newOwnedPartitions(gen.Partitions), guard: noTakeover{}})
+	if err != nil {
+		return err
 	}
 	err = p.run(gctx)
 	s.queries = p.queries
-	st := s.totals()
-	st.add(p.stats)
-	s.totalsPtr.Store(&st)
-	if errors.Is(err, ingest.ErrFenced) {
+	tot := s.totals()
+	tot.add(p.stats)
+	s.totalsPtr.Store(&tot)
+	if errors.Is(err, kafka.ErrFenced) {
 		s.m.handovers.WithLabelValues("fenced").Inc()
 		s.log.Warn("kafka group: the group moved on before this instance handed its partitions over; their new owners resume from the last accepted commit (alerts since then may repeat)",
 			"generation", gen.ID, "partitions", gen.Partitions, "err", err)
@@ -277,43 +183,43 @@ func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error
 // idle waits out a generation that assigned this instance no partition
 // (more instances than partitions), answering query updates.
 func (s *scaleOut) idle(ctx context.Context) error {
-	s.mk.health.setRunning(true)
-	defer s.mk.health.setRunning(false)
+	s.parts.health.setRunning(true)
+	defer s.parts.health.setRunning(false)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case qs := <-s.mk.updates:
+		case qs := <-s.parts.updates:
 			qs.done <- s.checkQueries(qs)
 		}
 	}
 }
 
-// rebuild prepares a generation's pipeline and returns where to read each
-// partition from. Duty for an owned partition starts at its committed
+// rebuild returns where a generation's pipeline starts, and so where to
+// read each partition from. Duty for an owned partition starts at its committed
 // offset (its first offset if none); its records before that are
 // History. Every partition is read from the span (plus lateness) before
 // the oldest duty start, so that matches ending at owned edges find
 // their earlier edges wherever they come from. A handover commit's
 // resume state marks the records its owner had already mined as
 // Replayed.
-func (s *scaleOut) rebuild(ctx context.Context, p *pipeline, gen *ingest.Generation) (map[int]int64, error) {
+func (s *scaleOut) rebuild(ctx context.Context, gen *kafka.Generation) (start, error) {
 	topic := s.cfg.Kafka.EdgeTopic
-	parts, err := s.admin.Partitions(ctx, topic)
+	parts, err := s.k.admin.Partitions(ctx, topic)
 	if err != nil {
-		return nil, err
+		return start{}, err
 	}
-	offsets, states, err := committed(ctx, s.client, s.cfg.Kafka.Group, topic, parts)
+	offsets, states, err := committed(ctx, s.k.client, s.cfg.Kafka.Group, topic, parts)
 	if err != nil {
-		return nil, err
+		return start{}, err
 	}
-	first, err := s.admin.StartOffsets(ctx, topic)
+	first, err := s.k.admin.StartOffsets(ctx, topic)
 	if err != nil {
-		return nil, err
+		return start{}, err
 	}
-	end, err := s.admin.EndOffsets(ctx, topic)
+	end, err := s.k.admin.EndOffsets(ctx, topic)
 	if err != nil {
-		return nil, err
+		return start{}, err
 	}
 	duty, before := map[int]int64{}, map[int]int64{}
 	resume := map[int]resumeState{}
@@ -334,58 +240,33 @@ func (s *scaleOut) rebuild(ctx context.Context, p *pipeline, gen *ingest.Generat
 	}
 	from := first
 	if !fromStart {
-		if from, err = s.historyStart(ctx, p, before, duty); err != nil {
-			return nil, err
+		f, found, err := historyStart(ctx, s.k, s.cfg, before, duty, s.span())
+		if err != nil {
+			return start{}, err
 		}
+		if found {
+			from = f
+		} // else the records before the duty starts are gone: read everything
 	}
 	for part, d := range duty {
 		from[part] = min(from[part], d)
 	}
+	reorder := s.parts.newReorder()
 	for _, part := range parts {
-		p.reorder.SetPending(part, end[part] > from[part])
+		reorder.SetPending(part, end[part] > from[part])
 	}
-	p.historyBefore = duty
-	p.owns = gen.Owns
-	p.proc.Own(gen.Partitions)
-	p.resumeFrom(resume)
 	s.log.Info("scale-out: window rebuilt for the generation", "generation", gen.ID, "owned", gen.Partitions,
 		"duty_from", duty, "read_from", from, "resumed", len(resume))
-	return from, nil
+	return start{reorder: reorder, historyBefore: duty, resume: resume, readFrom: from}, nil
 }
 
-// historyStart returns, per partition, the first offset within the
-// window span (plus lateness) before the oldest of the records at before
-// (the last record before each owned partition's duty start), by record
-// timestamps (edge times for `monitor produce`; producers' clocks
-// otherwise, which the lateness margin covers).
-func (s *scaleOut) historyStart(ctx context.Context, p *pipeline, before, duty map[int]int64) (map[int]int64, error) {
-	var oldest time.Time
-	err := ingest.Replay(ctx, s.brokers, s.dialer, s.cfg.Kafka.EdgeTopic, before, duty, func(m kafka.Message) error {
-		if oldest.IsZero() || m.Time.Before(oldest) {
-			oldest = m.Time
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading the committed positions: %w", err)
-	}
+// span is the window span of the query set in force.
+func (s *scaleOut) span() time.Duration {
 	var qs []*motif.Query
-	for _, q := range p.queries.stream {
+	for _, q := range s.queries.stream {
 		qs = append(qs, q.Query)
 	}
-	span := s.cfg.WindowSpan(qs)
-	return s.admin.OffsetsForTime(ctx, s.cfg.Kafka.EdgeTopic, oldest.Add(-span-s.cfg.Window.AllowedLateness))
-}
-
-// genSource is the pipeline's source in a scaled-out instance: records
-// of every partition, commits of the owned ones through the generation.
-type genSource struct {
-	*ingest.Readers
-	gen *ingest.Generation
-}
-
-func (g genSource) Commit(ctx context.Context, offsets map[int]int64) error {
-	return g.gen.Commit(ctx, offsets, nil)
+	return s.cfg.WindowSpan(qs)
 }
 
 // scaleOutMetrics are the series of a scaled-out instance.

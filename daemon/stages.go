@@ -50,6 +50,10 @@ type BatchReport struct {
 	// the window; Late and DeadLettered records went to the dead-letter
 	// topic since the previous batch (never released).
 	Records, Edges, Late, DeadLettered int
+	// ReleasedEarly are edges of Edges that a reorder buffer cap
+	// (window.max_buffered, max_buffered_bytes) let go before the
+	// watermark passed them: later edges at or below it are late.
+	ReleasedEarly int
 	// Latency is from fetching the batch's first record to its alerts
 	// acknowledged and offsets committed (0 without records).
 	Latency time.Duration

@@ -13,7 +13,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
-	"github.com/motifwatch/motifwatch/gpu"
+	"github.com/motifwatch/motifwatch/internal/engine"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
@@ -311,8 +311,8 @@ func logStatus(ctx context.Context, l *statusLogger, every time.Duration) error 
 }
 
 // engineStatus describes the engine for the status page.
-func engineStatus(sel *gpu.Selected, cfg *config.Config) EngineStatus {
-	e := EngineStatus{Backend: sel.Backend, Workers: engineWorkers(sel, cfg), Devices: []string{}}
+func engineStatus(sel *engine.Selected, cfg *config.Config) EngineStatus {
+	e := EngineStatus{Backend: sel.Backend.String(), Workers: engineWorkers(sel, cfg), Devices: []string{}}
 	if sel.GPU != nil {
 		for _, d := range sel.GPU.Devices() {
 			e.Devices = append(e.Devices, fmt.Sprintf("GPU %d (ordinal %d): %s, %d SMs, %.1f GiB", d.Index, d.Ordinal, d.Name,

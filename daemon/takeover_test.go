@@ -20,11 +20,10 @@ func TestTakeoverNeedsARebuild(t *testing.T) {
 	ctx := context.Background()
 	base := now.Unix()
 	committed, lookupErr, asked := int64(10), error(nil), 0
-	p.builtTo = map[int]int64{0: 10}
-	p.committed = func(context.Context) (map[int]int64, error) {
+	p.guard = &standbyGuard{log: p.log, builtTo: map[int]int64{0: 10}, committed: func(context.Context) (map[int]int64, error) {
 		asked++
 		return map[int]int64{0: committed}, lookupErr
-	}
+	}}
 	steps := []struct {
 		offset    int64
 		committed int64
@@ -51,8 +50,8 @@ func TestTakeoverNeedsARebuild(t *testing.T) {
 	if p.stats.Records != 4 {
 		t.Errorf("records taken = %d; want 4 (not the one past the takeover)", p.stats.Records)
 	}
-	// No check without a lookup (scale-out hands over by itself).
-	p.committed = nil
+	// No check without the guard (scale-out hands over by itself).
+	p.guard = noTakeover{}
 	if err := p.take(ctx, record(100, "a", "b", base+10)); err != nil {
 		t.Errorf("take without a committed lookup = %v", err)
 	}
@@ -67,8 +66,8 @@ func TestTakeoverNeedsARebuild(t *testing.T) {
 func TestTakeoverFirstRecordChecksEveryPartition(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	p, _, _ := capPipeline(t, stream.Options{}, time.Hour, now)
-	p.builtTo = map[int]int64{0: 10, 1: 20}
-	p.committed = func(context.Context) (map[int]int64, error) { return map[int]int64{0: 10, 1: 25}, nil }
+	p.guard = &standbyGuard{log: p.log, builtTo: map[int]int64{0: 10, 1: 20},
+		committed: func(context.Context) (map[int]int64, error) { return map[int]int64{0: 10, 1: 25}, nil }}
 	err := p.take(context.Background(), record(10, "a", "b", now.Unix()))
 	if !errors.Is(err, ErrTookOver) {
 		t.Fatalf("first record with partition 1 committed past the window: take = %v; want ErrTookOver", err)
@@ -80,9 +79,9 @@ func TestTakeoverFirstRecordChecksEveryPartition(t *testing.T) {
 	// A lookup that keeps failing at the first record ends it too: the
 	// window cannot be shown to be current.
 	q, _, _ := capPipeline(t, stream.Options{}, time.Hour, now)
-	q.builtTo = map[int]int64{0: 10}
 	asked := 0
-	q.committed = func(context.Context) (map[int]int64, error) { asked++; return nil, errors.New("down") }
+	q.guard = &standbyGuard{log: q.log, builtTo: map[int]int64{0: 10},
+		committed: func(context.Context) (map[int]int64, error) { asked++; return nil, errors.New("down") }}
 	if err := q.take(context.Background(), record(10, "a", "b", now.Unix())); !errors.Is(err, ErrTookOver) {
 		t.Fatalf("first record, lookups failing: take = %v; want ErrTookOver", err)
 	}
@@ -92,8 +91,8 @@ func TestTakeoverFirstRecordChecksEveryPartition(t *testing.T) {
 
 	// A fresh start (nothing committed past the window) takes the record.
 	r, _, _ := capPipeline(t, stream.Options{}, time.Hour, now)
-	r.builtTo = map[int]int64{0: 10, 1: 20}
-	r.committed = func(context.Context) (map[int]int64, error) { return map[int]int64{0: 10}, nil }
+	r.guard = &standbyGuard{log: r.log, builtTo: map[int]int64{0: 10, 1: 20},
+		committed: func(context.Context) (map[int]int64, error) { return map[int]int64{0: 10}, nil }}
 	if err := r.take(context.Background(), record(10, "a", "b", now.Unix())); err != nil {
 		t.Fatalf("first record of a current window: take = %v", err)
 	}

@@ -32,7 +32,7 @@ func run(tb testing.TB, g *gpm.Graph, app gpm.App, k int, o gpm.CPUOptions) *gpm
 	return r
 }
 
-// TestCiteseerReference checks DESIGN.md's citeseer figures: clique
+// TestCiteseerReference checks ARCHITECTURE.md's citeseer figures: clique
 // counts for k = 3..7 (and that k = 8..12 run and find none), the six
 // induced 4-vertex motifs, and the k = 5 motif total, with 1 and 2
 // workers, balancing on and off.

@@ -26,7 +26,7 @@ func BenchmarkCiteseer(b *testing.B) {
 	for k := 3; k <= 6; k++ {
 		jobs = append(jobs, job{gpm.Motif, k})
 	}
-	// The references of DESIGN.md and the issue: a wrong count fails the
+	// The references of ARCHITECTURE.md and the issue: a wrong count fails the
 	// benchmark.
 	want := map[job]uint64{{gpm.Clique, 3}: 1166, {gpm.Clique, 4}: 255, {gpm.Clique, 5}: 46, {gpm.Clique, 6}: 4,
 		{gpm.Clique, 7}: 0, {gpm.Clique, 8}: 0, {gpm.Motif, 4}: 362232, {gpm.Motif, 5}: 7668883, {gpm.Motif, 6}: 168189810}

@@ -3,6 +3,7 @@ package gpm
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // Graph is an undirected simple graph in CSR form: the neighbours of v are
@@ -43,6 +44,15 @@ func (g *Graph) Degree(v uint32) int { return int(g.off[v+1] - g.off[v]) }
 // the size of every extension array.
 func (g *Graph) MaxDegree() int { return g.maxDeg }
 
+// Bytes returns the host memory the graph holds: its arrays and names.
+func (g *Graph) Bytes() int64 {
+	b := int64(8*cap(g.off) + 4*cap(g.adj) + 4*cap(g.orig))
+	for _, name := range g.names {
+		b += int64(unsafe.Sizeof(name)) + int64(len(name))
+	}
+	return b
+}
+
 // Offsets and Adj expose the CSR arrays (for device copies); read only.
 func (g *Graph) Offsets() []int64 { return g.off }
 func (g *Graph) Adj() []uint32    { return g.adj }
@@ -72,36 +82,6 @@ func (g *Graph) Orig(v uint32) uint32 {
 		return v
 	}
 	return g.orig[v]
-}
-
-// fromPairs builds the CSR from undirected pairs packed as lo<<32|hi with
-// lo < hi, deduplicating them; n is the vertex count.
-func fromPairs(n int, pairs []uint64, names []string) *Graph {
-	slices.Sort(pairs)
-	pairs = slices.Compact(pairs)
-	deg := make([]int64, n+1)
-	for _, p := range pairs {
-		deg[p>>32]++
-		deg[uint32(p)]++
-	}
-	g := &Graph{off: make([]int64, n+1), adj: make([]uint32, 2*len(pairs)), names: names}
-	for v := range n {
-		g.off[v+1] = g.off[v] + deg[v]
-		g.maxDeg = max(g.maxDeg, int(deg[v]))
-	}
-	fill := slices.Clone(g.off[:n])
-	// Pairs are sorted by (lo, hi), so the pairs (u, v) with u < v all
-	// come before the pairs (v, w): every list receives its smaller
-	// neighbours in increasing order, then its larger ones, and ends up
-	// sorted without a sort.
-	for _, p := range pairs {
-		lo, hi := uint32(p>>32), uint32(p)
-		g.adj[fill[lo]] = hi
-		fill[lo]++
-		g.adj[fill[hi]] = lo
-		fill[hi]++
-	}
-	return g
 }
 
 // Ranked returns g's vertices renumbered by increasing (degree, id) with

@@ -36,5 +36,5 @@ func FromWindow(w *window.Window) *Graph {
 		}
 		pairs = append(pairs, uint64(u)<<32|uint64(v))
 	}
-	return fromPairs(len(names), pairs, names)
+	return fromPairs(len(names), [][]uint64{pairs}, names, 1)
 }

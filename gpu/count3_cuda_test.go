@@ -4,7 +4,6 @@ package gpu_test
 
 import (
 	"context"
-	"log/slog"
 	"math/rand/v2"
 	"testing"
 
@@ -66,28 +65,5 @@ func TestCount3Device(t *testing.T) {
 		}
 		g := dev.Grid()
 		t.Logf("CollegeMsg delta %d: total %d", delta, g.Total())
-	}
-}
-
-// Select counts SNAP's shapes on the host unless Count3Device asks for
-// the device: the device path was measured slower (Options.Count3Device).
-func TestCount3SelectPicksHost(t *testing.T) {
-	testCounter(t) // skips without a usable device
-	t.Setenv("MOTIFWATCH_GPU_COUNT3", "")
-	for _, onDevice := range []bool{false, true} {
-		s, err := gpu.Select(gpu.BackendGPU, 2, gpu.Options{Devices: []int{0}, Count3Device: onDevice}, slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, ok := s.Engine.(*count3.Engine)
-		if !ok {
-			t.Fatalf("Select's engine is %T, want *count3.Engine", s.Engine)
-		}
-		if got := e.Device() != nil; got != onDevice {
-			t.Errorf("Count3Device %v: counting on the device %v", onDevice, got)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

@@ -55,7 +55,7 @@ func sameResult(a, b *gpm.Result) bool {
 
 // TestGPMCiteseerEqualsCPU: the GPU engine's clique (k = 3..8) and motif
 // (k = 3..6) counts on citeseer equal the CPU engine's (which are checked
-// against DESIGN.md's references in package gpm).
+// against ARCHITECTURE.md's references in package gpm).
 func TestGPMCiteseerEqualsCPU(t *testing.T) {
 	g := loadCiteseer(t)
 	cpu := gpm.NewCPU(gpm.CPUOptions{Balance: true})
@@ -162,7 +162,7 @@ func cliqueVariant(o gpu.GPMOptions) string {
 	return "pa"
 }
 
-// TestGPMCiteseerCliques: both clique workflows give DESIGN.md's
+// TestGPMCiteseerCliques: both clique workflows give ARCHITECTURE.md's
 // citeseer references (1166/255/46/4/0 for k = 3..7) and 0 at k = 12.
 func TestGPMCiteseerCliques(t *testing.T) {
 	g := loadCiteseer(t)
@@ -258,7 +258,7 @@ func TestGPMMemoryBound(t *testing.T) {
 // gpmRows are the DuMato comparison rows that scripts/device-gpm.sh runs,
 // one per process, as BenchmarkGPMRows/GRAPH/APP/k=K/VARIANT (graph files
 // under $MOTIFWATCH_DATA/static). want is checked when check is "ref"
-// (DESIGN.md's citeseer references, BENCHMARKS.md's CPU counts); "cpu"
+// (ARCHITECTURE.md's citeseer references, BENCHMARKS.md's CPU counts); "cpu"
 // runs the CPU engine first (quick jobs only); "" leaves it unchecked.
 var gpmRows = []struct {
 	graph, file string

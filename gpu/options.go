@@ -5,10 +5,9 @@ import (
 	"strconv"
 )
 
-// defaultOccupancy is the mining kernel build used unless configured
-// (measured on an H200, BENCHMARKS.md: 6 blocks of 128 threads per
-// multiprocessor, 80 registers, beat 5 by 7–12% on every δ = 3600 row
-// once the searches became short).
+// defaultOccupancy is the mining kernel build used unless configured: 6
+// blocks of 128 threads per multiprocessor (80 registers), the fastest
+// build measured (BENCHMARKS.md).
 const defaultOccupancy = 6
 
 // Defaults of Options.ExpandRun and SplitTail (issue 16, measured on an
@@ -83,19 +82,18 @@ type Options struct {
 	// may take before mining switches to time partitions. 0: 0.3 (the
 	// adjacency is rebuilt beside the old one, and scratch needs room).
 	MemoryFraction float64
-	// Count3Device runs motif/count3's counting passes (SNAP's 36 shapes)
-	// on the device (gpu.Counter) instead of on the host's cores; or
-	// $MOTIFWATCH_GPU_COUNT3=1. Off by default: on the H200 host (16
-	// cores) the device path took 9.4 s + 27.7 s against the host's 1.5 s
-	// + 5.6 s on the 10M-edge tgraphgen graph at δ = 86400 (the host still
-	// builds every sequence, and a hub's sequence runs on one thread), so
-	// the engine must not pick it.
+	// Count3Device runs motif/count3's centre pass (the two-node and star
+	// cells of SNAP's 36 shapes) on the device (gpu.Counter) instead of on
+	// the host's cores; or $MOTIFWATCH_GPU_COUNT3=1 (the triangle pass
+	// runs on the host either way). Off by default: it is slower than the
+	// host's cores (BENCHMARKS.md), because the host still builds every
+	// sequence and a hub's sequence runs on one device thread.
 	Count3Device bool
 }
 
-// count3OnDevice reports whether Select hands the counting passes to the
-// device.
-func (o Options) count3OnDevice() bool {
+// Count3OnDevice reports whether the counting passes are to run on the
+// device (Count3Device or $MOTIFWATCH_GPU_COUNT3=1).
+func (o Options) Count3OnDevice() bool {
 	return o.Count3Device || envInt("MOTIFWATCH_GPU_COUNT3", 0) == 1
 }
 

@@ -1,16 +1,16 @@
 package ingest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"runtime"
 	"sync"
 	"time"
 
+	"github.com/motifwatch/motifwatch/internal/bincache"
+	"github.com/motifwatch/motifwatch/internal/textfile"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -93,22 +93,21 @@ type FileStats struct {
 
 // LoadFile loads a temporal edge file into a new window; see Load.
 func LoadFile(path string, opts FileOptions) (*window.Window, FileStats, error) {
-	f, err := os.Open(path)
+	f, err := textfile.Open(path)
 	if err != nil {
 		return nil, FileStats{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
+	if !f.Regular() {
 		return load(f, nil, path, opts, 0, nil)
 	}
 	var cache *edgeCache
-	if opts.CacheDir != "" && fi.Size() >= opts.CacheMin && littleEndian {
-		if cache, err = openCache(opts.CacheDir, path, f, fi, &opts); err != nil {
+	if opts.CacheDir != "" && f.Size >= opts.CacheMin && bincache.LittleEndian {
+		if cache, err = openCache(opts.CacheDir, path, f.File, f.Info, &opts); err != nil {
 			return nil, FileStats{}, fmt.Errorf("reading %s: %w", path, err)
 		}
 	}
-	return load(f, f, path, opts, fi.Size(), cache)
+	return load(f, f, path, opts, f.Size, cache)
 }
 
 // Load reads temporal edges from r, a file called name in errors, into a
@@ -200,23 +199,18 @@ func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64
 	head.run(parallel)
 	parts := []*part{head}
 	if parallel && head.err == nil && head.stopped {
-		chunks, err := splitLines(ra, head.st.Bytes, size, opts.Workers)
+		chunks, err := textfile.Chunks(ra, head.st.Bytes, size, opts.Workers, minChunk)
 		if err != nil {
 			return nil, st, fmt.Errorf("reading %s: %w", name, err)
 		}
-		var wg sync.WaitGroup
-		for _, c := range chunks {
-			p := newPart(newScanner(io.NewSectionReader(ra, c[0], c[1]-c[0]), name, &opts, nil), fm, c[1]-c[0])
+		parts = append(parts, make([]*part, len(chunks))...)
+		textfile.Parallel(ra, chunks, func(i int, r *io.SectionReader) {
+			p := newPart(newScanner(r, name, &opts, nil), fm, r.Size())
 			p.sc.progress = prog.step
 			p.sc.fileStart = false
-			parts = append(parts, p)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				p.run(false)
-			}()
-		}
-		wg.Wait()
+			parts[1+i] = p
+			p.run(false)
+		})
 	}
 	var edgeSt FileStats // the edge file's own counts, for the cache
 	err := sumStats(&edgeSt, parts)
@@ -247,48 +241,6 @@ func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64
 
 // minChunk is the smallest chunk worth a goroutine (a variable for tests).
 var minChunk int64 = 1 << 20
-
-// splitLines cuts the bytes [from, to) of ra into up to n chunks of at
-// least minChunk bytes, each starting at a line start.
-func splitLines(ra io.ReaderAt, from, to int64, n int) ([][2]int64, error) {
-	n = int(max(1, min(int64(n), (to-from)/minChunk)))
-	var chunks [][2]int64
-	buf := make([]byte, 64<<10)
-	start := from
-	for k := 1; k <= n && start < to; k++ {
-		end := to
-		if k < n {
-			var err error
-			if end, err = lineStart(ra, from+(to-from)*int64(k)/int64(n), to, buf); err != nil {
-				return nil, err
-			}
-		}
-		if end > start {
-			chunks = append(chunks, [2]int64{start, end})
-			start = end
-		}
-	}
-	return chunks, nil
-}
-
-// lineStart returns the offset just past the first '\n' at or after off
-// (to when there is none before it).
-func lineStart(ra io.ReaderAt, off, to int64, buf []byte) (int64, error) {
-	for off < to {
-		n, err := ra.ReadAt(buf[:min(int64(len(buf)), to-off)], off)
-		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			return off + int64(i) + 1, nil
-		}
-		off += int64(n)
-		if err != nil && err != io.EOF {
-			return 0, err
-		}
-		if n == 0 {
-			break
-		}
-	}
-	return to, nil
-}
 
 // sumStats adds the parts' counts into st and returns the error of the
 // first part (in file order) that stopped on one, with line numbers made

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/motifwatch/motifwatch/internal/textfile"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -34,15 +35,15 @@ func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nod
 	idMaps := make([][]uint32, len(parts))
 	strMaps := make([][]float64, len(parts))
 	for i, p := range parts {
-		idMaps[i] = make([]uint32, len(p.ids.names))
-		for c, name := range p.ids.names {
+		idMaps[i] = make([]uint32, len(p.ids.Names()))
+		for c, name := range p.ids.Names() {
 			idMaps[i][c], _ = w.IDs().Intern(name)
 		}
-		strMaps[i] = make([]float64, len(p.strs.names))
-		for c, v := range p.strs.names {
+		strMaps[i] = make([]float64, len(p.strs.Names()))
+		for c, v := range p.strs.Names() {
 			strMaps[i][c] = float64(w.Strings().Intern(v))
 		}
-		p.ids, p.strs = dict{}, dict{}
+		p.ids, p.strs = textfile.Dict{}, textfile.Dict{}
 	}
 	na := len(fm.names)
 	cols := window.Columns{Src: make([]uint32, n), Dst: make([]uint32, n), T: make([]int64, n), Attrs: make([][]float64, na)}

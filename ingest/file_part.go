@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/motifwatch/motifwatch/internal/textfile"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -25,27 +26,6 @@ type format struct {
 	kindsLine     int           // the line that fixed kinds
 }
 
-// dict gives byte strings local codes in the order of their first
-// appearance; merge turns them into window ids or string codes.
-type dict struct {
-	codes map[string]uint32
-	names []string
-}
-
-func (d *dict) code(b []byte) uint32 {
-	if c, ok := d.codes[string(b)]; ok { // no allocation for known names
-		return c
-	}
-	if d.codes == nil {
-		d.codes = make(map[string]uint32)
-	}
-	c := uint32(len(d.names))
-	v := string(b)
-	d.codes[v] = c
-	d.names = append(d.names, v)
-	return c
-}
-
 // part parses one byte range of an edge file into local columns.
 type part struct {
 	sc   *scanner
@@ -53,7 +33,7 @@ type part struct {
 	fm   *format
 	size int64 // bytes in the range, 0 if unknown
 
-	ids, strs dict
+	ids, strs textfile.Dict
 	src, dst  []uint32 // local node codes
 	ts        []int64
 	attrs     [][]float64 // one column per attribute; strings as local codes
@@ -68,7 +48,8 @@ type part struct {
 }
 
 func newPart(sc *scanner, fm *format, size int64) *part {
-	p := &part{sc: sc, fm: fm, size: size, sorted: true, lastT: math.MinInt64}
+	p := &part{sc: sc, fm: fm, size: size, sorted: true, lastT: math.MinInt64,
+		ids: textfile.NewDict(size), strs: textfile.NewDict(size)}
 	sc.st = &p.st
 	if fm.kinds != nil {
 		p.fixed()
@@ -176,11 +157,11 @@ func (p *part) line(f [][]byte) error {
 			p.emptyValue(i)
 		}
 		if fm.kinds[i] == window.String {
-			vals[i] = float64(p.strs.code(b))
+			vals[i] = float64(p.strs.Code(b))
 		}
 	}
-	s := p.ids.code(src)
-	d := p.ids.code(dst)
+	s := p.ids.Code(src)
+	d := p.ids.Code(dst)
 	if !p.reserved && len(p.ts) == 4096 {
 		p.reserve()
 	}

@@ -105,6 +105,9 @@ type partState struct {
 	// known only through SetPending holds the watermark until it is heard
 	// from or idle (see AppendRelease).
 	heard bool
+	// n and bytes are its buffered edges and their Edge.Bytes (AppendAhead).
+	n     int
+	bytes int64
 
 	// q holds the offsets of the partition's buffered edges in arrival
 	// order; its head is the earliest-added edge still buffered.
@@ -210,6 +213,8 @@ func (r *Reorder) Add(e Edge) (late bool) {
 	qi := p.q.push(e.Origin.Offset)
 	size := int64(e.Bytes())
 	r.bytes += size
+	p.n++
+	p.bytes += size
 	*r.slot(slot) = reorderSlot{e: e, part: p, qi: qi, bytes: size}
 	k := reorderKey{t: e.T, seq: e.Seq, arr: arr, slot: slot}
 	if p.run.accepts(&k) {
@@ -265,21 +270,11 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 		if p.touched {
 			p.seen, p.touched = now, false
 		}
-		seen := p.seen
-		if !p.heard && (r.flowing.IsZero() || r.flowing.After(seen)) {
-			seen = r.flowing
-			if seen.IsZero() {
-				seen = now
-			}
-		}
-		if seen.Before(r.quietFrom) {
-			seen = r.quietFrom
-		}
-		if r.idle > 0 && now.Sub(seen) >= r.idle && !p.pending {
+		if r.idleAt(p, now) {
 			continue
 		}
 		if p.maxT == math.MinInt64 {
-			if p.pending || (!p.heard && r.idle > 0) {
+			if r.awaited(p) {
 				// Records to come (or, from a partition known but not heard
 				// from and not yet idle, maybe: a reader that starts late must
 				// not find its partition's edges late), none seen: nothing
@@ -315,6 +310,77 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 		r.forced += int64(len(edges) - n)
 	}
 	return edges, w
+}
+
+// idleAt reports whether p counts as idle at now: silent for the idle
+// duration (a partition added to since the last Release counts as seen
+// now) and without records known to be unfetched.
+func (r *Reorder) idleAt(p *partState, now time.Time) bool {
+	if r.idle <= 0 || p.pending {
+		return false
+	}
+	seen := p.seen
+	if p.touched {
+		seen = now
+	}
+	if !p.heard && (r.flowing.IsZero() || r.flowing.After(seen)) {
+		seen = r.flowing
+		if seen.IsZero() {
+			seen = now
+		}
+	}
+	if seen.Before(r.quietFrom) {
+		seen = r.quietFrom
+	}
+	return now.Sub(seen) >= r.idle
+}
+
+// awaited reports whether p, with no edge taken yet, holds the watermark
+// back: records of it are known to come, or it was made known without
+// being heard from and is not idle yet.
+func (r *Reorder) awaited(p *partState) bool {
+	return p.pending || (!p.heard && r.idle > 0)
+}
+
+// AppendAhead appends to dst the partitions that run ahead in event time
+// and should not be read further for now: each holds more than its half
+// share of a cap (SetMaxBuffered, SetMaxBytes: the cap over the
+// partitions known) while another partition that holds the watermark
+// back is behind it (a smaller newest time, or none yet). A skewed
+// backlog read at equal bytes per partition runs the sparse partitions
+// ahead of the dense one, and their edges wait here for the watermark;
+// past a cap they were released early and the dense partition's records
+// made late. Pausing them instead keeps the buffer within its caps and
+// nothing late: the partition furthest behind is never paused, so the
+// watermark always moves on. Half a share leaves the other half for
+// records fetched before the pause takes effect. No caps: none.
+func (r *Reorder) AppendAhead(dst []int) []int {
+	if (r.maxBuffered == 0 && r.maxBytes == 0) || len(r.parts) < 2 {
+		return dst
+	}
+	now := r.now()
+	behind := int64(math.MaxInt64)
+	for _, p := range r.parts {
+		if r.idleAt(p, now) {
+			continue
+		}
+		if p.maxT == math.MinInt64 {
+			if r.awaited(p) {
+				behind = math.MinInt64
+			}
+			continue
+		}
+		behind = min(behind, p.maxT)
+	}
+	shares := int64(2 * len(r.parts))
+	maxN, maxBytes := int64(r.maxBuffered)/shares, r.maxBytes/shares
+	for _, p := range r.parts {
+		over := (r.maxBuffered > 0 && int64(p.n) > maxN) || (r.maxBytes > 0 && p.bytes > maxBytes)
+		if over && p.maxT > behind {
+			dst = append(dst, p.id)
+		}
+	}
+	return dst
 }
 
 // IgnoreSilenceBefore makes the partitions' silence before t not count
@@ -438,6 +504,8 @@ func (r *Reorder) emit(out []Edge, slot int32) []Edge {
 	s := r.slot(slot)
 	out = append(out, s.e)
 	s.part.q.release(s.qi)
+	s.part.n--
+	s.part.bytes -= s.bytes
 	r.bytes -= s.bytes
 	*s = reorderSlot{} // drop references for the GC
 	r.free = append(r.free, slot)

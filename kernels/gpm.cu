@@ -7,9 +7,9 @@
 // each level's candidates are the parent's narrowed to the newest
 // vertex's neighbours.
 //
-// Built to PTX for sm_90 and committed beside this file (kernels/gpm.ptx):
-//   scripts/nvcc.sh -ptx -arch=sm_90 -O3 -lineinfo kernels/gpm.cu -o kernels/gpm.ptx
-// (CUDA 11.8 nvcc from scripts/cuda-toolkit.sh); check registers/spills with
+// Built to PTX for sm_90 and committed beside this file (kernels/gpm.ptx)
+// by `go generate ./kernels` (the command is in kernels.go); check
+// registers/spills with
 //   third_party/cuda-toolkit/usr/bin/ptxas -arch=sm_90 -v kernels/gpm.ptx -o /dev/null
 //
 // gorgonia.org/cu passes every kernel parameter as 8 bytes: all parameters

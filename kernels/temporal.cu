@@ -2,10 +2,10 @@
 // (stable radix sort, scans, CSR merge) and the generic mining kernel that
 // interprets a compiled match plan held in constant memory.
 //
-// Built to PTX for sm_90 and committed beside this file (kernels/temporal.ptx):
-//   scripts/nvcc.sh -ptx -arch=sm_90 -O3 -lineinfo kernels/temporal.cu -o kernels/temporal.ptx
-// (CUDA 11.8 nvcc from scripts/cuda-toolkit.sh). The Go binary embeds the
-// PTX; the driver JIT-compiles it at start, so no nvcc is needed where it runs.
+// Built to PTX for sm_90 and committed beside this file (kernels/temporal.ptx)
+// by `go generate ./kernels` (the command is in kernels.go). The Go binary
+// embeds the PTX; the driver JIT-compiles it at start, so no nvcc is needed
+// where it runs.
 //
 // gorgonia.org/cu passes every kernel parameter as 8 bytes: all parameters
 // here are pointers or 64-bit integers.

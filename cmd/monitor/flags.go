@@ -2,10 +2,9 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
-	"github.com/motifwatch/motifwatch/gpu"
+	"github.com/motifwatch/motifwatch/internal/backend"
 )
 
 // singleString is a string flag that may be given once: a second
@@ -28,17 +27,14 @@ func (s *singleString) Set(v string) error {
 
 // Flags shared by mine and gpm, checked the same way in both.
 
-// backends are the values of --backend.
-var backends = []string{gpu.BackendCPU, gpu.BackendGPU, gpu.BackendAuto}
-
 const backendUsage = "mining engine: cpu, gpu, or auto (the GPU when one is usable, else the CPU with a warning)"
 
 const workersUsage = "CPU worker goroutines, or GPU warps for gpm (0: one per CPU; 64 warps per multiprocessor)"
 
 // checkEngineFlags checks --backend, --workers and --devices.
-func checkEngineFlags(cmd, backend string, workers int, devices []int) error {
-	if !slices.Contains(backends, backend) {
-		return usageError{fmt.Errorf("%s: --backend %q: want cpu, gpu or auto", cmd, backend)}
+func checkEngineFlags(cmd string, b backend.Backend, workers int, devices []int) error {
+	if _, err := backend.Parse(string(b)); err != nil {
+		return usageError{fmt.Errorf("%s: --backend %w", cmd, err)}
 	}
 	if workers < 0 {
 		return usageError{fmt.Errorf("%s: --workers %d must not be negative (0: one per CPU)", cmd, workers)}
@@ -48,7 +44,7 @@ func checkEngineFlags(cmd, backend string, workers int, devices []int) error {
 			return usageError{fmt.Errorf("%s: --devices %d: device ordinals are 0 or more", cmd, d)}
 		}
 	}
-	if len(devices) > 0 && backend == gpu.BackendCPU {
+	if len(devices) > 0 && b == backend.CPU {
 		return usageError{fmt.Errorf("%s: --devices needs --backend gpu or auto", cmd)}
 	}
 	return nil

@@ -6,12 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -19,6 +16,8 @@ import (
 
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/gpu"
+	"github.com/motifwatch/motifwatch/internal/backend"
+	"github.com/motifwatch/motifwatch/internal/engine"
 )
 
 // gpmOptions are the flags of `monitor gpm`.
@@ -26,7 +25,7 @@ type gpmOptions struct {
 	graph       string
 	app         string
 	k           int
-	backend     string
+	backend     backend.Backend
 	devices     []int
 	device      int // the deprecated --device
 	workers     int
@@ -39,6 +38,7 @@ type gpmOptions struct {
 	// cliques is the clique workflow of either backend: pa
 	// (pattern-aware) or dm (the paper's generic one).
 	cliques string
+	cache   cacheFlags
 }
 
 func newGpmCmd() *cobra.Command {
@@ -57,6 +57,10 @@ extensions moved from busy ones; off is DM_WC, a static split of the roots.
 pattern-aware variant does (each level narrows the last one's candidates); dm
 runs the generic workflow of the paper (Extend from the first vertex, Filter).
 
+The file is parsed on every CPU, and the parsed graph kept in a binary cache
+(--cache DIR; by default for files of 32 MiB and more, in the user cache
+directory) that later runs load while the file is unchanged.
+
 Progress lines (stderr) show the share of root vertices started, the
 subgraphs counted so far and an ETA (roots differ in work: a rough one).
 Ctrl-C prints the counts so far, marked partial, and exits with status 130.`,
@@ -66,16 +70,14 @@ Ctrl-C prints the counts so far, marked partial, and exits with status 130.`,
   monitor gpm --graph g.txt --app motif -k 7 --backend auto --devices 0`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runGpm(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runGpm(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
 	f.Var(&singleString{value: &o.graph}, "graph", "undirected edge file")
 	f.StringVar(&o.app, "app", "", "clique or motif")
 	f.IntVarP(&o.k, "k", "k", 0, fmt.Sprintf("subgraph size in vertices (clique: 2-%d, motif: 2-%d)", gpm.MaxCliqueK, gpm.MaxMotifK))
-	f.StringVar(&o.backend, "backend", gpu.BackendCPU, backendUsage)
+	f.StringVar((*string)(&o.backend), "backend", backend.CPU.String(), backendUsage)
 	f.IntSliceVar(&o.devices, "devices", nil, "CUDA device ordinal for --backend gpu|auto (one: gpm runs on one device; default 0)")
 	f.IntVar(&o.device, "device", -1, "CUDA device ordinal")
 	f.MarkDeprecated("device", "use --devices")
@@ -87,6 +89,7 @@ Ctrl-C prints the counts so far, marked partial, and exits with status 130.`,
 	f.Float64Var(&o.threshold, "threshold", 0, "redistribute when fewer than this fraction of workers are busy (0: CPU 1, GPU 0.5)")
 	f.StringVar(&o.cliques, "cliques", "pa", "clique workflow: pa (pattern-aware) or dm (the paper's generic Extend/Filter)")
 	f.StringVar(&o.memoryLimit, "memory-limit", "", "bound on the enumeration arrays, e.g. 512MiB or 8GiB (default: CPU 4GiB, GPU half the device)")
+	o.cache.add(f)
 	return cmd
 }
 
@@ -104,12 +107,19 @@ type gpmReport struct {
 	Total     uint64       `json:"total"`
 	Patterns  []gpmPattern `json:"patterns"`
 	// Partial: interrupted (Ctrl-C); the counts are those found so far.
-	Partial     bool            `json:"partial,omitempty"`
-	Subgraphs   []gpmSubgraph   `json:"subgraphs,omitempty"`
-	Truncated   bool            `json:"truncated,omitempty"`
-	LoadSeconds float64         `json:"load_seconds"`
-	Seconds     float64         `json:"seconds"`
-	Stats       gpmStatsSection `json:"stats"`
+	Partial     bool          `json:"partial,omitempty"`
+	Subgraphs   []gpmSubgraph `json:"subgraphs,omitempty"`
+	Truncated   bool          `json:"truncated,omitempty"`
+	LoadSeconds float64       `json:"load_seconds"`
+	// Cache is how the graph cache served the load (hit, written, rebuilt
+	// and why; empty when off).
+	Cache string `json:"cache,omitempty"`
+	// BytesPerEdge is the graph's host memory (CSR and names) per edge;
+	// PeakRSS the process's peak resident set size so far.
+	BytesPerEdge float64         `json:"bytes_per_edge"`
+	PeakRSS      int64           `json:"peak_rss_bytes"`
+	Seconds      float64         `json:"seconds"`
+	Stats        gpmStatsSection `json:"stats"`
 
 	enumerated bool
 }
@@ -163,6 +173,9 @@ func (o *gpmOptions) check() (gpm.App, bool, int64, error) {
 	if err := checkProgress("gpm", o.progress); err != nil {
 		return "", false, 0, err
 	}
+	if err := o.cache.check("gpm"); err != nil {
+		return "", false, 0, err
+	}
 	if err := (gpm.Job{App: app, K: o.k, Enumerate: o.enumerate, Sink: func(gpm.Subgraph) error { return nil }}).Validate(); err != nil {
 		return "", false, 0, usageError{err}
 	}
@@ -195,24 +208,22 @@ func parseBytes(s string) (int64, error) {
 // engine builds the engine of --backend: with auto, the GPU when one
 // opens, else the CPU with a warning on stderr.
 func (o *gpmOptions) engine(balance bool, limit int64, stderr io.Writer) (gpm.Engine, func() error, error) {
-	if o.backend != gpu.BackendCPU {
-		device := 0
-		if len(o.devices) == 1 {
-			device = o.devices[0]
-		}
-		e, err := gpu.NewGPM(gpu.GPMOptions{Device: device, Warps: o.workers, Balance: balance,
-			Threshold: o.threshold, MemoryLimit: limit, LiteralCliques: o.cliques == "dm"})
-		switch {
-		case err == nil:
-			return e, e.Close, nil
-		case o.backend == gpu.BackendGPU:
-			return nil, nil, fmt.Errorf("gpm --backend gpu: %w", err)
-		}
-		fmt.Fprintf(stderr, "gpm --backend auto: no usable GPU (%v); counting on the CPU\n", err)
+	device := 0
+	if len(o.devices) == 1 {
+		device = o.devices[0]
 	}
-	return gpm.NewCPU(gpm.CPUOptions{Workers: o.workers, Balance: balance, Threshold: o.threshold, MemoryLimit: limit,
-			LiteralCliques: o.cliques == "dm"}),
-		func() error { return nil }, nil
+	e, closeEngine, err := engine.GPM(o.backend,
+		gpu.GPMOptions{Device: device, Warps: o.workers, Balance: balance, Threshold: o.threshold, MemoryLimit: limit,
+			LiteralCliques: o.cliques == "dm"},
+		gpm.CPUOptions{Workers: o.workers, Balance: balance, Threshold: o.threshold, MemoryLimit: limit,
+			LiteralCliques: o.cliques == "dm"},
+		func(reason error) {
+			fmt.Fprintf(stderr, "gpm --backend auto: no usable GPU (%v); counting on the CPU\n", reason)
+		})
+	if err != nil {
+		return nil, nil, fmt.Errorf("gpm --backend gpu: %w", err)
+	}
+	return e, closeEngine, nil
 }
 
 func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
@@ -221,7 +232,9 @@ func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	g, st, err := gpm.Load(o.graph)
+	opts := gpm.LoadOptions{}
+	opts.CacheDir, opts.CacheMin = o.cache.where()
+	g, st, err := gpm.LoadFile(o.graph, opts)
 	if err != nil {
 		return err
 	}
@@ -229,13 +242,17 @@ func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
 		return interruptedError{fmt.Errorf("gpm: interrupted while loading %s: nothing counted", o.graph)}
 	}
 	rep := &gpmReport{Graph: o.graph, Vertices: g.N(), Edges: g.M(), MaxDegree: g.MaxDegree(), App: string(app),
-		K: o.k, Backend: o.backend, Balance: balance, LoadSeconds: time.Since(start).Seconds()}
-	header := ""
+		K: o.k, Backend: o.backend.String(), Balance: balance, LoadSeconds: time.Since(start).Seconds(), Cache: st.Cache,
+		BytesPerEdge: float64(g.Bytes()) / float64(max(g.M(), 1)), PeakRSS: peakRSS()}
+	header, cache := "", ""
 	if st.Header {
 		header = fmt.Sprintf(", header \"%d %d\"", st.HeaderV, st.HeaderE)
 	}
-	fmt.Fprintf(stderr, "loaded %s: %d vertices, %d edges (%d duplicate and %d self-loop lines dropped%s), max degree %d, in %.2fs\n",
-		o.graph, g.N(), g.M(), st.Duplicates, st.SelfLoops, header, g.MaxDegree(), rep.LoadSeconds)
+	if st.Cache != "" {
+		cache = ", cache " + st.Cache
+	}
+	fmt.Fprintf(stderr, "loaded %s: %d vertices, %d edges (%d duplicate and %d self-loop lines dropped%s), max degree %d, in %.2fs, %.0f bytes/edge%s\n",
+		o.graph, g.N(), g.M(), st.Duplicates, st.SelfLoops, header, g.MaxDegree(), rep.LoadSeconds, rep.BytesPerEdge, cache)
 
 	eng, closeEngine, err := o.engine(balance, limit, stderr)
 	if err != nil {

@@ -94,6 +94,29 @@ func TestGpmEnumerate(t *testing.T) {
 	}
 }
 
+// TestGpmCache: with --cache, the first run writes the parsed graph and
+// the second loads it, with the same counts.
+func TestGpmCache(t *testing.T) {
+	needCiteseer(t)
+	dir := t.TempDir()
+	for _, want := range []string{"written", "hit"} {
+		out, errOut, code := monitor(t, "gpm", "--graph", citeseer, "--app", "clique", "-k", "4", "--format", "json", "--cache", dir)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var r gpmReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Cache != want || r.Total != 255 || r.Vertices != 3264 || r.Edges != 4536 {
+			t.Errorf("cache %q, %d cliques on %d vertices, %d edges; want cache %s, 255 on 3264, 4536", r.Cache, r.Total, r.Vertices, r.Edges, want)
+		}
+		if !strings.Contains(errOut, "cache "+want) {
+			t.Errorf("stderr lacks the cache outcome %q:\n%s", want, errOut)
+		}
+	}
+}
+
 func TestGpmErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.txt")
@@ -110,6 +133,7 @@ func TestGpmErrors(t *testing.T) {
 		{[]string{"gpm", "--graph", bad, "--app", "clique", "-k", "3", "--cliques", "fast"}, 2, `--cliques "fast": want pa or dm`},
 		{[]string{"gpm", "--graph", bad, "--app", "motif", "-k", "3", "--memory-limit", "lots"}, 2, `--memory-limit: "lots"`},
 		{[]string{"gpm", "--graph", bad, "--app", "motif", "-k", "3"}, 1, bad + `:2: want two vertex ids, got one field "c"`},
+		{[]string{"gpm", "--graph", bad, "--app", "motif", "-k", "3", "--cache", dir, "--no-cache"}, 2, "gpm: --cache and --no-cache exclude each other"},
 	}
 	for _, c := range cases {
 		_, errOut, code := monitor(t, c.args...)

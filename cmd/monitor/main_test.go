@@ -41,7 +41,7 @@ func monitor(t *testing.T, args ...string) (stdout, stderr string, code int) {
 
 const collegeMsg = "../../../shared/data/temporal/CollegeMsg.txt"
 
-// snapReference is DESIGN.md's grid for CollegeMsg at delta = 3600 s.
+// snapReference is ARCHITECTURE.md's grid for CollegeMsg at delta = 3600 s.
 const snapReference = `126693 75319 2663 2050 132203 184137
 92053 64324 2309 1657 109701 125024
 81514 84982 134875 157498 1936 2503

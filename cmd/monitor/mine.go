@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -25,6 +24,8 @@ import (
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/backend"
+	"github.com/motifwatch/motifwatch/internal/engine"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/motif/count3"
 	"github.com/motifwatch/motifwatch/synth"
@@ -33,8 +34,7 @@ import (
 
 // mineOptions are the flags of `monitor mine`.
 type mineOptions struct {
-	cacheDir      string
-	noCache       bool
+	cache         cacheFlags
 	graph         string
 	nodes         string
 	synthetic     int
@@ -45,7 +45,7 @@ type mineOptions struct {
 	delta         string
 	enumerate     int64
 	workers       int
-	backend       string
+	backend       backend.Backend
 	devices       []int
 	format        string
 	skipBad       bool
@@ -82,9 +82,7 @@ partial, and exits with status 130.`,
   monitor mine --synthetic 100000 --motif M1 --delta 1h --workers 4`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runMine(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runMine(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -98,7 +96,7 @@ partial, and exits with status 130.`,
 	f.StringVar(&o.delta, "delta", "", `motif window: a duration ("1h") or timestamp ticks ("3600"); overrides the queries' own`)
 	f.Int64Var(&o.enumerate, "enumerate", 0, "print up to N matches per query instead of only counting")
 	f.IntVar(&o.workers, "workers", 0, workersUsage)
-	f.StringVar(&o.backend, "backend", gpu.BackendCPU, backendUsage)
+	f.StringVar((*string)(&o.backend), "backend", backend.CPU.String(), backendUsage)
 	f.IntSliceVar(&o.devices, "devices", nil, "CUDA device ordinals for --backend gpu|auto (repeat an ordinal for logical partitions; default: all)")
 	f.StringVar(&o.format, "format", "table", "output format: table, json or csv")
 	f.BoolVar(&o.skipBad, "skip-bad", false, "count and report malformed lines instead of stopping at the first")
@@ -107,8 +105,7 @@ partial, and exits with status 130.`,
 	f.BoolVar(&o.explain, "explain", false, "print each query's match plan to stderr")
 	f.DurationVar(&o.progress, "progress", 5*time.Second, "interval of progress lines on stderr (0: none)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of loading and mining to this file")
-	f.StringVar(&o.cacheDir, "cache", "", "keep a binary copy of the parsed graph in this directory and load from it while the file is unchanged (default: motifwatch/edges in the user cache directory, $XDG_CACHE_HOME or ~/.cache, for files of 32 MiB and more; with --cache, files of any size)")
-	f.BoolVar(&o.noCache, "no-cache", false, "neither read nor write the graph cache")
+	o.cache.add(f)
 	return cmd
 }
 
@@ -155,9 +152,9 @@ type mineReport struct {
 	// UploadSeconds is the window's copy to the devices and the device-side
 	// adjacency build (query seconds then count mining alone), and
 	// DeviceBytesPerEdge the device memory the mirror takes per edge.
-	Backend            string  `json:"backend"`
-	UploadSeconds      float64 `json:"upload_seconds,omitempty"`
-	DeviceBytesPerEdge float64 `json:"device_bytes_per_edge,omitempty"`
+	Backend            backend.Backend `json:"backend"`
+	UploadSeconds      float64         `json:"upload_seconds,omitempty"`
+	DeviceBytesPerEdge float64         `json:"device_bytes_per_edge,omitempty"`
 }
 
 func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error {
@@ -189,7 +186,7 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	if ctx.Err() != nil {
 		return interruptedError{fmt.Errorf("mine: interrupted while loading %s: nothing mined", o.graph)}
 	}
-	engine, err := gpu.Select(o.backend, o.workers, gpu.Options{Devices: o.devices}, slog.New(slog.NewTextHandler(stderr, nil)))
+	engine, err := engine.Select(o.backend, o.workers, gpu.Options{Devices: o.devices}, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
 		return err
 	}
@@ -247,8 +244,8 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 		total += r.Matches
 	}
 	fmt.Fprintf(stderr, "mine: %d edges, %d queries, %d matches in %.2fs on the %s, peak RSS %.1f MiB\n",
-		report.Edges, len(report.Queries), total, report.Seconds, strings.ToUpper(report.Backend), float64(report.PeakRSS)/(1<<20))
-	if report.Backend == gpu.BackendGPU {
+		report.Edges, len(report.Queries), total, report.Seconds, strings.ToUpper(report.Backend.String()), float64(report.PeakRSS)/(1<<20))
+	if report.Backend == backend.GPU {
 		fmt.Fprintf(stderr, "mine: window to the devices in %.3fs, %.1f device bytes per window edge\n", report.UploadSeconds, report.DeviceBytesPerEdge)
 	}
 	if report.Partial {
@@ -261,7 +258,7 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 
 func (o *mineOptions) check() error {
 	if o.backend == "" {
-		o.backend = gpu.BackendCPU // options built in code, as the tests do
+		o.backend = backend.CPU // options built in code, as the tests do
 	}
 	switch {
 	case o.graph == "" && o.synthetic == 0:
@@ -276,14 +273,15 @@ func (o *mineOptions) check() error {
 		return usageError{fmt.Errorf("mine: --snap3 prints the fixed 6x6 grid; use it without --query and --motif")}
 	case !slices.Contains(formats, o.format):
 		return usageError{fmt.Errorf("mine: --format %q: want table, json or csv", o.format)}
-	case o.noCache && o.cacheDir != "":
-		return usageError{fmt.Errorf("mine: --cache and --no-cache exclude each other")}
 	case o.enumerate < 0:
 		return usageError{fmt.Errorf("mine: --enumerate %d must not be negative", o.enumerate)}
 	case o.snap3 && o.enumerate > 0:
 		return usageError{fmt.Errorf("mine: --snap3 only counts; drop --enumerate")}
 	case o.timeUnit <= 0:
 		return usageError{fmt.Errorf("mine: --time-unit %s must be positive", o.timeUnit)}
+	}
+	if err := o.cache.check("mine"); err != nil {
+		return err
 	}
 	if err := checkEngineFlags("mine", o.backend, o.workers, o.devices); err != nil {
 		return err
@@ -315,13 +313,7 @@ func (o *mineOptions) load(stderr io.Writer) (*window.Window, *mineReport, error
 	start := time.Now()
 	last := start
 	opts := ingest.FileOptions{TimeUnit: o.timeUnit, SkipBad: o.skipBad, KeepSelfLoops: o.keepSelfLoops, NodeFile: o.nodes}
-	switch {
-	case o.noCache:
-	case o.cacheDir != "":
-		opts.CacheDir = o.cacheDir
-	default:
-		opts.CacheDir, opts.CacheMin = ingest.DefaultCacheDir(), ingest.DefaultCacheMin
-	}
+	opts.CacheDir, opts.CacheMin = o.cache.where()
 	if o.progress > 0 {
 		opts.Progress = func(lines int64) {
 			if now := time.Now(); now.Sub(last) >= o.progress {
@@ -333,12 +325,6 @@ func (o *mineOptions) load(stderr io.Writer) (*window.Window, *mineReport, error
 	w, st, err := ingest.LoadFile(o.graph, opts)
 	if err != nil {
 		return nil, nil, err
-	}
-	if st.Bad > 0 {
-		fmt.Fprintf(stderr, "loading %s: skipped %d malformed lines, e.g.:\n", o.graph, st.Bad)
-		for _, e := range st.BadSamples {
-			fmt.Fprintf(stderr, "  %v\n", e)
-		}
 	}
 	warnLoaded(stderr, o.graph, st, o.timeUnit)
 	if w.Len() == 0 {
@@ -435,7 +421,7 @@ func parseDelta(s string) (motif.Span, error) {
 	return motif.DurationSpan(d), nil
 }
 
-func (o *mineOptions) mineOne(ctx context.Context, engine *gpu.Selected, w *window.Window, p *motif.Plan, stderr io.Writer) (*queryRun, error) {
+func (o *mineOptions) mineOne(ctx context.Context, engine *engine.Selected, w *window.Window, p *motif.Plan, stderr io.Writer) (*queryRun, error) {
 	run := &queryRun{Name: p.Query.Name, Delta: p.Query.Delta.String()}
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Progress: new(atomic.Int64), Found: new(atomic.Int64)}
 	if o.enumerate > 0 {
@@ -457,7 +443,7 @@ func (o *mineOptions) mineOne(ctx context.Context, engine *gpu.Selected, w *wind
 	}
 	start := time.Now()
 	// The CPU engine reports its running count; the GPU's comes at the end.
-	counts := engine.Backend == gpu.BackendCPU
+	counts := engine.Backend == backend.CPU
 	stop := everyTick(o.progress, func() {
 		fmt.Fprintln(stderr, progressLine("mining "+run.Name+" (root edges)", req.Progress.Load(), int64(w.Len()),
 			req.Found.Load(), counts, "matches", time.Since(start)))
@@ -558,9 +544,16 @@ func printMineCSV(stdout io.Writer, r *mineReport) error {
 }
 
 // warnLoaded prints what loading an edge file found that the user may
-// not expect: empty attribute values, and timestamps that look written in
-// a finer unit than --time-unit.
+// not expect: the malformed lines --skip-bad skipped (with samples), empty
+// attribute values, and timestamps that look written in a finer unit than
+// --time-unit.
 func warnLoaded(stderr io.Writer, path string, st ingest.FileStats, unit time.Duration) {
+	if st.Bad > 0 {
+		fmt.Fprintf(stderr, "loading %s: skipped %d malformed lines, e.g.:\n", path, st.Bad)
+		for _, e := range st.BadSamples {
+			fmt.Fprintf(stderr, "  %v\n", e)
+		}
+	}
 	if st.EmptyValues > 0 {
 		fmt.Fprintf(stderr, "loading %s: warning: %s empty attribute %s, e.g. %v; queries see them as missing (docs/QUERIES.md, \"Missing attributes\")\n",
 			path, grouped(st.EmptyValues), pluralWord(st.EmptyValues, "value"), st.FirstEmpty)

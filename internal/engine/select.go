@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/motifwatch/motifwatch/gpu"
+	"github.com/motifwatch/motifwatch/internal/backend"
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/count3"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// Selected is the engine a backend choice produced. Its Engine counts
+// count-mode requests for SNAP's 36 three-edge shapes with motif/count3
+// (on the host's cores unless gpu.Options.Count3Device: the device path is
+// slower, that option says by how much) and mines everything else.
+type Selected struct {
+	motif.Engine
+	// Backend is what runs: backend.GPU or backend.CPU, never Auto.
+	Backend backend.Backend
+	// GPU is the GPU engine when Backend is GPU (for its device metrics).
+	GPU *gpu.Engine
+}
+
+// Close releases the devices, if any.
+func (s *Selected) Close() error {
+	if s.GPU != nil {
+		return s.GPU.Close()
+	}
+	return nil
+}
+
+// Sync mirrors the window on the devices ahead of mining (the GPU
+// backend; nothing on the CPU): see gpu.Engine.Sync.
+func (s *Selected) Sync(ctx context.Context, w *window.Window) error {
+	if s.GPU == nil {
+		return nil
+	}
+	return s.GPU.Sync(ctx, w)
+}
+
+// Select builds the engine for a backend: cpu, gpu (an error when no
+// device is usable) or auto (the GPU when one is usable, else the CPU with
+// a logged warning). A GPU engine mines on the CPU the queries its kernel
+// cannot hold (ErrUnsupported), with a warning once per query.
+func Select(b backend.Backend, workers int, opts gpu.Options, log *slog.Logger) (*Selected, error) {
+	cpu := motif.NewCPU(workers)
+	counting := count3.Options{Workers: cpu.Workers()}
+	switch b {
+	case backend.CPU, "":
+		return &Selected{Engine: count3.NewEngine(cpu, counting), Backend: backend.CPU}, nil
+	case backend.GPU, backend.Auto:
+	default:
+		return nil, fmt.Errorf("engine backend %q: want auto, cpu or gpu", b)
+	}
+	g, err := gpu.New(opts)
+	if err != nil {
+		if b == backend.GPU {
+			return nil, fmt.Errorf("engine backend gpu: %w", err)
+		}
+		log.Warn("engine backend auto: no usable GPU, mining on the CPU", "reason", err.Error(), "cuda_build", gpu.Available)
+		return &Selected{Engine: count3.NewEngine(cpu, counting), Backend: backend.CPU}, nil
+	}
+	for _, d := range g.Devices() {
+		log.Info("GPU device opened", "index", d.Index, "ordinal", d.Ordinal, "name", d.Name,
+			"multiprocessors", d.Multiprocessors, "memory_mib", d.TotalBytes>>20)
+	}
+	if opts.Count3OnDevice() {
+		if c, err := g.Counter(); err != nil {
+			log.Warn("SNAP-shape counting on the CPU", "reason", err.Error())
+		} else {
+			counting.Device = c
+		}
+	}
+	return &Selected{Engine: count3.NewEngine(&fallback{gpu: g, cpu: cpu, log: log}, counting), Backend: backend.GPU, GPU: g}, nil
+}
+
+// fallback mines on the GPU and hands plans the kernel cannot hold to the CPU.
+type fallback struct {
+	gpu    *gpu.Engine
+	cpu    *motif.CPU
+	log    *slog.Logger
+	warned sync.Map
+}
+
+func (f *fallback) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req motif.Request) (motif.Result, error) {
+	r, err := f.gpu.Mine(ctx, w, p, req)
+	var un *gpu.ErrUnsupported
+	if errors.As(err, &un) {
+		if _, seen := f.warned.LoadOrStore(p.Query.Name, true); !seen {
+			f.log.Warn("query mined on the CPU", "query", p.Query.Name, "reason", un.Reason)
+		}
+		return f.cpu.Mine(ctx, w, p, req)
+	}
+	return r, err
+}

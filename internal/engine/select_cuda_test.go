@@ -1,0 +1,49 @@
+//go:build cuda
+
+package engine_test
+
+import (
+	"errors"
+	"log/slog"
+	"testing"
+
+	"github.com/motifwatch/motifwatch/gpu"
+	"github.com/motifwatch/motifwatch/internal/backend"
+	"github.com/motifwatch/motifwatch/internal/engine"
+	"github.com/motifwatch/motifwatch/motif/count3"
+)
+
+// Select counts SNAP's shapes on the host unless Count3Device asks for
+// the device: the device path was measured slower (gpu.Options.Count3Device).
+func TestCount3SelectPicksHost(t *testing.T) {
+	g, err := gpu.New(gpu.Options{Devices: []int{0}})
+	if errors.Is(err, gpu.ErrNoDevice) {
+		t.Skipf("no CUDA device: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Counter(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MOTIFWATCH_GPU_COUNT3", "")
+	for _, onDevice := range []bool{false, true} {
+		s, err := engine.Select(backend.GPU, 2, gpu.Options{Devices: []int{0}, Count3Device: onDevice}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, ok := s.Engine.(*count3.Engine)
+		if !ok {
+			t.Fatalf("Select's engine is %T, want *count3.Engine", s.Engine)
+		}
+		if got := e.Device() != nil; got != onDevice {
+			t.Errorf("Count3Device %v: counting on the device %v", onDevice, got)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

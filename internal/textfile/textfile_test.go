@@ -1,0 +1,113 @@
+package textfile
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestChunks: the chunks of random texts tile the range, start at line
+// starts, and hold at least minChunk bytes but for the last.
+func TestChunks(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		var b strings.Builder
+		for range r.IntN(60) {
+			b.WriteString(strings.Repeat("x", r.IntN(30)))
+			b.WriteByte('\n')
+		}
+		if r.IntN(2) == 0 {
+			b.WriteString("tail without newline")
+		}
+		text := b.String()
+		from := int64(r.IntN(len(text) + 1))
+		for from > 0 && text[from-1] != '\n' {
+			from--
+		}
+		n, minChunk := 1+r.IntN(8), int64(1+r.IntN(40))
+		chunks, err := Chunks(strings.NewReader(text), from, int64(len(text)), n, minChunk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := from
+		for i, c := range chunks {
+			if c[0] != at || c[1] <= c[0] {
+				t.Fatalf("trial %d: chunk %d = %v after %d in %q", trial, i, c, at, text)
+			}
+			if c[0] > 0 && text[c[0]-1] != '\n' {
+				t.Fatalf("trial %d: chunk %d = %v starts mid-line", trial, i, c)
+			}
+			at = c[1]
+		}
+		if at != int64(len(text)) || len(chunks) > n {
+			t.Fatalf("trial %d: chunks %v of [%d, %d) (n %d)", trial, chunks, from, len(text), n)
+		}
+	}
+}
+
+// TestMerge: merging the dicts of consecutive chunks numbers strings as
+// one dict over the whole sequence does, on any number of workers.
+func TestMerge(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := range 100 {
+		all := NewDict(0)
+		var dicts []*Dict
+		var codes [][]uint32 // per dict, the local codes of its tokens in order
+		var tokens [][]string
+		for range 1 + r.IntN(6) {
+			d := &Dict{}
+			if r.IntN(2) == 0 {
+				*d = NewDict(int64(r.IntN(8 << 20))) // integers by value below 64 Ki..4 Mi
+			}
+			var cs []uint32
+			var ts []string
+			for range r.IntN(50) {
+				tok := fmt.Sprint(r.IntN(80))
+				switch r.IntN(4) { // beside small integers: the map's strings
+				case 0:
+					tok = "0" + tok
+				case 1:
+					tok = fmt.Sprint("v", r.IntN(20))
+				case 2:
+					tok = fmt.Sprint(smallMax - 40 + r.IntN(80))
+				}
+				cs = append(cs, d.Code([]byte(tok)))
+				ts = append(ts, tok)
+				all.Code([]byte(tok))
+			}
+			dicts, codes, tokens = append(dicts, d), append(codes, cs), append(tokens, ts)
+		}
+		ids, names, err := Merge(dicts, 1+r.IntN(5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(names, all.Names()) {
+			t.Fatalf("trial %d: names %v; want %v", trial, names, all.Names())
+		}
+		for p := range dicts {
+			for i, c := range codes[p] {
+				if got := names[ids[p][c]]; got != tokens[p][i] {
+					t.Fatalf("trial %d: dict %d code %d → %q; want %q", trial, p, c, got, tokens[p][i])
+				}
+			}
+		}
+	}
+}
+
+// TestDictCode: integers looked up by value and strings in the map share
+// one numbering, and texts of one integer stay apart.
+func TestDictCode(t *testing.T) {
+	d := NewDict(0)
+	toks := []string{"7", "007", "0", "00", "-1", "+7", "4194303", "4194304", "abc", "7", "00", "4194304", "1234567", "12345678", "0"}
+	want := []uint32{0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 3, 7, 9, 10, 2}
+	for i, tok := range toks {
+		if got := d.Code([]byte(tok)); got != want[i] {
+			t.Errorf("Code(%q) = %d; want %d", tok, got, want[i])
+		}
+	}
+	if got, want := d.Names(), []string{"7", "007", "0", "00", "-1", "+7", "4194303", "4194304", "abc", "1234567", "12345678"}; !slices.Equal(got, want) {
+		t.Errorf("Names() = %q; want %q", got, want)
+	}
+}
