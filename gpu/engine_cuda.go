@@ -158,6 +158,7 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	}
 	enc.P[pTailSub], enc.P[pPairMin], enc.P[pGallop] = int64(e.opts.TailSubtract), int64(e.opts.PairMin), boolInt(!e.opts.NoGallop)
 	enc.P[pExpand], enc.P[pSplitTail] = max(int64(e.opts.ExpandRun), 0), max(int64(e.opts.SplitTail), 0)
+	enc.P[pSplitRun], enc.P[pGuide] = max(int64(e.opts.SplitRun), 0), max(int64(e.opts.RootGuide), 0)
 	needPairs := len(p.Antis) > 0 || e.opts.PairMin >= 0 || (e.opts.TailSubtract >= 0 && enc.P[pTally] != 0)
 	if len(e.devs) == 0 {
 		return motif.Result{}, ErrNoDevice
@@ -365,11 +366,11 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 	// the call before (a query mined batch after batch, the chunks of one
 	// call) uploads nothing.
 	if d.plan == nil || d.plan.P != enc.P || d.plan.PF != enc.PF {
+		d.plan = nil // a failed copy leaves the device's plan unknown
 		if err := d.htod(d.planP, unsafe.Pointer(&enc.P[0]), int64(len(enc.P))*8); err != nil {
 			return r, err
 		}
 		if err := d.htod(d.planF, unsafe.Pointer(&enc.PF[0]), int64(len(enc.PF))*8); err != nil {
-			d.plan = nil
 			return r, err
 		}
 		d.plan = enc

@@ -15,6 +15,8 @@ const defaultOccupancy = 6
 const (
 	defaultExpandRun = 512
 	defaultSplitTail = 2048
+	defaultSplitRun  = 256
+	defaultRootGuide = 4
 )
 
 // Options configure the GPU engine.
@@ -68,6 +70,21 @@ type Options struct {
 	// candidate's run on a small graph with a wide window). 0: 2048, or
 	// $MOTIFWATCH_GPU_SPLITTAIL; negative: never.
 	SplitTail int
+	// SplitRun is the length of a candidate's next-step run from which,
+	// while warps wait for work, the mining kernel hands that candidate of
+	// a chunk to an idle warp as a task of its own (count mode, steps above
+	// the one over the counted last step) instead of walking it after the
+	// chunk's other candidates. Only heavy candidates: a task costs
+	// microseconds on the queue's lock. 0: 256, or
+	// $MOTIFWATCH_GPU_SPLITRUN; negative: never.
+	SplitRun int
+	// RootGuide sets how many roots a warp of the mining kernel claims at
+	// a time: the roots left divided by RootGuide times the launch's
+	// warps, between 1 and 32 (guided self-scheduling: the last claims are
+	// single roots, and a batch of fewer roots than 32 per warp is spread
+	// over every warp). 0: 4, or $MOTIFWATCH_GPU_GUIDE; negative: always
+	// 32.
+	RootGuide int
 	// NoGallop turns off galloping back from a run's end to its start
 	// (binary search over the whole list instead); for measurements, or
 	// $MOTIFWATCH_GPU_GALLOP=0.
@@ -121,6 +138,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SplitTail == 0 {
 		o.SplitTail = envInt("MOTIFWATCH_GPU_SPLITTAIL", defaultSplitTail)
+	}
+	if o.SplitRun == 0 {
+		o.SplitRun = envInt("MOTIFWATCH_GPU_SPLITRUN", defaultSplitRun)
+	}
+	if o.RootGuide == 0 {
+		o.RootGuide = envInt("MOTIFWATCH_GPU_GUIDE", defaultRootGuide)
 	}
 	if o.Occupancy == 0 {
 		o.Occupancy = defaultOccupancy

@@ -40,7 +40,11 @@ typedef unsigned int u32;
 // P_EXPAND: the longest run of the step above the counted last step that
 // is expanded across lanes (expand); 0: never. P_SPLITTAIL: a counted last
 // step's swept run longer than this is cut into tasks of this length for
-// idle warps (tailCount); 0: never.
+// idle warps (tailCount); 0: never. P_SPLITRUN: a chunk's valid candidate
+// whose next step's run is at least this long is handed to an idle warp as
+// a task of its own (dfs, count mode); 0: never. P_GUIDE: a warp claims
+// the roots left / (P_GUIDE x the grid's warps) roots at a time, 1 to 32
+// (mineBody); 0: always 32.
 #define P_EXPAND 7
 #define P_STEPS 8
 #define STEP_SZ 16
@@ -73,7 +77,9 @@ typedef unsigned int u32;
 #define ANTI_SZ 4
 #define P_NODEORDER (P_ANTIS + ANTI_SZ * MAXANTI)
 #define P_SPLITTAIL (P_NODEORDER + 16)
-#define P_SIZE (P_SPLITTAIL + 1)
+#define P_SPLITRUN (P_SPLITTAIL + 1)
+#define P_GUIDE (P_SPLITTAIL + 2)
+#define P_SIZE (P_SPLITTAIL + 3)
 
 #define BIND_ROOT 0
 #define BIND_FROM 1
@@ -209,6 +215,7 @@ struct WS {
 	i64 until[MAXK][32];
 	u32 node[MAXN];
 	u32 a[MAXK], b[MAXK], base[MAXK], mask[MAXK], cur[MAXK];
+	u32 heavy[MAXK];  // candidates of mask[d] whose run is >= P_SPLITRUN
 	u32 listNode[MAXK], target[MAXK];
 	int sel[MAXK];  // 0 out-list of listNode, 1 in-list, 2 roots
 	u64 steps;      // work not yet added to C_STEPS (lane 0)
@@ -488,12 +495,30 @@ __device__ void unlock(u64 *l) {
 	atomicExch(l, 0ULL);
 }
 
+// tryLock takes the lock if it is free now (one atomic, none if it is
+// seen held).
+__device__ __forceinline__ bool tryLock(u64 *l) {
+	if (*(volatile u64 *)l != 0ULL || atomicCAS(l, 0ULL, 1ULL) != 0ULL) return false;
+	__threadfence();
+	return true;
+}
+
 // pushCur stores a task for the subtree of step d over [a, b) of the
 // given list, the partial match being the shared state overlaid with c
 // (one lane). Splits respect splitCap so suspensions always find room.
+// A split is optional work-sharing: it gives up when the queue's lock is
+// held instead of waiting for it. The queue is one lock-protected stack
+// whose push or pop takes microseconds (a task is ~250 bytes written or
+// read by one lane between fences): a busy warp that waited for it at
+// every split would serialise the whole kernel on the lock while
+// thousands of idle warps poll it (issue 16: 3.7 ms calls became 190 ms).
 __device__ bool pushCur(const Ctx &x, const WS &ws, const Cur &c, int d, u32 a, u32 b, i64 openAt, int sel, u32 listNode,
 			u32 target, bool split) {
-	lock(&x.ctl[C_LOCK]);
+	if (split) {
+		if (!tryLock(&x.ctl[C_LOCK])) return false;
+	} else {
+		lock(&x.ctl[C_LOCK]);
+	}
 	u64 q = x.ctl[C_QSIZE];
 	bool ok = q < (u64)(split ? x.splitCap : x.queueCap);
 	if (ok) {
@@ -526,8 +551,7 @@ __device__ __forceinline__ bool idleWaiting(const Ctx &x) {
 // push (they sleep and try again instead).
 __device__ bool pop(const Ctx &x, Task *out) {
 	if (*(volatile u64 *)&x.ctl[C_QSIZE] == 0) return false;
-	if (atomicCAS(&x.ctl[C_LOCK], 0ULL, 1ULL) != 0ULL) return false;
-	__threadfence();
+	if (!tryLock(&x.ctl[C_LOCK])) return false;
 	u64 q = x.ctl[C_QSIZE];
 	bool ok = q > 0;
 	if (ok) {
@@ -833,7 +857,9 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 	ws.rtarget[nd][lane] = bd.target;
 	ws.rnode[nd][lane] = bd.listNode;
 	bal = __ballot_sync(FULL, valid);
-	if (lane == 0) ws.mask[d] = bal;
+	const i64 splitRun = P[P_SPLITRUN];
+	u32 heavy = __ballot_sync(FULL, valid && splitRun > 0 && rb - ra >= (u64)splitRun);
+	if (lane == 0) { ws.mask[d] = bal; ws.heavy[d] = heavy; }
 	__syncwarp();
 	return true;
 }
@@ -946,18 +972,24 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 		if (lane == 0) {
 			u32 rest = m & (m - 1);
 			// Feed idle warps (count mode): every other valid candidate of
-			// this chunk (heavy roots, say) becomes a task of its own, so one
-			// warp does not walk 32 heavy subtrees in turn while others wait.
-			// A one-candidate task evaluates that candidate again, and it is
-			// walked again, not expanded (its run is as long as here): the
-			// chunk's expanded candidates are not counted twice. Not in
-			// enumerate mode, where a suspension hands on the rest of the
-			// chunk as a range.
-			if (!x.enumerate && d + 2 < k) {
-				while (rest && idleWaiting(x)) {
-					u32 hb = 31 - __clz(rest);
+			// this chunk whose next run is at least P_SPLITRUN long (a heavy
+			// root, say) becomes a task of its own, so one warp does not walk
+			// heavy subtrees in turn while others wait. Only heavy ones: a
+			// task costs microseconds on the queue's lock, more than a light
+			// subtree, and handing on every candidate of every chunk (the
+			// first version) shredded the whole search tree into tasks that
+			// queued on that lock. A one-candidate task evaluates that
+			// candidate again, and it is walked again, not expanded (its run
+			// is as long as here): the chunk's expanded candidates are not
+			// counted twice. Not in enumerate mode, where a suspension hands
+			// on the rest of the chunk as a range.
+			u32 heavy = rest & ws.heavy[d];
+			if (!x.enumerate && d + 2 < k && heavy) {
+				while (heavy && idleWaiting(x)) {
+					u32 hb = 31 - __clz(heavy);
 					u32 at = ws.base[d] + hb;
 					if (!push(x, ws, d, at, at + 1, true)) break;
+					heavy &= ~(1u << hb);
 					rest &= ~(1u << hb);
 					atomicAdd(&x.ctl[C_SPLITS], 1ULL);
 				}
@@ -988,8 +1020,14 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 	}
 }
 
-// mine: each warp claims 32 roots at a time, or a queued subtree when the
-// roots are gone, until no warp is active and the queue is empty.
+// mine: each warp claims up to 32 roots at a time, or a queued subtree
+// when the roots are gone, until no warp is active and the queue is empty.
+// With P_GUIDE set the claims shrink as the roots run out (guided
+// self-scheduling: a share of the roots left per warp, at least one), so
+// the last claims are single roots and no warp walks 32 heavy roots in
+// turn while the others idle; a small graph or batch (fewer roots than 32
+// per warp) is spread over every warp from the start. The claims cost one
+// atomic each, the queue's tasks a lock.
 #define MINE_PARAMS const Win *win, i64 rootLo, i64 rootHi, i64 horizon, const unsigned char *rootMask, \
 	u64 *ctl, Task *queue, i64 queueCap, i64 splitCap, i64 *out, i64 outCap, i64 enumerate
 #define MINE_ARGS win, rootLo, rootHi, horizon, rootMask, ctl, queue, queueCap, splitCap, out, outCap, enumerate
@@ -1009,16 +1047,19 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	x.limited = x.budget != 0 || nsLeft != 0;
 	if (lane == 0) ws.steps = 0;
 	const u64 nroots = (u64)(rootHi - rootLo);
+	const u64 guide = (u64)max(P[P_GUIDE], (i64)0) * (u64)gridDim.x * WARPS;
 	u64 nm = 0, no = 0;
 	bool idle = false;
 	while (true) {
 		int got = 0;  // 1: roots, 2: task, -1: exit
-		u64 start = 0;
+		u64 start = 0, claim = 32;
 		if (lane == 0) {
+			u64 next = 0;
 			if (*(volatile u64 *)&ctl[C_OVERFLOW] || *(volatile u64 *)&ctl[C_TRUNC]) {
 				got = -1;
-			} else if (*(volatile u64 *)&ctl[C_ROOTNEXT] < nroots &&
-				   (start = atomicAdd(&ctl[C_ROOTNEXT], 32ULL)) < nroots) {
+			} else if ((next = *(volatile u64 *)&ctl[C_ROOTNEXT]) < nroots &&
+				   (claim = guide ? max(min((nroots - next) / guide, (u64)32), (u64)1) : 32,
+				    start = atomicAdd(&ctl[C_ROOTNEXT], claim)) < nroots) {
 				got = 1;
 			} else {
 				Task t;
@@ -1051,7 +1092,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 		if (got == 1) {
 			if (lane == 0) {
 				ws.sel[0] = 2; ws.a[0] = (u32)start; ws.base[0] = (u32)start;
-				ws.b[0] = (u32)min(start + 32, nroots); ws.mask[0] = 0;
+				ws.b[0] = (u32)min(start + claim, nroots); ws.mask[0] = 0;
 				atomicAdd(&ctl[C_ROOTS], (u64)(ws.b[0] - ws.a[0]));
 			}
 		} else {
