@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,27 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/motif"
 )
-
-// syncBuffer is a log destination safe for the watcher's goroutine and the
-// test's.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // waitFor polls cond until it holds or a generous deadline passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -52,7 +33,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 type watchTest struct {
 	t      *testing.T
 	w      *QueryWatcher
-	log    *syncBuffer
+	log    *testenv.SyncBuffer
 	mu     sync.Mutex
 	sets   [][]string // names of each set passed to onChange
 	refuse error      // onChange's answer
@@ -62,7 +43,7 @@ type watchTest struct {
 // test polls by hand (Poll): every step is then decided, none timed.
 func newWatch(t *testing.T, cfg *Config) *watchTest {
 	t.Helper()
-	wt := &watchTest{t: t, log: &syncBuffer{}}
+	wt := &watchTest{t: t, log: &testenv.SyncBuffer{}}
 	logger := slog.New(slog.NewTextHandler(wt.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	w, err := NewQueryWatcher(cfg, logger, func(qs []*motif.Query) error {
 		wt.mu.Lock()
@@ -324,7 +305,7 @@ func TestWatcherWithoutFilesWaits(t *testing.T) {
 func TestWatcherWaitsForStableContents(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "q.yaml")
 	writeFile(t, path, queryA)
-	var log syncBuffer
+	var log testenv.SyncBuffer
 	var sets [][]string
 	w, err := NewQueryWatcher(watchConfig(path), slog.New(slog.NewTextHandler(&log, nil)), func(qs []*motif.Query) error {
 		sets = append(sets, names(qs))
