@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
@@ -129,7 +130,7 @@ gpm: {every: 1s, app: clique, k: 3, topic: gpm-counts}
 	d := testenv.Start(t, 30*time.Second, func(ctx context.Context, started func(Info)) error {
 		return Run(ctx, Options{Config: cfg, Registry: reg, Stdout: io.Discard, Started: started})
 	})
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: d.Info.Brokers, Topic: "gpm-counts", MaxWait: 100 * time.Millisecond})
+	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: d.Info.Brokers, Topic: "gpm-counts", MaxWait: 100 * time.Millisecond})
 	defer r.Close()
 	rctx, rcancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer rcancel()

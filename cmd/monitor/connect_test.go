@@ -12,9 +12,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
@@ -90,7 +90,7 @@ func TestStartWithBrokersUnreachable(t *testing.T) {
 	default:
 	}
 
-	emb, err := broker.StartEmbedded(context.Background(), broker.EmbeddedOptions{Port: port})
+	emb, err := kafka.StartEmbedded(context.Background(), kafka.EmbeddedOptions{Port: port})
 	if err != nil {
 		t.Fatal(err)
 	}

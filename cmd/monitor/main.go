@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/motifwatch/motifwatch/internal/kafkaerr"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -57,7 +57,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "monitor:", kafkaerr.Clean(err))
+	fmt.Fprintln(stderr, "monitor:", kafka.CleanError(err))
 	return exitCode(err)
 }
 
