@@ -485,7 +485,6 @@ func (p *pipeline) batch(ctx context.Context) error {
 			p.pm.lag.WithLabelValues(strconv.Itoa(part)).Set(float64(n))
 			lag += n
 		}
-		p.im.SetLag(lag)
 	}
 	if p.board != nil {
 		st := batchStatus{records: p.pending, lag: lag, watermark: wm, hasWatermark: wm != math.MinInt64, buffered: p.reorder.Len()}
