@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -285,6 +284,9 @@ const (
 // take decodes one record into the reorder buffer, or dead-letters it.
 func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 	e, err := p.dec.Decode(m.Value, ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset})
+	if len(m.Value) <= ingest.RawKeepMax {
+		e.Raw = m.Value
+	}
 	defer p.flushCounts()
 	return p.takeDecoded(ctx, &m, time.Now(), e, err)
 }
@@ -319,12 +321,6 @@ func (p *pipeline) flushCounts() {
 		u.decoded = 0
 	}
 }
-
-// rawKeepMax is the largest record value kept with its edge (Edge.Raw)
-// for a dead letter after the reorder buffer (the node cap): larger ones
-// would make the buffer's memory the records' (a burst of 400 KB records
-// held 1 GB), so their dead letter carries the source coordinates only.
-const rawKeepMax = 1024
 
 // takeDecoded takes record m (fetched at fetched, decoded into e or err)
 // into the reorder buffer, or dead-letters it.
@@ -379,12 +375,6 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 		if w, handled := r.watermarkAt(m.Offset); handled && e.T <= w {
 			e.Replayed = true
 		}
-	}
-	if len(m.Value) <= rawKeepMax {
-		// A copy: the value lies in the fetch's buffer, which the next
-		// fetch of the partition reuses (and a buffered edge must not
-		// keep a whole fetch alive).
-		e.Raw = bytes.Clone(m.Value)
 	}
 	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
 	if refused, err := p.refuseFuture(ctx, m, &e); refused || err != nil {

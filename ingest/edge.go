@@ -44,9 +44,11 @@ type Edge struct {
 	// but only matches that were still held open at shutdown are reported
 	// (the others were alerted then). See stream.Processor.Resume.
 	Replayed bool
-	// Raw is the record's value as consumed (nil from a file), kept so
-	// that an edge refused after the reorder buffer (stream.Refused) can
-	// be dead-lettered as it came. It aliases the consumer's buffer.
+	// Raw is the record's value as consumed (nil from a file, and for
+	// values over RawKeepMax), kept so that an edge refused after the
+	// reorder buffer (stream.Refused) can be dead-lettered as it came. It
+	// lies in a buffer shared by the edges of one fetch (Fetcher.decode),
+	// alive until the last of them is gone.
 	Raw []byte
 }
 
