@@ -418,6 +418,9 @@ func (p *pipeline) batch(ctx context.Context) error {
 	// Edges released early (takeChunk, a cap) go first: they precede
 	// everything still buffered in (t, seq) order.
 	// (The watermark never moves back: this release's covers theirs.)
+	if p.early == nil {
+		p.early = make([]ingest.Edge, 0, p.batchSize)
+	}
 	edges, wm := p.reorder.AppendRelease(p.early)
 	p.early = nil // until the batch is processed (below)
 	p.stage[stageReorder] += time.Since(start)
