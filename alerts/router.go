@@ -1,6 +1,7 @@
 package alerts
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -192,7 +193,7 @@ func NewRouter(opts RouterOptions, sink Sink, metrics *Metrics, now func() time.
 		m:        metrics,
 		now:      now,
 		log:      opts.Logger,
-		interval: orDefault(opts.Interval, DefaultInterval),
+		interval: cmp.Or(opts.Interval, DefaultInterval),
 		written:  opts.Written,
 		queries:  make(map[string]*route),
 		unknown:  make(map[string]bool),

@@ -1,4 +1,4 @@
-package alerts
+package alerts_test
 
 import (
 	"bufio"
@@ -8,6 +8,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/alerts/alertstest"
 )
 
 // failWriter fails every write.
@@ -18,19 +21,19 @@ var errWriter = errors.New("disk full")
 func (failWriter) Write([]byte) (int, error) { return 0, errWriter }
 
 func TestWriterSink(t *testing.T) {
-	want := testAlerts()
+	want := alertstest.Sample()
 	tests := []struct {
 		name   string
-		writes [][]Alert
+		writes [][]alerts.Alert
 	}{
-		{"one write", [][]Alert{want}},
-		{"several writes", [][]Alert{want[:1], nil, want[1:5], want[5:]}},
+		{"one write", [][]alerts.Alert{want}},
+		{"several writes", [][]alerts.Alert{want[:1], nil, want[1:5], want[5:]}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
 			bw := bufio.NewWriterSize(&out, 1<<20)
-			s := NewWriterSink(bw)
+			s := alerts.NewWriterSink(bw)
 			for _, w := range tt.writes {
 				if err := s.Write(context.Background(), w); err != nil {
 					t.Fatal(err)
@@ -43,7 +46,7 @@ func TestWriterSink(t *testing.T) {
 			}
 			for i, line := range lines {
 				b, _ := json.Marshal(want[i])
-				var a Alert
+				var a alerts.Alert
 				if err := json.Unmarshal([]byte(line), &a); err != nil {
 					t.Errorf("line %d %q: %v", i, line, err)
 				}
@@ -54,8 +57,8 @@ func TestWriterSink(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Write(context.Background(), want); !errors.Is(err, ErrClosed) {
-				t.Errorf("Write after Close = %v; want ErrClosed", err)
+			if err := s.Write(context.Background(), want); !errors.Is(err, alerts.ErrClosed) {
+				t.Errorf("Write after Close = %v; want alerts.ErrClosed", err)
 			}
 		})
 	}
@@ -66,24 +69,18 @@ func TestWriterSinkErrors(t *testing.T) {
 	cancel()
 	tests := []struct {
 		name string
-		w    *WriterSink
+		w    *alerts.WriterSink
 		ctx  context.Context
 		want error
 	}{
-		{"writer fails", NewWriterSink(failWriter{}), context.Background(), errWriter},
-		{"flush fails", NewWriterSink(bufio.NewWriterSize(failWriter{}, 1<<20)), context.Background(), errWriter},
-		{"context done", NewWriterSink(&bytes.Buffer{}), canceled, context.Canceled},
+		{"writer fails", alerts.NewWriterSink(failWriter{}), context.Background(), errWriter},
+		{"flush fails", alerts.NewWriterSink(bufio.NewWriterSize(failWriter{}, 1<<20)), context.Background(), errWriter},
+		{"context done", alerts.NewWriterSink(&bytes.Buffer{}), canceled, context.Canceled},
 	}
 	for _, tt := range tests {
-		if err := tt.w.Write(tt.ctx, testAlerts()); !errors.Is(err, tt.want) {
+		if err := tt.w.Write(tt.ctx, alertstest.Sample()); !errors.Is(err, tt.want) {
 			t.Errorf("%s: Write = %v; want %v", tt.name, err, tt.want)
 		}
-	}
-}
-
-func TestWriterSinkStdoutDefault(t *testing.T) {
-	if s := NewWriterSink(nil); s.w == nil {
-		t.Error("NewWriterSink(nil) has no writer; want os.Stdout")
 	}
 }
 
@@ -91,8 +88,8 @@ func TestWriterSinkStdoutDefault(t *testing.T) {
 // written as is on stdout (the record's own encoder must not escape it).
 func TestWriterSinkKeepsHTMLCharacters(t *testing.T) {
 	var out bytes.Buffer
-	s := NewWriterSink(&out)
-	if err := s.Write(context.Background(), []Alert{{Kind: KindMatch, Query: "q", Description: "amount > 1000 & <5 hops"}}); err != nil {
+	s := alerts.NewWriterSink(&out)
+	if err := s.Write(context.Background(), []alerts.Alert{{Kind: alerts.KindMatch, Query: "q", Description: "amount > 1000 & <5 hops"}}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), `"description":"amount > 1000 & <5 hops"`) {

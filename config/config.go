@@ -503,9 +503,9 @@ func parentField(f string) string {
 	return ""
 }
 
-// Bounds of kafka.dead_letter_max_bytes (ingest.DefaultDeadLetterMaxBytes
-// and ingest.MinDeadLetterMaxBytes, checked equal by a test; config does
-// not import ingest). The maximum keeps a capped record within one
+// Bounds of kafka.dead_letter_max_bytes (DefaultDeadLetterMaxBytes and
+// MinDeadLetterMaxBytes of internal/kafka, checked equal by a test; config
+// does not import it). The maximum keeps a capped record within one
 // produce request of a kafka-go writer sized for it.
 const (
 	DefaultDeadLetterMaxBytes = 256 << 10

@@ -168,7 +168,7 @@ func (l *loader) decodeYAML(data []byte) (*yaml.Node, error) {
 	case root == nil:
 		return nil, nil
 	case root.Kind != yaml.MappingNode:
-		return nil, &FieldError{File: l.file, Line: root.Line, Msg: fmt.Sprintf("expected a mapping of sections (kafka:, input:, ...), found %s", nodeKind(root))}
+		return nil, &FieldError{File: l.file, Line: root.Line, Msg: fmt.Sprintf("expected a mapping of sections (kafka:, input:, ...), found %s", yamldoc.Kind(root))}
 	}
 	return root, nil
 }
@@ -228,7 +228,7 @@ func joinField(path, key string) string {
 // records each key's line and decodes the free-form sections.
 func (l *loader) walk(n *yaml.Node, t reflect.Type, path string) {
 	n = yamldoc.Resolve(n)
-	if isNull(n) {
+	if yamldoc.IsNull(n) {
 		return
 	}
 	switch {
@@ -238,7 +238,7 @@ func (l *loader) walk(n *yaml.Node, t reflect.Type, path string) {
 		return
 	case t.Kind() == reflect.Struct:
 		if n.Kind != yaml.MappingNode {
-			l.errf(n.Line, path, "expected a mapping, found %s", nodeKind(n))
+			l.errf(n.Line, path, "expected a mapping, found %s", yamldoc.Kind(n))
 			return
 		}
 		keys := structKeys(t)
@@ -271,15 +271,15 @@ func (l *loader) walk(n *yaml.Node, t reflect.Type, path string) {
 			// A string may hold a comma-separated list ("a:9092,b:9092");
 			// a number or a boolean is no list.
 			if n.Tag != "!!str" {
-				l.errf(n.Line, path, "expected a list (e.g. [%s]), found %s", n.Value, nodeKind(n))
+				l.errf(n.Line, path, "expected a list (e.g. [%s]), found %s", n.Value, yamldoc.Kind(n))
 			}
 		default:
-			l.errf(n.Line, path, "expected a list, found %s", nodeKind(n))
+			l.errf(n.Line, path, "expected a list, found %s", yamldoc.Kind(n))
 		}
 		return
 	}
 	if n.Kind != yaml.ScalarNode {
-		l.errf(n.Line, path, "expected a single value, found %s", nodeKind(n))
+		l.errf(n.Line, path, "expected a single value, found %s", yamldoc.Kind(n))
 	}
 }
 
@@ -290,7 +290,7 @@ func (l *loader) mapping(n *yaml.Node, path string, fn func(k, v *yaml.Node, fie
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := yamldoc.Resolve(n.Content[i]), yamldoc.Resolve(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode || k.Value == "<<" {
-			l.errf(k.Line, path, "keys must be plain words, found %s", nodeKind(k))
+			l.errf(k.Line, path, "keys must be plain words, found %s", yamldoc.Kind(k))
 			continue
 		}
 		field := joinField(path, k.Value)
@@ -306,26 +306,26 @@ func (l *loader) mapping(n *yaml.Node, path string, fn func(k, v *yaml.Node, fie
 
 // free decodes the free-form section at field.
 func (l *loader) free(n *yaml.Node, field string) {
-	if isNull(n) {
+	if yamldoc.IsNull(n) {
 		return
 	}
 	switch field {
 	case "input.attributes":
 		if n.Kind != yaml.MappingNode {
-			l.errf(n.Line, field, "expected a mapping of attribute names to types (amount: number), found %s", nodeKind(n))
+			l.errf(n.Line, field, "expected a mapping of attribute names to types (amount: number), found %s", yamldoc.Kind(n))
 			return
 		}
 		l.attributes = map[string]string{}
 		l.mapping(n, field, func(k, v *yaml.Node, f string) {
-			if v.Kind != yaml.ScalarNode || isNull(v) {
-				l.errf(v.Line, f, "expected a type (number or string), found %s", nodeKind(v))
+			if v.Kind != yaml.ScalarNode || yamldoc.IsNull(v) {
+				l.errf(v.Line, f, "expected a type (number or string), found %s", yamldoc.Kind(v))
 				return
 			}
 			l.attributes[k.Value] = v.Value
 		})
 	case "alerts.per_query":
 		if n.Kind != yaml.MappingNode {
-			l.errf(n.Line, field, "expected a mapping of query names to {mode, rate_limit, rate_burst}, found %s", nodeKind(n))
+			l.errf(n.Line, field, "expected a mapping of query names to {mode, rate_limit, rate_burst}, found %s", yamldoc.Kind(n))
 			return
 		}
 		l.perQuery = map[string]QueryAlerts{}
@@ -334,7 +334,7 @@ func (l *loader) free(n *yaml.Node, field string) {
 		})
 	case "queries.inline":
 		if n.Kind != yaml.SequenceNode {
-			l.errf(n.Line, field, "expected a list of queries, found %s", nodeKind(n))
+			l.errf(n.Line, field, "expected a list of queries, found %s", yamldoc.Kind(n))
 			return
 		}
 		for i, it := range n.Content {
@@ -342,7 +342,7 @@ func (l *loader) free(n *yaml.Node, field string) {
 			f := fmt.Sprintf("%s[%d]", field, i)
 			l.lines[f] = it.Line
 			if it.Kind != yaml.MappingNode {
-				l.errf(it.Line, f, "expected a query (a mapping with name, delta, edges, ...), found %s", nodeKind(it))
+				l.errf(it.Line, f, "expected a query (a mapping with name, delta, edges, ...), found %s", yamldoc.Kind(it))
 				continue
 			}
 			l.inline = append(l.inline, it)
@@ -354,19 +354,19 @@ var queryAlertKeys = []keyField{{name: "mode"}, {name: "rate_limit"}, {name: "ra
 
 func (l *loader) queryAlerts(n *yaml.Node, field string) QueryAlerts {
 	var qa QueryAlerts
-	if isNull(n) {
+	if yamldoc.IsNull(n) {
 		return qa
 	}
 	if n.Kind != yaml.MappingNode {
-		l.errf(n.Line, field, "expected a mapping {mode, rate_limit, rate_burst}, found %s", nodeKind(n))
+		l.errf(n.Line, field, "expected a mapping {mode, rate_limit, rate_burst}, found %s", yamldoc.Kind(n))
 		return qa
 	}
 	l.mapping(n, field, func(k, v *yaml.Node, f string) {
 		if v.Kind != yaml.ScalarNode {
-			l.errf(v.Line, f, "expected a single value, found %s", nodeKind(v))
+			l.errf(v.Line, f, "expected a single value, found %s", yamldoc.Kind(v))
 			return
 		}
-		if isNull(v) {
+		if yamldoc.IsNull(v) {
 			return
 		}
 		switch k.Value {
@@ -610,25 +610,6 @@ func (c *Config) resolvePaths(dir string) {
 	fix(&c.Kafka.TLS.CertFile, "kafka.tls.cert_file")
 	fix(&c.Kafka.TLS.KeyFile, "kafka.tls.key_file")
 	fix(&c.Kafka.Embedded.Dir, "kafka.embedded.dir")
-}
-
-func isNull(n *yaml.Node) bool {
-	return n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null"
-}
-
-func nodeKind(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "nothing"
-		}
-		return strconv.Quote(n.Value)
-	}
-	return "an unsupported YAML node"
 }
 
 // deletePath removes the dotted key path from nested maps.

@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
@@ -25,11 +24,11 @@ type sentDead struct {
 
 type fakeDLQ struct{ sent []sentDead }
 
-func (f *fakeDLQ) Write(_ context.Context, recs []ingest.DeadRecord) (ingest.DeadOutcome, error) {
+func (f *fakeDLQ) Write(_ context.Context, recs []kafka.DeadRecord) (kafka.DeadOutcome, error) {
 	for _, r := range recs {
 		f.sent = append(f.sent, sentDead{r.Msg, r.Reason})
 	}
-	return ingest.DeadOutcome{Written: recs}, nil
+	return kafka.DeadOutcome{Written: recs}, nil
 }
 
 // capPipeline is a pipeline without Kafka: records go in through take,

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/stream"
 )
@@ -103,7 +103,7 @@ func nextResume(prev *resumeState, processed, watermark int64) resumeState {
 // the group's own commit metadata (scale-out commits it in its
 // generation), or else in resumeGroup's commit at the same offset (a
 // later commit by anyone makes it stale: at least once then).
-func committed(ctx context.Context, client *kafka.Client, group, topic string, partitions []int) (map[int]int64, map[int]resumeState, error) {
+func committed(ctx context.Context, client *kafkago.Client, group, topic string, partitions []int) (map[int]int64, map[int]resumeState, error) {
 	offsets, states, err := fetchCommitted(ctx, client, group, topic, partitions)
 	if err != nil {
 		return nil, nil, err
@@ -129,12 +129,12 @@ func resumeGroup(group string) string { return group + ".resume" }
 
 // fetchCommitted reads one group's committed offsets and clean resume
 // states for topic.
-func fetchCommitted(ctx context.Context, client *kafka.Client, group, topic string, partitions []int) (map[int]int64, map[int]resumeState, error) {
-	resp, err := client.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: partitions}})
+func fetchCommitted(ctx context.Context, client *kafkago.Client, group, topic string, partitions []int) (map[int]int64, map[int]resumeState, error) {
+	resp, err := client.OffsetFetch(ctx, &kafkago.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: partitions}})
 	if err != nil {
 		return nil, nil, fmt.Errorf("fetching committed offsets of group %s: %w", group, err)
 	}
-	if errors.Is(resp.Error, kafka.GroupIdNotFound) {
+	if errors.Is(resp.Error, kafkago.GroupIdNotFound) {
 		return map[int]int64{}, map[int]resumeState{}, nil // a new group: nothing committed
 	}
 	if resp.Error != nil {
@@ -179,17 +179,17 @@ func resumeMetadata(offsets, processed map[int]int64, prev map[int]resumeState, 
 // resumeGroup, which nobody joins, so the standalone commit (generation
 // -1) is accepted even while other members (a standby) hold the daemon's
 // own group.
-func commitFinal(ctx context.Context, client *kafka.Client, group, topic string, offsets map[int]int64, processed map[int]int64, prev map[int]resumeState, watermark int64) error {
-	var parts []kafka.OffsetCommit
+func commitFinal(ctx context.Context, client *kafkago.Client, group, topic string, offsets map[int]int64, processed map[int]int64, prev map[int]resumeState, watermark int64) error {
+	var parts []kafkago.OffsetCommit
 	meta := resumeMetadata(offsets, processed, prev, watermark)
 	for p, off := range offsets {
-		parts = append(parts, kafka.OffsetCommit{Partition: p, Offset: off, Metadata: meta[p]})
+		parts = append(parts, kafkago.OffsetCommit{Partition: p, Offset: off, Metadata: meta[p]})
 	}
 	if len(parts) == 0 {
 		return nil
 	}
 	rg := resumeGroup(group)
-	resp, err := client.OffsetCommit(ctx, &kafka.OffsetCommitRequest{GroupID: rg, GenerationID: -1, Topics: map[string][]kafka.OffsetCommit{topic: parts}})
+	resp, err := client.OffsetCommit(ctx, &kafkago.OffsetCommitRequest{GroupID: rg, GenerationID: -1, Topics: map[string][]kafkago.OffsetCommit{topic: parts}})
 	if err != nil {
 		return fmt.Errorf("final offset commit of group %s: %w", rg, err)
 	}

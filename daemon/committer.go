@@ -5,9 +5,9 @@ import (
 	"log/slog"
 	"maps"
 
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
-	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // committer records how far the pipeline has settled its input (offsets:
@@ -40,7 +40,7 @@ func (h handover) metadata() map[int]string {
 }
 
 // offsetCommitter is what groupCommits needs of the consumer
-// (ingest.GroupFetcher).
+// (kafka.GroupFetcher).
 type offsetCommitter interface {
 	Commit(ctx context.Context, offsets map[int]int64) error
 }
@@ -62,7 +62,7 @@ func (g groupCommits) final(ctx context.Context, h handover) error { return g.c.
 // it is logged, not returned.
 type withResumeGroup struct {
 	committer
-	client       *kafka.Client
+	client       *kafkago.Client
 	group, topic string
 	log          *slog.Logger
 }
@@ -79,8 +79,8 @@ func (w withResumeGroup) final(ctx context.Context, h handover) error {
 
 // generationCommits commits a scaled-out instance's owned partitions in
 // its generation of the group; once the group has moved on, commits fail
-// with ingest.ErrFenced.
-type generationCommits struct{ gen *ingest.Generation }
+// with kafka.ErrFenced.
+type generationCommits struct{ gen *kafka.Generation }
 
 func (g generationCommits) commit(ctx context.Context, offsets map[int]int64) error {
 	return g.gen.Commit(ctx, offsets, nil)

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/motifwatch/motifwatch/broker"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 )
 
@@ -77,14 +77,14 @@ func (c *connector) run(ctx context.Context) error {
 func (c *connector) report(n int, wait time.Duration, err error, since time.Duration) {
 	kind, level, msg := "unreachable", slog.LevelWarn, "kafka brokers not reachable; retrying"
 	switch {
-	case broker.IsAuthError(err):
+	case kafka.IsAuthError(err):
 		mech := c.mechanism
 		if mech == "" {
 			mech = "SASL"
 		}
 		kind, level = "auth", slog.LevelError
 		msg = fmt.Sprintf("kafka %s authentication failed for user %q (check kafka.sasl: mechanism, username, password); retrying", mech, c.user)
-	case broker.IsTLSError(err):
+	case kafka.IsTLSError(err):
 		kind, level = "tls", slog.LevelError
 		msg = "kafka TLS handshake failed (check kafka.tls: ca_file, server_name, the client certificate); retrying"
 	}

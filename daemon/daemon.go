@@ -14,15 +14,15 @@ import (
 	"github.com/oklog/run"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/internal/engine"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
@@ -131,7 +131,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer sink.Close()
-	dlq, err := ingest.NewDeadLetter(ingest.DeadLetterOptions{Brokers: brokers, Topic: cfg.Kafka.DeadLetterTopic, Transport: transport,
+	dlq, err := kafka.NewDeadLetter(kafka.DeadLetterOptions{Brokers: brokers, Topic: cfg.Kafka.DeadLetterTopic, Transport: transport,
 		MaxBytes: int(cfg.Kafka.DeadLetterMaxBytes)})
 	if err != nil {
 		return err
@@ -150,7 +150,7 @@ func Run(ctx context.Context, o Options) error {
 	// group, from the parts every pipeline shares.
 	parts := &pipelineParts{cfg: cfg, log: log, reg: reg, engine: engine, backend: backend, schema: schema, sink: sink,
 		dec: dec, dlq: dlq, am: am, im: im, pm: pm, health: ready, alertRetry: alertRetry,
-		probe:      func(ctx context.Context) error { return broker.WaitReady(ctx, brokers, transport) },
+		probe:      func(ctx context.Context) error { return kafka.WaitReady(ctx, brokers, transport) },
 		endOffsets: func(ctx context.Context) (map[int]int64, error) { return k.admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic) },
 		updates:    make(chan querySet), snapshots: snapshots, onBatch: o.OnBatch, board: board}
 	// The query watcher hands new query sets to whichever pipeline runs.
@@ -280,9 +280,9 @@ type kafkaClients struct {
 	brokers   []string
 	transport *kafka.Transport
 	dialer    *kafka.Dialer
-	admin     *ingest.Admin
-	client    *kafka.Client
-	embedded  *broker.Embedded // nil: the configured cluster
+	admin     *kafka.Admin
+	client    *kafkago.Client
+	embedded  *kafka.Embedded // nil: the configured cluster
 }
 
 func (k kafkaClients) close() {
@@ -297,14 +297,14 @@ func (k kafkaClients) close() {
 // connectKafka starts the embedded broker if configured, waits until the
 // brokers answer (connect.go) and creates the topics.
 func connectKafka(ctx context.Context, cfg *config.Config, log *slog.Logger, ready *health, pm *pipelineMetrics) (kafkaClients, error) {
-	transport, dialer, err := clients(&cfg.Kafka)
+	transport, dialer, err := kafka.Clients(&cfg.Kafka)
 	if err != nil {
 		return kafkaClients{}, err
 	}
 	k := kafkaClients{brokers: cfg.Kafka.Brokers, transport: transport, dialer: dialer}
 	if cfg.Embedded() {
 		ec := &cfg.Kafka.Embedded
-		emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes)})
+		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes)})
 		if err != nil {
 			return kafkaClients{}, fmt.Errorf("kafka.embedded {dir: %q, port: %d, retention_bytes: %s}: starting the embedded broker: %w", ec.Dir, ec.Port, ec.RetentionBytes, err)
 		}
@@ -320,7 +320,7 @@ func connectKafka(ctx context.Context, cfg *config.Config, log *slog.Logger, rea
 		}
 	}
 	brokers := k.brokers
-	conn := &connector{brokers: brokers, ping: func(ctx context.Context) error { return broker.Ping(ctx, brokers, dialer) },
+	conn := &connector{brokers: brokers, ping: func(ctx context.Context) error { return kafka.Ping(ctx, brokers, dialer) },
 		retry: newRetrier(opProbe, log, ready, pm), health: ready, log: log, limit: ratelog.New(connectLogEvery, nil), sleep: sleep}
 	if m := cfg.Kafka.SASL.Mechanism; m != "" {
 		conn.mechanism, conn.user = "SASL "+strings.ToUpper(m), cfg.Kafka.SASL.Username
@@ -330,7 +330,7 @@ func connectKafka(ctx context.Context, cfg *config.Config, log *slog.Logger, rea
 		return kafkaClients{}, err
 	}
 	parts := max(cfg.Kafka.Partitions, 1)
-	if err := broker.EnsureTopics(ctx, brokers, transport, []broker.TopicSpec{
+	if err := kafka.EnsureTopics(ctx, brokers, transport, []kafka.TopicSpec{
 		{Name: cfg.Kafka.EdgeTopic, Partitions: parts},
 		{Name: cfg.Kafka.AlertTopic, Partitions: parts},
 		{Name: cfg.Kafka.DeadLetterTopic, Partitions: parts},
@@ -338,11 +338,11 @@ func connectKafka(ctx context.Context, cfg *config.Config, log *slog.Logger, rea
 		k.close()
 		return kafkaClients{}, err
 	}
-	if k.admin, err = ingest.NewAdmin(brokers, transport); err != nil {
+	if k.admin, err = kafka.NewAdmin(brokers, transport); err != nil {
 		k.close()
 		return kafkaClients{}, err
 	}
-	k.client = &kafka.Client{Addr: kafka.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
+	k.client = &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
 	return k, nil
 }
 
@@ -354,7 +354,7 @@ func newSink(cfg *config.Config, stdout io.Writer, brokers []string, transport *
 	if cfg.Alerts.Sink == config.SinkStdout {
 		return alerts.NewWriterSink(stdout), nil
 	}
-	sink, err := alerts.NewKafkaSink(alerts.KafkaOptions{Brokers: brokers, Topic: cfg.Kafka.AlertTopic, Transport: transport, Logger: log,
+	sink, err := kafka.NewAlertSink(kafka.AlertSinkOptions{Brokers: brokers, Topic: cfg.Kafka.AlertTopic, Transport: transport, Logger: log,
 		OnRetry: func(_ int, err error) { retry.failed(err, false) }})
 	if err != nil {
 		return nil, err
@@ -446,7 +446,7 @@ func demo(ctx context.Context, log *slog.Logger, brokers []string, tr *kafka.Tra
 		return err
 	}
 	log.Info("demo feed producing", "topic", cfg.Kafka.EdgeTopic)
-	_, err = broker.Produce(ctx, broker.FeedRecords(feed, unit), broker.ProduceOptions{Brokers: brokers, Transport: tr,
+	_, err = kafka.Produce(ctx, kafka.FeedRecords(feed, unit), kafka.ProduceOptions{Brokers: brokers, Transport: tr,
 		Topic: cfg.Kafka.EdgeTopic, TimeUnit: unit, Speedup: 240, BatchSize: 100})
 	if ctx.Err() != nil {
 		return nil

@@ -9,14 +9,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
-// deadLetter is where undecodable and late records go (ingest.DeadLetter).
+// deadLetter is where undecodable and late records go (kafka.DeadLetter).
 type deadLetter interface {
-	Write(ctx context.Context, recs []ingest.DeadRecord) (ingest.DeadOutcome, error)
+	Write(ctx context.Context, recs []kafka.DeadRecord) (kafka.DeadOutcome, error)
 }
 
 // Bounds of the dead letters queued between writes. One acknowledged
@@ -31,7 +30,7 @@ const (
 
 // deadQueue is the dead letters taken in and not yet written.
 type deadQueue struct {
-	recs  []ingest.DeadRecord
+	recs  []kafka.DeadRecord
 	bytes int
 }
 
@@ -46,7 +45,7 @@ func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reaso
 	// partition's next fetch reuses: the queued record keeps copies.
 	m.Key, m.Value = bytes.Clone(m.Key), bytes.Clone(m.Value)
 	m.Headers = slices.Clone(m.Headers)
-	p.dead.recs = append(p.dead.recs, ingest.DeadRecord{Msg: m, Reason: reason, Class: class})
+	p.dead.recs = append(p.dead.recs, kafka.DeadRecord{Msg: m, Reason: reason, Class: class})
 	p.dead.bytes += len(m.Key) + len(m.Value)
 	if len(p.dead.recs) >= deadQueueRecords || p.dead.bytes >= deadQueueBytes {
 		return p.flushDeadLetters(ctx)
@@ -82,7 +81,7 @@ func (p *pipeline) flushDeadLetters(ctx context.Context) error {
 }
 
 // settleDead counts what became of the dead letters of one write.
-func (p *pipeline) settleDead(out ingest.DeadOutcome) {
+func (p *pipeline) settleDead(out kafka.DeadOutcome) {
 	// Counted per class, not per record: a flood of garbage is when this
 	// runs most.
 	byClass := map[string]int{}
@@ -123,7 +122,7 @@ const outcomeDeadLetterLost = "dead_letter_lost"
 
 // sourceRanges lists the source positions of lost records compactly:
 // "edges/0@5-7,9 edges/1@3".
-func sourceRanges(lost []ingest.LostRecord) string {
+func sourceRanges(lost []kafka.LostRecord) string {
 	type pos struct {
 		topic string
 		part  int

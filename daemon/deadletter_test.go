@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
-	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
@@ -27,17 +27,17 @@ type scriptedDLQ struct {
 	commitsAt []int // len(src.commits) at each call
 }
 
-func (f *scriptedDLQ) Write(_ context.Context, recs []ingest.DeadRecord) (ingest.DeadOutcome, error) {
+func (f *scriptedDLQ) Write(_ context.Context, recs []kafka.DeadRecord) (kafka.DeadOutcome, error) {
 	f.calls = append(f.calls, len(recs))
 	f.commitsAt = append(f.commitsAt, len(f.src.commits))
 	if f.transient > 0 {
 		f.transient--
-		return ingest.DeadOutcome{Retry: recs}, errors.New("dial tcp: connection refused")
+		return kafka.DeadOutcome{Retry: recs}, errors.New("dial tcp: connection refused")
 	}
-	var out ingest.DeadOutcome
+	var out kafka.DeadOutcome
 	for _, r := range recs {
 		if f.lose[r.Msg.Offset] {
-			out.Lost = append(out.Lost, ingest.LostRecord{DeadRecord: r, Err: kafka.MessageSizeTooLarge})
+			out.Lost = append(out.Lost, kafka.LostRecord{DeadRecord: r, Err: kafkago.MessageSizeTooLarge})
 			out.Refused += 2
 		} else {
 			out.Written = append(out.Written, r)
@@ -144,8 +144,8 @@ func TestStopLogCountsAlertsWritten(t *testing.T) {
 // TestDeadLetterCapBounds: config's bounds of kafka.dead_letter_max_bytes
 // are ingest's (config does not import ingest).
 func TestDeadLetterCapBounds(t *testing.T) {
-	if config.DefaultDeadLetterMaxBytes != ingest.DefaultDeadLetterMaxBytes || config.MinDeadLetterMaxBytes != ingest.MinDeadLetterMaxBytes {
+	if config.DefaultDeadLetterMaxBytes != kafka.DefaultDeadLetterMaxBytes || config.MinDeadLetterMaxBytes != kafka.MinDeadLetterMaxBytes {
 		t.Errorf("config default/min %d/%d; ingest %d/%d", config.DefaultDeadLetterMaxBytes, config.MinDeadLetterMaxBytes,
-			ingest.DefaultDeadLetterMaxBytes, ingest.MinDeadLetterMaxBytes)
+			kafka.DefaultDeadLetterMaxBytes, kafka.MinDeadLetterMaxBytes)
 	}
 }

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/promreg"
 )
 
@@ -34,7 +34,7 @@ type snapshotJob struct {
 	labelsK string
 }
 
-// messageWriter is what the job needs of a *kafka.Writer.
+// messageWriter is what the job needs of a *kafkago.Writer.
 type messageWriter interface {
 	WriteMessages(ctx context.Context, msgs ...kafka.Message) error
 }
@@ -63,11 +63,11 @@ func newGPMJob(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pr
 	requests := make(chan chan<- *gpm.Graph)
 	var out messageWriter
 	if t := cfg.GPM.Topic; t != "" {
-		if err := broker.EnsureTopics(ctx, brokers, transport, []broker.TopicSpec{{Name: t, Partitions: 1}}); err != nil {
+		if err := kafka.EnsureTopics(ctx, brokers, transport, []kafka.TopicSpec{{Name: t, Partitions: 1}}); err != nil {
 			return nil, nil, fmt.Errorf("gpm.topic %s: %w", t, err)
 		}
-		out = &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: t, Transport: transport,
-			RequiredAcks: kafka.RequireAll, BatchTimeout: 10 * time.Millisecond}
+		out = &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: t, Transport: transport,
+			RequiredAcks: kafkago.RequireAll, BatchTimeout: 10 * time.Millisecond}
 	}
 	log.Info("gpm snapshot job on", "every", cfg.GPM.Every, "app", cfg.GPM.App, "k", cfg.GPM.K, "topic", cfg.GPM.Topic)
 	job, err := newSnapshotJob(cfg.GPM, log, reg, snapshotter(requests), out)

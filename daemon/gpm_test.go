@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
@@ -140,7 +141,7 @@ gpm: {every: 1s, app: clique, k: 3, topic: gpm-counts}
 	case <-time.After(30 * time.Second):
 		t.Fatal("daemon did not start within 30s")
 	}
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: info.Brokers, Topic: "gpm-counts", MaxWait: 100 * time.Millisecond})
+	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: info.Brokers, Topic: "gpm-counts", MaxWait: 100 * time.Millisecond})
 	defer r.Close()
 	rctx, rcancel := context.WithTimeout(ctx, 20*time.Second)
 	defer rcancel()

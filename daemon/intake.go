@@ -3,19 +3,19 @@ package daemon
 import (
 	"context"
 
-	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // The intake runs ahead of the pipeline goroutine: the source fetches
 // whole record batches per partition and decodes each in its partition's
-// goroutine (ingest.Fetcher), and the intake goroutine hands the decoded
+// goroutine (kafka.Fetcher), and the intake goroutine hands the decoded
 // chunks to the pipeline. So fetching and decoding of the next batch
 // overlap the mining, alert writing and committing of this one, the
 // partitions decode in parallel, and the pipeline pays one channel
 // operation per fetch, not per record.
 //
 // Memory: the source bounds the bytes of fetched records not yet taken
-// in (ingest.FetcherOptions.InFlightBytes: a quarter of
+// in (kafka.FetcherOptions.InFlightBytes: a quarter of
 // window.max_buffered_bytes); a chunk's bytes count from its fetch until
 // the pipeline has taken it in.
 
@@ -23,7 +23,7 @@ import (
 // fetch is a broker outage to ride out, not the end: the source retries
 // by itself (and rejoins its group), so intake marks the daemon not
 // ready, backs off, waits until the brokers answer again and goes on.
-func (p *pipeline) intake(ctx context.Context, out chan<- *ingest.Chunk) {
+func (p *pipeline) intake(ctx context.Context, out chan<- *kafka.Chunk) {
 	for {
 		c, err := p.src.Next(ctx)
 		if err != nil {

@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
@@ -23,9 +22,9 @@ type burstSource struct {
 	i    int
 }
 
-func (b *burstSource) Next(ctx context.Context) (*ingest.Chunk, error) {
+func (b *burstSource) Next(ctx context.Context) (*kafka.Chunk, error) {
 	if b.i < b.n {
-		c := &ingest.Chunk{Fetched: time.Now()}
+		c := &kafka.Chunk{Fetched: time.Now()}
 		for ; b.i < b.n && len(c.Recs) < 100; b.i++ {
 			m := b.make(b.i)
 			e, err := b.dec.Decode(m.Value, ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset})

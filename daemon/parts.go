@@ -11,6 +11,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
@@ -105,7 +106,7 @@ func (s *pipelineParts) fetchQueueBytes() int64 { return int64(s.cfg.Window.MaxB
 // edges are buffered (pipeline.pauseAhead), and up to two more of its
 // fetches may be under way by then; an edge in the buffer weighs about
 // 4-5 times its JSON record, and a record can be as small as ~30 bytes.
-func (s *pipelineParts) fetchOptions() ingest.FetcherOptions {
+func (s *pipelineParts) fetchOptions() kafka.FetcherOptions {
 	w := &s.cfg.Window
 	inFlight := max(s.fetchQueueBytes(), minInFlightBytes)
 	fetch := inFlight / 2
@@ -115,6 +116,6 @@ func (s *pipelineParts) fetchOptions() ingest.FetcherOptions {
 	if w.MaxBuffered > 0 {
 		fetch = min(fetch, int64(w.MaxBuffered)*30/4)
 	}
-	return ingest.FetcherOptions{Decoder: s.dec, MaxWait: min(w.BatchMaxWait, 250*time.Millisecond),
+	return kafka.FetcherOptions{Decoder: s.dec, MaxWait: min(w.BatchMaxWait, 250*time.Millisecond),
 		InFlightBytes: inFlight, FetchBytes: fetch, OnClientError: s.pm.kafkaErrors.WithLabelValues(opFetch).Inc}
 }

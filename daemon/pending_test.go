@@ -70,7 +70,7 @@ func TestUnreadPartitionIsNotIdle(t *testing.T) {
 	clock := time.Unix(1_800_000_000, 0)
 	p, dlq, _ := capPipeline(t, stream.Options{}, time.Hour, clock)
 	p.reorder = ingest.NewReorder(0, 2*time.Second, func() time.Time { return clock })
-	p.builtTo = map[int]int64{0: 0, 1: 0}
+	p.readFrom = map[int]int64{0: 0, 1: 0}
 	ends := map[int]int64{0: 1, 1: 1}
 	p.endOffsets = func(context.Context) (map[int]int64, error) { return ends, nil }
 	ctx := context.Background()

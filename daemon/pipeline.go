@@ -10,10 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/stream"
 )
@@ -111,9 +110,9 @@ type start struct {
 	// records in [committed[p], resume[p].Processed) with times at or
 	// below its watermark were mined before (Replayed).
 	resume map[int]resumeState
-	// builtTo[p] is the offset the window was rebuilt up to, for
-	// partitions not read yet (refreshPending; without scale-out only).
-	builtTo map[int]int64
+	// readFrom[p] is where reading partition p starts: the window was
+	// rebuilt up to it (refreshPending, for partitions not read yet).
+	readFrom map[int]int64
 }
 
 // newPipeline returns a pipeline mining qs that begins at st and takes
@@ -185,7 +184,7 @@ func (p *pipeline) run(ctx context.Context) error {
 	// The intake (intake.go): the source fetches and decodes ahead.
 	fetchCtx, stopFetch := context.WithCancel(ctx)
 	defer stopFetch()
-	chunks := make(chan *ingest.Chunk)
+	chunks := make(chan *kafka.Chunk)
 	var intake sync.WaitGroup
 	intake.Add(1)
 	go func() {
@@ -228,7 +227,7 @@ func (p *pipeline) run(ctx context.Context) error {
 
 // takeChunk takes a decoded chunk in, record by record, closing a batch
 // whenever batch_size records are pending.
-func (p *pipeline) takeChunk(ctx context.Context, c *ingest.Chunk) error {
+func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 	defer p.flushCounts()
 	p.stage[stageFetch] += c.FetchTime
 	p.stage[stageDecode] += c.DecodeTime
@@ -625,7 +624,7 @@ func (p *pipeline) refreshPending(ctx context.Context) {
 	}
 	// Partitions not read from yet, from where the window was built (a
 	// reader that reaches them late must not find its records late).
-	for part, start := range p.builtTo {
+	for part, start := range p.readFrom {
 		if _, read := p.next[part]; !read {
 			pend(part, start)
 		}

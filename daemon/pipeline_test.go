@@ -7,6 +7,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
@@ -14,13 +15,13 @@ import (
 
 type fakeSource struct{ commits []map[int]int64 }
 
-func (f *fakeSource) Next(ctx context.Context) (*ingest.Chunk, error) {
+func (f *fakeSource) Next(ctx context.Context) (*kafka.Chunk, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }
 
-func (f *fakeSource) Done(*ingest.Chunk) {}
-func (f *fakeSource) Pause([]int)        {}
+func (f *fakeSource) Done(*kafka.Chunk) {}
+func (f *fakeSource) Pause([]int)       {}
 
 func (f *fakeSource) Commit(_ context.Context, offsets map[int]int64) error {
 	f.commits = append(f.commits, offsets)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -22,17 +22,17 @@ func TestResumeStateThroughResumeGroup(t *testing.T) {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client := &kafka.Client{Addr: kafka.TCP(c.ListenAddrs()...), Timeout: 10 * time.Second}
+	client := &kafkago.Client{Addr: kafkago.TCP(c.ListenAddrs()...), Timeout: 10 * time.Second}
 
 	// The daemon's group holds offsets 10 and 20 (its last commit), then
 	// a member joins, as a standby would.
 	commitOffsets(t, ctx, client, "g", map[int]int64{0: 10, 1: 20})
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: c.ListenAddrs(), GroupID: "g", Topic: "edges", MaxWait: 100 * time.Millisecond})
+	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: c.ListenAddrs(), GroupID: "g", Topic: "edges", MaxWait: 100 * time.Millisecond})
 	defer r.Close()
 	go r.FetchMessage(ctx) // joins the group
 	waitMembers(t, ctx, client, "g")
-	resp, err := client.OffsetCommit(ctx, &kafka.OffsetCommitRequest{GroupID: "g", GenerationID: -1,
-		Topics: map[string][]kafka.OffsetCommit{"edges": {{Partition: 0, Offset: 10, Metadata: "x"}}}})
+	resp, err := client.OffsetCommit(ctx, &kafkago.OffsetCommitRequest{GroupID: "g", GenerationID: -1,
+		Topics: map[string][]kafkago.OffsetCommit{"edges": {{Partition: 0, Offset: 10, Metadata: "x"}}}})
 	if err == nil && resp.Topics["edges"][0].Error == nil {
 		t.Fatal("the group accepted a commit from outside its generation while a member is live: the test no longer shows the case")
 	}
@@ -62,21 +62,21 @@ func TestResumeStateThroughResumeGroup(t *testing.T) {
 }
 
 // waitMembers waits until group has a member.
-func waitMembers(t *testing.T, ctx context.Context, client *kafka.Client, group string) {
+func waitMembers(t *testing.T, ctx context.Context, client *kafkago.Client, group string) {
 	t.Helper()
 	waitGroup(t, ctx, client, group, func(n int) bool { return n > 0 })
 }
 
 // waitNoMembers waits until group is empty.
-func waitNoMembers(t *testing.T, ctx context.Context, client *kafka.Client, group string) {
+func waitNoMembers(t *testing.T, ctx context.Context, client *kafkago.Client, group string) {
 	t.Helper()
 	waitGroup(t, ctx, client, group, func(n int) bool { return n == 0 })
 }
 
-func waitGroup(t *testing.T, ctx context.Context, client *kafka.Client, group string, ok func(members int) bool) {
+func waitGroup(t *testing.T, ctx context.Context, client *kafkago.Client, group string, ok func(members int) bool) {
 	t.Helper()
 	for ctx.Err() == nil {
-		resp, err := client.DescribeGroups(ctx, &kafka.DescribeGroupsRequest{GroupIDs: []string{group}})
+		resp, err := client.DescribeGroups(ctx, &kafkago.DescribeGroupsRequest{GroupIDs: []string{group}})
 		if err == nil && len(resp.Groups) == 1 && ok(len(resp.Groups[0].Members)) {
 			return
 		}
@@ -86,13 +86,13 @@ func waitGroup(t *testing.T, ctx context.Context, client *kafka.Client, group st
 }
 
 // commitOffsets commits offsets to an empty group, outside any generation.
-func commitOffsets(t *testing.T, ctx context.Context, client *kafka.Client, group string, offsets map[int]int64) {
+func commitOffsets(t *testing.T, ctx context.Context, client *kafkago.Client, group string, offsets map[int]int64) {
 	t.Helper()
-	var parts []kafka.OffsetCommit
+	var parts []kafkago.OffsetCommit
 	for p, off := range offsets {
-		parts = append(parts, kafka.OffsetCommit{Partition: p, Offset: off})
+		parts = append(parts, kafkago.OffsetCommit{Partition: p, Offset: off})
 	}
-	resp, err := client.OffsetCommit(ctx, &kafka.OffsetCommitRequest{GroupID: group, GenerationID: -1, Topics: map[string][]kafka.OffsetCommit{"edges": parts}})
+	resp, err := client.OffsetCommit(ctx, &kafkago.OffsetCommitRequest{GroupID: group, GenerationID: -1, Topics: map[string][]kafkago.OffsetCommit{"edges": parts}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/config"
-	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/promreg"
 	"github.com/motifwatch/motifwatch/motif"
 )
@@ -30,7 +29,7 @@ type scaleOut struct {
 	parts  *pipelineParts
 	k      kafkaClients
 	m      *scaleOutMetrics
-	member *ingest.Member
+	member *kafka.Member
 	// queries is the query set in force, for the next generation.
 	queries   querySet
 	totalsPtr atomic.Pointer[pipelineStats]
@@ -44,7 +43,7 @@ func newScaleOut(parts *pipelineParts, k kafkaClients, qs querySet) (*scaleOut, 
 		return nil, err
 	}
 	so := &cfg.Kafka.ScaleOut
-	member, err := ingest.NewMember(ingest.MemberOptions{Brokers: k.brokers, Topic: cfg.Kafka.EdgeTopic, Group: cfg.Kafka.Group,
+	member, err := kafka.NewMember(kafka.MemberOptions{Brokers: k.brokers, Topic: cfg.Kafka.EdgeTopic, Group: cfg.Kafka.Group,
 		ClientID: cfg.Kafka.ClientID, Dialer: k.dialer, Transport: k.transport, HeartbeatInterval: so.HeartbeatInterval,
 		SessionTimeout: so.SessionTimeout, RebalanceTimeout: so.RebalanceTimeout, Logger: parts.log})
 	if err != nil {
@@ -78,9 +77,9 @@ func (s *scaleOut) run(ctx context.Context) error {
 // next waits for the group's next generation, answering query updates
 // meanwhile; it returns nil, nil once ctx ends. Errors joining the group
 // are logged and retried (kafka-go backs off between attempts).
-func (s *scaleOut) next(ctx context.Context) (*ingest.Generation, error) {
+func (s *scaleOut) next(ctx context.Context) (*kafka.Generation, error) {
 	type result struct {
-		g   *ingest.Generation
+		g   *kafka.Generation
 		err error
 	}
 	for {
@@ -133,7 +132,7 @@ func (s *scaleOut) checkQueries(qs querySet) error {
 // until the group rebalances (or ctx ends), then the handover commit.
 // A fenced commit is no failure: the group moved on without this member;
 // the new owners resume from the last accepted commit.
-func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error {
+func (s *scaleOut) generation(ctx context.Context, gen *kafka.Generation) error {
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -146,7 +145,7 @@ func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error
 	if len(gen.Partitions) == 0 {
 		return s.idle(gctx)
 	}
-	st, from, err := s.rebuild(gctx, gen)
+	st, err := s.rebuild(gctx, gen)
 	if gctx.Err() != nil {
 		return nil // stopped, or the group rebalanced, while rebuilding: nothing mined, nothing to hand over
 	}
@@ -155,7 +154,7 @@ func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error
 	}
 	fopts := s.parts.fetchOptions()
 	fopts.Brokers, fopts.Topic, fopts.Transport = s.k.brokers, s.cfg.Kafka.EdgeTopic, s.k.transport
-	fetcher, err := ingest.NewFetcher(fopts, from)
+	fetcher, err := kafka.NewFetcher(fopts, st.readFrom)
 	if err != nil {
 		return err
 	}
@@ -170,7 +169,7 @@ func (s *scaleOut) generation(ctx context.Context, gen *ingest.Generation) error
 	tot := s.totals()
 	tot.add(p.stats)
 	s.totalsPtr.Store(&tot)
-	if errors.Is(err, ingest.ErrFenced) {
+	if errors.Is(err, kafka.ErrFenced) {
 		s.m.handovers.WithLabelValues("fenced").Inc()
 		s.log.Warn("kafka group: the group moved on before this instance handed its partitions over; their new owners resume from the last accepted commit (alerts since then may repeat)",
 			"generation", gen.ID, "partitions", gen.Partitions, "err", err)
@@ -197,31 +196,31 @@ func (s *scaleOut) idle(ctx context.Context) error {
 	}
 }
 
-// rebuild returns where a generation's pipeline starts and where to read
-// each partition from. Duty for an owned partition starts at its committed
+// rebuild returns where a generation's pipeline starts, and so where to
+// read each partition from. Duty for an owned partition starts at its committed
 // offset (its first offset if none); its records before that are
 // History. Every partition is read from the span (plus lateness) before
 // the oldest duty start, so that matches ending at owned edges find
 // their earlier edges wherever they come from. A handover commit's
 // resume state marks the records its owner had already mined as
 // Replayed.
-func (s *scaleOut) rebuild(ctx context.Context, gen *ingest.Generation) (start, map[int]int64, error) {
+func (s *scaleOut) rebuild(ctx context.Context, gen *kafka.Generation) (start, error) {
 	topic := s.cfg.Kafka.EdgeTopic
 	parts, err := s.k.admin.Partitions(ctx, topic)
 	if err != nil {
-		return start{}, nil, err
+		return start{}, err
 	}
 	offsets, states, err := committed(ctx, s.k.client, s.cfg.Kafka.Group, topic, parts)
 	if err != nil {
-		return start{}, nil, err
+		return start{}, err
 	}
 	first, err := s.k.admin.StartOffsets(ctx, topic)
 	if err != nil {
-		return start{}, nil, err
+		return start{}, err
 	}
 	end, err := s.k.admin.EndOffsets(ctx, topic)
 	if err != nil {
-		return start{}, nil, err
+		return start{}, err
 	}
 	duty, before := map[int]int64{}, map[int]int64{}
 	resume := map[int]resumeState{}
@@ -243,7 +242,7 @@ func (s *scaleOut) rebuild(ctx context.Context, gen *ingest.Generation) (start, 
 	from := first
 	if !fromStart {
 		if from, err = s.historyStart(ctx, before, duty); err != nil {
-			return start{}, nil, err
+			return start{}, err
 		}
 	}
 	for part, d := range duty {
@@ -255,7 +254,7 @@ func (s *scaleOut) rebuild(ctx context.Context, gen *ingest.Generation) (start, 
 	}
 	s.log.Info("scale-out: window rebuilt for the generation", "generation", gen.ID, "owned", gen.Partitions,
 		"duty_from", duty, "read_from", from, "resumed", len(resume))
-	return start{reorder: reorder, historyBefore: duty, resume: resume}, from, nil
+	return start{reorder: reorder, historyBefore: duty, resume: resume, readFrom: from}, nil
 }
 
 // historyStart returns, per partition, the first offset within the
@@ -265,7 +264,7 @@ func (s *scaleOut) rebuild(ctx context.Context, gen *ingest.Generation) (start, 
 // otherwise, which the lateness margin covers).
 func (s *scaleOut) historyStart(ctx context.Context, before, duty map[int]int64) (map[int]int64, error) {
 	var oldest time.Time
-	err := ingest.Replay(ctx, s.k.brokers, s.k.dialer, s.cfg.Kafka.EdgeTopic, before, duty, func(m kafka.Message) error {
+	err := kafka.Replay(ctx, s.k.brokers, s.k.dialer, s.cfg.Kafka.EdgeTopic, before, duty, func(m kafka.Message) error {
 		if oldest.IsZero() || m.Time.Before(oldest) {
 			oldest = m.Time
 		}

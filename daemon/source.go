@@ -3,13 +3,13 @@ package daemon
 import (
 	"context"
 
-	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // recordSource is where a pipeline's records come from, fetched and
 // decoded a fetch at a time: the consumer group's partitions without
-// scale-out (ingest.GroupFetcher), every partition from given offsets
-// scaled out (ingest.Fetcher). Next and Done are called from the
+// scale-out (kafka.GroupFetcher), every partition from given offsets
+// scaled out (kafka.Fetcher). Next and Done are called from the
 // intake's goroutine and the pipeline's (intake.go), Pause from the
 // pipeline's. A source that also has Lag() map[int]int64 (records behind
 // the log end, per partition) feeds the lag metrics after every batch.
@@ -17,8 +17,8 @@ type recordSource interface {
 	// Next returns the next chunk, or a fetch error (the source retries
 	// by itself; the error is for readiness); Done hands a chunk back
 	// once taken in.
-	Next(ctx context.Context) (*ingest.Chunk, error)
-	Done(c *ingest.Chunk)
+	Next(ctx context.Context) (*kafka.Chunk, error)
+	Done(c *kafka.Chunk)
 	// Pause stops fetching the partitions listed and resumes the others
 	// (pipeline.pauseAhead).
 	Pause(partitions []int)

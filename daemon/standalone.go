@@ -6,20 +6,19 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // standalone is an instance without scale-out: one pipeline over the
-// consumer group (ingest.GroupFetcher), to which the group's whole-topic protocol
+// consumer group (kafka.GroupFetcher), to which the group's whole-topic protocol
 // (ingest/balancer.go) assigns every partition while other instances
 // stand by. Its window is rebuilt at start from the history before the
 // committed offsets; a standby handed the partitions later exits with
 // ErrTookOver (standbyGuard) so that its restart rebuilds.
 type standalone struct {
 	p        *pipeline
-	consumer *ingest.GroupFetcher
+	consumer *kafka.GroupFetcher
 }
 
 // newStandalone rebuilds the window, joins the group and returns the
@@ -34,7 +33,7 @@ func newStandalone(ctx context.Context, s *pipelineParts, c kafkaClients, qs que
 	}
 	fopts := s.fetchOptions()
 	fopts.Transport = c.transport
-	consumer, err := ingest.NewGroupFetcher(ingest.MemberOptions{Brokers: c.brokers, Topic: cfg.Kafka.EdgeTopic,
+	consumer, err := kafka.NewGroupFetcher(kafka.MemberOptions{Brokers: c.brokers, Topic: cfg.Kafka.EdgeTopic,
 		Group: cfg.Kafka.Group, ClientID: cfg.Kafka.ClientID, Dialer: c.dialer, Transport: c.transport, Logger: s.log,
 		SessionTimeout: cfg.Kafka.SessionTimeout, HeartbeatInterval: heartbeat(cfg.Kafka.SessionTimeout),
 		// A member killed between joining and syncing holds the group's
@@ -45,7 +44,7 @@ func newStandalone(ctx context.Context, s *pipelineParts, c kafkaClients, qs que
 	if err != nil {
 		return nil, err
 	}
-	guard := &standbyGuard{log: s.log, builtTo: st.builtTo, committed: func(ctx context.Context) (map[int]int64, error) {
+	guard := &standbyGuard{log: s.log, builtTo: st.readFrom, committed: func(ctx context.Context) (map[int]int64, error) {
 		return c.admin.Committed(ctx, cfg.Kafka.Group, cfg.Kafka.EdgeTopic)
 	}}
 	commits := withResumeGroup{committer: groupCommits{consumer}, client: c.client, group: cfg.Kafka.Group, topic: cfg.Kafka.EdgeTopic, log: s.log}
@@ -90,13 +89,13 @@ func rebuild(ctx context.Context, s *pipelineParts, c kafkaClients, span time.Du
 	if err != nil {
 		return start{}, err
 	}
-	st := start{reorder: s.newReorder(), builtTo: make(map[int]int64, len(end))}
+	st := start{reorder: s.newReorder(), readFrom: make(map[int]int64, len(end))}
 	for part, e := range end {
 		begin := first[part]
 		if off, ok := offsets[part]; ok {
 			begin = max(begin, off)
 		}
-		st.builtTo[part] = begin
+		st.readFrom[part] = begin
 		st.reorder.SetPending(part, e > begin)
 	}
 	if len(offsets) == 0 {
@@ -113,7 +112,7 @@ func rebuild(ctx context.Context, s *pipelineParts, c kafkaClients, span time.Du
 		}
 	}
 	oldest := time.Time{}
-	if err := ingest.Replay(ctx, brokers, dialer, cfg.Kafka.EdgeTopic, last, offsets, func(m kafka.Message) error {
+	if err := kafka.Replay(ctx, brokers, dialer, cfg.Kafka.EdgeTopic, last, offsets, func(m kafka.Message) error {
 		if oldest.IsZero() || m.Time.Before(oldest) {
 			oldest = m.Time
 		}
@@ -129,7 +128,7 @@ func rebuild(ctx context.Context, s *pipelineParts, c kafkaClients, span time.Du
 		return start{}, err
 	}
 	n := 0
-	if err := ingest.Replay(ctx, brokers, dialer, cfg.Kafka.EdgeTopic, from, offsets, func(m kafka.Message) error {
+	if err := kafka.Replay(ctx, brokers, dialer, cfg.Kafka.EdgeTopic, from, offsets, func(m kafka.Message) error {
 		e, err := s.dec.Decode(m.Value, ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset})
 		if err != nil {
 			return nil // dead-lettered when it was first read

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
@@ -28,10 +27,10 @@ func BenchmarkPipelineTakeIn(b *testing.B) {
 	}
 	p.batchSize = 100_000
 	const parts, perChunk, chunks = 8, 4096, 32 // 1,048,576 edges per round
-	var cs []*ingest.Chunk
+	var cs []*kafka.Chunk
 	for k := range chunks {
 		part := k % parts
-		c := &ingest.Chunk{Partition: part, Fetched: time.Now()}
+		c := &kafka.Chunk{Partition: part, Fetched: time.Now()}
 		for i := range perChunk {
 			n := (k/parts)*perChunk + i
 			v := fmt.Appendf(nil, `{"src":"n%d","dst":"n%d","time":%d}`, (n*7919+part)%50_000, (n*104729+3*part)%50_000, n)

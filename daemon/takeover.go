@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // takeoverGuard decides, before the pipeline takes a record in, whether

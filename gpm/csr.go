@@ -15,13 +15,19 @@ import (
 // It is a two-level counting sort, linear in the pairs: each worker
 // scatters its share of both directions of every pair into buckets by
 // ranges of vertices; then each range, on its own, groups its entries by
-// vertex and deduplicates every vertex's list (a sort for short lists, a
-// bitmap over the vertices for long ones: a hub holding a third of a
-// graph's edges costs one pass over its list). The lists come out sorted
-// and repeat-free, as the CSR wants.
+// vertex and deduplicates every vertex's list. A long list is marked in a
+// bitmap over the vertices and read back in order (a hub holding a third
+// of a graph's edges costs one pass over its list); a short one drops its
+// repeats against a mark array (when the vertices are few enough for one
+// such array per worker) and sorts what is left, or else sorts and
+// compacts. The lists come out sorted and repeat-free, as the CSR wants.
 func fromPairs(n int, lists [][]uint64, names []string, workers int) *Graph {
 	workers = max(1, workers)
 	segs := segments(lists, workers)
+	entries := 0 // both directions of every pair
+	for _, seg := range segs {
+		entries += 2 * len(seg)
+	}
 	// Ranges of 2^shift vertices, ~16 per worker, so that dynamic
 	// scheduling evens out ranges of unequal weight.
 	shift := 0
@@ -55,6 +61,15 @@ func fromPairs(n int, lists [][]uint64, names []string, workers int) *Graph {
 	}
 	deg := make([]int64, n+1) // deg[v+1]: v's distinct neighbours
 	adjOf := make([][]uint32, nr)
+	// marks holds one array per worker: marks[y] == v+1 once y was seen in
+	// v's list (v+1 differs for every list, so arrays are never cleared).
+	var marks chan []uint32
+	if n*workers <= entries {
+		marks = make(chan []uint32, workers)
+		for range workers {
+			marks <- nil
+		}
+	}
 	textfile.ForEach(nr, workers, func(r int) {
 		lo := r << shift
 		hi := min(n, lo+1<<shift)
@@ -80,16 +95,37 @@ func fromPairs(n int, lists [][]uint64, names []string, workers int) *Graph {
 			bucket[s][r] = nil
 		}
 		var seen []uint64 // bitmap over the vertices, for long lists
+		var mark []uint32
+		if marks != nil {
+			mark = <-marks
+			if mark == nil {
+				mark = make([]uint32, n)
+			}
+			defer func() { marks <- mark }()
+		}
 		w := 0
 		for x := range hi - lo {
 			list := nb[start[x]:start[x+1]]
 			var k int
-			if len(list)*8 >= n && len(list) > 64 {
+			switch {
+			case len(list)*8 >= n && len(list) > 64:
 				if seen == nil {
 					seen = make([]uint64, (n+63)/64)
 				}
 				k = uniqueByBitmap(list, nb[w:], seen)
-			} else {
+			case mark != nil:
+				// In place: the k-th kept entry goes to w+k <= start[x]+i,
+				// never past the entry being read.
+				stamp := uint32(lo + x + 1)
+				for _, y := range list {
+					if mark[y] != stamp {
+						mark[y] = stamp
+						nb[w+k] = y
+						k++
+					}
+				}
+				slices.Sort(nb[w : w+k])
+			default:
 				slices.Sort(list)
 				k = len(slices.Compact(list))
 				copy(nb[w:], list[:k])

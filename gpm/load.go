@@ -148,12 +148,13 @@ func read(r io.Reader, ra io.ReaderAt, name string, size int64, workers int) (*G
 	if err != nil {
 		return nil, st, fmt.Errorf("%s: %w", name, err)
 	}
-	lists := make([][]uint64, 0, len(parts)+1)
-	for i, p := range parts {
+	lists := make([][]uint64, len(parts), len(parts)+1)
+	textfile.ForEach(len(parts), workers, func(i int) {
+		p := parts[i]
 		p.toGlobal(ids[i])
-		lists = append(lists, p.pairs)
+		lists[i] = p.pairs
 		p.pairs, p.ids = nil, textfile.Dict{}
-	}
+	})
 	switch {
 	case head.candidate:
 		v, _ := strconv.ParseInt(string(head.header[0]), 10, 64)
@@ -329,7 +330,7 @@ func (p *part) toGlobal(ids []uint32) {
 // enough to tell an edge from a one-field line and a "V E" header from a
 // longer line, without allocating a slice of every field per line.
 func firstFields(line []byte) (a, b []byte, n int) {
-	sep := func(c byte) bool { return c == ' ' || c == '\t' || c == ',' }
+	sep := func(c byte) bool { return isSep[c] }
 	i := 0
 	for n < 3 {
 		for i < len(line) && sep(line[i]) {
@@ -353,6 +354,8 @@ func firstFields(line []byte) (a, b []byte, n int) {
 	}
 	return a, b, n
 }
+
+var isSep = [256]bool{' ': true, '\t': true, ',': true}
 
 // isCount reports whether tok is a non-negative decimal integer.
 func isCount(tok []byte) bool {

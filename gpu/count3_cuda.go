@@ -13,18 +13,17 @@ import (
 	"github.com/motifwatch/motifwatch/motif/count3"
 )
 
-// count3Kernels are kernels/count3.ptx's entry points.
-var count3Kernels = [...]string{"count3Centres", "count3Triangles"}
+// count3Kernel is kernels/count3.ptx's entry point.
+const count3Kernel = "count3Centres"
 
-// Per-slot state of the kernels, in int64s (kernels/count3.cu).
+// Per-slot state of the kernel, in int64s (kernels/count3.cu).
 const (
 	count3CentreState = 10
-	count3TriState    = 12
 	count3Block       = 128
 )
 
-// Counter runs motif/count3's counting passes on one device; it
-// implements count3.Device.
+// Counter runs motif/count3's centre pass on one device; it implements
+// count3.Device.
 type Counter struct {
 	d *device
 }
@@ -41,10 +40,8 @@ func (e *Engine) Counter() (*Counter, error) {
 		if err != nil {
 			return d.fail("load kernels/count3.ptx", err)
 		}
-		for _, n := range count3Kernels {
-			if d.fns[n], err = mod.Function(n); err != nil {
-				return d.fail("kernel "+n, err)
-			}
+		if d.fns[count3Kernel], err = mod.Function(count3Kernel); err != nil {
+			return d.fail("kernel "+count3Kernel, err)
 		}
 		return nil
 	})
@@ -68,10 +65,7 @@ func (c *Counter) CountSequences(ctx context.Context, s *count3.Sequences, delta
 	for i, k := range s.Slots {
 		soff[i+1] = soff[i] + int64(k)
 	}
-	kernel, per := count3Kernels[0], int64(count3CentreState)
-	if s.Triangle {
-		kernel, per = count3Kernels[1], count3TriState
-	}
+	kernel, per := count3Kernel, int64(count3CentreState)
 	evBytes := int64(len(s.Events)) * int64(unsafe.Sizeof(count3.Event{}))
 	d := c.d
 	err := d.do(func() error {

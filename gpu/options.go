@@ -63,9 +63,10 @@ type Options struct {
 	// may take before mining switches to time partitions. 0: 0.3 (the
 	// adjacency is rebuilt beside the old one, and scratch needs room).
 	MemoryFraction float64
-	// Count3Device runs motif/count3's counting passes (SNAP's 36 shapes)
-	// on the device (gpu.Counter) instead of on the host's cores; or
-	// $MOTIFWATCH_GPU_COUNT3=1. Off by default: it is slower than the
+	// Count3Device runs motif/count3's centre pass (the two-node and star
+	// cells of SNAP's 36 shapes) on the device (gpu.Counter) instead of on
+	// the host's cores; or $MOTIFWATCH_GPU_COUNT3=1 (the triangle pass
+	// runs on the host either way). Off by default: it is slower than the
 	// host's cores (BENCHMARKS.md), because the host still builds every
 	// sequence and a hub's sequence runs on one device thread.
 	Count3Device bool

@@ -63,50 +63,49 @@ type Metrics struct {
 // registered first, so a restarted ingest keeps counting where the last
 // one stopped. Any other registration error is returned.
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
-	const ns, sub = "motifwatch", "ingest"
 	m := &Metrics{
 		consumed: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "records_consumed_total",
+			Name: "motifwatch_ingest_records_consumed_total",
 			Help: "Records fetched from the edge topic, by partition.",
 		}, []string{"partition"}),
 		decoded: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "edges_decoded_total",
+			Name: "motifwatch_ingest_edges_decoded_total",
 			Help: "Records decoded into edges.",
 		}),
 		late: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "edges_late_total",
+			Name: "motifwatch_ingest_edges_late_total",
 			Help: "Edges that arrived after the watermark had passed them (sent to the dead-letter topic).",
 		}),
 		deadLettered: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "records_dead_lettered_total",
+			Name: "motifwatch_ingest_records_dead_lettered_total",
 			Help: "Records written to the dead-letter topic, by reason class (decode, oversize, late, future, node_cap).",
 		}, []string{"reason"}),
 		dlqTruncated: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "dead_letter_truncated_total",
+			Name: "motifwatch_ingest_dead_letter_truncated_total",
 			Help: "Dead-letter records cut to the size cap (kafka.dead_letter_max_bytes): a prefix of the value, its size and SHA-256 in headers.",
 		}),
 		dlqFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "dead_letter_write_failures_total",
+			Name: "motifwatch_ingest_dead_letter_write_failures_total",
 			Help: "Dead-letter record writes that failed, by kind: transient (broker unreachable, timeout: retried with backoff) or permanent (refused: written again smaller, else lost).",
 		}, []string{"kind"}),
 		dlqLost: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "dead_letter_lost_total",
+			Name: "motifwatch_ingest_dead_letter_lost_total",
 			Help: "Records the dead-letter topic refused for good, even truncated, by reason class: not dead-lettered, logged with their source topic, partition and offset (the source topic still holds them).",
 		}, []string{"reason"}),
 		buffer: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: ns, Subsystem: sub, Name: "reorder_buffer_edges",
+			Name: "motifwatch_ingest_reorder_buffer_edges",
 			Help: "Edges waiting in the reorder buffer for the watermark.",
 		}),
 		watermark: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: ns, Subsystem: sub, Name: "watermark_ticks",
+			Name: "motifwatch_ingest_watermark_ticks",
 			Help: "The last released watermark, in window ticks since the Unix epoch.",
 		}),
 		delay: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: ns, Subsystem: sub, Name: "watermark_delay_seconds",
+			Name: "motifwatch_ingest_watermark_delay_seconds",
 			Help: "Wall-clock time minus the watermark's time.",
 		}),
 		lag: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: ns, Subsystem: sub, Name: "consumer_lag_records",
+			Name: "motifwatch_ingest_consumer_lag_records",
 			Help: "Records between the consumer's position and the end of the partition it last read.",
 		}),
 	}

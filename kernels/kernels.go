@@ -29,10 +29,9 @@ var TemporalPTX string
 //go:embed gpm.ptx
 var GPMPTX string
 
-// Count3PTX is kernels/count3.ptx: the counting passes of motif/count3
-// (SNAP's 36 three-edge motifs, one kernel per family). ptxas -arch=sm_90
-// -v: count3Centres 56 registers, 416 B stack; count3Triangles 53
-// registers, 928 B stack; no spills.
+// Count3PTX is kernels/count3.ptx: the centre pass of motif/count3
+// (SNAP's 36 three-edge motifs: the two-node and star cells). ptxas
+// -arch=sm_90 -v: count3Centres 56 registers, 416 B stack; no spills.
 //
 //go:embed count3.ptx
 var Count3PTX string

@@ -96,7 +96,7 @@ func importEverest(path string, data []byte, readFile func(string) ([]byte, erro
 		return filepath.Join(dir, p)
 	}
 	pat, ok := top["pattern"]
-	if !ok || yamlNull(pat) {
+	if !ok || yamldoc.IsNull(pat) {
 		return nil, info, d.errf(nil, "pattern", "is required: the pattern file (lines \"u v order\")")
 	}
 	s, err := d.scalar(pat, "pattern")
@@ -110,13 +110,13 @@ func importEverest(path string, data []byte, readFile func(string) ([]byte, erro
 		}
 		info.Graph = resolve(s)
 	}
-	if o, ok := top["options"]; ok && !yamlNull(o) {
+	if o, ok := top["options"]; ok && !yamldoc.IsNull(o) {
 		if err := d.everestOptions(o, &info); err != nil {
 			return nil, info, err
 		}
 	}
 	c, ok := top["constraints"]
-	if !ok || yamlNull(c) {
+	if !ok || yamldoc.IsNull(c) {
 		return nil, info, d.errf(nil, "constraints", "is required: at least constraints.delta")
 	}
 	pdata, err := readFile(info.Pattern)
@@ -238,7 +238,7 @@ var (
 func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml.Node, patPath string) (*Query, error) {
 	c = yamldoc.Resolve(c)
 	if c.Kind != yaml.MappingNode {
-		return nil, d.errf(c, "constraints", "expected a mapping, found %s", yamlKind(c))
+		return nil, d.errf(c, "constraints", "expected a mapping, found %s", yamldoc.Kind(c))
 	}
 	// Collect the keys first: which are allowed depends on the key's form.
 	cons := map[string]*yaml.Node{}
@@ -247,7 +247,7 @@ func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml
 		k, v := c.Content[i], yamldoc.Resolve(c.Content[i+1])
 		switch {
 		case k.Kind != yaml.ScalarNode:
-			return nil, d.errf(k, "constraints", "keys must be plain words, found %s", yamlKind(k))
+			return nil, d.errf(k, "constraints", "keys must be plain words, found %s", yamldoc.Kind(k))
 		case k.Value == "delta", k.Value == "temporal", k.Value == "antiEdge", k.Value == "filter", everestConsKey.MatchString(k.Value):
 		default:
 			return nil, d.errf(k, "constraints", "unknown key %q (known: delta, temporal, antiEdge, node, node0.., edge, edge0.., filter)", k.Value)
@@ -263,7 +263,7 @@ func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml
 	d.q = q
 
 	dn, ok := cons["delta"]
-	if !ok || yamlNull(dn) {
+	if !ok || yamldoc.IsNull(dn) {
 		return nil, d.errf(c, "constraints.delta", "is required (timestamp ticks)")
 	}
 	delta, err := d.everestInt(dn, "constraints.delta")
@@ -274,7 +274,7 @@ func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml
 
 	n := len(entries)
 	anti := make([]bool, n)
-	if a, ok := cons["antiEdge"]; ok && !yamlNull(a) {
+	if a, ok := cons["antiEdge"]; ok && !yamldoc.IsNull(a) {
 		if a.Kind != yaml.SequenceNode || len(a.Content) != n {
 			return nil, d.errf(a, "constraints.antiEdge", "expected a list of %d booleans, one per pattern entry", n)
 		}
@@ -292,7 +292,7 @@ func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml
 		}
 	}
 	var temporal []int64
-	if t, ok := cons["temporal"]; ok && !yamlNull(t) {
+	if t, ok := cons["temporal"]; ok && !yamldoc.IsNull(t) {
 		if t.Kind != yaml.SequenceNode || len(t.Content) != n && len(t.Content) != n-1 {
 			return nil, d.errf(t, "constraints.temporal", "expected a list of %d (or %d) gaps, one after each pattern entry", n, n-1)
 		}
@@ -361,7 +361,7 @@ func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml
 	// Feature constraints, in the file's order.
 	for _, k := range keys {
 		v := cons[k]
-		if k == "delta" || k == "temporal" || k == "antiEdge" || yamlNull(v) {
+		if k == "delta" || k == "temporal" || k == "antiEdge" || yamldoc.IsNull(v) {
 			continue
 		}
 		field := "constraints." + k

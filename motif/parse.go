@@ -83,7 +83,7 @@ func ParseQueries(data []byte, source string) ([]*Query, error) {
 		return nil, fp.errf(0, "", "no queries: the file is empty")
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, fp.errf(root.Line, "", "expected a query (a mapping) or queries: [...], found %s", yamlKind(root))
+		return nil, fp.errf(root.Line, "", "expected a query (a mapping) or queries: [...], found %s", yamldoc.Kind(root))
 	}
 	var items []*yaml.Node
 	var prefixes []string
@@ -95,7 +95,7 @@ func ParseQueries(data []byte, source string) ([]*Query, error) {
 		}
 		list = yamldoc.Resolve(list)
 		if list.Kind != yaml.SequenceNode {
-			return nil, fp.errf(list.Line, "queries", "expected a list of queries, found %s", yamlKind(list))
+			return nil, fp.errf(list.Line, "queries", "expected a list of queries, found %s", yamldoc.Kind(list))
 		}
 		if len(list.Content) == 0 {
 			return nil, fp.errf(list.Line, "queries", "no queries: the list is empty")
@@ -158,25 +158,6 @@ func mappingValue(m *yaml.Node, key string) (*yaml.Node, bool) {
 	return nil, false
 }
 
-func yamlKind(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "nothing"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "an unsupported YAML node"
-}
-
-func yamlNull(n *yaml.Node) bool {
-	return n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null"
-}
-
 // queryDecoder decodes one query mapping.
 type queryDecoder struct {
 	fp     *fileParser
@@ -225,13 +206,13 @@ func (d *queryDecoder) lineOf(field string) int {
 func (d *queryDecoder) fields(m *yaml.Node, field string, known ...string) (map[string]*yaml.Node, error) {
 	m = yamldoc.Resolve(m)
 	if m.Kind != yaml.MappingNode {
-		return nil, d.errf(m, field, "expected a mapping, found %s", yamlKind(m))
+		return nil, d.errf(m, field, "expected a mapping, found %s", yamldoc.Kind(m))
 	}
 	out := make(map[string]*yaml.Node, len(m.Content)/2)
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], yamldoc.Resolve(m.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
-			return nil, d.errf(k, field, "keys must be plain words, found %s", yamlKind(k))
+			return nil, d.errf(k, field, "keys must be plain words, found %s", yamldoc.Kind(k))
 		}
 		if !slices.Contains(known, k.Value) {
 			return nil, d.errf(k, field, "unknown key %q (known: %s)", k.Value, strings.Join(known, ", "))
@@ -251,7 +232,7 @@ func (d *queryDecoder) fields(m *yaml.Node, field string, known ...string) (map[
 
 func (d *queryDecoder) scalar(n *yaml.Node, field string) (string, error) {
 	if n.Kind != yaml.ScalarNode {
-		return "", d.errf(n, field, "expected a single value, found %s", yamlKind(n))
+		return "", d.errf(n, field, "expected a single value, found %s", yamldoc.Kind(n))
 	}
 	if n.Tag == "!!null" {
 		return "", nil
@@ -343,7 +324,7 @@ func (d *queryDecoder) decode(m *yaml.Node) (*Query, error) {
 		}
 	}
 	n, ok := f["delta"]
-	if !ok || yamlNull(n) {
+	if !ok || yamldoc.IsNull(n) {
 		return nil, d.errf(nil, "delta", "is required: the longest time from the first to the last edge (e.g. delta: 10m)")
 	}
 	delta, err := d.span(n, "delta")
@@ -353,7 +334,7 @@ func (d *queryDecoder) decode(m *yaml.Node) (*Query, error) {
 	q.Delta = *delta
 
 	var hop *Span
-	if n, ok := f["hop_within"]; ok && !yamlNull(n) {
+	if n, ok := f["hop_within"]; ok && !yamldoc.IsNull(n) {
 		if hop, err = d.span(n, "hop_within"); err != nil {
 			return nil, err
 		}
@@ -395,7 +376,7 @@ func (d *queryDecoder) decode(m *yaml.Node) (*Query, error) {
 			return nil, err
 		}
 	}
-	if n, ok := f["where"]; ok && !yamlNull(n) {
+	if n, ok := f["where"]; ok && !yamldoc.IsNull(n) {
 		ws, err := d.exprs(n, "where")
 		if err != nil {
 			return nil, err
@@ -437,18 +418,18 @@ func (d *queryDecoder) where(w exprSrc) error {
 }
 
 func (d *queryDecoder) nodeDecls(n *yaml.Node) ([]*nodeDecl, error) {
-	if yamlNull(n) {
+	if yamldoc.IsNull(n) {
 		return nil, nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, d.errf(n, "nodes", "expected a mapping of node names (A: {label: x}), found %s", yamlKind(n))
+		return nil, d.errf(n, "nodes", "expected a mapping of node names (A: {label: x}), found %s", yamldoc.Kind(n))
 	}
 	var out []*nodeDecl
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], yamldoc.Resolve(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode || !nodeNameRE.MatchString(k.Value) {
-			return nil, d.errf(k, "nodes", "node name %s must match [A-Za-z0-9_]+", yamlKind(k))
+			return nil, d.errf(k, "nodes", "node name %s must match [A-Za-z0-9_]+", yamldoc.Kind(k))
 		}
 		field := "nodes." + k.Value
 		if seen[k.Value] {
@@ -457,15 +438,15 @@ func (d *queryDecoder) nodeDecls(n *yaml.Node) ([]*nodeDecl, error) {
 		seen[k.Value] = true
 		d.lines[field] = k.Line
 		nd := &nodeDecl{name: k.Value, key: k}
-		if !yamlNull(v) {
+		if !yamldoc.IsNull(v) {
 			f, err := d.fields(v, field, "label", "where")
 			if err != nil {
 				return nil, err
 			}
-			if l, ok := f["label"]; ok && !yamlNull(l) {
+			if l, ok := f["label"]; ok && !yamldoc.IsNull(l) {
 				nd.label = l
 			}
-			if w, ok := f["where"]; ok && !yamlNull(w) {
+			if w, ok := f["where"]; ok && !yamldoc.IsNull(w) {
 				if nd.where, err = d.exprs(w, field+".where"); err != nil {
 					return nil, err
 				}
@@ -494,14 +475,14 @@ func (d *queryDecoder) label(nd *nodeDecl, i int) error {
 		for j, it := range n.Content {
 			it = yamldoc.Resolve(it)
 			if it.Kind != yaml.ScalarNode || it.Tag == "!!null" {
-				return d.errf(it, fmt.Sprintf("%s[%d]", field, j), "expected a label, found %s", yamlKind(it))
+				return d.errf(it, fmt.Sprintf("%s[%d]", field, j), "expected a label, found %s", yamldoc.Kind(it))
 			}
 			p.Right.List = append(p.Right.List, Operand{Kind: Literal, Str: it.Value, IsStr: true})
 			quoted = append(quoted, strconv.Quote(it.Value))
 		}
 		p.Text = fmt.Sprintf("%s.label in [%s]", nd.name, strings.Join(quoted, ", "))
 	default:
-		return d.errf(n, field, "expected a label or a list of labels, found %s", yamlKind(n))
+		return d.errf(n, field, "expected a label or a list of labels, found %s", yamldoc.Kind(n))
 	}
 	d.q.Where = append(d.q.Where, p)
 	return nil
@@ -513,11 +494,11 @@ var edgeKeys = []string{"from", "to", "within", "where"}
 // appearance, and returns the edges' where expressions.
 func (d *queryDecoder) edges(n *yaml.Node, decls []*nodeDecl, hop *Span) ([]exprSrc, error) {
 	q := d.q
-	if yamlNull(n) {
+	if yamldoc.IsNull(n) {
 		return nil, d.errf(nil, "edges", "is required: the motif edges in temporal order (e.g. - A -> B)")
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, d.errf(n, "edges", "expected a list of edges, found %s", yamlKind(n))
+		return nil, d.errf(n, "edges", "expected a list of edges, found %s", yamldoc.Kind(n))
 	}
 	if len(n.Content) > MaxEdges {
 		return nil, d.errf(n, "edges", "a motif has 1 to %d edges, not %d", MaxEdges, len(n.Content))
@@ -559,7 +540,7 @@ func (d *queryDecoder) edges(n *yaml.Node, decls []*nodeDecl, hop *Span) ([]expr
 		if e.To, err = node(to, it, field); err != nil {
 			return nil, err
 		}
-		if w, ok := f["within"]; ok && !yamlNull(w) {
+		if w, ok := f["within"]; ok && !yamldoc.IsNull(w) {
 			if e.Within, err = d.span(w, field+".within"); err != nil {
 				return nil, err
 			}
@@ -568,7 +549,7 @@ func (d *queryDecoder) edges(n *yaml.Node, decls []*nodeDecl, hop *Span) ([]expr
 			e.Within = &h
 			d.lines[field+".within"] = d.lines["hop_within"]
 		}
-		if w, ok := f["where"]; ok && !yamlNull(w) {
+		if w, ok := f["where"]; ok && !yamldoc.IsNull(w) {
 			ws, err := d.exprs(w, field+".where")
 			if err != nil {
 				return nil, err
@@ -605,7 +586,7 @@ func (d *queryDecoder) arrow(n *yaml.Node, field string, known []string) (from, 
 		}
 		for _, k := range []string{"from", "to"} {
 			v, ok := f[k]
-			if !ok || yamlNull(v) {
+			if !ok || yamldoc.IsNull(v) {
 				return "", "", nil, d.errf(n, field, "%s is required", k)
 			}
 			s, err := d.scalar(v, field+"."+k)
@@ -620,7 +601,7 @@ func (d *queryDecoder) arrow(n *yaml.Node, field string, known []string) (from, 
 		}
 		return from, to, f, nil
 	}
-	return "", "", nil, d.errf(n, field, "expected \"A -> B\" or {from: A, to: B}, found %s", yamlKind(n))
+	return "", "", nil, d.errf(n, field, "expected \"A -> B\" or {from: A, to: B}, found %s", yamldoc.Kind(n))
 }
 
 // splitArrow splits "A -> B" (or "A->B", "A → B").
@@ -643,8 +624,8 @@ var antiKeys = []string{"from", "to", "after", "within"}
 // motif's edges) and group_within (a span; only with group_by).
 func (d *queryDecoder) groupBy(n, within *yaml.Node) error {
 	q := d.q
-	if yamlNull(n) {
-		if !yamlNull(within) {
+	if yamldoc.IsNull(n) {
+		if !yamldoc.IsNull(within) {
 			return d.errf(within, "group_within", "is set without group_by: name the motif nodes that key an incident (group_by: [B])")
 		}
 		return nil
@@ -673,7 +654,7 @@ func (d *queryDecoder) groupBy(n, within *yaml.Node) error {
 		}
 		q.GroupBy = append(q.GroupBy, idx)
 	}
-	if !yamlNull(within) {
+	if !yamldoc.IsNull(within) {
 		sp, err := d.span(within, "group_within")
 		if err != nil {
 			return err
@@ -686,11 +667,11 @@ func (d *queryDecoder) groupBy(n, within *yaml.Node) error {
 
 func (d *queryDecoder) antiEdges(n *yaml.Node) error {
 	q := d.q
-	if yamlNull(n) {
+	if yamldoc.IsNull(n) {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return d.errf(n, "not", "expected a list of anti-edges, found %s", yamlKind(n))
+		return d.errf(n, "not", "expected a list of anti-edges, found %s", yamldoc.Kind(n))
 	}
 	for j, it := range n.Content {
 		it = yamldoc.Resolve(it)
@@ -712,7 +693,7 @@ func (d *queryDecoder) antiEdges(n *yaml.Node) error {
 				a.To = idx
 			}
 		}
-		if v, ok := f["after"]; ok && !yamlNull(v) {
+		if v, ok := f["after"]; ok && !yamldoc.IsNull(v) {
 			s, err := d.scalar(v, field+".after")
 			if err != nil {
 				return err
@@ -725,7 +706,7 @@ func (d *queryDecoder) antiEdges(n *yaml.Node) error {
 		} else {
 			a.After = max(q.firstEdgeOf(a.From), q.firstEdgeOf(a.To))
 		}
-		if w, ok := f["within"]; ok && !yamlNull(w) {
+		if w, ok := f["within"]; ok && !yamldoc.IsNull(w) {
 			if a.Within, err = d.span(w, field+".within"); err != nil {
 				return err
 			}

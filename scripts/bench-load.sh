@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
 # Measures batch loading (issue 14, goals 4 and 5): seconds to load an edge
-# file with `monitor mine`, cold (parsed, --no-cache) and warm (from the
-# binary cache), at GOMAXPROCS 1, 2, 4, 8, 16, with host bytes per window
-# edge and the peak RSS of the whole `mine` run (/usr/bin/time's %M and the
-# process's own getrusage). It builds nothing.
+# file with `monitor mine` (or, with COMMAND=gpm, `monitor gpm`), cold
+# (parsed, --no-cache) and warm (from the binary cache), at GOMAXPROCS 1,
+# 2, 4, 8, 16, with host bytes per edge (mine: of the window; gpm: of the
+# deduplicated graph) and the peak RSS of the whole run (/usr/bin/time's %M
+# and the process's own getrusage). It builds nothing.
 #
-# Usage: scripts/bench-load.sh BINARY GRAPH [PROCS...]
+# Usage: [COMMAND=mine|gpm] scripts/bench-load.sh BINARY GRAPH [PROCS...]
 #   e.g. scripts/bench-load.sh bin/monitor /tmp/tg10m.txt 1 2 4 8 16
+#        COMMAND=gpm scripts/bench-load.sh bin/monitor /tmp/tg10m.txt 1 2 4 8 16
 # GRAPH from: (cd ../shared/tools/tgraphgen && go run . -edges 10000000 -seed 1) > /tmp/tg10m.txt
 # Each figure is the best of REPEAT runs (default 3). The mining step is
-# M1 at delta 1 (cheap, and timed apart from loading in the JSON report).
+# cheap and timed apart from loading in the JSON report: mine M1 at delta
+# 1, gpm 2-cliques (the edges) on one worker.
 set -euo pipefail
 bin=${1:?usage: bench-load.sh BINARY GRAPH [PROCS...]}
 graph=${2:?usage: bench-load.sh BINARY GRAPH [PROCS...]}
 shift 2
 procs=${*:-1 2 4 8 16}
 repeat=${REPEAT:-3}
+command=${COMMAND:-mine}
+case $command in
+mine) job=(--motif M1 --delta 1) ;;
+gpm) job=(--app clique -k 2 --workers 1) ;;
+*) echo "COMMAND=$command: want mine or gpm" >&2; exit 2 ;;
+esac
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
-echo "graph: $graph ($(wc -c < "$graph") bytes); machine: $(nproc) cores, $(uname -m); $(date -u +'%F %H:%M') UTC; best of $repeat"
+echo "monitor $command; graph: $graph ($(wc -c < "$graph") bytes); machine: $(nproc) cores, $(uname -m); $(date -u +'%F %H:%M') UTC; best of $repeat"
 
 # run MODE PROCS: prints "load_seconds bytes_per_edge peak_rss_MiB(time) cache"
 run() {
@@ -29,7 +38,7 @@ run() {
 	# own peak_rss_bytes (getrusage of the process: the same figure).
 	local timer=()
 	[ -x /usr/bin/time ] && timer=(/usr/bin/time -f 'RSS_KB %M')
-	out=$(GOMAXPROCS=$p "${timer[@]}" "$bin" mine --graph "$graph" --motif M1 --delta 1 \
+	out=$(GOMAXPROCS=$p "${timer[@]}" "$bin" "$command" --graph "$graph" "${job[@]}" \
 		--format json --progress 0 $flags 2>&1)
 	rss=$(echo "$out" | sed -n 's/^RSS_KB //p')
 	echo "$out" | tr -d ' ,"' | awk -F: -v rss="$rss" '

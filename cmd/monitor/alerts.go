@@ -5,19 +5,16 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
-	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // alertsOptions are the flags of `monitor alerts`.
@@ -52,9 +49,7 @@ alert topic and TLS/SASL from a daemon configuration file.`,
   monitor alerts --brokers kafka-1:9092 --json | jq .match_id`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runAlerts(ctx, cmd, o)
+			return runAlerts(cmd.Context(), cmd, o)
 		},
 	}
 	f := cmd.Flags()
@@ -68,7 +63,7 @@ alert topic and TLS/SASL from a daemon configuration file.`,
 }
 
 func runAlerts(ctx context.Context, cmd *cobra.Command, o alertsOptions) error {
-	ropts := alerts.ReadOptions{Brokers: o.brokers, Topic: o.topic, Follow: o.follow}
+	ropts := kafka.AlertReadOptions{Brokers: o.brokers, Topic: o.topic, Follow: o.follow}
 	switch {
 	case o.config != "" && len(o.brokers) > 0:
 		return usageError{fmt.Errorf("--config and --brokers: give one (--config takes the brokers from the file)")}
@@ -84,7 +79,7 @@ func runAlerts(ctx context.Context, cmd *cobra.Command, o alertsOptions) error {
 		if ropts.Topic == "" {
 			ropts.Topic = cfg.Kafka.AlertTopic
 		}
-		if ropts.Transport, ropts.Dialer, err = daemon.KafkaClients(&cfg.Kafka); err != nil {
+		if ropts.Transport, ropts.Dialer, err = kafka.Clients(&cfg.Kafka); err != nil {
 			return err
 		}
 	case len(o.brokers) == 0:
@@ -95,7 +90,7 @@ func runAlerts(ctx context.Context, cmd *cobra.Command, o alertsOptions) error {
 	}
 	out := cmd.OutOrStdout()
 	errOut := cmd.ErrOrStderr()
-	return alerts.Read(ctx, ropts, func(r alerts.Record) error {
+	return kafka.ReadAlerts(ctx, ropts, func(r kafka.AlertRecord) error {
 		if r.Err != nil {
 			fmt.Fprintln(errOut, "monitor alerts:", r.Err)
 			return nil
@@ -117,7 +112,7 @@ func runAlerts(ctx context.Context, cmd *cobra.Command, o alertsOptions) error {
 //	  money goes A→B→C→A within 10 minutes, …
 //	  nodes  A=acct-1 B=acct-2 C=acct-3
 //	  1  acct-1 -> acct-2  2026-01-02T03:01:00Z  amount=1500
-func printAlert(w io.Writer, r *alerts.Record) error {
+func printAlert(w io.Writer, r *kafka.AlertRecord) error {
 	a := &r.Alert
 	var b strings.Builder
 	id := a.MatchID

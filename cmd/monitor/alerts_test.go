@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/broker"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 func alertsCmd(ctx context.Context, out, errOut *syncBuffer, args ...string) error {
@@ -22,7 +22,7 @@ func alertsCmd(ctx context.Context, out, errOut *syncBuffer, args ...string) err
 
 func writeAlerts(t *testing.T, ctx context.Context, addrs []string, as ...alerts.Alert) {
 	t.Helper()
-	sink, err := alerts.NewKafkaSink(alerts.KafkaOptions{Brokers: addrs, Topic: "motif-alerts"})
+	sink, err := kafka.NewAlertSink(kafka.AlertSinkOptions{Brokers: addrs, Topic: "motif-alerts"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func sampleMatch(id string) alerts.Alert {
 // readably, then exits (no --follow); --json prints them raw, --query
 // filters.
 func TestAlertsCommandPrintsTopic(t *testing.T) {
-	ctx, addrs := embedded(t, broker.TopicSpec{Name: "motif-alerts", Partitions: 2})
+	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "motif-alerts", Partitions: 2})
 	writeAlerts(t, ctx, addrs, sampleMatch("9f1c"),
 		alerts.Alert{Kind: alerts.KindIncident, Query: "fan-in", IncidentID: "inc7", Count: 15, MatchIDs: []string{"m1", "m2"},
 			Nodes: map[string]alerts.Node{"T": {ID: "acct-9"}}, First: 10, Last: 70, DetectedAt: at, From: at, To: at.Add(time.Minute)},
@@ -89,7 +89,7 @@ func TestAlertsCommandPrintsTopic(t *testing.T) {
 // TestAlertsCommandFollow checks that --follow prints records written
 // after it started, and stops cleanly when interrupted.
 func TestAlertsCommandFollow(t *testing.T) {
-	ctx, addrs := embedded(t, broker.TopicSpec{Name: "motif-alerts", Partitions: 2})
+	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "motif-alerts", Partitions: 2})
 	var out, errOut syncBuffer
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)

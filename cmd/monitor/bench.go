@@ -8,29 +8,27 @@ import (
 	"iter"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/backend"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/synth"
 )
@@ -80,9 +78,7 @@ figure at that load.`,
   monitor bench --file graph.txt --config motifwatch.yaml --backend gpu --format json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return benchRun(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return benchRun(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{fmt.Errorf("bench: %w", err)} })
@@ -199,7 +195,7 @@ func benchRun(ctx context.Context, o benchOptions, stdout, stderr io.Writer) err
 	}
 	brokers := o.brokers
 	if len(brokers) == 0 {
-		emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{})
+		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{})
 		if err != nil {
 			return fmt.Errorf("bench: starting the embedded broker: %w", err)
 		}
@@ -210,7 +206,7 @@ func benchRun(ctx context.Context, o benchOptions, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := broker.EnsureTopics(ctx, brokers, nil, []broker.TopicSpec{
+	if err := kafka.EnsureTopics(ctx, brokers, nil, []kafka.TopicSpec{
 		{Name: cfg.Kafka.EdgeTopic, Partitions: o.partitions},
 		{Name: cfg.Kafka.AlertTopic, Partitions: o.partitions},
 		{Name: cfg.Kafka.DeadLetterTopic, Partitions: o.partitions},
@@ -411,14 +407,14 @@ func printBench(w io.Writer, format string, r *benchReport) error {
 
 // benchRecords loads --file or generates the synthetic edges, as records
 // in time order (seq = index, so the daemon orders ties as mine does).
-func benchRecords(o benchOptions, stderr io.Writer) ([]broker.Record, error) {
+func benchRecords(o benchOptions, stderr io.Writer) ([]kafka.Record, error) {
 	if o.file != "" {
 		w, st, err := ingest.LoadFile(o.file, ingest.FileOptions{})
 		if err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(stderr, "bench: loaded %s: %d edges (%d self-loops dropped)\n", o.file, w.Len(), st.SelfLoops)
-		return slices.Collect(broker.WindowRecords(w)), nil
+		return slices.Collect(kafka.WindowRecords(w)), nil
 	}
 	// tgraphgen's defaults: ~8 edges per node, a mean gap of 25 s, Zipf
 	// 1.2, replies 0.3, closures 0.1, bursts 0.2.
@@ -428,9 +424,9 @@ func benchRecords(o benchOptions, stderr io.Writer) ([]broker.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs := make([]broker.Record, len(edges))
+	recs := make([]kafka.Record, len(edges))
 	for i, e := range edges {
-		recs[i] = broker.Record{Src: strconv.FormatUint(uint64(e.Src), 10), Dst: strconv.FormatUint(uint64(e.Dst), 10), T: e.T, Seq: int64(i)}
+		recs[i] = kafka.Record{Src: strconv.FormatUint(uint64(e.Src), 10), Dst: strconv.FormatUint(uint64(e.Dst), 10), T: e.T, Seq: int64(i)}
 	}
 	return recs, nil
 }
@@ -441,13 +437,13 @@ func benchRecords(o benchOptions, stderr io.Writer) ([]broker.Record, error) {
 // partition past the allowed lateness, so that the watermark releases
 // every edge without waiting for the partitions to go idle (the
 // sentinels are self-loops: never appended, never matched).
-func produceSplit(ctx context.Context, brokers []string, topic string, records []broker.Record, parts int, rate float64, batch int, lateness int64) error {
+func produceSplit(ctx context.Context, brokers []string, topic string, records []kafka.Record, parts int, rate float64, batch int, lateness int64) error {
 	ids := make([]int, parts)
 	for i := range ids {
 		ids[i] = i
 	}
-	bal := &kafka.Murmur2Balancer{Consistent: true}
-	byPart := make([][]broker.Record, parts)
+	bal := &kafkago.Murmur2Balancer{Consistent: true}
+	byPart := make([][]kafka.Record, parts)
 	for _, r := range records {
 		p := bal.Balance(kafka.Message{Key: []byte(r.Src)}, ids...)
 		byPart[p] = append(byPart[p], r)
@@ -460,18 +456,18 @@ func produceSplit(ctx context.Context, brokers []string, topic string, records [
 	for p := range parts {
 		recs := byPart[p]
 		g.Go(func() error {
-			seq := func(yield func(broker.Record) bool) {
+			seq := func(yield func(kafka.Record) bool) {
 				for _, r := range recs {
 					if !yield(r) {
 						return
 					}
 				}
 			}
-			opts := broker.ProduceOptions{Brokers: brokers, Topic: topic, TimeUnit: time.Second, BatchSize: batch}
+			opts := kafka.ProduceOptions{Brokers: brokers, Topic: topic, TimeUnit: time.Second, BatchSize: batch}
 			if rate > 0 && len(recs) > 0 {
 				opts.Rate = rate * float64(len(recs)) / float64(len(records))
 			}
-			if _, err := broker.Produce(gctx, iter.Seq[broker.Record](seq), opts); err != nil {
+			if _, err := kafka.Produce(gctx, iter.Seq[kafka.Record](seq), opts); err != nil {
 				return fmt.Errorf("bench: producing partition %d: %w", p, err)
 			}
 			return nil
@@ -481,16 +477,16 @@ func produceSplit(ctx context.Context, brokers []string, topic string, records [
 		return err
 	}
 	// The sentinels: one record per partition, round robin over them.
-	sentinel := func(yield func(broker.Record) bool) {
+	sentinel := func(yield func(kafka.Record) bool) {
 		for i := range parts {
 			name := "bench-sentinel-" + strconv.Itoa(i)
-			if !yield(broker.Record{Src: name, Dst: name, T: lastT + lateness + 2, Seq: int64(len(records) + i)}) {
+			if !yield(kafka.Record{Src: name, Dst: name, T: lastT + lateness + 2, Seq: int64(len(records) + i)}) {
 				return
 			}
 		}
 	}
-	_, err := broker.Produce(ctx, sentinel, broker.ProduceOptions{Brokers: brokers, Topic: topic, TimeUnit: time.Second,
-		Partitioning: broker.RoundRobin, BatchSize: 1})
+	_, err := kafka.Produce(ctx, sentinel, kafka.ProduceOptions{Brokers: brokers, Topic: topic, TimeUnit: time.Second,
+		Partitioning: kafka.RoundRobin, BatchSize: 1})
 	return err
 }
 
@@ -516,7 +512,7 @@ func benchConfig(o benchOptions, brokers []string, dir string) (*config.Config, 
 	cfg.Demo = &demo
 	cfg.Metrics.Listen = "127.0.0.1:0"
 	cfg.Input.Format = "json"
-	f := broker.DefaultFields()
+	f := kafka.DefaultFields()
 	cfg.Input.Fields.Src, cfg.Input.Fields.Dst, cfg.Input.Fields.Time, cfg.Input.Fields.Seq = f.Src, f.Dst, f.T, f.Seq
 	cfg.Input.Fields.SrcLabel, cfg.Input.Fields.DstLabel = "", ""
 	cfg.Input.Timestamp.Unit, cfg.Input.Timestamp.Layout = "s", ""

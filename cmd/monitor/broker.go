@@ -3,15 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 func newBrokerCmd() *cobra.Command {
@@ -53,17 +50,16 @@ trials, not for production volumes.`,
 			if err != nil {
 				return usageError{fmt.Errorf("broker: --retention-bytes %q: %w", retention, err)}
 			}
-			var specs []broker.TopicSpec
+			var specs []kafka.TopicSpec
 			var names []string
 			for _, name := range topics {
 				if name = strings.TrimSpace(name); name != "" {
-					specs = append(specs, broker.TopicSpec{Name: name, Partitions: partitions})
+					specs = append(specs, kafka.TopicSpec{Name: name, Partitions: partitions})
 					names = append(names, name)
 				}
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Port: port, DataDir: dir, Topics: specs, DefaultPartitions: partitions,
+			ctx := cmd.Context()
+			emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Port: port, DataDir: dir, Topics: specs, DefaultPartitions: partitions,
 				RetentionBytes: int64(retentionBytes)})
 			if err != nil {
 				return err

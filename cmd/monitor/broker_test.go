@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // brokerProcess is `monitor broker` running as a child process.
@@ -118,7 +118,7 @@ func TestBrokerCommand(t *testing.T) {
 		t.Errorf("topic trial has %d partitions; want 3", n)
 	}
 	tr := &kafka.Transport{}
-	w := &kafka.Writer{Addr: kafka.TCP(b.addr), Topic: "trial", Transport: tr, RequiredAcks: kafka.RequireAll, BatchTimeout: time.Millisecond, Balancer: &kafka.Hash{}}
+	w := &kafkago.Writer{Addr: kafkago.TCP(b.addr), Topic: "trial", Transport: tr, RequiredAcks: kafkago.RequireAll, BatchTimeout: time.Millisecond, Balancer: &kafkago.Hash{}}
 	var want []string
 	var msgs []kafka.Message
 	for i := range 20 {
@@ -185,7 +185,7 @@ func topicPartitions(t *testing.T, ctx context.Context, addr, topic string) int 
 	t.Helper()
 	tr := &kafka.Transport{}
 	defer tr.CloseIdleConnections()
-	meta, err := (&kafka.Client{Addr: kafka.TCP(addr), Transport: tr}).Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	meta, err := (&kafkago.Client{Addr: kafkago.TCP(addr), Transport: tr}).Metadata(ctx, &kafkago.MetadataRequest{Topics: []string{topic}})
 	if err != nil || len(meta.Topics) != 1 || meta.Topics[0].Error != nil {
 		return 0
 	}
@@ -235,8 +235,8 @@ metrics:
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	recs := []broker.Record{{Src: "x", Dst: "y", T: 10, Seq: 0}, {Src: "y", Dst: "x", T: 20, Seq: 1}}
-	if _, err := broker.Produce(ctx, slices.Values(recs), broker.ProduceOptions{Brokers: d.info.Brokers, Topic: "edges", TimeUnit: time.Second}); err != nil {
+	recs := []kafka.Record{{Src: "x", Dst: "y", T: 10, Seq: 0}, {Src: "y", Dst: "x", T: 20, Seq: 1}}
+	if _, err := kafka.Produce(ctx, slices.Values(recs), kafka.ProduceOptions{Brokers: d.info.Brokers, Topic: "edges", TimeUnit: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	var first []alerts.Alert

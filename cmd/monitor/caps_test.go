@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // TestDaemonCapsAct drives hostile input through the daemon over Kafka: a
@@ -27,7 +27,7 @@ func TestDaemonCapsAct(t *testing.T) {
 	cfg = strings.Replace(cfg, "  per_query:\n    path-count: {mode: count}\n", "", 1)
 	cfg = strings.Replace(cfg, "window:\n", "window:\n  max_nodes: 12\n  max_matches_per_batch: 5\n  max_future: 1h\n", 1)
 	d := startDaemon(t, cfg)
-	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+	w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	send := func(values ...string) {
 		t.Helper()
@@ -99,7 +99,7 @@ func deadLetterReasons(t *testing.T, brokers []string) map[string]string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	admin, _ := ingest.NewAdmin(brokers, nil)
+	admin, _ := kafka.NewAdmin(brokers, nil)
 	end, err := admin.EndOffsets(ctx, "edges-dlq")
 	if err != nil {
 		t.Fatal(err)
@@ -109,9 +109,9 @@ func deadLetterReasons(t *testing.T, brokers []string) map[string]string {
 	for p := range end {
 		from[p] = 0
 	}
-	err = ingest.Replay(ctx, brokers, nil, "edges-dlq", from, end, func(msg kafka.Message) error {
+	err = kafka.Replay(ctx, brokers, nil, "edges-dlq", from, end, func(msg kafka.Message) error {
 		for _, h := range msg.Headers {
-			if h.Key == ingest.HeaderReason {
+			if h.Key == kafka.HeaderReason {
 				reasons[string(msg.Value)] = string(h.Value)
 			}
 		}

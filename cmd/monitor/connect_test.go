@@ -13,9 +13,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // connectingDaemon is a daemon started in the background that may not
@@ -120,7 +120,7 @@ func TestStartWithBrokersUnreachable(t *testing.T) {
 	default:
 	}
 
-	emb, err := broker.StartEmbedded(context.Background(), broker.EmbeddedOptions{Port: port})
+	emb, err := kafka.StartEmbedded(context.Background(), kafka.EmbeddedOptions{Port: port})
 	if err != nil {
 		t.Fatal(err)
 	}

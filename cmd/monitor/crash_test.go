@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/broker"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // daemonProcess is `monitor run` as a child process: the test binary
@@ -169,7 +169,7 @@ func TestCrashRecovery(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	produce(t, b.addrs, withSentinel(w, broker.WindowRecords(w)))
+	produce(t, b.addrs, withSentinel(w, kafka.WindowRecords(w)))
 	end := endOffsets(t, b.addrs, "edges")
 	total := sum(end)
 
@@ -290,7 +290,7 @@ func TestCleanRestartsAreExactlyOnce(t *testing.T) {
 	if cfg == reliabilityConfig(b.addrs, "clean", queries) {
 		t.Fatal("config template changed: no allowed_lateness to replace")
 	}
-	produce(t, b.addrs, withSentinel(w, shuffled(broker.WindowRecords(w), 250)))
+	produce(t, b.addrs, withSentinel(w, shuffled(kafka.WindowRecords(w), 250)))
 	total := sum(endOffsets(t, b.addrs, "edges"))
 	buffered := 0
 	for i, plan := range planKills(rng, 3, total) {

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // BenchmarkDaemonDeadLetter measures the daemon dead-lettering a backlog
@@ -26,20 +26,20 @@ func BenchmarkDaemonDeadLetter(b *testing.B) {
 	const n = 200_000
 	for range b.N {
 		ctx := context.Background()
-		emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{})
+		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		brokers := emb.Addrs()
-		if err := broker.EnsureTopics(ctx, brokers, nil, []broker.TopicSpec{{Name: "edges", Partitions: 3}}); err != nil {
+		if err := kafka.EnsureTopics(ctx, brokers, nil, []kafka.TopicSpec{{Name: "edges", Partitions: 3}}); err != nil {
 			b.Fatal(err)
 		}
-		w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: "edges", BatchSize: 5000, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+		w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: "edges", BatchSize: 5000, BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
 		msgs := make([]kafka.Message, n)
 		for i := range msgs {
 			msgs[i] = kafka.Message{Partition: i % 3, Value: fmt.Appendf(nil, `{"src":"acct-%08d","dst":"acct-%08d","t":17000000%02d,"amount":12.5,"note":"unterminated`, i, i+1, i%100)}
 		}
-		w.Balancer = kafka.BalancerFunc(func(m kafka.Message, _ ...int) int { return m.Partition })
+		w.Balancer = kafkago.BalancerFunc(func(m kafka.Message, _ ...int) int { return m.Partition })
 		if err := w.WriteMessages(ctx, msgs...); err != nil {
 			b.Fatal(err)
 		}

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // hostileConfig is e2eConfig with one enumerate-mode query, path: a→b→c.
@@ -32,10 +32,10 @@ func hostileConfig(t *testing.T, brokers []string, group string) string {
 // 8 MiB before compression (the broker measures them compressed).
 func sendTo(t *testing.T, brokers []string, compress bool, msgs ...kafka.Message) {
 	t.Helper()
-	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll,
-		BatchBytes: 8 << 20, Balancer: kafka.BalancerFunc(func(m kafka.Message, _ ...int) int { return m.Partition })}
+	w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll,
+		BatchBytes: 8 << 20, Balancer: kafkago.BalancerFunc(func(m kafka.Message, _ ...int) int { return m.Partition })}
 	if compress {
-		w.Compression = kafka.Zstd
+		w.Compression = kafkago.Zstd
 	}
 	defer w.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -84,7 +84,7 @@ func readDeadLetters(t *testing.T, brokers []string) []kafka.Message {
 		from[p] = 0
 	}
 	var out []kafka.Message
-	if err := ingest.Replay(ctx, brokers, nil, "edges-dlq", from, end, func(m kafka.Message) error {
+	if err := kafka.Replay(ctx, brokers, nil, "edges-dlq", from, end, func(m kafka.Message) error {
 		out = append(out, m)
 		return nil
 	}); err != nil {
@@ -142,15 +142,15 @@ func TestDaemonHostileRecordsDoNotWedge(t *testing.T) {
 			h[kv.Key] = string(kv.Value)
 		}
 		src := huge
-		if h[ingest.HeaderSourceOffset] == "1" {
+		if h[kafka.HeaderSourceOffset] == "1" {
 			src = bomb
 		}
 		sum := sha256.Sum256(src)
-		if h[ingest.HeaderTruncated] != "value" || h[ingest.HeaderOriginalSize] != strconv.Itoa(len(src)) ||
-			h[ingest.HeaderOriginalSHA256] != hex.EncodeToString(sum[:]) || !bytes.HasPrefix(src, dl.Value) ||
-			len(dl.Value) > ingest.DefaultDeadLetterMaxBytes || len(dl.Value) < ingest.DefaultDeadLetterMaxBytes/2 {
+		if h[kafka.HeaderTruncated] != "value" || h[kafka.HeaderOriginalSize] != strconv.Itoa(len(src)) ||
+			h[kafka.HeaderOriginalSHA256] != hex.EncodeToString(sum[:]) || !bytes.HasPrefix(src, dl.Value) ||
+			len(dl.Value) > kafka.DefaultDeadLetterMaxBytes || len(dl.Value) < kafka.DefaultDeadLetterMaxBytes/2 {
 			t.Errorf("dead letter of offset %s: %d bytes, headers %v; want a prefix of the %d-byte source under the cap, truncated, its size and SHA-256",
-				h[ingest.HeaderSourceOffset], len(dl.Value), h, len(src))
+				h[kafka.HeaderSourceOffset], len(dl.Value), h, len(src))
 		}
 	}
 }
@@ -163,11 +163,11 @@ func TestDaemonDeadLetterLost(t *testing.T) {
 	brokers := startBroker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c := &kafka.Client{Addr: kafka.TCP(brokers...)}
-	res, err := c.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{
+	c := &kafkago.Client{Addr: kafkago.TCP(brokers...)}
+	res, err := c.CreateTopics(ctx, &kafkago.CreateTopicsRequest{Topics: []kafkago.TopicConfig{
 		{Topic: "edges", NumPartitions: 3, ReplicationFactor: 1},
 		{Topic: "edges-dlq", NumPartitions: 3, ReplicationFactor: 1,
-			ConfigEntries: []kafka.ConfigEntry{{ConfigName: "max.message.bytes", ConfigValue: "256"}}}}})
+			ConfigEntries: []kafkago.ConfigEntry{{ConfigName: "max.message.bytes", ConfigValue: "256"}}}}})
 	if err != nil || res.Errors["edges"] != nil || res.Errors["edges-dlq"] != nil {
 		t.Fatalf("creating the topics: %v %v", err, res)
 	}

@@ -11,13 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/motifwatch/motifwatch/broker"
-	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -82,8 +80,8 @@ func TestBrokerFaults(t *testing.T) {
 	queries := writeQueries(t, e2eQueries)
 	exp := mineExpectation(t, graph, queries)
 	b := startTestBroker(t, true)
-	var first, second []broker.Record
-	for r := range broker.WindowRecords(w) {
+	var first, second []kafka.Record
+	for r := range kafka.WindowRecords(w) {
 		if r.Seq < int64(w.Len()/2) {
 			first = append(first, r)
 		} else {
@@ -211,13 +209,13 @@ func waitReadiness(t *testing.T, addr string, ready bool, why string) time.Durat
 // they move the watermark past every anti-edge interval.
 func produceSentinels(t *testing.T, brokers []string, w *window.Window) {
 	t.Helper()
-	var recs []broker.Record
+	var recs []kafka.Record
 	for i := range 3 {
-		recs = append(recs, broker.Record{Src: fmt.Sprintf("sentinel-%d-a", i), Dst: fmt.Sprintf("sentinel-%d-b", i),
+		recs = append(recs, kafka.Record{Src: fmt.Sprintf("sentinel-%d-a", i), Dst: fmt.Sprintf("sentinel-%d-b", i),
 			T: w.LastT() + 86400, Seq: int64(w.Len() + i)})
 	}
-	_, err := broker.Produce(context.Background(), slices.Values(recs), broker.ProduceOptions{Brokers: brokers, Topic: "edges",
-		TimeUnit: time.Second, Partitioning: broker.RoundRobin, BatchSize: 1})
+	_, err := kafka.Produce(context.Background(), slices.Values(recs), kafka.ProduceOptions{Brokers: brokers, Topic: "edges",
+		TimeUnit: time.Second, Partitioning: kafka.RoundRobin, BatchSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +227,7 @@ func produceSentinels(t *testing.T, brokers []string, w *window.Window) {
 	for p, e := range end {
 		from[p] = max(e-3, 0)
 	}
-	ingest.Replay(ctx, brokers, nil, "edges", from, end, func(m kafka.Message) error {
+	kafka.Replay(ctx, brokers, nil, "edges", from, end, func(m kafka.Message) error {
 		if strings.Contains(string(m.Value), "sentinel-") {
 			parts[m.Partition] = true
 		}

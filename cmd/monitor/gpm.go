@@ -6,12 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -73,9 +70,7 @@ Ctrl-C prints the counts so far, marked partial, and exits with status 130.`,
   monitor gpm --graph g.txt --app motif -k 7 --backend auto --devices 0`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runGpm(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runGpm(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()

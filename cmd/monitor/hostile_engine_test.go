@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // TestDaemonHostileIDsAndMiningBomb drives issue 12's items 5 and 6
@@ -26,7 +27,7 @@ func TestDaemonHostileIDsAndMiningBomb(t *testing.T) {
 	cfg = strings.Replace(cfg, "  per_query:\n    path-count: {mode: count}\n", "", 1)
 	cfg = strings.Replace(cfg, "window:\n", "window:\n  max_mine_steps: 2000\n  max_matches_per_batch: 0\n", 1)
 	d := startDaemon(t, cfg)
-	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+	w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	bad := []string{
 		`{"src":"\ud800","dst":"b","t":1000,"seq":1}`,

@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/motifwatch/motifwatch/internal/kafkaerr"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -36,7 +38,12 @@ type usageError struct{ error }
 type interruptedError struct{ error }
 
 func main() {
-	os.Exit(execute(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	// Ctrl-C and SIGTERM cancel every command's context: run shuts down
+	// cleanly, the batch commands print what they have (exit status 130).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // execute runs the command line args and returns the exit status; tests
@@ -50,7 +57,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "monitor:", kafkaerr.Clean(err))
+	fmt.Fprintln(stderr, "monitor:", kafka.CleanError(err))
 	return exitCode(err)
 }
 

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -83,9 +82,7 @@ partial, and exits with status 130.`,
   monitor mine --synthetic 100000 --motif M1 --delta 1h --workers 4`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runMine(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runMine(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -329,12 +326,6 @@ func (o *mineOptions) load(stderr io.Writer) (*window.Window, *mineReport, error
 	if err != nil {
 		return nil, nil, err
 	}
-	if st.Bad > 0 {
-		fmt.Fprintf(stderr, "loading %s: skipped %d malformed lines, e.g.:\n", o.graph, st.Bad)
-		for _, e := range st.BadSamples {
-			fmt.Fprintf(stderr, "  %v\n", e)
-		}
-	}
 	warnLoaded(stderr, o.graph, st, o.timeUnit)
 	if w.Len() == 0 {
 		return nil, nil, fmt.Errorf("mine: %s: %w (%d lines: comments, a header or self-loops only)", o.graph, gpm.ErrNoEdges, st.Lines)
@@ -553,9 +544,16 @@ func printMineCSV(stdout io.Writer, r *mineReport) error {
 }
 
 // warnLoaded prints what loading an edge file found that the user may
-// not expect: empty attribute values, and timestamps that look written in
-// a finer unit than --time-unit.
+// not expect: the malformed lines --skip-bad skipped (with samples), empty
+// attribute values, and timestamps that look written in a finer unit than
+// --time-unit.
 func warnLoaded(stderr io.Writer, path string, st ingest.FileStats, unit time.Duration) {
+	if st.Bad > 0 {
+		fmt.Fprintf(stderr, "loading %s: skipped %d malformed lines, e.g.:\n", path, st.Bad)
+		for _, e := range st.BadSamples {
+			fmt.Fprintf(stderr, "  %v\n", e)
+		}
+	}
 	if st.EmptyValues > 0 {
 		fmt.Fprintf(stderr, "loading %s: warning: %s empty attribute %s, e.g. %v; queries see them as missing (docs/QUERIES.md, \"Missing attributes\")\n",
 			path, grouped(st.EmptyValues), pluralWord(st.EmptyValues, "value"), st.FirstEmpty)

@@ -5,16 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -80,8 +77,7 @@ before the next; --rate or --speedup paces them.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context()
 			o.rateSet = cmd.Flags().Changed("rate")
 			o.speedupSet = cmd.Flags().Changed("speedup")
 			return runProduce(ctx, o, cmd.ErrOrStderr())
@@ -112,12 +108,12 @@ before the next; --rate or --speedup paces them.`,
 	return cmd
 }
 
-func (o *produceOptions) check() (broker.Format, broker.Partitioning, error) {
-	usage := func(format string, args ...any) (broker.Format, broker.Partitioning, error) {
+func (o *produceOptions) check() (kafka.Format, kafka.Partitioning, error) {
+	usage := func(format string, args ...any) (kafka.Format, kafka.Partitioning, error) {
 		return 0, 0, usageError{fmt.Errorf("produce: "+format, args...)}
 	}
-	format, ferr := broker.ParseFormat(o.format)
-	part, perr := broker.ParsePartitioning(o.partitionsBy)
+	format, ferr := kafka.ParseFormat(o.format)
+	part, perr := kafka.ParsePartitioning(o.partitionsBy)
 	switch {
 	case o.file == "" && !o.demo:
 		return usage("give --file FILE or --demo")
@@ -166,7 +162,7 @@ func runProduce(ctx context.Context, o produceOptions, stderr io.Writer) error {
 	if o.demo && !o.rateSet && !o.speedupSet {
 		o.speedup = demoSpeedup
 	}
-	opts := broker.ProduceOptions{
+	opts := kafka.ProduceOptions{
 		Brokers:      o.brokers,
 		Topic:        o.topic,
 		Format:       format,
@@ -192,8 +188,8 @@ func runProduce(ctx context.Context, o produceOptions, stderr io.Writer) error {
 		total = fmt.Sprint(w.Len())
 	}
 	if o.partitions > 0 {
-		spec := broker.TopicSpec{Name: o.topic, Partitions: o.partitions}
-		if err := broker.EnsureTopics(ctx, o.brokers, nil, []broker.TopicSpec{spec}); err != nil {
+		spec := kafka.TopicSpec{Name: o.topic, Partitions: o.partitions}
+		if err := kafka.EnsureTopics(ctx, o.brokers, nil, []kafka.TopicSpec{spec}); err != nil {
 			return err
 		}
 	}
@@ -221,9 +217,9 @@ func runProduce(ctx context.Context, o produceOptions, stderr io.Writer) error {
 		if ferr != nil {
 			return ferr
 		}
-		n, err = broker.Produce(ctx, broker.FeedRecords(feed, o.timeUnit), opts)
+		n, err = kafka.Produce(ctx, kafka.FeedRecords(feed, o.timeUnit), opts)
 	} else {
-		n, err = broker.ProduceFile(ctx, w, opts)
+		n, err = kafka.ProduceFile(ctx, w, opts)
 	}
 	secs := time.Since(start).Seconds()
 	interrupted := err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
@@ -244,12 +240,6 @@ func (o *produceOptions) load(stderr io.Writer) (*window.Window, error) {
 	w, st, err := ingest.LoadFile(o.file, ingest.FileOptions{TimeUnit: o.timeUnit, SkipBad: o.skipBad, KeepSelfLoops: o.keepSelfLoops})
 	if err != nil {
 		return nil, err
-	}
-	if st.Bad > 0 {
-		fmt.Fprintf(stderr, "loading %s: skipped %d malformed lines, e.g.:\n", o.file, st.Bad)
-		for _, e := range st.BadSamples {
-			fmt.Fprintf(stderr, "  %v\n", e)
-		}
 	}
 	warnLoaded(stderr, o.file, st, o.timeUnit)
 	fmt.Fprintf(stderr, "loaded %s: %d edges (%d self-loops dropped) in %.2fs\n",

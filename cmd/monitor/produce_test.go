@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
-	"github.com/motifwatch/motifwatch/broker"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/synth"
 )
 
@@ -32,11 +32,11 @@ func produceCmd(ctx context.Context, args ...string) (string, error) {
 }
 
 // embedded starts a broker with topics for one test.
-func embedded(t *testing.T, topics ...broker.TopicSpec) (context.Context, []string) {
+func embedded(t *testing.T, topics ...kafka.TopicSpec) (context.Context, []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	e, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{Topics: topics})
+	e, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Topics: topics})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,15 +49,15 @@ func readTopic(t *testing.T, ctx context.Context, addrs []string, topic string) 
 	t.Helper()
 	tr := &kafka.Transport{}
 	defer tr.CloseIdleConnections()
-	client := &kafka.Client{Addr: kafka.TCP(addrs...), Transport: tr}
-	meta, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	client := &kafkago.Client{Addr: kafkago.TCP(addrs...), Transport: tr}
+	meta, err := client.Metadata(ctx, &kafkago.MetadataRequest{Topics: []string{topic}})
 	if err != nil || len(meta.Topics) != 1 || meta.Topics[0].Error != nil {
 		t.Fatalf("metadata of %s: %v %+v", topic, err, meta)
 	}
 	var out []kafka.Message
 	for _, p := range meta.Topics[0].Partitions {
-		resp, err := client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{
-			topic: {kafka.LastOffsetOf(p.ID)},
+		resp, err := client.ListOffsets(ctx, &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{
+			topic: {kafkago.LastOffsetOf(p.ID)},
 		}})
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +66,7 @@ func readTopic(t *testing.T, ctx context.Context, addrs []string, topic string) 
 		if end == 0 {
 			continue
 		}
-		r := kafka.NewReader(kafka.ReaderConfig{Brokers: addrs, Topic: topic, Partition: p.ID, MaxWait: 50 * time.Millisecond})
+		r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: addrs, Topic: topic, Partition: p.ID, MaxWait: 50 * time.Millisecond})
 		for {
 			m, err := r.ReadMessage(ctx)
 			if err != nil {
@@ -92,7 +92,7 @@ type record struct {
 }
 
 func TestProduceFileToTopic(t *testing.T) {
-	ctx, addrs := embedded(t, broker.TopicSpec{Name: "edges", Partitions: 3})
+	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "edges", Partitions: 3})
 	// cycle.txt: a small graph of transfers with amounts.
 	errOut, err := produceCmd(ctx, "--file", "testdata/cycle.txt", "--brokers", strings.Join(addrs, ","), "--progress", "1ns")
 	if err != nil {
@@ -164,7 +164,7 @@ func TestProduceCSVCreatesTopic(t *testing.T) {
 }
 
 func TestProduceRate(t *testing.T) {
-	ctx, addrs := embedded(t, broker.TopicSpec{Name: "edges"})
+	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "edges"})
 	dir := t.TempDir()
 	file := filepath.Join(dir, "edges.txt")
 	var b strings.Builder
@@ -188,7 +188,7 @@ func TestProduceRate(t *testing.T) {
 }
 
 func TestProduceDemoFeed(t *testing.T) {
-	ctx, addrs := embedded(t, broker.TopicSpec{Name: "edges", Partitions: 2})
+	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "edges", Partitions: 2})
 	errOut, err := produceCmd(ctx, "--demo", "--edges", "300", "--speedup", "1e6", "--brokers", addrs[0])
 	if err != nil {
 		t.Fatalf("produce --demo: %v\n%s", err, errOut)
@@ -228,7 +228,7 @@ func TestProduceDemoFeed(t *testing.T) {
 }
 
 func TestProduceDemoStopsOnInterrupt(t *testing.T) {
-	ctx, addrs := embedded(t, broker.TopicSpec{Name: "edges"})
+	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "edges"})
 	short, cancel := context.WithTimeout(ctx, 400*time.Millisecond)
 	defer cancel()
 	// Endless at the default pace: interruption is the normal end.

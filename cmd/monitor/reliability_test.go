@@ -19,12 +19,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -78,8 +78,8 @@ func startTestBroker(t *testing.T, persistent bool) *testBroker {
 	}
 	b.start()
 	t.Cleanup(b.stop)
-	topics := []broker.TopicSpec{{Name: "edges", Partitions: 3}, {Name: "motif-alerts", Partitions: 3}, {Name: "edges-dlq", Partitions: 3}}
-	if err := broker.EnsureTopics(context.Background(), b.addrs, nil, topics); err != nil {
+	topics := []kafka.TopicSpec{{Name: "edges", Partitions: 3}, {Name: "motif-alerts", Partitions: 3}, {Name: "edges-dlq", Partitions: 3}}
+	if err := kafka.EnsureTopics(context.Background(), b.addrs, nil, topics); err != nil {
 		t.Fatal(err)
 	}
 	return b
@@ -112,7 +112,7 @@ func (b *testBroker) start() {
 	fmt.Sscan(port, &b.port)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := broker.WaitReady(ctx, b.addrs, nil); err != nil {
+	if err := kafka.WaitReady(ctx, b.addrs, nil); err != nil {
 		b.t.Fatal(err)
 	}
 }
@@ -146,7 +146,7 @@ func readAlertLog(t *testing.T, brokers []string) []logged {
 		from[p] = 0
 	}
 	var out []logged
-	err := ingest.Replay(ctx, brokers, nil, "motif-alerts", from, end, func(m kafka.Message) error {
+	err := kafka.Replay(ctx, brokers, nil, "motif-alerts", from, end, func(m kafka.Message) error {
 		var a alerts.Alert
 		if err := json.Unmarshal(m.Value, &a); err != nil {
 			return fmt.Errorf("alert %d@%d: %w", m.Partition, m.Offset, err)
@@ -172,7 +172,7 @@ func endOffsets(t *testing.T, brokers []string, topic string) map[int]int64 {
 func tryEndOffsets(brokers []string, topic string) (map[int]int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	admin, err := ingest.NewAdmin(brokers, nil)
+	admin, err := kafka.NewAdmin(brokers, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -183,13 +183,13 @@ func tryEndOffsets(brokers []string, topic string) (map[int]int64, error) {
 func tryCommitted(brokers []string, group string) (map[int]int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	admin, err := ingest.NewAdmin(brokers, nil)
+	admin, err := kafka.NewAdmin(brokers, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer admin.Close()
 	c, err := admin.Committed(ctx, group, "edges")
-	if errors.Is(err, kafka.GroupIdNotFound) {
+	if errors.Is(err, kafkago.GroupIdNotFound) {
 		return map[int]int64{}, nil // nothing committed yet
 	}
 	return c, err

@@ -3,10 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -53,9 +50,7 @@ is 503 "connecting: <last error>" and each failed attempt is logged
 				return err
 			}
 			log := newLogger(cfg, cmd.ErrOrStderr())
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return daemon.Run(ctx, daemon.Options{Config: cfg, Logger: log, Stdout: cmd.OutOrStdout()})
+			return daemon.Run(cmd.Context(), daemon.Options{Config: cfg, Logger: log, Stdout: cmd.OutOrStdout()})
 		},
 	}
 	cmd.Flags().StringVar(&path, "config", "", "configuration file (YAML); default: the embedded demo")

@@ -14,9 +14,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/synth"
 )
 
@@ -39,9 +39,9 @@ func BenchmarkDaemon(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	records := make([]broker.Record, len(edges))
+	records := make([]kafka.Record, len(edges))
 	for i, e := range edges {
-		records[i] = broker.Record{Src: fmt.Sprint(e.Src), Dst: fmt.Sprint(e.Dst), T: e.T, Seq: int64(i)}
+		records[i] = kafka.Record{Src: fmt.Sprint(e.Src), Dst: fmt.Sprint(e.Dst), T: e.T, Seq: int64(i)}
 	}
 	b.Run("backlog", func(b *testing.B) {
 		for range b.N {
@@ -64,16 +64,16 @@ func BenchmarkDaemon(b *testing.B) {
 // runBench starts a broker and a daemon, produces records (at rate/s, or
 // all before the daemon starts when rate is 0) and waits until all are
 // consumed and released.
-func runBench(b *testing.B, records []broker.Record, rate float64) (*prometheus.Registry, time.Duration) {
+func runBench(b *testing.B, records []kafka.Record, rate float64) (*prometheus.Registry, time.Duration) {
 	b.Helper()
 	ctx := context.Background()
-	emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{})
+	emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer emb.Close()
 	brokers := emb.Addrs()
-	if err := broker.EnsureTopics(ctx, brokers, nil, []broker.TopicSpec{{Name: "edges", Partitions: 3}}); err != nil {
+	if err := kafka.EnsureTopics(ctx, brokers, nil, []kafka.TopicSpec{{Name: "edges", Partitions: 3}}); err != nil {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
@@ -88,7 +88,7 @@ func runBench(b *testing.B, records []broker.Record, rate float64) (*prometheus.
 	cfg.Alerts.PerQuery = nil
 	cfg.Window.BatchMaxWait = 20 * time.Millisecond
 	produce := func() {
-		if _, err := broker.Produce(ctx, slices.Values(records), broker.ProduceOptions{Brokers: brokers, Topic: "edges", TimeUnit: time.Second, Rate: rate}); err != nil {
+		if _, err := kafka.Produce(ctx, slices.Values(records), kafka.ProduceOptions{Brokers: brokers, Topic: "edges", TimeUnit: time.Second, Rate: rate}); err != nil {
 			b.Error(err)
 		}
 	}

@@ -22,13 +22,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -89,7 +89,7 @@ func mineExpectation(t *testing.T, graph, queries string) expectation {
 
 func startBroker(t *testing.T) []string {
 	t.Helper()
-	emb, err := broker.StartEmbedded(context.Background(), broker.EmbeddedOptions{})
+	emb, err := kafka.StartEmbedded(context.Background(), kafka.EmbeddedOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func readAlerts(t *testing.T, brokers []string) []alerts.Alert {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	admin, err := ingest.NewAdmin(brokers, nil)
+	admin, err := kafka.NewAdmin(brokers, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func readAlerts(t *testing.T, brokers []string) []alerts.Alert {
 		from[p] = 0
 	}
 	var out []alerts.Alert
-	err = ingest.Replay(ctx, brokers, nil, "motif-alerts", from, end, func(m kafka.Message) error {
+	err = kafka.Replay(ctx, brokers, nil, "motif-alerts", from, end, func(m kafka.Message) error {
 		var a alerts.Alert
 		if err := json.Unmarshal(m.Value, &a); err != nil {
 			return err
@@ -311,28 +311,28 @@ func writeQueries(t *testing.T, body string) string {
 // of its own: it moves the watermark past every anti-edge interval, as
 // the passing of time does in a live stream (a batch file is complete by
 // definition; a stream is complete only when time has moved on).
-func withSentinel(w *window.Window, src iter.Seq[broker.Record]) iter.Seq[broker.Record] {
-	return func(yield func(broker.Record) bool) {
+func withSentinel(w *window.Window, src iter.Seq[kafka.Record]) iter.Seq[kafka.Record] {
+	return func(yield func(kafka.Record) bool) {
 		for r := range src {
 			if !yield(r) {
 				return
 			}
 		}
-		yield(broker.Record{Src: "sentinel-a", Dst: "sentinel-b", T: w.LastT() + 86400, Seq: int64(w.Len())})
+		yield(kafka.Record{Src: "sentinel-a", Dst: "sentinel-b", T: w.LastT() + 86400, Seq: int64(w.Len())})
 	}
 }
 
-func produce(t *testing.T, brokers []string, records iter.Seq[broker.Record]) {
+func produce(t *testing.T, brokers []string, records iter.Seq[kafka.Record]) {
 	t.Helper()
-	produceAs(t, brokers, broker.JSON, records)
+	produceAs(t, brokers, kafka.JSON, records)
 }
 
-func produceAs(t *testing.T, brokers []string, format broker.Format, records iter.Seq[broker.Record]) {
+func produceAs(t *testing.T, brokers []string, format kafka.Format, records iter.Seq[kafka.Record]) {
 	t.Helper()
-	if err := broker.EnsureTopics(context.Background(), brokers, nil, []broker.TopicSpec{{Name: "edges", Partitions: 3}}); err != nil {
+	if err := kafka.EnsureTopics(context.Background(), brokers, nil, []kafka.TopicSpec{{Name: "edges", Partitions: 3}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := broker.Produce(context.Background(), records, broker.ProduceOptions{Brokers: brokers, Topic: "edges", TimeUnit: time.Second, Format: format}); err != nil {
+	if _, err := kafka.Produce(context.Background(), records, kafka.ProduceOptions{Brokers: brokers, Topic: "edges", TimeUnit: time.Second, Format: format}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -352,23 +352,23 @@ func TestDaemonEqualsMine(t *testing.T) {
 		name     string
 		lateness time.Duration
 		shuffle  int64 // max displacement in seconds
-		format   broker.Format
+		format   kafka.Format
 	}{
 		// Zero lateness on in-order input: CollegeMsg has 1,678 edges tied
 		// in time with the one before; none may be late, whichever
 		// records a release happens to fall between.
-		{"in order", 0, 0, broker.JSON},
-		{"shuffled within lateness", 300 * time.Second, 250, broker.JSON},
-		{"csv records", 0, 0, broker.CSV},
+		{"in order", 0, 0, kafka.JSON},
+		{"shuffled within lateness", 300 * time.Second, 250, kafka.JSON},
+		{"csv records", 0, 0, kafka.CSV},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			brokers := startBroker(t)
 			cfg := e2eConfig(brokers, "e2e", queries, c.lateness)
-			if c.format == broker.CSV {
+			if c.format == kafka.CSV {
 				cfg = strings.Replace(cfg, "input:\n", "input:\n  format: csv\n  csv_columns: [src, dst, t, seq]\n", 1)
 			}
 			d := startDaemon(t, cfg)
-			produceAs(t, brokers, c.format, withSentinel(w, shuffled(broker.WindowRecords(w), c.shuffle)))
+			produceAs(t, brokers, c.format, withSentinel(w, shuffled(kafka.WindowRecords(w), c.shuffle)))
 			check(t, c.name, exp, waitFor(t, brokers, exp))
 			if err := d.stop(); err != nil {
 				t.Errorf("daemon stopped with %v", err)
@@ -378,13 +378,13 @@ func TestDaemonEqualsMine(t *testing.T) {
 }
 
 // shuffled displaces each record by up to maxShift seconds of its time.
-func shuffled(src iter.Seq[broker.Record], maxShift int64) iter.Seq[broker.Record] {
+func shuffled(src iter.Seq[kafka.Record], maxShift int64) iter.Seq[kafka.Record] {
 	if maxShift == 0 {
 		return src
 	}
 	type keyed struct {
 		key int64
-		r   broker.Record
+		r   kafka.Record
 	}
 	var all []keyed
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -393,7 +393,7 @@ func shuffled(src iter.Seq[broker.Record], maxShift int64) iter.Seq[broker.Recor
 		all = append(all, keyed{r.T + rng.Int64N(maxShift), r})
 	}
 	slices.SortStableFunc(all, func(a, b keyed) int { return int(a.key - b.key) })
-	return func(yield func(broker.Record) bool) {
+	return func(yield func(kafka.Record) bool) {
 		for _, k := range all {
 			if !yield(k.r) {
 				return
@@ -411,9 +411,9 @@ func TestDaemonRestartIsExactlyOnce(t *testing.T) {
 	exp := mineExpectation(t, graph, queries)
 	brokers := startBroker(t)
 	cfg := e2eConfig(brokers, "restart", queries, 0)
-	var first, second []broker.Record
+	var first, second []kafka.Record
 	cut := int64(w.Len() / 2)
-	for r := range broker.WindowRecords(w) {
+	for r := range kafka.WindowRecords(w) {
 		r.Attrs = slices.Clone(r.Attrs)
 		if r.Seq < cut {
 			first = append(first, r)
@@ -491,7 +491,7 @@ func TestDaemonLosesNothing(t *testing.T) {
 	cfg = strings.Replace(cfg, "demo: false", "demo: false\ninput:\n  max_record_bytes: 300\n  fields: {src: src, dst: dst, time: t, seq: seq}", 1)
 	cfg = strings.Replace(cfg, "input:\n  fields: {src: src, dst: dst, time: t, seq: seq}\nwindow:", "window:", 1)
 	d := startDaemon(t, cfg)
-	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+	w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	send := func(values ...string) {
 		t.Helper()
@@ -536,21 +536,21 @@ func TestDaemonLosesNothing(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	admin, _ := ingest.NewAdmin(brokers, nil)
+	admin, _ := kafka.NewAdmin(brokers, nil)
 	end, err := admin.EndOffsets(ctx, "edges-dlq")
 	if err != nil {
 		t.Fatal(err)
 	}
 	reasons := map[string]string{}
-	err = ingest.Replay(ctx, brokers, nil, "edges-dlq", map[int]int64{0: 0}, end, func(msg kafka.Message) error {
+	err = kafka.Replay(ctx, brokers, nil, "edges-dlq", map[int]int64{0: 0}, end, func(msg kafka.Message) error {
 		h := map[string]string{}
 		for _, x := range msg.Headers {
 			h[x.Key] = string(x.Value)
 		}
-		if h[ingest.HeaderSourceTopic] != "edges" || h[ingest.HeaderSourcePartition] != "0" || h[ingest.HeaderSourceOffset] == "" {
+		if h[kafka.HeaderSourceTopic] != "edges" || h[kafka.HeaderSourcePartition] != "0" || h[kafka.HeaderSourceOffset] == "" {
 			t.Errorf("dead letter %q lacks its source position: %v", msg.Value, h)
 		}
-		reasons[string(msg.Value)] = h[ingest.HeaderReason]
+		reasons[string(msg.Value)] = h[kafka.HeaderReason]
 		return nil
 	})
 	if err != nil {
@@ -612,7 +612,7 @@ func TestDaemonHotReload(t *testing.T) {
 		t.Errorf("after invalid edits %v queries registered; want the old 2", got)
 	}
 	// The kept set still alerts: a triangle now.
-	produce(t, brokers, slices.Values([]broker.Record{
+	produce(t, brokers, slices.Values([]kafka.Record{
 		{Src: "x", Dst: "y", T: 10, Seq: 0}, {Src: "y", Dst: "z", T: 20, Seq: 1}, {Src: "z", Dst: "x", T: 30, Seq: 2},
 	}))
 	deadline := time.Now().Add(20 * time.Second)

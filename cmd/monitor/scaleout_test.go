@@ -14,9 +14,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -201,10 +201,10 @@ func synthGraph(t *testing.T, edges int) (*window.Window, string) {
 
 // thirds returns the graph's records in thirds (the last with the
 // sentinel that settles every held match).
-func thirds(w *window.Window) [3][]broker.Record {
-	var out [3][]broker.Record
+func thirds(w *window.Window) [3][]kafka.Record {
+	var out [3][]kafka.Record
 	n := int64(w.Len())
-	for r := range withSentinel(w, broker.WindowRecords(w)) {
+	for r := range withSentinel(w, kafka.WindowRecords(w)) {
 		r.Attrs = slices.Clone(r.Attrs)
 		i := min(r.Seq*3/n, 2)
 		out[i] = append(out[i], r)
@@ -265,8 +265,8 @@ func TestScaleOut(t *testing.T) {
 		t.Fatalf("the synthetic stream has too little to compare: %d ids, counts %v", len(mine.ids), mine.counts)
 	}
 	parts := thirds(w)
-	all := func() iter.Seq[broker.Record] {
-		return func(yield func(broker.Record) bool) {
+	all := func() iter.Seq[kafka.Record] {
+		return func(yield func(kafka.Record) bool) {
 			for _, p := range parts {
 				for _, r := range p {
 					if !yield(r) {

@@ -20,15 +20,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/sasl/scram"
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/broker"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
-	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // The SASL secret of the security tests: it must never show in a log
@@ -137,15 +135,15 @@ func TestDaemonOverTLSAndSCRAM(t *testing.T) {
 	brokers, tr, dialer := secureBroker(t, pair)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := broker.EnsureTopics(ctx, brokers, tr, []broker.TopicSpec{{Name: "edges", Partitions: 3}}); err != nil {
+	if err := kafka.EnsureTopics(ctx, brokers, tr, []kafka.TopicSpec{{Name: "edges", Partitions: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	queries := writeQueries(t, "queries:\n  - {name: triangle, delta: 60, edges: [A -> B, B -> C, C -> A]}\n")
 	logs := &syncBuffer{}
 	d := startLoggedDaemon(t, secureConfig(brokers, certFile, keyFile, saslPassword, queries), logs)
 
-	triangle := []broker.Record{{Src: "x", Dst: "y", T: 10, Seq: 0}, {Src: "y", Dst: "z", T: 20, Seq: 1}, {Src: "z", Dst: "x", T: 30, Seq: 2}}
-	if _, err := broker.Produce(ctx, slices.Values(triangle), broker.ProduceOptions{Brokers: brokers, Transport: tr, Topic: "edges", TimeUnit: time.Second}); err != nil {
+	triangle := []kafka.Record{{Src: "x", Dst: "y", T: 10, Seq: 0}, {Src: "y", Dst: "z", T: 20, Seq: 1}, {Src: "z", Dst: "x", T: 30, Seq: 2}}
+	if _, err := kafka.Produce(ctx, slices.Values(triangle), kafka.ProduceOptions{Brokers: brokers, Transport: tr, Topic: "edges", TimeUnit: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	var got []alerts.Alert
@@ -186,7 +184,7 @@ func readSecureAlerts(t *testing.T, brokers []string, dialer *kafka.Dialer, tr *
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	admin, err := ingest.NewAdmin(brokers, tr)
+	admin, err := kafka.NewAdmin(brokers, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +197,7 @@ func readSecureAlerts(t *testing.T, brokers []string, dialer *kafka.Dialer, tr *
 		from[p] = 0
 	}
 	var out []alerts.Alert
-	if err := ingest.Replay(ctx, brokers, dialer, "motif-alerts", from, end, func(m kafka.Message) error {
+	if err := kafka.Replay(ctx, brokers, dialer, "motif-alerts", from, end, func(m kafka.Message) error {
 		var a alerts.Alert
 		if err := json.Unmarshal(m.Value, &a); err != nil {
 			return err

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/motifwatch/motifwatch/broker"
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/synth"
 )
 
@@ -65,7 +65,7 @@ type soakSample struct {
 func soak(b *testing.B, duration time.Duration, rate float64) ([]soakSample, int64) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	emb, err := broker.StartEmbedded(ctx, broker.EmbeddedOptions{})
+	emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func soak(b *testing.B, duration time.Duration, rate float64) ([]soakSample, int
 	defer stopProducer()
 	produced := make(chan error, 1)
 	go func() {
-		_, err := broker.Produce(pctx, broker.FeedRecords(feed, time.Second), broker.ProduceOptions{Brokers: brokers,
+		_, err := kafka.Produce(pctx, kafka.FeedRecords(feed, time.Second), kafka.ProduceOptions{Brokers: brokers,
 			Topic: "edges", TimeUnit: time.Second, Rate: rate, BatchSize: 200, Progress: func(n int) { sent.Store(int64(n)) }})
 		produced <- err
 	}()

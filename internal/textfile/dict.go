@@ -4,19 +4,45 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"slices"
 	"sync"
 )
 
 // Dict gives byte strings codes 0, 1, … in the order of their first Code.
 // The zero value is ready to use.
+//
+// Most edge files name vertices by small decimal integers: those whose
+// text is canonical (no sign, no leading zero, below smallMax) are looked
+// up by value in a slice, which is several times faster than hashing the
+// bytes and probing a map of hundreds of thousands of strings; their
+// canonical text keeps "7" and "007" apart.
 type Dict struct {
 	codes map[string]uint32
+	small []uint32 // small[i]: 1 + the code of the integer i, 0 if none yet
 	names []string
 }
+
+// smallMax bounds the integers looked up by value (4M: 16 MiB of slice at
+// most per dict).
+const smallMax = 1 << 22
 
 // Code returns b's code, giving it the next one if b is new. A dict holds
 // at most math.MaxUint32 strings; callers check Len first.
 func (d *Dict) Code(b []byte) uint32 {
+	if i, ok := smallInt(b); ok {
+		if i < len(d.small) {
+			if c := d.small[i]; c != 0 {
+				return c - 1
+			}
+		} else {
+			d.small = slices.Grow(d.small, min(smallMax, max(i+1, 2*len(d.small)))-len(d.small))
+			d.small = d.small[:cap(d.small)]
+		}
+		c := uint32(len(d.names))
+		d.small[i] = c + 1
+		d.names = append(d.names, string(b))
+		return c
+	}
 	if c, ok := d.codes[string(b)]; ok { // no allocation for known strings
 		return c
 	}
@@ -28,6 +54,22 @@ func (d *Dict) Code(b []byte) uint32 {
 	d.codes[v] = c
 	d.names = append(d.names, v)
 	return c
+}
+
+// smallInt returns the value of b if b is the canonical decimal text of
+// an integer below smallMax.
+func smallInt(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 7 || b[0] == '0' && len(b) > 1 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n < smallMax
 }
 
 // Len returns how many strings have a code.

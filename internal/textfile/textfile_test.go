@@ -62,6 +62,14 @@ func TestMerge(t *testing.T) {
 			var ts []string
 			for range r.IntN(50) {
 				tok := fmt.Sprint(r.IntN(80))
+				switch r.IntN(4) { // beside small integers: the map's strings
+				case 0:
+					tok = "0" + tok
+				case 1:
+					tok = fmt.Sprint("v", r.IntN(20))
+				case 2:
+					tok = fmt.Sprint(smallMax - 40 + r.IntN(80))
+				}
 				cs = append(cs, d.Code([]byte(tok)))
 				ts = append(ts, tok)
 				all.Code([]byte(tok))
@@ -82,5 +90,21 @@ func TestMerge(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDictCode: integers looked up by value and strings in the map share
+// one numbering, and texts of one integer stay apart.
+func TestDictCode(t *testing.T) {
+	var d Dict
+	toks := []string{"7", "007", "0", "00", "-1", "+7", "4194303", "4194304", "abc", "7", "00", "4194304", "1234567", "12345678", "0"}
+	want := []uint32{0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 3, 7, 9, 10, 2}
+	for i, tok := range toks {
+		if got := d.Code([]byte(tok)); got != want[i] {
+			t.Errorf("Code(%q) = %d; want %d", tok, got, want[i])
+		}
+	}
+	if got, want := d.Names(), []string{"7", "007", "0", "00", "-1", "+7", "4194303", "4194304", "abc", "1234567", "12345678"}; !slices.Equal(got, want) {
+		t.Errorf("Names() = %q; want %q", got, want)
 	}
 }

@@ -53,7 +53,7 @@ func Root(data []byte) (*yaml.Node, error) {
 		return nil, nil
 	}
 	root := Resolve(doc.Content[0])
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+	if IsNull(root) {
 		return nil, nil
 	}
 	return root, nil
@@ -66,6 +66,29 @@ func Resolve(n *yaml.Node) *yaml.Node {
 		n = n.Alias
 	}
 	return n
+}
+
+// IsNull reports whether n is absent or YAML's null ("~", "null" or
+// nothing after the colon).
+func IsNull(n *yaml.Node) bool {
+	return n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+// Kind describes what n holds for an error message: "a mapping", "a
+// list", "nothing" (null) or the quoted scalar.
+func Kind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if IsNull(n) {
+			return "nothing"
+		}
+		return strconv.Quote(n.Value)
+	}
+	return "an unsupported YAML node"
 }
 
 // blockErrors are the parser's messages about a block mapping or list

@@ -56,3 +56,23 @@ func TestRootNamesTheBrokenLine(t *testing.T) {
 		}
 	}
 }
+
+func TestKind(t *testing.T) {
+	root, err := Root([]byte("m: {a: 1}\nl: [1]\nn: ~\ne:\ns: \"x y\"\ni: 12\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"m": "a mapping", "l": "a list", "n": "nothing", "e": "nothing", "s": `"x y"`, "i": `"12"`}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, v := root.Content[i].Value, root.Content[i+1]
+		if got := Kind(v); got != want[key] {
+			t.Errorf("Kind(%s) = %s; want %s", key, got, want[key])
+		}
+		if got, wantNull := IsNull(v), key == "n" || key == "e"; got != wantNull {
+			t.Errorf("IsNull(%s) = %v; want %v", key, got, wantNull)
+		}
+	}
+	if !IsNull(nil) {
+		t.Error("IsNull(nil) = false; want true")
+	}
+}

@@ -225,29 +225,9 @@ func fmtGrid(g Grid) string {
 	return s
 }
 
-// sortByPos sorts in place by position with a comparison sort and with
-// both radix digit sizes, for even and odd numbers of passes.
-func TestSortByPos(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	var tmp []Event
-	for _, n := range []int{0, 1, 100, 300, 300, 5000, 70000} {
-		perm := rng.Perm(n * (1 + rng.IntN(300)))[:n]
-		ev := make([]Event, n)
-		for i, p := range perm {
-			ev[i] = Event{Pos: int64(p) + 1<<40, T: int64(i), Local: int32(p)}
-		}
-		tmp = sortByPos(ev, tmp)
-		got := ev
-		for i := 1; i < n; i++ {
-			if got[i-1].Pos >= got[i].Pos || got[i].Local != int32(got[i].Pos-1<<40) {
-				t.Fatalf("n=%d: not sorted at %d: %+v %+v", n, i, got[i-1], got[i])
-			}
-		}
-	}
-}
-
-// Dense graphs (few nodes, thousands of edges) give triangle sequences
-// long enough for the radix sort; every cell equals the general engine.
+// Dense graphs (few nodes, thousands of edges) give long pair lists and
+// long δ windows in the triangle pass; every cell equals the general
+// engine.
 func TestCountDenseMatchesEngine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 4))
 	for iter := range 4 {
@@ -262,12 +242,12 @@ func TestCountDenseMatchesEngine(t *testing.T) {
 	}
 }
 
-// A pair with more triangles than one piece (minPiece) is counted in
-// pieces, each with all the pair's edges: the triangle cells still equal
-// the general engine's, with every worker count.
-func TestCountHeavyPairPieces(t *testing.T) {
+// A hub pair in thousands of triangles, each of whose other sides is
+// light: the triangle cells equal the general engine's, with every worker
+// count.
+func TestCountHeavyPair(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 29))
-	const thirds = 5*minPiece/2 + 7
+	const thirds = 2567
 	w, err := window.New(oracle.Schema())
 	if err != nil {
 		t.Fatal(err)

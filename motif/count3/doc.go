@@ -22,23 +22,28 @@
 //     beyond SNAP's grid, the four-node stars (a centre with three
 //     distinct neighbours: every pair in the window minus the other
 //     kinds);
-//   - triangles (8 cells): static triangles are listed by degree order,
-//     each assigned to its pair with the most temporal edges; per such
-//     pair one pass over the pair's edges and its triangles' other edges
-//     counts the triples with one edge on each side of the triangle.
+//   - triangles (8 cells): static triangles are listed in degree order
+//     and each is counted as it is found: its two lighter sides' edges
+//     are merged in position order and its heaviest side is read only
+//     through prefix counts at searched points (pairs of light edges
+//     within δ times the heavy edges before, between or after them), so
+//     a triangle costs its light sides' edges near each other, not its
+//     heavy side's; sides whose time spans cannot meet within δ are
+//     skipped unread.
 //
-// Every counter adds a triple when its last edge is processed, so
-// restricting the last edge to a position range (a daemon batch) or to a
-// root mask is a test per edge: Count honours motif.Request's Range and
-// RootMask.
+// Every counter adds a triple when its last edge is processed (the
+// triangle pass: through counted-edge prefix counts when the last edge is
+// the heavy side's), so restricting the last edge to a position range (a
+// daemon batch) or to a root mask is a test per edge: Count honours
+// motif.Request's Range and RootMask.
 //
 // Raw counters (Raw) are indexed by family, position and direction; the
 // table that maps them onto SNAP's grid is derived at start-up by testing
 // each raw pattern for isomorphism against motif.SNAPGrid, and the same
 // test recognises a query's shape (Shape). Engine wraps another
 // motif.Engine and answers count-mode requests for the 36 shapes from a
-// cached grid. A Backend runs the counting passes; the CPU one is here,
-// the GPU one in package gpu (kernels/count3.cu).
+// cached grid. The passes run on the host's cores; a Device (package
+// gpu, kernels/count3.cu) may run the centre pass.
 //
 // count3 reads windows; it never does I/O and never imports kafka or cu.
 package count3

@@ -6,26 +6,21 @@ import "github.com/motifwatch/motifwatch/window"
 type Event struct {
 	Pos int64
 	T   int64
-	// Local is the edge's neighbour slot (centre pass) or third-node slot
-	// (triangle pass; unused on the pair's own edges).
+	// Local is the edge's neighbour slot.
 	Local int32
 	Flags uint8
 }
 
 // Event flags, shared with kernels/count3.cu.
 const (
-	// fIn: into the centre; on a triangle's pair edge y→x; on its other
-	// edges w→x or w→y.
+	// fIn: into the centre (centre pass), into the pair's own end (a
+	// pairEdge).
 	fIn uint8 = 1
 	// fCounted: the edge may end a triple (in the range, not masked).
 	fCounted uint8 = 2
 	// fHigher (centre pass): the neighbour's id is above the centre's, so
 	// this centre counts the pair's two-node triples.
 	fHigher uint8 = 4
-	// fSide (triangle pass): the edge touches y, else x.
-	fSide uint8 = 8
-	// fPair (triangle pass): the edge is the assigned pair's (x–y).
-	fPair uint8 = 16
 )
 
 // scope is the part of a request the passes need: the last edge of a

@@ -9,7 +9,7 @@ package count3
 //	[8, 16)    stars x-x-y: the odd neighbour is on the last edge
 //	[16, 24)   stars x-y-x: the odd neighbour is on the middle edge
 //	[24, 32)   stars y-x-x: the odd neighbour is on the first edge
-//	[32, 128)  triangles around an assigned pair (x, y) and a third node
+//	[32, 128)  triangles around their heaviest side (x, y) and third node
 //	           w: 32 + 32*p + 16*d + 4*l1 + l2, where p is the position of
 //	           the x–y edge in the triple (0 first, 2 last), d its
 //	           direction (0 = x→y), and l1, l2 the labels of the first and

@@ -1,77 +1,344 @@
 package count3
 
-// triState is the triangle pass's per-third-node state over the δ window:
-// c1[l] edges by label (2*side + dir) and sp[2*l+d] the sum, over its
-// edges of label l, of the number of the pair's own edges of direction d
-// before that edge.
-type triState struct {
-	c1 [4]int64
-	sp [8]int64
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// pairEdge is one temporal edge in a node pair's list (position order),
+// with the counts of the list's earlier edges that the triangle pass reads
+// when the pair is a triangle's heaviest side. Each list ends with a
+// sentinel (T and Pos at their maximum, the counts over the whole list),
+// so searches stop on it and counts after the last edge need no branch.
+type pairEdge struct {
+	T, Pos int64
+	// in: earlier edges into the pair's own end (its first node in degree
+	// order); cOut, cIn: earlier counted (fCounted) edges out of and into it.
+	in, cOut, cIn int32
+	// Flags: fIn and fCounted, seen from the pair's own end.
+	Flags uint8
 }
 
-func label(f uint8) int { return int(f&fSide)>>2 | int(f&fIn) }
+var sentinel = pairEdge{T: math.MaxInt64, Pos: math.MaxInt64}
 
-// scanGroup adds the triangle triples ending at each counted edge of one
-// assigned pair's sequence: the pair's edges (fPair) merged with the
-// edges between its ends and each of its triangles' third nodes (Local =
-// the third node's slot). st has one zeroed entry per slot.
+// pairList is a pair's edges with their sentinel, and their times apart
+// (t[i] = e[i].T) for the searches: eight to a cache line, against two
+// pairEdges.
+type pairList struct {
+	e []pairEdge
+	t []int64
+}
+
+// queued is an edge of a triangle's two light sides in the triangle
+// pass's δ window, with the heavy side's counts it added to the sums, so
+// that it takes them back when it leaves.
+type queued struct {
+	t      int64
+	label  int32
+	pa, hi [2]int32
+}
+
+// countTriangle adds the triples of one static triangle whose last edge is
+// counted. a is the heavy side x–y (its own end is x; fIn = y→x), b the
+// light side x–w, c the light side y–w; fb and fc (0 or 1) flip their fIn
+// so that it reads "w → x" and "w → y" (label dir 1) even where the pair's
+// own end is w. q is scratch.
 //
-// A triple has one pair edge and one edge on each side of the same third
-// node w. Ending at a pair edge: the pairs of w-edges in the window with
-// opposite sides (cross). Ending at a w-edge k: the pair edge first (for
-// each w-edge b on the other side in the window, the pair edges between
-// the window start and b) or in the middle (for each such a, the pair
-// edges between a and k), both summed through sp.
-func scanGroup(ev []Event, st []triState, delta int64, raw *Raw) {
-	var cross [16]int64 // [4*l1+l2]: w-edge pairs in the window, l1 before l2, opposite sides
-	var pk, ps [2]int64 // pair edges by direction before k, before the window start s
-	s := 0
-	for k := range ev {
-		e := &ev[k]
-		for ev[s].T < e.T-delta {
-			a := &ev[s]
-			if a.Flags&fPair != 0 {
-				ps[a.Flags&fIn]++
-			} else {
-				la := label(a.Flags)
-				n := &st[a.Local]
-				n.c1[la]--
-				o := (la>>1 ^ 1) * 2
-				cross[la*4+o] -= n.c1[o]
-				cross[la*4+o+1] -= n.c1[o+1]
-				n.sp[la*2] -= ps[0]
-				n.sp[la*2+1] -= ps[1]
-			}
-			s++
+// Only the light sides' edges are walked, merged in position order; the
+// heavy side is read through its prefix counts at three monotone search
+// points, so a triangle costs O(|b| + |c|) whatever the size of a, and the
+// heaviest side of each triangle is chosen as a. A triple holds one edge
+// of each side. For every light pair (p, k) — p before k, on opposite
+// sides, within δ: k is the current edge, p in the window — the a-edges
+// that complete it are, by direction d, with PA(e) the a-edges before e
+// and H(e) the counted a-edges no later than t(e) + δ:
+//   - a first (position 0): PA(p) − #{a: t < t(k) − δ} (every such a lies
+//     before p, as t(p) ≥ t(k) − δ);
+//   - a between (position 1): PA(k) − PA(p);
+//   - a last (position 2, the a-edge ends the triple so it must be
+//     counted): H(p) − PAcounted(k) (every counted a before k is no later
+//     than t(k) ≤ t(p) + δ).
+//
+// Summed over the window with per-label sums of PA(p) and H(p), each
+// light edge adds its pairs in O(1). Light edges with no edge of the other
+// light side within δ can be in no triple and are skipped by galloping.
+func countTriangle(a, b, c pairList, fb, fc uint8, delta int64, qs *[]queued, raw *Raw) {
+	ta := a.t
+	var cnt [4]int64
+	var s1, s2 [4][2]int64 // [label][d]: Σ PA_d(p), Σ H_d(p) over the window
+	q := (*qs)[:0]
+	head := 0
+	lists := [2]pairList{b, c}
+	flips := [2]uint8{fb, fc}
+	var at [2]int         // next edge of b and c
+	ip, il, ih := 0, 0, 0 // a-edges: first after the current edge, first at t−δ, first after t+δ
+	for {
+		side := 0
+		if c.e[at[1]].Pos < b.e[at[0]].Pos {
+			side = 1
 		}
-		if e.Flags&fPair != 0 {
-			dk := int(e.Flags & fIn)
-			if e.Flags&fCounted != 0 {
-				base := rawTri + 2*32 + 16*dk
-				for l1 := range 4 {
-					o := (l1>>1 ^ 1) * 2
-					raw[base+4*l1+o] += cross[l1*4+o]
-					raw[base+4*l1+o+1] += cross[l1*4+o+1]
-				}
+		own, other, ownT := lists[side].e, lists[side^1].e, lists[side].t
+		e := &own[at[side]]
+		if e.Pos == math.MaxInt64 {
+			break // both at their sentinels
+		}
+		k := at[side^1] // other[k-1] is before e, other[k] after it
+		last := len(other) - 1
+		if (k == 0 || e.T-other[k-1].T > delta) && (k == last || other[k].T-e.T > delta) {
+			if k == last {
+				at[side] = len(own) - 1 // the other side is over: nothing more on this one
+			} else {
+				at[side] = gallop(ownT, at[side]+1, other[k].T-delta)
 			}
-			pk[dk]++
 			continue
 		}
-		lk := label(e.Flags)
-		n := &st[e.Local]
-		o := (lk>>1 ^ 1) * 2
+		at[side]++
+		t := e.T
+		for head < len(q) && q[head].t < t-delta {
+			o := &q[head]
+			head++
+			l := o.label
+			cnt[l]--
+			s1[l][0] -= int64(o.pa[0])
+			s1[l][1] -= int64(o.pa[1])
+			s2[l][0] -= int64(o.hi[0])
+			s2[l][1] -= int64(o.hi[1])
+		}
+		lk := int32(2*side) + int32((e.Flags&fIn)^flips[side])
+		// il ≤ ip ≤ ih: the a-edges before t−δ precede e, and those before
+		// e are no later than t. The first search spans the whole list;
+		// later ones start where the last stopped.
+		if len(q) == 0 && head == 0 {
+			il = search(ta, -1, len(ta)-1, t-delta)
+		} else {
+			il = gallop(ta, il, t-delta)
+		}
+		for ip = gallop(ta, max(ip, il), t); ta[ip] == t && a.e[ip].Pos < e.Pos; ip++ {
+		}
+		ih = gallop(ta, max(ih, ip), t+delta+1)
+		in := a.e[ip].in
+		pa := [2]int32{int32(ip) - in, in}
+		ob := 2 * (side ^ 1)
 		if e.Flags&fCounted != 0 {
-			for l := o; l < o+2; l++ {
+			lo := [2]int64{int64(il - int(a.e[il].in)), int64(a.e[il].in)}
+			for lp := ob; lp < ob+2; lp++ {
+				n := cnt[lp]
+				if n == 0 {
+					continue
+				}
 				for d := range 2 {
-					raw[rawTri+16*d+4*l+lk] += n.sp[l*2+d] - n.c1[l]*ps[d]
-					raw[rawTri+32+16*d+4*l+lk] += n.c1[l]*pk[d] - n.sp[l*2+d]
+					raw[rawTri+16*d+4*lp+int(lk)] += s1[lp][d] - n*lo[d]
+					raw[rawTri+32+16*d+4*lp+int(lk)] += n*int64(pa[d]) - s1[lp][d]
 				}
 			}
 		}
-		cross[o*4+lk] += n.c1[o]
-		cross[(o+1)*4+lk] += n.c1[o+1]
-		n.c1[lk]++
-		n.sp[lk*2] += pk[0]
-		n.sp[lk*2+1] += pk[1]
+		pac := [2]int64{int64(a.e[ip].cOut), int64(a.e[ip].cIn)}
+		for lp := ob; lp < ob+2; lp++ {
+			if n := cnt[lp]; n != 0 {
+				raw[rawTri+64+4*lp+int(lk)] += s2[lp][0] - n*pac[0]
+				raw[rawTri+64+16+4*lp+int(lk)] += s2[lp][1] - n*pac[1]
+			}
+		}
+		hi := [2]int32{a.e[ih].cOut, a.e[ih].cIn}
+		cnt[lk]++
+		s1[lk][0] += int64(pa[0])
+		s1[lk][1] += int64(pa[1])
+		s2[lk][0] += int64(hi[0])
+		s2[lk][1] += int64(hi[1])
+		q = append(q, queued{t: t, label: lk, pa: pa, hi: hi})
 	}
+	*qs = q
+}
+
+// gallop returns the first index at or after from whose time is at
+// least t (a list's sentinel stops it): exponential steps, then a binary
+// search, so a short skip costs O(1) and a long one O(log).
+func gallop(ts []int64, from int, t int64) int {
+	if ts[from] >= t {
+		return from
+	}
+	lo, step := from, 1 // ts[lo] < t
+	for lo+step < len(ts) && ts[lo+step] < t {
+		lo += step
+		step *= 2
+	}
+	return search(ts, lo, min(lo+step, len(ts)-1), t)
+}
+
+// search returns the first index in (lo, hi] whose time is at least t,
+// given ts[hi] >= t (lo = -1: the whole list).
+func search(ts []int64, lo, hi int, t int64) int {
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if ts[m] < t {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
+}
+
+// timeSpan is a pair's first and last edge times.
+type timeSpan struct{ first, last int64 }
+
+// meets reports whether three pairs' spans leave room for a triple within
+// δ: one edge of each, the last no more than δ after the first. Most
+// static triangles of a long graph fail it (sides active months apart),
+// and it reads no edge list.
+func (s timeSpan) meets(s2, s3 timeSpan, delta int64) bool {
+	return max(s.first, s2.first, s3.first) <= min(s.last, s2.last, s3.last)+delta
+}
+
+// triangles lists the static triangles in degree order and counts each
+// as it is found (countTriangle), its heaviest side as a.
+func (c *counter) triangles(ctx context.Context) error {
+	n := c.nodes
+	before := func(u, v uint32) bool { // degree order, then id
+		return c.deg[u] < c.deg[v] || c.deg[u] == c.deg[v] && u < v
+	}
+	// Forward adjacency F(u): neighbours after u in degree order. Pair id
+	// = index into fnbr; its own end is u (the lower end).
+	foff := make([]int64, n+1)
+	for u := range n {
+		k := int64(0)
+		for _, v := range c.nbr[c.off[u] : c.off[u]+int64(c.deg[u])] {
+			if before(uint32(u), v) {
+				k++
+			}
+		}
+		foff[u+1] = foff[u] + k
+	}
+	pairs := foff[n]
+	if pairs > math.MaxUint32 {
+		return fmt.Errorf("count3: %d node pairs exceed the triangle listing's 32-bit pair ids", pairs)
+	}
+	fnbr := make([]uint32, pairs)
+	fmult := make([]int32, pairs)
+	loff := make([]int64, pairs+1) // pair j's list with its sentinel: pe[loff[j]:loff[j+1]]
+	for u := range n {
+		j := foff[u]
+		for i := c.off[u]; i < c.off[u]+int64(c.deg[u]); i++ {
+			if v := c.nbr[i]; before(uint32(u), v) {
+				fnbr[j], fmult[j] = v, c.mult[i]
+				loff[j+1] = int64(c.mult[i]) + 1
+				j++
+			}
+		}
+	}
+	for j := range pairs {
+		loff[j+1] += loff[j]
+	}
+	// Each pair's edges in position order, directions seen from its own
+	// end, then the prefix counts and the sentinel.
+	pe := make([]pairEdge, loff[pairs])
+	pt := make([]int64, loff[pairs])
+	span := make([]timeSpan, pairs)
+	builders := make([]*centreBuilder, c.workers)
+	cursors := make([][]int64, c.workers)
+	err := c.heavyFirst(ctx, n, 256, 2*int64(c.w.Len()), c.degree, func(wk, u int) {
+		if foff[u] == foff[u+1] {
+			return
+		}
+		b := builders[wk]
+		if b == nil {
+			b = newCentreBuilder(c.w, c.sc, n)
+			builders[wk] = b
+		}
+		b.build(uint32(u))
+		cur := resize(cursors[wk], len(b.nbrs)) // slot -> next index in pe, or -1
+		cursors[wk] = cur
+		for s := range cur {
+			cur[s] = -1
+		}
+		for j := foff[u]; j < foff[u+1]; j++ {
+			cur[b.slot[fnbr[j]]] = loff[j]
+		}
+		for _, e := range b.ev {
+			if i := cur[e.Local]; i >= 0 {
+				pe[i] = pairEdge{T: e.T, Pos: e.Pos, Flags: e.Flags & (fIn | fCounted)}
+				cur[e.Local]++
+			}
+		}
+		for j := foff[u]; j < foff[u+1]; j++ {
+			var in, cOut, cIn int32
+			l := pe[loff[j]:loff[j+1]]
+			lt := pt[loff[j]:loff[j+1]]
+			for i := range l[:len(l)-1] {
+				e := &l[i]
+				lt[i] = e.T
+				e.in, e.cOut, e.cIn = in, cOut, cIn
+				d := int32(e.Flags & fIn)
+				in += d
+				if e.Flags&fCounted != 0 {
+					cOut += 1 - d
+					cIn += d
+				}
+			}
+			s := sentinel
+			s.in, s.cOut, s.cIn = in, cOut, cIn
+			l[len(l)-1] = s
+			lt[len(l)-1] = s.T
+			span[j] = timeSpan{l[0].T, l[len(l)-2].T}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	list := func(j uint32) pairList { return pairList{pe[loff[j]:loff[j+1]], pt[loff[j]:loff[j+1]]} }
+	// Listing work per node (its forward pairs' forward degrees) schedules
+	// the nodes heavy first.
+	work := make([]int64, n)
+	var total int64
+	for u := range n {
+		for _, v := range fnbr[foff[u]:foff[u+1]] {
+			work[u] += 1 + foff[v+1] - foff[v]
+		}
+		total += work[u]
+	}
+	marks := make([][]uint32, c.workers)
+	markPid := make([][]uint32, c.workers)
+	gens := make([]uint32, c.workers)
+	queues := make([][]queued, c.workers)
+	return c.heavyFirst(ctx, n, 64, total, func(u int) int64 { return work[u] }, func(wk, u int) {
+		if foff[u+1]-foff[u] < 2 {
+			return
+		}
+		if marks[wk] == nil {
+			marks[wk], markPid[wk] = make([]uint32, n), make([]uint32, n)
+		}
+		mark, mpid := marks[wk], markPid[wk]
+		if gens[wk]++; gens[wk] == 0 {
+			clear(mark)
+			gens[wk] = 1
+		}
+		g := gens[wk]
+		for j := foff[u]; j < foff[u+1]; j++ {
+			mark[fnbr[j]], mpid[fnbr[j]] = g, uint32(j)
+		}
+		raw := &c.raws[wk].Raw
+		for j := foff[u]; j < foff[u+1]; j++ {
+			v := fnbr[j]
+			for j2 := foff[v]; j2 < foff[v+1]; j2++ {
+				z := fnbr[j2]
+				if mark[z] != g {
+					continue
+				}
+				// Pairs (own end first): uv (u, v), uz (u, z), vz (v, z).
+				uv, uz, vz := uint32(j), mpid[z], uint32(j2)
+				if !span[uv].meets(span[uz], span[vz], c.delta) {
+					continue
+				}
+				switch m1, m2, m3 := fmult[uv], fmult[uz], fmult[vz]; {
+				case m1 >= m2 && m1 >= m3: // x–y = u–v, w = z
+					countTriangle(list(uv), list(uz), list(vz), 0, 0, c.delta, &queues[wk], raw)
+				case m2 >= m3: // x–y = u–z, w = v: v–z's own end is v
+					countTriangle(list(uz), list(uv), list(vz), 0, 1, c.delta, &queues[wk], raw)
+				default: // x–y = v–z, w = u: both light sides' own end is u
+					countTriangle(list(vz), list(uv), list(uz), 1, 1, c.delta, &queues[wk], raw)
+				}
+			}
+		}
+	})
 }

@@ -1,0 +1,40 @@
+// Package kafka is motifwatch's only Kafka client: every request to a
+// broker, and the client library (kafka-go, imported here as kafkago),
+// stay inside it, so the packages that compute (window, motif, gpm,
+// stream, ingest, alerts) never reach a network client.
+//
+// Streaming intake, in the order a record passes: a Consumer reads the
+// edge topic as a member of a consumer group with a whole-topic protocol
+// (one member reads everything; more instances stand by) and no automatic
+// commits, or a GroupFetcher does the same with a Fetcher, which reads
+// whole fetches per partition and decodes them (ingest's Decoder) in the
+// partition's goroutine; the ingest package reorders what was fetched;
+// records that cannot become edges go to a DeadLetter topic with the
+// reason and their source in headers, capped in size and batched, with
+// permanent errors told from transient ones. An Admin answers the
+// metadata and offset queries of a restart (partitions, committed
+// offsets, the offsets at a time, the log's start and end) and Replay
+// re-reads an offset range to rebuild the window.
+//
+// Scale-out: a Member is an instance's membership of the consumer group,
+// used only to learn the partitions it owns in each generation and to
+// commit their offsets fenced by the generation (ErrFenced); Readers read
+// every partition outside the group, because every instance's window
+// needs every edge.
+//
+// Output: an AlertSink writes alert records to the alert topic
+// (acknowledged by all in-sync replicas, transient failures retried with
+// backoff) and ReadAlerts reads them back for `monitor alerts`.
+//
+// Plumbing: Clients builds the TLS and SASL transport and dialer of a
+// configuration's kafka section; StartEmbedded runs an in-process
+// Kafka-protocol broker (kfake on 127.0.0.1, spoken to over TCP exactly
+// like a cluster) for development, tests and the demo; EnsureTopics,
+// WaitReady and Ping administer and probe a cluster; Produce writes
+// edge records (JSON or CSV) into a topic, for `monitor produce`, the
+// demo feed and the tests; CleanError words the library's errors for
+// people.
+//
+// Message, Header, Transport and Dialer are the library's types under
+// this package's name, so callers pass them along without importing it.
+package kafka

@@ -1,0 +1,301 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+
+	"github.com/motifwatch/motifwatch/ingest"
+)
+
+func jsonDecoder(t testing.TB) *ingest.Decoder {
+	t.Helper()
+	d, err := ingest.NewDecoder(ingest.DecodeOptions{Format: "json", Src: "src", Dst: "dst", Time: "time", Tick: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func edgeRecord(part, i int) kafkago.Message {
+	return kafkago.Message{Partition: part, Value: fmt.Appendf(nil, `{"src":"p%d","dst":"n%d","time":%d}`, part, i, 1000+i)}
+}
+
+// nextChunk returns the fetcher's next chunk, failing after timeout.
+func nextChunk(t *testing.T, next func(context.Context) (*Chunk, error), timeout time.Duration) *Chunk {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for {
+		c, err := next(ctx)
+		if err == nil {
+			return c
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no chunk within %v (last: %v)", timeout, err)
+		}
+		t.Logf("fetch error (retried): %v", err)
+	}
+}
+
+// TestFetcherReadsEachPartitionFromItsOffset: every record from each
+// partition's start offset on comes once, in offset order per partition,
+// decoded, with its value intact; Lag reaches 0.
+func TestFetcherReadsEachPartitionFromItsOffset(t *testing.T) {
+	const parts, perPart = 3, 50
+	brokers := newCluster(t, parts, "edges")
+	var msgs []kafkago.Message
+	for i := range parts * perPart {
+		msgs = append(msgs, edgeRecord(i%parts, i/parts))
+	}
+	produce(t, brokers, "edges", msgs...)
+
+	from := map[int]int64{0: kafkago.FirstOffset, 1: 10, 2: perPart - 1}
+	f, err := NewFetcher(FetcherOptions{Brokers: brokers, Topic: "edges", Decoder: jsonDecoder(t), MaxWait: 50 * time.Millisecond}, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[int]int{0: perPart, 1: perPart - 10, 2: 1}
+	got := map[int][]int64{}
+	for n := 0; n < want[0]+want[1]+want[2]; {
+		c := nextChunk(t, f.Next, 5*time.Second)
+		for i, m := range c.Recs {
+			if m.Partition != c.Partition || c.Errs[i] != nil {
+				t.Fatalf("record %d/%d in a chunk of partition %d, decoded with %v", m.Partition, m.Offset, c.Partition, c.Errs[i])
+			}
+			wantValue := edgeRecord(m.Partition, int(m.Offset)).Value
+			if string(m.Value) != string(wantValue) || c.Edges[i].Origin.Offset != m.Offset || c.Edges[i].T != 1000+m.Offset {
+				t.Fatalf("record %d/%d: value %q, edge %+v; want %q", m.Partition, m.Offset, m.Value, c.Edges[i], wantValue)
+			}
+			got[m.Partition] = append(got[m.Partition], m.Offset)
+			n++
+		}
+		f.Done(c)
+	}
+	for p, offs := range got {
+		start := int64(perPart - want[p])
+		wantOffs := make([]int64, want[p])
+		for i := range wantOffs {
+			wantOffs[i] = start + int64(i)
+		}
+		if !slices.Equal(offs, wantOffs) {
+			t.Errorf("partition %d: offsets %v; want %v", p, offs, wantOffs)
+		}
+	}
+	if lag := f.Lag(); !reflect.DeepEqual(lag, map[int]int64{0: 0, 1: 0, 2: 0}) {
+		t.Errorf("Lag() = %v; want 0 for each partition", lag)
+	}
+}
+
+// TestFetcherBoundsInFlightBytes: chunks not handed back hold their
+// bytes, and the fetcher waits for room: 60 records of 100 KB, a bound of
+// 1 MiB, a reader that holds every chunk until the fetcher stops
+// delivering: what it holds stays within the bound plus one record batch
+// (a broker answers at least one whole batch).
+func TestFetcherBoundsInFlightBytes(t *testing.T) {
+	brokers := newCluster(t, 1, "edges")
+	const n, size, bound = 60, 100_000, 1 << 20
+	pad := strings.Repeat("x", size)
+	var msgs []kafkago.Message
+	for i := range n {
+		m := edgeRecord(0, i)
+		m.Value = append(m.Value[:len(m.Value)-1], `,"pad":"`+pad+`"}`...)
+		msgs = append(msgs, m)
+	}
+	tr := &kafkago.Transport{}
+	defer tr.CloseIdleConnections()
+	w := &kafkago.Writer{Transport: tr, Addr: kafkago.TCP(brokers...), Topic: "edges", BatchSize: 1, RequiredAcks: kafkago.RequireAll}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.WriteMessages(ctx, msgs...); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+
+	f, err := NewFetcher(FetcherOptions{Brokers: brokers, Topic: "edges", Decoder: jsonDecoder(t), MaxWait: 20 * time.Millisecond,
+		InFlightBytes: bound}, map[int]int64{0: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var held []*Chunk
+	records := 0
+	for {
+		wctx, wcancel := context.WithTimeout(context.Background(), time.Second)
+		c, err := f.Next(wctx)
+		wcancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			break // the fetcher waits for room
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+		records += len(c.Recs)
+	}
+	now, peak := f.InFlight()
+	if limit := int64(bound + size + 1000); peak > limit || now > limit {
+		t.Errorf("in flight %d bytes, peak %d; want at most %d (the bound plus one record)", now, peak, limit)
+	}
+	if records == 0 || records == n {
+		t.Fatalf("%d of %d records fetched while none was handed back; want some, not all", records, n)
+	}
+	for _, c := range held {
+		f.Done(c)
+	}
+	for records < n {
+		c := nextChunk(t, f.Next, 5*time.Second)
+		records += len(c.Recs)
+		f.Done(c)
+	}
+	t.Logf("in flight peak %d bytes (bound %d)", peak, bound)
+}
+
+// TestFetcherPause: a paused partition is not fetched (after the fetch
+// under way) until it is resumed; the others go on.
+func TestFetcherPause(t *testing.T) {
+	brokers := newCluster(t, 2, "edges")
+	f, err := NewFetcher(FetcherOptions{Brokers: brokers, Topic: "edges", Decoder: jsonDecoder(t), MaxWait: 20 * time.Millisecond},
+		map[int]int64{0: 0, 1: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.Pause([]int{1})
+	// Let a fetch under way before the pause come back empty.
+	time.Sleep(200 * time.Millisecond)
+	produce(t, brokers, "edges", edgeRecord(0, 0), edgeRecord(1, 0), edgeRecord(0, 1), edgeRecord(1, 1))
+	var got []int
+	for len(got) < 2 {
+		c := nextChunk(t, f.Next, 5*time.Second)
+		for _, m := range c.Recs {
+			got = append(got, m.Partition)
+		}
+		f.Done(c)
+	}
+	quiet, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if c, err := f.Next(quiet); err == nil {
+		t.Fatalf("a chunk of partition %d while partition 1 is paused and 0 is read", c.Partition)
+	}
+	if slices.Contains(got, 1) {
+		t.Fatalf("records of partitions %v; partition 1 was paused", got)
+	}
+	f.Pause(nil)
+	c := nextChunk(t, f.Next, 5*time.Second)
+	if c.Partition != 1 || len(c.Recs) != 2 {
+		t.Errorf("after resuming: %d records of partition %d; want both of partition 1", len(c.Recs), c.Partition)
+	}
+}
+
+// TestGroupFetcherCommitResumeAndStandby: a lone member reads every
+// partition (the whole-topic protocol), commits, and leaves; a member
+// standing by meanwhile then reads from exactly the commit.
+func TestGroupFetcherCommitResumeAndStandby(t *testing.T) {
+	const parts, perPart = 3, 6
+	brokers := newCluster(t, parts, "edges")
+	var msgs []kafkago.Message
+	for i := range parts * perPart {
+		msgs = append(msgs, edgeRecord(i%parts, i/parts))
+	}
+	produce(t, brokers, "edges", msgs...)
+	newGroupFetcher := func() *GroupFetcher {
+		g, err := NewGroupFetcher(MemberOptions{Brokers: brokers, Topic: "edges", Group: "g",
+			HeartbeatInterval: 100 * time.Millisecond, SessionTimeout: 6 * time.Second, RebalanceTimeout: 5 * time.Second},
+			FetcherOptions{Decoder: jsonDecoder(t), MaxWait: 20 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		return g
+	}
+	g1 := newGroupFetcher()
+	for n := 0; n < parts*perPart; {
+		c := nextChunk(t, g1.Next, 10*time.Second)
+		n += len(c.Recs)
+		g1.Done(c)
+	}
+	if ps := g1.Partitions(); !slices.Equal(ps, []int{0, 1, 2}) {
+		t.Fatalf("a lone member reads %v; want every partition", ps)
+	}
+	commit := map[int]int64{0: perPart - 2, 1: perPart - 2, 2: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := g1.Commit(ctx, commit); err != nil {
+		t.Fatal(err)
+	}
+
+	// A second member joins: the rebalance gives one of the two (the
+	// group's leader) everything, from the commit, and the other nothing.
+	g2 := newGroupFetcher()
+	type read struct {
+		member int
+		parts  map[int][]int64
+	}
+	reads := make(chan read, 16)
+	pump := func(member int, g *GroupFetcher) {
+		for {
+			c, err := g.Next(context.Background())
+			if errors.Is(err, ErrClosed) {
+				return
+			}
+			if err != nil {
+				continue
+			}
+			r := read{member, map[int][]int64{}}
+			for _, m := range c.Recs {
+				r.parts[m.Partition] = append(r.parts[m.Partition], m.Offset)
+			}
+			g.Done(c)
+			reads <- r
+		}
+	}
+	go pump(1, g1)
+	go pump(2, g2)
+	want := map[int][]int64{0: {4, 5}, 1: {4, 5}, 2: {1, 2, 3, 4, 5}}
+	collect := func(what string) int {
+		got, by := map[int][]int64{}, 0
+		for n := 0; n < 9; {
+			select {
+			case r := <-reads:
+				if by != 0 && r.member != by {
+					t.Fatalf("%s: both members read", what)
+				}
+				by = r.member
+				for p, offs := range r.parts {
+					got[p] = append(got[p], offs...)
+					n += len(offs)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("%s: no records within 30s (got %v)", what, got)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: read %v; want %v (from the commit)", what, got, want)
+		}
+		return by
+	}
+	active := collect("after the second member joined")
+	quiet := time.After(300 * time.Millisecond)
+	select {
+	case r := <-reads:
+		t.Fatalf("member %d read %v more", r.member, r.parts)
+	case <-quiet:
+	}
+	// The active member leaves; the other takes over, from the commit.
+	closing := map[int]*GroupFetcher{1: g1, 2: g2}[active]
+	if err := closing.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if by := collect("after the active member left"); by == active {
+		t.Errorf("member %d read after it left", by)
+	}
+}

@@ -1,0 +1,111 @@
+package layering
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/motifwatch/motifwatch/"
+
+// clients are the import paths (and their subpackages) of network
+// clients: whoever imports one talks to the network.
+var clients = []string{
+	"net/http",
+	"github.com/segmentio/kafka-go",
+	"github.com/twmb/franz-go",
+	"google.golang.org/grpc",
+}
+
+// client returns the client whose package path is, or holds, path ("" if
+// none).
+func client(path string) string {
+	for _, c := range clients {
+		if path == c || strings.HasPrefix(path, c+"/") {
+			return c
+		}
+	}
+	return ""
+}
+
+// pkg is one package of a `go list -deps` answer.
+type pkg struct {
+	path     string
+	standard bool
+	imports  []string
+}
+
+// deps lists the packages patterns depend on (themselves included), with
+// their imports, by asking the go command; the test is skipped where
+// there is none.
+func deps(t *testing.T, patterns ...string) []pkg {
+	t.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH: cannot list the import graph")
+	}
+	args := append([]string{"list", "-deps", "-f", "{{.ImportPath}}\t{{.Standard}}\t{{join .Imports \" \"}}"}, patterns...)
+	cmd := exec.Command(goCmd, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	var pkgs []pkg
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != 3 {
+			t.Fatalf("go list: unexpected line %q", sc.Text())
+		}
+		pkgs = append(pkgs, pkg{path: f[0], standard: f[1] == "true", imports: strings.Fields(f[2])})
+	}
+	return pkgs
+}
+
+// TestComputeReachesNoNetworkClient: nothing below the daemon and the
+// commands imports a network client. No Kafka or RPC client is among
+// their dependencies at all; net/http may be linked in by third-party
+// libraries that use its types (the Prometheus client for its text
+// format and expvar collector, viper's afero for http.FileSystem), but no
+// package of ours imports it: the daemon alone serves HTTP.
+func TestComputeReachesNoNetworkClient(t *testing.T) {
+	var patterns []string
+	for _, p := range []string{"window", "motif/...", "gpm/...", "synth", "ingest", "stream", "alerts", "config"} {
+		patterns = append(patterns, module+p)
+	}
+	reached := map[string]bool{}
+	for _, p := range deps(t, patterns...) {
+		if c := client(p.path); c != "" && c != "net/http" && !reached[c] {
+			reached[c] = true
+			t.Errorf("%s is among the dependencies of the packages below the daemon", c)
+		}
+		if !strings.HasPrefix(p.path, module) {
+			continue
+		}
+		for _, imp := range p.imports {
+			if client(imp) != "" {
+				t.Errorf("%s imports %s: a network client below the daemon", p.path, imp)
+			}
+		}
+	}
+}
+
+// TestEnginesReachNoHTTP: the engines and the window do not even reach
+// net/http through metrics: they register none.
+func TestEnginesReachNoHTTP(t *testing.T) {
+	var patterns []string
+	for _, p := range []string{"window", "motif/...", "gpm/...", "synth"} {
+		patterns = append(patterns, module+p)
+	}
+	reached := map[string]bool{}
+	for _, p := range deps(t, patterns...) {
+		if c := client(p.path); c != "" && !reached[c] {
+			reached[c] = true
+			t.Errorf("%s is among the dependencies of the engines and the window", c)
+		}
+	}
+}
