@@ -234,7 +234,7 @@ type part struct {
 }
 
 func newPart(r io.Reader, name string, head bool, size int64) *part {
-	p := &part{name: name, head: head, size: size}
+	p := &part{name: name, head: head, size: size, ids: textfile.NewDict(size)}
 	p.sc = bufio.NewScanner(r)
 	p.sc.Buffer(make([]byte, 64<<10), 1<<20)
 	p.sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {

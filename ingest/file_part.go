@@ -48,7 +48,8 @@ type part struct {
 }
 
 func newPart(sc *scanner, fm *format, size int64) *part {
-	p := &part{sc: sc, fm: fm, size: size, sorted: true, lastT: math.MinInt64}
+	p := &part{sc: sc, fm: fm, size: size, sorted: true, lastT: math.MinInt64,
+		ids: textfile.NewDict(size), strs: textfile.NewDict(size)}
 	sc.st = &p.st
 	if fm.kinds != nil {
 		p.fixed()

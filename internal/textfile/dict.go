@@ -9,33 +9,47 @@ import (
 )
 
 // Dict gives byte strings codes 0, 1, … in the order of their first Code.
-// The zero value is ready to use.
+// The zero value is ready to use; NewDict makes one that is faster on
+// integers.
 //
 // Most edge files name vertices by small decimal integers: those whose
-// text is canonical (no sign, no leading zero, below smallMax) are looked
-// up by value in a slice, which is several times faster than hashing the
-// bytes and probing a map of hundreds of thousands of strings; their
+// text is canonical (no sign, no leading zero) and below the dict's bound
+// are looked up by value in a slice, several times faster than hashing
+// the bytes and probing a map of hundreds of thousands of strings; their
 // canonical text keeps "7" and "007" apart.
 type Dict struct {
-	codes map[string]uint32
-	small []uint32 // small[i]: 1 + the code of the integer i, 0 if none yet
-	names []string
+	codes    map[string]uint32
+	small    []uint32 // small[i]: 1 + the code of the integer i, 0 if none yet
+	smallMax int      // integers below it are looked up in small; fixed
+	names    []string
 }
 
 // smallMax bounds the integers looked up by value (4M: 16 MiB of slice at
 // most per dict).
 const smallMax = 1 << 22
 
+// NewDict returns a dict for a chunk of about chunkBytes bytes (0:
+// unknown) that looks integers up by value below a bound that keeps its
+// slice (grown only as far as the largest integer seen) within an eighth
+// of a chunk's bytes, between 64 Ki and 4 Mi integers: one slice per CPU
+// must not outgrow the file's own pair lists.
+func NewDict(chunkBytes int64) Dict {
+	if chunkBytes <= 0 {
+		return Dict{smallMax: smallMax}
+	}
+	return Dict{smallMax: int(min(smallMax, max(1<<16, chunkBytes/8)))}
+}
+
 // Code returns b's code, giving it the next one if b is new. A dict holds
 // at most math.MaxUint32 strings; callers check Len first.
 func (d *Dict) Code(b []byte) uint32 {
-	if i, ok := smallInt(b); ok {
+	if i, ok := smallInt(b); ok && i < d.smallMax {
 		if i < len(d.small) {
 			if c := d.small[i]; c != 0 {
 				return c - 1
 			}
 		} else {
-			d.small = slices.Grow(d.small, min(smallMax, max(i+1, 2*len(d.small)))-len(d.small))
+			d.small = slices.Grow(d.small, min(d.smallMax, max(i+1, 2*len(d.small)))-len(d.small))
 			d.small = d.small[:cap(d.small)]
 		}
 		c := uint32(len(d.names))

@@ -52,12 +52,15 @@ func TestChunks(t *testing.T) {
 func TestMerge(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for trial := range 100 {
-		var all Dict
+		all := NewDict(0)
 		var dicts []*Dict
 		var codes [][]uint32 // per dict, the local codes of its tokens in order
 		var tokens [][]string
 		for range 1 + r.IntN(6) {
 			d := &Dict{}
+			if r.IntN(2) == 0 {
+				*d = NewDict(int64(r.IntN(8 << 20))) // integers by value below 64 Ki..4 Mi
+			}
 			var cs []uint32
 			var ts []string
 			for range r.IntN(50) {
@@ -96,7 +99,7 @@ func TestMerge(t *testing.T) {
 // TestDictCode: integers looked up by value and strings in the map share
 // one numbering, and texts of one integer stay apart.
 func TestDictCode(t *testing.T) {
-	var d Dict
+	d := NewDict(0)
 	toks := []string{"7", "007", "0", "00", "-1", "+7", "4194303", "4194304", "abc", "7", "00", "4194304", "1234567", "12345678", "0"}
 	want := []uint32{0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 3, 7, 9, 10, 2}
 	for i, tok := range toks {

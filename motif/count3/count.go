@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -192,6 +193,41 @@ func (c *counter) degree(v int) int64 {
 	return int64(len(c.w.Out(uint32(v))) + len(c.w.In(uint32(v))))
 }
 
+// pieces cuts centre v's sequence into ranges of about limit edges by
+// position. Each range but the first starts its warm-up at the first
+// position whose time is within δ of its first counted position's: every
+// edge in the δ window of a counted edge of the range is then in it, and
+// scanCentre's counts, which depend only on that window, equal the whole
+// sequence's.
+func (c *counter) pieces(v uint32, limit int64) []centreRange {
+	out, in := c.w.Out(v), c.w.In(v)
+	b := centreBuilder{w: c.w}
+	before := func(p int64) int64 { return int64(b.firstAt(out, p) + b.firstAt(in, p)) }
+	first, hi := c.w.First(), c.sc.hi
+	total := before(hi)
+	n := min((total+limit-1)/limit, int64(8*c.workers))
+	var rs []centreRange
+	lo := first
+	for k := int64(1); k <= n && lo < hi; k++ {
+		end := hi
+		if k < n {
+			want := k * total / n
+			end = first + int64(sort.Search(int(hi-first), func(i int) bool { return before(first+int64(i)) >= want }))
+		}
+		if end <= lo {
+			continue
+		}
+		from := first
+		if lo > first {
+			t := c.w.T(lo) - c.delta
+			from = first + int64(sort.Search(int(lo-first), func(i int) bool { return c.w.T(first+int64(i)) >= t }))
+		}
+		rs = append(rs, centreRange{from: from, to: end, count: lo})
+		lo = end
+	}
+	return rs
+}
+
 // centres runs the centre pass (Stars) and, for Triangles, records each
 // node's distinct neighbours.
 func (c *counter) centres(ctx context.Context, fam Families) error {
@@ -212,28 +248,97 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 		seqs = newSeqBuilder(c.nodes)
 	}
 	builders := make([]*centreBuilder, c.workers)
-	states := make([][]nbrState, c.workers)
-	err := c.heavyFirst(ctx, c.nodes, 256, 2*int64(c.w.Len()), c.degree, func(wk, v int) {
-		b := builders[wk]
-		if b == nil {
-			b = newCentreBuilder(c.w, c.sc, c.nodes)
-			builders[wk] = b
+	builder := func(wk int) *centreBuilder {
+		if builders[wk] == nil {
+			builders[wk] = newCentreBuilder(c.w, c.sc, c.nodes)
 		}
-		b.build(uint32(v))
+		return builders[wk]
+	}
+	states := make([][]nbrState, c.workers)
+	scan := func(wk int, b *centreBuilder) {
+		if len(b.ev) >= 3 && anyCounted(b.ev) {
+			states[wk] = resize(states[wk], len(b.nbrs))
+			scanCentre(b.ev, states[wk], c.delta, &c.raws[wk].Raw)
+		}
+	}
+	whole := func(wk, v int) {
+		b := builder(wk)
+		if stars {
+			b.build(uint32(v))
+		} else {
+			b.neighbours(uint32(v))
+		}
 		if tri {
 			c.deg[v] = int32(len(b.nbrs))
 			copy(c.nbr[c.off[v]:], b.nbrs)
 			copy(c.mult[c.off[v]:], b.mult)
 		}
-		if !stars || len(b.ev) < 3 || !anyCounted(b.ev) {
-			return
-		}
-		if seqs != nil {
+		switch {
+		case !stars || len(b.ev) < 3 || !anyCounted(b.ev):
+		case seqs != nil:
 			seqs.put(v, b.ev, len(b.nbrs))
-			return
+		default:
+			scan(wk, b)
 		}
-		states[wk] = resize(states[wk], len(b.nbrs))
-		scanCentre(b.ev, states[wk], c.delta, &c.raws[wk].Raw)
+	}
+	// Heavy centres first, heaviest first (a hub can hold a third of all
+	// edge ends): on the host each is cut into pieces of about limit edges
+	// that count apart, so that a hub is not one worker's alone; its
+	// neighbours for the triangle pass are then a task of their own.
+	limit := max(2*int64(c.w.Len())/int64(16*c.workers), 1)
+	var heavy []int
+	for v := range c.nodes {
+		if c.degree(v) >= limit {
+			heavy = append(heavy, v)
+		}
+	}
+	slices.SortFunc(heavy, func(a, b int) int { return cmp.Compare(c.degree(b), c.degree(a)) })
+	type task struct {
+		v     int
+		r     centreRange
+		piece bool
+	}
+	var tasks []task
+	for _, v := range heavy {
+		if !stars || seqs != nil {
+			tasks = append(tasks, task{v: v})
+			continue
+		}
+		for _, r := range c.pieces(uint32(v), limit) {
+			tasks = append(tasks, task{v: v, r: r, piece: true})
+		}
+		if tri {
+			tasks = append(tasks, task{v: v}) // the neighbours alone: stars is off there
+		}
+	}
+	err := c.parallel(ctx, len(tasks), 1, func(wk, lo, hi int) {
+		for _, t := range tasks[lo:hi] {
+			if !t.piece {
+				if stars && seqs == nil { // a cut hub's neighbours
+					b := builder(wk)
+					b.neighbours(uint32(t.v))
+					c.deg[t.v] = int32(len(b.nbrs))
+					copy(c.nbr[c.off[t.v]:], b.nbrs)
+					copy(c.mult[c.off[t.v]:], b.mult)
+					continue
+				}
+				whole(wk, t.v)
+				continue
+			}
+			b := builder(wk)
+			b.buildRange(uint32(t.v), t.r)
+			scan(wk, b)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	err = c.parallel(ctx, c.nodes, 256, func(wk, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			if c.degree(v) < limit {
+				whole(wk, v)
+			}
+		}
 	})
 	if err != nil || seqs == nil {
 		return err

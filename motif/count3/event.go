@@ -1,6 +1,11 @@
 package count3
 
-import "github.com/motifwatch/motifwatch/window"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/motifwatch/motifwatch/window"
+)
 
 // Event is one edge in a counting pass's sequence, in position order.
 type Event struct {
@@ -53,14 +58,22 @@ func newCentreBuilder(w *window.Window, sc scope, nodes int) *centreBuilder {
 	return &centreBuilder{w: w, sc: sc, stamp: make([]uint32, nodes), slot: make([]int32, nodes)}
 }
 
+// build gathers all of centre c's edges before the scope's end.
 func (b *centreBuilder) build(c uint32) {
-	b.ev, b.nbrs, b.mult = b.ev[:0], b.nbrs[:0], b.mult[:0]
-	if b.gen++; b.gen == 0 {
-		clear(b.stamp)
-		b.gen = 1
-	}
+	b.buildRange(c, centreRange{from: b.w.First(), to: b.sc.hi, count: b.w.First()})
+}
+
+// centreRange is a piece of a centre's sequence: its edges at positions
+// [from, to), of which those before count are only warm-up (never
+// counted: they fill the δ window for the first counted edges).
+type centreRange struct{ from, to, count int64 }
+
+// buildRange is build restricted to r.
+func (b *centreBuilder) buildRange(c uint32, r centreRange) {
+	b.reset()
 	out, in := b.w.Out(c), b.w.In(c)
-	i, j := 0, 0
+	i, j := b.firstAt(out, r.from), b.firstAt(in, r.from)
+	to := min(r.to, b.sc.hi)
 	for {
 		var a window.Adj
 		var fl uint8
@@ -76,27 +89,65 @@ func (b *centreBuilder) build(c uint32) {
 			return
 		}
 		pos := b.w.Pos(a)
-		if pos >= b.sc.hi {
+		if pos >= to {
 			return // both lists are in position order
 		}
 		if a.Other == c {
 			continue
 		}
-		s := b.slot[a.Other]
-		if b.stamp[a.Other] != b.gen {
-			b.stamp[a.Other] = b.gen
-			s = int32(len(b.nbrs))
-			b.slot[a.Other] = s
-			b.nbrs = append(b.nbrs, a.Other)
-			b.mult = append(b.mult, 0)
-		}
-		b.mult[s]++
+		s := b.add(a.Other)
 		if a.Other > c {
 			fl |= fHigher
 		}
-		if b.sc.counted(pos) {
+		if pos >= r.count && b.sc.counted(pos) {
 			fl |= fCounted
 		}
 		b.ev = append(b.ev, Event{Pos: pos, T: a.T, Local: s, Flags: fl})
+	}
+}
+
+// firstAt returns the index of l's first edge at or after position p.
+func (b *centreBuilder) firstAt(l []window.Adj, p int64) int {
+	i, _ := slices.BinarySearchFunc(l, p, func(a window.Adj, p int64) int { return cmp.Compare(b.w.Pos(a), p) })
+	return i
+}
+
+func (b *centreBuilder) reset() {
+	b.ev, b.nbrs, b.mult = b.ev[:0], b.nbrs[:0], b.mult[:0]
+	if b.gen++; b.gen == 0 {
+		clear(b.stamp)
+		b.gen = 1
+	}
+}
+
+// add counts an edge to neighbour v and returns v's slot.
+func (b *centreBuilder) add(v uint32) int32 {
+	s := b.slot[v]
+	if b.stamp[v] != b.gen {
+		b.stamp[v] = b.gen
+		s = int32(len(b.nbrs))
+		b.slot[v] = s
+		b.nbrs = append(b.nbrs, v)
+		b.mult = append(b.mult, 0)
+	}
+	b.mult[s]++
+	return s
+}
+
+// neighbours is build without the events: centre c's distinct neighbours
+// and their edge counts (slots in order of first appearance in each of
+// the out and in lists, not by position: the static graph needs no
+// order), for a triangle pass that runs without the centre pass.
+func (b *centreBuilder) neighbours(c uint32) {
+	b.reset()
+	for _, l := range [2][]window.Adj{b.w.Out(c), b.w.In(c)} {
+		for _, a := range l {
+			if b.w.Pos(a) >= b.sc.hi {
+				break // the list is in position order
+			}
+			if a.Other != c {
+				b.add(a.Other)
+			}
+		}
 	}
 }

@@ -199,16 +199,32 @@ func (c *counter) triangles(ctx context.Context) error {
 		return c.deg[u] < c.deg[v] || c.deg[u] == c.deg[v] && u < v
 	}
 	// Forward adjacency F(u): neighbours after u in degree order. Pair id
-	// = index into fnbr; its own end is u (the lower end).
-	foff := make([]int64, n+1)
-	for u := range n {
-		k := int64(0)
-		for _, v := range c.nbr[c.off[u] : c.off[u]+int64(c.deg[u])] {
-			if before(uint32(u), v) {
-				k++
+	// = index into fnbr; its own end is u (the lower end). Built per node
+	// in parallel (sizes, offsets, contents) so that no serial walk over
+	// every adjacency stays behind when the cores grow.
+	foff := make([]int64, n+1) // F(u) = fnbr[foff[u]:foff[u+1]]
+	eoff := make([]int64, n+1) // u's pair lists, sentinels included, from pe[eoff[u]]
+	forward := func(u int, fn func(v uint32, m int32)) {
+		for i := c.off[u]; i < c.off[u]+int64(c.deg[u]); i++ {
+			if v := c.nbr[i]; before(uint32(u), v) {
+				fn(v, c.mult[i])
 			}
 		}
-		foff[u+1] = foff[u] + k
+	}
+	err := c.parallel(ctx, n, 1024, func(_, lo, hi int) {
+		for u := lo; u < hi; u++ {
+			forward(u, func(_ uint32, m int32) {
+				foff[u+1]++
+				eoff[u+1] += int64(m) + 1
+			})
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for u := range n {
+		foff[u+1] += foff[u]
+		eoff[u+1] += eoff[u]
 	}
 	pairs := foff[n]
 	if pairs > math.MaxUint32 {
@@ -217,18 +233,19 @@ func (c *counter) triangles(ctx context.Context) error {
 	fnbr := make([]uint32, pairs)
 	fmult := make([]int32, pairs)
 	loff := make([]int64, pairs+1) // pair j's list with its sentinel: pe[loff[j]:loff[j+1]]
-	for u := range n {
-		j := foff[u]
-		for i := c.off[u]; i < c.off[u]+int64(c.deg[u]); i++ {
-			if v := c.nbr[i]; before(uint32(u), v) {
-				fnbr[j], fmult[j] = v, c.mult[i]
-				loff[j+1] = int64(c.mult[i]) + 1
+	loff[pairs] = eoff[n]
+	err = c.parallel(ctx, n, 1024, func(_, lo, hi int) {
+		for u := lo; u < hi; u++ {
+			j, at := foff[u], eoff[u]
+			forward(u, func(v uint32, m int32) {
+				fnbr[j], fmult[j], loff[j] = v, m, at
+				at += int64(m) + 1
 				j++
-			}
+			})
 		}
-	}
-	for j := range pairs {
-		loff[j+1] += loff[j]
+	})
+	if err != nil {
+		return err
 	}
 	// Each pair's edges in position order, directions seen from its own
 	// end, then the prefix counts and the sentinel.
@@ -237,7 +254,7 @@ func (c *counter) triangles(ctx context.Context) error {
 	span := make([]timeSpan, pairs)
 	builders := make([]*centreBuilder, c.workers)
 	cursors := make([][]int64, c.workers)
-	err := c.heavyFirst(ctx, n, 256, 2*int64(c.w.Len()), c.degree, func(wk, u int) {
+	err = c.heavyFirst(ctx, n, 256, 2*int64(c.w.Len()), c.degree, func(wk, u int) {
 		if foff[u] == foff[u+1] {
 			return
 		}
@@ -290,12 +307,19 @@ func (c *counter) triangles(ctx context.Context) error {
 	// Listing work per node (its forward pairs' forward degrees) schedules
 	// the nodes heavy first.
 	work := make([]int64, n)
-	var total int64
-	for u := range n {
-		for _, v := range fnbr[foff[u]:foff[u+1]] {
-			work[u] += 1 + foff[v+1] - foff[v]
+	err = c.parallel(ctx, n, 1024, func(_, lo, hi int) {
+		for u := lo; u < hi; u++ {
+			for _, v := range fnbr[foff[u]:foff[u+1]] {
+				work[u] += 1 + foff[v+1] - foff[v]
+			}
 		}
-		total += work[u]
+	})
+	if err != nil {
+		return err
+	}
+	var total int64
+	for _, k := range work {
+		total += k
 	}
 	marks := make([][]uint32, c.workers)
 	markPid := make([][]uint32, c.workers)
