@@ -13,9 +13,10 @@ import (
 // committer records how far the pipeline has settled its input (offsets:
 // the next record to read per partition), and at a clean stop what its
 // next reader needs in order not to repeat alerts (the resume state).
-// Without scale-out the group's current generation commits (groupCommits) and the
-// resume state goes to resumeGroup (withResumeGroup); scaled out, the
-// generation of the group commits both (generationCommits).
+// Without scale-out the group's current generation commits
+// (groupCommits) and the resume state goes to resumeGroup
+// (withResumeGroup); scaled out, the generation of the group commits
+// both (generationCommits).
 type committer interface {
 	// commit records offsets while the pipeline runs.
 	commit(ctx context.Context, offsets map[int]int64) error

@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -241,9 +240,13 @@ func (s *scaleOut) rebuild(ctx context.Context, gen *kafka.Generation) (start, e
 	}
 	from := first
 	if !fromStart {
-		if from, err = s.historyStart(ctx, before, duty); err != nil {
+		f, found, err := historyStart(ctx, s.k, s.cfg, before, duty, s.span())
+		if err != nil {
 			return start{}, err
 		}
+		if found {
+			from = f
+		} // else the records before the duty starts are gone: read everything
 	}
 	for part, d := range duty {
 		from[part] = min(from[part], d)
@@ -257,28 +260,13 @@ func (s *scaleOut) rebuild(ctx context.Context, gen *kafka.Generation) (start, e
 	return start{reorder: reorder, historyBefore: duty, resume: resume, readFrom: from}, nil
 }
 
-// historyStart returns, per partition, the first offset within the
-// window span (plus lateness) before the oldest of the records at before
-// (the last record before each owned partition's duty start), by record
-// timestamps (edge times for `monitor produce`; producers' clocks
-// otherwise, which the lateness margin covers).
-func (s *scaleOut) historyStart(ctx context.Context, before, duty map[int]int64) (map[int]int64, error) {
-	var oldest time.Time
-	err := kafka.Replay(ctx, s.k.brokers, s.k.dialer, s.cfg.Kafka.EdgeTopic, before, duty, func(m kafka.Message) error {
-		if oldest.IsZero() || m.Time.Before(oldest) {
-			oldest = m.Time
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading the committed positions: %w", err)
-	}
+// span is the window span of the query set in force.
+func (s *scaleOut) span() time.Duration {
 	var qs []*motif.Query
 	for _, q := range s.queries.stream {
 		qs = append(qs, q.Query)
 	}
-	span := s.cfg.WindowSpan(qs)
-	return s.k.admin.OffsetsForTime(ctx, s.cfg.Kafka.EdgeTopic, oldest.Add(-span-s.cfg.Window.AllowedLateness))
+	return s.cfg.WindowSpan(qs)
 }
 
 // scaleOutMetrics are the series of a scaled-out instance.

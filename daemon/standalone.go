@@ -101,31 +101,18 @@ func rebuild(ctx context.Context, s *pipelineParts, c kafkaClients, span time.Du
 	if len(offsets) == 0 {
 		return st, nil // first start of this group
 	}
-	// The oldest committed position's message time, minus the span, is
-	// where history starts (message times are edge times for records
-	// `monitor produce` wrote; a margin of the lateness covers producers
-	// whose clocks lag).
 	last := map[int]int64{}
 	for part, off := range offsets {
 		if off > 0 {
 			last[part] = off - 1
 		}
 	}
-	oldest := time.Time{}
-	if err := kafka.Replay(ctx, brokers, dialer, cfg.Kafka.EdgeTopic, last, offsets, func(m kafka.Message) error {
-		if oldest.IsZero() || m.Time.Before(oldest) {
-			oldest = m.Time
-		}
-		return nil
-	}); err != nil {
-		return start{}, fmt.Errorf("reading the committed positions: %w", err)
-	}
-	if oldest.IsZero() {
-		return st, nil
-	}
-	from, err := admin.OffsetsForTime(ctx, cfg.Kafka.EdgeTopic, oldest.Add(-span-cfg.Window.AllowedLateness))
+	from, found, err := historyStart(ctx, c, cfg, last, offsets, span)
 	if err != nil {
 		return start{}, err
+	}
+	if !found {
+		return st, nil // the records before the committed offsets are gone
 	}
 	n := 0
 	if err := kafka.Replay(ctx, brokers, dialer, cfg.Kafka.EdgeTopic, from, offsets, func(m kafka.Message) error {

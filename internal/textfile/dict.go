@@ -72,16 +72,16 @@ func (d *Dict) Code(b []byte) uint32 {
 
 // smallInt returns the value of b if b is the canonical decimal text of
 // an integer below smallMax.
-func smallInt(b []byte) (int, bool) {
+func smallInt[T string | []byte](b T) (int, bool) {
 	if len(b) == 0 || len(b) > 7 || b[0] == '0' && len(b) > 1 {
 		return 0, false
 	}
 	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
+	for i := range len(b) {
+		if c := b[i]; c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int(c-'0')
+		n = n*10 + int(b[i]-'0')
 	}
 	return n, n < smallMax
 }
@@ -97,8 +97,10 @@ func (d *Dict) Names() []string { return d.names }
 // appearance in the file, as one dictionary over the whole file would:
 // ids[p][c] is the file-wide id of code c of dicts[p], and names lists the
 // strings by id. It runs on up to workers goroutines: the strings are
-// sharded by hash, each shard finds its strings' first appearances on its
-// own, and ids follow from counting first appearances per dict.
+// sharded (integers that every dict looks up by value, by ranges of
+// values; the rest by hash), each shard finds its strings' first
+// appearances on its own, and ids follow from counting first appearances
+// per dict.
 func Merge(dicts []*Dict, workers int) (ids [][]uint32, names []string, err error) {
 	ids = make([][]uint32, len(dicts))
 	if len(dicts) == 1 { // one pass: codes are ids
@@ -109,9 +111,17 @@ func Merge(dicts []*Dict, workers int) (ids [][]uint32, names []string, err erro
 		return ids, dicts[0].names, nil
 	}
 	shards := max(1, workers)
+	// Integers below byValue are in every dict's slice: their first
+	// appearance is found by value, without hashing or a map.
+	byValue, span := smallMax, 0
+	for _, d := range dicts {
+		byValue = min(byValue, d.smallMax)
+		span = max(span, len(d.small))
+	}
+	span = min(span, byValue)
 	seed := maphash.MakeSeed()
 	// bucket[p][s]: the codes of dicts[p] whose string falls in shard s,
-	// ascending.
+	// ascending (strings other than the integers below byValue).
 	bucket := make([][][]uint32, len(dicts))
 	first := make([][]bool, len(dicts)) // the code is the string's first appearance
 	ForEach(len(dicts), workers, func(p int) {
@@ -120,16 +130,41 @@ func Merge(dicts []*Dict, workers int) (ids [][]uint32, names []string, err erro
 		first[p] = make([]bool, d.Len())
 		bucket[p] = make([][]uint32, shards)
 		for c, name := range d.names {
+			if i, ok := smallInt(name); ok && i < byValue {
+				continue
+			}
 			s := maphash.String(seed, name) % uint64(shards)
 			bucket[p][s] = append(bucket[p][s], uint32(c))
 		}
 	})
+	// valueRange is the s-th of shards ranges of the integers below span.
+	valueRange := func(s int) (lo, hi int) { return span * s / shards, span * (s + 1) / shards }
+	// firstByValue returns the first dict holding integer i, and its code
+	// there (-1 if none does).
+	firstByValue := func(i int) (p int, c uint32) {
+		for p, d := range dicts {
+			if i < len(d.small) && d.small[i] != 0 {
+				return p, d.small[i] - 1
+			}
+		}
+		return -1, 0
+	}
 	// Per shard, in file order: the first appearance of each string, as
 	// (dict, code) in firsts; every code's ids entry holds, for now, the
 	// index of its string's first appearance in firsts.
 	firsts := make([][]uint64, shards)
 	ForEach(shards, workers, func(s int) {
-		seen := make(map[string]uint32)
+		lo, hi := valueRange(s)
+		for i := lo; i < hi; i++ {
+			if p, c := firstByValue(i); p >= 0 {
+				first[p][c] = true
+			}
+		}
+		hint := 0
+		for p := range dicts {
+			hint = max(hint, len(bucket[p][s]))
+		}
+		seen := make(map[string]uint32, 2*hint)
 		for p, d := range dicts {
 			for _, c := range bucket[p][s] {
 				name := d.names[c]
@@ -173,6 +208,19 @@ func Merge(dicts []*Dict, workers int) (ids [][]uint32, names []string, err erro
 	})
 	// The other appearances take the id of their first.
 	ForEach(shards, workers, func(s int) {
+		lo, hi := valueRange(s)
+		for i := lo; i < hi; i++ {
+			p0, c0 := firstByValue(i)
+			if p0 < 0 {
+				continue
+			}
+			id := ids[p0][c0]
+			for p := p0 + 1; p < len(dicts); p++ {
+				if d := dicts[p]; i < len(d.small) && d.small[i] != 0 {
+					ids[p][d.small[i]-1] = id
+				}
+			}
+		}
 		for p := range dicts {
 			for _, c := range bucket[p][s] {
 				if !first[p][c] {

@@ -51,15 +51,15 @@ func TestChunks(t *testing.T) {
 // one dict over the whole sequence does, on any number of workers.
 func TestMerge(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for trial := range 100 {
+	for trial := range 300 {
 		all := NewDict(0)
 		var dicts []*Dict
 		var codes [][]uint32 // per dict, the local codes of its tokens in order
 		var tokens [][]string
 		for range 1 + r.IntN(6) {
 			d := &Dict{}
-			if r.IntN(2) == 0 {
-				*d = NewDict(int64(r.IntN(8 << 20))) // integers by value below 64 Ki..4 Mi
+			if trial%3 == 0 || r.IntN(2) == 0 { // every third trial: all dicts by value
+				*d = NewDict(int64(r.IntN(2 << 20))) // integers by value below 64 Ki..256 Ki
 			}
 			var cs []uint32
 			var ts []string
@@ -70,8 +70,8 @@ func TestMerge(t *testing.T) {
 					tok = "0" + tok
 				case 1:
 					tok = fmt.Sprint("v", r.IntN(20))
-				case 2:
-					tok = fmt.Sprint(smallMax - 40 + r.IntN(80))
+				case 2: // about the bounds of the dicts' slices
+					tok = fmt.Sprint([]int{smallMax, 1 << 16, 1 << 17}[r.IntN(3)] - 40 + r.IntN(80))
 				}
 				cs = append(cs, d.Code([]byte(tok)))
 				ts = append(ts, tok)
