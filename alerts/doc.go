@@ -2,8 +2,8 @@
 // record per match (enumerate) or periodic counts per query, with a
 // deterministic match id so consumers can deduplicate across restarts, a
 // per-query rate limit whose overflow is counted and summarised (never
-// dropped silently), and sinks for Kafka (acks from all in-sync replicas)
-// and stdout.
+// dropped silently), and the stdout sink; the Kafka sink (acks from all
+// in-sync replicas) is internal/kafka's.
 //
 // Package alerts knows nothing of windows or engines: it receives Alert
 // values, and imports none of window, motif, ingest or gpu. Writes are
@@ -13,16 +13,16 @@
 //
 // The pieces:
 //
-//   - Alert, Edge, MatchID (alert.go, id.go): the record and its id.
-//   - Sink (sink.go): KafkaSink (kafka.go, kafka-go) and WriterSink
-//     (stdout.go, JSON lines).
-//   - Router (router.go): per-query modes and rate limits, count and
+//   - Alert, Edge, MatchID: the record and its id.
+//   - Sink: what a sink implements; WriterSink (JSON lines) here, the
+//     Kafka one (AlertSink) in internal/kafka.
+//   - Router: per-query modes and rate limits, count and
 //     rate-limited summary records per interval, hot reload; one goroutine
 //     drives it (Add and Flush per batch, Tick on a timer, Close).
-//   - Incidents (incident.go): a query's Grouping folds its matches that
+//   - Incidents: a query's Grouping folds its matches that
 //     share the grouped nodes within a window into one KindIncident
 //     record, written when the window closes; match records stay.
-//   - Read (read.go): reading the alert topic back (monitor alerts).
-//   - Metrics (metrics.go): written, failed, counted, rate-limited and
+//   - Read: reading the alert topic back (monitor alerts).
+//   - Metrics: written, failed, counted, rate-limited and
 //     routed counts per query, and write latency.
 package alerts

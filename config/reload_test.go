@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,37 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/motif"
 )
-
-// syncBuffer is a log destination safe for the watcher's goroutine and the
-// test's.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // waitFor polls cond until it holds or a generous deadline passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
+	if !testenv.Poll(10*time.Second, time.Millisecond, cond) {
+		t.Fatalf("timed out waiting for %s", what)
 	}
 }
 
@@ -52,7 +29,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 type watchTest struct {
 	t      *testing.T
 	w      *QueryWatcher
-	log    *syncBuffer
+	log    *testenv.SyncBuffer
 	mu     sync.Mutex
 	sets   [][]string // names of each set passed to onChange
 	refuse error      // onChange's answer
@@ -62,7 +39,7 @@ type watchTest struct {
 // test polls by hand (Poll): every step is then decided, none timed.
 func newWatch(t *testing.T, cfg *Config) *watchTest {
 	t.Helper()
-	wt := &watchTest{t: t, log: &syncBuffer{}}
+	wt := &watchTest{t: t, log: &testenv.SyncBuffer{}}
 	logger := slog.New(slog.NewTextHandler(wt.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	w, err := NewQueryWatcher(cfg, logger, func(qs []*motif.Query) error {
 		wt.mu.Lock()
@@ -324,7 +301,7 @@ func TestWatcherWithoutFilesWaits(t *testing.T) {
 func TestWatcherWaitsForStableContents(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "q.yaml")
 	writeFile(t, path, queryA)
-	var log syncBuffer
+	var log testenv.SyncBuffer
 	var sets [][]string
 	w, err := NewQueryWatcher(watchConfig(path), slog.New(slog.NewTextHandler(&log, nil)), func(qs []*motif.Query) error {
 		sets = append(sets, names(qs))

@@ -21,5 +21,6 @@
 // scaleout.go and ARCHITECTURE.md).
 //
 // Package daemon is the only package that sees config, ingest, stream,
-// alerts and broker together; cmd/monitor only parses flags and calls Run.
+// alerts and internal/kafka together; cmd/monitor only parses flags and
+// calls Run.
 package daemon

@@ -16,6 +16,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
@@ -126,24 +127,12 @@ gpm: {every: 1s, app: clique, k: 3, topic: gpm-counts}
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	started := make(chan Info, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Options{Config: cfg, Registry: reg, Stdout: io.Discard, Started: func(i Info) { started <- i }})
-	}()
-	var info Info
-	select {
-	case info = <-started:
-	case err := <-done:
-		t.Fatalf("daemon did not start: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("daemon did not start within 30s")
-	}
-	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: info.Brokers, Topic: "gpm-counts", MaxWait: 100 * time.Millisecond})
+	d := testenv.Start(t, 30*time.Second, func(ctx context.Context, started func(Info)) error {
+		return Run(ctx, Options{Config: cfg, Registry: reg, Stdout: io.Discard, Started: started})
+	})
+	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: d.Info.Brokers, Topic: "gpm-counts", MaxWait: 100 * time.Millisecond})
 	defer r.Close()
-	rctx, rcancel := context.WithTimeout(ctx, 20*time.Second)
+	rctx, rcancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer rcancel()
 	var rec gpmRecord
 	for rec.Edges == 0 { // the first snapshots may come before the feed's first edges
@@ -163,8 +152,7 @@ gpm: {every: 1s, app: clique, k: 3, topic: gpm-counts}
 	if got := series(t, reg, "motifwatch_gpm_snapshots_total"); !strings.HasPrefix(got, `{result="ok"} `) {
 		t.Errorf("motifwatch_gpm_snapshots_total: %q; want ok snapshots", got)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := d.Stop(); err != nil {
 		t.Errorf("daemon stopped with %v", err)
 	}
 }

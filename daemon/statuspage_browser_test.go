@@ -20,6 +20,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/synth"
 )
 
@@ -88,21 +89,10 @@ log: {status_interval: 0s}
 	}
 	cfg.Queries.Inline = doc.Queries
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	started := make(chan Info, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Options{Config: cfg, Registry: prometheus.NewRegistry(), Stdout: io.Discard, Started: func(i Info) { started <- i }})
-	}()
-	var info Info
-	select {
-	case info = <-started:
-	case err := <-done:
-		t.Fatalf("daemon did not start: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("daemon did not start within 60s")
-	}
+	d := testenv.Start(t, 60*time.Second, func(ctx context.Context, started func(Info)) error {
+		return Run(ctx, Options{Config: cfg, Registry: prometheus.NewRegistry(), Stdout: io.Discard, Started: started})
+	})
+	info := d.Info
 	base := "http://" + info.MetricsAddr
 
 	// Wait for the demo's first match records (polled, no timing assumed
@@ -163,8 +153,7 @@ log: {status_interval: 0s}
 		}
 	}
 
-	cancel()
-	if err := <-done; err != nil {
+	if err := d.Stop(); err != nil {
 		t.Errorf("daemon stopped with %v", err)
 	}
 }

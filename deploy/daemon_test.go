@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/synth"
 )
 
@@ -34,31 +34,13 @@ func startDaemon(t *testing.T, reg *prometheus.Registry) string {
 		t.Fatal(err)
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	ctx, cancel := context.WithCancel(context.Background())
-	started := make(chan daemon.Info, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Registry: reg, Stdout: io.Discard,
-			Started: func(i daemon.Info) { started <- i }})
-	}()
-	select {
-	case info := <-started:
-		var once sync.Once
-		t.Cleanup(func() {
-			once.Do(func() {
-				cancel()
-				if err := <-done; err != nil {
-					t.Errorf("daemon stopped with %v", err)
-				}
-			})
-		})
-		return info.MetricsAddr
-	case err := <-done:
-		cancel()
-		t.Fatalf("daemon did not start: %v", err)
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("daemon did not start within 30s")
-	}
-	return ""
+	d := testenv.Start(t, 30*time.Second, func(ctx context.Context, started func(daemon.Info)) error {
+		return daemon.Run(ctx, daemon.Options{Config: cfg, Registry: reg, Stdout: io.Discard, Started: started})
+	})
+	t.Cleanup(func() {
+		if err := d.Stop(); err != nil {
+			t.Errorf("daemon stopped with %v", err)
+		}
+	})
+	return d.Info.MetricsAddr
 }

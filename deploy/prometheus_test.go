@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -15,18 +14,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-)
 
-// freePort returns a loopback port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+	"github.com/motifwatch/motifwatch/internal/testenv"
+)
 
 // promQuery evaluates an instant query on the Prometheus at base and
 // returns the value of its single sample, or ok=false when it has none.
@@ -91,7 +81,7 @@ scrape_configs:
 `, rules, metrics), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	listen := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	listen := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
 	var log bytes.Buffer
 	cmd := exec.Command(bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "tsdb"),
 		"--web.listen-address="+listen, "--log.level=warn")

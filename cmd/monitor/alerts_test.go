@@ -9,9 +9,10 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
-func alertsCmd(ctx context.Context, out, errOut *syncBuffer, args ...string) error {
+func alertsCmd(ctx context.Context, out, errOut *testenv.SyncBuffer, args ...string) error {
 	cmd := newAlertsCmd()
 	cmd.SetArgs(args)
 	cmd.SetOut(out)
@@ -53,7 +54,7 @@ func TestAlertsCommandPrintsTopic(t *testing.T) {
 			Nodes: map[string]alerts.Node{"T": {ID: "acct-9"}}, First: 10, Last: 70, DetectedAt: at, From: at, To: at.Add(time.Minute)},
 		alerts.Alert{Kind: alerts.KindCount, Query: "m1", Count: 42, From: at, To: at.Add(time.Minute), DetectedAt: at})
 
-	var out, errOut syncBuffer
+	var out, errOut testenv.SyncBuffer
 	if err := alertsCmd(ctx, &out, &errOut, "--brokers", strings.Join(addrs, ",")); err != nil {
 		t.Fatalf("monitor alerts: %v\n%s", err, errOut.String())
 	}
@@ -76,7 +77,7 @@ func TestAlertsCommandPrintsTopic(t *testing.T) {
 		}
 	}
 
-	var raw, rawErr syncBuffer
+	var raw, rawErr testenv.SyncBuffer
 	if err := alertsCmd(ctx, &raw, &rawErr, "--brokers", addrs[0], "--json", "--query", "money-ring"); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestAlertsCommandPrintsTopic(t *testing.T) {
 // after it started, and stops cleanly when interrupted.
 func TestAlertsCommandFollow(t *testing.T) {
 	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "motif-alerts", Partitions: 2})
-	var out, errOut syncBuffer
+	var out, errOut testenv.SyncBuffer
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
@@ -113,7 +114,7 @@ func TestAlertsCommandFollow(t *testing.T) {
 }
 
 func TestAlertsCommandUsage(t *testing.T) {
-	var out, errOut syncBuffer
+	var out, errOut testenv.SyncBuffer
 	err := alertsCmd(context.Background(), &out, &errOut)
 	var ue usageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "no brokers") {
@@ -128,7 +129,7 @@ func TestAlertsCommandUsage(t *testing.T) {
 // TestAlertsCommandUnreachable: a broker that refuses connections is a
 // runtime error naming the brokers and the topic, in the user's words.
 func TestAlertsCommandUnreachable(t *testing.T) {
-	var out, errOut syncBuffer
+	var out, errOut testenv.SyncBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := alertsCmd(ctx, &out, &errOut, "--brokers", "127.0.0.1:1", "--topic", "motif-alerts")

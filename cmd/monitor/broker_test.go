@@ -20,13 +20,14 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // brokerProcess is `monitor broker` running as a child process.
 type brokerProcess struct {
 	cmd    *exec.Cmd
 	addr   string
-	out    *syncBuffer // stdout after the address line
+	out    *testenv.SyncBuffer // stdout after the address line
 	done   chan error
 	exited bool
 }
@@ -41,12 +42,12 @@ func startBrokerProcess(t *testing.T, args ...string) *brokerProcess {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &syncBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	b := &brokerProcess{cmd: cmd, out: &syncBuffer{}, done: make(chan error, 1)}
+	b := &brokerProcess{cmd: cmd, out: &testenv.SyncBuffer{}, done: make(chan error, 1)}
 	t.Cleanup(func() {
 		if !b.exited {
 			cmd.Process.Kill()
@@ -90,7 +91,7 @@ func (b *brokerProcess) interrupt(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("monitor broker did not stop within 30s of Ctrl-C")
 	}
-	if !poll(5*time.Second, 10*time.Millisecond, func() bool { return strings.Contains(b.out.String(), "broker stopped") }) {
+	if !testenv.Poll(5*time.Second, 10*time.Millisecond, func() bool { return strings.Contains(b.out.String(), "broker stopped") }) {
 		t.Errorf("no \"broker stopped\" line; stdout %q", b.out.String())
 	}
 }
@@ -106,7 +107,7 @@ func TestBrokerCommand(t *testing.T) {
 	if !strings.HasPrefix(b.addr, "127.0.0.1:") {
 		t.Fatalf("address %q; want 127.0.0.1:port", b.addr)
 	}
-	if !poll(5*time.Second, 10*time.Millisecond, func() bool {
+	if !testenv.Poll(5*time.Second, 10*time.Millisecond, func() bool {
 		return strings.Contains(b.out.String(), "data in "+dir) && strings.Contains(b.out.String(), "topics trial, other (new ones with 3 partitions)") &&
 			strings.Contains(b.out.String(), "retention 8MiB per partition")
 	}) {
@@ -152,7 +153,7 @@ func TestBrokerCommand(t *testing.T) {
 
 	// No --dir: memory only, and it says so; so does unlimited retention.
 	b3 := startBrokerProcess(t, "--port", "0", "--retention-bytes", "0")
-	if !poll(5*time.Second, 10*time.Millisecond, func() bool {
+	if !testenv.Poll(5*time.Second, 10*time.Millisecond, func() bool {
 		return strings.Contains(b3.out.String(), "data in memory only: everything is lost when it stops") &&
 			strings.Contains(b3.out.String(), "retention unlimited: it keeps every record")
 	}) {
@@ -209,7 +210,7 @@ func values(ms []kafka.Message) []string {
 // each start).
 func TestDaemonEmbeddedBrokerDir(t *testing.T) {
 	dir := t.TempDir()
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	queries := writeQueries(t, "queries:\n  - {name: pair, delta: 60, edges: [A -> B, B -> A]}\n")
 	cfg := fmt.Sprintf(`kafka:
   brokers: embedded
@@ -228,7 +229,7 @@ metrics:
   listen: 127.0.0.1:0
 `, dir, port, queries)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	d := startLoggedDaemon(t, cfg, logs)
 	if len(d.info.Brokers) != 1 || d.info.Brokers[0] != addr {
 		t.Fatalf("embedded broker at %v; want [%s]", d.info.Brokers, addr)
@@ -240,14 +241,14 @@ metrics:
 		t.Fatal(err)
 	}
 	var first []alerts.Alert
-	if !poll(30*time.Second, 50*time.Millisecond, func() bool { first = readAlerts(t, d.info.Brokers); return len(first) > 0 }) {
-		t.Fatalf("no alert within 30s; log:\n%s", tail(logs.String(), 20))
+	if !testenv.Poll(30*time.Second, 50*time.Millisecond, func() bool { first = readAlerts(t, d.info.Brokers); return len(first) > 0 }) {
+		t.Fatalf("no alert within 30s; log:\n%s", testenv.Tail(logs.String(), 20))
 	}
 	if err := d.stop(); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
 	if !strings.Contains(logs.String(), `msg="embedded Kafka broker started" addrs=[`+addr+`] dir=`+dir) {
-		t.Errorf("no start line naming the address and directory; log:\n%s", tail(logs.String(), 30))
+		t.Errorf("no start line naming the address and directory; log:\n%s", testenv.Tail(logs.String(), 30))
 	}
 
 	d2 := startDaemon(t, cfg)

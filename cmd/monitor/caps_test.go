@@ -11,6 +11,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // TestDaemonCapsAct drives hostile input through the daemon over Kafka: a
@@ -52,7 +53,7 @@ func TestDaemonCapsAct(t *testing.T) {
 	send(past)
 	waitConsumed(t, d.info.MetricsAddr, 13)
 
-	m := scrape(t, d.info.MetricsAddr)
+	m := testenv.Scrape(t, d.info.MetricsAddr)
 	for name, want := range map[string]float64{
 		`motifwatch_cap_actions_total{cap="nodes"}`:                        1,
 		`motifwatch_cap_actions_total{cap="future"}`:                       1,

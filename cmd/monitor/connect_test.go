@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -16,15 +15,16 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // connectingDaemon is a daemon started in the background that may not
-// reach its brokers: its HTTP address is known as soon as it listens.
+// reach its brokers: its HTTP address is known as soon as it listens;
+// started gets its Info once the pipeline starts.
 type connectingDaemon struct {
+	*testenv.Service[string]
 	addr    string
 	started chan daemon.Info
-	done    chan error
-	cancel  context.CancelFunc
 }
 
 func startConnecting(t *testing.T, yaml string, logs io.Writer) *connectingDaemon {
@@ -33,32 +33,12 @@ func startConnecting(t *testing.T, yaml string, logs io.Writer) *connectingDaemo
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	d := &connectingDaemon{started: make(chan daemon.Info, 1), done: make(chan error, 1), cancel: cancel}
-	listening := make(chan string, 1)
-	go func() {
-		d.done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: newTestLogger(logs),
-			Listening: func(a string) { listening <- a }, Started: func(i daemon.Info) { d.started <- i }})
-	}()
-	select {
-	case d.addr = <-listening:
-	case err := <-d.done:
-		t.Fatalf("daemon stopped before listening: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("daemon's HTTP server not listening within 30s")
-	}
-	t.Cleanup(func() { d.stop() })
-	return d
-}
-
-// stop stops the daemon and returns Run's error.
-func (d *connectingDaemon) stop() error {
-	d.cancel()
-	err, ok := <-d.done
-	if ok {
-		close(d.done)
-	}
-	return err
+	started := make(chan daemon.Info, 1)
+	s := testenv.Start(t, 30*time.Second, func(ctx context.Context, listening func(string)) error {
+		return daemon.Run(ctx, daemon.Options{Config: cfg, Logger: newTestLogger(logs),
+			Listening: listening, Started: func(i daemon.Info) { started <- i }})
+	})
+	return &connectingDaemon{Service: s, addr: s.Info, started: started}
 }
 
 func httpGet(t *testing.T, url string) (int, string) {
@@ -73,16 +53,6 @@ func httpGet(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // TestStartWithBrokersUnreachable starts the daemon against a port where
 // no broker listens (before, it logged nothing and its HTTP server did
 // not listen until a broker answered): /healthz answers 200 at once,
@@ -90,10 +60,10 @@ func freePort(t *testing.T) int {
 // probes, the log says what fails. A broker started later on that port
 // is picked up without a restart.
 func TestStartWithBrokersUnreachable(t *testing.T) {
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	queries := writeQueries(t, "queries:\n  - {name: path-count, delta: 60, edges: [A -> B, B -> C]}\n")
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	d := startConnecting(t, e2eConfig([]string{addr}, "connect", queries, 0), logs)
 
 	if code, body := httpGet(t, "http://"+d.addr+"/healthz"); code != http.StatusOK {
@@ -103,16 +73,16 @@ func TestStartWithBrokersUnreachable(t *testing.T) {
 	if _, body := readyz(d.addr); !strings.Contains(body, "dial tcp "+addr+": connect: connection refused") {
 		t.Errorf("/readyz body %q; want the refused connection", body)
 	}
-	if !poll(30*time.Second, 50*time.Millisecond, func() bool {
+	if !testenv.Poll(30*time.Second, 50*time.Millisecond, func() bool {
 		_, m := httpGet(t, "http://"+d.addr+"/metrics")
 		return regexp.MustCompile(`(?m)^motifwatch_kafka_errors_total\{operation="probe"\} [1-9]`).MatchString(m)
 	}) {
 		t.Errorf("/metrics never counted a failed probe")
 	}
-	if !poll(30*time.Second, 50*time.Millisecond, func() bool {
+	if !testenv.Poll(30*time.Second, 50*time.Millisecond, func() bool {
 		return strings.Contains(logs.String(), `level=WARN msg="kafka brokers not reachable; retrying" brokers=[`+addr+`] attempt=1 `)
 	}) {
-		t.Errorf("no log line for the first failed attempt; log:\n%s", tail(logs.String(), 20))
+		t.Errorf("no log line for the first failed attempt; log:\n%s", testenv.Tail(logs.String(), 20))
 	}
 	select {
 	case <-d.started:
@@ -128,13 +98,13 @@ func TestStartWithBrokersUnreachable(t *testing.T) {
 	select {
 	case <-d.started:
 	case <-time.After(60 * time.Second):
-		t.Fatalf("the daemon did not start within 60s of the broker; log:\n%s", tail(logs.String(), 20))
+		t.Fatalf("the daemon did not start within 60s of the broker; log:\n%s", testenv.Tail(logs.String(), 20))
 	}
 	waitReadiness(t, d.addr, true, "")
 	if !strings.Contains(logs.String(), `msg="kafka brokers answered"`) {
-		t.Errorf("no line for the brokers' first answer; log:\n%s", tail(logs.String(), 20))
+		t.Errorf("no line for the brokers' first answer; log:\n%s", testenv.Tail(logs.String(), 20))
 	}
-	if err := d.stop(); err != nil {
+	if err := d.Stop(); err != nil {
 		t.Errorf("stop: %v", err)
 	}
 }
@@ -159,7 +129,7 @@ func TestStartWithWrongSASLPassword(t *testing.T) {
 			cfg := e2eConfig(cluster.ListenAddrs(), "sasl", queries, 0)
 			cfg = strings.Replace(cfg, "  group: sasl\n", fmt.Sprintf("  group: sasl\n  sasl: {mechanism: %s, username: %s, password: %q%s}\n",
 				c.mechanism, saslUser, "wrong-"+saslPassword, c.extra), 1)
-			logs := &syncBuffer{}
+			logs := &testenv.SyncBuffer{}
 			d := startConnecting(t, cfg, logs)
 			waitReadiness(t, d.addr, false, "SASL Authentication Failed")
 			_, body := readyz(d.addr)
@@ -167,13 +137,13 @@ func TestStartWithWrongSASLPassword(t *testing.T) {
 				t.Errorf("/readyz body %q; want connecting: <broker>: <error>", body)
 			}
 			want := `level=ERROR msg="kafka ` + c.logName + ` authentication failed for user \"` + saslUser + `\"`
-			if !poll(30*time.Second, 50*time.Millisecond, func() bool { return strings.Contains(logs.String(), want) }) {
-				t.Errorf("no log line %s; log:\n%s", want, tail(logs.String(), 20))
+			if !testenv.Poll(30*time.Second, 50*time.Millisecond, func() bool { return strings.Contains(logs.String(), want) }) {
+				t.Errorf("no log line %s; log:\n%s", want, testenv.Tail(logs.String(), 20))
 			}
 			if c.mechanism == "plain" && !strings.Contains(logs.String(), `kafka.sasl.allow_insecure: true: mechanism plain without kafka.tls sends the password to the brokers in clear text`) {
-				t.Errorf("no warning for plain in clear text; log:\n%s", tail(logs.String(), 20))
+				t.Errorf("no warning for plain in clear text; log:\n%s", testenv.Tail(logs.String(), 20))
 			}
-			err = d.stop()
+			err = d.Stop()
 			if err == nil || !strings.Contains(err.Error(), "stopped before the brokers answered") || !strings.Contains(err.Error(), "SASL Authentication Failed") {
 				t.Errorf("Run after a stop while connecting = %v; want the last (authentication) error", err)
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // daemonProcess is `monitor run` as a child process: the test binary
@@ -23,7 +24,7 @@ import (
 // with SIGKILL while the broker, in the test process, lives on.
 type daemonProcess struct {
 	cmd   *exec.Cmd
-	log   *syncBuffer
+	log   *testenv.SyncBuffer
 	done  chan error // Wait's result, once
 	start time.Time
 	// ended and exitErr are set (on the test goroutine) once done has
@@ -36,7 +37,7 @@ func startProcess(t *testing.T, cfgPath string) *daemonProcess {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "MONITOR_TEST_MAIN=1", "MONITOR_TEST_ARGS=run --config "+cfgPath)
-	d := &daemonProcess{cmd: cmd, log: &syncBuffer{}, done: make(chan error, 1)}
+	d := &daemonProcess{cmd: cmd, log: &testenv.SyncBuffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = io.Discard, d.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -119,7 +120,7 @@ func planKills(rng *rand.Rand, n int, total int64) []killPlan {
 // with from records committed in group (or all of them are).
 func waitPlan(brokers []string, group string, plan killPlan, from, total int64) bool {
 	target := min(from+plan.advance, total)
-	reached := poll(60*time.Second, 10*time.Millisecond, func() bool {
+	reached := testenv.Poll(60*time.Second, 10*time.Millisecond, func() bool {
 		if plan.advance < 0 {
 			return true
 		}
@@ -179,10 +180,10 @@ func TestCrashRecovery(t *testing.T) {
 		d := startProcess(t, cfgPath)
 		reached := waitPlan(b.addrs, "crash", plan, from, total)
 		if d.wait(0) {
-			t.Fatalf("the daemon exited by itself (%v); its log:\n%s", d.exitErr, tail(d.log.String(), 30))
+			t.Fatalf("the daemon exited by itself (%v); its log:\n%s", d.exitErr, testenv.Tail(d.log.String(), 30))
 		}
 		if !reached {
-			t.Fatalf("kill point %v not reached within 60s; the daemon's log:\n%s", plan, tail(d.log.String(), 30))
+			t.Fatalf("kill point %v not reached within 60s; the daemon's log:\n%s", plan, testenv.Tail(d.log.String(), 30))
 		}
 		d.kill()
 		s, err := takeSnapshot(b.addrs, "crash", fmt.Sprintf("kill %d", i+1))
@@ -195,26 +196,26 @@ func TestCrashRecovery(t *testing.T) {
 	}
 
 	d := startProcess(t, cfgPath)
-	done := poll(90*time.Second, 100*time.Millisecond, func() bool {
+	done := testenv.Poll(90*time.Second, 100*time.Millisecond, func() bool {
 		c, err := tryCommitted(b.addrs, "crash")
 		return err == nil && sum(c) == total
 	})
 	if !done {
 		c, _ := tryCommitted(b.addrs, "crash")
-		t.Fatalf("the last run did not commit all %d records within 90s (committed %v); its log:\n%s", total, c, tail(d.log.String(), 30))
+		t.Fatalf("the last run did not commit all %d records within 90s (committed %v); its log:\n%s", total, c, testenv.Tail(d.log.String(), 30))
 	}
 	t.Logf("last run: all records committed %v after its start", time.Since(d.start).Round(time.Millisecond))
 	// SIGTERM before the signal handler is installed would kill it
 	// uncleanly: wait for the start to be logged.
-	if !poll(30*time.Second, 20*time.Millisecond, func() bool { return strings.Contains(d.log.String(), "motifwatch running") }) {
-		t.Fatalf("last run: not running after 30s; log:\n%s", tail(d.log.String(), 20))
+	if !testenv.Poll(30*time.Second, 20*time.Millisecond, func() bool { return strings.Contains(d.log.String(), "motifwatch running") }) {
+		t.Fatalf("last run: not running after 30s; log:\n%s", testenv.Tail(d.log.String(), 20))
 	}
 	d.cmd.Process.Signal(syscall.SIGTERM)
 	switch {
 	case !d.wait(30 * time.Second):
 		t.Errorf("last run: still running 30s after SIGTERM")
 	case d.exitErr != nil || !strings.Contains(d.log.String(), "pipeline stopped"):
-		t.Errorf("last run: exit %v after SIGTERM, no clean stop; log:\n%s", d.exitErr, tail(d.log.String(), 20))
+		t.Errorf("last run: exit %v after SIGTERM, no clean stop; log:\n%s", d.exitErr, testenv.Tail(d.log.String(), 20))
 	}
 
 	log := readAlertLog(t, b.addrs)
@@ -299,7 +300,7 @@ func TestCleanRestartsAreExactlyOnce(t *testing.T) {
 		if !waitPlan(b.addrs, "clean", plan, from, total) {
 			t.Fatalf("stop %d, %v: not reached within 60s", i+1, plan)
 		}
-		n := scrape(t, d.info.MetricsAddr)["motifwatch_ingest_reorder_buffer_edges"]
+		n := testenv.Scrape(t, d.info.MetricsAddr)["motifwatch_ingest_reorder_buffer_edges"]
 		if err := d.stop(); err != nil {
 			t.Fatalf("stop %d: %v", i+1, err)
 		}
@@ -310,7 +311,7 @@ func TestCleanRestartsAreExactlyOnce(t *testing.T) {
 		t.Errorf("no stop left edges in the reorder buffer: the test did not test the case")
 	}
 	d := startDaemon(t, cfg)
-	if !poll(90*time.Second, 100*time.Millisecond, func() bool {
+	if !testenv.Poll(90*time.Second, 100*time.Millisecond, func() bool {
 		c, err := tryCommitted(b.addrs, "clean")
 		return err == nil && sum(c) == total
 	}) {

@@ -14,6 +14,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // BenchmarkDaemonDeadLetter measures the daemon dead-lettering a backlog
@@ -54,22 +55,14 @@ func BenchmarkDaemonDeadLetter(b *testing.B) {
 		}
 		cfg.Alerts.PerQuery = nil
 		reg := prometheus.NewRegistry()
-		dctx, cancel := context.WithCancel(ctx)
-		started := make(chan daemon.Info, 1)
-		done := make(chan error, 1)
 		b.ResetTimer()
 		start := time.Now()
-		go func() {
+		d := testenv.Start(b, 60*time.Second, func(ctx context.Context, started func(daemon.Info)) error {
 			// Errors only: kafka-go's first-fetch warnings would split the
 			// benchmark's result line (go test merges stderr into stdout).
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-			done <- daemon.Run(dctx, daemon.Options{Config: cfg, Registry: reg, Logger: log, Started: func(i daemon.Info) { started <- i }})
-		}()
-		select {
-		case <-started:
-		case err := <-done:
-			b.Fatal(err)
-		}
+			return daemon.Run(ctx, daemon.Options{Config: cfg, Registry: reg, Logger: log, Started: started})
+		})
 		deadline := time.Now().Add(120 * time.Second)
 		for gauge(reg, "motifwatch_ingest_records_dead_lettered_total") < n {
 			if time.Now().After(deadline) {
@@ -80,8 +73,7 @@ func BenchmarkDaemonDeadLetter(b *testing.B) {
 		elapsed := time.Since(start)
 		b.StopTimer()
 		b.ReportMetric(n/elapsed.Seconds(), "dead-letters/s")
-		cancel()
-		if err := <-done; err != nil {
+		if err := d.Stop(); err != nil {
 			b.Fatal(err)
 		}
 		emb.Close()

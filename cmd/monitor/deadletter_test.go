@@ -17,6 +17,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // hostileConfig is e2eConfig with one enumerate-mode query, path: a→b→c.
@@ -57,7 +58,7 @@ func pathEdges() []kafka.Message {
 // waitPathAlert polls the alert topic for the path match a→b→c.
 func waitPathAlert(t *testing.T, brokers []string, d *runningDaemon) {
 	t.Helper()
-	found := poll(90*time.Second, 200*time.Millisecond, func() bool {
+	found := testenv.Poll(90*time.Second, 200*time.Millisecond, func() bool {
 		for _, a := range readAlerts(t, brokers) {
 			if a.Kind == alerts.KindMatch && a.Query == "path" {
 				return true
@@ -66,7 +67,7 @@ func waitPathAlert(t *testing.T, brokers []string, d *runningDaemon) {
 		return false
 	})
 	if !found {
-		m := scrape(t, d.info.MetricsAddr)
+		m := testenv.Scrape(t, d.info.MetricsAddr)
 		t.Fatalf("no path alert: the daemon is wedged; dead-letter write errors %v, dead-lettered %v, appended %v",
 			m[`motifwatch_kafka_errors_total{operation="dead_letter"}`], m["motifwatch_ingest_records_dead_lettered_total"],
 			m[`motifwatch_pipeline_records_total{outcome="appended"}`])
@@ -114,7 +115,7 @@ func TestDaemonHostileRecordsDoNotWedge(t *testing.T) {
 	waitPathAlert(t, brokers, d)
 	waitConsumed(t, d.info.MetricsAddr, 4)
 
-	m := scrape(t, d.info.MetricsAddr)
+	m := testenv.Scrape(t, d.info.MetricsAddr)
 	for name, want := range map[string]float64{
 		`motifwatch_ingest_records_dead_lettered_total{reason="decode"}`:   1,
 		`motifwatch_ingest_records_dead_lettered_total{reason="oversize"}`: 1,
@@ -171,7 +172,7 @@ func TestDaemonDeadLetterLost(t *testing.T) {
 	if err != nil || res.Errors["edges"] != nil || res.Errors["edges-dlq"] != nil {
 		t.Fatalf("creating the topics: %v %v", err, res)
 	}
-	var log syncBuffer
+	var log testenv.SyncBuffer
 	d := startDaemonWith(t, hostileConfig(t, brokers, "lost"), slog.New(slog.NewTextHandler(&log, nil)))
 	garbage := make([]byte, 4096) // random: it does not compress under the limit
 	rand.NewChaCha8([32]byte{7}).Read(garbage)
@@ -180,7 +181,7 @@ func TestDaemonDeadLetterLost(t *testing.T) {
 	waitPathAlert(t, brokers, d)
 	waitConsumed(t, d.info.MetricsAddr, 3)
 
-	m := scrape(t, d.info.MetricsAddr)
+	m := testenv.Scrape(t, d.info.MetricsAddr)
 	for name, want := range map[string]float64{
 		`motifwatch_ingest_dead_letter_lost_total{reason="decode"}`:            1,
 		`motifwatch_pipeline_records_total{outcome="dead_letter_lost"}`:        1,
@@ -194,6 +195,6 @@ func TestDaemonDeadLetterLost(t *testing.T) {
 	}
 	out := log.String()
 	if !strings.Contains(out, "level=ERROR") || !strings.Contains(out, "dead letters lost") || !strings.Contains(out, "sources=edges/0@0") {
-		t.Errorf("log has no error naming the lost dead letter edges/0@0:\n%s", tail(out, 20))
+		t.Errorf("log has no error naming the lost dead letter edges/0@0:\n%s", testenv.Tail(out, 20))
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -91,7 +92,7 @@ func TestBrokerFaults(t *testing.T) {
 	produce(t, b.addrs, slices.Values(first))
 	half := sum(endOffsets(t, b.addrs, "edges"))
 
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	// Partitions go idle only after a minute: the stream pauses between
 	// its halves and during the outage, and an idle partition's next
 	// records could come after the watermark others moved (late, as in
@@ -103,11 +104,11 @@ func TestBrokerFaults(t *testing.T) {
 	snapsDone := snapshots(b.addrs, "faults", stopSnaps)
 
 	// Fault 1: the broker goes away in the middle of ingest.
-	if !poll(60*time.Second, 10*time.Millisecond, func() bool {
+	if !testenv.Poll(60*time.Second, 10*time.Millisecond, func() bool {
 		c, err := tryCommitted(b.addrs, "faults")
 		return err == nil && sum(c) >= half/3
 	}) {
-		t.Fatalf("a third of the first half not committed within 60s; log:\n%s", tail(logs.String(), 20))
+		t.Fatalf("a third of the first half not committed within 60s; log:\n%s", testenv.Tail(logs.String(), 20))
 	}
 	down := time.Now()
 	b.stop()
@@ -135,14 +136,14 @@ func TestBrokerFaults(t *testing.T) {
 	// newest edge of its partition, which the reorder buffer holds (ties
 	// may follow) until a later edge or the idle timeout.
 	total := sum(endOffsets(t, b.addrs, "edges"))
-	if !poll(90*time.Second, 100*time.Millisecond, func() bool {
+	if !testenv.Poll(90*time.Second, 100*time.Millisecond, func() bool {
 		c, err := tryCommitted(b.addrs, "faults")
 		return err == nil && sum(c) == total-3
 	}) {
 		c, _ := tryCommitted(b.addrs, "faults")
-		t.Fatalf("not all %d records but the 3 sentinels committed within 90s after the faults (committed %v); log:\n%s", total, c, tail(logs.String(), 30))
+		t.Fatalf("not all %d records but the 3 sentinels committed within 90s after the faults (committed %v); log:\n%s", total, c, testenv.Tail(logs.String(), 30))
 	}
-	m := scrape(t, d.info.MetricsAddr)
+	m := testenv.Scrape(t, d.info.MetricsAddr)
 	// Each record taken in once: a group rejoined after the outage hands
 	// out records again from the last commit, and taking them twice would
 	// put duplicate edges in the window (spurious matches) or dead-letter
@@ -179,7 +180,7 @@ func TestBrokerFaults(t *testing.T) {
 		m[`motifwatch_kafka_errors_total{operation="alert_write"}`], m["motifwatch_kafka_redelivered_records_total"])
 	for _, want := range []string{`msg="kafka probe failed; retrying"`, `msg="kafka probe recovered"`, `msg="alert write failed; retrying"`, "backoff="} {
 		if !strings.Contains(logs.String(), want) {
-			t.Errorf("the log does not mention %s:\n%s", want, tail(logs.String(), 30))
+			t.Errorf("the log does not mention %s:\n%s", want, testenv.Tail(logs.String(), 30))
 		}
 	}
 }
@@ -191,7 +192,7 @@ func waitReadiness(t *testing.T, addr string, ready bool, why string) time.Durat
 	start := time.Now()
 	var code int
 	var body string
-	ok := poll(30*time.Second, 20*time.Millisecond, func() bool {
+	ok := testenv.Poll(30*time.Second, 20*time.Millisecond, func() bool {
 		code, body = readyz(addr)
 		if ready {
 			return code == http.StatusOK

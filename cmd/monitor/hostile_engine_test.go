@@ -10,6 +10,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // TestDaemonHostileIDsAndMiningBomb drives issue 12's items 5 and 6
@@ -52,7 +53,7 @@ func TestDaemonHostileIDsAndMiningBomb(t *testing.T) {
 	}
 	waitConsumed(t, d.info.MetricsAddr, int64(len(values)))
 
-	m := scrape(t, d.info.MetricsAddr)
+	m := testenv.Scrape(t, d.info.MetricsAddr)
 	if got := m[`motifwatch_pipeline_records_total{outcome="dead_lettered"}`]; got != float64(len(bad)) {
 		t.Errorf("dead-lettered records: %v; want the %d with invalid UTF-8 ids", got, len(bad))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/synth"
 )
 
@@ -96,20 +97,12 @@ func runBench(b *testing.B, records []kafka.Record, rate float64) (*prometheus.R
 		produce()
 	}
 	reg := prometheus.NewRegistry()
-	dctx, cancel := context.WithCancel(ctx)
-	started := make(chan daemon.Info, 1)
-	done := make(chan error, 1)
 	b.ResetTimer()
 	start := time.Now()
-	go func() {
+	d := testenv.Start(b, 60*time.Second, func(ctx context.Context, started func(daemon.Info)) error {
 		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		done <- daemon.Run(dctx, daemon.Options{Config: cfg, Registry: reg, Logger: log, Started: func(i daemon.Info) { started <- i }})
-	}()
-	select {
-	case <-started:
-	case err := <-done:
-		b.Fatal(err)
-	}
+		return daemon.Run(ctx, daemon.Options{Config: cfg, Registry: reg, Logger: log, Started: started})
+	})
 	if rate > 0 {
 		go produce()
 	}
@@ -127,8 +120,7 @@ func runBench(b *testing.B, records []kafka.Record, rate float64) (*prometheus.R
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
-	cancel()
-	if err := <-done; err != nil {
+	if err := d.Stop(); err != nil {
 		b.Fatal(err)
 	}
 	return reg, elapsed

@@ -9,15 +9,12 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,6 +26,7 @@ import (
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -97,10 +95,14 @@ func startBroker(t *testing.T) []string {
 	return emb.Addrs()
 }
 
+// runningDaemon is a daemon run in the test's process until the test
+// ends (testenv.Start); stop stops it early and returns Run's error.
 type runningDaemon struct {
+	*testenv.Service[daemon.Info]
 	info daemon.Info
-	stop func() error
 }
+
+func (d *runningDaemon) stop() error { return d.Stop() }
 
 func startDaemon(t *testing.T, yaml string) *runningDaemon {
 	t.Helper()
@@ -111,35 +113,23 @@ func startDaemon(t *testing.T, yaml string) *runningDaemon {
 // logger (nil: the daemon's default), and stops it when the test ends.
 func startDaemonWith(t *testing.T, yaml string, logger *slog.Logger) *runningDaemon {
 	t.Helper()
+	return runDaemon(t, yaml, daemon.Options{Logger: logger})
+}
+
+// runDaemon starts daemon.Run in-process on config yaml with opts (their
+// Config and Started set here) once it has started its pipeline, and
+// stops it when the test ends.
+func runDaemon(t *testing.T, yaml string, opts daemon.Options) *runningDaemon {
+	t.Helper()
 	cfg, err := config.Parse([]byte(yaml), "e2e.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	started := make(chan daemon.Info, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: logger, Started: func(i daemon.Info) { started <- i }})
-	}()
-	select {
-	case info := <-started:
-		d := &runningDaemon{info: info}
-		var once sync.Once
-		var stopErr error
-		d.stop = func() error {
-			once.Do(func() { cancel(); stopErr = <-done })
-			return stopErr
-		}
-		t.Cleanup(func() { d.stop() })
-		return d
-	case err := <-done:
-		cancel()
-		t.Fatalf("daemon did not start: %v", err)
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("daemon did not start within 30s")
-	}
-	return nil
+	s := testenv.Start(t, 30*time.Second, func(ctx context.Context, started func(daemon.Info)) error {
+		opts.Config, opts.Started = cfg, started
+		return daemon.Run(ctx, opts)
+	})
+	return &runningDaemon{Service: s, info: s.Info}
 }
 
 // withIdleTimeout returns cfg (e2eConfig's) with window.idle_timeout set
@@ -439,44 +429,10 @@ func TestDaemonRestartIsExactlyOnce(t *testing.T) {
 // reorder buffer is empty.
 func waitConsumed(t *testing.T, addr string, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		m := scrape(t, addr)
-		if m["motifwatch_ingest_records_consumed_total"] >= float64(n) && m["motifwatch_ingest_reorder_buffer_edges"] == 0 {
-			time.Sleep(500 * time.Millisecond) // let the idle release and its batch finish
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("daemon did not consume %d records in time: %v", n, scrape(t, addr))
-}
-
-// scrape reads /metrics, summing series of the same name.
-func scrape(t testing.TB, addr string) map[string]float64 {
-	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	out := map[string]float64{}
-	for _, line := range strings.Split(string(body), "\n") {
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		name, rest, _ := strings.Cut(line, " ")
-		base, labels, _ := strings.Cut(name, "{")
-		v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-		if err != nil {
-			continue
-		}
-		out[base] += v
-		if labels != "" {
-			out[name] = v
-		}
-	}
-	return out
+	testenv.WaitMetrics(t, addr, 60*time.Second, 100*time.Millisecond, fmt.Sprintf("daemon consumed %d records", n), func(m map[string]float64) bool {
+		return m["motifwatch_ingest_records_consumed_total"] >= float64(n) && m["motifwatch_ingest_reorder_buffer_edges"] == 0
+	})
+	time.Sleep(500 * time.Millisecond) // let the idle release and its batch finish
 }
 
 // TestDaemonLosesNothing mixes malformed JSON, missing fields, bad
@@ -523,7 +479,7 @@ func TestDaemonLosesNothing(t *testing.T) {
 	total := int64(len(good) + len(bad) + 2)
 	waitConsumed(t, d.info.MetricsAddr, total)
 
-	m := scrape(t, d.info.MetricsAddr)
+	m := testenv.Scrape(t, d.info.MetricsAddr)
 	outcome := func(o string) float64 { return m[`motifwatch_pipeline_records_total{outcome="`+o+`"}`] }
 	if got := m["motifwatch_ingest_records_consumed_total"]; got != float64(total) {
 		t.Errorf("consumed %v records; want %d", got, total)
@@ -582,12 +538,12 @@ func TestDaemonHotReload(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(15 * time.Second)
 		for time.Now().Before(deadline) {
-			if scrape(t, d.info.MetricsAddr)[name] == want {
+			if testenv.Scrape(t, d.info.MetricsAddr)[name] == want {
 				return
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		t.Fatalf("%s never became %v: %v", name, want, scrape(t, d.info.MetricsAddr)[name])
+		t.Fatalf("%s never became %v: %v", name, want, testenv.Scrape(t, d.info.MetricsAddr)[name])
 	}
 	waitMetric("motifwatch_queries", 1)
 	two := "queries:\n  - {name: pair, delta: 60, edges: [A -> B, B -> A]}\n  - {name: triangle, delta: 60, edges: [A -> B, B -> C, C -> A]}\n"
@@ -608,7 +564,7 @@ func TestDaemonHotReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if got := scrape(t, d.info.MetricsAddr)["motifwatch_queries"]; got != 2 {
+	if got := testenv.Scrape(t, d.info.MetricsAddr)["motifwatch_queries"]; got != 2 {
 		t.Errorf("after invalid edits %v queries registered; want the old 2", got)
 	}
 	// The kept set still alerts: a triangle now.

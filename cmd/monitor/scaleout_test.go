@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"iter"
 	"os"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/synth"
@@ -26,44 +24,12 @@ import (
 type instance struct {
 	*runningDaemon
 	reg *prometheus.Registry
-	// finished is closed when daemon.Run returned (by itself or stopped);
-	// runErr is its error then.
-	finished <-chan struct{}
-	runErr   *error
 }
 
 func startInstance(t *testing.T, yaml string) *instance {
 	t.Helper()
-	cfg, err := config.Parse([]byte(yaml), "scaleout.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	reg := prometheus.NewRegistry()
-	ctx, cancel := context.WithCancel(context.Background())
-	started := make(chan daemon.Info, 1)
-	finished := make(chan struct{})
-	var runErr error
-	go func() {
-		runErr = daemon.Run(ctx, daemon.Options{Config: cfg, Registry: reg, Started: func(i daemon.Info) { started <- i }})
-		close(finished)
-	}()
-	select {
-	case info := <-started:
-		d := &runningDaemon{info: info, stop: func() error {
-			cancel()
-			<-finished
-			return runErr
-		}}
-		t.Cleanup(func() { d.stop() })
-		return &instance{runningDaemon: d, reg: reg, finished: finished, runErr: &runErr}
-	case <-finished:
-		cancel()
-		t.Fatalf("instance did not start: %v", runErr)
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("instance did not start within 30s")
-	}
-	return nil
+	return &instance{runningDaemon: runDaemon(t, yaml, daemon.Options{Registry: reg}), reg: reg}
 }
 
 // metric sums the samples of a series name in the instance's registry.

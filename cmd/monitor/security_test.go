@@ -27,6 +27,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // The SASL secret of the security tests: it must never show in a log
@@ -139,7 +140,7 @@ func TestDaemonOverTLSAndSCRAM(t *testing.T) {
 		t.Fatal(err)
 	}
 	queries := writeQueries(t, "queries:\n  - {name: triangle, delta: 60, edges: [A -> B, B -> C, C -> A]}\n")
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	d := startLoggedDaemon(t, secureConfig(brokers, certFile, keyFile, saslPassword, queries), logs)
 
 	triangle := []kafka.Record{{Src: "x", Dst: "y", T: 10, Seq: 0}, {Src: "y", Dst: "z", T: 20, Seq: 1}, {Src: "z", Dst: "x", T: 30, Seq: 2}}
@@ -147,11 +148,11 @@ func TestDaemonOverTLSAndSCRAM(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []alerts.Alert
-	if !poll(30*time.Second, 100*time.Millisecond, func() bool {
+	if !testenv.Poll(30*time.Second, 100*time.Millisecond, func() bool {
 		got = readSecureAlerts(t, brokers, dialer, tr)
 		return len(got) > 0
 	}) {
-		t.Fatalf("no alert over TLS+SCRAM within 30s; log:\n%s", tail(logs.String(), 20))
+		t.Fatalf("no alert over TLS+SCRAM within 30s; log:\n%s", testenv.Tail(logs.String(), 20))
 	}
 	if len(got) != 1 || got[0].Query != "triangle" || len(got[0].Edges) != 3 {
 		t.Errorf("alerts %+v; want the one triangle", got)
@@ -168,7 +169,7 @@ func TestDaemonOverTLSAndSCRAM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs = &syncBuffer{}
+	logs = &testenv.SyncBuffer{}
 	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer scancel()
 	err = daemon.Run(sctx, daemon.Options{Config: cfg, Logger: newTestLogger(logs)})

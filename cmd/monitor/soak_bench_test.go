@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/synth"
 )
 
@@ -71,7 +71,7 @@ func soak(b *testing.B, duration time.Duration, rate float64) ([]soakSample, int
 	}
 	defer emb.Close()
 	brokers := emb.Addrs()
-	addr := freeAddr(b)
+	addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(b))
 	dir := b.TempDir()
 	qpath, cpath := filepath.Join(dir, "q.yaml"), filepath.Join(dir, "soak.yaml")
 	cfg := fmt.Sprintf("kafka: {brokers: [%s], partitions: 3, group: soak}\ndemo: false\n"+
@@ -143,7 +143,7 @@ func soak(b *testing.B, duration time.Duration, rate float64) ([]soakSample, int
 }
 
 func sampleDaemon(b *testing.B, addr string, sent int64, at time.Duration) soakSample {
-	m := scrape(b, addr)
+	m := testenv.Scrape(b, addr)
 	if os.Getenv("MOTIFWATCH_SOAK_DEBUG") != "" {
 		b.Logf("records %v buffered %v appended %v", m, m["motifwatch_ingest_reorder_buffer_edges"], m["motifwatch_window_appended_total"])
 	}
@@ -224,15 +224,6 @@ func percentile(xs []float64, q float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[min(int(q*float64(len(s))), len(s)-1)]
-}
-
-func freeAddr(b *testing.B) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // waitHTTP waits for the daemon's /healthz.

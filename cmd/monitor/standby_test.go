@@ -45,15 +45,15 @@ func TestStandbyTakeover(t *testing.T) {
 	// past its window: the first record there ends it.
 	produce(t, brokers, slices.Values(parts[2]))
 	select {
-	case <-standby.finished:
+	case <-standby.Done():
 	case <-time.After(60 * time.Second):
 		t.Fatalf("the standby was not handed the partitions, or mined on from its stale window, for 60s: consumed %v",
 			standby.metric(t, "motifwatch_ingest_records_consumed_total"))
 	}
-	if err := *standby.runErr; !errors.Is(err, daemon.ErrTookOver) {
+	if err := standby.Err(); !errors.Is(err, daemon.ErrTookOver) {
 		t.Fatalf("the standby ended with %v; want ErrTookOver", err)
 	}
-	t.Logf("standby: %v", *standby.runErr)
+	t.Logf("standby: %v", standby.Err())
 
 	restarted := startInstance(t, cfg)
 	o := waitFor(t, brokers, mine)

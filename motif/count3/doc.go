@@ -4,8 +4,8 @@
 // their matches, so its cost follows the number of edges and static
 // triangles, not the number of matches.
 //
-// Semantics are the project's (ARCHITECTURE.md, "Semantics"): an edge sequence e1 < e2 < e3
-// in (t, seq) order — window positions — with t3 − t1 ≤ δ (inclusive),
+// Semantics are the project's (ARCHITECTURE.md, "Semantics"): an edge
+// sequence e1 < e2 < e3 in (t, seq) order — window positions — with t3 − t1 ≤ δ (inclusive),
 // an injective node mapping, self-loops never matched, each sequence once.
 // The counters therefore order events by window position, never by time
 // alone, so tied timestamps follow arrival order exactly as the general
