@@ -603,8 +603,18 @@ func (p *pipeline) committable() map[int]int64 {
 // flag again when they reach the end (take). A failed lookup changes
 // nothing: an unreachable broker is an outage, which does not count
 // towards idleness either (IgnoreSilenceBefore).
+//
+// It also asks, whatever the interval, before a batch whose new records
+// could move the watermark past a partition that counts as idle: records
+// come a fetch per partition, and the whole of one partition's fetch
+// (hours of event time) could otherwise release the others' edges before
+// their fetches, of records written at the same moment, came back
+// (613 records late in one standby-takeover test run).
 func (p *pipeline) refreshPending(ctx context.Context) {
-	if p.endOffsets == nil || len(p.next) == 0 || time.Since(p.endCheckedAt) < p.endCheckEvery {
+	if p.endOffsets == nil || len(p.next) == 0 {
+		return
+	}
+	if time.Since(p.endCheckedAt) < p.endCheckEvery && (p.pending == 0 || !p.reorder.AnyIdle()) {
 		return
 	}
 	p.endCheckedAt = time.Now()
