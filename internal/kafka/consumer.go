@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -181,11 +182,7 @@ func (c *Consumer) Commit(ctx context.Context, next map[int]int64) error {
 func (c *Consumer) Lag() map[int]int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m := make(map[int]int64, len(c.lag))
-	for p, l := range c.lag {
-		m[p] = l
-	}
-	return m
+	return maps.Clone(c.lag)
 }
 
 // Close leaves the group and closes the connections. Records fetched but
