@@ -111,10 +111,10 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer engine.Close()
-	backend := engine.Backend.String()
+	backend := engine.Backend
 	board.setEngine(engineStatus(engine, cfg))
 	pm.queries.Set(float64(len(queries)))
-	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
+	pm.info.WithLabelValues(backend.String(), strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
 
 	// Clients: Kafka (the embedded broker or the configured cluster, and
 	// topics), the alert sink, the dead-letter writer.
