@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -126,11 +127,7 @@ func (r *Readers) Fetch(ctx context.Context) (kafkago.Message, error) {
 func (r *Readers) Lag() map[int]int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m := make(map[int]int64, len(r.lag))
-	for p, l := range r.lag {
-		m[p] = l
-	}
-	return m
+	return maps.Clone(r.lag)
 }
 
 // Close stops reading and closes the connections; records fetched but
