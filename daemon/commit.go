@@ -3,12 +3,9 @@ package daemon
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"math"
 
-	kafkago "github.com/segmentio/kafka-go"
-
+	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
@@ -103,12 +100,12 @@ func nextResume(prev *resumeState, processed, watermark int64) resumeState {
 // the group's own commit metadata (scale-out commits it in its
 // generation), or else in resumeGroup's commit at the same offset (a
 // later commit by anyone makes it stale: at least once then).
-func committed(ctx context.Context, client *kafkago.Client, group, topic string, partitions []int) (map[int]int64, map[int]resumeState, error) {
-	offsets, states, err := fetchCommitted(ctx, client, group, topic, partitions)
+func committed(ctx context.Context, admin *kafka.Admin, group, topic string, partitions []int) (map[int]int64, map[int]resumeState, error) {
+	offsets, states, err := fetchCommitted(ctx, admin, group, topic, partitions)
 	if err != nil {
 		return nil, nil, err
 	}
-	roffsets, rstates, err := fetchCommitted(ctx, client, resumeGroup(group), topic, partitions)
+	roffsets, rstates, err := fetchCommitted(ctx, admin, resumeGroup(group), topic, partitions)
 	if err != nil {
 		return offsets, states, nil // no resume state: at least once
 	}
@@ -128,30 +125,18 @@ func committed(ctx context.Context, client *kafkago.Client, group, topic string,
 func resumeGroup(group string) string { return group + ".resume" }
 
 // fetchCommitted reads one group's committed offsets and clean resume
-// states for topic.
-func fetchCommitted(ctx context.Context, client *kafkago.Client, group, topic string, partitions []int) (map[int]int64, map[int]resumeState, error) {
-	resp, err := client.OffsetFetch(ctx, &kafkago.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: partitions}})
+// states for topic (none for a group that does not exist yet).
+func fetchCommitted(ctx context.Context, admin *kafka.Admin, group, topic string, partitions []int) (map[int]int64, map[int]resumeState, error) {
+	commits, err := admin.Commits(ctx, group, topic, partitions)
 	if err != nil {
-		return nil, nil, fmt.Errorf("fetching committed offsets of group %s: %w", group, err)
+		return nil, nil, err
 	}
-	if errors.Is(resp.Error, kafkago.GroupIdNotFound) {
-		return map[int]int64{}, map[int]resumeState{}, nil // a new group: nothing committed
-	}
-	if resp.Error != nil {
-		return nil, nil, fmt.Errorf("fetching committed offsets of group %s: %w", group, resp.Error)
-	}
-	offsets, states := map[int]int64{}, map[int]resumeState{}
-	for _, p := range resp.Topics[topic] {
-		if p.Error != nil {
-			return nil, nil, fmt.Errorf("committed offset of %s/%d: %w", topic, p.Partition, p.Error)
-		}
-		if p.CommittedOffset < 0 {
-			continue // nothing committed yet
-		}
-		offsets[p.Partition] = p.CommittedOffset
+	offsets, states := make(map[int]int64, len(commits)), map[int]resumeState{}
+	for p, c := range commits {
+		offsets[p] = c.Offset
 		var st resumeState
-		if p.Metadata != "" && json.Unmarshal([]byte(p.Metadata), &st) == nil && st.Clean {
-			states[p.Partition] = st
+		if c.Metadata != "" && json.Unmarshal([]byte(c.Metadata), &st) == nil && st.Clean {
+			states[p] = st
 		}
 	}
 	return offsets, states, nil
@@ -179,24 +164,11 @@ func resumeMetadata(offsets, processed map[int]int64, prev map[int]resumeState, 
 // resumeGroup, which nobody joins, so the standalone commit (generation
 // -1) is accepted even while other members (a standby) hold the daemon's
 // own group.
-func commitFinal(ctx context.Context, client *kafkago.Client, group, topic string, offsets map[int]int64, processed map[int]int64, prev map[int]resumeState, watermark int64) error {
-	var parts []kafkago.OffsetCommit
+func commitFinal(ctx context.Context, admin *kafka.Admin, group, topic string, offsets map[int]int64, processed map[int]int64, prev map[int]resumeState, watermark int64) error {
 	meta := resumeMetadata(offsets, processed, prev, watermark)
+	commits := make(map[int]kafka.Commit, len(offsets))
 	for p, off := range offsets {
-		parts = append(parts, kafkago.OffsetCommit{Partition: p, Offset: off, Metadata: meta[p]})
+		commits[p] = kafka.Commit{Offset: off, Metadata: meta[p]}
 	}
-	if len(parts) == 0 {
-		return nil
-	}
-	rg := resumeGroup(group)
-	resp, err := client.OffsetCommit(ctx, &kafkago.OffsetCommitRequest{GroupID: rg, GenerationID: -1, Topics: map[string][]kafkago.OffsetCommit{topic: parts}})
-	if err != nil {
-		return fmt.Errorf("final offset commit of group %s: %w", rg, err)
-	}
-	for _, p := range resp.Topics[topic] {
-		if p.Error != nil {
-			return fmt.Errorf("final offset commit of %s/%d in group %s: %w", topic, p.Partition, rg, p.Error)
-		}
-	}
-	return nil
+	return admin.CommitOutsideGroup(ctx, resumeGroup(group), topic, commits)
 }

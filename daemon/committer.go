@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"maps"
 
-	kafkago "github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
@@ -63,7 +61,7 @@ func (g groupCommits) final(ctx context.Context, h handover) error { return g.c.
 // it is logged, not returned.
 type withResumeGroup struct {
 	committer
-	client       *kafkago.Client
+	admin        *kafka.Admin
 	group, topic string
 	log          *slog.Logger
 }
@@ -72,7 +70,7 @@ func (w withResumeGroup) final(ctx context.Context, h handover) error {
 	if err := w.committer.final(ctx, h); err != nil {
 		return err
 	}
-	if err := commitFinal(ctx, w.client, w.group, w.topic, h.offsets, h.processed, h.prev, h.watermark); err != nil {
+	if err := commitFinal(ctx, w.admin, w.group, w.topic, h.offsets, h.processed, h.prev, h.watermark); err != nil {
 		w.log.Warn("final commit with resume state failed: a restart may repeat alerts", "err", err)
 	}
 	return nil

@@ -14,7 +14,6 @@ import (
 	"github.com/oklog/run"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
@@ -112,10 +111,10 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer engine.Close()
-	backend := engine.Backend.String()
+	backend := engine.Backend
 	board.setEngine(engineStatus(engine, cfg))
 	pm.queries.Set(float64(len(queries)))
-	pm.info.WithLabelValues(backend, strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
+	pm.info.WithLabelValues(backend.String(), strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
 
 	// Clients: Kafka (the embedded broker or the configured cluster, and
 	// topics), the alert sink, the dead-letter writer.
@@ -275,13 +274,13 @@ func queryNames(qs []*motif.Query) []string {
 // kafkaClients are the daemon's connection to Kafka: the brokers it
 // reached (the embedded one's addresses, if it runs), the transport
 // (writers, admin calls) and dialer (readers) with the configured TLS
-// and SASL, and the metadata and offset clients over the transport.
+// and SASL, and the admin client (metadata, offsets, commits) over the
+// transport.
 type kafkaClients struct {
 	brokers   []string
 	transport *kafka.Transport
 	dialer    *kafka.Dialer
 	admin     *kafka.Admin
-	client    *kafkago.Client
 	embedded  *kafka.Embedded // nil: the configured cluster
 }
 
@@ -342,7 +341,6 @@ func connectKafka(ctx context.Context, cfg *config.Config, log *slog.Logger, rea
 		k.close()
 		return kafkaClients{}, err
 	}
-	k.client = &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: transport, Timeout: 10 * time.Second}
 	return k, nil
 }
 

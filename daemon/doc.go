@@ -20,6 +20,13 @@
 // handed over through fenced commits that carry the resume state (see
 // scaleout.go and ARCHITECTURE.md).
 //
+// Run builds everything before it starts anything, in one order: metrics,
+// clients, the parts every pipeline shares, then the worker, which builds
+// each pipeline complete from the state its window was rebuilt to and a
+// mode: how the instance takes part in its group, as one small interface
+// per concern (record source, committer, duty policy, takeover guard)
+// with one implementation per mode, never a field whose nil selects one.
+//
 // Package daemon is the only package that sees config, ingest, stream,
 // alerts and internal/kafka together; cmd/monitor only parses flags and
 // calls Run.

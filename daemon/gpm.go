@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
@@ -34,7 +33,7 @@ type snapshotJob struct {
 	labelsK string
 }
 
-// messageWriter is what the job needs of a *kafkago.Writer.
+// messageWriter is what the job needs of a *kafka.Writer.
 type messageWriter interface {
 	WriteMessages(ctx context.Context, msgs ...kafka.Message) error
 }
@@ -66,8 +65,7 @@ func newGPMJob(ctx context.Context, cfg *config.Config, log *slog.Logger, reg pr
 		if err := kafka.EnsureTopics(ctx, brokers, transport, []kafka.TopicSpec{{Name: t, Partitions: 1}}); err != nil {
 			return nil, nil, fmt.Errorf("gpm.topic %s: %w", t, err)
 		}
-		out = &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: t, Transport: transport,
-			RequiredAcks: kafkago.RequireAll, BatchTimeout: 10 * time.Millisecond}
+		out = kafka.NewWriter(brokers, t, transport)
 	}
 	log.Info("gpm snapshot job on", "every", cfg.GPM.Every, "app", cfg.GPM.App, "k", cfg.GPM.K, "topic", cfg.GPM.Topic)
 	job, err := newSnapshotJob(cfg.GPM, log, reg, snapshotter(requests), out)

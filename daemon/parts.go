@@ -11,6 +11,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
@@ -27,7 +28,7 @@ type pipelineParts struct {
 	log     *slog.Logger
 	reg     prometheus.Registerer
 	engine  motif.Engine
-	backend string
+	backend backend.Backend
 	schema  window.Schema
 	sink    alerts.Sink
 	dec     *ingest.Decoder

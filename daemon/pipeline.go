@@ -238,10 +238,9 @@ func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 		}
 		// A batch closes at batch_size records. A reorder buffer over a
 		// cap releases edges early into the batch at once (its memory
-		// must not wait for batch_size) without closing it: closing a
-		// batch at every such release mined a backlog whose partitions
-		// run apart in event time a few edges at a time (242,560
-		// batches for 0.9M edges in one bench run).
+		// must not wait for batch_size) without closing it: a batch per
+		// release would mine a backlog whose partitions run apart in
+		// event time a few edges at a time.
 		if p.reorder.OverCap() {
 			p.early, _ = p.reorder.AppendRelease(p.early)
 		}
@@ -484,7 +483,6 @@ func (p *pipeline) batch(ctx context.Context) error {
 			p.pm.lag.WithLabelValues(strconv.Itoa(part)).Set(float64(n))
 			lag += n
 		}
-		p.im.SetLag(lag)
 	}
 	if p.board != nil {
 		st := batchStatus{records: p.pending, lag: lag, watermark: wm, hasWatermark: wm != math.MinInt64, buffered: p.reorder.Len()}

@@ -7,6 +7,8 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
 // TestResumeStateThroughResumeGroup: a clean shutdown's resume state is
@@ -23,23 +25,26 @@ func TestResumeStateThroughResumeGroup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	client := &kafkago.Client{Addr: kafkago.TCP(c.ListenAddrs()...), Timeout: 10 * time.Second}
+	admin, err := kafka.NewAdmin(c.ListenAddrs(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
 
 	// The daemon's group holds offsets 10 and 20 (its last commit), then
 	// a member joins, as a standby would.
-	commitOffsets(t, ctx, client, "g", map[int]int64{0: 10, 1: 20})
+	commitOffsets(t, ctx, admin, "g", map[int]int64{0: 10, 1: 20})
 	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: c.ListenAddrs(), GroupID: "g", Topic: "edges", MaxWait: 100 * time.Millisecond})
 	defer r.Close()
 	go r.FetchMessage(ctx) // joins the group
 	waitMembers(t, ctx, client, "g")
-	resp, err := client.OffsetCommit(ctx, &kafkago.OffsetCommitRequest{GroupID: "g", GenerationID: -1,
-		Topics: map[string][]kafkago.OffsetCommit{"edges": {{Partition: 0, Offset: 10, Metadata: "x"}}}})
-	if err == nil && resp.Topics["edges"][0].Error == nil {
+	if err := admin.CommitOutsideGroup(ctx, "g", "edges", map[int]kafka.Commit{0: {Offset: 10, Metadata: "x"}}); err == nil {
 		t.Fatal("the group accepted a commit from outside its generation while a member is live: the test no longer shows the case")
 	}
-	if err := commitFinal(ctx, client, "g", "edges", map[int]int64{0: 10, 1: 20}, map[int]int64{0: 12, 1: 25}, nil, 99); err != nil {
+	if err := commitFinal(ctx, admin, "g", "edges", map[int]int64{0: 10, 1: 20}, map[int]int64{0: 12, 1: 25}, nil, 99); err != nil {
 		t.Fatalf("commitFinal with a live member in the group: %v", err)
 	}
-	offsets, states, err := committed(ctx, client, "g", "edges", []int{0, 1})
+	offsets, states, err := committed(ctx, admin, "g", "edges", []int{0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +56,8 @@ func TestResumeStateThroughResumeGroup(t *testing.T) {
 	// resume state is stale.
 	r.Close()
 	waitNoMembers(t, ctx, client, "g")
-	commitOffsets(t, ctx, client, "g", map[int]int64{1: 30})
-	_, states, err = committed(ctx, client, "g", "edges", []int{0, 1})
+	commitOffsets(t, ctx, admin, "g", map[int]int64{1: 30})
+	_, states, err = committed(ctx, admin, "g", "edges", []int{0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,19 +91,13 @@ func waitGroup(t *testing.T, ctx context.Context, client *kafkago.Client, group 
 }
 
 // commitOffsets commits offsets to an empty group, outside any generation.
-func commitOffsets(t *testing.T, ctx context.Context, client *kafkago.Client, group string, offsets map[int]int64) {
+func commitOffsets(t *testing.T, ctx context.Context, admin *kafka.Admin, group string, offsets map[int]int64) {
 	t.Helper()
-	var parts []kafkago.OffsetCommit
+	commits := make(map[int]kafka.Commit, len(offsets))
 	for p, off := range offsets {
-		parts = append(parts, kafkago.OffsetCommit{Partition: p, Offset: off})
+		commits[p] = kafka.Commit{Offset: off}
 	}
-	resp, err := client.OffsetCommit(ctx, &kafkago.OffsetCommitRequest{GroupID: group, GenerationID: -1, Topics: map[string][]kafkago.OffsetCommit{"edges": parts}})
-	if err != nil {
+	if err := admin.CommitOutsideGroup(ctx, group, "edges", commits); err != nil {
 		t.Fatal(err)
-	}
-	for _, p := range resp.Topics["edges"] {
-		if p.Error != nil {
-			t.Fatalf("commit to %s: %v", group, p.Error)
-		}
 	}
 }

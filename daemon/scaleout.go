@@ -209,7 +209,7 @@ func (s *scaleOut) rebuild(ctx context.Context, gen *kafka.Generation) (start, e
 	if err != nil {
 		return start{}, err
 	}
-	offsets, states, err := committed(ctx, s.k.client, s.cfg.Kafka.Group, topic, parts)
+	offsets, states, err := committed(ctx, s.k.admin, s.cfg.Kafka.Group, topic, parts)
 	if err != nil {
 		return start{}, err
 	}

@@ -47,7 +47,7 @@ func newStandalone(ctx context.Context, s *pipelineParts, c kafkaClients, qs que
 	guard := &standbyGuard{log: s.log, builtTo: st.readFrom, committed: func(ctx context.Context) (map[int]int64, error) {
 		return c.admin.Committed(ctx, cfg.Kafka.Group, cfg.Kafka.EdgeTopic)
 	}}
-	commits := withResumeGroup{committer: groupCommits{consumer}, client: c.client, group: cfg.Kafka.Group, topic: cfg.Kafka.EdgeTopic, log: s.log}
+	commits := withResumeGroup{committer: groupCommits{consumer}, admin: c.admin, group: cfg.Kafka.Group, topic: cfg.Kafka.EdgeTopic, log: s.log}
 	p, err := s.newPipeline(qs, st, mode{src: consumer, commits: commits, duty: everyPartition{}, guard: guard})
 	if err != nil {
 		return nil, errors.Join(err, consumer.Close())
@@ -75,7 +75,7 @@ func rebuild(ctx context.Context, s *pipelineParts, c kafkaClients, span time.Du
 	if err != nil {
 		return start{}, err
 	}
-	offsets, states, err := committed(ctx, c.client, cfg.Kafka.Group, cfg.Kafka.EdgeTopic, parts)
+	offsets, states, err := committed(ctx, c.admin, cfg.Kafka.Group, cfg.Kafka.EdgeTopic, parts)
 	if err != nil {
 		return start{}, err
 	}

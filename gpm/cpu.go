@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/motifwatch/motifwatch/internal/backend"
 )
 
 // CPUOptions configure the CPU engine.
@@ -99,7 +101,7 @@ func (e *CPU) Run(ctx context.Context, g *Graph, job Job) (*Result, error) {
 	}
 	tg := Prepare(g, job.App)
 	nw := max(min(e.o.Workers, tg.N()), 1)
-	res := &Result{App: job.App, K: job.K, Stats: Stats{Backend: "cpu", Workers: nw}}
+	res := &Result{App: job.App, K: job.K, Stats: Stats{Backend: backend.CPU, Workers: nw}}
 	var err error
 	if res.Stats.Footprint, err = checkMemory(tg, job, nw, e.o.MemoryLimit); err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
+
+	"github.com/motifwatch/motifwatch/internal/backend"
 )
 
 // App is a GPM algorithm.
@@ -115,7 +117,8 @@ type Result struct {
 
 // Stats describe a run.
 type Stats struct {
-	Backend string
+	// Backend is the engine that ran: backend.CPU or backend.GPU.
+	Backend backend.Backend
 	Workers int
 	// Traversals is the number of workflow iterations (traversals
 	// extended).

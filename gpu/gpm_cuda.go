@@ -13,6 +13,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/motifwatch/motifwatch/gpm"
+	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/kernels"
 )
 
@@ -164,7 +165,7 @@ func (e *GPM) Run(ctx context.Context, g *gpm.Graph, job gpm.Job) (*gpm.Result, 
 		return nil, fmt.Errorf("%w: gpu %s k=%d needs %d MiB (TE arrays of %d warps × k = %d levels × %d entries (%s) × %d B, plus tallies and the graph) but the limit is %d MiB; use fewer warps (--workers)",
 			gpm.ErrMemory, job.App, job.K, need>>20, warps, job.K, c, per, elem, limit>>20)
 	}
-	res := &gpm.Result{App: job.App, K: job.K, Stats: gpm.Stats{Backend: "gpu", Workers: warps, Footprint: need}}
+	res := &gpm.Result{App: job.App, K: job.K, Stats: gpm.Stats{Backend: backend.GPU, Workers: warps, Footprint: need}}
 
 	var b gpmBuffers
 	var counts []uint64

@@ -43,7 +43,9 @@ func (e *DecodeError) Class() string {
 //	reorder_buffer_edges                edges waiting in the reorder buffer
 //	watermark_ticks                     the last released watermark, in window ticks
 //	watermark_delay_seconds             wall clock minus the watermark's time
-//	consumer_lag_records                the Kafka reader's lag (kafka-go: of its current partition)
+//
+// The consumer's lag is the daemon's motifwatch_consumer_lag_records, per
+// partition.
 type Metrics struct {
 	consumed     *prometheus.CounterVec
 	decoded      prometheus.Counter
@@ -55,7 +57,6 @@ type Metrics struct {
 	buffer       prometheus.Gauge
 	watermark    prometheus.Gauge
 	delay        prometheus.Gauge
-	lag          prometheus.Gauge
 }
 
 // NewMetrics creates the metrics and registers them with reg (nil: not
@@ -104,10 +105,6 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "motifwatch_ingest_watermark_delay_seconds",
 			Help: "Wall-clock time minus the watermark's time.",
 		}),
-		lag: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "motifwatch_ingest_consumer_lag_records",
-			Help: "Records between the consumer's position and the end of the partition it last read.",
-		}),
 	}
 	if reg == nil {
 		return m, nil
@@ -123,7 +120,6 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m.buffer = promreg.Register(reg, m.buffer, &err)
 	m.watermark = promreg.Register(reg, m.watermark, &err)
 	m.delay = promreg.Register(reg, m.delay, &err)
-	m.lag = promreg.Register(reg, m.lag, &err)
 	if err != nil {
 		return nil, err
 	}
@@ -216,11 +212,4 @@ func (m *Metrics) SetWatermark(w int64, tick time.Duration, now time.Time) {
 	wall := float64(w) * tick.Seconds()
 	nowS := float64(now.UnixNano()) / 1e9
 	m.delay.Set(nowS - wall)
-}
-
-// SetLag sets the consumer lag.
-func (m *Metrics) SetLag(records int64) {
-	if m != nil {
-		m.lag.Set(float64(records))
-	}
 }

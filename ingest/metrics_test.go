@@ -58,7 +58,6 @@ func TestMetrics(t *testing.T) {
 	m.DeadLettered((&DecodeError{Oversize: true}).Class(), 2)
 	m.DeadLettered((&DecodeError{}).Class(), 3)
 	m.SetBuffered(42)
-	m.SetLag(9)
 	m.SetWatermark(1000, time.Second, time.Unix(1030, 500_000_000))
 	m.DeadLetterTruncated(2)
 	m.DeadLetterWriteFailed(DeadLetterTransient, 4)
@@ -74,7 +73,6 @@ func TestMetrics(t *testing.T) {
 	m2.SetWatermark(minWatermark, time.Second, time.Now()) // no watermark yet: unchanged
 
 	want := []string{
-		"motifwatch_ingest_consumer_lag_records{} 9",
 		"motifwatch_ingest_dead_letter_lost_total{reason=decode} 1",
 		"motifwatch_ingest_dead_letter_lost_total{reason=future} 0",
 		"motifwatch_ingest_dead_letter_lost_total{reason=late} 0",
@@ -110,7 +108,6 @@ func TestMetricsNil(t *testing.T) {
 	m.DeadLetterWriteFailed(DeadLetterTransient, 1)
 	m.DeadLetterLost(ClassLate, 1)
 	m.SetBuffered(1)
-	m.SetLag(1)
 	m.SetWatermark(1, time.Second, time.Now())
 
 	m, err := NewMetrics(nil) // unregistered but working

@@ -13,6 +13,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/window"
@@ -46,8 +47,8 @@ type Options struct {
 	MaxMineTime  time.Duration
 	Logger       *slog.Logger
 	Registerer   prometheus.Registerer
-	// Backend labels the mining metrics ("cpu", "gpu").
-	Backend string
+	// Backend labels the mining metrics (backend.CPU when empty).
+	Backend backend.Backend
 }
 
 // Output is what one batch produced.
@@ -208,7 +209,7 @@ func New(opts Options) (*Processor, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Backend == "" {
-		opts.Backend = "cpu"
+		opts.Backend = backend.CPU
 	}
 	m, err := newMetrics(opts.Registerer)
 	if err != nil {
@@ -535,7 +536,7 @@ func (p *Processor) mine(ctx context.Context, q *registered, runs []run, waterma
 			break
 		}
 	}
-	p.metrics.mined(name, p.opts.Backend, matches, time.Since(start))
+	p.metrics.mined(name, p.opts.Backend.String(), matches, time.Since(start))
 	return nil
 }
 

@@ -19,7 +19,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	kafkago "github.com/segmentio/kafka-go"
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
@@ -438,14 +437,10 @@ func benchRecords(o benchOptions, stderr io.Writer) ([]kafka.Record, error) {
 // every edge without waiting for the partitions to go idle (the
 // sentinels are self-loops: never appended, never matched).
 func produceSplit(ctx context.Context, brokers []string, topic string, records []kafka.Record, parts int, rate float64, batch int, lateness int64) error {
-	ids := make([]int, parts)
-	for i := range ids {
-		ids[i] = i
-	}
-	bal := &kafkago.Murmur2Balancer{Consistent: true}
+	partition := kafka.SrcPartitioner(parts)
 	byPart := make([][]kafka.Record, parts)
 	for _, r := range records {
-		p := bal.Balance(kafka.Message{Key: []byte(r.Src)}, ids...)
+		p := partition(r.Src)
 		byPart[p] = append(byPart[p], r)
 	}
 	var lastT int64

@@ -95,17 +95,17 @@ Ctrl-C prints the counts so far, marked partial, and exits with status 130.`,
 
 // gpmReport is the output of `monitor gpm`.
 type gpmReport struct {
-	Graph     string       `json:"graph"`
-	Vertices  int          `json:"vertices"`
-	Edges     int64        `json:"edges"`
-	MaxDegree int          `json:"max_degree"`
-	App       string       `json:"app"`
-	K         int          `json:"k"`
-	Backend   string       `json:"backend"`
-	Workers   int          `json:"workers"`
-	Balance   bool         `json:"balance"`
-	Total     uint64       `json:"total"`
-	Patterns  []gpmPattern `json:"patterns"`
+	Graph     string          `json:"graph"`
+	Vertices  int             `json:"vertices"`
+	Edges     int64           `json:"edges"`
+	MaxDegree int             `json:"max_degree"`
+	App       string          `json:"app"`
+	K         int             `json:"k"`
+	Backend   backend.Backend `json:"backend"`
+	Workers   int             `json:"workers"`
+	Balance   bool            `json:"balance"`
+	Total     uint64          `json:"total"`
+	Patterns  []gpmPattern    `json:"patterns"`
 	// Partial: interrupted (Ctrl-C); the counts are those found so far.
 	Partial     bool          `json:"partial,omitempty"`
 	Subgraphs   []gpmSubgraph `json:"subgraphs,omitempty"`
@@ -242,7 +242,7 @@ func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
 		return interruptedError{fmt.Errorf("gpm: interrupted while loading %s: nothing counted", o.graph)}
 	}
 	rep := &gpmReport{Graph: o.graph, Vertices: g.N(), Edges: g.M(), MaxDegree: g.MaxDegree(), App: string(app),
-		K: o.k, Backend: o.backend.String(), Balance: balance, LoadSeconds: time.Since(start).Seconds(), Cache: st.Cache,
+		K: o.k, Backend: o.backend, Balance: balance, LoadSeconds: time.Since(start).Seconds(), Cache: st.Cache,
 		BytesPerEdge: float64(g.Bytes()) / float64(max(g.M(), 1)), PeakRSS: peakRSS()}
 	header, cache := "", ""
 	if st.Header {

@@ -14,10 +14,12 @@ import (
 )
 
 // interruptAt runs monitor args as a process, sends it SIGINT once it
-// prints a stderr line starting with progress (so the work is under way
-// whatever the machine's speed), and returns its output and exit status.
-// The workloads take minutes: they cannot end before the signal.
-func interruptAt(t *testing.T, progress string, args ...string) (stdout, stderr string, code int) {
+// prints a stderr line starting with progress and holding want (so the
+// work is under way whatever the machine's speed: a loaded machine's first
+// progress line can still read 0.0%, without an ETA), and returns its
+// output and exit status. The workloads take minutes: they cannot end
+// before the signal.
+func interruptAt(t *testing.T, progress, want string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "MONITOR_TEST_MAIN=1", "MONITOR_TEST_ARGS="+strings.Join(args, " "))
@@ -34,14 +36,14 @@ func interruptAt(t *testing.T, progress string, args ...string) (stdout, stderr 
 	signalled := false
 	for sc.Scan() {
 		fmt.Fprintln(&e, sc.Text())
-		if !signalled && strings.HasPrefix(sc.Text(), progress) {
+		if !signalled && strings.HasPrefix(sc.Text(), progress) && strings.Contains(sc.Text(), want) {
 			cmd.Process.Signal(syscall.SIGINT)
 			signalled = true
 		}
 	}
 	err = cmd.Wait()
 	if !signalled {
-		t.Fatalf("monitor %v ended before a progress line %q:\n%s", args, progress, e.String())
+		t.Fatalf("monitor %v ended before a progress line %q holding %q:\n%s", args, progress, want, e.String())
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
@@ -53,7 +55,7 @@ func interruptAt(t *testing.T, progress string, args ...string) (stdout, stderr 
 }
 
 func TestMineInterruptedPrintsPartialCounts(t *testing.T) {
-	out, errOut, code := interruptAt(t, "mining M5 (root edges): ",
+	out, errOut, code := interruptAt(t, "mining M5 (root edges): ", "ETA",
 		"mine", "--synthetic", "200000", "--motif", "M5", "--delta", "24h", "--workers", "1", "--progress", "100ms")
 	if code != exitInterrupted || !strings.Contains(out, "(partial)") || !strings.Contains(errOut, "interrupted during M5: the counts above are partial") {
 		t.Errorf("interrupted mine: exit %d; want %d and a partial table\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, out, errOut)
@@ -74,7 +76,7 @@ func TestGpmInterruptedPrintsPartialCounts(t *testing.T) {
 	if err := os.WriteFile(g, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := interruptAt(t, "gpm motif k=8 (root vertices): ",
+	out, errOut, code := interruptAt(t, "gpm motif k=8 (root vertices): ", "subgraphs so far",
 		"gpm", "--graph", g, "--app", "motif", "-k", "8", "--workers", "1", "--progress", "100ms")
 	if code != exitInterrupted || !strings.Contains(out, "(partial: interrupted)") || !strings.Contains(errOut, "the counts above are partial") {
 		t.Errorf("interrupted gpm: exit %d; want %d and a partial table\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, out, errOut)

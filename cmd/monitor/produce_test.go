@@ -36,12 +36,7 @@ func embedded(t *testing.T, topics ...kafka.TopicSpec) (context.Context, []strin
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	e, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Topics: topics})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	return ctx, e.Addrs()
+	return ctx, startBroker(t, topics...)
 }
 
 // readTopic reads every record of topic, partition by partition.

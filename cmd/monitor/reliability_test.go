@@ -2,7 +2,8 @@ package main
 
 // Helpers of the reliability tests (crash_test.go, faults_test.go): a
 // broker the test controls, the alert log with positions, and the checks
-// that hold through any single fault.
+// that hold through any single fault (TestReliabilityChecks holds them to
+// what they must catch).
 
 import (
 	"bytes"
@@ -168,7 +169,9 @@ func endOffsets(t *testing.T, brokers []string, topic string) map[int]int64 {
 	return end
 }
 
-func tryEndOffsets(brokers []string, topic string) (map[int]int64, error) {
+// offsetsOf asks the brokers, through an admin client and within 10 s,
+// for per-partition offsets.
+func offsetsOf(brokers []string, ask func(ctx context.Context, admin *kafka.Admin) (map[int]int64, error)) (map[int]int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	admin, err := kafka.NewAdmin(brokers, nil)
@@ -176,22 +179,23 @@ func tryEndOffsets(brokers []string, topic string) (map[int]int64, error) {
 		return nil, err
 	}
 	defer admin.Close()
-	return admin.EndOffsets(ctx, topic)
+	return ask(ctx, admin)
+}
+
+func tryEndOffsets(brokers []string, topic string) (map[int]int64, error) {
+	return offsetsOf(brokers, func(ctx context.Context, admin *kafka.Admin) (map[int]int64, error) {
+		return admin.EndOffsets(ctx, topic)
+	})
 }
 
 func tryCommitted(brokers []string, group string) (map[int]int64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	admin, err := kafka.NewAdmin(brokers, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer admin.Close()
-	c, err := admin.Committed(ctx, group, "edges")
-	if errors.Is(err, kafkago.GroupIdNotFound) {
-		return map[int]int64{}, nil // nothing committed yet
-	}
-	return c, err
+	return offsetsOf(brokers, func(ctx context.Context, admin *kafka.Admin) (map[int]int64, error) {
+		c, err := admin.Committed(ctx, group, "edges")
+		if errors.Is(err, kafkago.GroupIdNotFound) {
+			return map[int]int64{}, nil // nothing committed yet
+		}
+		return c, err
+	})
 }
 
 func sum(m map[int]int64) int64 {
@@ -245,8 +249,17 @@ func firstCopies(log []logged) map[string]logged {
 // taken.
 func checkCommitsCovered(t *testing.T, snaps []snapshot, log []logged) {
 	t.Helper()
+	bad, matches := uncoveredCommits(snaps, log)
+	if len(bad) > 0 {
+		t.Errorf("offsets committed past %d unacknowledged alerts, e.g.\n%s", len(bad), strings.Join(bad[:min(len(bad), 5)], "\n"))
+	}
+	t.Logf("commit coverage: %d snapshots × %d matches checked", len(snaps), matches)
+}
+
+// uncoveredCommits lists, sorted, the matches that a snapshot's commit
+// passed before their alert was on the topic, and counts the matches.
+func uncoveredCommits(snaps []snapshot, log []logged) (bad []string, matches int) {
 	first := firstCopies(log)
-	var bad []string
 	for _, s := range snaps {
 		for id, l := range first {
 			last := l.Edges[len(l.Edges)-1]
@@ -260,11 +273,8 @@ func checkCommitsCovered(t *testing.T, snaps []snapshot, log []logged) {
 			}
 		}
 	}
-	if len(bad) > 0 {
-		slices.Sort(bad)
-		t.Errorf("offsets committed past %d unacknowledged alerts, e.g.\n%s", len(bad), strings.Join(bad[:min(len(bad), 5)], "\n"))
-	}
-	t.Logf("commit coverage: %d snapshots × %d matches checked", len(snaps), len(first))
+	slices.Sort(bad)
+	return bad, len(first)
 }
 
 // checkSameMatches asserts that the alert log, deduplicated by match id,
@@ -274,43 +284,59 @@ func checkCommitsCovered(t *testing.T, snaps []snapshot, log []logged) {
 // returns the number of extra copies per match id.
 func checkSameMatches(t *testing.T, label string, exp expectation, log []logged) map[string]int {
 	t.Helper()
+	d := compareMatches(exp, log)
+	if len(d.missing)+len(d.extra) > 0 {
+		t.Errorf("%s: %d of %d matches missing (e.g. %.3v), %d extra (e.g. %.3v)", label, len(d.missing), len(exp.ids), d.missing, len(d.extra), d.extra)
+	}
+	for _, q := range d.short {
+		t.Errorf("%s: %s: count records sum to %d; monitor mine counts %d", label, q, d.counts[q], exp.counts[q])
+	}
+	return d.dups
+}
+
+// matchDiff is an alert log against an expectation: the match ids
+// missing and extra (sorted), the extra copies per match id, the
+// count-mode queries whose count records sum below the expected count,
+// and those sums.
+type matchDiff struct {
+	missing, extra, short []string
+	dups                  map[string]int
+	counts                map[string]int64
+}
+
+func compareMatches(exp expectation, log []logged) matchDiff {
 	copies := map[string]int{}
-	counts := map[string]int64{}
+	d := matchDiff{dups: map[string]int{}, counts: map[string]int64{}}
 	for _, l := range log {
 		switch l.Kind {
 		case alerts.KindMatch:
 			copies[l.key()]++
 		case alerts.KindCount:
-			counts[l.Query] += l.Count
+			d.counts[l.Query] += l.Count
 		}
 	}
-	var missing, extra []string
 	for id := range exp.ids {
 		if copies[id] == 0 {
-			missing = append(missing, id)
+			d.missing = append(d.missing, id)
 		}
 	}
-	dups := map[string]int{}
 	for id, n := range copies {
 		if !exp.ids[id] {
-			extra = append(extra, id)
+			d.extra = append(d.extra, id)
 		}
 		if n > 1 {
-			dups[id] = n - 1
+			d.dups[id] = n - 1
 		}
-	}
-	if len(missing)+len(extra) > 0 {
-		t.Errorf("%s: %d of %d matches missing (e.g. %.3v), %d extra (e.g. %.3v)", label, len(missing), len(exp.ids), missing, len(extra), extra)
 	}
 	for q, c := range exp.counts {
-		if slices.Contains(enumerated, q) {
-			continue
-		}
-		if counts[q] < c {
-			t.Errorf("%s: %s: count records sum to %d; monitor mine counts %d", label, q, counts[q], c)
+		if !slices.Contains(enumerated, q) && d.counts[q] < c {
+			d.short = append(d.short, q)
 		}
 	}
-	return dups
+	slices.Sort(d.missing)
+	slices.Sort(d.extra)
+	slices.Sort(d.short)
+	return d
 }
 
 // reliabilityConfig is e2eConfig with a short session timeout (a restart
@@ -320,4 +346,41 @@ func reliabilityConfig(brokers []string, group, queries string) string {
 	cfg := e2eConfig(brokers, group, queries, 0)
 	cfg = strings.Replace(cfg, "  group: "+group+"\n", "  group: "+group+"\n  session_timeout: 3s\n", 1)
 	return strings.Replace(cfg, "batch_size: 4000", "batch_size: 1000", 1)
+}
+
+// TestReliabilityChecks: the checks flag a commit past a match whose
+// alert came after the snapshot, a missing or extra match, a duplicate,
+// and a count that falls short.
+func TestReliabilityChecks(t *testing.T) {
+	match := func(id string, part int, off int64, lastPart int, lastOff int64) logged {
+		return logged{Alert: alerts.Alert{Kind: alerts.KindMatch, Query: "tri-cycle", MatchID: id,
+			Edges: []alerts.Edge{{Partition: lastPart, Offset: lastOff - 1}, {Partition: lastPart, Offset: lastOff}}}, part: part, off: off}
+	}
+	log := []logged{match("a", 1, 3, 0, 5), match("b", 0, 0, 2, 9), match("a", 1, 7, 0, 5)}
+	for _, c := range []struct {
+		name string
+		snap snapshot
+		bad  int
+	}{
+		{"alert after the snapshot, commit past its edge", snapshot{"s", map[int]int64{0: 6}, map[int]int64{1: 3}}, 1},
+		{"alert before the snapshot", snapshot{"s", map[int]int64{0: 6}, map[int]int64{1: 4}}, 0},
+		{"commit at the match's last edge", snapshot{"s", map[int]int64{0: 5}, map[int]int64{1: 0}}, 0},
+		{"partition not committed", snapshot{"s", map[int]int64{1: 100}, map[int]int64{}}, 0},
+	} {
+		bad, n := uncoveredCommits([]snapshot{c.snap}, log)
+		if len(bad) != c.bad || n != 2 {
+			t.Errorf("%s: %d violations (%v) over %d matches; want %d over 2", c.name, len(bad), bad, n, c.bad)
+		}
+	}
+	exp := expectation{ids: map[string]bool{"tri-cycle/a": true, "tri-cycle/b": true}}
+	if dups := checkSameMatches(t, "exact", exp, log); len(dups) != 1 || dups["tri-cycle/a"] != 1 {
+		t.Errorf("checkSameMatches duplicates = %v; want tri-cycle/a once", dups)
+	}
+	counted := logged{Alert: alerts.Alert{Kind: alerts.KindCount, Query: "fan-in", Count: 4}}
+	exp = expectation{ids: map[string]bool{"tri-cycle/a": true, "tri-cycle/c": true}, counts: map[string]int64{"fan-in": 5, "tri-cycle": 99}}
+	d := compareMatches(exp, append(log, counted))
+	if fmt.Sprint(d.missing, d.extra, d.short, d.counts["fan-in"]) != "[tri-cycle/c] [tri-cycle/b] [fan-in] 4" {
+		t.Errorf("compareMatches: missing %v, extra %v, short %v (fan-in %d); want [tri-cycle/c] [tri-cycle/b] [fan-in] 4",
+			d.missing, d.extra, d.short, d.counts["fan-in"])
+	}
 }

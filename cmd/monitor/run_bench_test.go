@@ -68,15 +68,7 @@ func BenchmarkDaemon(b *testing.B) {
 func runBench(b *testing.B, records []kafka.Record, rate float64) (*prometheus.Registry, time.Duration) {
 	b.Helper()
 	ctx := context.Background()
-	emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer emb.Close()
-	brokers := emb.Addrs()
-	if err := kafka.EnsureTopics(ctx, brokers, nil, []kafka.TopicSpec{{Name: "edges", Partitions: 3}}); err != nil {
-		b.Fatal(err)
-	}
+	brokers := startBroker(b, kafka.TopicSpec{Name: "edges", Partitions: 3})
 	dir := b.TempDir()
 	qpath := dir + "/q.yaml"
 	if err := writeFile(qpath, benchQueries); err != nil {

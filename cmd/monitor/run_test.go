@@ -85,9 +85,11 @@ func mineExpectation(t *testing.T, graph, queries string) expectation {
 	return exp
 }
 
-func startBroker(t *testing.T) []string {
+// startBroker starts an embedded broker with topics for one test or
+// benchmark and returns its addresses; it closes when the test ends.
+func startBroker(t testing.TB, topics ...kafka.TopicSpec) []string {
 	t.Helper()
-	emb, err := kafka.StartEmbedded(context.Background(), kafka.EmbeddedOptions{})
+	emb, err := kafka.StartEmbedded(context.Background(), kafka.EmbeddedOptions{Topics: topics})
 	if err != nil {
 		t.Fatal(err)
 	}

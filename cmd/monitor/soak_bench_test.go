@@ -65,12 +65,7 @@ type soakSample struct {
 func soak(b *testing.B, duration time.Duration, rate float64) ([]soakSample, int64) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer emb.Close()
-	brokers := emb.Addrs()
+	brokers := startBroker(b)
 	addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(b))
 	dir := b.TempDir()
 	qpath, cpath := filepath.Join(dir, "q.yaml"), filepath.Join(dir, "soak.yaml")

@@ -118,35 +118,26 @@ func (a *Admin) OffsetsForTime(ctx context.Context, topic string, t time.Time) (
 // EndOffsets returns, per partition of topic, the offset the next record
 // will get.
 func (a *Admin) EndOffsets(ctx context.Context, topic string) (map[int]int64, error) {
-	parts, err := a.Partitions(ctx, topic)
-	if err != nil {
-		return nil, err
-	}
-	reqs := make([]kafkago.OffsetRequest, len(parts))
-	for i, p := range parts {
-		reqs[i] = kafkago.LastOffsetOf(p)
-	}
-	got, err := a.listOffsets(ctx, topic, reqs)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[int]int64, len(got))
-	for _, po := range got {
-		out[po.Partition] = po.LastOffset
-	}
-	return out, nil
+	return a.logBounds(ctx, topic, kafkago.LastOffsetOf, func(po kafkago.PartitionOffsets) int64 { return po.LastOffset })
 }
 
 // StartOffsets returns, per partition of topic, the offset of the oldest
 // record still stored (retention may have deleted earlier ones).
 func (a *Admin) StartOffsets(ctx context.Context, topic string) (map[int]int64, error) {
+	return a.logBounds(ctx, topic, kafkago.FirstOffsetOf, func(po kafkago.PartitionOffsets) int64 { return po.FirstOffset })
+}
+
+// logBounds asks for one end of every partition's log (req names it) and
+// returns, per partition, the offset bound picks from the answer.
+func (a *Admin) logBounds(ctx context.Context, topic string, req func(partition int) kafkago.OffsetRequest,
+	bound func(kafkago.PartitionOffsets) int64) (map[int]int64, error) {
 	parts, err := a.Partitions(ctx, topic)
 	if err != nil {
 		return nil, err
 	}
 	reqs := make([]kafkago.OffsetRequest, len(parts))
 	for i, p := range parts {
-		reqs[i] = kafkago.FirstOffsetOf(p)
+		reqs[i] = req(p)
 	}
 	got, err := a.listOffsets(ctx, topic, reqs)
 	if err != nil {
@@ -154,7 +145,7 @@ func (a *Admin) StartOffsets(ctx context.Context, topic string) (map[int]int64, 
 	}
 	out := make(map[int]int64, len(got))
 	for _, po := range got {
-		out[po.Partition] = po.FirstOffset
+		out[po.Partition] = bound(po)
 	}
 	return out, nil
 }
@@ -172,33 +163,6 @@ func (a *Admin) listOffsets(ctx context.Context, topic string, reqs []kafkago.Of
 		}
 	}
 	return pos, nil
-}
-
-// Committed returns the group's committed offsets (the next to read) for
-// the partitions of topic; a partition without a commit is absent.
-func (a *Admin) Committed(ctx context.Context, group, topic string) (map[int]int64, error) {
-	parts, err := a.Partitions(ctx, topic)
-	if err != nil {
-		return nil, err
-	}
-	res, err := a.c.OffsetFetch(ctx, &kafkago.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
-	err = CleanError(err) // no kafka-go method names in messages
-	if err != nil {
-		return nil, fmt.Errorf("kafka admin: committed offsets of group %s: %w", group, err)
-	}
-	if res.Error != nil {
-		return nil, fmt.Errorf("kafka admin: committed offsets of group %s: %w", group, res.Error)
-	}
-	out := make(map[int]int64)
-	for _, p := range res.Topics[topic] {
-		if p.Error != nil {
-			return nil, fmt.Errorf("kafka admin: committed offset of group %s partition %d: %w", group, p.Partition, p.Error)
-		}
-		if p.CommittedOffset >= 0 {
-			out[p.Partition] = p.CommittedOffset
-		}
-	}
-	return out, nil
 }
 
 // Replay reads each partition of topic from from[p] up to (not including)

@@ -28,6 +28,35 @@ func newCluster(t testing.TB, partitions int32, topics ...string) []string {
 	return c.ListenAddrs()
 }
 
+// readTopic reads every record of topic, by partition.
+func readTopic(t *testing.T, brokers []string, topic string) map[int][]kafkago.Message {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	a, err := NewAdmin(brokers, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	end, err := a.EndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := make(map[int]int64, len(end))
+	for p := range end {
+		from[p] = 0
+	}
+	out := make(map[int][]kafkago.Message)
+	err = Replay(ctx, brokers, nil, topic, from, end, func(m kafkago.Message) error {
+		out[m.Partition] = append(out[m.Partition], m)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // produce writes msgs, each to its Partition, and waits for the acks.
 func produce(t *testing.T, brokers []string, topic string, msgs ...kafkago.Message) {
 	t.Helper()
@@ -74,22 +103,9 @@ func TestDeadLetter(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	admin, err := NewAdmin(brokers, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	end, err := admin.EndOffsets(ctx, "dlq")
-	if err != nil {
-		t.Fatal(err)
-	}
-	from := map[int]int64{}
-	for p := range end {
-		from[p] = 0
-	}
 	var got []kafkago.Message
-	if err := Replay(ctx, brokers, nil, "dlq", from, end, func(m kafkago.Message) error { got = append(got, m); return nil }); err != nil {
-		t.Fatal(err)
+	for _, ms := range readTopic(t, brokers, "dlq") {
+		got = append(got, ms...)
 	}
 	byValue := map[string]kafkago.Message{}
 	for _, m := range got {

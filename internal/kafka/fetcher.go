@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -219,11 +220,7 @@ func (f *Fetcher) Pause(paused []int) {
 func (f *Fetcher) Lag() map[int]int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	m := make(map[int]int64, len(f.lag))
-	for p, l := range f.lag {
-		m[p] = l
-	}
-	return m
+	return maps.Clone(f.lag)
 }
 
 // InFlight returns the bytes fetched and not handed back, and their peak.

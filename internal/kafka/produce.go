@@ -38,6 +38,22 @@ func ParsePartitioning(s string) (Partitioning, error) {
 	return 0, fmt.Errorf("broker: partitioning %q: want src or roundrobin", s)
 }
 
+// bySrcBalancer is BySrc's partitioner.
+func bySrcBalancer() kafkago.Balancer { return &kafkago.Murmur2Balancer{Consistent: true} }
+
+// SrcPartitioner returns the function that gives, for a record's source,
+// the partition of a topic of n partitions that BySrc sends it to: for a
+// producer that writes each partition on its own (monitor bench) and must
+// agree with Produce.
+func SrcPartitioner(n int) func(src string) int {
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = i
+	}
+	bal := bySrcBalancer()
+	return func(src string) int { return bal.Balance(kafkago.Message{Key: []byte(src)}, ids...) }
+}
+
 func (p Partitioning) String() string {
 	switch p {
 	case BySrc:
@@ -195,7 +211,7 @@ func Produce(ctx context.Context, src iter.Seq[Record], opts ProduceOptions) (in
 	if err := checkTopicExists(ctx, opts.Brokers, tr, opts.Topic); err != nil {
 		return 0, err
 	}
-	var balancer kafkago.Balancer = &kafkago.Murmur2Balancer{Consistent: true}
+	var balancer kafkago.Balancer = bySrcBalancer()
 	if opts.Partitioning == RoundRobin {
 		balancer = &kafkago.RoundRobin{}
 	}

@@ -181,8 +181,12 @@ func TestProduceFile(t *testing.T) {
 			}
 			msgs := checkProduced(t, ctx, addrs, topic, c.w, c.format, c.part)
 			used := map[int]bool{}
+			srcPartition := kafka.SrcPartitioner(4)
 			for _, m := range msgs {
 				used[m.Partition] = true
+				if p := srcPartition(string(m.Key)); c.part == kafka.BySrc && p != m.Partition {
+					t.Errorf("source %s produced to partition %d; SrcPartitioner says %d", m.Key, m.Partition, p)
+				}
 			}
 			if c.w.Len() >= 100 && len(used) != 4 {
 				t.Errorf("records landed in partitions %v; want all 4", used)

@@ -109,3 +109,22 @@ func TestEnginesReachNoHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestKafkaInOnePackage: of the module's packages, only internal/kafka
+// imports a Kafka client library; the daemon and the commands speak
+// Kafka through it. (Tests may: they play the outside world.)
+func TestKafkaInOnePackage(t *testing.T) {
+	kafkaLibs := []string{"github.com/segmentio/kafka-go", "github.com/twmb/franz-go"}
+	for _, p := range deps(t, module+"...") {
+		if !strings.HasPrefix(p.path, module) || p.path == module+"internal/kafka" {
+			continue
+		}
+		for _, imp := range p.imports {
+			for _, lib := range kafkaLibs {
+				if imp == lib || strings.HasPrefix(imp, lib+"/") {
+					t.Errorf("%s imports %s: Kafka is spoken in internal/kafka only", p.path, imp)
+				}
+			}
+		}
+	}
+}

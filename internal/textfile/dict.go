@@ -29,10 +29,11 @@ type Dict struct {
 const smallMax = 1 << 22
 
 // NewDict returns a dict for a chunk of about chunkBytes bytes (0:
-// unknown) that looks integers up by value below a bound that keeps its
-// slice (grown only as far as the largest integer seen) within an eighth
-// of a chunk's bytes, between 64 Ki and 4 Mi integers: one slice per CPU
-// must not outgrow the file's own pair lists.
+// unknown) that looks integers up by value below chunkBytes/8, within 64
+// Ki and 4 Mi: its slice (grown only as far as the largest integer seen)
+// then takes at most half as many bytes as the chunk, about what the
+// chunk's parsed lines take, even with one chunk per CPU on a many-core
+// host.
 func NewDict(chunkBytes int64) Dict {
 	if chunkBytes <= 0 {
 		return Dict{smallMax: smallMax}

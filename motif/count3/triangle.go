@@ -7,36 +7,53 @@ import (
 )
 
 // pairEdge is one temporal edge in a node pair's list (position order),
-// with the counts of the list's earlier edges that the triangle pass reads
-// when the pair is a triangle's heaviest side. Each list ends with a
-// sentinel (T and Pos at their maximum, the counts over the whole list),
-// so searches stop on it and counts after the last edge need no branch.
+// 16 bytes so that the heavy side's searches touch few cache lines and find
+// its prefix count in the entry they stop on. Each list ends with a
+// sentinel (T and pf at their maximum, in over the whole list), so
+// searches stop on it and counts after the last edge need no branch.
 type pairEdge struct {
-	T, Pos int64
-	// in: earlier edges into the pair's own end (its first node in degree
-	// order); cOut, cIn: earlier counted (fCounted) edges out of and into it.
-	in, cOut, cIn int32
-	// Flags: fIn and fCounted, seen from the pair's own end.
-	Flags uint8
+	T int64
+	// pf packs the edge's position, relative to the window's first, above
+	// its fIn and fCounted bits (seen from the pair's own end, its first
+	// node in degree order): comparing pf compares positions.
+	pf uint32
+	// in: earlier edges of the list into the own end.
+	in uint32
 }
 
-var sentinel = pairEdge{T: math.MaxInt64, Pos: math.MaxInt64}
+// pfFlags masks pf's flag bits; positions take the rest (maxRel).
+const (
+	pfFlags = uint32(fIn | fCounted)
+	maxRel  = math.MaxUint32 >> 2
+)
 
-// pairList is a pair's edges with their sentinel, and their times apart
-// (t[i] = e[i].T) for the searches: eight to a cache line, against two
-// pairEdges.
+var sentinel = pairEdge{T: math.MaxInt64, pf: math.MaxUint32}
+
+// pairList is a pair's edges with their sentinel and, when the scope does
+// not count every edge, the counted edges before each (all and into the
+// own end); when it does, they are the index and in.
 type pairList struct {
-	e []pairEdge
-	t []int64
+	e         []pairEdge
+	cAll, cIn []uint32
+}
+
+// counted returns the counted edges before index i, out of and into the
+// own end.
+func (l *pairList) counted(i int) [2]int64 {
+	if l.cAll == nil {
+		return [2]int64{int64(i) - int64(l.e[i].in), int64(l.e[i].in)}
+	}
+	return [2]int64{int64(l.cAll[i]) - int64(l.cIn[i]), int64(l.cIn[i])}
 }
 
 // queued is an edge of a triangle's two light sides in the triangle
 // pass's δ window, with the heavy side's counts it added to the sums, so
 // that it takes them back when it leaves.
 type queued struct {
-	t      int64
-	label  int32
-	pa, hi [2]int32
+	t     int64
+	hi    [2]int64
+	pa    [2]uint32
+	label int32
 }
 
 // countTriangle adds the triples of one static triangle whose last edge is
@@ -64,23 +81,23 @@ type queued struct {
 // light edge adds its pairs in O(1). Light edges with no edge of the other
 // light side within δ can be in no triple and are skipped by galloping.
 func countTriangle(a, b, c pairList, fb, fc uint8, delta int64, qs *[]queued, raw *Raw) {
-	ta := a.t
+	ae := a.e
 	var cnt [4]int64
 	var s1, s2 [4][2]int64 // [label][d]: Σ PA_d(p), Σ H_d(p) over the window
 	q := (*qs)[:0]
 	head := 0
-	lists := [2]pairList{b, c}
+	lists := [2][]pairEdge{b.e, c.e}
 	flips := [2]uint8{fb, fc}
 	var at [2]int         // next edge of b and c
 	ip, il, ih := 0, 0, 0 // a-edges: first after the current edge, first at t−δ, first after t+δ
 	for {
 		side := 0
-		if c.e[at[1]].Pos < b.e[at[0]].Pos {
+		if c.e[at[1]].pf < b.e[at[0]].pf {
 			side = 1
 		}
-		own, other, ownT := lists[side].e, lists[side^1].e, lists[side].t
+		own, other := lists[side], lists[side^1]
 		e := &own[at[side]]
-		if e.Pos == math.MaxInt64 {
+		if e.pf == math.MaxUint32 {
 			break // both at their sentinels
 		}
 		k := at[side^1] // other[k-1] is before e, other[k] after it
@@ -89,7 +106,7 @@ func countTriangle(a, b, c pairList, fb, fc uint8, delta int64, qs *[]queued, ra
 			if k == last {
 				at[side] = len(own) - 1 // the other side is over: nothing more on this one
 			} else {
-				at[side] = gallop(ownT, at[side]+1, other[k].T-delta)
+				at[side] = gallop(own, at[side]+1, other[k].T-delta)
 			}
 			continue
 		}
@@ -102,26 +119,27 @@ func countTriangle(a, b, c pairList, fb, fc uint8, delta int64, qs *[]queued, ra
 			cnt[l]--
 			s1[l][0] -= int64(o.pa[0])
 			s1[l][1] -= int64(o.pa[1])
-			s2[l][0] -= int64(o.hi[0])
-			s2[l][1] -= int64(o.hi[1])
+			s2[l][0] -= o.hi[0]
+			s2[l][1] -= o.hi[1]
 		}
-		lk := int32(2*side) + int32((e.Flags&fIn)^flips[side])
+		flags := uint8(e.pf & pfFlags)
+		lk := int32(2*side) + int32((flags&fIn)^flips[side])
 		// il ≤ ip ≤ ih: the a-edges before t−δ precede e, and those before
 		// e are no later than t. The first search spans the whole list;
 		// later ones start where the last stopped.
-		if len(q) == 0 && head == 0 {
-			il = search(ta, -1, len(ta)-1, t-delta)
+		if len(q) == 0 {
+			il = search(ae, -1, len(ae)-1, t-delta)
 		} else {
-			il = gallop(ta, il, t-delta)
+			il = gallop(ae, il, t-delta)
 		}
-		for ip = gallop(ta, max(ip, il), t); ta[ip] == t && a.e[ip].Pos < e.Pos; ip++ {
+		for ip = gallop(ae, max(ip, il), t); ae[ip].T == t && ae[ip].pf < e.pf; ip++ {
 		}
-		ih = gallop(ta, max(ih, ip), t+delta+1)
-		in := a.e[ip].in
-		pa := [2]int32{int32(ip) - in, in}
+		ih = gallop(ae, max(ih, ip), t+delta+1)
+		in := ae[ip].in
+		pa := [2]uint32{uint32(ip) - in, in}
 		ob := 2 * (side ^ 1)
-		if e.Flags&fCounted != 0 {
-			lo := [2]int64{int64(il - int(a.e[il].in)), int64(a.e[il].in)}
+		if flags&fCounted != 0 {
+			lo := [2]int64{int64(il) - int64(ae[il].in), int64(ae[il].in)}
 			for lp := ob; lp < ob+2; lp++ {
 				n := cnt[lp]
 				if n == 0 {
@@ -133,19 +151,19 @@ func countTriangle(a, b, c pairList, fb, fc uint8, delta int64, qs *[]queued, ra
 				}
 			}
 		}
-		pac := [2]int64{int64(a.e[ip].cOut), int64(a.e[ip].cIn)}
+		pac := a.counted(ip)
 		for lp := ob; lp < ob+2; lp++ {
 			if n := cnt[lp]; n != 0 {
 				raw[rawTri+64+4*lp+int(lk)] += s2[lp][0] - n*pac[0]
 				raw[rawTri+64+16+4*lp+int(lk)] += s2[lp][1] - n*pac[1]
 			}
 		}
-		hi := [2]int32{a.e[ih].cOut, a.e[ih].cIn}
+		hi := a.counted(ih)
 		cnt[lk]++
 		s1[lk][0] += int64(pa[0])
 		s1[lk][1] += int64(pa[1])
-		s2[lk][0] += int64(hi[0])
-		s2[lk][1] += int64(hi[1])
+		s2[lk][0] += hi[0]
+		s2[lk][1] += hi[1]
 		q = append(q, queued{t: t, label: lk, pa: pa, hi: hi})
 	}
 	*qs = q
@@ -154,12 +172,12 @@ func countTriangle(a, b, c pairList, fb, fc uint8, delta int64, qs *[]queued, ra
 // gallop returns the first index at or after from whose time is at
 // least t (a list's sentinel stops it): exponential steps, then a binary
 // search, so a short skip costs O(1) and a long one O(log).
-func gallop(ts []int64, from int, t int64) int {
-	if ts[from] >= t {
+func gallop(ts []pairEdge, from int, t int64) int {
+	if ts[from].T >= t {
 		return from
 	}
-	lo, step := from, 1 // ts[lo] < t
-	for lo+step < len(ts) && ts[lo+step] < t {
+	lo, step := from, 1 // ts[lo].T < t
+	for lo+step < len(ts) && ts[lo+step].T < t {
 		lo += step
 		step *= 2
 	}
@@ -167,11 +185,11 @@ func gallop(ts []int64, from int, t int64) int {
 }
 
 // search returns the first index in (lo, hi] whose time is at least t,
-// given ts[hi] >= t (lo = -1: the whole list).
-func search(ts []int64, lo, hi int, t int64) int {
+// given ts[hi].T >= t (lo = -1: the whole list).
+func search(ts []pairEdge, lo, hi int, t int64) int {
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
-		if ts[m] < t {
+		if ts[m].T < t {
 			lo = m
 		} else {
 			hi = m
@@ -249,8 +267,15 @@ func (c *counter) triangles(ctx context.Context) error {
 	}
 	// Each pair's edges in position order, directions seen from its own
 	// end, then the prefix counts and the sentinel.
+	first := c.w.First()
+	if c.sc.hi-first > maxRel {
+		return fmt.Errorf("count3: a window of %d edges exceeds the triangle pass's %d (its positions are packed in 30 bits)", c.sc.hi-first, maxRel)
+	}
 	pe := make([]pairEdge, loff[pairs])
-	pt := make([]int64, loff[pairs])
+	var cAll, cIn []uint32
+	if c.sc.lo > first || c.sc.mask != nil {
+		cAll, cIn = make([]uint32, loff[pairs]), make([]uint32, loff[pairs])
+	}
 	span := make([]timeSpan, pairs)
 	builders := make([]*centreBuilder, c.workers)
 	cursors := make([][]int64, c.workers)
@@ -274,36 +299,45 @@ func (c *counter) triangles(ctx context.Context) error {
 		}
 		for _, e := range b.ev {
 			if i := cur[e.Local]; i >= 0 {
-				pe[i] = pairEdge{T: e.T, Pos: e.Pos, Flags: e.Flags & (fIn | fCounted)}
+				pe[i] = pairEdge{T: e.T, pf: uint32(e.Pos-first)<<2 | uint32(e.Flags)&pfFlags}
 				cur[e.Local]++
 			}
 		}
 		for j := foff[u]; j < foff[u+1]; j++ {
-			var in, cOut, cIn int32
+			var in, ca, ci uint32
 			l := pe[loff[j]:loff[j+1]]
-			lt := pt[loff[j]:loff[j+1]]
 			for i := range l[:len(l)-1] {
 				e := &l[i]
-				lt[i] = e.T
-				e.in, e.cOut, e.cIn = in, cOut, cIn
-				d := int32(e.Flags & fIn)
+				e.in = in
+				d := e.pf & uint32(fIn)
 				in += d
-				if e.Flags&fCounted != 0 {
-					cOut += 1 - d
-					cIn += d
+				if cAll != nil {
+					cAll[loff[j]+int64(i)], cIn[loff[j]+int64(i)] = ca, ci
+					if e.pf&uint32(fCounted) != 0 {
+						ca++
+						ci += d
+					}
 				}
 			}
 			s := sentinel
-			s.in, s.cOut, s.cIn = in, cOut, cIn
+			s.in = in
 			l[len(l)-1] = s
-			lt[len(l)-1] = s.T
+			if cAll != nil {
+				cAll[loff[j+1]-1], cIn[loff[j+1]-1] = ca, ci
+			}
 			span[j] = timeSpan{l[0].T, l[len(l)-2].T}
 		}
 	})
 	if err != nil {
 		return err
 	}
-	list := func(j uint32) pairList { return pairList{pe[loff[j]:loff[j+1]], pt[loff[j]:loff[j+1]]} }
+	list := func(j uint32) pairList {
+		l := pairList{e: pe[loff[j]:loff[j+1]]}
+		if cAll != nil {
+			l.cAll, l.cIn = cAll[loff[j]:loff[j+1]], cIn[loff[j]:loff[j+1]]
+		}
+		return l
+	}
 	// Listing work per node (its forward pairs' forward degrees) schedules
 	// the nodes heavy first.
 	work := make([]int64, n)
