@@ -3,9 +3,10 @@
 # monitor bench on a host with a CUDA device: tgraphgen backlogs, 8
 # partitions, batches of 100,000 / 100 ms, M1–M10 at δ 3600 in count
 # mode, GPU and CPU backends, from a backlog (produced first) and paced
-# at 1M edges/s; with the embedded broker in the daemon's process (as
-# BENCHMARKS.md's earlier rows) and against a separate `monitor broker`
-# process (the broker's CPU is then not the daemon's); one CPU profile.
+# at 1M edges/s (tg5m: five seconds of it); with the embedded broker in
+# the daemon's process (as BENCHMARKS.md's earlier rows) and against a
+# separate `monitor broker` process (the broker's CPU is then not the
+# daemon's); the skewed 5M-edge backlog; one CPU profile.
 #
 # Build elsewhere, into a git-ignored folder that travels (carry it):
 #   source scripts/cuda-env.sh
@@ -40,14 +41,17 @@ bench() {
 	echo "$name rc=$rc"
 }
 
+# 1M edges from a backlog (the baseline's graph); 5M paced at 1M/s (five
+# seconds: enough batches for a p99) and as the skewed backlog.
 [[ -f /tmp/tg1m.txt ]] || "$bin/tgraphgen" -edges 1000000 -seed 1 >/tmp/tg1m.txt
+[[ -f /tmp/tg5m.txt ]] || "$bin/tgraphgen" -edges 5000000 -seed 1 >/tmp/tg5m.txt
 for step in $steps; do
 	case $step in
 	embedded)
 		bench gpu-backlog --file /tmp/tg1m.txt "${common[@]}" --backend gpu
 		bench cpu-backlog --file /tmp/tg1m.txt "${common[@]}" --backend cpu --workers 16
-		bench gpu-1m --file /tmp/tg1m.txt "${common[@]}" --backend gpu --rate 1000000
-		bench cpu-1m --file /tmp/tg1m.txt "${common[@]}" --backend cpu --workers 16 --rate 1000000
+		bench gpu-1m --file /tmp/tg5m.txt "${common[@]}" --backend gpu --rate 1000000
+		bench cpu-1m --file /tmp/tg5m.txt "${common[@]}" --backend cpu --workers 16 --rate 1000000
 		;;
 	external)
 		setsid "$bin/monitor" broker --port 19092 >"$out/broker.log" 2>&1 &
@@ -55,13 +59,12 @@ for step in $steps; do
 		ext=(--brokers 127.0.0.1:19092)
 		bench gpu-backlog-ext --file /tmp/tg1m.txt "${common[@]}" "${ext[@]}" --backend gpu --cpuprofile "$out/gpu-backlog-ext.pprof"
 		bench cpu-backlog-ext --file /tmp/tg1m.txt "${common[@]}" "${ext[@]}" --backend cpu --workers 16
-		bench gpu-1m-ext --file /tmp/tg1m.txt "${common[@]}" "${ext[@]}" --backend gpu --rate 1000000
-		bench cpu-1m-ext --file /tmp/tg1m.txt "${common[@]}" "${ext[@]}" --backend cpu --workers 16 --rate 1000000
+		bench gpu-1m-ext --file /tmp/tg5m.txt "${common[@]}" "${ext[@]}" --backend gpu --rate 1000000
+		bench cpu-1m-ext --file /tmp/tg5m.txt "${common[@]}" "${ext[@]}" --backend cpu --workers 16 --rate 1000000
 		;;
 	skew)
 		# The skewed backlog whose partitions run apart in event time (18%
 		# of its records were late before event-time alignment).
-		[[ -f /tmp/tg5m.txt ]] || "$bin/tgraphgen" -edges 5000000 -seed 1 >/tmp/tg5m.txt
 		bench gpu-5m-backlog --file /tmp/tg5m.txt "${common[@]}" --backend gpu
 		;;
 	esac
