@@ -3,16 +3,19 @@
 # wall and CPU (user+sys) seconds of `monitor mine --snap3` (counting, this
 # checkout), its counting seconds (stars + pairs, triangles: the first
 # query of each family, from --format json), and the same for the general
-# engine's --snap3 (BASE, a monitor built from an earlier commit; optional)
-# and for SNAP's temporalmotifs (SNAP, built from its public source outside
-# the repository; optional), alternating the programs within each
-# repetition so load drifts hit all alike; then the medians.
+# BASE (a monitor built from an earlier commit: the general engine's
+# --snap3 or an older counting path; optional) and for SNAP's
+# temporalmotifs (SNAP, built from its public source outside the
+# repository; optional), alternating the programs within each
+# repetition so load drifts hit all alike; then the medians. BASE runs
+# BASEREPS times (default 1).
 #
 # Usage: SNAP=/tmp/snapbuild/examples/temporalmotifs/temporalmotifsmain \
 #        BASE=/tmp/base/monitor REPS=5 scripts/bench-count3.sh GRAPH DELTA THREADS...
 # GRAPH is an edge file, or tgraphgen:N for `tgraphgen -edges N -seed 1`
-# (written once to $TMPDIR; TGRAPHGEN names the binary, default
-# bin/tgraphgen, else it is built from ../shared/tools/tgraphgen).
+# (written once to $OUT, this script's own folder: /tmp is shared;
+# TGRAPHGEN names the binary, default bin/tgraphgen, else it is built
+# from ../shared/tools/tgraphgen).
 # MONITOR names a prebuilt monitor (default: built from this checkout).
 #
 # On the H200 host (binaries built here as scripts/device-gpu.sh says):
@@ -30,7 +33,7 @@ if [ -z "$me" ]; then
 fi
 if [[ $graph == tgraphgen:* ]]; then
 	n=${graph#tgraphgen:}
-	graph=${TMPDIR:-/tmp}/tg$n.txt
+	graph=$out/tg$n.txt
 	if [ ! -s "$graph" ]; then
 		gen=${TGRAPHGEN:-$root/bin/tgraphgen}
 		if [ ! -x "$gen" ]; then
@@ -42,11 +45,17 @@ if [[ $graph == tgraphgen:* ]]; then
 fi
 results=$out/results
 : >"$results"
-# tm label cmd...: runs cmd, appends "label wall cpu" to results and prints it.
+# tm label cmd...: runs cmd, appends "label wall cpu" to results and prints
+# it (bash's own timer: no /usr/bin/time needed on the device host).
 tm() {
-	local label=$1
+	local label=$1 rc
 	shift
-	/usr/bin/time -f "%e %U %S" -o "$out/time" "$@" >"$out/stdout" 2>"$out/stderr" || { echo "$label failed: $(tail -1 "$out/stderr")"; return 1; }
+	{
+		TIMEFORMAT='%R %U %S'
+		time "$@" >"$out/stdout" 2>"$out/stderr"
+	} 2>"$out/time"
+	rc=$?
+	[ $rc -eq 0 ] || { echo "$label failed (status $rc): $(tail -1 "$out/stderr")"; return 1; }
 	awk -v l="$label" '{printf "%s %.3f %.3f\n", l, $1, $2 + $3}' "$out/time" | tee -a "$results"
 }
 # counting label: appends "label-count stars triangles total-cells" from the JSON report.
@@ -68,9 +77,9 @@ for th in "$@"; do
 	for r in $(seq "${REPS:-3}"); do
 		tm "count3-$th" "$me" mine --graph "$graph" --snap3 --delta "$delta" --workers "$th" --progress 0 --format json && counting "count3-$th"
 		[ -n "${SNAP:-}" ] && tm "snap-$th" "$SNAP" -i:"$graph" -delta:"$delta" -nt:"$th" -o:"$out/snap.grid" &&
-			echo "snap-$th-cells $(tr ' ' '\n' <"$out/snap.grid" | grep . | paste -sd+ | bc)" | tee -a "$results"
+			echo "snap-$th-cells $(awk '{for (i = 1; i <= NF; i++) s += $i} END {printf "%.0f", s}' "$out/snap.grid")" | tee -a "$results"
 		[ -n "${BASE:-}" ] && [ "$r" -le "${BASEREPS:-1}" ] &&
-			tm "engine-$th" "$BASE" mine --graph "$graph" --snap3 --delta "$delta" --workers "$th" --progress 0 --format json && counting "engine-$th"
+			tm "base-$th" "$BASE" mine --graph "$graph" --snap3 --delta "$delta" --workers "$th" --progress 0 --format json && counting "base-$th"
 	done
 done
 # Medians per label (wall, cpu; stars, triangles for -count lines). SNAP

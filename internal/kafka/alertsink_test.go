@@ -33,9 +33,9 @@ func newAlertCluster(t *testing.T, partitions int32) *kfake.Cluster {
 	return c
 }
 
-// newKafkaSink returns a sink on c with short timeouts, closed when the
+// testAlertSink returns a sink on c with short timeouts, closed when the
 // test ends.
-func newKafkaSink(t *testing.T, c *kfake.Cluster, opts AlertSinkOptions) *AlertSink {
+func testAlertSink(t *testing.T, c *kfake.Cluster, opts AlertSinkOptions) *AlertSink {
 	t.Helper()
 	opts.Brokers = c.ListenAddrs()
 	if opts.Topic == "" {
@@ -56,51 +56,6 @@ func newKafkaSink(t *testing.T, c *kfake.Cluster, opts AlertSinkOptions) *AlertS
 	return s
 }
 
-// readAlertTopic reads every record of the alert topic, by partition.
-func readAlertTopic(t *testing.T, addrs []string, partitions int) map[int][]kafkago.Message {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	transport := &kafkago.Transport{}
-	defer transport.CloseIdleConnections()
-	client := &kafkago.Client{Addr: kafkago.TCP(addrs...), Transport: transport}
-	req := &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{}}
-	for p := range partitions {
-		req.Topics[alertTopic] = append(req.Topics[alertTopic], kafkago.LastOffsetOf(p))
-	}
-	resp, err := client.ListOffsets(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make(map[int][]kafkago.Message)
-	for _, po := range resp.Topics[alertTopic] {
-		if po.Error != nil {
-			t.Fatalf("listing offsets of partition %d: %v", po.Partition, po.Error)
-		}
-		if po.LastOffset == 0 {
-			continue
-		}
-		r := kafkago.NewReader(kafkago.ReaderConfig{
-			Brokers:   addrs,
-			Topic:     alertTopic,
-			Partition: po.Partition,
-			MaxWait:   50 * time.Millisecond,
-		})
-		for range po.LastOffset {
-			m, err := r.ReadMessage(ctx)
-			if err != nil {
-				r.Close()
-				t.Fatalf("reading partition %d: %v", po.Partition, err)
-			}
-			out[po.Partition] = append(out[po.Partition], m)
-		}
-		if err := r.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
-}
-
 func header(m kafkago.Message, key string) (string, bool) {
 	for _, h := range m.Headers {
 		if h.Key == key {
@@ -110,10 +65,10 @@ func header(m kafkago.Message, key string) (string, bool) {
 	return "", false
 }
 
-func TestKafkaSinkRoundTrip(t *testing.T) {
+func TestAlertSinkRoundTrip(t *testing.T) {
 	const partitions = 3
 	c := newAlertCluster(t, partitions)
-	s := newKafkaSink(t, c, AlertSinkOptions{})
+	s := testAlertSink(t, c, AlertSinkOptions{})
 	want := alertstest.Sample()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -124,7 +79,7 @@ func TestKafkaSinkRoundTrip(t *testing.T) {
 		}
 	}
 
-	byPartition := readAlertTopic(t, c.ListenAddrs(), partitions)
+	byPartition := readTopic(t, c.ListenAddrs(), alertTopic)
 	partitionOf := make(map[string]int)
 	var got []alerts.Alert
 	n := 0
@@ -184,9 +139,9 @@ func TestKafkaSinkRoundTrip(t *testing.T) {
 	}
 }
 
-// TestKafkaSinkRetriesTransient fails the first produce request with a
+// TestAlertSinkRetriesTransient fails the first produce request with a
 // retriable broker error: Write retries and every record lands once.
-func TestKafkaSinkRetriesTransient(t *testing.T) {
+func TestAlertSinkRetriesTransient(t *testing.T) {
 	c := newAlertCluster(t, 1)
 	var produces atomic.Int32
 	c.ControlKey(kmsg.Produce.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
@@ -197,7 +152,7 @@ func TestKafkaSinkRetriesTransient(t *testing.T) {
 	c.ControlKey(kmsg.Produce.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		return produceError(req, kafkago.NotEnoughReplicas), nil, true // once
 	})
-	s := newKafkaSink(t, c, AlertSinkOptions{})
+	s := testAlertSink(t, c, AlertSinkOptions{})
 	want := alertstest.Sample()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -207,7 +162,7 @@ func TestKafkaSinkRetriesTransient(t *testing.T) {
 	if got := produces.Load(); got != 2 {
 		t.Errorf("%d produce requests; want 2 (one failed, one retry)", got)
 	}
-	if got := len(readAlertTopic(t, c.ListenAddrs(), 1)[0]); got != len(want) {
+	if got := len(readTopic(t, c.ListenAddrs(), alertTopic)[0]); got != len(want) {
 		t.Errorf("read %d records; want %d, each once", got, len(want))
 	}
 }
@@ -230,10 +185,10 @@ func produceError(req kmsg.Request, code kafkago.Error) kmsg.Response {
 	return resp
 }
 
-// TestKafkaSinkErrors checks which failures return at once and which are
+// TestAlertSinkErrors checks which failures return at once and which are
 // retried until the context expires; either way the error names the
 // topic and wraps the cause.
-func TestKafkaSinkErrors(t *testing.T) {
+func TestAlertSinkErrors(t *testing.T) {
 	huge := alerts.Alert{Kind: alerts.KindMatch, Query: "big", Edges: make([]alerts.Edge, 30000)} // > 1 MB of JSON
 	tests := []struct {
 		name      string
@@ -288,7 +243,7 @@ func TestKafkaSinkErrors(t *testing.T) {
 			if topic == "" {
 				topic = alertTopic
 			}
-			s := newKafkaSink(t, c, AlertSinkOptions{Topic: topic, WriteTimeout: 500 * time.Millisecond})
+			s := testAlertSink(t, c, AlertSinkOptions{Topic: topic, WriteTimeout: 500 * time.Millisecond})
 			if tt.stop {
 				// First a good write, so the sink holds connections and
 				// metadata of the cluster that then goes away.
@@ -352,7 +307,7 @@ func TestKafkaSinkErrors(t *testing.T) {
 	}
 }
 
-func TestNewKafkaSinkErrors(t *testing.T) {
+func TestNewAlertSinkErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		opts AlertSinkOptions

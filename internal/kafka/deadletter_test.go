@@ -41,31 +41,6 @@ func createTopic(t *testing.T, brokers []string, topic string, maxMessageBytes i
 	}
 }
 
-// readTopic reads every record of partition 0 of topic.
-func readTopic(t *testing.T, brokers []string, topic string) []kafkago.Message {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	a, err := NewAdmin(brokers, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	end, err := a.EndOffsets(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []kafkago.Message
-	err = Replay(ctx, brokers, nil, topic, map[int]int64{0: 0}, end, func(m kafkago.Message) error {
-		out = append(out, m)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func headerMap(m kafkago.Message) map[string]string {
 	h := map[string]string{}
 	for _, kv := range m.Headers {
@@ -100,7 +75,7 @@ func TestDeadLetterTruncates(t *testing.T) {
 	if err != nil || len(out.Written) != 2 || out.Truncated != 1 || len(out.Lost)+len(out.Retry)+out.Refused != 0 {
 		t.Fatalf("Write = %+v, %v; want both written, one truncated", out, err)
 	}
-	got := readTopic(t, brokers, "dlq")
+	got := readTopic(t, brokers, "dlq")[0]
 	if len(got) != 2 {
 		t.Fatalf("%d dead letters; want 2", len(got))
 	}
@@ -161,7 +136,7 @@ func TestDeadLetterPermanentRefusals(t *testing.T) {
 	if err != nil || len(out.Written) != 1 || out.Truncated != 1 || out.Refused != 1 || len(out.Lost) != 0 {
 		t.Fatalf("Write to a 3000-byte topic = %+v, %v; want written minimal after 1 refusal", out, err)
 	}
-	got := readTopic(t, brokers, "dlq-small")
+	got := readTopic(t, brokers, "dlq-small")[0]
 	if len(got) != 1 {
 		t.Fatalf("%d dead letters on dlq-small; want 1", len(got))
 	}
