@@ -65,7 +65,7 @@ func (p *pipeline) refuseFuture(ctx context.Context, m kafka.Message, e *ingest.
 
 // deadLetterRefused sends the edges the processor refused (node cap) to
 // the dead-letter topic, rebuilt from their origin and raw value (kept
-// only for values up to rawKeepMax; the reason says so otherwise). History
+// only for values up to ingest.RawKeepMax; the reason says so otherwise). History
 // edges are not sent again: they were handled before the restart.
 func (p *pipeline) deadLetterRefused(ctx context.Context, refused []stream.Refused) error {
 	for _, r := range refused {
@@ -76,7 +76,7 @@ func (p *pipeline) deadLetterRefused(ctx context.Context, refused []stream.Refus
 		m := kafka.Message{Topic: o.Topic, Partition: o.Partition, Offset: o.Offset, Value: r.Edge.Raw}
 		reason := r.Reason
 		if r.Edge.Raw == nil {
-			reason += fmt.Sprintf("; the record's value (over %d bytes) was not kept in the reorder buffer: read it at its source offset", rawKeepMax)
+			reason += fmt.Sprintf("; the record's value (over %d bytes) was not kept in the reorder buffer: read it at its source offset", ingest.RawKeepMax)
 		}
 		if err := p.deadLetter(ctx, m, r.Class, reason); err != nil {
 			return err

@@ -33,7 +33,7 @@ func (f *fakeDLQ) Write(_ context.Context, recs []kafka.DeadRecord) (kafka.DeadO
 
 // capPipeline is a pipeline without Kafka: records go in through take,
 // dead letters into a fakeDLQ.
-func capPipeline(t *testing.T, opts stream.Options, maxFuture time.Duration, now time.Time) (*pipeline, *fakeDLQ, *bytes.Buffer) {
+func capPipeline(t testing.TB, opts stream.Options, maxFuture time.Duration, now time.Time) (*pipeline, *fakeDLQ, *bytes.Buffer) {
 	t.Helper()
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))

@@ -121,7 +121,7 @@ func committed(ctx context.Context, admin *kafka.Admin, group, topic string, par
 // resumeGroup is the consumer group, never joined, whose commits carry a
 // daemon's resume state at a clean shutdown. The daemon's own group may
 // have live members then (a standby), which refuse a commit from outside
-// the generation, and kafka-go's Reader commits carry no metadata.
+// the generation.
 func resumeGroup(group string) string { return group + ".resume" }
 
 // fetchCommitted reads one group's committed offsets and clean resume

@@ -9,11 +9,11 @@ import (
 // The stages of the streaming path, in the order a record passes them.
 // Per batch, each is the time spent on that batch's work:
 //
-//   - fetch: in the Kafka client (FetchMessage) for the batch's records,
-//     waiting for the brokers included, waiting for a full fetch queue
-//     not (intake.go);
-//   - decode: decoding them (wall time; parallel over the cores for
-//     large chunks);
+//   - fetch: the fetches of the batch's records (kafka.Fetcher), waiting
+//     for the brokers included, waiting for room in the in-flight bound
+//     not; summed over the partitions, which fetch in parallel;
+//   - decode: decoding them, in each partition's goroutine (summed over
+//     the partitions too);
 //   - reorder: taking them in (offset checks, the reorder buffer,
 //     dead letters) and releasing the batch;
 //   - window: appending the batch to the window, settling held matches,

@@ -44,11 +44,19 @@ type Edge struct {
 	// but only matches that were still held open at shutdown are reported
 	// (the others were alerted then). See stream.Processor.Resume.
 	Replayed bool
-	// Raw is the record's value as consumed (nil from a file), kept so
-	// that an edge refused after the reorder buffer (stream.Refused) can
-	// be dead-lettered as it came. It aliases the consumer's buffer.
+	// Raw is the record's value as consumed (nil from a file, and for
+	// values over RawKeepMax), kept so that an edge refused after the
+	// reorder buffer (stream.Refused) can be dead-lettered as it came. It
+	// lies in a buffer shared by the edges of one fetch (internal/kafka's
+	// Fetcher), alive until the last of them is gone.
 	Raw []byte
 }
+
+// RawKeepMax is the largest record value kept with its edge (Edge.Raw)
+// for a dead letter after the reorder buffer (the node cap): larger ones
+// would make the buffer's memory the records' (a burst of 400 KB records
+// held 1 GB), so their dead letter carries the source coordinates only.
+const RawKeepMax = 1024
 
 // edgeOverhead is what an Edge costs in a container before its strings:
 // the struct itself (about 150 bytes) plus the reorder buffer's heap key

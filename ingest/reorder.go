@@ -335,6 +335,18 @@ func (r *Reorder) idleAt(p *partState, now time.Time) bool {
 	return now.Sub(seen) >= r.idle
 }
 
+// AnyIdle reports whether a partition counts as idle now: it no longer
+// holds the watermark back.
+func (r *Reorder) AnyIdle() bool {
+	now := r.now()
+	for _, p := range r.parts {
+		if r.idleAt(p, now) {
+			return true
+		}
+	}
+	return false
+}
+
 // awaited reports whether p, with no edge taken yet, holds the watermark
 // back: records of it are known to come, or it was made known without
 // being heard from and is not idle yet.

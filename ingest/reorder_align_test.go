@@ -126,3 +126,25 @@ func TestReorderAheadNeverPausesTheLaggard(t *testing.T) {
 		t.Errorf("paused %v; want [0 1] while partition 2's records are awaited", got)
 	}
 }
+
+// TestReorderAnyIdle: a partition silent for the idle duration counts as
+// idle, unless records of it are known to be unread (pending).
+func TestReorderAnyIdle(t *testing.T) {
+	now := time.Unix(0, 0)
+	r := NewReorder(0, time.Second, func() time.Time { return now })
+	r.Add(Edge{T: 1, Origin: Origin{Partition: 0}})
+	r.Add(Edge{T: 1, Origin: Origin{Partition: 1}})
+	r.Release()
+	if r.AnyIdle() {
+		t.Fatal("idle right after both partitions sent")
+	}
+	now = now.Add(2 * time.Second)
+	r.Add(Edge{T: 2, Origin: Origin{Partition: 0, Offset: 1}})
+	if !r.AnyIdle() {
+		t.Fatal("partition 1, silent for 2s with an idle duration of 1s, does not count as idle")
+	}
+	r.SetPending(1, true)
+	if r.AnyIdle() {
+		t.Fatal("partition 1 has unread records: not idle")
+	}
+}

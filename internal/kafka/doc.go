@@ -3,12 +3,14 @@
 // stay inside it, so the packages that compute (window, motif, gpm,
 // stream, ingest, alerts) never reach a network client.
 //
-// Streaming intake, in the order a record passes: a Consumer reads the
-// edge topic as a member of a consumer group with a whole-topic protocol
-// (one member reads everything; more instances stand by) and no automatic
-// commits, or a GroupFetcher does the same with a Fetcher, which reads
-// whole fetches per partition and decodes them (ingest's Decoder) in the
-// partition's goroutine; the ingest package reorders what was fetched;
+// Streaming intake, in the order a record passes: a GroupFetcher reads
+// the edge topic as a member of a consumer group with a whole-topic
+// protocol (one member reads everything; more instances stand by) and no
+// automatic commits, through a Fetcher per generation, which reads whole
+// fetches per partition, one goroutine each, and decodes them (ingest's
+// Decoder) there, pausing partitions that run ahead in event time when
+// told (ingest.Reorder.AppendAhead); the ingest package reorders what was
+// fetched;
 // records that cannot become edges go to a DeadLetter topic with the
 // reason and their source in headers, capped in size and batched, with
 // permanent errors told from transient ones. An Admin answers the
@@ -18,9 +20,9 @@
 //
 // Scale-out: a Member is an instance's membership of the consumer group,
 // used only to learn the partitions it owns in each generation and to
-// commit their offsets fenced by the generation (ErrFenced); Readers read
-// every partition outside the group, because every instance's window
-// needs every edge.
+// commit their offsets fenced by the generation (ErrFenced); a Fetcher
+// reads every partition outside the group, because every instance's
+// window needs every edge.
 //
 // Output: an AlertSink writes alert records to the alert topic
 // (acknowledged by all in-sync replicas, transient failures retried with

@@ -96,7 +96,9 @@ type Chunk struct {
 	// buffer and are valid until Done.
 	Recs []kafkago.Message
 	// Edges and Errs are the records' decodings (Errs[i] nil: Edges[i]
-	// is the edge; its Raw is not set).
+	// is the edge). An edge's Raw is its record's value, if at most
+	// ingest.RawKeepMax bytes, copied into a buffer of the fetch's own
+	// that is never reused: edges outlive the chunk.
 	Edges []ingest.Edge
 	Errs  []error
 	// Fetched is when the fetch's answer came; FetchTime how long the
@@ -409,7 +411,8 @@ func closeBytes(b io.Closer) {
 	}
 }
 
-// decode decodes c's records into its edges and errors.
+// decode decodes c's records into its edges and errors, and gives each
+// edge its Raw value (one allocation per fetch, not per record).
 func (f *Fetcher) decode(c *Chunk) {
 	n := len(c.Recs)
 	if cap(c.Edges) < n {
@@ -417,9 +420,21 @@ func (f *Fetcher) decode(c *Chunk) {
 		c.Errs = make([]error, n)
 	}
 	c.Edges, c.Errs = c.Edges[:n], c.Errs[:n]
+	raws := 0
+	for i := range c.Recs {
+		if v := len(c.Recs[i].Value); v <= ingest.RawKeepMax {
+			raws += v
+		}
+	}
+	raw := make([]byte, 0, raws)
 	for i := range c.Recs {
 		m := &c.Recs[i]
 		c.Edges[i], c.Errs[i] = f.dec.Decode(m.Value, ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset})
+		if len(m.Value) <= ingest.RawKeepMax && c.Errs[i] == nil {
+			at := len(raw)
+			raw = append(raw, m.Value...)
+			c.Edges[i].Raw = raw[at:len(raw):len(raw)]
+		}
 	}
 }
 

@@ -7,10 +7,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/motifwatch/motifwatch/ingest"
 )
@@ -297,5 +299,36 @@ func TestGroupFetcherCommitResumeAndStandby(t *testing.T) {
 	}
 	if by := collect("after the active member left"); by == active {
 		t.Errorf("member %d read after it left", by)
+	}
+}
+
+// TestFetcherReportsClientErrors: once the broker is gone, each failed
+// fetch is counted (OnClientError: the daemon's fetch errors) and Next
+// returns an error naming the partition (readiness goes down), while the
+// partition keeps retrying by itself.
+func TestFetcherReportsClientErrors(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "edges"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokers := c.ListenAddrs()
+	produce(t, brokers, "edges", edgeRecord(0, 0))
+	var errs atomic.Int64
+	f, err := NewFetcher(FetcherOptions{Brokers: brokers, Topic: "edges", Decoder: jsonDecoder(t), MaxWait: 20 * time.Millisecond,
+		OnClientError: func() { errs.Add(1) }}, map[int]int64{0: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.Done(nextChunk(t, f.Next, 5*time.Second))
+	c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = f.Next(ctx)
+	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "edges partition 0") {
+		t.Fatalf("Next after the broker closed: %v; want a fetch error naming the partition", err)
+	}
+	if errs.Load() == 0 {
+		t.Error("the failed fetch was not counted")
 	}
 }

@@ -14,7 +14,9 @@ import (
 // see wholeTopicBalancer) gives one member every partition and the others
 // stand by. In each generation it reads the partitions assigned from the
 // group's committed offsets with a Fetcher, as kafka-go's group Reader
-// did, but a fetch at a time instead of a record at a time. Offsets move
+// would, but a fetch at a time instead of a record at a time (the
+// Reader's one channel per record was 42% of the daemon's CPU on a
+// 16-core host). Offsets move
 // only by Commit, which the daemon calls once the alerts of everything
 // before them are acknowledged.
 //

@@ -48,12 +48,12 @@ type MemberOptions struct {
 // Member is one instance's membership of a consumer group, used only to
 // learn which partitions of the topic are its duty in each generation and
 // to commit their offsets fenced by that generation. It reads no records:
-// a scaled-out daemon reads every partition (Readers), because mining
+// a scaled-out daemon reads every partition (Fetcher), because mining
 // needs every edge in the window, and mines only the matches whose last
 // edge comes from the partitions it owns.
 //
 // It uses kafka-go's ConsumerGroup, whose generations make assignments
-// and their end explicit (the Reader's group mode hides both).
+// and their end explicit (kafka-go's Reader in group mode hides both).
 type Member struct {
 	cg     *kafkago.ConsumerGroup
 	client *kafkago.Client

@@ -98,34 +98,3 @@ func TestMemberHandover(t *testing.T) {
 	g1b.Release()
 	g2.Release()
 }
-
-// TestReaders: every partition from its own offset, each in order.
-func TestReaders(t *testing.T) {
-	brokers := newCluster(t, 3, "edges")
-	var msgs []kafkago.Message
-	for i := range 30 {
-		msgs = append(msgs, kafkago.Message{Partition: i % 3, Value: []byte{byte(i)}})
-	}
-	produce(t, brokers, "edges", msgs...)
-	r, err := NewReaders(ReadersOptions{Brokers: brokers, Topic: "edges"}, map[int]int64{0: 0, 1: 4, 2: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	next := map[int]int64{0: 0, 1: 4, 2: 10}
-	for n := 0; n < 10+6; n++ {
-		m, err := r.Fetch(ctx)
-		if err != nil {
-			t.Fatalf("after %d records: %v", n, err)
-		}
-		if m.Offset != next[m.Partition] {
-			t.Fatalf("partition %d: offset %d; want %d", m.Partition, m.Offset, next[m.Partition])
-		}
-		next[m.Partition]++
-	}
-	if lag := r.Lag(); lag[0] != 0 || lag[1] != 0 {
-		t.Errorf("lag after reading everything: %v", lag)
-	}
-}

@@ -2,13 +2,11 @@ package kafka
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -80,120 +78,6 @@ func produce(t *testing.T, brokers []string, topic string, msgs ...kafkago.Messa
 	}
 }
 
-// fetchN fetches n records, failing the test after timeout.
-func fetchN(t *testing.T, c *Consumer, n int, timeout time.Duration) []kafkago.Message {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	var out []kafkago.Message
-	for len(out) < n {
-		m, err := c.Fetch(ctx)
-		if err != nil {
-			t.Fatalf("fetched %d of %d records: %v", len(out), n, err)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-// recordIDs returns "p/offset=value" for each record, sorted.
-func recordIDs(ms []kafkago.Message) []string {
-	var ids []string
-	for _, m := range ms {
-		ids = append(ids, fmt.Sprintf("%d/%d=%s", m.Partition, m.Offset, m.Value))
-	}
-	slices.Sort(ids)
-	return ids
-}
-
-func TestConsumerCommitAndResume(t *testing.T) {
-	const parts, perPart = 3, 6
-	brokers := newCluster(t, parts, "edges")
-	var msgs []kafkago.Message
-	for i := 0; i < parts*perPart; i++ {
-		msgs = append(msgs, kafkago.Message{Partition: i % parts, Key: []byte("k"), Value: []byte(strconv.Itoa(i))})
-	}
-	produce(t, brokers, "edges", msgs...)
-
-	opts := ConsumerOptions{Brokers: brokers, Topic: "edges", Group: "g", ClientID: "test", MaxWait: 50 * time.Millisecond}
-	c1, err := NewConsumer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := fetchN(t, c1, parts*perPart, 4*time.Second)
-	if lag := c1.Lag(); !reflect.DeepEqual(lag, map[int]int64{0: 0, 1: 0, 2: 0}) {
-		t.Errorf("Lag() after reading everything = %v; want 0 for each partition", lag)
-	}
-	// Commit as if the last two records of each partition were still in
-	// the reorder buffer (and partition 2 had only reached offset 1).
-	commit := map[int]int64{0: perPart - 2, 1: perPart - 2, 2: 1}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := c1.Commit(ctx, commit); err != nil {
-		t.Fatal(err)
-	}
-	if err := c1.Commit(ctx, nil); err != nil {
-		t.Fatalf("empty commit: %v", err)
-	}
-	if err := c1.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	admin, err := NewAdmin(brokers, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	committed, err := admin.Committed(ctx, "g", "edges")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(committed, commit) {
-		t.Errorf("Committed = %v; want %v", committed, commit)
-	}
-
-	// A new member of the group resumes exactly at the commit.
-	c2, err := NewConsumer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
-	var want []kafkago.Message
-	for _, m := range got {
-		if m.Offset >= commit[m.Partition] {
-			want = append(want, m)
-		}
-	}
-	again := fetchN(t, c2, len(want), 4*time.Second)
-	if g, w := recordIDs(again), recordIDs(want); !reflect.DeepEqual(g, w) {
-		t.Errorf("after restart read %v; want %v", g, w)
-	}
-	// And nothing more.
-	quiet, cancelQuiet := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancelQuiet()
-	if m, err := c2.Fetch(quiet); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("extra Fetch = %d/%d, %v; want a timeout", m.Partition, m.Offset, err)
-	}
-}
-
-func TestConsumerOptions(t *testing.T) {
-	tests := []struct {
-		opts ConsumerOptions
-		err  string
-	}{
-		{ConsumerOptions{Topic: "t", Group: "g"}, "kafka consumer: no brokers"},
-		{ConsumerOptions{Brokers: []string{"x:1"}, Group: "g"}, "kafka consumer: no topic"},
-		{ConsumerOptions{Brokers: []string{"x:1"}, Topic: "t"}, "kafka consumer: no consumer group"},
-		{ConsumerOptions{Brokers: []string{"x:1"}, Topic: "t", Group: "g", MaxWait: -1}, "kafka consumer: min bytes 0, max bytes 0 and max wait -1ns must not be negative"},
-		{ConsumerOptions{Brokers: []string{"x:1"}, Topic: "t", Group: "g", MinBytes: 100, MaxBytes: 10}, "kafka consumer: min bytes 100 is above max bytes 10"},
-	}
-	for _, tc := range tests {
-		if _, err := NewConsumer(tc.opts); err == nil || err.Error() != tc.err {
-			t.Errorf("NewConsumer(%+v) = %v; want %q", tc.opts, err, tc.err)
-		}
-	}
-}
-
 func TestDeadLetter(t *testing.T) {
 	brokers := newCluster(t, 2, "edges", "dlq")
 	dl, err := NewDeadLetter(DeadLetterOptions{Brokers: brokers, Topic: "dlq"})
@@ -219,12 +103,10 @@ func TestDeadLetter(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	c, err := NewConsumer(ConsumerOptions{Brokers: brokers, Topic: "dlq", Group: "reader", MaxWait: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
+	var got []kafkago.Message
+	for _, ms := range readTopic(t, brokers, "dlq") {
+		got = append(got, ms...)
 	}
-	defer c.Close()
-	got := fetchN(t, c, 2, 4*time.Second)
 	byValue := map[string]kafkago.Message{}
 	for _, m := range got {
 		byValue[string(m.Value)] = m
@@ -331,81 +213,5 @@ func TestOffsetsForTimeAndReplay(t *testing.T) {
 	want := []string{"p0-5", "p0-6", "p0-7", "p0-8", "p0-9", "p1-3", "p1-4"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Replay = %v; want %v", got, want)
-	}
-}
-
-// TestConsumerCountsClientErrors: errors kafka-go's reader retries by
-// itself (here: the broker goes away under a fetch) never reach Fetch;
-// OnClientError counts them (motifwatch_kafka_errors_total), with or
-// without a Logger.
-func TestConsumerCountsClientErrors(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "edges"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	brokers := c.ListenAddrs()
-	produce(t, brokers, "edges", kafkago.Message{Value: []byte("one")})
-	var mu sync.Mutex
-	errs := 0
-	cons, err := NewConsumer(ConsumerOptions{Brokers: brokers, Topic: "edges", Group: "g", MaxWait: 50 * time.Millisecond,
-		OnClientError: func() { mu.Lock(); errs++; mu.Unlock() }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cons.Close()
-	fetchN(t, cons, 1, 10*time.Second)
-	c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	go cons.Fetch(ctx) // keeps the reader fetching from the closed broker
-	for {
-		mu.Lock()
-		n := errs
-		mu.Unlock()
-		if n > 0 {
-			return
-		}
-		if ctx.Err() != nil {
-			t.Fatal("no client error counted after the broker closed")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// TestReadersCountClientErrors: as TestConsumerCountsClientErrors, for a
-// scaled-out daemon's per-partition readers.
-func TestReadersCountClientErrors(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "edges"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	brokers := c.ListenAddrs()
-	produce(t, brokers, "edges", kafkago.Message{Value: []byte("one")})
-	var mu sync.Mutex
-	errs := 0
-	rs, err := NewReaders(ReadersOptions{Brokers: brokers, Topic: "edges", MaxWait: 50 * time.Millisecond,
-		OnClientError: func() { mu.Lock(); errs++; mu.Unlock() }}, map[int]int64{0: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rs.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if _, err := rs.Fetch(ctx); err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
-	go rs.Fetch(ctx) // keeps the reader fetching from the closed broker
-	for {
-		mu.Lock()
-		n := errs
-		mu.Unlock()
-		if n > 0 {
-			return
-		}
-		if ctx.Err() != nil {
-			t.Fatal("no client error counted after the broker closed")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

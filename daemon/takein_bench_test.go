@@ -1,0 +1,72 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/stream"
+)
+
+// BenchmarkPipelineTakeIn measures the pipeline goroutine's own work per
+// edge, without Kafka and without mining (no queries): taking decoded
+// chunks in (offsets, duty, the reorder buffer), releasing batches of
+// 100,000 and appending them to the window (and evicting). Eight
+// partitions, chunks of 4,096 records, edges one second apart in each
+// partition over 50,000 nodes. This is the serial part of the streaming
+// path that bounds its edges/s however many cores decode.
+//
+//	go test ./daemon/ -run '^$' -bench PipelineTakeIn -benchtime 3x -cpuprofile cpu.prof
+func BenchmarkPipelineTakeIn(b *testing.B) {
+	p, _, _ := capPipeline(b, stream.Options{}, 0, time.Now())
+	if err := p.proc.SetQueries(nil); err != nil {
+		b.Fatal(err)
+	}
+	p.batchSize = 100_000
+	const parts, perChunk, chunks = 8, 4096, 32 // 1,048,576 edges per round
+	var cs []*kafka.Chunk
+	for k := range chunks {
+		part := k % parts
+		c := &kafka.Chunk{Partition: part, Fetched: time.Now()}
+		for i := range perChunk {
+			n := (k/parts)*perChunk + i
+			v := fmt.Appendf(nil, `{"src":"n%d","dst":"n%d","time":%d}`, (n*7919+part)%50_000, (n*104729+3*part)%50_000, n)
+			m := kafka.Message{Topic: "edges", Partition: part, Offset: int64(n), HighWaterMark: 1 << 40, Value: v}
+			e, err := p.dec.Decode(v, ingest.Origin{Topic: "edges", Partition: part, Offset: int64(n)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.Recs, c.Edges, c.Errs = append(c.Recs, m), append(c.Edges, e), append(c.Errs, nil)
+		}
+		cs = append(cs, c)
+	}
+	span := int64(chunks / parts * perChunk)
+	ctx := context.Background()
+	edges := 0
+	b.ResetTimer()
+	for round := range b.N {
+		for _, c := range cs {
+			if round > 0 {
+				for i := range c.Recs {
+					c.Recs[i].Offset += span
+					c.Edges[i].T += span
+					c.Edges[i].Origin.Offset += span
+				}
+			}
+			if err := p.takeChunk(ctx, c); err != nil {
+				b.Fatal(err)
+			}
+			edges += len(c.Recs)
+		}
+	}
+	if err := p.batch(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(edges), "ns/edge")
+	if p.stats.Late+p.stats.DeadLettered > 0 {
+		b.Fatalf("stats %+v: records late or dead-lettered", p.stats)
+	}
+}
