@@ -11,6 +11,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
@@ -22,7 +23,7 @@ import (
 // record is on the dead-letter topic with its reason: the record
 // accounting still adds up.
 func TestDaemonCapsAct(t *testing.T) {
-	brokers := startBroker(t)
+	brokers := kafkatest.StartBroker(t)
 	queries := writeQueries(t, "queries:\n  - name: fan\n    delta: 3600\n    edges: [A -> B, A -> C]\n")
 	cfg := strings.Replace(e2eConfig(brokers, "caps", queries, 10*time.Second), "partitions: 3", "partitions: 1", 1)
 	cfg = strings.Replace(cfg, "  per_query:\n    path-count: {mode: count}\n", "", 1)
@@ -98,28 +99,13 @@ func TestDaemonCapsAct(t *testing.T) {
 // deadLetterReasons reads the dead-letter topic: record value → reason.
 func deadLetterReasons(t *testing.T, brokers []string) map[string]string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	admin, _ := kafka.NewAdmin(brokers, nil)
-	end, err := admin.EndOffsets(ctx, "edges-dlq")
-	if err != nil {
-		t.Fatal(err)
-	}
 	reasons := map[string]string{}
-	from := map[int]int64{}
-	for p := range end {
-		from[p] = 0
-	}
-	err = kafka.Replay(ctx, brokers, nil, "edges-dlq", from, end, func(msg kafka.Message) error {
+	for _, msg := range kafkatest.ReadTopic(t, brokers, "edges-dlq") {
 		for _, h := range msg.Headers {
 			if h.Key == kafka.HeaderReason {
 				reasons[string(msg.Value)] = string(h.Value)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return reasons
 }
