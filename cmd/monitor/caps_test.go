@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
-
-	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
@@ -29,17 +26,10 @@ func TestDaemonCapsAct(t *testing.T) {
 	cfg = strings.Replace(cfg, "  per_query:\n    path-count: {mode: count}\n", "", 1)
 	cfg = strings.Replace(cfg, "window:\n", "window:\n  max_nodes: 12\n  max_matches_per_batch: 5\n  max_future: 1h\n", 1)
 	d := startDaemon(t, cfg)
-	w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
-	defer w.Close()
+	// The edge topic has one partition: every record goes to it, in order.
 	send := func(values ...string) {
 		t.Helper()
-		msgs := make([]kafka.Message, len(values))
-		for i, v := range values {
-			msgs[i] = kafka.Message{Value: []byte(v)}
-		}
-		if err := w.WriteMessages(context.Background(), msgs...); err != nil {
-			t.Fatal(err)
-		}
+		kafkatest.Send(t, brokers, "edges", kafkatest.SendOptions{}, kafkatest.Values(values...)...)
 	}
 	var hub []string
 	for i := range 10 { // 11 ids, 45 fan matches

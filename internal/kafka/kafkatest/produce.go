@@ -33,6 +33,9 @@ type SendOptions struct {
 	Compress bool
 	// Timeout bounds the write (default 30 s).
 	Timeout time.Duration
+	// BatchSize is the most records per batch (default kafka-go's, 100);
+	// large backlogs go faster in larger ones.
+	BatchSize int
 }
 
 // Send writes msgs to topic, each to its Partition, acknowledged by all
@@ -43,7 +46,7 @@ func Send(t testing.TB, brokers []string, topic string, opts SendOptions, msgs .
 	tr := &kafkago.Transport{}
 	defer tr.CloseIdleConnections()
 	w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: topic, Transport: tr, BatchTimeout: time.Millisecond,
-		RequiredAcks: kafkago.RequireAll, BatchBytes: 8 << 20,
+		RequiredAcks: kafkago.RequireAll, BatchBytes: 8 << 20, BatchSize: opts.BatchSize,
 		Balancer: kafkago.BalancerFunc(func(m kafka.Message, _ ...int) int { return m.Partition })}
 	if opts.Compress {
 		w.Compression = kafkago.Zstd
@@ -77,4 +80,14 @@ func WriteAlerts(t testing.TB, ctx context.Context, brokers []string, topic stri
 // errorf names the topic in a producing error.
 func errorf(topic string, n int, err error) error {
 	return fmt.Errorf("producing %d records to topic %q: %w", n, topic, err)
+}
+
+// Values makes a message of each value, all for partition 0 (for Send),
+// in order.
+func Values(values ...string) []kafka.Message {
+	msgs := make([]kafka.Message, len(values))
+	for i, v := range values {
+		msgs[i] = kafka.Message{Value: []byte(v)}
+	}
+	return msgs
 }
