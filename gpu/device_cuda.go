@@ -32,6 +32,7 @@ type device struct {
 	fns   map[string]cu.Function
 	planP cu.DevicePtr
 	planF cu.DevicePtr
+	plan  *encodedPlan // what P and PF hold now (nil: unknown)
 
 	pool pool
 	win  devWindow

@@ -157,6 +157,8 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 		return motif.Result{}, err
 	}
 	enc.P[pTailSub], enc.P[pPairMin], enc.P[pGallop] = int64(e.opts.TailSubtract), int64(e.opts.PairMin), boolInt(!e.opts.NoGallop)
+	enc.P[pExpand], enc.P[pSplitTail] = max(int64(e.opts.ExpandRun), 0), max(int64(e.opts.SplitTail), 0)
+	enc.P[pSplitRun], enc.P[pGuide] = max(int64(e.opts.SplitRun), 0), max(int64(e.opts.RootGuide), 0)
 	needPairs := len(p.Antis) > 0 || e.opts.PairMin >= 0 || (e.opts.TailSubtract >= 0 && enc.P[pTally] != 0)
 	if len(e.devs) == 0 {
 		return motif.Result{}, ErrNoDevice
@@ -360,14 +362,18 @@ func splitRoots(lo, hi int64, n int) []motif.Range {
 func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enumerate bool, emit func([]int64, int) error,
 	limit func() (budget, nsLeft int64, over bool)) (motif.Result, error) {
 	var r motif.Result
-	if err := d.htod(d.planP, unsafe.Pointer(&enc.P[0]), int64(len(enc.P))*8); err != nil {
-		return r, err
-	}
-	if err := d.htod(d.planF, unsafe.Pointer(&enc.PF[0]), int64(len(enc.PF))*8); err != nil {
-		return r, err
-	}
-	if err := d.fail("clear control", cu.MemsetD32(d.ctl, 0, ctlSlots*2)); err != nil {
-		return r, err
+	// The plan stays resident in constant memory: a call with the plan of
+	// the call before (a query mined batch after batch, the chunks of one
+	// call) uploads nothing.
+	if d.plan == nil || d.plan.P != enc.P || d.plan.PF != enc.PF {
+		d.plan = nil // a failed copy leaves the device's plan unknown
+		if err := d.htod(d.planP, unsafe.Pointer(&enc.P[0]), int64(len(enc.P))*8); err != nil {
+			return r, err
+		}
+		if err := d.htod(d.planF, unsafe.Pointer(&enc.PF[0]), int64(len(enc.PF))*8); err != nil {
+			return r, err
+		}
+		d.plan = enc
 	}
 	maskPtr := cu.DevicePtr(0)
 	if mask != nil {
@@ -403,6 +409,11 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 	if splitCap < 0 {
 		splitCap = 0
 	}
+	// ctl is the control block as the next launch starts from it: zero
+	// the first time, then as the last launch left it with the output
+	// count and the overflow flag cleared (C_STEPS goes on across this
+	// call's launches, as the budget left by other chunks does). One copy
+	// up per launch, one down.
 	var ctl [ctlSlots]uint64
 	for {
 		budget, nsLeft, over := limit()
@@ -410,13 +421,8 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 			r.Truncated = true
 			break
 		}
-		// C_STEPS goes on across this call's launches, as the budget (left
-		// by other chunks) does.
-		lim := [2]uint64{uint64(budget), uint64(nsLeft)}
-		if err := d.htod(d.ctl+cu.DevicePtr(cBudget*8), unsafe.Pointer(&lim[0]), 8); err != nil {
-			return r, err
-		}
-		if err := d.htod(d.ctl+cu.DevicePtr(cNsLeft*8), unsafe.Pointer(&lim[1]), 8); err != nil {
+		ctl[cBudget], ctl[cNsLeft] = uint64(budget), uint64(nsLeft)
+		if err := d.htod(d.ctl, unsafe.Pointer(&ctl[0]), ctlSlots*8); err != nil {
 			return r, err
 		}
 		t0 := time.Now()
@@ -453,13 +459,7 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 		if ctl[cOverflow] == 0 {
 			break
 		}
-		var zero uint64
-		if err := d.htod(d.ctl+cu.DevicePtr(cOverflow*8), unsafe.Pointer(&zero), 8); err != nil {
-			return r, err
-		}
-		if err := d.htod(d.ctl+cu.DevicePtr(cOutCount*8), unsafe.Pointer(&zero), 8); err != nil {
-			return r, err
-		}
+		ctl[cOverflow], ctl[cOutCount] = 0, 0
 	}
 	r.Matches, r.Open, r.Splits, r.Steps = int64(ctl[cMatches]), int64(ctl[cOpen]), int64(ctl[cSplits]), int64(ctl[cSteps])
 	// Roots counts the unmasked positions, as the CPU engine does (the

@@ -42,13 +42,21 @@ func testEngines(t *testing.T) map[string]*gpu.Engine {
 		}
 		// The counted last step and closing edges three ways: default
 		// thresholds, always by the pair arrays, never (scans, and whole-list
-		// binary searches).
-		two, err := gpu.New(gpu.Options{Devices: []int{0, 0}, OutRecords: 5, Chunks: 3, TailSubtract: 1, PairMin: 1})
+		// binary searches). The step above the counted one: expanded across
+		// lanes up to the default run length, never (walked depth-first),
+		// and up to 3 (longer runs walked) with every swept last-step run
+		// past 2 cut into tasks. Work sharing: the defaults; none of the
+		// kernel's optional kinds (32-root claims, halves of long runs
+		// only); every candidate with a run handed on and single-root
+		// claims.
+		two, err := gpu.New(gpu.Options{Devices: []int{0, 0}, OutRecords: 5, Chunks: 3, TailSubtract: 1, PairMin: 1, ExpandRun: -1,
+			SplitTail: -1, SplitRun: -1, RootGuide: -1})
 		if err != nil {
 			enginesErr = err
 			return
 		}
-		parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 4, OutRecords: 7, TailSubtract: -1, PairMin: -1, NoGallop: true})
+		parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 4, OutRecords: 7, TailSubtract: -1, PairMin: -1, NoGallop: true,
+			ExpandRun: 3, SplitTail: 2, SplitRun: 1, RootGuide: 1 << 20})
 		if err != nil {
 			enginesErr = err
 			return

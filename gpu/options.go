@@ -10,6 +10,15 @@ import (
 // build measured (BENCHMARKS.md).
 const defaultOccupancy = 6
 
+// Defaults of Options.ExpandRun and SplitTail (issue 16, measured on an
+// H200: BENCHMARKS.md).
+const (
+	defaultExpandRun = 512
+	defaultSplitTail = 2048
+	defaultSplitRun  = 256
+	defaultRootGuide = 4
+)
+
 // Options configure the GPU engine.
 type Options struct {
 	// Devices lists the CUDA device ordinals to use; an ordinal may repeat
@@ -49,6 +58,33 @@ type Options struct {
 	// scan was faster at every threshold measured: BENCHMARKS.md), or
 	// $MOTIFWATCH_GPU_PAIRMIN; negative: never.
 	PairMin int
+	// ExpandRun is the longest run of the step above a counted last step
+	// that the mining kernel expands across a warp's lanes (every
+	// candidate of a chunk's short runs checked at once, their last-step
+	// runs counted together) instead of binding its candidates one at a
+	// time; longer runs are walked depth-first and split between warps.
+	// 0: 512, or $MOTIFWATCH_GPU_EXPAND; negative: never.
+	ExpandRun int
+	// SplitTail is the length past which a counted last step's swept run
+	// is cut into tasks of this many candidates for idle warps (a heavy
+	// candidate's run on a small graph with a wide window). 0: 2048, or
+	// $MOTIFWATCH_GPU_SPLITTAIL; negative: never.
+	SplitTail int
+	// SplitRun is the length of a candidate's next-step run from which,
+	// while warps wait for work, the mining kernel hands that candidate of
+	// a chunk to an idle warp as a task of its own (count mode, steps above
+	// the one over the counted last step) instead of walking it after the
+	// chunk's other candidates. Only heavy candidates: a task costs
+	// microseconds on the queue's lock. 0: 256, or
+	// $MOTIFWATCH_GPU_SPLITRUN; negative: never.
+	SplitRun int
+	// RootGuide sets how many roots a warp of the mining kernel claims at
+	// a time: the roots left divided by RootGuide times the launch's
+	// warps, between 1 and 32 (guided self-scheduling: the last claims are
+	// single roots, and a batch of fewer roots than 32 per warp is spread
+	// over every warp). 0: 4, or $MOTIFWATCH_GPU_GUIDE; negative: always
+	// 32.
+	RootGuide int
 	// NoGallop turns off galloping back from a run's end to its start
 	// (binary search over the whole list instead); for measurements, or
 	// $MOTIFWATCH_GPU_GALLOP=0.
@@ -96,6 +132,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TailSubtract == 0 {
 		o.TailSubtract = envInt("MOTIFWATCH_GPU_TAILSUB", -1)
+	}
+	if o.ExpandRun == 0 {
+		o.ExpandRun = envInt("MOTIFWATCH_GPU_EXPAND", defaultExpandRun)
+	}
+	if o.SplitTail == 0 {
+		o.SplitTail = envInt("MOTIFWATCH_GPU_SPLITTAIL", defaultSplitTail)
+	}
+	if o.SplitRun == 0 {
+		o.SplitRun = envInt("MOTIFWATCH_GPU_SPLITRUN", defaultSplitRun)
+	}
+	if o.RootGuide == 0 {
+		o.RootGuide = envInt("MOTIFWATCH_GPU_GUIDE", defaultRootGuide)
 	}
 	if o.Occupancy == 0 {
 		o.Occupancy = defaultOccupancy

@@ -31,11 +31,18 @@ const (
 	// pPairMin: see Options.PairMin; pGallop: 1 unless Options.NoGallop.
 	pPairMin = 5
 	pGallop  = 6
-	pSteps   = 8
-	pPreds   = pSteps + stepSize*maxK
-	pAntis   = pPreds + predSize*maxPred
-	pNodes   = pAntis + antiSize*maxAnti
-	planLen  = pNodes + 16
+	// pExpand: see Options.ExpandRun; pSplitTail: Options.SplitTail;
+	// pSplitRun: Options.SplitRun; pGuide: Options.RootGuide (0: never,
+	// all four).
+	pExpand    = 7
+	pSteps     = 8
+	pPreds     = pSteps + stepSize*maxK
+	pAntis     = pPreds + predSize*maxPred
+	pNodes     = pAntis + antiSize*maxAnti
+	pSplitTail = pNodes + 16
+	pSplitRun  = pSplitTail + 1
+	pGuide     = pSplitTail + 2
+	planLen    = pSplitTail + 3
 
 	sEdge, sFrom, sTo, sBind, sPrev, sNext, sHopPrev, sHopNext = 0, 1, 2, 3, 4, 5, 6, 7
 	sPredMask, sAntiMask, sNewNode, sNMapped                   = 8, 9, 10, 11

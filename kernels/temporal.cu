@@ -37,6 +37,15 @@ typedef unsigned int u32;
 #define P_TAILSUB 4
 #define P_PAIRMIN 5
 #define P_GALLOP 6
+// P_EXPAND: the longest run of the step above the counted last step that
+// is expanded across lanes (expand); 0: never. P_SPLITTAIL: a counted last
+// step's swept run longer than this is cut into tasks of this length for
+// idle warps (tailCount); 0: never. P_SPLITRUN: a chunk's valid candidate
+// whose next step's run is at least this long is handed to an idle warp as
+// a task of its own (dfs, count mode); 0: never. P_GUIDE: a warp claims
+// the roots left / (P_GUIDE x the grid's warps) roots at a time, 1 to 32
+// (mineBody); 0: always 32.
+#define P_EXPAND 7
 #define P_STEPS 8
 #define STEP_SZ 16
 #define S_EDGE 0
@@ -67,7 +76,10 @@ typedef unsigned int u32;
 #define P_ANTIS (P_PREDS + PRED_SZ * MAXPRED)
 #define ANTI_SZ 4
 #define P_NODEORDER (P_ANTIS + ANTI_SZ * MAXANTI)
-#define P_SIZE (P_NODEORDER + 16)
+#define P_SPLITTAIL (P_NODEORDER + 16)
+#define P_SPLITRUN (P_SPLITTAIL + 1)
+#define P_GUIDE (P_SPLITTAIL + 2)
+#define P_SIZE (P_SPLITTAIL + 3)
 
 #define BIND_ROOT 0
 #define BIND_FROM 1
@@ -203,6 +215,7 @@ struct WS {
 	i64 until[MAXK][32];
 	u32 node[MAXN];
 	u32 a[MAXK], b[MAXK], base[MAXK], mask[MAXK], cur[MAXK];
+	u32 heavy[MAXK];  // candidates of mask[d] whose run is >= P_SPLITRUN
 	u32 listNode[MAXK], target[MAXK];
 	int sel[MAXK];  // 0 out-list of listNode, 1 in-list, 2 roots
 	u64 steps;      // work not yet added to C_STEPS (lane 0)
@@ -232,12 +245,14 @@ struct Ctx {
 };
 
 // Cur is a candidate not yet written to the shared state: its edge and
-// the nodes it would map. Checks read through it.
+// the nodes it would map. Checks read through it. An expanded candidate
+// (expand) is two unbound steps: its owner's edge and nodes (edge, n1,
+// n2) and its own (edge2, n3); edge2 and n3 are -1 otherwise.
 struct Cur {
-	int edge;
-	i64 pos, t;
-	int n1, n2;
-	u32 v1, v2;
+	int edge, edge2;
+	i64 pos, t, pos2, t2;
+	int n1, n2, n3;
+	u32 v1, v2, v3;
 };
 
 // Interval ends saturate at the int64 range (motif.AddTicks/SubTicks; d
@@ -250,10 +265,21 @@ __device__ __forceinline__ i64 subTicks(i64 t, i64 d) { return t < MINPOS + d ? 
 __device__ __forceinline__ i64 P_(int i) { return P[i]; }
 __device__ __forceinline__ i64 stepv(int d, int f) { return P[P_STEPS + d * STEP_SZ + f]; }
 
-__device__ __forceinline__ i64 posOf(const WS &ws, const Cur &c, int e) { return e == c.edge ? c.pos : ws.pos[e]; }
-__device__ __forceinline__ i64 tmOf(const WS &ws, const Cur &c, int e) { return e == c.edge ? c.t : ws.tm[e]; }
+__device__ __forceinline__ i64 posOf(const WS &ws, const Cur &c, int e) {
+	return e == c.edge ? c.pos : (e == c.edge2 ? c.pos2 : ws.pos[e]);
+}
+__device__ __forceinline__ i64 tmOf(const WS &ws, const Cur &c, int e) {
+	return e == c.edge ? c.t : (e == c.edge2 ? c.t2 : ws.tm[e]);
+}
 __device__ __forceinline__ u32 nodeOf(const WS &ws, const Cur &c, int n) {
-	return n == c.n1 ? c.v1 : (n == c.n2 ? c.v2 : ws.node[n]);
+	return n == c.n1 ? c.v1 : (n == c.n2 ? c.v2 : (n == c.n3 ? c.v3 : ws.node[n]));
+}
+// noCur: a Cur that overlays nothing (the shared state alone).
+__device__ __forceinline__ Cur noCur() {
+	Cur c;
+	c.edge = -1; c.edge2 = -1; c.n1 = -1; c.n2 = -1; c.n3 = -1;
+	c.pos = 0; c.t = 0; c.pos2 = 0; c.t2 = 0; c.v1 = 0; c.v2 = 0; c.v3 = 0;
+	return c;
 }
 
 __device__ double operand(const Ctx &x, const WS &ws, const Cur &c, int kind, int index, int col, double lit) {
@@ -469,19 +495,39 @@ __device__ void unlock(u64 *l) {
 	atomicExch(l, 0ULL);
 }
 
-// push stores a task for the subtree of step d over [a, b) (lane 0).
-// Splits respect splitCap so suspensions always find room.
-__device__ bool push(const Ctx &x, const WS &ws, int d, u32 a, u32 b, bool split) {
-	lock(&x.ctl[C_LOCK]);
+// tryLock takes the lock if it is free now (one atomic, none if it is
+// seen held).
+__device__ __forceinline__ bool tryLock(u64 *l) {
+	if (*(volatile u64 *)l != 0ULL || atomicCAS(l, 0ULL, 1ULL) != 0ULL) return false;
+	__threadfence();
+	return true;
+}
+
+// pushCur stores a task for the subtree of step d over [a, b) of the
+// given list, the partial match being the shared state overlaid with c
+// (one lane). Splits respect splitCap so suspensions always find room.
+// A split is optional work-sharing: it gives up when the queue's lock is
+// held instead of waiting for it. The queue is one lock-protected stack
+// whose push or pop takes microseconds (a task is ~250 bytes written or
+// read by one lane between fences): a busy warp that waited for it at
+// every split would serialise the whole kernel on the lock while
+// thousands of idle warps poll it (issue 16: 3.7 ms calls became 190 ms).
+__device__ bool pushCur(const Ctx &x, const WS &ws, const Cur &c, int d, u32 a, u32 b, i64 openAt, int sel, u32 listNode,
+			u32 target, bool split) {
+	if (split) {
+		if (!tryLock(&x.ctl[C_LOCK])) return false;
+	} else {
+		lock(&x.ctl[C_LOCK]);
+	}
 	u64 q = x.ctl[C_QSIZE];
 	bool ok = q < (u64)(split ? x.splitCap : x.queueCap);
 	if (ok) {
 		Task *t = &x.queue[q];
-		for (int i = 0; i < MAXK; i++) { t->pos[i] = ws.pos[i]; t->tm[i] = ws.tm[i]; }
-		for (int i = 0; i < MAXN; i++) t->node[i] = ws.node[i];
-		t->openAt = d > 0 ? ws.openAt[d - 1] : NOTOPEN;
+		for (int i = 0; i < MAXK; i++) { t->pos[i] = posOf(ws, c, i); t->tm[i] = tmOf(ws, c, i); }
+		for (int i = 0; i < MAXN; i++) t->node[i] = nodeOf(ws, c, i);
+		t->openAt = openAt;
 		t->d = d; t->a = a; t->b = b;
-		t->sel = ws.sel[d]; t->listNode = ws.listNode[d]; t->target = ws.target[d];
+		t->sel = sel; t->listNode = listNode; t->target = target;
 		__threadfence();
 		x.ctl[C_QSIZE] = q + 1;
 	}
@@ -489,13 +535,23 @@ __device__ bool push(const Ctx &x, const WS &ws, int d, u32 a, u32 b, bool split
 	return ok;
 }
 
+// push stores a task for the subtree of step d over [a, b) of the state's
+// own list (lane 0).
+__device__ bool push(const Ctx &x, const WS &ws, int d, u32 a, u32 b, bool split) {
+	return pushCur(x, ws, noCur(), d, a, b, d > 0 ? ws.openAt[d - 1] : NOTOPEN, ws.sel[d], ws.listNode[d], ws.target[d], split);
+}
+
+// idleWaiting: more warps wait for work than the queue holds.
+__device__ __forceinline__ bool idleWaiting(const Ctx &x) {
+	return *(volatile u64 *)&x.ctl[C_IDLE] > *(volatile u64 *)&x.ctl[C_QSIZE];
+}
+
 // pop takes a task if the queue has one and its lock is free: thousands
 // of idle warps must not queue up on the lock that busy warps need to
 // push (they sleep and try again instead).
 __device__ bool pop(const Ctx &x, Task *out) {
 	if (*(volatile u64 *)&x.ctl[C_QSIZE] == 0) return false;
-	if (atomicCAS(&x.ctl[C_LOCK], 0ULL, 1ULL) != 0ULL) return false;
-	__threadfence();
+	if (!tryLock(&x.ctl[C_LOCK])) return false;
 	u64 q = x.ctl[C_QSIZE];
 	bool ok = q > 0;
 	if (ok) {
@@ -536,6 +592,30 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 		if (until != NOTOPEN) *no += n; else *nm += n;
 		len = 0;
 	}
+	// A run past P_SPLITTAIL (a hub's window of edges under a heavy
+	// candidate) would hold this warp while others idle: while warps wait,
+	// its end is cut into tasks of that length for them (the task's state
+	// is the shared one overlaid with this lane's candidate).
+	const i64 splitTail = P[P_SPLITTAIL];
+	if (splitTail > 0) {
+		u32 hv = __ballot_sync(FULL, len > (u32)splitTail);
+		if (hv && idleWaiting(x)) {
+			while (hv) {
+				int j = __ffs(hv) - 1;
+				hv &= hv - 1;
+				if (lane == j) {
+					while (len > (u32)splitTail && idleWaiting(x)) {
+						u32 cut = rb - (u32)splitTail;
+						if (!pushCur(x, ws, c, nd, cut, rb, until, bd.sel, bd.listNode, bd.target, true)) break;
+						atomicAdd(&x.ctl[C_SPLITS], 1ULL);
+						rb = cut;
+						len = rb - ra;
+					}
+				}
+				__syncwarp();
+			}
+		}
+	}
 	u32 off = len;
 	for (int o = 1; o < 32; o <<= 1) {
 		u32 y = __shfl_up_sync(FULL, off, o);
@@ -557,8 +637,8 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 		u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
 		int jsel = __shfl_sync(FULL, bd.sel, j);
 		u32 jtarget = __shfl_sync(FULL, bd.target, j);
-		int jn1 = __shfl_sync(FULL, c.n1, j), jn2 = __shfl_sync(FULL, c.n2, j);
-		u32 jv1 = __shfl_sync(FULL, c.v1, j), jv2 = __shfl_sync(FULL, c.v2, j);
+		int jn1 = __shfl_sync(FULL, c.n1, j), jn2 = __shfl_sync(FULL, c.n2, j), jn3 = __shfl_sync(FULL, c.n3, j);
+		u32 jv1 = __shfl_sync(FULL, c.v1, j), jv2 = __shfl_sync(FULL, c.v2, j), jv3 = __shfl_sync(FULL, c.v3, j);
 		i64 juntil = __shfl_sync(FULL, until, j);
 		if (v < total) {
 			u32 o = selOther(x.w, jsel)[jra + (v - joff)];
@@ -569,7 +649,7 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 				ok = true;
 				for (int i = 0; i < nmap; i++) {
 					int n = (int)P[P_NODEORDER + i];
-					u32 m = n == jn1 ? jv1 : (n == jn2 ? jv2 : ws.node[n]);
+					u32 m = n == jn1 ? jv1 : (n == jn2 ? jv2 : (n == jn3 ? jv3 : ws.node[n]));
 					if (m == o) ok = false;
 				}
 			}
@@ -582,6 +662,98 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 	*no += co;
 }
 
+// checks applies step d's predicates and anti-edges to candidate c,
+// raising *until to the latest open anti-edge interval.
+__device__ __forceinline__ bool checks(const Ctx &x, const WS &ws, const Cur &c, int d, i64 *until) {
+	bool valid = true;
+	i64 pm = stepv(d, S_PREDMASK);
+	for (int pi = 0; valid && pm; pi++, pm >>= 1)
+		if (pm & 1) valid = holds(x, ws, c, pi);
+	i64 am = stepv(d, S_ANTIMASK);
+	for (int ai = 0; valid && am; ai++, am >>= 1)
+		if (am & 1) {
+			i64 u = NOTOPEN;
+			valid = anti(x, ws, c, ai, &u);
+			*until = max(*until, u);
+		}
+	return valid;
+}
+
+// expand evaluates step nd (the one above the counted last step) for the
+// runs [ra, rb) of every lane with ex set, all at once: the runs are
+// concatenated as tailCount concatenates the last step's, each lane takes
+// every 32nd candidate with its owner's partial match (c, shuffled: the
+// owner's step is not bound in ws), checks it, finds its last-step run and
+// the warp counts those runs together. A warp whose chunk has short runs
+// (most roots of a window with few matches per root) so keeps its lanes
+// busy instead of binding one candidate at a time.
+__device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 ra, u32 rb, const Bounds &bd, i64 until,
+		       int lane, u64 *nm, u64 *no) {
+	u32 len = ex ? rb - ra : 0;
+	u32 off = len;
+	for (int o = 1; o < 32; o <<= 1) {
+		u32 y = __shfl_up_sync(FULL, off, o);
+		if (lane >= o) off += y;
+	}
+	const u32 total = __shfl_sync(FULL, off, 31);
+	off -= len;
+	const int e2 = (int)stepv(nd, S_EDGE);
+	const bool both = (int)stepv(nd, S_BIND) == BIND_BOTH;
+	const int nn = (int)stepv(nd, S_NEWNODE);
+	for (u32 base = 0; base < total; base += 32) {
+		// Spent a batch at a time, so a warp passes the budget by at most a
+		// flush, as the depth-first walk does.
+		spend(ws, lane, min(total - base, 32u));
+		if (overBudget(x, ws, lane)) return;
+		u32 v = base + lane;
+		int j = 0;
+		for (int step = 16; step > 0; step >>= 1) {
+			int probe = j + step;
+			u32 po = __shfl_sync(FULL, off, probe & 31);
+			if (probe < 32 && po <= v) j = probe;
+		}
+		Cur cc = noCur();
+		cc.edge = c.edge;
+		cc.pos = __shfl_sync(FULL, c.pos, j);
+		cc.t = __shfl_sync(FULL, c.t, j);
+		cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
+		cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
+		u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
+		int jsel = __shfl_sync(FULL, bd.sel, j);
+		u32 jtarget = __shfl_sync(FULL, bd.target, j);
+		i64 u2 = __shfl_sync(FULL, until, j);
+		bool ok = v < total;
+		if (ok) {
+			u32 idx = jra + (v - joff);
+			u32 other = selOther(x.w, jsel)[idx];
+			cc.edge2 = e2;
+			cc.pos2 = selPos(x.w, jsel)[idx];
+			cc.t2 = selT(x.w, jsel)[idx];
+			if (both) {
+				ok = other == jtarget;
+			} else {
+				ok = freshC(ws, cc, nd, other);
+				cc.n3 = nn; cc.v3 = other;
+			}
+		}
+		if (ok) ok = checks(x, ws, cc, nd, &u2);
+		Bounds b2;
+		b2.sel = 0; b2.target = 0; b2.listNode = 0; b2.lo = 0; b2.hi = 0;
+		b2.lowPos = 0; b2.hiPos = 0; b2.lowT = 0; b2.hiT = 0;
+		u32 ra2 = 0, rb2 = 0;
+		if (ok) {
+			if (!stepBounds(x, ws, cc, nd + 1, &b2)) {
+				ok = false;
+			} else {
+				laneSearch(x, b2, &ra2, &rb2);
+				ok = ra2 < rb2;
+			}
+		}
+		spend(ws, lane, __popc(__ballot_sync(FULL, ok)));  // a run tallied per candidate
+		tailCount(x, ws, cc, nd + 1, ok, ra2, rb2, b2, u2, lane, nm, no);
+	}
+}
+
 // evaluate checks the current 32-candidate chunk of step d. At the last
 // step it counts or writes the matches; otherwise it records the valid
 // candidates in ws.mask[d]. Returns false when the output buffer is full
@@ -592,9 +764,8 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 	u32 idx = ws.base[d] + lane;
 	bool valid = idx < ws.b[d];
 	spend(ws, lane, min(ws.b[d] - ws.base[d], 32u));
-	Cur c;
+	Cur c = noCur();
 	c.edge = (int)stepv(d, S_EDGE);
-	c.n1 = -1; c.n2 = -1; c.v1 = 0; c.v2 = 0; c.pos = 0; c.t = 0;
 	i64 until = d > 0 ? ws.openAt[d - 1] : NOTOPEN;
 	if (valid) {
 		if (d == 0) {
@@ -620,18 +791,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 			}
 		}
 	}
-	if (valid) {
-		i64 pm = stepv(d, S_PREDMASK);
-		for (int pi = 0; valid && pm; pi++, pm >>= 1)
-			if (pm & 1) valid = holds(x, ws, c, pi);
-		i64 am = stepv(d, S_ANTIMASK);
-		for (int ai = 0; valid && am; ai++, am >>= 1)
-			if (am & 1) {
-				i64 u = NOTOPEN;
-				valid = anti(x, ws, c, ai, &u);
-				until = max(until, u);
-			}
-	}
+	if (valid) valid = checks(x, ws, c, d, &until);
 	u32 bal = __ballot_sync(FULL, valid);
 	if (d == k - 1) {
 		if (!x.enumerate) {
@@ -682,6 +842,14 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		tailCount(x, ws, c, nd, valid, ra, rb, bd, until, lane, nm, no);
 		valid = false;
 	}
+	if (nd == k - 2 && P[P_TALLY] != 0 && P[P_EXPAND] > 0) {
+		// Short runs of the step above the counted last one are expanded
+		// across lanes here; long ones stay for the depth-first walk,
+		// which hands their halves to idle warps.
+		bool ex = valid && rb - ra <= (u32)P[P_EXPAND];
+		if (__any_sync(FULL, ex)) expand(x, ws, c, nd, ex, ra, rb, bd, until, lane, nm, no);
+		if (ex) valid = false;
+	}
 	ws.until[d][lane] = until;
 	ws.ra[nd][lane] = ra;
 	ws.rb[nd][lane] = rb;
@@ -689,7 +857,9 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 	ws.rtarget[nd][lane] = bd.target;
 	ws.rnode[nd][lane] = bd.listNode;
 	bal = __ballot_sync(FULL, valid);
-	if (lane == 0) ws.mask[d] = bal;
+	const i64 splitRun = P[P_SPLITRUN];
+	u32 heavy = __ballot_sync(FULL, valid && splitRun > 0 && rb - ra >= (u64)splitRun);
+	if (lane == 0) { ws.mask[d] = bal; ws.heavy[d] = heavy; }
 	__syncwarp();
 	return true;
 }
@@ -778,8 +948,7 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 			// Feed idle warps: hand the second half of what remains of a
 			// long run to the queue (not at the last step: its chunks are
 			// independent leaves, cheap to finish here).
-			if (d < k - 1 && d > 0 && ws.b[d] - nb >= 64 &&
-			    *(volatile u64 *)&x.ctl[C_IDLE] > *(volatile u64 *)&x.ctl[C_QSIZE]) {
+			if (d < k - 1 && d > 0 && ws.b[d] - nb >= 64 && idleWaiting(x)) {
 				u32 mid = nb + (((ws.b[d] - nb) / 2 + 31) & ~31u);
 				if (mid < ws.b[d]) {
 					int ok = 0;
@@ -801,7 +970,31 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 		}
 		int bit = __ffs(m) - 1;
 		if (lane == 0) {
-			ws.mask[d] = m & (m - 1);
+			u32 rest = m & (m - 1);
+			// Feed idle warps (count mode): every other valid candidate of
+			// this chunk whose next run is at least P_SPLITRUN long (a heavy
+			// root, say) becomes a task of its own, so one warp does not walk
+			// heavy subtrees in turn while others wait. Only heavy ones: a
+			// task costs microseconds on the queue's lock, more than a light
+			// subtree, and handing on every candidate of every chunk (the
+			// first version) shredded the whole search tree into tasks that
+			// queued on that lock. A one-candidate task evaluates that
+			// candidate again, and it is walked again, not expanded (its run
+			// is as long as here): the chunk's expanded candidates are not
+			// counted twice. Not in enumerate mode, where a suspension hands
+			// on the rest of the chunk as a range.
+			u32 heavy = rest & ws.heavy[d];
+			if (!x.enumerate && d + 2 < k && heavy) {
+				while (heavy && idleWaiting(x)) {
+					u32 hb = 31 - __clz(heavy);
+					u32 at = ws.base[d] + hb;
+					if (!push(x, ws, d, at, at + 1, true)) break;
+					heavy &= ~(1u << hb);
+					rest &= ~(1u << hb);
+					atomicAdd(&x.ctl[C_SPLITS], 1ULL);
+				}
+			}
+			ws.mask[d] = rest;
 			bind(x, ws, d, bit);
 		}
 		__syncwarp();
@@ -827,8 +1020,14 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 	}
 }
 
-// mine: each warp claims 32 roots at a time, or a queued subtree when the
-// roots are gone, until no warp is active and the queue is empty.
+// mine: each warp claims up to 32 roots at a time, or a queued subtree
+// when the roots are gone, until no warp is active and the queue is empty.
+// With P_GUIDE set the claims shrink as the roots run out (guided
+// self-scheduling: a share of the roots left per warp, at least one), so
+// the last claims are single roots and no warp walks 32 heavy roots in
+// turn while the others idle; a small graph or batch (fewer roots than 32
+// per warp) is spread over every warp from the start. The claims cost one
+// atomic each, the queue's tasks a lock.
 #define MINE_PARAMS const Win *win, i64 rootLo, i64 rootHi, i64 horizon, const unsigned char *rootMask, \
 	u64 *ctl, Task *queue, i64 queueCap, i64 splitCap, i64 *out, i64 outCap, i64 enumerate
 #define MINE_ARGS win, rootLo, rootHi, horizon, rootMask, ctl, queue, queueCap, splitCap, out, outCap, enumerate
@@ -848,16 +1047,19 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	x.limited = x.budget != 0 || nsLeft != 0;
 	if (lane == 0) ws.steps = 0;
 	const u64 nroots = (u64)(rootHi - rootLo);
+	const u64 guide = (u64)max(P[P_GUIDE], (i64)0) * (u64)gridDim.x * WARPS;
 	u64 nm = 0, no = 0;
 	bool idle = false;
 	while (true) {
 		int got = 0;  // 1: roots, 2: task, -1: exit
-		u64 start = 0;
+		u64 start = 0, claim = 32;
 		if (lane == 0) {
+			u64 next = 0;
 			if (*(volatile u64 *)&ctl[C_OVERFLOW] || *(volatile u64 *)&ctl[C_TRUNC]) {
 				got = -1;
-			} else if (*(volatile u64 *)&ctl[C_ROOTNEXT] < nroots &&
-				   (start = atomicAdd(&ctl[C_ROOTNEXT], 32ULL)) < nroots) {
+			} else if ((next = *(volatile u64 *)&ctl[C_ROOTNEXT]) < nroots &&
+				   (claim = guide ? max(min((nroots - next) / guide, (u64)32), (u64)1) : 32,
+				    start = atomicAdd(&ctl[C_ROOTNEXT], claim)) < nroots) {
 				got = 1;
 			} else {
 				Task t;
@@ -890,7 +1092,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 		if (got == 1) {
 			if (lane == 0) {
 				ws.sel[0] = 2; ws.a[0] = (u32)start; ws.base[0] = (u32)start;
-				ws.b[0] = (u32)min(start + 32, nroots); ws.mask[0] = 0;
+				ws.b[0] = (u32)min(start + claim, nroots); ws.mask[0] = 0;
 				atomicAdd(&ctl[C_ROOTS], (u64)(ws.b[0] - ws.a[0]));
 			}
 		} else {

@@ -1,0 +1,184 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/kafka"
+)
+
+// takeChunk takes a decoded chunk in, record by record, closing a batch
+// whenever batch_size records are pending.
+func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
+	defer p.flushCounts()
+	p.stage[stageFetch] += c.FetchTime
+	p.stage[stageDecode] += c.DecodeTime
+	start := time.Now()
+	for i := range c.Recs {
+		if err := p.takeDecoded(ctx, &c.Recs[i], c.Fetched, c.Edges[i], c.Errs[i]); err != nil {
+			return err
+		}
+		// A batch closes at batch_size records. A reorder buffer over a
+		// cap releases edges early into the batch at once (its memory
+		// must not wait for batch_size) without closing it: a batch per
+		// release would mine a backlog whose partitions run apart in
+		// event time a few edges at a time.
+		if p.reorder.OverCap() {
+			p.early, _ = p.reorder.AppendRelease(p.early)
+		}
+		if p.pending >= p.batchSize || len(p.early) >= p.batchSize {
+			p.stage[stageReorder] += time.Since(start)
+			if err := p.batch(ctx); err != nil {
+				return err
+			}
+			start = time.Now()
+		}
+	}
+	p.stage[stageReorder] += time.Since(start)
+	return nil
+}
+
+// reconnect handles a failed fetch: backoff, then probing the brokers
+// (with backoff too) until they answer. It returns false once ctx ends.
+func (p *pipeline) reconnect(ctx context.Context, err error) bool {
+	if p.fetchRetry == nil {
+		return sleep(ctx, backoffMin)
+	}
+	if !sleep(ctx, p.fetchRetry.failed(err, true)) {
+		return false
+	}
+	if p.probe == nil {
+		return true
+	}
+	return p.fetchRetry.do(ctx, probeAttempt, p.probe) == nil
+}
+
+// take decodes one record into the reorder buffer, or dead-letters it.
+func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
+	e, err := p.dec.Decode(m.Value, ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset})
+	if len(m.Value) <= ingest.RawKeepMax {
+		e.Raw = m.Value
+	}
+	defer p.flushCounts()
+	return p.takeDecoded(ctx, &m, time.Now(), e, err)
+}
+
+// uncountedRecords are records taken in and not yet added to the ingest
+// metrics: a labelled counter per record would cost more than taking the
+// record in.
+type uncountedRecords struct {
+	consumed []int // by partition
+	decoded  int
+}
+
+func (p *pipeline) countConsumed(partition int) {
+	c := &p.uncounted.consumed
+	if partition >= len(*c) {
+		*c = append(*c, make([]int, partition+1-len(*c))...)
+	}
+	(*c)[partition]++
+}
+
+// flushCounts adds the uncounted records to the ingest metrics.
+func (p *pipeline) flushCounts() {
+	u := &p.uncounted
+	for part, n := range u.consumed {
+		if n > 0 {
+			p.im.Consumed(part, n)
+			u.consumed[part] = 0
+		}
+	}
+	if u.decoded > 0 {
+		p.im.Decoded(u.decoded)
+		u.decoded = 0
+	}
+}
+
+// takeDecoded takes record m (fetched at fetched, decoded into e or err)
+// into the reorder buffer, or dead-letters it.
+func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched time.Time, e ingest.Edge, err error) error {
+	m := *mp
+	if next, ok := p.next[m.Partition]; ok && m.Offset < next {
+		// After a broker outage the consumer rejoins its group and starts
+		// again from the committed offset: these records are already in
+		// hand (in the window, the reorder buffer or a held match), and
+		// taking them twice would append duplicate edges, or dead-letter
+		// them as late.
+		if p.pm != nil {
+			p.pm.redelivered.Inc()
+		}
+		return nil
+	}
+	if err := p.guard.check(ctx, &m, p.next); err != nil {
+		return err
+	}
+	p.stats.Records++
+	p.countConsumed(m.Partition)
+	p.next[m.Partition] = m.Offset + 1
+	if p.pending == 0 {
+		p.firstFetch = fetched
+	}
+	p.pending++
+	duty := p.onDuty(m.Partition, m.Offset)
+	if err != nil && !duty {
+		p.skip()
+		return nil
+	}
+	if err != nil {
+		class := "decode"
+		var de *ingest.DecodeError
+		if errors.As(err, &de) {
+			class = de.Class()
+		}
+		// A partition whose last record is dead-lettered must still be
+		// able to go idle, or its buffered edges would wait for more.
+		p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
+		return p.deadLetter(ctx, m, class, err.Error())
+	}
+	p.stats.Decoded++
+	p.uncounted.decoded++
+	if hb, ok := p.historyBefore[m.Partition]; ok && m.Offset < hb {
+		e.History = true
+	}
+	// Only the records the previous owner had released were mined: the
+	// ones still in its reorder buffer (times above its watermark) are
+	// new to everyone.
+	if r, ok := p.resume[m.Partition]; ok && !e.History {
+		if w, handled := r.watermarkAt(m.Offset); handled && e.T <= w {
+			e.Replayed = true
+		}
+	}
+	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
+	if refused, err := p.refuseFuture(ctx, m, &e); refused || err != nil {
+		return err
+	}
+	if !p.reorder.Add(e) {
+		return nil
+	}
+	if !duty {
+		p.skip() // late here; its owner decides for itself, and dead-letters it
+		return nil
+	}
+	p.im.Late(1)
+	return p.deadLetter(ctx, m, "late", fmt.Sprintf("late edge: t=%d is not after the watermark %d", e.T, p.reorder.Watermark()))
+}
+
+// onDuty reports whether the record at offset of partition is this
+// instance's to dead-letter and mine as a last edge: not History, and
+// from a partition of its duty.
+func (p *pipeline) onDuty(partition int, offset int64) bool {
+	if hb, ok := p.historyBefore[partition]; ok && offset < hb {
+		return false
+	}
+	return p.duty.owns(partition)
+}
+
+// skip counts a record that is not this instance's duty and could not
+// join the window (undecodable, or late here).
+func (p *pipeline) skip() {
+	p.stats.Skipped++
+	p.pm.records.WithLabelValues("skipped").Inc()
+}
