@@ -95,7 +95,7 @@ func TestEmbeddedProduceConsume(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			msgs := readAll(t, ctx, addrs, "edges", 1)
+			msgs := readAll(t, addrs, "edges", 1)
 			if len(msgs) != 1 || string(msgs[0].Value) != "hello" || string(msgs[0].Key) != "a" || !msgs[0].Time.Equal(at) {
 				t.Fatalf("read back %+v; want one message a=hello at %v", msgs, at)
 			}
@@ -103,60 +103,16 @@ func TestEmbeddedProduceConsume(t *testing.T) {
 	}
 }
 
-// readAll reads every partition of topic from the start until it has
-// want messages in all, and returns them partition by partition in
-// offset order.
-func readAll(t *testing.T, ctx context.Context, addrs []string, topic string, want int) []kafkago.Message {
+// readAll reads every record of topic (kafkatest.ReadTopic: from the log
+// start, partition by partition in offset order) and checks that there
+// are want.
+func readAll(t *testing.T, addrs []string, topic string, want int) []kafkago.Message {
 	t.Helper()
-	n := partitions(t, ctx, addrs, nil, topic)[topic]
-	if n == 0 {
-		t.Fatalf("topic %q has no partitions", topic)
-	}
-	var out []kafkago.Message
-	for p := range n {
-		out = append(out, readPartition(t, ctx, addrs, topic, p)...)
-	}
+	out := kafkatest.ReadTopic(t, addrs, topic)
 	if len(out) != want {
 		t.Fatalf("read %d messages from %q; want %d", len(out), topic, want)
 	}
 	return out
-}
-
-// readPartition reads partition p of topic from its first offset to its
-// high watermark.
-func readPartition(t *testing.T, ctx context.Context, addrs []string, topic string, p int) []kafkago.Message {
-	t.Helper()
-	tr := testTransport(t)
-	client := &kafkago.Client{Addr: kafkago.TCP(addrs...), Transport: tr}
-	resp, err := client.ListOffsets(ctx, &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{
-		topic: {kafkago.FirstOffsetOf(p), kafkago.LastOffsetOf(p)},
-	}})
-	if err != nil {
-		t.Fatalf("ListOffsets: %v", err)
-	}
-	po := resp.Topics[topic][0]
-	if po.Error != nil {
-		t.Fatalf("ListOffsets %s/%d: %v", topic, p, po.Error)
-	}
-	if po.LastOffset == po.FirstOffset {
-		return nil
-	}
-	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: addrs, Topic: topic, Partition: p, MaxWait: 50 * time.Millisecond})
-	defer r.Close()
-	if err := r.SetOffset(po.FirstOffset); err != nil {
-		t.Fatal(err)
-	}
-	var out []kafkago.Message
-	for {
-		m, err := r.ReadMessage(ctx)
-		if err != nil {
-			t.Fatalf("reading %s/%d at offset %d: %v", topic, p, po.FirstOffset+int64(len(out)), err)
-		}
-		out = append(out, m)
-		if m.Offset+1 >= po.LastOffset {
-			return out
-		}
-	}
 }
 
 func TestEmbeddedSeedsTopicsAndListsOffsetsByTime(t *testing.T) {
@@ -180,7 +136,7 @@ func TestEmbeddedSeedsTopicsAndListsOffsetsByTime(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	msgs := readAll(t, ctx, e.Addrs(), "edges", 10)
+	msgs := readAll(t, e.Addrs(), "edges", 10)
 	p := msgs[0].Partition
 	client := &kafkago.Client{Addr: kafkago.TCP(e.Addrs()...), Transport: tr}
 	for _, c := range []struct {
@@ -241,7 +197,7 @@ func TestEmbeddedFixedPortAndRestartWithDataDir(t *testing.T) {
 	// Same data directory, a free port: the topic and record survive.
 	opts.Port = 0
 	e2 := kafkatest.StartEmbedded(t, opts)
-	msgs := readAll(t, ctx, e2.Addrs(), "edges", 1)
+	msgs := readAll(t, e2.Addrs(), "edges", 1)
 	if string(msgs[0].Value) != "kept" {
 		t.Errorf("after restart read %q; want kept", msgs[0].Value)
 	}

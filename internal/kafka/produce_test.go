@@ -44,9 +44,9 @@ func loadString(t *testing.T, text string, unit time.Duration) *window.Window {
 
 // checkProduced reads topic back and checks it against w edge by edge:
 // every seq once, in order within each partition, fields, key and time.
-func checkProduced(t *testing.T, ctx context.Context, addrs []string, topic string, w *window.Window, format kafka.Format, part kafka.Partitioning) []kafkago.Message {
+func checkProduced(t *testing.T, addrs []string, topic string, w *window.Window, format kafka.Format, part kafka.Partitioning) []kafkago.Message {
 	t.Helper()
-	msgs := readAll(t, ctx, addrs, topic, w.Len())
+	msgs := readAll(t, addrs, topic, w.Len())
 	seen := make([]bool, w.Len())
 	lastSeq := map[int]int64{}
 	partOf := map[string]int{}
@@ -180,7 +180,7 @@ func TestProduceFile(t *testing.T) {
 			if len(progress) == 0 || progress[len(progress)-1] != n {
 				t.Errorf("progress calls %v; want the last to be %d", progress, n)
 			}
-			msgs := checkProduced(t, ctx, addrs, topic, c.w, c.format, c.part)
+			msgs := checkProduced(t, addrs, topic, c.w, c.format, c.part)
 			used := map[int]bool{}
 			srcPartition := kafka.SrcPartitioner(4)
 			for _, m := range msgs {
@@ -205,7 +205,7 @@ func TestProduceOmitSeqAndCustomFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs := readAll(t, ctx, e.Addrs(), "edges", w.Len())
+	msgs := readAll(t, e.Addrs(), "edges", w.Len())
 	if got, want := string(msgs[0].Value), `{"from":"d","to":"a","ts":5,"amount":7,"channel":"card"}`; got != want {
 		t.Errorf("first record %s; want %s", got, want)
 	}
@@ -233,7 +233,7 @@ func TestProduceRateLimits(t *testing.T) {
 	if took < 250*time.Millisecond {
 		t.Errorf("60 records at 200/s took %v; want at least 250ms", took)
 	}
-	checkProduced(t, ctx, e.Addrs(), "edges", w, kafka.JSON, kafka.BySrc)
+	checkProduced(t, e.Addrs(), "edges", w, kafka.JSON, kafka.BySrc)
 }
 
 func TestProduceSpeedupPacesByEdgeTime(t *testing.T) {
@@ -254,7 +254,7 @@ func TestProduceSpeedupPacesByEdgeTime(t *testing.T) {
 	if took < 480*time.Millisecond {
 		t.Errorf("20 s of edges at 40x took %v; want at least 500ms", took)
 	}
-	checkProduced(t, ctx, e.Addrs(), "edges", w, kafka.JSON, kafka.BySrc)
+	checkProduced(t, e.Addrs(), "edges", w, kafka.JSON, kafka.BySrc)
 }
 
 // endless yields records forever.
@@ -279,7 +279,7 @@ func TestProduceStopsWithContext(t *testing.T) {
 	if n < 5 || n > 45 {
 		t.Errorf("Produce sent %d records in 300ms at 100/s", n)
 	}
-	if got := len(readAll(t, testContext(t), e.Addrs(), "edges", n)); got != n {
+	if got := len(readAll(t, e.Addrs(), "edges", n)); got != n {
 		t.Errorf("topic holds %d records; Produce reported %d", got, n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -66,29 +67,37 @@ func (c Conn) TryCommitted(group, topic string) (map[int]int64, error) {
 	})
 }
 
-// TryReadTopic reads every record of topic up to the end offsets it finds
-// first, partition by partition in offset order.
+// TryStartOffsets returns each partition's log start offset (its first
+// record's, once retention has dropped older ones).
+func (c Conn) TryStartOffsets(topic string) (map[int]int64, error) {
+	return c.offsets(func(ctx context.Context, admin *kafka.Admin) (map[int]int64, error) {
+		return admin.StartOffsets(ctx, topic)
+	})
+}
+
+// TryReadTopic reads every record of topic, from each partition's log
+// start up to the end offsets it finds first, partition by partition in
+// offset order.
 func (c Conn) TryReadTopic(topic string) ([]kafka.Message, error) {
 	end, err := c.TryEndOffsets(topic)
 	if err != nil {
 		return nil, err
 	}
-	return c.readUpTo(topic, end)
-}
-
-func (c Conn) readUpTo(topic string, end map[int]int64) ([]kafka.Message, error) {
+	from, err := c.TryStartOffsets(topic)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 	defer cancel()
-	from := make(map[int]int64, len(end))
-	for p := range end {
-		from[p] = 0
-	}
 	var out []kafka.Message
-	err := kafka.Replay(ctx, c.Brokers, c.Dialer, topic, from, end, func(m kafka.Message) error {
+	err = kafka.Replay(ctx, c.Brokers, c.Dialer, topic, from, end, func(m kafka.Message) error {
 		out = append(out, m)
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("reading topic %q from %v to %v: %w", topic, from, end, err)
+	}
+	return out, nil
 }
 
 // ReadTopic is TryReadTopic that fails the test on an error.
