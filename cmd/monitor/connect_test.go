@@ -118,10 +118,7 @@ func TestStartWithWrongSASLPassword(t *testing.T) {
 		{"PLAIN", "plain", ", allow_insecure: true", "SASL PLAIN"},
 	} {
 		t.Run(c.mechanism, func(t *testing.T) {
-			cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(c.kfakeMech, saslUser, saslPassword))
-			if err != nil {
-				t.Fatal(err)
-			}
+			cluster := kafkatest.StartKfake(t, kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(c.kfakeMech, saslUser, saslPassword))
 			defer cluster.Close()
 			queries := writeQueries(t, "queries:\n  - {name: path-count, delta: 60, edges: [A -> B, B -> C]}\n")
 			cfg := e2eConfig(cluster.ListenAddrs(), "sasl", queries, 0)
@@ -141,7 +138,7 @@ func TestStartWithWrongSASLPassword(t *testing.T) {
 			if c.mechanism == "plain" && !strings.Contains(logs.String(), `kafka.sasl.allow_insecure: true: mechanism plain without kafka.tls sends the password to the brokers in clear text`) {
 				t.Errorf("no warning for plain in clear text; log:\n%s", testenv.Tail(logs.String(), 20))
 			}
-			err = d.Stop()
+			err := d.Stop()
 			if err == nil || !strings.Contains(err.Error(), "stopped before the brokers answered") || !strings.Contains(err.Error(), "SASL Authentication Failed") {
 				t.Errorf("Run after a stop while connecting = %v; want the last (authentication) error", err)
 			}

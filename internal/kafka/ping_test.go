@@ -1,13 +1,7 @@
 package kafka_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
 	"net"
 	"strings"
 	"testing"
@@ -52,11 +46,7 @@ func TestPing(t *testing.T) {
 		t.Errorf("Ping(dead) = %v (auth %v, tls %v); want %s: … connection refused, neither auth nor TLS", err, kafka.IsAuthError(err), kafka.IsTLSError(err), dead)
 	}
 
-	sasl, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "u", "right"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sasl.Close()
+	sasl := kafkatest.StartKfake(t, kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "u", "right"))
 	for _, c := range []struct {
 		password string
 		auth     bool
@@ -68,29 +58,10 @@ func TestPing(t *testing.T) {
 		}
 	}
 
-	secure, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.TLS(&tls.Config{Certificates: []tls.Certificate{selfSignedPair(t)}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer secure.Close()
+	_, _, pair := kafkatest.SelfSigned(t)
+	secure := kafkatest.StartKfake(t, kfake.NumBrokers(1), kfake.TLS(&tls.Config{Certificates: []tls.Certificate{pair}}))
 	err = kafka.Ping(ctx, secure.ListenAddrs(), &kafkago.Dialer{TLS: &tls.Config{MinVersion: tls.VersionTLS12}, Timeout: 5 * time.Second})
 	if err == nil || !kafka.IsTLSError(err) || kafka.IsAuthError(err) {
 		t.Errorf("Ping with an untrusted certificate = %v (tls %v); want a TLS failure", err, kafka.IsTLSError(err))
 	}
-}
-
-func selfSignedPair(t *testing.T) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ping test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }

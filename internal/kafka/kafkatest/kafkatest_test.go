@@ -2,10 +2,14 @@ package kafkatest_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"maps"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
@@ -80,5 +84,28 @@ func TestStartBroker(t *testing.T) {
 	}
 	if _, err := kafkatest.Plain(addrs).TryReadTopic("missing"); err == nil {
 		t.Fatal("reading a missing topic succeeded")
+	}
+}
+
+// TestStartKfakeOverTLS: a kfake cluster serving SelfSigned's pair is
+// reached by a client that trusts the certificate, and refused by one
+// that does not.
+func TestStartKfakeOverTLS(t *testing.T) {
+	certPEM, keyPEM, pair := kafkatest.SelfSigned(t)
+	if len(certPEM) == 0 || len(keyPEM) == 0 || pair.Leaf == nil {
+		t.Fatalf("SelfSigned: %d bytes of certificate, %d of key, leaf %v", len(certPEM), len(keyPEM), pair.Leaf)
+	}
+	c := kafkatest.StartKfake(t, kfake.NumBrokers(1), kfake.TLS(&tls.Config{Certificates: []tls.Certificate{pair}}))
+	pool := x509.NewCertPool()
+	pool.AddCert(pair.Leaf)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	trusted := &kafka.Dialer{TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, Timeout: 5 * time.Second}
+	if err := kafka.Ping(ctx, c.ListenAddrs(), trusted); err != nil {
+		t.Fatalf("Ping trusting the certificate: %v", err)
+	}
+	untrusted := &kafka.Dialer{TLS: &tls.Config{MinVersion: tls.VersionTLS12}, Timeout: 5 * time.Second}
+	if err := kafka.Ping(ctx, c.ListenAddrs(), untrusted); !kafka.IsTLSError(err) {
+		t.Fatalf("Ping not trusting the certificate = %v; want a TLS error", err)
 	}
 }
