@@ -14,14 +14,14 @@
 #   (cd ../shared/tools/tgraphgen && go build -o "$OLDPWD/.devfetch/tgraphgen" .)
 # then on the device, from the repository root:
 #   BIN=.devfetch scripts/bench-stream.sh [steps]
-# steps (default all): embedded external skew
+# steps (default all): embedded external external-cpu skew
 # Results: $OUT/results.jsonl (one bench report per line, with its name),
 # $OUT/bench.err (stderr of every run), $OUT/*.pprof; a table last.
 set -uo pipefail
 out=${OUT:-device-out}
 bin=${BIN:-bin}
 mkdir -p "$out"
-steps=${*:-embedded external skew}
+steps=${*:-embedded external external-cpu skew}
 nproc
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
 results=$out/results.jsonl
@@ -53,14 +53,19 @@ for step in $steps; do
 		bench gpu-1m --file /tmp/tg5m.txt "${common[@]}" --backend gpu --rate 1000000
 		bench cpu-1m --file /tmp/tg5m.txt "${common[@]}" --backend cpu --workers 16 --rate 1000000
 		;;
-	external)
-		setsid "$bin/monitor" broker --port 19092 >"$out/broker.log" 2>&1 &
-		sleep 2
-		ext=(--brokers 127.0.0.1:19092)
-		bench gpu-backlog-ext --file /tmp/tg1m.txt "${common[@]}" "${ext[@]}" --backend gpu --cpuprofile "$out/gpu-backlog-ext.pprof"
-		bench cpu-backlog-ext --file /tmp/tg1m.txt "${common[@]}" "${ext[@]}" --backend cpu --workers 16
-		bench gpu-1m-ext --file /tmp/tg5m.txt "${common[@]}" "${ext[@]}" --backend gpu --rate 1000000
-		bench cpu-1m-ext --file /tmp/tg5m.txt "${common[@]}" "${ext[@]}" --backend cpu --workers 16 --rate 1000000
+	external | external-cpu)
+		if [[ -z ${ext:-} ]]; then
+			setsid "$bin/monitor" broker --port 19092 >"$out/broker.log" 2>&1 &
+			sleep 2
+			ext=(--brokers 127.0.0.1:19092)
+		fi
+		if [[ $step == external ]]; then
+			bench gpu-backlog-ext --file /tmp/tg1m.txt "${common[@]}" "${ext[@]}" --backend gpu --cpuprofile "$out/gpu-backlog-ext.pprof"
+			bench gpu-1m-ext --file /tmp/tg5m.txt "${common[@]}" "${ext[@]}" --backend gpu --rate 1000000
+		else
+			bench cpu-backlog-ext --file /tmp/tg1m.txt "${common[@]}" "${ext[@]}" --backend cpu --workers 16
+			bench cpu-1m-ext --file /tmp/tg5m.txt "${common[@]}" "${ext[@]}" --backend cpu --workers 16 --rate 1000000
+		fi
 		;;
 	skew)
 		# The skewed backlog whose partitions run apart in event time (18%

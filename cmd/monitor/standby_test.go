@@ -11,6 +11,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
@@ -35,7 +36,7 @@ func TestStandbyTakeover(t *testing.T) {
 	queries := writeQueries(t, e2eQueries)
 	mine := mineExpectation(t, graph, queries)
 	parts := thirds(w)
-	brokers := startBroker(t)
+	brokers := kafkatest.StartBroker(t)
 	cfg := standbyConfig(brokers, "standby", queries)
 
 	active := startInstance(t, cfg)

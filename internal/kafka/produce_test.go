@@ -16,6 +16,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -138,7 +139,7 @@ func decode(t *testing.T, v []byte, format kafka.Format, schema *window.Schema) 
 }
 
 func TestProduceFile(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{Brokers: 3})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Brokers: 3})
 	ctx := testContext(t)
 	addrs := e.Addrs()
 	small := loadString(t, transfers, time.Second)
@@ -195,7 +196,7 @@ func TestProduceFile(t *testing.T) {
 }
 
 func TestProduceOmitSeqAndCustomFields(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
 	ctx := testContext(t)
 	w := loadString(t, transfers, time.Second)
 	_, err := kafka.ProduceFile(ctx, w, kafka.ProduceOptions{Brokers: e.Addrs(), Topic: "edges", OmitSeq: true,
@@ -215,7 +216,7 @@ func TestProduceOmitSeqAndCustomFields(t *testing.T) {
 }
 
 func TestProduceRateLimits(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges", Partitions: 2}}})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges", Partitions: 2}}})
 	ctx := testContext(t)
 	w, err := synth.Window(synth.Default(60, 1))
 	if err != nil {
@@ -235,7 +236,7 @@ func TestProduceRateLimits(t *testing.T) {
 }
 
 func TestProduceSpeedupPacesByEdgeTime(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
 	ctx := testContext(t)
 	// Times 1000..1020 s at 40×: the last record is due 0.5 s after the first.
 	var b strings.Builder
@@ -270,7 +271,7 @@ func endless(yield func(kafka.Record) bool) {
 // yielded cancelAfter records, not at a deadline: on a loaded machine
 // the first write may not have begun within any short deadline.
 func TestProduceStopsWithContext(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
 	ctx, cancel := context.WithCancel(testContext(t))
 	defer cancel()
 	const cancelAfter = 20
@@ -299,7 +300,7 @@ func TestProduceStopsWithContext(t *testing.T) {
 }
 
 func TestProduceErrors(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
 	ctx := testContext(t)
 	w := loadString(t, transfers, time.Second)
 	base := kafka.ProduceOptions{Brokers: e.Addrs(), Topic: "edges"}
