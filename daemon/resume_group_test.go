@@ -6,9 +6,9 @@ import (
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
-	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 )
 
 // TestResumeStateThroughResumeGroup: a clean shutdown's resume state is
@@ -17,15 +17,11 @@ import (
 // from outside its generation), and a restart takes it only for
 // partitions whose committed offset has not moved since.
 func TestResumeStateThroughResumeGroup(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "edges"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	addrs := kafkatest.StartBroker(t, kafka.TopicSpec{Name: "edges", Partitions: 2})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client := &kafkago.Client{Addr: kafkago.TCP(c.ListenAddrs()...), Timeout: 10 * time.Second}
-	admin, err := kafka.NewAdmin(c.ListenAddrs(), nil)
+	client := &kafkago.Client{Addr: kafkago.TCP(addrs...), Timeout: 10 * time.Second}
+	admin, err := kafka.NewAdmin(addrs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +30,7 @@ func TestResumeStateThroughResumeGroup(t *testing.T) {
 	// The daemon's group holds offsets 10 and 20 (its last commit), then
 	// a member joins, as a standby would.
 	commitOffsets(t, ctx, admin, "g", map[int]int64{0: 10, 1: 20})
-	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: c.ListenAddrs(), GroupID: "g", Topic: "edges", MaxWait: 100 * time.Millisecond})
+	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: addrs, GroupID: "g", Topic: "edges", MaxWait: 100 * time.Millisecond})
 	defer r.Close()
 	go r.FetchMessage(ctx) // joins the group
 	waitMembers(t, ctx, client, "g")

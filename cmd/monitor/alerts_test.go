@@ -9,6 +9,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
@@ -19,18 +20,6 @@ func alertsCmd(ctx context.Context, out, errOut *testenv.SyncBuffer, args ...str
 	cmd.SetErr(errOut)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	return cmd.ExecuteContext(ctx)
-}
-
-func writeAlerts(t *testing.T, ctx context.Context, addrs []string, as ...alerts.Alert) {
-	t.Helper()
-	sink, err := kafka.NewAlertSink(kafka.AlertSinkOptions{Brokers: addrs, Topic: "motif-alerts"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sink.Close()
-	if err := sink.Write(ctx, as); err != nil {
-		t.Fatal(err)
-	}
 }
 
 var at = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -49,7 +38,7 @@ func sampleMatch(id string) alerts.Alert {
 // filters.
 func TestAlertsCommandPrintsTopic(t *testing.T) {
 	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "motif-alerts", Partitions: 2})
-	writeAlerts(t, ctx, addrs, sampleMatch("9f1c"),
+	kafkatest.WriteAlerts(t, ctx, addrs, "motif-alerts", sampleMatch("9f1c"),
 		alerts.Alert{Kind: alerts.KindIncident, Query: "fan-in", IncidentID: "inc7", Count: 15, MatchIDs: []string{"m1", "m2"},
 			Nodes: map[string]alerts.Node{"T": {ID: "acct-9"}}, First: 10, Last: 70, DetectedAt: at, From: at, To: at.Add(time.Minute)},
 		alerts.Alert{Kind: alerts.KindCount, Query: "m1", Count: 42, From: at, To: at.Add(time.Minute), DetectedAt: at})
@@ -97,7 +86,7 @@ func TestAlertsCommandFollow(t *testing.T) {
 	go func() {
 		done <- alertsCmd(cctx, &out, &errOut, "--brokers", addrs[0], "--topic", "motif-alerts", "--follow")
 	}()
-	writeAlerts(t, ctx, addrs, sampleMatch("late1"))
+	kafkatest.WriteAlerts(t, ctx, addrs, "motif-alerts", sampleMatch("late1"))
 	for !strings.Contains(out.String(), "match  money-ring  late1") {
 		select {
 		case err := <-done:

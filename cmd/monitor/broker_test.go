@@ -20,6 +20,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
@@ -132,7 +133,7 @@ func TestBrokerCommand(t *testing.T) {
 	}
 	w.Close()
 	tr.CloseIdleConnections()
-	if got := values(readTopic(t, ctx, []string{b.addr}, "trial")); strings.Join(got, ",") != strings.Join(want, ",") {
+	if got := values(kafkatest.ReadTopic(t, []string{b.addr}, "trial")); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("read back %v; want %v", got, want)
 	}
 	b.interrupt(t)
@@ -143,7 +144,7 @@ func TestBrokerCommand(t *testing.T) {
 	if b2.addr != b.addr {
 		t.Errorf("restart on --port %s listens on %s", port, b2.addr)
 	}
-	if got := values(readTopic(t, ctx, []string{b2.addr}, "trial")); strings.Join(got, ",") != strings.Join(want, ",") {
+	if got := values(kafkatest.ReadTopic(t, []string{b2.addr}, "trial")); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("after a restart with --dir read %v; want %v", got, want)
 	}
 	if n := topicPartitions(t, ctx, b2.addr, "trial"); n != 3 {
@@ -255,11 +256,11 @@ metrics:
 	if len(d2.info.Brokers) != 1 || d2.info.Brokers[0] != addr {
 		t.Fatalf("restart: embedded broker at %v; want [%s]", d2.info.Brokers, addr)
 	}
-	if got := readTopic(t, ctx, d2.info.Brokers, "edges"); len(got) != len(recs) {
+	if got := kafkatest.ReadTopic(t, d2.info.Brokers, "edges"); len(got) != len(recs) {
 		t.Errorf("restart: edge topic holds %d records; want %d", len(got), len(recs))
 	}
 	committed, err := tryCommitted(d2.info.Brokers, "motifwatch")
-	if err != nil || sum(committed) != int64(len(recs)) {
+	if err != nil || kafkatest.Sum(committed) != int64(len(recs)) {
 		t.Errorf("restart: committed %v (%v); want %d records in all", committed, err, len(recs))
 	}
 	if got := readAlerts(t, d2.info.Brokers); len(got) != 1 || len(first) != 1 || got[0].MatchID != first[0].MatchID {

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	kafkago "github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
@@ -22,23 +20,16 @@ import (
 // record is on the dead-letter topic with its reason: the record
 // accounting still adds up.
 func TestDaemonCapsAct(t *testing.T) {
-	brokers := startBroker(t)
+	brokers := kafkatest.StartBroker(t)
 	queries := writeQueries(t, "queries:\n  - name: fan\n    delta: 3600\n    edges: [A -> B, A -> C]\n")
 	cfg := strings.Replace(e2eConfig(brokers, "caps", queries, 10*time.Second), "partitions: 3", "partitions: 1", 1)
 	cfg = strings.Replace(cfg, "  per_query:\n    path-count: {mode: count}\n", "", 1)
 	cfg = strings.Replace(cfg, "window:\n", "window:\n  max_nodes: 12\n  max_matches_per_batch: 5\n  max_future: 1h\n", 1)
 	d := startDaemon(t, cfg)
-	w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
-	defer w.Close()
+	// The edge topic has one partition: every record goes to it, in order.
 	send := func(values ...string) {
 		t.Helper()
-		msgs := make([]kafka.Message, len(values))
-		for i, v := range values {
-			msgs[i] = kafka.Message{Value: []byte(v)}
-		}
-		if err := w.WriteMessages(context.Background(), msgs...); err != nil {
-			t.Fatal(err)
-		}
+		kafkatest.Send(t, brokers, "edges", kafkatest.SendOptions{}, kafkatest.Values(values...)...)
 	}
 	var hub []string
 	for i := range 10 { // 11 ids, 45 fan matches
@@ -98,28 +89,13 @@ func TestDaemonCapsAct(t *testing.T) {
 // deadLetterReasons reads the dead-letter topic: record value → reason.
 func deadLetterReasons(t *testing.T, brokers []string) map[string]string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	admin, _ := kafka.NewAdmin(brokers, nil)
-	end, err := admin.EndOffsets(ctx, "edges-dlq")
-	if err != nil {
-		t.Fatal(err)
-	}
 	reasons := map[string]string{}
-	from := map[int]int64{}
-	for p := range end {
-		from[p] = 0
-	}
-	err = kafka.Replay(ctx, brokers, nil, "edges-dlq", from, end, func(msg kafka.Message) error {
+	for _, msg := range kafkatest.ReadTopic(t, brokers, "edges-dlq") {
 		for _, h := range msg.Headers {
 			if h.Key == kafka.HeaderReason {
 				reasons[string(msg.Value)] = string(h.Value)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return reasons
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
@@ -90,10 +91,7 @@ func TestStartWithBrokersUnreachable(t *testing.T) {
 	default:
 	}
 
-	emb, err := kafka.StartEmbedded(context.Background(), kafka.EmbeddedOptions{Port: port})
-	if err != nil {
-		t.Fatal(err)
-	}
+	emb := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Port: port})
 	defer emb.Close()
 	select {
 	case <-d.started:

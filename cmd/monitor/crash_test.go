@@ -16,6 +16,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
@@ -125,7 +126,7 @@ func waitPlan(brokers []string, group string, plan killPlan, from, total int64) 
 			return true
 		}
 		c, err := tryCommitted(brokers, group)
-		return err == nil && sum(c) >= target
+		return err == nil && kafkatest.Sum(c) >= target
 	})
 	time.Sleep(plan.jitter)
 	return reached
@@ -137,7 +138,7 @@ func committedSum(t *testing.T, brokers []string, group string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sum(c)
+	return kafkatest.Sum(c)
 }
 
 // TestCrashRecovery replays a synthetic graph through the daemon running
@@ -166,19 +167,19 @@ func TestCrashRecovery(t *testing.T) {
 	// Zero lateness: the synthetic stream has edges of one partition at
 	// the same second, and none of them may be late, before or after a
 	// restart.
-	cfg := reliabilityConfig(b.addrs, "crash", queries)
+	cfg := reliabilityConfig(b.Addrs(), "crash", queries)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	produce(t, b.addrs, withSentinel(w, kafka.WindowRecords(w)))
-	end := endOffsets(t, b.addrs, "edges")
-	total := sum(end)
+	produce(t, b.Addrs(), withSentinel(w, kafka.WindowRecords(w)))
+	end := kafkatest.EndOffsets(t, b.Addrs(), "edges")
+	total := kafkatest.Sum(end)
 
 	var snaps []snapshot
 	for i, plan := range planKills(rng, 4, total) {
-		from := committedSum(t, b.addrs, "crash")
+		from := committedSum(t, b.Addrs(), "crash")
 		d := startProcess(t, cfgPath)
-		reached := waitPlan(b.addrs, "crash", plan, from, total)
+		reached := waitPlan(b.Addrs(), "crash", plan, from, total)
 		if d.wait(0) {
 			t.Fatalf("the daemon exited by itself (%v); its log:\n%s", d.exitErr, testenv.Tail(d.log.String(), 30))
 		}
@@ -186,22 +187,22 @@ func TestCrashRecovery(t *testing.T) {
 			t.Fatalf("kill point %v not reached within 60s; the daemon's log:\n%s", plan, testenv.Tail(d.log.String(), 30))
 		}
 		d.kill()
-		s, err := takeSnapshot(b.addrs, "crash", fmt.Sprintf("kill %d", i+1))
+		s, err := takeSnapshot(b.Addrs(), "crash", fmt.Sprintf("kill %d", i+1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		snaps = append(snaps, s)
 		t.Logf("kill %d, %v: after %v; %d of %d records committed, %d alert records written",
-			i+1, plan, time.Since(d.start).Round(time.Millisecond), sum(s.committed), total, sum(s.alertEnd))
+			i+1, plan, time.Since(d.start).Round(time.Millisecond), kafkatest.Sum(s.committed), total, kafkatest.Sum(s.alertEnd))
 	}
 
 	d := startProcess(t, cfgPath)
 	done := testenv.Poll(90*time.Second, 100*time.Millisecond, func() bool {
-		c, err := tryCommitted(b.addrs, "crash")
-		return err == nil && sum(c) == total
+		c, err := tryCommitted(b.Addrs(), "crash")
+		return err == nil && kafkatest.Sum(c) == total
 	})
 	if !done {
-		c, _ := tryCommitted(b.addrs, "crash")
+		c, _ := tryCommitted(b.Addrs(), "crash")
 		t.Fatalf("the last run did not commit all %d records within 90s (committed %v); its log:\n%s", total, c, testenv.Tail(d.log.String(), 30))
 	}
 	t.Logf("last run: all records committed %v after its start", time.Since(d.start).Round(time.Millisecond))
@@ -218,7 +219,7 @@ func TestCrashRecovery(t *testing.T) {
 		t.Errorf("last run: exit %v after SIGTERM, no clean stop; log:\n%s", d.exitErr, testenv.Tail(d.log.String(), 20))
 	}
 
-	log := readAlertLog(t, b.addrs)
+	log := readAlertLog(t, b.Addrs())
 	dups := checkSameMatches(t, "after 4 kills", exp, log)
 	checkDuplicatesExplained(t, snaps, log, dups)
 	checkCommitsCovered(t, snaps, log)
@@ -238,7 +239,7 @@ func checkDuplicatesExplained(t *testing.T, snaps []snapshot, log []logged, dups
 		last := l.Edges[len(l.Edges)-1]
 		explained := 0
 		for k, s := range snaps {
-			if l.off < s.alertEnd[l.part] && last.Offset >= s.committed[last.Partition] {
+			if l.Offset < s.alertEnd[l.Partition] && last.Offset >= s.committed[last.Partition] {
 				window[k]++
 				explained++
 			}
@@ -251,12 +252,12 @@ func checkDuplicatesExplained(t *testing.T, snaps []snapshot, log []logged, dups
 	// Copies written after kill k of matches first alerted before it.
 	perKill := make([]int, len(snaps))
 	for _, l := range log {
-		f, ok := first[l.key()]
-		if !ok || l.off == f.off {
+		f, ok := first[l.Key()]
+		if !ok || l.Offset == f.Offset {
 			continue
 		}
 		for k := len(snaps) - 1; k >= 0; k-- {
-			if f.off < snaps[k].alertEnd[f.part] && l.off >= snaps[k].alertEnd[l.part] {
+			if f.Offset < snaps[k].alertEnd[f.Partition] && l.Offset >= snaps[k].alertEnd[l.Partition] {
 				perKill[k]++
 				break
 			}
@@ -287,17 +288,17 @@ func TestCleanRestartsAreExactlyOnce(t *testing.T) {
 	queries := writeQueries(t, e2eQueries)
 	exp := mineExpectation(t, graph, queries)
 	b := startTestBroker(t, false)
-	cfg := strings.Replace(reliabilityConfig(b.addrs, "clean", queries), "allowed_lateness: 0s", "allowed_lateness: 5m0s", 1)
-	if cfg == reliabilityConfig(b.addrs, "clean", queries) {
+	cfg := strings.Replace(reliabilityConfig(b.Addrs(), "clean", queries), "allowed_lateness: 0s", "allowed_lateness: 5m0s", 1)
+	if cfg == reliabilityConfig(b.Addrs(), "clean", queries) {
 		t.Fatal("config template changed: no allowed_lateness to replace")
 	}
-	produce(t, b.addrs, withSentinel(w, shuffled(kafka.WindowRecords(w), 250)))
-	total := sum(endOffsets(t, b.addrs, "edges"))
+	produce(t, b.Addrs(), withSentinel(w, shuffled(kafka.WindowRecords(w), 250)))
+	total := kafkatest.Sum(kafkatest.EndOffsets(t, b.Addrs(), "edges"))
 	buffered := 0
 	for i, plan := range planKills(rng, 3, total) {
-		from := committedSum(t, b.addrs, "clean")
+		from := committedSum(t, b.Addrs(), "clean")
 		d := startDaemon(t, cfg)
-		if !waitPlan(b.addrs, "clean", plan, from, total) {
+		if !waitPlan(b.Addrs(), "clean", plan, from, total) {
 			t.Fatalf("stop %d, %v: not reached within 60s", i+1, plan)
 		}
 		n := testenv.Scrape(t, d.info.MetricsAddr)["motifwatch_ingest_reorder_buffer_edges"]
@@ -312,15 +313,15 @@ func TestCleanRestartsAreExactlyOnce(t *testing.T) {
 	}
 	d := startDaemon(t, cfg)
 	if !testenv.Poll(90*time.Second, 100*time.Millisecond, func() bool {
-		c, err := tryCommitted(b.addrs, "clean")
-		return err == nil && sum(c) == total
+		c, err := tryCommitted(b.Addrs(), "clean")
+		return err == nil && kafkatest.Sum(c) == total
 	}) {
 		t.Fatalf("the last run did not commit all %d records within 90s", total)
 	}
 	if err := d.stop(); err != nil {
 		t.Fatal(err)
 	}
-	log := readAlertLog(t, b.addrs)
+	log := readAlertLog(t, b.Addrs())
 	check(t, "clean restarts", exp, observe(alertsOf(log)))
 }
 

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
@@ -26,25 +26,13 @@ import (
 func BenchmarkDaemonDeadLetter(b *testing.B) {
 	const n = 200_000
 	for range b.N {
-		ctx := context.Background()
-		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		emb := kafkatest.StartEmbedded(b, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges", Partitions: 3}}})
 		brokers := emb.Addrs()
-		if err := kafka.EnsureTopics(ctx, brokers, nil, []kafka.TopicSpec{{Name: "edges", Partitions: 3}}); err != nil {
-			b.Fatal(err)
-		}
-		w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: "edges", BatchSize: 5000, BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
 		msgs := make([]kafka.Message, n)
 		for i := range msgs {
 			msgs[i] = kafka.Message{Partition: i % 3, Value: fmt.Appendf(nil, `{"src":"acct-%08d","dst":"acct-%08d","t":17000000%02d,"amount":12.5,"note":"unterminated`, i, i+1, i%100)}
 		}
-		w.Balancer = kafkago.BalancerFunc(func(m kafka.Message, _ ...int) int { return m.Partition })
-		if err := w.WriteMessages(ctx, msgs...); err != nil {
-			b.Fatal(err)
-		}
-		w.Close()
+		kafkatest.Send(b, brokers, "edges", kafkatest.SendOptions{Timeout: 120 * time.Second, BatchSize: 5000}, msgs...)
 		qpath := b.TempDir() + "/q.yaml"
 		if err := writeFile(qpath, benchQueries); err != nil {
 			b.Fatal(err)

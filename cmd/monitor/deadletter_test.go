@@ -17,6 +17,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
@@ -28,22 +29,12 @@ func hostileConfig(t *testing.T, brokers []string, group string) string {
 	return strings.Replace(cfg, "  per_query:\n    path-count: {mode: count}\n", "", 1)
 }
 
-// sendTo writes msgs, each to its Partition, as a producer other than
-// motifwatch would: zstd-compressed when compress is set, batches up to
-// 8 MiB before compression (the broker measures them compressed).
+// sendTo writes msgs to the edge topic, each to its Partition, as a
+// producer other than motifwatch would (zstd-compressed when compress is
+// set).
 func sendTo(t *testing.T, brokers []string, compress bool, msgs ...kafka.Message) {
 	t.Helper()
-	w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll,
-		BatchBytes: 8 << 20, Balancer: kafkago.BalancerFunc(func(m kafka.Message, _ ...int) int { return m.Partition })}
-	if compress {
-		w.Compression = kafkago.Zstd
-	}
-	defer w.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := w.WriteMessages(ctx, msgs...); err != nil {
-		t.Fatal(err)
-	}
+	kafkatest.Send(t, brokers, "edges", kafkatest.SendOptions{Compress: compress}, msgs...)
 }
 
 // pathEdges are a→b (partition 1) and b→c (partition 2): one path match
@@ -74,26 +65,6 @@ func waitPathAlert(t *testing.T, brokers []string, d *runningDaemon) {
 	}
 }
 
-// readDeadLetters reads the whole dead-letter topic.
-func readDeadLetters(t *testing.T, brokers []string) []kafka.Message {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	end := endOffsets(t, brokers, "edges-dlq")
-	from := map[int]int64{}
-	for p := range end {
-		from[p] = 0
-	}
-	var out []kafka.Message
-	if err := kafka.Replay(ctx, brokers, nil, "edges-dlq", from, end, func(m kafka.Message) error {
-		out = append(out, m)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestDaemonHostileRecordsDoNotWedge reproduces issue 12 item 1 over the
 // Kafka protocol: an undecodable record just under the broker's 1 MiB
 // limit (its dead letter, whole with the motifwatch-* headers, is over
@@ -103,7 +74,7 @@ func readDeadLetters(t *testing.T, brokers []string) []kafka.Message {
 // before, the broker refused the dead letter (MESSAGE_TOO_LARGE), the
 // writer retried it every 5 s forever and nothing was mined again.
 func TestDaemonHostileRecordsDoNotWedge(t *testing.T) {
-	brokers := startBroker(t)
+	brokers := kafkatest.StartBroker(t)
 	d := startDaemon(t, hostileConfig(t, brokers, "hostile"))
 	// Undecodable: an unterminated string. Sized so that the record fits
 	// the edge topic's limit with a little room.
@@ -133,7 +104,7 @@ func TestDaemonHostileRecordsDoNotWedge(t *testing.T) {
 		resp.Body.Close()
 	}
 
-	dls := readDeadLetters(t, brokers)
+	dls := kafkatest.ReadTopic(t, brokers, "edges-dlq")
 	if len(dls) != 2 {
 		t.Fatalf("%d dead letters; want 2", len(dls))
 	}
@@ -161,7 +132,7 @@ func TestDaemonHostileRecordsDoNotWedge(t *testing.T) {
 // dead letter, never the daemon: counted lost, logged at error with its
 // source position, and the valid edges are mined.
 func TestDaemonDeadLetterLost(t *testing.T) {
-	brokers := startBroker(t)
+	brokers := kafkatest.StartBroker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c := &kafkago.Client{Addr: kafkago.TCP(brokers...)}

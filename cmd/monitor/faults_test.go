@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -89,8 +90,8 @@ func TestBrokerFaults(t *testing.T) {
 			second = append(second, r)
 		}
 	}
-	produce(t, b.addrs, slices.Values(first))
-	half := sum(endOffsets(t, b.addrs, "edges"))
+	produce(t, b.Addrs(), slices.Values(first))
+	half := kafkatest.Sum(kafkatest.EndOffsets(t, b.Addrs(), "edges"))
 
 	logs := &testenv.SyncBuffer{}
 	// Partitions go idle only after a minute: the stream pauses between
@@ -98,31 +99,31 @@ func TestBrokerFaults(t *testing.T) {
 	// records could come after the watermark others moved (late, as in
 	// an uninterrupted run with the same pauses). Sentinels in every
 	// partition end the stream instead.
-	cfg := withIdleTimeout(reliabilityConfig(b.addrs, "faults", queries), "1m")
+	cfg := withIdleTimeout(reliabilityConfig(b.Addrs(), "faults", queries), "1m")
 	d := startLoggedDaemon(t, cfg, logs)
 	stopSnaps := make(chan struct{})
-	snapsDone := snapshots(b.addrs, "faults", stopSnaps)
+	snapsDone := snapshots(b.Addrs(), "faults", stopSnaps)
 
 	// Fault 1: the broker goes away in the middle of ingest.
 	if !testenv.Poll(60*time.Second, 10*time.Millisecond, func() bool {
-		c, err := tryCommitted(b.addrs, "faults")
-		return err == nil && sum(c) >= half/3
+		c, err := tryCommitted(b.Addrs(), "faults")
+		return err == nil && kafkatest.Sum(c) >= half/3
 	}) {
 		t.Fatalf("a third of the first half not committed within 60s; log:\n%s", testenv.Tail(logs.String(), 20))
 	}
 	down := time.Now()
-	b.stop()
+	b.Stop()
 	notReady := waitReadiness(t, d.info.MetricsAddr, false, "kafka probe failing")
 	t.Logf("broker stopped: /readyz 503 after %v", notReady.Round(time.Millisecond))
 	time.Sleep(3*time.Second - time.Since(down))
-	b.start()
+	b.Start()
 	back := waitReadiness(t, d.info.MetricsAddr, true, "")
 	t.Logf("broker restarted after %v down: /readyz 200 again %v later", time.Since(down).Round(time.Millisecond)-back, back.Round(time.Millisecond))
 
 	// Fault 2: alert writes fail while everything else works.
-	fault := b.c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "motif-alerts", Err: kerr.NotEnoughReplicas, Count: -1})
-	produce(t, b.addrs, slices.Values(second))
-	produceSentinels(t, b.addrs, w)
+	fault := b.Cluster().Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "motif-alerts", Err: kerr.NotEnoughReplicas, Count: -1})
+	produce(t, b.Addrs(), slices.Values(second))
+	produceSentinels(t, b.Addrs(), w)
 	notReady = waitReadiness(t, d.info.MetricsAddr, false, "kafka alert_write failing")
 	t.Logf("alert writes failing: /readyz 503 after %v", notReady.Round(time.Millisecond))
 	// Keep it failing a while: the snapshots taken meanwhile show whether
@@ -135,12 +136,12 @@ func TestBrokerFaults(t *testing.T) {
 	// Everything but the three sentinels gets committed: each is the
 	// newest edge of its partition, which the reorder buffer holds (ties
 	// may follow) until a later edge or the idle timeout.
-	total := sum(endOffsets(t, b.addrs, "edges"))
+	total := kafkatest.Sum(kafkatest.EndOffsets(t, b.Addrs(), "edges"))
 	if !testenv.Poll(90*time.Second, 100*time.Millisecond, func() bool {
-		c, err := tryCommitted(b.addrs, "faults")
-		return err == nil && sum(c) == total-3
+		c, err := tryCommitted(b.Addrs(), "faults")
+		return err == nil && kafkatest.Sum(c) == total-3
 	}) {
-		c, _ := tryCommitted(b.addrs, "faults")
+		c, _ := tryCommitted(b.Addrs(), "faults")
 		t.Fatalf("not all %d records but the 3 sentinels committed within 90s after the faults (committed %v); log:\n%s", total, c, testenv.Tail(logs.String(), 30))
 	}
 	m := testenv.Scrape(t, d.info.MetricsAddr)
@@ -157,7 +158,7 @@ func TestBrokerFaults(t *testing.T) {
 	close(stopSnaps)
 	snaps := <-snapsDone
 
-	log := readAlertLog(t, b.addrs)
+	log := readAlertLog(t, b.Addrs())
 	dups := checkSameMatches(t, "after the broker faults", exp, log)
 	checkCommitsCovered(t, snaps, log)
 	n := 0
@@ -223,7 +224,7 @@ func produceSentinels(t *testing.T, brokers []string, w *window.Window) {
 	parts := map[int]bool{}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	end := endOffsets(t, brokers, "edges")
+	end := kafkatest.EndOffsets(t, brokers, "edges")
 	from := map[int]int64{}
 	for p, e := range end {
 		from[p] = max(e-3, 0)

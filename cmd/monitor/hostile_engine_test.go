@@ -6,10 +6,8 @@ import (
 	"testing"
 	"time"
 
-	kafkago "github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
@@ -22,14 +20,12 @@ import (
 // window.max_mine_steps: the query is truncated for the batch, counted
 // like max_matches_per_batch.
 func TestDaemonHostileIDsAndMiningBomb(t *testing.T) {
-	brokers := startBroker(t)
+	brokers := kafkatest.StartBroker(t)
 	queries := writeQueries(t, "queries:\n  - {name: reply, delta: 3600, edges: [A -> B, B -> A]}\n  - {name: bomb, delta: 3600, edges: [A -> B, B -> C]}\n")
 	cfg := strings.Replace(e2eConfig(brokers, "hostile-engine", queries, 10*time.Second), "partitions: 3", "partitions: 1", 1)
 	cfg = strings.Replace(cfg, "  per_query:\n    path-count: {mode: count}\n", "", 1)
 	cfg = strings.Replace(cfg, "window:\n", "window:\n  max_mine_steps: 2000\n  max_matches_per_batch: 0\n", 1)
 	d := startDaemon(t, cfg)
-	w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
-	defer w.Close()
 	bad := []string{
 		`{"src":"\ud800","dst":"b","t":1000,"seq":1}`,
 		`{"src":"b","dst":"\udbff","t":1001,"seq":2}`,
@@ -44,13 +40,8 @@ func TestDaemonHostileIDsAndMiningBomb(t *testing.T) {
 	for i := range 300 {
 		values = append(values, fmt.Sprintf(`{"src":"hub","dst":"out%d","t":%d,"seq":%d}`, i, 2300+i, 310+i))
 	}
-	msgs := make([]kafka.Message, len(values))
-	for i, v := range values {
-		msgs[i] = kafka.Message{Value: []byte(v)}
-	}
-	if err := w.WriteMessages(t.Context(), msgs...); err != nil {
-		t.Fatal(err)
-	}
+	// The edge topic has one partition: every record goes to it, in order.
+	kafkatest.Send(t, brokers, "edges", kafkatest.SendOptions{}, kafkatest.Values(values...)...)
 	waitConsumed(t, d.info.MetricsAddr, int64(len(values)))
 
 	m := testenv.Scrape(t, d.info.MetricsAddr)

@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	kafkago "github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/synth"
 )
 
@@ -36,45 +35,7 @@ func embedded(t *testing.T, topics ...kafka.TopicSpec) (context.Context, []strin
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	return ctx, startBroker(t, topics...)
-}
-
-// readTopic reads every record of topic, partition by partition.
-func readTopic(t *testing.T, ctx context.Context, addrs []string, topic string) []kafka.Message {
-	t.Helper()
-	tr := &kafka.Transport{}
-	defer tr.CloseIdleConnections()
-	client := &kafkago.Client{Addr: kafkago.TCP(addrs...), Transport: tr}
-	meta, err := client.Metadata(ctx, &kafkago.MetadataRequest{Topics: []string{topic}})
-	if err != nil || len(meta.Topics) != 1 || meta.Topics[0].Error != nil {
-		t.Fatalf("metadata of %s: %v %+v", topic, err, meta)
-	}
-	var out []kafka.Message
-	for _, p := range meta.Topics[0].Partitions {
-		resp, err := client.ListOffsets(ctx, &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{
-			topic: {kafkago.LastOffsetOf(p.ID)},
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		end := resp.Topics[topic][0].LastOffset
-		if end == 0 {
-			continue
-		}
-		r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: addrs, Topic: topic, Partition: p.ID, MaxWait: 50 * time.Millisecond})
-		for {
-			m, err := r.ReadMessage(ctx)
-			if err != nil {
-				t.Fatalf("reading %s/%d: %v", topic, p.ID, err)
-			}
-			out = append(out, m)
-			if m.Offset+1 >= end {
-				break
-			}
-		}
-		r.Close()
-	}
-	return out
+	return ctx, kafkatest.StartBroker(t, topics...)
 }
 
 // record is a JSON edge record as produced.
@@ -93,7 +54,7 @@ func TestProduceFileToTopic(t *testing.T) {
 	if err != nil {
 		t.Fatalf("produce: %v\n%s", err, errOut)
 	}
-	msgs := readTopic(t, ctx, addrs, "edges")
+	msgs := kafkatest.ReadTopic(t, addrs, "edges")
 	if want := fmt.Sprintf("produced %d records to topic edges in ", len(msgs)); !strings.Contains(errOut, want) || len(msgs) == 0 {
 		t.Errorf("stderr lacks %q:\n%s", want, errOut)
 	}
@@ -142,7 +103,7 @@ func TestProduceCSVCreatesTopic(t *testing.T) {
 	if err != nil {
 		t.Fatalf("produce: %v\n%s", err, errOut)
 	}
-	msgs := readTopic(t, ctx, addrs, "csv-edges")
+	msgs := kafkatest.ReadTopic(t, addrs, "csv-edges")
 	got := map[string]bool{}
 	parts := map[int]bool{}
 	for _, m := range msgs {
@@ -177,7 +138,7 @@ func TestProduceRate(t *testing.T) {
 	if took := time.Since(start); took < 350*time.Millisecond {
 		t.Errorf("40 records at --rate 100 took %v; want at least 350ms", took)
 	}
-	if n := len(readTopic(t, ctx, addrs, "edges")); n != 40 {
+	if n := len(kafkatest.ReadTopic(t, addrs, "edges")); n != 40 {
 		t.Errorf("topic holds %d records; want 40", n)
 	}
 }
@@ -188,7 +149,7 @@ func TestProduceDemoFeed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("produce --demo: %v\n%s", err, errOut)
 	}
-	msgs := readTopic(t, ctx, addrs, "edges")
+	msgs := kafkatest.ReadTopic(t, addrs, "edges")
 	if len(msgs) != 300 {
 		t.Fatalf("topic holds %d records; want 300", len(msgs))
 	}

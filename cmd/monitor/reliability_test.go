@@ -7,24 +7,17 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	kafkago "github.com/segmentio/kafka-go"
-	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -53,157 +46,29 @@ func syntheticGraph(t *testing.T, n int, seed uint64) (*window.Window, string) {
 	return w, path
 }
 
-// testBroker is a kfake cluster in the test process, reached over TCP by
-// daemons in this process or in child processes; it outlives them. With
-// a data directory it can stop and start again on the same port, keeping
-// topics, records and committed offsets (a broker restart).
-type testBroker struct {
-	t     *testing.T
-	port  int
-	dir   string
-	c     *kfake.Cluster
-	addrs []string
-}
-
-// testSessionMin lets the daemons use a short group session timeout, so a
-// restart after SIGKILL gets its partitions back in seconds (a real
-// broker's minimum is 6s).
-const testSessionMin = 500 * time.Millisecond
-
-func startTestBroker(t *testing.T, persistent bool) *testBroker {
+// startTestBroker starts a restartable broker (a kafkatest.Broker, whose
+// short minimum session timeout lets a daemon restarted after SIGKILL get
+// its partitions back in seconds) with the daemon's three topics; with
+// persistent set a restart keeps them.
+func startTestBroker(t *testing.T, persistent bool) *kafkatest.Broker {
 	t.Helper()
-	b := &testBroker{t: t}
-	if persistent {
-		b.dir = t.TempDir()
-	}
-	b.start()
-	t.Cleanup(b.stop)
-	topics := []kafka.TopicSpec{{Name: "edges", Partitions: 3}, {Name: "motif-alerts", Partitions: 3}, {Name: "edges-dlq", Partitions: 3}}
-	if err := kafka.EnsureTopics(context.Background(), b.addrs, nil, topics); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func (b *testBroker) start() {
-	b.t.Helper()
-	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.DefaultNumPartitions(3), kfake.ClusterID("motifwatch-test"),
-		kfake.GroupMinSessionTimeout(testSessionMin)}
-	if b.port != 0 {
-		opts = append(opts, kfake.Ports(b.port))
-	}
-	if b.dir != "" {
-		opts = append(opts, kfake.DataDir(b.dir))
-	}
-	var err error
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		// The port of a stopped broker can take a moment to be free again.
-		if b.c, err = kfake.NewCluster(opts...); err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err != nil {
-		b.t.Fatalf("starting the test broker on port %d: %v", b.port, err)
-	}
-	b.addrs = b.c.ListenAddrs()
-	_, port, _ := net.SplitHostPort(b.addrs[0])
-	fmt.Sscan(port, &b.port)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := kafka.WaitReady(ctx, b.addrs, nil); err != nil {
-		b.t.Fatal(err)
-	}
-}
-
-// stop closes the broker: every client connection drops, and the port
-// refuses connections until start.
-func (b *testBroker) stop() {
-	if b.c != nil {
-		b.c.Close()
-		b.c = nil
-	}
+	return kafkatest.StartRestartable(t, kafkatest.BrokerOptions{Persistent: persistent,
+		Topics: []kafka.TopicSpec{{Name: "edges", Partitions: 3}, {Name: "motif-alerts", Partitions: 3}, {Name: "edges-dlq", Partitions: 3}}})
 }
 
 // logged is an alert record with its place on the alert topic.
-type logged struct {
-	alerts.Alert
-	part int
-	off  int64
-}
-
-func (l logged) key() string { return l.Query + "/" + l.MatchID }
+type logged = kafkatest.Logged
 
 // readAlertLog reads the whole alert topic, in partition and offset order.
 func readAlertLog(t *testing.T, brokers []string) []logged {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	end := endOffsets(t, brokers, "motif-alerts")
-	from := map[int]int64{}
-	for p := range end {
-		from[p] = 0
-	}
-	var out []logged
-	err := kafka.Replay(ctx, brokers, nil, "motif-alerts", from, end, func(m kafka.Message) error {
-		var a alerts.Alert
-		if err := json.Unmarshal(m.Value, &a); err != nil {
-			return fmt.Errorf("alert %d@%d: %w", m.Partition, m.Offset, err)
-		}
-		out = append(out, logged{a, m.Partition, m.Offset})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return kafkatest.ReadAlerts(t, brokers, "motif-alerts")
 }
 
-func endOffsets(t *testing.T, brokers []string, topic string) map[int]int64 {
-	t.Helper()
-	end, err := tryEndOffsets(brokers, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return end
-}
-
-// offsetsOf asks the brokers, through an admin client and within 10 s,
-// for per-partition offsets.
-func offsetsOf(brokers []string, ask func(ctx context.Context, admin *kafka.Admin) (map[int]int64, error)) (map[int]int64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	admin, err := kafka.NewAdmin(brokers, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer admin.Close()
-	return ask(ctx, admin)
-}
-
-func tryEndOffsets(brokers []string, topic string) (map[int]int64, error) {
-	return offsetsOf(brokers, func(ctx context.Context, admin *kafka.Admin) (map[int]int64, error) {
-		return admin.EndOffsets(ctx, topic)
-	})
-}
-
+// tryCommitted returns group's committed offsets of the edge topic (none
+// before its first commit).
 func tryCommitted(brokers []string, group string) (map[int]int64, error) {
-	return offsetsOf(brokers, func(ctx context.Context, admin *kafka.Admin) (map[int]int64, error) {
-		c, err := admin.Committed(ctx, group, "edges")
-		if errors.Is(err, kafkago.GroupIdNotFound) {
-			return map[int]int64{}, nil // nothing committed yet
-		}
-		return c, err
-	})
-}
-
-func sum(m map[int]int64) int64 {
-	var s int64
-	for _, v := range m {
-		s += v
-	}
-	return s
+	return kafkatest.Plain(brokers).TryCommitted(group, "edges")
 }
 
 // snapshot is the group's committed offsets and the alert topic's end
@@ -220,7 +85,7 @@ func takeSnapshot(brokers []string, group, label string) (snapshot, error) {
 	if err != nil {
 		return snapshot{}, err
 	}
-	a, err := tryEndOffsets(brokers, "motif-alerts")
+	a, err := kafkatest.Plain(brokers).TryEndOffsets("motif-alerts")
 	if err != nil {
 		return snapshot{}, err
 	}
@@ -235,8 +100,8 @@ func firstCopies(log []logged) map[string]logged {
 		if l.Kind != alerts.KindMatch {
 			continue
 		}
-		if f, ok := first[l.key()]; !ok || l.part == f.part && l.off < f.off {
-			first[l.key()] = l
+		if f, ok := first[l.Key()]; !ok || l.Partition == f.Partition && l.Offset < f.Offset {
+			first[l.Key()] = l
 		}
 	}
 	return first
@@ -267,9 +132,9 @@ func uncoveredCommits(snaps []snapshot, log []logged) (bad []string, matches int
 			if !ok || last.Offset >= c {
 				continue
 			}
-			if l.off >= s.alertEnd[l.part] {
+			if l.Offset >= s.alertEnd[l.Partition] {
 				bad = append(bad, fmt.Sprintf("%s: %s ends at edges %d@%d, below the committed %d, but was alerted at %d@%d, after the alert topic's end %d",
-					s.label, id, last.Partition, last.Offset, c, l.part, l.off, s.alertEnd[l.part]))
+					s.label, id, last.Partition, last.Offset, c, l.Partition, l.Offset, s.alertEnd[l.Partition]))
 			}
 		}
 	}
@@ -310,7 +175,7 @@ func compareMatches(exp expectation, log []logged) matchDiff {
 	for _, l := range log {
 		switch l.Kind {
 		case alerts.KindMatch:
-			copies[l.key()]++
+			copies[l.Key()]++
 		case alerts.KindCount:
 			d.counts[l.Query] += l.Count
 		}
@@ -354,7 +219,7 @@ func reliabilityConfig(brokers []string, group, queries string) string {
 func TestReliabilityChecks(t *testing.T) {
 	match := func(id string, part int, off int64, lastPart int, lastOff int64) logged {
 		return logged{Alert: alerts.Alert{Kind: alerts.KindMatch, Query: "tri-cycle", MatchID: id,
-			Edges: []alerts.Edge{{Partition: lastPart, Offset: lastOff - 1}, {Partition: lastPart, Offset: lastOff}}}, part: part, off: off}
+			Edges: []alerts.Edge{{Partition: lastPart, Offset: lastOff - 1}, {Partition: lastPart, Offset: lastOff}}}, Partition: part, Offset: off}
 	}
 	log := []logged{match("a", 1, 3, 0, 5), match("b", 0, 0, 2, 9), match("a", 1, 7, 0, 5)}
 	for _, c := range []struct {

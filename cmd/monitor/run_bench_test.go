@@ -17,6 +17,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/synth"
 )
@@ -68,7 +69,7 @@ func BenchmarkDaemon(b *testing.B) {
 func runBench(b *testing.B, records []kafka.Record, rate float64) (*prometheus.Registry, time.Duration) {
 	b.Helper()
 	ctx := context.Background()
-	brokers := startBroker(b, kafka.TopicSpec{Name: "edges", Partitions: 3})
+	brokers := kafkatest.StartBroker(b, kafka.TopicSpec{Name: "edges", Partitions: 3})
 	dir := b.TempDir()
 	qpath := dir + "/q.yaml"
 	if err := writeFile(qpath, benchQueries); err != nil {

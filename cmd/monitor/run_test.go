@@ -19,13 +19,12 @@ import (
 	"testing"
 	"time"
 
-	kafkago "github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -83,18 +82,6 @@ func mineExpectation(t *testing.T, graph, queries string) expectation {
 		}
 	}
 	return exp
-}
-
-// startBroker starts an embedded broker with topics for one test or
-// benchmark and returns its addresses; it closes when the test ends.
-func startBroker(t testing.TB, topics ...kafka.TopicSpec) []string {
-	t.Helper()
-	emb, err := kafka.StartEmbedded(context.Background(), kafka.EmbeddedOptions{Topics: topics})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(emb.Close)
-	return emb.Addrs()
 }
 
 // runningDaemon is a daemon run in the test's process until the test
@@ -179,33 +166,7 @@ shutdown_timeout: 10s
 // readAlerts reads the whole alert topic.
 func readAlerts(t *testing.T, brokers []string) []alerts.Alert {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	admin, err := kafka.NewAdmin(brokers, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	end, err := admin.EndOffsets(ctx, "motif-alerts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	from := map[int]int64{}
-	for p := range end {
-		from[p] = 0
-	}
-	var out []alerts.Alert
-	err = kafka.Replay(ctx, brokers, nil, "motif-alerts", from, end, func(m kafka.Message) error {
-		var a alerts.Alert
-		if err := json.Unmarshal(m.Value, &a); err != nil {
-			return err
-		}
-		out = append(out, a)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return kafkatest.Alerts(kafkatest.ReadAlerts(t, brokers, "motif-alerts"))
 }
 
 type observed struct {
@@ -321,12 +282,7 @@ func produce(t *testing.T, brokers []string, records iter.Seq[kafka.Record]) {
 
 func produceAs(t *testing.T, brokers []string, format kafka.Format, records iter.Seq[kafka.Record]) {
 	t.Helper()
-	if err := kafka.EnsureTopics(context.Background(), brokers, nil, []kafka.TopicSpec{{Name: "edges", Partitions: 3}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := kafka.Produce(context.Background(), records, kafka.ProduceOptions{Brokers: brokers, Topic: "edges", TimeUnit: time.Second, Format: format}); err != nil {
-		t.Fatal(err)
-	}
+	kafkatest.Produce(t, brokers, "edges", 3, format, records)
 }
 
 // TestDaemonEqualsMine replays CollegeMsg into a 3-partition topic over
@@ -354,7 +310,7 @@ func TestDaemonEqualsMine(t *testing.T) {
 		{"csv records", 0, 0, kafka.CSV},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			brokers := startBroker(t)
+			brokers := kafkatest.StartBroker(t)
 			cfg := e2eConfig(brokers, "e2e", queries, c.lateness)
 			if c.format == kafka.CSV {
 				cfg = strings.Replace(cfg, "input:\n", "input:\n  format: csv\n  csv_columns: [src, dst, t, seq]\n", 1)
@@ -401,7 +357,7 @@ func TestDaemonRestartIsExactlyOnce(t *testing.T) {
 	w, graph := loadCollege(t)
 	queries := writeQueries(t, e2eQueries)
 	exp := mineExpectation(t, graph, queries)
-	brokers := startBroker(t)
+	brokers := kafkatest.StartBroker(t)
 	cfg := e2eConfig(brokers, "restart", queries, 0)
 	var first, second []kafka.Record
 	cut := int64(w.Len() / 2)
@@ -443,23 +399,16 @@ func waitConsumed(t *testing.T, addr string, n int64) {
 // self-loops + late + dead-lettered), and every bad one is on the
 // dead-letter topic with its reason and source position.
 func TestDaemonLosesNothing(t *testing.T) {
-	brokers := startBroker(t)
+	brokers := kafkatest.StartBroker(t)
 	queries := writeQueries(t, e2eQueries)
 	cfg := strings.Replace(e2eConfig(brokers, "lossless", queries, 10*time.Second), "partitions: 3", "partitions: 1", 1)
 	cfg = strings.Replace(cfg, "demo: false", "demo: false\ninput:\n  max_record_bytes: 300\n  fields: {src: src, dst: dst, time: t, seq: seq}", 1)
 	cfg = strings.Replace(cfg, "input:\n  fields: {src: src, dst: dst, time: t, seq: seq}\nwindow:", "window:", 1)
 	d := startDaemon(t, cfg)
-	w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: "edges", BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
-	defer w.Close()
+	// The edge topic has one partition: every record goes to it, in order.
 	send := func(values ...string) {
 		t.Helper()
-		var msgs []kafka.Message
-		for _, v := range values {
-			msgs = append(msgs, kafka.Message{Value: []byte(v)})
-		}
-		if err := w.WriteMessages(context.Background(), msgs...); err != nil {
-			t.Fatal(err)
-		}
+		kafkatest.Send(t, brokers, "edges", kafkatest.SendOptions{}, kafkatest.Values(values...)...)
 	}
 	good := []string{}
 	for i := range 20 {
@@ -492,15 +441,8 @@ func TestDaemonLosesNothing(t *testing.T) {
 			outcome("appended"), outcome("self_loop"), outcome("late"), outcome("dead_lettered"), sum, total)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	admin, _ := kafka.NewAdmin(brokers, nil)
-	end, err := admin.EndOffsets(ctx, "edges-dlq")
-	if err != nil {
-		t.Fatal(err)
-	}
 	reasons := map[string]string{}
-	err = kafka.Replay(ctx, brokers, nil, "edges-dlq", map[int]int64{0: 0}, end, func(msg kafka.Message) error {
+	for _, msg := range kafkatest.ReadTopic(t, brokers, "edges-dlq") {
 		h := map[string]string{}
 		for _, x := range msg.Headers {
 			h[x.Key] = string(x.Value)
@@ -509,10 +451,6 @@ func TestDaemonLosesNothing(t *testing.T) {
 			t.Errorf("dead letter %q lacks its source position: %v", msg.Value, h)
 		}
 		reasons[string(msg.Value)] = h[kafka.HeaderReason]
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	for v, want := range bad {
 		if !strings.Contains(reasons[v], want) {
@@ -532,7 +470,7 @@ func TestDaemonLosesNothing(t *testing.T) {
 // valid change applies with the next batch, an invalid one is rejected
 // and the old set stays.
 func TestDaemonHotReload(t *testing.T) {
-	brokers := startBroker(t)
+	brokers := kafkatest.StartBroker(t)
 	queries := writeQueries(t, "queries:\n  - {name: pair, delta: 60, edges: [A -> B, B -> A]}\n")
 	cfg := strings.Replace(e2eConfig(brokers, "reload", queries, 0), "  per_query:\n    path-count: {mode: count}\n", "", 1)
 	d := startDaemon(t, cfg)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -245,7 +246,7 @@ func TestScaleOut(t *testing.T) {
 
 	var single expectation
 	t.Run("single instance", func(t *testing.T) {
-		brokers := startBroker(t)
+		brokers := kafkatest.StartBroker(t)
 		d := startDaemon(t, singleConfig(brokers, "single", queries))
 		produce(t, brokers, all())
 		o := waitFor(t, brokers, mine)
@@ -260,7 +261,7 @@ func TestScaleOut(t *testing.T) {
 	}
 
 	t.Run("two instances", func(t *testing.T) {
-		brokers := startBroker(t)
+		brokers := kafkatest.StartBroker(t)
 		cfg := scaleOutConfig(brokers, "two", queries)
 		ins := []*instance{startInstance(t, cfg), startInstance(t, cfg)}
 		waitSplit(t, ins)
@@ -281,7 +282,7 @@ func TestScaleOut(t *testing.T) {
 	})
 
 	t.Run("three instances, one leaves, one joins", func(t *testing.T) {
-		brokers := startBroker(t)
+		brokers := kafkatest.StartBroker(t)
 		cfg := scaleOutConfig(brokers, "three", queries)
 		ins := []*instance{startInstance(t, cfg), startInstance(t, cfg), startInstance(t, cfg)}
 		waitSplit(t, ins)

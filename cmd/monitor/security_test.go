@@ -8,7 +8,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"math/big"
@@ -27,6 +26,7 @@ import (
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
@@ -180,35 +180,15 @@ func TestDaemonOverTLSAndSCRAM(t *testing.T) {
 	assertNoSecrets(t, "a failed start's error and log", fmt.Sprint(err)+logs.String(), "")
 }
 
-// readSecureAlerts reads the alert topic through TLS and SASL.
+// readSecureAlerts reads the alert topic through TLS and SASL (none
+// before the topic exists).
 func readSecureAlerts(t *testing.T, brokers []string, dialer *kafka.Dialer, tr *kafka.Transport) []alerts.Alert {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	admin, err := kafka.NewAdmin(brokers, tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	end, err := admin.EndOffsets(ctx, "motif-alerts")
-	if err != nil {
+	c := kafkatest.Conn{Brokers: brokers, Transport: tr, Dialer: dialer}
+	if _, err := c.TryEndOffsets("motif-alerts"); err != nil {
 		return nil // not created yet
 	}
-	from := map[int]int64{}
-	for p := range end {
-		from[p] = 0
-	}
-	var out []alerts.Alert
-	if err := kafka.Replay(ctx, brokers, dialer, "motif-alerts", from, end, func(m kafka.Message) error {
-		var a alerts.Alert
-		if err := json.Unmarshal(m.Value, &a); err != nil {
-			return err
-		}
-		out = append(out, a)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return kafkatest.Alerts(c.ReadAlerts(t, "motif-alerts"))
 }
 
 // assertNoSecrets fails if text shows the SASL password (or a part of it

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/synth"
 )
@@ -65,7 +66,7 @@ type soakSample struct {
 func soak(b *testing.B, duration time.Duration, rate float64) ([]soakSample, int64) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	brokers := startBroker(b)
+	brokers := kafkatest.StartBroker(b)
 	addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(b))
 	dir := b.TempDir()
 	qpath, cpath := filepath.Join(dir, "q.yaml"), filepath.Join(dir, "soak.yaml")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 )
 
 // TestStandbyTakeover: two instances without scale-out share a group. The
@@ -24,7 +25,7 @@ func TestStandbyTakeover(t *testing.T) {
 	queries := writeQueries(t, e2eQueries)
 	mine := mineExpectation(t, graph, queries)
 	parts := thirds(w)
-	brokers := startBroker(t)
+	brokers := kafkatest.StartBroker(t)
 	cfg := singleConfig(brokers, "standby", queries)
 
 	active := startInstance(t, cfg)

@@ -12,20 +12,8 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 )
-
-// startEmbedded starts a broker for one test and closes it at the end.
-func startEmbedded(t *testing.T, opts kafka.EmbeddedOptions) *kafka.Embedded {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	e, err := kafka.StartEmbedded(ctx, opts)
-	if err != nil {
-		t.Fatalf("StartEmbedded(%+v): %v", opts, err)
-	}
-	t.Cleanup(e.Close)
-	return e
-}
 
 // testTransport is a transport closed at the end of the test, so no
 // connection pool outlives it.
@@ -64,7 +52,7 @@ func partitions(t *testing.T, ctx context.Context, addrs []string, tr *kafkago.T
 func TestEmbeddedProduceConsume(t *testing.T) {
 	for _, brokers := range []int{1, 3} {
 		t.Run(fmt.Sprintf("brokers=%d", brokers), func(t *testing.T) {
-			e := startEmbedded(t, kafka.EmbeddedOptions{Brokers: brokers})
+			e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Brokers: brokers})
 			if got := len(e.Addrs()); got != brokers {
 				t.Fatalf("Addrs() = %v; want %d addresses", e.Addrs(), brokers)
 			}
@@ -172,7 +160,7 @@ func readPartition(t *testing.T, ctx context.Context, addrs []string, topic stri
 }
 
 func TestEmbeddedSeedsTopicsAndListsOffsetsByTime(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{
 		Brokers: 3,
 		Topics:  []kafka.TopicSpec{{Name: "edges", Partitions: 2}, {Name: "dead-letter"}},
 	})
@@ -252,7 +240,7 @@ func TestEmbeddedFixedPortAndRestartWithDataDir(t *testing.T) {
 
 	// Same data directory, a free port: the topic and record survive.
 	opts.Port = 0
-	e2 := startEmbedded(t, opts)
+	e2 := kafkatest.StartEmbedded(t, opts)
 	msgs := readAll(t, ctx, e2.Addrs(), "edges", 1)
 	if string(msgs[0].Value) != "kept" {
 		t.Errorf("after restart read %q; want kept", msgs[0].Value)
@@ -260,7 +248,7 @@ func TestEmbeddedFixedPortAndRestartWithDataDir(t *testing.T) {
 }
 
 func TestEnsureTopicsErrorsNameTheTopic(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{})
 	ctx := testContext(t)
 	for _, c := range []struct {
 		specs []kafka.TopicSpec
@@ -310,7 +298,7 @@ func TestStartEmbeddedBadOptions(t *testing.T) {
 }
 
 func TestWaitReady(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{})
 	ctx := testContext(t)
 	if err := kafka.WaitReady(ctx, e.Addrs(), testTransport(t)); err != nil {
 		t.Fatalf("WaitReady on a running broker: %v", err)

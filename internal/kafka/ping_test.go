@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 )
 
 func deadAddr(t *testing.T) string {
@@ -37,7 +38,7 @@ func deadAddr(t *testing.T) string {
 // failure; an untrusted certificate is a TLS failure.
 func TestPing(t *testing.T) {
 	ctx := testContext(t)
-	e := startEmbedded(t, kafka.EmbeddedOptions{})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{})
 	dead := deadAddr(t)
 	if err := kafka.Ping(ctx, e.Addrs(), nil); err != nil {
 		t.Errorf("Ping(live) = %v", err)

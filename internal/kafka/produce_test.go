@@ -17,6 +17,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -139,7 +140,7 @@ func decode(t *testing.T, v []byte, format kafka.Format, schema *window.Schema) 
 }
 
 func TestProduceFile(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{Brokers: 3})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Brokers: 3})
 	ctx := testContext(t)
 	addrs := e.Addrs()
 	small := loadString(t, transfers, time.Second)
@@ -196,7 +197,7 @@ func TestProduceFile(t *testing.T) {
 }
 
 func TestProduceOmitSeqAndCustomFields(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
 	ctx := testContext(t)
 	w := loadString(t, transfers, time.Second)
 	_, err := kafka.ProduceFile(ctx, w, kafka.ProduceOptions{Brokers: e.Addrs(), Topic: "edges", OmitSeq: true,
@@ -216,7 +217,7 @@ func TestProduceOmitSeqAndCustomFields(t *testing.T) {
 }
 
 func TestProduceRateLimits(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges", Partitions: 2}}})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges", Partitions: 2}}})
 	ctx := testContext(t)
 	w, err := synth.Window(synth.Default(60, 1))
 	if err != nil {
@@ -236,7 +237,7 @@ func TestProduceRateLimits(t *testing.T) {
 }
 
 func TestProduceSpeedupPacesByEdgeTime(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
 	ctx := testContext(t)
 	// Times 1000..1020 s at 40×: the last record is due 0.5 s after the first.
 	var b strings.Builder
@@ -266,7 +267,7 @@ func endless(yield func(kafka.Record) bool) {
 }
 
 func TestProduceStopsWithContext(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
 	ctx, cancel := context.WithTimeout(testContext(t), 300*time.Millisecond)
 	defer cancel()
 	n, err := kafka.Produce(ctx, iter.Seq[kafka.Record](endless), kafka.ProduceOptions{Brokers: e.Addrs(), Topic: "edges", Rate: 100})
@@ -284,7 +285,7 @@ func TestProduceStopsWithContext(t *testing.T) {
 }
 
 func TestProduceErrors(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{Topics: []kafka.TopicSpec{{Name: "edges"}}})
 	ctx := testContext(t)
 	w := loadString(t, transfers, time.Second)
 	base := kafka.ProduceOptions{Brokers: e.Addrs(), Topic: "edges"}

@@ -12,6 +12,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 )
 
 // produceBatches writes n batches of per records of size bytes each to
@@ -43,7 +44,7 @@ func TestEmbeddedRetentionBoundsPartitions(t *testing.T) {
 	for _, rb := range []int64{retention, 0} {
 		t.Run(fmt.Sprintf("retention=%d", rb), func(t *testing.T) {
 			// An hour: the test's passes are ApplyRetention's, not the ticker's.
-			e := startEmbedded(t, kafka.EmbeddedOptions{RetentionBytes: rb, CleanInterval: time.Hour,
+			e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{RetentionBytes: rb, CleanInterval: time.Hour,
 				Topics: []kafka.TopicSpec{{Name: "edges", Partitions: 1}}})
 			var last int64
 			for round := range 4 {
@@ -92,7 +93,7 @@ func TestEmbeddedRetentionBoundsPartitions(t *testing.T) {
 // TestEmbeddedRetentionCleanerRuns: the broker's own cleaner applies the
 // retention without ApplyRetention, to topics that set no retention.
 func TestEmbeddedRetentionCleanerRuns(t *testing.T) {
-	e := startEmbedded(t, kafka.EmbeddedOptions{RetentionBytes: 16 << 10, CleanInterval: 20 * time.Millisecond,
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{RetentionBytes: 16 << 10, CleanInterval: 20 * time.Millisecond,
 		Topics: []kafka.TopicSpec{{Name: "edges", Partitions: 1}}})
 	produceBatches(t, e, "edges", 0, 20, 10, 1000)
 	// Polls with a generous deadline: the pass comes within ~20 ms on an
@@ -117,7 +118,7 @@ func TestEmbeddedRetentionCleanerRuns(t *testing.T) {
 func TestEmbeddedRetentionFreesSegments(t *testing.T) {
 	const retention = 256 << 10
 	dir := t.TempDir()
-	e := startEmbedded(t, kafka.EmbeddedOptions{RetentionBytes: retention, CleanInterval: time.Hour, DataDir: dir,
+	e := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{RetentionBytes: retention, CleanInterval: time.Hour, DataDir: dir,
 		Topics: []kafka.TopicSpec{{Name: "edges", Partitions: 1}}})
 	var peak int64
 	for round := range 8 {

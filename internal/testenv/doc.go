@@ -6,6 +6,8 @@
 // writing its own.
 //
 // It imports only the standard library, so any package's tests may use
-// it (the daemon's own tests included); helpers that need the daemon or
-// Kafka stay with the tests that use them. Nothing but tests imports it.
+// it (the daemon's own tests included); the Kafka side (brokers,
+// producing, reading topics and offsets) is internal/kafka/kafkatest, and
+// helpers that need the daemon stay with the tests that use them. Nothing
+// but tests imports it (internal/layering checks).
 package testenv

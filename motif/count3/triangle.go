@@ -125,13 +125,12 @@ func countTriangle(a, b, c pairList, fb, fc uint8, delta int64, qs *[]queued, ra
 		flags := uint8(e.pf & pfFlags)
 		lk := int32(2*side) + int32((flags&fIn)^flips[side])
 		// il ≤ ip ≤ ih: the a-edges before t−δ precede e, and those before
-		// e are no later than t. The first search spans the whole list;
-		// later ones start where the last stopped.
-		if len(q) == 0 {
-			il = search(ae, -1, len(ae)-1, t-delta)
-		} else {
-			il = gallop(ae, il, t-delta)
-		}
+		// e are no later than t. t never decreases along the merge, so
+		// every search starts where the last stopped, even after an
+		// emptied window: galloping costs the log of the distance moved,
+		// and a fresh binary search over a long heavy side missed the
+		// cache at each step.
+		il = gallop(ae, il, t-delta)
 		for ip = gallop(ae, max(ip, il), t); ae[ip].T == t && ae[ip].pf < e.pf; ip++ {
 		}
 		ih = gallop(ae, max(ih, ip), t+delta+1)
@@ -279,7 +278,7 @@ func (c *counter) triangles(ctx context.Context) error {
 	span := make([]timeSpan, pairs)
 	builders := make([]*centreBuilder, c.workers)
 	cursors := make([][]int64, c.workers)
-	err = c.heavyFirst(ctx, n, 256, 2*int64(c.w.Len()), c.degree, func(wk, u int) {
+	err = c.heavyFirst(ctx, n, 16, 2*int64(c.w.Len()), c.degree, func(wk, u int) { // chunks of 16: as in centres
 		if foff[u] == foff[u+1] {
 			return
 		}
@@ -338,13 +337,20 @@ func (c *counter) triangles(ctx context.Context) error {
 		}
 		return l
 	}
-	// Listing work per node (its forward pairs' forward degrees) schedules
-	// the nodes heavy first.
+	// Scheduling. A node's triangle work is its triangles' light-side edges
+	// near each other, which nothing cheap predicts: listing work (forward
+	// pairs' forward degrees) misses it entirely, as the hubs come last in
+	// degree order and have few forward pairs, yet their pairs hold most
+	// edges. On tgraphgen's 10M-edge graph the costliest nodes are low ids
+	// (Zipf hubs) and chunks of 64 gave one worker 3.2× the mean, so the
+	// nodes go in chunks of 4 (one atomic add each, against ~100 µs of
+	// work), heavy first by incident edges, so that a hub whose triangles
+	// are costly does not start late whatever its id.
 	work := make([]int64, n)
 	err = c.parallel(ctx, n, 1024, func(_, lo, hi int) {
 		for u := lo; u < hi; u++ {
-			for _, v := range fnbr[foff[u]:foff[u+1]] {
-				work[u] += 1 + foff[v+1] - foff[v]
+			if foff[u+1]-foff[u] >= 2 {
+				work[u] = c.degree(u)
 			}
 		}
 	})
@@ -359,7 +365,7 @@ func (c *counter) triangles(ctx context.Context) error {
 	markPid := make([][]uint32, c.workers)
 	gens := make([]uint32, c.workers)
 	queues := make([][]queued, c.workers)
-	return c.heavyFirst(ctx, n, 64, total, func(u int) int64 { return work[u] }, func(wk, u int) {
+	return c.heavyFirst(ctx, n, 4, total, func(u int) int64 { return work[u] }, func(wk, u int) {
 		if foff[u+1]-foff[u] < 2 {
 			return
 		}

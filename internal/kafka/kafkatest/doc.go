@@ -1,0 +1,13 @@
+// Package kafkatest is the Kafka side of motifwatch's tests: brokers in
+// the test's process (an embedded one for a test's lifetime, and a kfake
+// cluster that can stop and start again on its port, keeping its data),
+// producing edge records and raw messages the way an outside producer
+// would, and reading a topic, the alert log, end offsets and a group's
+// committed offsets back. The tests of cmd/monitor, daemon and
+// internal/kafka's external tests use it instead of each writing its own.
+//
+// It lives under internal/kafka because it speaks Kafka (the layering
+// test allows a Kafka client there only); nothing but tests imports it,
+// which the layering test checks too. internal/testenv is its
+// counterpart for the daemon and /metrics.
+package kafkatest
