@@ -132,7 +132,7 @@ gpm: {every: 1s, app: clique, k: 3, topic: gpm-counts}
 	})
 	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: d.Info.Brokers, Topic: "gpm-counts", MaxWait: 100 * time.Millisecond})
 	defer r.Close()
-	rctx, rcancel := context.WithTimeout(context.Background(), 20*time.Second)
+	rctx, rcancel := context.WithTimeout(context.Background(), time.Minute)
 	defer rcancel()
 	var rec gpmRecord
 	for rec.Edges == 0 { // the first snapshots may come before the feed's first edges

@@ -96,3 +96,56 @@ func TestUnreadPartitionIsNotIdle(t *testing.T) {
 		t.Errorf("the unread partition's first record was dead-lettered: %v", dlq.sent)
 	}
 }
+
+// TestIdlePartitionAskedBeforeAWholeFetch: both partitions caught up and
+// went idle; then records come into both at the same moment, and the
+// whole of partition 0's fetch (hours of event time) is taken before
+// partition 1's. The batch after it asks the log end whatever the check
+// interval (here an hour, so the interval never asks), finds partition
+// 1's records and holds the watermark for them: none is late. Before
+// that (the loaded-machine failures of TestStandbyTakeover: 488 late
+// records, 225 alerts missing), the interval had not passed, partition 1
+// counted as idle and partition 0's fetch released its edges past them.
+func TestIdlePartitionAskedBeforeAWholeFetch(t *testing.T) {
+	clock := time.Unix(1_800_000_000, 0)
+	p, dlq, _ := capPipeline(t, stream.Options{}, time.Hour, clock)
+	p.reorder = ingest.NewReorder(0, 2*time.Second, func() time.Time { return clock })
+	p.endCheckEvery = time.Hour
+	ends := map[int]int64{0: 1, 1: 1}
+	asked := 0
+	p.endOffsets = func(context.Context) (map[int]int64, error) { asked++; return ends, nil }
+	ctx := context.Background()
+	base := clock.Unix()
+	take := func(part int, off, ts int64) {
+		t.Helper()
+		m := record(off, "a", "b", ts)
+		m.Partition, m.HighWaterMark = part, ends[part]
+		if err := p.take(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := func() {
+		t.Helper()
+		if err := p.batch(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	take(0, 0, base)
+	take(1, 0, base)
+	batch()                            // the first check: the interval has passed since never
+	clock = clock.Add(3 * time.Second) // both idle
+	ends[0], ends[1] = 4, 2
+	for i := int64(1); i <= 3; i++ {
+		take(0, i, base+3600*i)
+	}
+	before := asked
+	batch()
+	if asked != before+1 {
+		t.Errorf("the batch after an idle partition's neighbour's fetch asked the log end %d times; want once", asked-before)
+	}
+	take(1, 1, base+1)
+	batch()
+	if len(dlq.sent) != 0 {
+		t.Errorf("%d records dead-lettered (%v); want none: partition 1's record was in the log when partition 0's fetch was mined", len(dlq.sent), dlq.sent)
+	}
+}

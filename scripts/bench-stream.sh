@@ -55,7 +55,9 @@ for step in $steps; do
 		;;
 	external | external-cpu)
 		if [[ -z ${ext:-} ]]; then
-			setsid "$bin/monitor" broker --port 19092 >"$out/broker.log" 2>&1 &
+			# Unlimited retention: its default (8MiB a partition) deletes a
+			# backlog the daemon has not read yet.
+			setsid "$bin/monitor" broker --port 19092 --retention-bytes 0 >"$out/broker.log" 2>&1 &
 			sleep 2
 			ext=(--brokers 127.0.0.1:19092)
 		fi

@@ -92,7 +92,7 @@ func (b *brokerProcess) interrupt(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("monitor broker did not stop within 30s of Ctrl-C")
 	}
-	if !testenv.Poll(5*time.Second, 10*time.Millisecond, func() bool { return strings.Contains(b.out.String(), "broker stopped") }) {
+	if !testenv.Poll(time.Minute, 10*time.Millisecond, func() bool { return strings.Contains(b.out.String(), "broker stopped") }) {
 		t.Errorf("no \"broker stopped\" line; stdout %q", b.out.String())
 	}
 }
@@ -108,7 +108,7 @@ func TestBrokerCommand(t *testing.T) {
 	if !strings.HasPrefix(b.addr, "127.0.0.1:") {
 		t.Fatalf("address %q; want 127.0.0.1:port", b.addr)
 	}
-	if !testenv.Poll(5*time.Second, 10*time.Millisecond, func() bool {
+	if !testenv.Poll(time.Minute, 10*time.Millisecond, func() bool {
 		return strings.Contains(b.out.String(), "data in "+dir) && strings.Contains(b.out.String(), "topics trial, other (new ones with 3 partitions)") &&
 			strings.Contains(b.out.String(), "retention 8MiB per partition")
 	}) {
@@ -154,7 +154,7 @@ func TestBrokerCommand(t *testing.T) {
 
 	// No --dir: memory only, and it says so; so does unlimited retention.
 	b3 := startBrokerProcess(t, "--port", "0", "--retention-bytes", "0")
-	if !testenv.Poll(5*time.Second, 10*time.Millisecond, func() bool {
+	if !testenv.Poll(time.Minute, 10*time.Millisecond, func() bool {
 		return strings.Contains(b3.out.String(), "data in memory only: everything is lost when it stops") &&
 			strings.Contains(b3.out.String(), "retention unlimited: it keeps every record")
 	}) {

@@ -71,7 +71,7 @@ func produce(t *testing.T, brokers []string, topic string, msgs ...kafkago.Messa
 		BatchTimeout: time.Millisecond,
 	}
 	defer w.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := w.WriteMessages(ctx, msgs...); err != nil {
 		t.Fatalf("producing %d records: %v", len(msgs), err)
@@ -84,7 +84,7 @@ func TestDeadLetter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	srcTime := time.Date(2024, 4, 5, 19, 34, 38, 123e6, time.UTC)
 	src := []DeadRecord{
@@ -162,7 +162,7 @@ func TestOffsetsForTimeAndReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	tests := []struct {
 		at   time.Time

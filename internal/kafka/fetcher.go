@@ -312,9 +312,17 @@ func (f *Fetcher) fetch(ctx context.Context, pf *partFetch, c *Chunk) error {
 	}
 	if errors.Is(err, kafkago.OffsetOutOfRange) {
 		// Retention deleted the records from pf.next on before they were
-		// read: go on from the oldest one kept (as kafka-go's reader does).
+		// read: go on from the oldest one kept (as kafka-go's reader does),
+		// and say so: those records are lost to this reader.
+		from := pf.next
 		pf.next = kafkago.FirstOffset
-		return f.resolve(ctx, pf)
+		if err := f.resolve(ctx, pf); err != nil {
+			return err
+		}
+		if pf.next > from {
+			return fmt.Errorf("records from offset %d to %d were deleted (the topic's retention) before they were read; reading on from %d", from, pf.next, pf.next)
+		}
+		return nil
 	}
 	if err != nil {
 		return err

@@ -68,7 +68,7 @@ func TestFetcherReadsEachPartitionFromItsOffset(t *testing.T) {
 	want := map[int]int{0: perPart, 1: perPart - 10, 2: 1}
 	got := map[int][]int64{}
 	for n := 0; n < want[0]+want[1]+want[2]; {
-		c := nextChunk(t, f.Next, 5*time.Second)
+		c := nextChunk(t, f.Next, time.Minute)
 		for i, m := range c.Recs {
 			if m.Partition != c.Partition || c.Errs[i] != nil {
 				t.Fatalf("record %d/%d in a chunk of partition %d, decoded with %v", m.Partition, m.Offset, c.Partition, c.Errs[i])
@@ -115,7 +115,7 @@ func TestFetcherBoundsInFlightBytes(t *testing.T) {
 	tr := &kafkago.Transport{}
 	defer tr.CloseIdleConnections()
 	w := &kafkago.Writer{Transport: tr, Addr: kafkago.TCP(brokers...), Topic: "edges", BatchSize: 1, RequiredAcks: kafkago.RequireAll}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := w.WriteMessages(ctx, msgs...); err != nil {
 		t.Fatal(err)
@@ -128,8 +128,12 @@ func TestFetcherBoundsInFlightBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var held []*Chunk
-	records := 0
+	// The first chunk comes however long a loaded machine takes; then a
+	// second without one is taken as the fetcher waiting for room (on a
+	// slow machine it may stop early: fewer records held, still checked).
+	first := nextChunk(t, f.Next, time.Minute)
+	held := []*Chunk{first}
+	records := len(first.Recs)
 	for {
 		wctx, wcancel := context.WithTimeout(context.Background(), time.Second)
 		c, err := f.Next(wctx)
@@ -154,7 +158,7 @@ func TestFetcherBoundsInFlightBytes(t *testing.T) {
 		f.Done(c)
 	}
 	for records < n {
-		c := nextChunk(t, f.Next, 5*time.Second)
+		c := nextChunk(t, f.Next, time.Minute)
 		records += len(c.Recs)
 		f.Done(c)
 	}
@@ -177,7 +181,7 @@ func TestFetcherPause(t *testing.T) {
 	produce(t, brokers, "edges", edgeRecord(0, 0), edgeRecord(1, 0), edgeRecord(0, 1), edgeRecord(1, 1))
 	var got []int
 	for len(got) < 2 {
-		c := nextChunk(t, f.Next, 5*time.Second)
+		c := nextChunk(t, f.Next, time.Minute)
 		for _, m := range c.Recs {
 			got = append(got, m.Partition)
 		}
@@ -192,7 +196,7 @@ func TestFetcherPause(t *testing.T) {
 		t.Fatalf("records of partitions %v; partition 1 was paused", got)
 	}
 	f.Pause(nil)
-	c := nextChunk(t, f.Next, 5*time.Second)
+	c := nextChunk(t, f.Next, time.Minute)
 	if c.Partition != 1 || len(c.Recs) != 2 {
 		t.Errorf("after resuming: %d records of partition %d; want both of partition 1", len(c.Recs), c.Partition)
 	}
@@ -221,7 +225,7 @@ func TestGroupFetcherCommitResumeAndStandby(t *testing.T) {
 	}
 	g1 := newGroupFetcher()
 	for n := 0; n < parts*perPart; {
-		c := nextChunk(t, g1.Next, 10*time.Second)
+		c := nextChunk(t, g1.Next, time.Minute)
 		n += len(c.Recs)
 		g1.Done(c)
 	}
@@ -229,7 +233,7 @@ func TestGroupFetcherCommitResumeAndStandby(t *testing.T) {
 		t.Fatalf("a lone member reads %v; want every partition", ps)
 	}
 	commit := map[int]int64{0: perPart - 2, 1: perPart - 2, 2: 1}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := g1.Commit(ctx, commit); err != nil {
 		t.Fatal(err)
@@ -311,6 +315,7 @@ func TestFetcherReportsClientErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.Close) // the test closes it early; this on a failure before
 	brokers := c.ListenAddrs()
 	produce(t, brokers, "edges", edgeRecord(0, 0))
 	var errs atomic.Int64
@@ -320,7 +325,7 @@ func TestFetcherReportsClientErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	f.Done(nextChunk(t, f.Next, 5*time.Second))
+	f.Done(nextChunk(t, f.Next, time.Minute))
 	c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

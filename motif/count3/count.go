@@ -129,6 +129,10 @@ type counter struct {
 	workers int
 	dev     Device
 	raws    []paddedRaw
+	// builders are the workers' centre builders, made on first use and
+	// kept for every pass (their node-sized arrays are most of a worker's
+	// memory).
+	builders []*centreBuilder
 
 	// Static graph, for triangles: node v's distinct neighbours and their
 	// edge counts at nbr[off[v] : off[v]+deg[v]].
@@ -188,6 +192,14 @@ func (c *counter) heavyFirst(ctx context.Context, n, chunk int, total int64, wei
 	})
 }
 
+// builder returns worker wk's centre builder.
+func (c *counter) builder(wk int) *centreBuilder {
+	if c.builders[wk] == nil {
+		c.builders[wk] = newCentreBuilder(c.w, c.sc, c.nodes)
+	}
+	return c.builders[wk]
+}
+
 // degree is node v's incident edges in the window (its centre pass's cost).
 func (c *counter) degree(v int) int64 {
 	return int64(len(c.w.Out(uint32(v))) + len(c.w.In(uint32(v))))
@@ -232,6 +244,7 @@ func (c *counter) pieces(v uint32, limit int64) []centreRange {
 // node's distinct neighbours.
 func (c *counter) centres(ctx context.Context, fam Families) error {
 	c.raws = make([]paddedRaw, c.workers)
+	c.builders = make([]*centreBuilder, c.workers)
 	tri := fam&Triangles != 0
 	if tri {
 		c.off = make([]int64, c.nodes+1)
@@ -247,13 +260,7 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 	if c.dev != nil && stars {
 		seqs = newSeqBuilder(c.nodes)
 	}
-	builders := make([]*centreBuilder, c.workers)
-	builder := func(wk int) *centreBuilder {
-		if builders[wk] == nil {
-			builders[wk] = newCentreBuilder(c.w, c.sc, c.nodes)
-		}
-		return builders[wk]
-	}
+	builder := c.builder
 	states := make([][]nbrState, c.workers)
 	scan := func(wk int, b *centreBuilder) {
 		if len(b.ev) >= 3 && anyCounted(b.ev) {

@@ -276,17 +276,12 @@ func (c *counter) triangles(ctx context.Context) error {
 		cAll, cIn = make([]uint32, loff[pairs]), make([]uint32, loff[pairs])
 	}
 	span := make([]timeSpan, pairs)
-	builders := make([]*centreBuilder, c.workers)
 	cursors := make([][]int64, c.workers)
 	err = c.heavyFirst(ctx, n, 16, 2*int64(c.w.Len()), c.degree, func(wk, u int) { // chunks of 16: as in centres
 		if foff[u] == foff[u+1] {
 			return
 		}
-		b := builders[wk]
-		if b == nil {
-			b = newCentreBuilder(c.w, c.sc, n)
-			builders[wk] = b
-		}
+		b := c.builder(wk)
 		b.build(uint32(u))
 		cur := resize(cursors[wk], len(b.nbrs)) // slot -> next index in pe, or -1
 		cursors[wk] = cur
@@ -361,36 +356,26 @@ func (c *counter) triangles(ctx context.Context) error {
 	for _, k := range work {
 		total += k
 	}
-	marks := make([][]uint32, c.workers)
-	markPid := make([][]uint32, c.workers)
-	gens := make([]uint32, c.workers)
 	queues := make([][]queued, c.workers)
 	return c.heavyFirst(ctx, n, 4, total, func(u int) int64 { return work[u] }, func(wk, u int) {
 		if foff[u+1]-foff[u] < 2 {
 			return
 		}
-		if marks[wk] == nil {
-			marks[wk], markPid[wk] = make([]uint32, n), make([]uint32, n)
-		}
-		mark, mpid := marks[wk], markPid[wk]
-		if gens[wk]++; gens[wk] == 0 {
-			clear(mark)
-			gens[wk] = 1
-		}
-		g := gens[wk]
+		b := c.builder(wk) // its node arrays mark F(u) with pair ids
+		b.markSet()
 		for j := foff[u]; j < foff[u+1]; j++ {
-			mark[fnbr[j]], mpid[fnbr[j]] = g, uint32(j)
+			b.mark(fnbr[j], uint32(j))
 		}
 		raw := &c.raws[wk].Raw
 		for j := foff[u]; j < foff[u+1]; j++ {
 			v := fnbr[j]
 			for j2 := foff[v]; j2 < foff[v+1]; j2++ {
-				z := fnbr[j2]
-				if mark[z] != g {
+				uz, ok := b.marked(fnbr[j2])
+				if !ok {
 					continue
 				}
 				// Pairs (own end first): uv (u, v), uz (u, z), vz (v, z).
-				uv, uz, vz := uint32(j), mpid[z], uint32(j2)
+				uv, vz := uint32(j), uint32(j2)
 				if !span[uv].meets(span[uz], span[vz], c.delta) {
 					continue
 				}
