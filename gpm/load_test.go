@@ -240,7 +240,7 @@ func TestParallelLoadErrorLines(t *testing.T) {
 	}
 }
 
-// TestReferenceFilesParallel: the shared reference graphs (DESIGN.md's
+// TestReferenceFilesParallel: the shared reference graphs (ARCHITECTURE.md's
 // counts are taken on them) load in many chunks into the graph of one
 // pass.
 func TestReferenceFilesParallel(t *testing.T) {
