@@ -16,6 +16,7 @@ import (
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -65,40 +66,55 @@ func (in *instance) metric(t *testing.T, name string, labels ...string) float64 
 }
 
 // waitSplit waits until every instance owns a partition: the group has
-// formed, so mining is split from the first record on.
+// formed, so mining is split from the first record on. (The limit only
+// guards against a hang.)
 func waitSplit(t *testing.T, ins []*instance) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		formed := true
+	ok := testenv.Poll(5*time.Minute, 50*time.Millisecond, func() bool {
 		for _, in := range ins {
-			formed = formed && in.metric(t, "motifwatch_group_owned_partitions") > 0
+			if in.metric(t, "motifwatch_group_owned_partitions") == 0 {
+				return false
+			}
 		}
-		if formed {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+		return true
+	})
+	if !ok {
+		t.Fatalf("the group of %d instances did not split the partitions within 5 minutes", len(ins))
 	}
-	t.Fatalf("the group of %d instances did not split the partitions within 30s", len(ins))
 }
 
 // waitOwnedTotal waits until the instances together own total
 // partitions: the group has settled after a member left.
 func waitOwnedTotal(t *testing.T, ins []*instance, total float64) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	owned := 0.0
-	for time.Now().Before(deadline) {
-		owned = 0
-		for _, in := range ins {
-			owned += in.metric(t, "motifwatch_group_owned_partitions")
-		}
-		if owned == total {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+	if got := sumMetric(t, ins, "motifwatch_group_owned_partitions", total); got != total {
+		t.Fatalf("the %d remaining instances own %v partitions after 5 minutes; want %v", len(ins), got, total)
 	}
-	t.Fatalf("the %d remaining instances own %v partitions after 30s; want %v", len(ins), owned, total)
+}
+
+// waitTakenBy waits until the instances together have taken in n
+// records (they may still be buffered: with no partition idle, nothing
+// releases the newest until later records or the sentinels come).
+func waitTakenBy(t *testing.T, ins []*instance, n int64) {
+	t.Helper()
+	if got := sumMetric(t, ins, "motifwatch_ingest_records_consumed_total", float64(n)); got < float64(n) {
+		t.Fatalf("the %d instances took in %v records in 5 minutes; want %d", len(ins), got, n)
+	}
+}
+
+// sumMetric polls the sum of a series over the instances until it
+// reaches want or 5 minutes (a hang guard) pass, and returns the last sum.
+func sumMetric(t *testing.T, ins []*instance, name string, want float64) float64 {
+	t.Helper()
+	var sum float64
+	testenv.Poll(5*time.Minute, 50*time.Millisecond, func() bool {
+		sum = 0
+		for _, in := range ins {
+			sum += in.metric(t, name)
+		}
+		return sum >= want
+	})
+	return sum
 }
 
 // logShares logs each instance's share of the alerts written.
@@ -113,15 +129,11 @@ func logShares(t *testing.T, label string, ins []*instance) {
 	t.Logf("%s: alert records per instance: %s", label, strings.Join(shares, "; "))
 }
 
-// soLateness and soIdle make the reorder buffer wait for a partition
-// reader that stalls on a loaded machine: the synthetic stream has one
-// edge per ~270 s, so the lateness covers some 80 edges of skew between
-// partitions, and a partition counts as idle only after 2 s without
-// records (several instances rebuilding at once read bursts of history).
-const (
-	soLateness = 6 * time.Hour
-	soIdle     = "2s"
-)
+// soLateness makes the reorder buffer wait for a partition reader that
+// stalls on a loaded machine: the synthetic stream has one edge per
+// ~270 s, so the lateness covers some 80 edges of skew between
+// partitions.
+const soLateness = 6 * time.Hour
 
 // scaleOutConfig is the e2e configuration for a scaled-out instance, with
 // short heartbeats so that rebalances take a fraction of a second; single
@@ -132,12 +144,20 @@ func scaleOutConfig(brokers []string, group, queries string) string {
 		"\n  scale_out: {enabled: true, heartbeat_interval: 200ms, session_timeout: 6s, rebalance_timeout: 20s}\n", 1)
 }
 
+// singleConfig's partitions never go idle (an idle timeout no test run
+// reaches): each partition's records are in time order, so with every
+// partition holding the watermark no edge is late, however far the
+// producer or the fetches of one partition lag behind another's (with a
+// 2 s idle timeout, a partition the producer had not reached yet on a
+// loaded machine counted as idle and its records were late). Held
+// matches are settled by a sentinel in each partition
+// (produceSentinels), not by idleness.
 func singleConfig(brokers []string, group, queries string) string {
 	cfg := e2eConfig(brokers, group, queries, soLateness)
 	// window.max_future must exceed the lateness (the default 1h does
 	// not exceed soLateness: the daemon would refuse the config).
 	cfg = strings.Replace(cfg, "window:\n", "window:\n  max_future: 12h\n", 1)
-	return withIdleTimeout(cfg, soIdle)
+	return withIdleTimeout(cfg, "1h")
 }
 
 // synthGraph writes a synthetic CollegeMsg-like graph as an edge file (for
@@ -166,8 +186,9 @@ func synthGraph(t *testing.T, edges int) (*window.Window, string) {
 	return w, path
 }
 
-// thirds returns the graph's records in thirds (the last with the
-// sentinel that settles every held match).
+// thirds returns the graph's records in thirds (the last ends with a
+// sentinel; with no partition idle, produceSentinels' one per partition
+// settles every held match).
 func thirds(w *window.Window) [3][]kafka.Record {
 	var out [3][]kafka.Record
 	n := int64(w.Len())
@@ -249,6 +270,7 @@ func TestScaleOut(t *testing.T) {
 		brokers := kafkatest.StartBroker(t)
 		d := startDaemon(t, singleConfig(brokers, "single", queries))
 		produce(t, brokers, all())
+		produceSentinels(t, brokers, w)
 		o := waitFor(t, brokers, mine)
 		check(t, "single instance vs monitor mine", mine, o)
 		single = asExpectation(o)
@@ -266,6 +288,7 @@ func TestScaleOut(t *testing.T) {
 		ins := []*instance{startInstance(t, cfg), startInstance(t, cfg)}
 		waitSplit(t, ins)
 		produce(t, brokers, all())
+		produceSentinels(t, brokers, w)
 		o := waitFor(t, brokers, single)
 		checkUnion(t, "two instances", single, o, fencedHandovers(t, ins))
 		logShares(t, "two instances", ins)
@@ -287,7 +310,7 @@ func TestScaleOut(t *testing.T) {
 		ins := []*instance{startInstance(t, cfg), startInstance(t, cfg), startInstance(t, cfg)}
 		waitSplit(t, ins)
 		produce(t, brokers, slices.Values(parts[0]))
-		waitConsumed(t, ins[0].info.MetricsAddr, int64(len(parts[0])))
+		waitTakenBy(t, ins, int64(len(parts[0])))
 		// A member leaves mid-stream: it hands its partitions over (final
 		// batch, alerts, commit with resume state), the others take them.
 		leaver := ins[2]
@@ -305,6 +328,7 @@ func TestScaleOut(t *testing.T) {
 		ins = append(ins[:2], startInstance(t, cfg))
 		waitSplit(t, ins)
 		produce(t, brokers, slices.Values(parts[2]))
+		produceSentinels(t, brokers, w)
 		o := waitFor(t, brokers, single)
 		checkUnion(t, "three instances, leave and join", single, o, fencedHandovers(t, ins)+fencedLeaver)
 		logShares(t, "three instances (the leaver first)", append([]*instance{leaver}, ins...))

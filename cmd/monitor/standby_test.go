@@ -23,7 +23,7 @@ import (
 // from the first one's commit. The alerts of all three equal `monitor
 // mine`'s, match for match, with no duplicate.
 //
-// No partition ever goes idle here (standbyConfig), so no edge can be
+// No partition ever goes idle here (singleConfig), so no edge can be
 // late whatever the machine's load: `monitor mine` sees no late edges,
 // and a partition idle while the producer or a fetch lags (seen on a
 // loaded machine: 488 late edges, 159 alerts missing and 5 extra) would
@@ -37,7 +37,7 @@ func TestStandbyTakeover(t *testing.T) {
 	mine := mineExpectation(t, graph, queries)
 	parts := thirds(w)
 	brokers := kafkatest.StartBroker(t)
-	cfg := standbyConfig(brokers, "standby", queries)
+	cfg := singleConfig(brokers, "standby", queries)
 
 	active := startInstance(t, cfg)
 	produce(t, brokers, slices.Values(parts[0]))
@@ -80,16 +80,6 @@ func TestStandbyTakeover(t *testing.T) {
 	if err := restarted.stop(); err != nil {
 		t.Errorf("restarted instance stopped with %v", err)
 	}
-}
-
-// standbyConfig is singleConfig with partitions that never go idle (an
-// idle timeout no test run reaches): each partition's records are in time
-// order, so with every partition holding the watermark no edge is late,
-// however far the producer or the fetches of one partition lag behind
-// another's. Held matches are settled by a sentinel in each partition
-// (produceSentinels), not by idleness.
-func standbyConfig(brokers []string, group, queries string) string {
-	return withIdleTimeout(singleConfig(brokers, group, queries), "1h")
 }
 
 // waitTaken waits until the daemon has taken in n records (they may still
