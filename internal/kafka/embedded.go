@@ -79,30 +79,30 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	case n == 0:
 		n = 1
 	case n < 0:
-		return nil, fmt.Errorf("broker: embedded brokers %d must be positive", n)
+		return nil, fmt.Errorf("embedded broker: brokers %d must be positive", n)
 	}
 	if opts.Port < 0 || opts.Port > 65535-(n-1) {
-		return nil, fmt.Errorf("broker: embedded port %d must lie in [0, %d] for %d brokers", opts.Port, 65535-(n-1), n)
+		return nil, fmt.Errorf("embedded broker: port %d must lie in [0, %d] for %d brokers", opts.Port, 65535-(n-1), n)
 	}
 	parts := opts.DefaultPartitions
 	switch {
 	case parts == 0:
 		parts = 1
 	case parts < 0:
-		return nil, fmt.Errorf("broker: embedded default partitions %d must be positive", parts)
+		return nil, fmt.Errorf("embedded broker: default partitions %d must be positive", parts)
 	}
 	if opts.RetentionBytes < 0 {
-		return nil, fmt.Errorf("broker: embedded retention %d bytes must not be negative (0: keep everything)", opts.RetentionBytes)
+		return nil, fmt.Errorf("embedded broker: retention %d bytes must not be negative (0: keep everything)", opts.RetentionBytes)
 	}
 	if opts.CleanInterval < 0 {
-		return nil, fmt.Errorf("broker: embedded clean interval %v must not be negative (0: the default %v)", opts.CleanInterval, DefaultCleanInterval)
+		return nil, fmt.Errorf("embedded broker: clean interval %v must not be negative (0: the default %v)", opts.CleanInterval, DefaultCleanInterval)
 	}
 	if err := checkTopics(opts.Topics); err != nil {
 		return nil, err
 	}
 	for _, t := range opts.Topics {
 		if t.ReplicationFactor > n {
-			return nil, fmt.Errorf("broker: topic %q: replication factor %d exceeds the %d embedded brokers", t.Name, t.ReplicationFactor, n)
+			return nil, fmt.Errorf("embedded broker: topic %q: replication factor %d exceeds the %d embedded brokers", t.Name, t.ReplicationFactor, n)
 		}
 	}
 
@@ -128,7 +128,7 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	}
 	c, err := kfake.NewCluster(kopts...)
 	if err != nil {
-		return nil, fmt.Errorf("broker: starting embedded broker: %w", err)
+		return nil, fmt.Errorf("embedded broker: starting: %w", err)
 	}
 	e := &Embedded{cluster: c, addrs: c.ListenAddrs()}
 	if opts.RetentionBytes > 0 {

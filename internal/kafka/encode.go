@@ -32,7 +32,7 @@ func ParseFormat(s string) (Format, error) {
 	case "csv":
 		return CSV, nil
 	}
-	return 0, fmt.Errorf("broker: format %q: want json or csv", s)
+	return 0, fmt.Errorf("edge record: format %q: want json or csv", s)
 }
 
 func (f Format) String() string {
@@ -66,11 +66,11 @@ func (f Fields) check() error {
 	names := []string{f.Src, f.Dst, f.T, f.Seq}
 	for i, n := range names {
 		if n == "" {
-			return fmt.Errorf("broker: JSON field name %d (src, dst, t, seq) is empty", i+1)
+			return fmt.Errorf("edge record: JSON field name %d (src, dst, t, seq) is empty", i+1)
 		}
 		for _, m := range names[:i] {
 			if n == m {
-				return fmt.Errorf("broker: JSON field name %q is used twice", n)
+				return fmt.Errorf("edge record: JSON field name %q is used twice", n)
 			}
 		}
 	}
@@ -137,7 +137,7 @@ func (e *encoder) appendJSON(b []byte, r *Record) ([]byte, error) {
 	for i := range r.Attrs {
 		a := &r.Attrs[i]
 		if e.fields.reserved(a.Name) {
-			return b, fmt.Errorf("broker: attribute %q has the name of a fixed JSON field", a.Name)
+			return b, fmt.Errorf("edge record: attribute %q has the name of a fixed JSON field", a.Name)
 		}
 		switch a.Kind {
 		case window.Number:
@@ -145,7 +145,7 @@ func (e *encoder) appendJSON(b []byte, r *Record) ([]byte, error) {
 				continue
 			}
 			if math.IsInf(a.Num, 0) {
-				return b, fmt.Errorf("broker: attribute %q is %v, which JSON cannot hold", a.Name, a.Num)
+				return b, fmt.Errorf("edge record: attribute %q is %v, which JSON cannot hold", a.Name, a.Num)
 			}
 			b = append(b, ',')
 			b = appendJSONString(b, a.Name)
@@ -160,7 +160,7 @@ func (e *encoder) appendJSON(b []byte, r *Record) ([]byte, error) {
 			b = append(b, ':')
 			b = appendJSONString(b, a.Str)
 		default:
-			return b, fmt.Errorf("broker: attribute %q has unknown kind %v", a.Name, a.Kind)
+			return b, fmt.Errorf("edge record: attribute %q has unknown kind %v", a.Name, a.Kind)
 		}
 	}
 	return append(b, '}'), nil
@@ -187,7 +187,7 @@ func (e *encoder) appendCSV(b []byte, r *Record) ([]byte, error) {
 		case window.String:
 			b = appendCSVField(b, a.Str)
 		default:
-			return b, fmt.Errorf("broker: attribute %q has unknown kind %v", a.Name, a.Kind)
+			return b, fmt.Errorf("edge record: attribute %q has unknown kind %v", a.Name, a.Kind)
 		}
 	}
 	return b, nil

@@ -35,7 +35,7 @@ func ParsePartitioning(s string) (Partitioning, error) {
 	case "roundrobin", "round-robin":
 		return RoundRobin, nil
 	}
-	return 0, fmt.Errorf("broker: partitioning %q: want src or roundrobin", s)
+	return 0, fmt.Errorf("produce: partitioning %q: want src or roundrobin", s)
 }
 
 // bySrcBalancer is BySrc's partitioner.
@@ -114,19 +114,19 @@ func (o *ProduceOptions) check() error {
 	case len(o.Brokers) == 0:
 		return ErrNoBrokers
 	case o.Format != JSON && o.Format != CSV:
-		return fmt.Errorf("broker: unknown format %v", o.Format)
+		return fmt.Errorf("produce: unknown format %v", o.Format)
 	case o.Partitioning != BySrc && o.Partitioning != RoundRobin:
-		return fmt.Errorf("broker: unknown partitioning %v", o.Partitioning)
+		return fmt.Errorf("produce: unknown partitioning %v", o.Partitioning)
 	case o.TimeUnit < 0:
-		return fmt.Errorf("broker: time unit %v must be positive", o.TimeUnit)
+		return fmt.Errorf("produce: time unit %v must be positive", o.TimeUnit)
 	case o.Rate < 0 || math.IsNaN(o.Rate) || math.IsInf(o.Rate, 0):
-		return fmt.Errorf("broker: rate %v must be a positive number of records per second (0: unlimited)", o.Rate)
+		return fmt.Errorf("produce: rate %v must be a positive number of records per second (0: unlimited)", o.Rate)
 	case o.Speedup < 0 || math.IsNaN(o.Speedup) || math.IsInf(o.Speedup, 0):
-		return fmt.Errorf("broker: speedup %v must be positive (0: no pacing)", o.Speedup)
+		return fmt.Errorf("produce: speedup %v must be positive (0: no pacing)", o.Speedup)
 	case o.Rate > 0 && o.Speedup > 0:
-		return errors.New("broker: rate and speedup exclude each other")
+		return errors.New("produce: rate and speedup exclude each other")
 	case o.BatchSize < 0:
-		return fmt.Errorf("broker: batch size %d must be positive", o.BatchSize)
+		return fmt.Errorf("produce: batch size %d must be positive", o.BatchSize)
 	}
 	if err := checkTopicName(o.Topic); err != nil {
 		return err
@@ -156,7 +156,7 @@ func ProduceFile(ctx context.Context, w *window.Window, opts ProduceOptions) (in
 	if opts.Format == JSON {
 		for _, a := range w.Schema().EdgeAttrs {
 			if fields.reserved(a.Name) {
-				return 0, fmt.Errorf("broker: edge attribute %q has the name of a fixed JSON field; rename the column", a.Name)
+				return 0, fmt.Errorf("produce: edge attribute %q has the name of a fixed JSON field; rename the column", a.Name)
 			}
 		}
 	}
@@ -234,7 +234,7 @@ func Produce(ctx context.Context, src iter.Seq[Record], opts ProduceOptions) (in
 	}
 	n, err := p.run(ctx, src)
 	if cerr := p.w.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("broker: closing writer to topic %q: %w", opts.Topic, cerr)
+		err = fmt.Errorf("produce: closing writer to topic %q: %w", opts.Topic, cerr)
 	}
 	return n, err
 }
@@ -246,21 +246,21 @@ func checkTopicExists(ctx context.Context, brokers []string, tr *kafkago.Transpo
 	meta, err := client.Metadata(ctx, &kafkago.MetadataRequest{Topics: []string{topic}})
 	err = CleanError(err) // no kafka-go method names in messages
 	if err != nil {
-		return fmt.Errorf("broker: reading metadata of topic %q from %v: %w", topic, brokers, err)
+		return fmt.Errorf("produce: reading metadata of topic %q from %v: %w", topic, brokers, err)
 	}
 	for _, t := range meta.Topics {
 		if t.Name != topic {
 			continue
 		}
 		if errors.Is(t.Error, kafkago.UnknownTopicOrPartition) {
-			return fmt.Errorf("broker: topic %q does not exist on %v: create it first", topic, brokers)
+			return fmt.Errorf("produce: topic %q does not exist on %v: create it first", topic, brokers)
 		}
 		if t.Error != nil {
-			return fmt.Errorf("broker: topic %q: %w", topic, t.Error)
+			return fmt.Errorf("produce: topic %q: %w", topic, t.Error)
 		}
 		return nil
 	}
-	return fmt.Errorf("broker: topic %q does not exist on %v: create it first", topic, brokers)
+	return fmt.Errorf("produce: topic %q does not exist on %v: create it first", topic, brokers)
 }
 
 // producer is the state of one Produce call.
@@ -342,11 +342,11 @@ func (p *producer) run(ctx context.Context, src iter.Seq[Record]) (int, error) {
 func (p *producer) add(r *Record, index int) error {
 	ts, err := messageTime(r.T, p.opts.TimeUnit)
 	if err != nil {
-		return fmt.Errorf("broker: record %d (%s -> %s): %w", index, r.Src, r.Dst, err)
+		return fmt.Errorf("produce: record %d (%s -> %s): %w", index, r.Src, r.Dst, err)
 	}
 	p.buf, err = p.enc.append(p.buf, r)
 	if err != nil {
-		return fmt.Errorf("broker: record %d (%s -> %s): %w", index, r.Src, r.Dst, err)
+		return fmt.Errorf("produce: record %d (%s -> %s): %w", index, r.Src, r.Dst, err)
 	}
 	// The value is sliced out of p.buf at flush: p.buf may still move.
 	p.ends = append(p.ends, len(p.buf))
@@ -374,7 +374,7 @@ func (p *producer) flush(ctx context.Context) error {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
 	if err := p.w.WriteMessages(wctx, p.msgs...); err != nil {
-		return fmt.Errorf("broker: writing records %d to %d to topic %q: %w",
+		return fmt.Errorf("produce: writing records %d to %d to topic %q: %w",
 			p.sent, p.sent+len(p.msgs)-1, p.opts.Topic, err)
 	}
 	p.sent += len(p.msgs)

@@ -10,7 +10,7 @@ import (
 )
 
 // ErrNoBrokers is returned when a call is given no broker addresses.
-var ErrNoBrokers = errors.New("broker: no broker addresses")
+var ErrNoBrokers = errors.New("kafka topics: no broker addresses")
 
 // TopicSpec describes a topic to create when it is missing.
 type TopicSpec struct {
@@ -30,10 +30,10 @@ func (t TopicSpec) check() error {
 		return err
 	}
 	if t.Partitions < 0 {
-		return fmt.Errorf("broker: topic %q: partitions %d must not be negative (0: the broker's default)", t.Name, t.Partitions)
+		return fmt.Errorf("kafka topics: topic %q: partitions %d must not be negative (0: the broker's default)", t.Name, t.Partitions)
 	}
 	if t.ReplicationFactor < 0 || t.ReplicationFactor > 32767 {
-		return fmt.Errorf("broker: topic %q: replication factor %d must lie in [0, 32767] (0: the broker's default)", t.Name, t.ReplicationFactor)
+		return fmt.Errorf("kafka topics: topic %q: replication factor %d must lie in [0, 32767] (0: the broker's default)", t.Name, t.ReplicationFactor)
 	}
 	return nil
 }
@@ -45,7 +45,7 @@ func checkTopics(topics []TopicSpec) error {
 			return err
 		}
 		if seen[t.Name] {
-			return fmt.Errorf("broker: topic %q listed twice", t.Name)
+			return fmt.Errorf("kafka topics: topic %q listed twice", t.Name)
 		}
 		seen[t.Name] = true
 	}
@@ -57,16 +57,16 @@ func checkTopics(topics []TopicSpec) error {
 func checkTopicName(name string) error {
 	switch {
 	case name == "":
-		return errors.New("broker: empty topic name")
+		return errors.New("kafka topics: empty topic name")
 	case len(name) > 249:
-		return fmt.Errorf("broker: topic %.20q…: name is %d characters long; the limit is 249", name, len(name))
+		return fmt.Errorf("kafka topics: topic %.20q…: name is %d characters long; the limit is 249", name, len(name))
 	case name == "." || name == "..":
-		return fmt.Errorf("broker: topic %q: not a legal topic name", name)
+		return fmt.Errorf("kafka topics: topic %q: not a legal topic name", name)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return fmt.Errorf("broker: topic %q: character %q at %d is not one of [a-zA-Z0-9._-]", name, c, i+1)
+			return fmt.Errorf("kafka topics: topic %q: character %q at %d is not one of [a-zA-Z0-9._-]", name, c, i+1)
 		}
 	}
 	return nil
@@ -99,7 +99,7 @@ func EnsureTopics(ctx context.Context, brokers []string, transport *kafkago.Tran
 	meta, err := client.Metadata(ctx, &kafkago.MetadataRequest{Topics: names})
 	err = CleanError(err) // no kafka-go method names in messages
 	if err != nil {
-		return fmt.Errorf("broker: reading metadata from %v: %w", brokers, err)
+		return fmt.Errorf("kafka topics: reading metadata from %v: %w", brokers, err)
 	}
 	exists := make(map[string]bool, len(meta.Topics))
 	for _, t := range meta.Topics {
@@ -130,14 +130,14 @@ func EnsureTopics(ctx context.Context, brokers []string, transport *kafkago.Tran
 	resp, err := client.CreateTopics(ctx, req)
 	err = CleanError(err) // no kafka-go method names in messages
 	if err != nil {
-		return fmt.Errorf("broker: creating topics %v: %w", names, err)
+		return fmt.Errorf("kafka topics: creating topics %v: %w", names, err)
 	}
 	var errs []error
 	for _, t := range req.Topics {
 		// A topic created by someone else since the metadata was read
 		// (the transport caches metadata) is as good as ours.
 		if err := resp.Errors[t.Topic]; err != nil && !errors.Is(err, kafkago.TopicAlreadyExists) {
-			errs = append(errs, fmt.Errorf("broker: creating topic %q (%d partitions, replication %d): %w",
+			errs = append(errs, fmt.Errorf("kafka topics: creating topic %q (%d partitions, replication %d): %w",
 				t.Topic, t.NumPartitions, t.ReplicationFactor, err))
 		}
 	}
@@ -169,7 +169,7 @@ func WaitReady(ctx context.Context, brokers []string, transport *kafkago.Transpo
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("broker: %v not ready: %w (last error: %v)", brokers, ctx.Err(), err)
+			return fmt.Errorf("kafka topics: %v not ready: %w (last error: %v)", brokers, ctx.Err(), err)
 		case <-t.C:
 		}
 		backoff = min(2*backoff, 250*time.Millisecond)
