@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/motifwatch/motifwatch/window"
 )
 
 // pairEdge is one temporal edge in a node pair's list (position order),
@@ -216,6 +218,46 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 	*qs = q
 }
 
+// scatter writes centre u's edges with the marked neighbours (F(u), each
+// marked with its pair's index in cur) into their pair lists in pe, in
+// position order, directions seen from u: cur holds each list's next free
+// entry. Unlike build it makes no event and no slot for the other
+// neighbours, whose edges are most of a hub's (hubs come last in degree
+// order).
+func (b *centreBuilder) scatter(u uint32, cur []int64, pe []pairEdge) {
+	first := b.w.First()
+	out, in := b.w.Out(u), b.w.In(u)
+	i, j := b.firstAt(out, first), b.firstAt(in, first)
+	for {
+		var a window.Adj
+		var fl uint32
+		switch {
+		case i < len(out) && (j >= len(in) || out[i].Rel < in[j].Rel): // one base: Rel orders as positions
+			a = out[i]
+			i++
+		case j < len(in):
+			a = in[j]
+			j++
+			fl = uint32(fIn)
+		default:
+			return
+		}
+		pos := b.w.Pos(a)
+		if pos >= b.sc.hi {
+			return // both lists are in position order
+		}
+		k, ok := b.marked(a.Other) // never u itself: self-loops stay out
+		if !ok {
+			continue
+		}
+		if b.sc.counted(pos) {
+			fl |= uint32(fCounted)
+		}
+		pe[cur[k]] = pairEdge{T: a.T, pf: uint32(pos-first)<<2 | fl}
+		cur[k]++
+	}
+}
+
 // nextActive moves at (the next edge of b and of c) past the light edges
 // with no edge of the other light side within δ, which can be in no
 // triple, and returns the side of the first edge, by position, that has
@@ -370,22 +412,15 @@ func (c *counter) triangles(ctx context.Context) error {
 		if foff[u] == foff[u+1] {
 			return
 		}
-		b := c.builder(wk)
-		b.build(uint32(u))
-		cur := resize(cursors[wk], len(b.nbrs)) // slot -> next index in pe, or -1
+		b := c.builder(wk) // its node arrays mark F(u) with the pairs' indexes in cur
+		b.markSet()
+		cur := resize(cursors[wk], int(foff[u+1]-foff[u])) // next free entry of each pair's list
 		cursors[wk] = cur
-		for s := range cur {
-			cur[s] = -1
-		}
 		for j := foff[u]; j < foff[u+1]; j++ {
-			cur[b.slot[fnbr[j]]] = loff[j]
+			b.mark(fnbr[j], uint32(j-foff[u]))
+			cur[j-foff[u]] = loff[j]
 		}
-		for _, e := range b.ev {
-			if i := cur[e.Local]; i >= 0 {
-				pe[i] = pairEdge{T: e.T, pf: uint32(e.Pos-first)<<2 | uint32(e.Flags)&pfFlags}
-				cur[e.Local]++
-			}
-		}
+		b.scatter(uint32(u), cur, pe)
 		for j := foff[u]; j < foff[u+1]; j++ {
 			var in, ca, ci uint32
 			l := pe[loff[j]:loff[j+1]]
