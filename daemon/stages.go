@@ -36,12 +36,13 @@ const (
 	stageMine
 	stageAlertWrite
 	stageCommit
+	stageMineWait
 	numStages
 )
 
 // StageNames names the stages, as motifwatch_stage_seconds{stage} labels
 // them and BatchReport.Stages orders them.
-var StageNames = [numStages]string{"fetch", "decode", "reorder", "window", "device_sync", "mine", "alert_write", "commit"}
+var StageNames = [numStages]string{"fetch", "decode", "reorder", "window", "device_sync", "mine", "alert_write", "commit", "mine_wait"}
 
 // BatchReport describes one batch that took records in or released
 // edges: for monitor bench (Options.OnBatch).
