@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -206,9 +207,12 @@ func (p *pipeline) run(ctx context.Context) (err error) {
 	chunks := make(chan *kafka.Chunk)
 	var intake sync.WaitGroup
 	intake.Add(1)
+	// Profiles tell the goroutines apart by label (profileLabel).
+	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels(profileLabel, "pipeline")))
+	defer pprof.SetGoroutineLabels(ctx)
 	go func() {
 		defer intake.Done()
-		p.intake(fetchCtx, chunks)
+		pprof.Do(fetchCtx, pprof.Labels(profileLabel, "intake"), func(ctx context.Context) { p.intake(ctx, chunks) })
 	}()
 	defer func() { stopFetch(); intake.Wait() }()
 
@@ -255,6 +259,13 @@ func (p *pipeline) run(ctx context.Context) (err error) {
 		}
 	}
 }
+
+// profileLabel is the pprof label that tells the streaming path's
+// goroutines apart in a CPU profile (go tool pprof -tags): pipeline
+// (taking records in, releasing batches), intake (the source's fetches
+// and decoding, when started from it) and mine (a batch's window append,
+// mining, alert write and commit, the CPU engine's workers included).
+const profileLabel = "motifwatch"
 
 // Bounds of single attempts (see retrier.do): a broker that accepts
 // connections but never answers must not stall the pipeline unnoticed.

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"math"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"time"
@@ -119,7 +120,7 @@ func (p *pipeline) startBatch(ctx context.Context) error {
 	j.done = make(chan struct{})
 	go func() {
 		defer close(j.done)
-		j.err = p.mineBatch(ctx, j)
+		pprof.Do(ctx, pprof.Labels(profileLabel, "mine"), func(ctx context.Context) { j.err = p.mineBatch(ctx, j) })
 	}()
 	p.pauseAhead()
 	return nil
@@ -239,7 +240,9 @@ func (p *pipeline) collect(j *minedBatch) error {
 	if j.err != nil {
 		return j.err
 	}
-	if !j.empty() {
+	// The larger slice is kept: a release over batch_size edges (a
+	// backlog's) grew it, and would grow the next one again.
+	if cap(j.edges) > cap(p.spare) {
 		p.spare = j.edges[:0]
 	}
 	var lag int64
