@@ -15,8 +15,9 @@ import (
 	"github.com/motifwatch/motifwatch/stream"
 )
 
-// pipeline is the single goroutine that owns decoder, reorder buffer,
-// processor and router; see the package doc. newPipeline builds it
+// pipeline is the goroutine that owns decoder and reorder buffer, and
+// the processor and router between the batches it has mined on their own
+// goroutine (pipeline_batch.go); see the package doc. newPipeline builds it
 // complete: what the process shares (pipelineParts), how this instance
 // takes part in its group (mode), and where it begins (start).
 type pipeline struct {
