@@ -548,18 +548,26 @@ __device__ __forceinline__ bool idleWaiting(const Ctx &x) {
 
 // pop takes a task if the queue has one and its lock is free: thousands
 // of idle warps must not queue up on the lock that busy warps need to
-// push (they sleep and try again instead).
-__device__ bool pop(const Ctx &x, Task *out) {
-	if (*(volatile u64 *)&x.ctl[C_QSIZE] == 0) return false;
-	if (!tryLock(&x.ctl[C_LOCK])) return false;
+// push (they sleep and try again instead). The task is installed in ws
+// straight from the queue (a local copy of it was a 256-byte stack frame)
+// and its step returned; -1: none (lane 0).
+__device__ int pop(const Ctx &x, WS &ws) {
+	if (*(volatile u64 *)&x.ctl[C_QSIZE] == 0) return -1;
+	if (!tryLock(&x.ctl[C_LOCK])) return -1;
 	u64 q = x.ctl[C_QSIZE];
-	bool ok = q > 0;
-	if (ok) {
-		*out = x.queue[q - 1];
+	int d = -1;
+	if (q > 0) {
+		const Task &t = x.queue[q - 1];
+		for (int i = 0; i < MAXK; i++) { ws.pos[i] = t.pos[i]; ws.tm[i] = t.tm[i]; }
+		for (int i = 0; i < MAXN; i++) ws.node[i] = (u32)t.node[i];
+		d = (int)t.d;
+		if (d > 0) ws.openAt[d - 1] = t.openAt;
+		ws.sel[d] = (int)t.sel; ws.listNode[d] = (u32)t.listNode; ws.target[d] = (u32)t.target;
+		ws.a[d] = (u32)t.a; ws.b[d] = (u32)t.b; ws.base[d] = (u32)t.a; ws.mask[d] = 0;
 		x.ctl[C_QSIZE] = q - 1;
 	}
 	unlock(&x.ctl[C_LOCK]);
-	return ok;
+	return d;
 }
 
 // tailCount counts the last step (nd) of every valid lane's candidate:
@@ -927,13 +935,27 @@ __device__ void suspend(const Ctx &x, const WS &ws, int d, int d0) {
 	}
 }
 
-// dfs explores the subtree installed at step d0 (whose first chunk is
-// evaluated). Returns false if it suspended on a full output buffer.
+// dfs explores the subtree installed at step d0, evaluating its first
+// chunk first. Returns false if it suspended on a full output buffer.
+//
+// evaluate has one call site, at the top of the loop (a chunk installed by
+// advancing or descending sets pending): inlined at three sites, each
+// carrying tailCount and expand, it doubled the kernel's code and its
+// spills (BENCHMARKS.md, issue 16, "Why the hot path got heavier").
 __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 	const int k = x.k;
 	const bool tallyLast = P[P_TALLY] != 0;
 	int d = d0;
+	bool pending = true;  // ws's chunk at d is installed, not yet evaluated
 	while (true) {
+		if (pending) {
+			pending = false;
+			if (!evaluate(x, ws, d, lane, nm, no)) {
+				if (lane == 0) suspend(x, ws, d, d0);
+				__syncwarp();
+				return false;
+			}
+		}
 		// Past the budget the subtree is abandoned (reported done): the
 		// call is truncated, and mineBody claims no more work.
 		if (overBudget(x, ws, lane)) return true;
@@ -961,11 +983,7 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 			}
 			if (lane == 0) ws.base[d] = nb;
 			__syncwarp();
-			if (!evaluate(x, ws, d, lane, nm, no)) {
-				if (lane == 0) suspend(x, ws, d, d0);
-				__syncwarp();
-				return false;
-			}
+			pending = true;
 			continue;
 		}
 		int bit = __ffs(m) - 1;
@@ -1012,11 +1030,7 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 		}
 		__syncwarp();
 		d = nd;
-		if (!evaluate(x, ws, d, lane, nm, no)) {
-			if (lane == 0) suspend(x, ws, d, d0);
-			__syncwarp();
-			return false;
-		}
+		pending = true;
 	}
 }
 
@@ -1036,15 +1050,23 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	__shared__ WS wss[WARPS];
 	const int lane = threadIdx.x & 31;
 	WS &ws = wss[threadIdx.x >> 5];
-	Ctx x;
-	x.w = *win;
-	x.rootLo = rootLo; x.rootHi = rootHi; x.horizon = horizon; x.rootMask = rootMask;
-	x.ctl = ctl; x.queue = queue; x.queueCap = queueCap; x.splitCap = splitCap;
-	x.out = out; x.outCap = outCap; x.enumerate = (int)enumerate; x.k = (int)P[P_K];
-	x.budget = ctl[C_BUDGET];
-	const u64 nsLeft = ctl[C_NSLEFT];
-	x.deadline = nsLeft ? globalTimer() + nsLeft : 0;
-	x.limited = x.budget != 0 || nsLeft != 0;
+	// The launch's constants (the window's arrays, the bounds, the control
+	// block) live in shared memory, one copy per block, read where used:
+	// held in registers across the whole search they were spilled to local
+	// memory, whose loads sit on the hot path.
+	__shared__ Ctx xs;
+	if (threadIdx.x == 0) {
+		xs.w = *win;
+		xs.rootLo = rootLo; xs.rootHi = rootHi; xs.horizon = horizon; xs.rootMask = rootMask;
+		xs.ctl = ctl; xs.queue = queue; xs.queueCap = queueCap; xs.splitCap = splitCap;
+		xs.out = out; xs.outCap = outCap; xs.enumerate = (int)enumerate; xs.k = (int)P[P_K];
+		xs.budget = ctl[C_BUDGET];
+		const u64 nsLeft = ctl[C_NSLEFT];
+		xs.deadline = nsLeft ? globalTimer() + nsLeft : 0;
+		xs.limited = xs.budget != 0 || nsLeft != 0;
+	}
+	__syncthreads();
+	const Ctx &x = xs;
 	if (lane == 0) ws.steps = 0;
 	const u64 nroots = (u64)(rootHi - rootLo);
 	const u64 guide = (u64)max(P[P_GUIDE], (i64)0) * (u64)gridDim.x * WARPS;
@@ -1062,15 +1084,9 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 				    start = atomicAdd(&ctl[C_ROOTNEXT], claim)) < nroots) {
 				got = 1;
 			} else {
-				Task t;
-				if (pop(x, &t)) {
+				int d = pop(x, ws);
+				if (d >= 0) {
 					got = 2;
-					for (int i = 0; i < MAXK; i++) { ws.pos[i] = t.pos[i]; ws.tm[i] = t.tm[i]; }
-					for (int i = 0; i < MAXN; i++) ws.node[i] = (u32)t.node[i];
-					int d = (int)t.d;
-					if (d > 0) ws.openAt[d - 1] = t.openAt;
-					ws.sel[d] = (int)t.sel; ws.listNode[d] = (u32)t.listNode; ws.target[d] = (u32)t.target;
-					ws.a[d] = (u32)t.a; ws.b[d] = (u32)t.b; ws.base[d] = (u32)t.a; ws.mask[d] = 0;
 					start = (u64)d;
 				}
 			}
@@ -1099,12 +1115,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 			d0 = (int)start;
 		}
 		__syncwarp();
-		bool done = evaluate(x, ws, d0, lane, &nm, &no);
-		if (!done) {
-			if (lane == 0) suspend(x, ws, d0, d0);
-		} else {
-			done = dfs(x, ws, d0, lane, &nm, &no);
-		}
+		bool done = dfs(x, ws, d0, lane, &nm, &no);
 		if (lane == 0) {
 			if (!done) atomicExch(&ctl[C_OVERFLOW], 1ULL);
 			__threadfence();
