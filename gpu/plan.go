@@ -18,6 +18,9 @@ const (
 	maxList  = 96
 	pfList   = 32
 	pfSize   = 128
+	// maxQueries plans fit in constant memory side by side (MAXQ): one
+	// launch mines up to this many queries (Engine.MineBatch).
+	maxQueries = 16
 	stepSize = 16
 	predSize = 10
 	antiSize = 4
