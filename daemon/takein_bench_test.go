@@ -9,24 +9,27 @@ import (
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/stream"
+	"github.com/motifwatch/motifwatch/window"
 )
 
 // BenchmarkPipelineTakeIn measures the pipeline goroutine's own work per
 // edge, without Kafka and without mining (no queries): taking decoded
 // chunks in (offsets, duty, the reorder buffer), releasing batches of
 // 100,000 and appending them to the window (and evicting). Eight
-// partitions, chunks of 4,096 records, edges one second apart in each
-// partition over 50,000 nodes. This is the serial part of the streaming
+// partitions, chunks of 4,096 records (131,072 edges a round), edges one
+// second apart in each partition over 50,000 nodes. This is the serial part of the streaming
 // path that bounds its edges/s however many cores decode.
 //
 //	go test ./daemon/ -run '^$' -bench PipelineTakeIn -benchtime 3x -cpuprofile cpu.prof
 func BenchmarkPipelineTakeIn(b *testing.B) {
-	p, _, _ := capPipeline(b, stream.Options{}, 0, time.Now())
+	// The decoder keys nodes and the processor shares its dictionary, as
+	// in the daemon (decodeOptions, newMiner).
+	p, _, _ := capPipeline(b, stream.Options{NodeKeys: window.NewKeys()}, 0, time.Now())
 	if err := p.proc.SetQueries(nil); err != nil {
 		b.Fatal(err)
 	}
 	p.batchSize = 100_000
-	const parts, perChunk, chunks = 8, 4096, 32 // 1,048,576 edges per round
+	const parts, perChunk, chunks = 8, 4096, 32 // 131,072 edges per round
 	var cs []*kafka.Chunk
 	for k := range chunks {
 		part := k % parts

@@ -181,7 +181,11 @@ func NewReorder(lateness int64, idle time.Duration, now func() time.Time) *Reord
 //
 // The edges of one partition must be added in offset order, as a Kafka
 // consumer delivers them: MinOffsets relies on it.
-func (r *Reorder) Add(e Edge) (late bool) {
+func (r *Reorder) Add(e Edge) (late bool) { return r.AddFrom(&e) }
+
+// AddFrom is Add for an edge given by pointer: *e is copied (into the
+// buffer, once, and its Seq set there), never kept or changed.
+func (r *Reorder) AddFrom(e *Edge) (late bool) {
 	p := r.lastPart
 	if p == nil || p.id != e.Origin.Partition {
 		p = r.part(e.Origin.Partition)
@@ -196,8 +200,9 @@ func (r *Reorder) Add(e Edge) (late bool) {
 
 	arr := r.arrivals
 	r.arrivals++
+	seq := e.Seq
 	if !e.HasSeq {
-		e.Seq = arr
+		seq = arr
 	}
 	var slot int32
 	if n := len(r.free); n > 0 {
@@ -215,8 +220,10 @@ func (r *Reorder) Add(e Edge) (late bool) {
 	r.bytes += size
 	p.n++
 	p.bytes += size
-	*r.slot(slot) = reorderSlot{e: e, part: p, qi: qi, bytes: size}
-	k := reorderKey{t: e.T, seq: e.Seq, arr: arr, slot: slot}
+	s := r.slot(slot)
+	*s = reorderSlot{e: *e, part: p, qi: qi, bytes: size}
+	s.e.Seq = seq
+	k := reorderKey{t: e.T, seq: seq, arr: arr, slot: slot}
 	if p.run.accepts(&k) {
 		p.run.push(k)
 	} else {

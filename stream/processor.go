@@ -49,6 +49,10 @@ type Options struct {
 	Registerer   prometheus.Registerer
 	// Backend labels the mining metrics (backend.CPU when empty).
 	Backend backend.Backend
+	// NodeKeys is the node dictionary of the decoders whose edges come in
+	// (ingest.DecodeOptions.NodeKeys), or nil. The processor keeps its
+	// generations about twice the window's live nodes.
+	NodeKeys *window.Keys
 }
 
 // Output is what one batch produced.
@@ -128,6 +132,8 @@ type Processor struct {
 	// meta[i] describes the edge at window position metaOff+i.
 	meta    []edgeMeta
 	metaOff int64
+	// lastAppended is the last batch's appended edges (compactMeta).
+	lastAppended int
 
 	labelCol int
 	lastT    int64
@@ -386,8 +392,8 @@ func (p *Processor) append(batch []ingest.Edge, out *Output) ([]run, error) {
 		if !p.admit(e, out) {
 			continue
 		}
-		src, _ := ids.Intern(e.Src)
-		dst, _ := ids.Intern(e.Dst)
+		src, _ := ids.InternKey(e.SrcKey, e.Src)
+		dst, _ := ids.InternKey(e.DstKey, e.Dst)
 		for j := range attrs {
 			attrs[j] = p.value(j, e)
 		}
@@ -415,8 +421,16 @@ func (p *Processor) append(batch []ingest.Edge, out *Output) ([]run, error) {
 	if n := len(runs); n > 0 {
 		runs[n-1].trim()
 	}
+	if k := p.opts.NodeKeys; k != nil {
+		k.SetLimit(2*ids.Len() + minKeyLimit)
+	}
+	p.lastAppended = out.Appended
 	return runs, nil
 }
+
+// minKeyLimit is the least a generation of Options.NodeKeys holds: a
+// small window must not start one every few batches.
+const minKeyLimit = 1 << 16
 
 // addRun puts position pos (edge e) into the runs to mine: it extends the
 // last run, as a root or masked, or starts a new one at a root whose
@@ -687,17 +701,29 @@ func (p *Processor) evict(out *Output) {
 	p.compactMeta()
 }
 
-// compactMeta drops the metadata of evicted edges.
+// compactMeta drops the metadata of evicted edges, amortised O(1) per
+// edge like the window's columns: the live ones move to the front once
+// they are at most as many as the dropped ones, and to a smaller array
+// once the capacity is more than twice the live ones and a batch like
+// the last (a window emptied by each batch keeps its array, instead of
+// growing a new one from nothing every batch).
 func (p *Processor) compactMeta() {
-	if drop := int(p.w.First() - p.metaOff); drop > 0 {
-		// Compact the metadata like the window compacts its columns:
-		// amortised O(1) per edge.
-		p.meta = p.meta[drop:]
-		p.metaOff += int64(drop)
-		if cap(p.meta) > 2*len(p.meta)+1024 {
-			p.meta = append([]edgeMeta(nil), p.meta...)
-		}
+	drop := int(p.w.First() - p.metaOff)
+	if drop <= 0 {
+		return
 	}
+	live := len(p.meta) - drop
+	switch {
+	case cap(p.meta) > 2*(live+p.lastAppended)+1024:
+		m := make([]edgeMeta, live, live+p.lastAppended+1024)
+		copy(m, p.meta[drop:])
+		p.meta = m
+	case drop >= live:
+		p.meta = p.meta[:copy(p.meta, p.meta[drop:])]
+	default:
+		p.meta = p.meta[drop:]
+	}
+	p.metaOff += int64(drop)
 }
 
 // HeldMinOffsets returns, per partition, the lowest offset of the last
