@@ -18,7 +18,10 @@ import (
 // 100,000 and appending them to the window (and evicting). Eight
 // partitions, chunks of 4,096 records (131,072 edges a round), edges one
 // second apart in each partition over 50,000 nodes. This is the serial part of the streaming
-// path that bounds its edges/s however many cores decode.
+// path that bounds its edges/s however many cores decode. The window
+// append runs on the batch's own goroutine (pipeline_batch.go),
+// overlapping the next batch's taking in: with two cores free the figure
+// is about the larger of the two, not their sum.
 //
 //	go test ./daemon/ -run '^$' -bench PipelineTakeIn -benchtime 3x -cpuprofile cpu.prof
 func BenchmarkPipelineTakeIn(b *testing.B) {
