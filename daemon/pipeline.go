@@ -73,8 +73,9 @@ type pipeline struct {
 	// early is the edges the reorder buffer released early (over a cap)
 	// since the last batch, in order: the next batch mines them before
 	// anything newer. Commits happen only in batch, after they are
-	// processed, so the committed offsets never pass them.
-	early []ingest.Edge
+	// processed, so the committed offsets never pass them. They lie in
+	// the reorder buffer (AppendReleaseRefs) until batch recycles them.
+	early []*ingest.Edge
 
 	// future is window.max_future; capLimiter rate-limits cap log lines.
 	future     futureCap

@@ -22,9 +22,10 @@ func (p *pipeline) batch(ctx context.Context) error {
 	// everything still buffered in (t, seq) order.
 	// (The watermark never moves back: this release's covers theirs.)
 	if p.early == nil {
-		p.early = make([]ingest.Edge, 0, p.batchSize)
+		p.early = make([]*ingest.Edge, 0, p.batchSize)
 	}
-	edges, wm := p.reorder.AppendRelease(p.early)
+	// The edges stay in the reorder buffer (no copy) until recycled below.
+	edges, wm := p.reorder.AppendReleaseRefs(p.early)
 	p.early = nil // until the batch is processed (below)
 	p.stage[stageReorder] += time.Since(start)
 	releasedEarly := p.reorder.Forced() - p.forcedSeen
@@ -41,7 +42,10 @@ func (p *pipeline) batch(ctx context.Context) error {
 	var out *stream.Output
 	if len(edges) > 0 || p.pending > 0 {
 		var err error
-		out, err = p.proc.Process(ctx, edges, wm)
+		out, err = p.proc.ProcessRefs(ctx, edges, wm)
+		// The processor copied what it keeps (Refused included): the
+		// edges' room goes back to the buffer.
+		p.reorder.Recycle(len(edges))
 		if err != nil {
 			return err
 		}

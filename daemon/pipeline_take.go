@@ -27,7 +27,7 @@ func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 		// release would mine a backlog whose partitions run apart in
 		// event time a few edges at a time.
 		if p.reorder.OverCap() {
-			p.early, _ = p.reorder.AppendRelease(p.early)
+			p.early, _ = p.reorder.AppendReleaseRefs(p.early)
 		}
 		if p.pending >= p.batchSize || len(p.early) >= p.batchSize {
 			p.stage[stageReorder] += time.Since(start)

@@ -341,6 +341,17 @@ func (p *Processor) root(e *ingest.Edge) bool {
 // reach any more. The watermark is the engine's horizon: all edges with
 // t <= watermark have been released.
 func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark int64) (*Output, error) {
+	refs := make([]*ingest.Edge, len(batch))
+	for i := range batch {
+		refs[i] = &batch[i]
+	}
+	return p.ProcessRefs(ctx, refs, watermark)
+}
+
+// ProcessRefs is Process for a batch given by pointers (the reorder
+// buffer's ingest.Reorder.AppendReleaseRefs: no copy of each edge). The
+// edges are read, not kept or changed.
+func (p *Processor) ProcessRefs(ctx context.Context, batch []*ingest.Edge, watermark int64) (*Output, error) {
 	out := &Output{Counts: make(map[string]int64)}
 	start := time.Now()
 	if len(p.shown) > 4096 {
@@ -379,13 +390,12 @@ func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark 
 
 // append adds the batch to the window and returns the position runs of
 // its non-history edges: the ranges to mine.
-func (p *Processor) append(batch []ingest.Edge, out *Output) ([]run, error) {
+func (p *Processor) append(batch []*ingest.Edge, out *Output) ([]run, error) {
 	var runs []run
 	ids := p.w.IDs()
 	attrs := make([]float64, len(p.w.Schema().EdgeAttrs))
-	for i := range batch {
-		e := &batch[i]
-		if e.Src == e.Dst {
+	for _, e := range batch {
+		if selfLoop(e) {
 			out.SelfLoops++
 			continue
 		}
@@ -431,6 +441,16 @@ func (p *Processor) append(batch []ingest.Edge, out *Output) ([]run, error) {
 // minKeyLimit is the least a generation of Options.NodeKeys holds: a
 // small window must not start one every few batches.
 const minKeyLimit = 1 << 16
+
+// selfLoop reports e.Src == e.Dst, from their keys when they tell (no
+// string compare: the names lie apart from the edge, in the decoders'
+// dictionary).
+func selfLoop(e *ingest.Edge) bool {
+	if same, ok := window.SameNode(e.SrcKey, e.DstKey); ok {
+		return same
+	}
+	return e.Src == e.Dst
+}
 
 // addRun puts position pos (edge e) into the runs to mine: it extends the
 // last run, as a root or masked, or starts a new one at a root whose
