@@ -129,7 +129,8 @@ type Processor struct {
 	held    []held
 	metrics *metrics
 
-	// meta[i] describes the edge at window position metaOff+i.
+	// meta[i] describes the edge at window position metaOff+i; the
+	// entries before the window's First() are evicted (compactMeta).
 	meta    []edgeMeta
 	metaOff int64
 	// lastAppended is the last batch's appended edges (compactMeta).
@@ -722,28 +723,31 @@ func (p *Processor) evict(out *Output) {
 }
 
 // compactMeta drops the metadata of evicted edges, amortised O(1) per
-// edge like the window's columns: the live ones move to the front once
-// they are at most as many as the dropped ones, and to a smaller array
-// once the capacity is more than twice the live ones and a batch like
-// the last (a window emptied by each batch keeps its array, instead of
-// growing a new one from nothing every batch).
+// edge like the window's columns: the evicted entries stay in front of
+// the live ones until they are at least half of them all (and 1,024),
+// then the live ones move to the front; the array is replaced by a
+// smaller one only when its capacity is more than twice the live entries
+// and a batch like the last. (Slicing the evicted entries off instead
+// shortened the capacity by as much: the next batch's appends then
+// regrew the array, a copy and an allocation of the whole window's
+// metadata per batch.)
 func (p *Processor) compactMeta() {
-	drop := int(p.w.First() - p.metaOff)
-	if drop <= 0 {
+	dead := int(p.w.First() - p.metaOff)
+	if dead <= 0 {
 		return
 	}
-	live := len(p.meta) - drop
+	live := len(p.meta) - dead
 	switch {
 	case cap(p.meta) > 2*(live+p.lastAppended)+1024:
 		m := make([]edgeMeta, live, live+p.lastAppended+1024)
-		copy(m, p.meta[drop:])
+		copy(m, p.meta[dead:])
 		p.meta = m
-	case drop >= live:
-		p.meta = p.meta[:copy(p.meta, p.meta[drop:])]
+	case live == 0 || (dead >= 1024 && 2*dead >= len(p.meta)):
+		p.meta = p.meta[:copy(p.meta, p.meta[dead:])]
 	default:
-		p.meta = p.meta[drop:]
+		return // the evicted entries wait in front
 	}
-	p.metaOff += int64(drop)
+	p.metaOff += int64(dead)
 }
 
 // HeldMinOffsets returns, per partition, the lowest offset of the last
