@@ -611,7 +611,7 @@ func TestReorderRefsRandom(t *testing.T) {
 		clock := newFakeClock()
 		r := NewReorder(lateness, time.Second, clock.now)
 		c := NewReorder(lateness, time.Second, clock.now) // its twin, copying out
-		maxBuf := rng.IntN(40)                             // 0: no cap
+		maxBuf := rng.IntN(40)                            // 0: no cap
 		r.SetMaxBuffered(maxBuf)
 		c.SetMaxBuffered(maxBuf)
 		type batch struct {
