@@ -45,8 +45,8 @@ type Options struct {
 	// addresses a test or a log line needs.
 	Started func(Info)
 	// OnBatch, if set, receives a report of every batch that took records
-	// in or released edges, from the pipeline goroutine (monitor bench);
-	// it must return quickly.
+	// in or released edges, from the pipeline goroutine once the batch is
+	// committed (monitor bench); it must return quickly.
 	OnBatch func(BatchReport)
 }
 

@@ -11,7 +11,8 @@ import (
 )
 
 // takeChunk takes a decoded chunk in, record by record, closing a batch
-// whenever batch_size records are pending.
+// whenever batch_size records are pending: it is mined on its own
+// goroutine while the next records are taken in (startBatch).
 func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 	defer p.flushCounts()
 	p.stage[stageFetch] += c.FetchTime
@@ -26,12 +27,24 @@ func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 		// must not wait for batch_size) without closing it: a batch per
 		// release would mine a backlog whose partitions run apart in
 		// event time a few edges at a time.
+		//
+		// The batch being mined counts towards the caps too: over them,
+		// taking in waits for it (not counted as reorder time).
+		if p.inFlightOverCap() {
+			p.stage[stageReorder] += time.Since(start)
+			if err := p.awaitMined(); err != nil {
+				return err
+			}
+			start = time.Now()
+		}
 		if p.reorder.OverCap() {
-			p.early, _ = p.reorder.AppendReleaseRefs(p.early)
+			before := p.reorder.Bytes()
+			p.early, _ = p.reorder.AppendReleaseRefs(p.earlyEdges())
+			p.earlyBytes += before - p.reorder.Bytes()
 		}
 		if p.pending >= p.batchSize || len(p.early) >= p.batchSize {
 			p.stage[stageReorder] += time.Since(start)
-			if err := p.batch(ctx); err != nil {
+			if err := p.startBatch(ctx); err != nil {
 				return err
 			}
 			start = time.Now()
