@@ -77,15 +77,16 @@ type pipeline struct {
 	// since the last batch, in order: the next batch mines them before
 	// anything newer. Commits happen only in batch, after they are
 	// processed, so the committed offsets never pass them. earlyBytes is
-	// what they weighed in the buffer.
-	early      []ingest.Edge
+	// what they weighed in the buffer. They lie in the reorder buffer
+	// (AppendReleaseRefs) until their batch is collected (Recycle).
+	early      []*ingest.Edge
 	earlyBytes int64
 	// inFlight is the batch being mined on its own goroutine (nil: none;
 	// see pipeline_batch.go); spare holds the mined batches' edge slices
 	// for the next releases (two at most: the batch being mined and the
 	// one released behind it hold the others).
 	inFlight *minedBatch
-	spare    [][]ingest.Edge
+	spare    [][]*ingest.Edge
 	// maxBuffered and maxBufferedBytes are the reorder buffer's caps
 	// (window.max_buffered, its share of max_buffered_bytes; 0: none),
 	// which its edges and those of the batch being mined share

@@ -30,7 +30,9 @@ import (
 // minedBatch is one batch between its release and its collection.
 type minedBatch struct {
 	// Set at the release, on the pipeline goroutine.
-	edges []ingest.Edge
+	// edges lie in the reorder buffer until collect recycles them
+	// (ingest.Reorder.AppendReleaseRefs): read, never written, meanwhile.
+	edges []*ingest.Edge
 	wm    int64
 	// taken is the committable offsets as of the release (pipeline.taken);
 	// mineBatch lowers them to the held matches' once mined.
@@ -92,7 +94,7 @@ func (p *pipeline) startBatch(ctx context.Context) error {
 	// everything still buffered in (t, seq) order.
 	// (The watermark never moves back: this release's covers theirs.)
 	before := p.reorder.Bytes()
-	edges, wm := p.reorder.AppendRelease(p.earlyEdges())
+	edges, wm := p.reorder.AppendReleaseRefs(p.earlyEdges())
 	j := &minedBatch{edges: edges, wm: wm, start: start, records: p.pending, firstFetch: p.firstFetch,
 		inFlightBytes: p.earlyBytes + before - p.reorder.Bytes(), buffered: p.reorder.Len()}
 	p.early, p.earlyBytes = nil, 0
@@ -133,7 +135,7 @@ func (p *pipeline) startBatch(ctx context.Context) error {
 // edges released early so far, or an empty one (a mined batch's, reused:
 // growing a fresh one per batch of 100,000 edges was a third of the
 // pipeline goroutine's time).
-func (p *pipeline) earlyEdges() []ingest.Edge {
+func (p *pipeline) earlyEdges() []*ingest.Edge {
 	if p.early != nil {
 		return p.early
 	}
@@ -142,7 +144,7 @@ func (p *pipeline) earlyEdges() []ingest.Edge {
 		p.spare = p.spare[:n-1]
 		return e
 	}
-	return make([]ingest.Edge, 0, p.batchSize)
+	return make([]*ingest.Edge, 0, p.batchSize)
 }
 
 // mineBatch runs on the batch's own goroutine: it appends the batch to
@@ -152,7 +154,7 @@ func (p *pipeline) earlyEdges() []ingest.Edge {
 // uses meanwhile.
 func (p *pipeline) mineBatch(ctx context.Context, j *minedBatch) error {
 	if !j.empty() {
-		out, err := p.proc.Process(ctx, j.edges, j.wm)
+		out, err := p.proc.ProcessRefs(ctx, j.edges, j.wm)
 		if err != nil {
 			return err
 		}
@@ -164,7 +166,7 @@ func (p *pipeline) mineBatch(ctx context.Context, j *minedBatch) error {
 			return err
 		}
 		// The processor copied what it keeps: the slice is reused (see
-		// earlyEdges), without holding on to the edges' strings.
+		// earlyEdges), and the edges' room in the reorder buffer (collect).
 		clear(j.edges)
 		j.stats.Appended += int64(out.Appended)
 		j.stats.SelfLoops += int64(out.SelfLoops)
@@ -236,6 +238,11 @@ func (p *pipeline) inFlightOverCap() bool {
 // accounting, metrics, status and report.
 func (p *pipeline) collect(j *minedBatch) error {
 	p.inFlight = nil
+	// Its edges' room goes back to the reorder buffer (they were handed
+	// out first of those not recycled: batches are collected in release
+	// order, and the batch released behind it, and edges released early
+	// for the one after, came after).
+	p.reorder.Recycle(len(j.edges))
 	p.stats.add(j.stats)
 	if j.flushed {
 		p.stats.Alerts, p.stats.RateLimited = j.alerted, j.rateLimited

@@ -39,7 +39,7 @@ func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 		}
 		if p.reorder.OverCap() {
 			before := p.reorder.Bytes()
-			p.early, _ = p.reorder.AppendRelease(p.earlyEdges())
+			p.early, _ = p.reorder.AppendReleaseRefs(p.earlyEdges())
 			p.earlyBytes += before - p.reorder.Bytes()
 		}
 		if p.pending >= p.batchSize || len(p.early) >= p.batchSize {

@@ -13,6 +13,16 @@ import (
 type Key uint64
 
 func (k Key) gen() uint32 { return uint32(k >> 32) }
+
+// SameNode reports whether keys a and b name the same node, when they
+// can tell (ok): both keys of one generation. A caller compares the
+// names otherwise.
+func SameNode(a, b Key) (same, ok bool) {
+	if a == 0 || a.gen() != b.gen() {
+		return false, false
+	}
+	return a == b, true
+}
 func (k Key) num() uint32 { return uint32(k) }
 
 // keyGens numbers the generations of every Keys in the process.

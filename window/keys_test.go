@@ -21,6 +21,14 @@ func TestKeysOneKeyPerName(t *testing.T) {
 	if k.Len() != 2 {
 		t.Fatalf("Len %d, want 2", k.Len())
 	}
+	for _, c := range []struct {
+		x, y     Key
+		same, ok bool
+	}{{a, a2, true, true}, {a, b, false, true}, {0, 0, false, false}, {a, 0, false, false}} {
+		if same, ok := SameNode(c.x, c.y); same != c.same || ok != c.ok {
+			t.Fatalf("SameNode(%x, %x) = %v, %v; want %v, %v", c.x, c.y, same, ok, c.same, c.ok)
+		}
+	}
 }
 
 // TestKeysConcurrent: decoders of several partitions key the same names
@@ -77,6 +85,9 @@ func TestKeysGenerations(t *testing.T) {
 	}
 	if k.Len() != 2 {
 		t.Fatalf("Len %d, want 2 (c and a)", k.Len())
+	}
+	if _, ok := SameNode(a, a2); ok {
+		t.Fatalf("SameNode tells keys of two generations apart")
 	}
 }
 
