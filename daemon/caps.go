@@ -63,11 +63,12 @@ func (p *pipeline) refuseFuture(ctx context.Context, m kafka.Message, e *ingest.
 	return true, p.deadLetter(ctx, m, ingest.ClassFuture, reason)
 }
 
-// deadLetterRefused sends the edges the processor refused (node cap) to
-// the dead-letter topic, rebuilt from their origin and raw value (kept
-// only for values up to ingest.RawKeepMax; the reason says so otherwise). History
-// edges are not sent again: they were handled before the restart.
-func (p *pipeline) deadLetterRefused(ctx context.Context, refused []stream.Refused) error {
+// deadLetterRefused queues the edges the processor refused (node cap) in
+// q, the mined batch's dead letters (counted in st when written), rebuilt
+// from their origin and raw value (kept only for values up to
+// ingest.RawKeepMax; the reason says so otherwise). History edges are not
+// sent again: they were handled before the restart.
+func (p *pipeline) deadLetterRefused(ctx context.Context, refused []stream.Refused, q *deadQueue, st *pipelineStats) error {
 	for _, r := range refused {
 		if r.Edge.History {
 			continue
@@ -78,8 +79,10 @@ func (p *pipeline) deadLetterRefused(ctx context.Context, refused []stream.Refus
 		if r.Edge.Raw == nil {
 			reason += fmt.Sprintf("; the record's value (over %d bytes) was not kept in the reorder buffer: read it at its source offset", ingest.RawKeepMax)
 		}
-		if err := p.deadLetter(ctx, m, r.Class, reason); err != nil {
-			return err
+		if q.add(m, r.Class, reason) {
+			if err := p.flushDeadLetters(ctx, q, st); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -54,7 +54,7 @@ func capPipeline(t testing.TB, opts stream.Options, maxFuture time.Duration, now
 	if err := router.SetQueries(map[string]alerts.QueryOptions{"path": {Mode: alerts.ModeEnumerate}}); err != nil {
 		t.Fatal(err)
 	}
-	dec, err := ingest.NewDecoder(ingest.DecodeOptions{})
+	dec, err := ingest.NewDecoder(ingest.DecodeOptions{NodeKeys: opts.NodeKeys})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,8 +45,8 @@ type Options struct {
 	// addresses a test or a log line needs.
 	Started func(Info)
 	// OnBatch, if set, receives a report of every batch that took records
-	// in or released edges, from the pipeline goroutine (monitor bench);
-	// it must return quickly.
+	// in or released edges, from the pipeline goroutine once the batch is
+	// committed (monitor bench); it must return quickly.
 	OnBatch func(BatchReport)
 }
 
@@ -431,7 +431,7 @@ func decodeOptions(cfg *config.Config, schema *window.Schema) ingest.DecodeOptio
 	return ingest.DecodeOptions{Format: in.Format, Src: in.Fields.Src, Dst: in.Fields.Dst, Time: in.Fields.Time,
 		Seq: in.Fields.Seq, SrcLabel: in.Fields.SrcLabel, DstLabel: in.Fields.DstLabel, CSVColumns: in.CSVColumns,
 		TimestampUnit: in.Timestamp.Unit, TimestampLayout: in.Timestamp.Layout, Tick: schema.TimeUnit,
-		Attrs: schema.EdgeAttrs, MaxRecordBytes: in.MaxRecordBytes}
+		Attrs: schema.EdgeAttrs, MaxRecordBytes: in.MaxRecordBytes, NodeKeys: window.NewKeys()}
 }
 
 // demo streams the synthetic feed with planted patterns into the edge

@@ -40,48 +40,63 @@ type deadQueue struct {
 // letter is acknowledged (or counted lost); sooner when it reaches
 // deadQueueRecords records or deadQueueBytes bytes. Records are counted
 // (late, dead_lettered) once written.
+//
+// The records queued here are the batch being taken in; the batch being
+// mined writes its own (handed over at its release: startBatch). A full
+// queue waits for that batch first, so that one goroutine at a time
+// writes dead letters.
 func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reason string) error {
+	if !p.dead.add(m, class, reason) {
+		return nil
+	}
+	if err := p.awaitMined(); err != nil {
+		return err
+	}
+	return p.flushDeadLetters(ctx, &p.dead, &p.stats)
+}
+
+// add queues m and reports whether the queue is full (to be written now).
+func (q *deadQueue) add(m kafka.Message, class, reason string) (full bool) {
 	// Key, value and headers lie in the fetch's buffer, which the
 	// partition's next fetch reuses: the queued record keeps copies.
 	m.Key, m.Value = bytes.Clone(m.Key), bytes.Clone(m.Value)
 	m.Headers = slices.Clone(m.Headers)
-	p.dead.recs = append(p.dead.recs, kafka.DeadRecord{Msg: m, Reason: reason, Class: class})
-	p.dead.bytes += len(m.Key) + len(m.Value)
-	if len(p.dead.recs) >= deadQueueRecords || p.dead.bytes >= deadQueueBytes {
-		return p.flushDeadLetters(ctx)
-	}
-	return nil
+	q.recs = append(q.recs, kafka.DeadRecord{Msg: m, Reason: reason, Class: class})
+	q.bytes += len(m.Key) + len(m.Value)
+	return len(q.recs) >= deadQueueRecords || q.bytes >= deadQueueBytes
 }
 
-// flushDeadLetters writes the queued dead letters, retrying transient
-// failures with backoff (the brokers are away: readiness goes down, as
-// for any broker operation) until every record is written or lost, or ctx
-// ends. A record the dead-letter topic refuses for good, even truncated,
-// is lost: counted, logged at error with its source, and ingest goes on
-// (a refused record retried forever wedged the daemon).
-func (p *pipeline) flushDeadLetters(ctx context.Context) error {
-	pending := p.dead.recs
+// flushDeadLetters writes the dead letters queued in q, retrying
+// transient failures with backoff (the brokers are away: readiness goes
+// down, as for any broker operation) until every record is written or
+// lost, or ctx ends; what became of them is counted in st. A record the
+// dead-letter topic refuses for good, even truncated, is lost: counted,
+// logged at error with its source, and ingest goes on (a refused record
+// retried forever wedged the daemon).
+func (p *pipeline) flushDeadLetters(ctx context.Context, q *deadQueue, st *pipelineStats) error {
+	pending := q.recs
 	if len(pending) == 0 {
 		return nil
 	}
 	write := func(ctx context.Context) error {
 		out, err := p.dlq.Write(ctx, pending)
-		p.settleDead(out)
+		p.settleDead(out, st)
 		pending = out.Retry
 		return err
 	}
 	if err := p.dlqRetry.do(ctx, deadLetterAttempt, write); err != nil {
-		p.dead.recs = pending
+		q.recs = pending
 		m := pending[0].Msg
 		return fmt.Errorf("dead-lettering %d records (the first %s/%d@%d: %s): %w", len(pending), m.Topic, m.Partition, m.Offset, pending[0].Reason, err)
 	}
-	clear(p.dead.recs)
-	p.dead.recs, p.dead.bytes = p.dead.recs[:0], 0
+	clear(q.recs)
+	q.recs, q.bytes = q.recs[:0], 0
 	return nil
 }
 
-// settleDead counts what became of the dead letters of one write.
-func (p *pipeline) settleDead(out kafka.DeadOutcome) {
+// settleDead counts what became of the dead letters of one write, in st
+// (the pipeline's, or the batch's being mined) and the metrics.
+func (p *pipeline) settleDead(out kafka.DeadOutcome, st *pipelineStats) {
 	// Counted per class, not per record: a flood of garbage is when this
 	// runs most.
 	byClass := map[string]int{}
@@ -92,10 +107,10 @@ func (p *pipeline) settleDead(out kafka.DeadOutcome) {
 		// Late edges are dead-lettered too, but counted as late: the
 		// outcomes partition the records.
 		if class == ingest.ClassLate {
-			p.stats.Late += int64(n)
+			st.Late += int64(n)
 			p.pm.records.WithLabelValues("late").Add(float64(n))
 		} else {
-			p.stats.DeadLettered += int64(n)
+			st.DeadLettered += int64(n)
 			p.pm.records.WithLabelValues("dead_lettered").Add(float64(n))
 		}
 		p.im.DeadLettered(class, n)
@@ -107,7 +122,7 @@ func (p *pipeline) settleDead(out kafka.DeadOutcome) {
 		return
 	}
 	for _, l := range out.Lost {
-		p.stats.DeadLetterLost++
+		st.DeadLetterLost++
 		p.pm.records.WithLabelValues(outcomeDeadLetterLost).Inc()
 		p.im.DeadLetterLost(l.Class, 1)
 	}

@@ -4,9 +4,12 @@
 //	        │ undecodable / late ─▶ dead-letter topic                        │
 //	        └◀──────────── offsets committed after the alerts are acked ◀────┘
 //
-// One goroutine (the pipeline) owns the decoder, the reorder buffer, the
-// window and the router, so none of them needs a lock; a fetcher goroutine
-// feeds it records, the query watcher sends it new query sets, and the
+// One goroutine (the pipeline) owns the decoder and the reorder buffer,
+// and hands each released batch to a goroutine of its own that appends it
+// to the window, mines it, writes its alerts and commits, while the
+// pipeline takes the next batch's records in; one batch is mined at a
+// time, so the window, the processor and the router need no lock either
+// (pipeline_batch.go). A fetcher goroutine feeds it records, the query watcher sends it new query sets, and the
 // HTTP server reads metrics, readiness and the status board (status.go:
 // the status page at /, /api/status, and the periodic status line, fed
 // by the pipeline after every batch). Every actor is started and

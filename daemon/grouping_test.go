@@ -58,7 +58,7 @@ func TestCommitWaitsForIncidents(t *testing.T) {
 		if err := router.Flush(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if err := p.commit(context.Background()); err != nil {
+		if err := p.commit(context.Background(), p.committable()); err != nil {
 			t.Fatal(err)
 		}
 	}

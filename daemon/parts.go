@@ -57,6 +57,14 @@ type pipelineParts struct {
 	board *statusBoard
 }
 
+// nodeKeys is the decoder's node dictionary, which the processor shares.
+func (s *pipelineParts) nodeKeys() *window.Keys {
+	if s.dec == nil {
+		return nil
+	}
+	return s.dec.Options().NodeKeys
+}
+
 // newMiner returns the processor and router mining qs, their metrics
 // registered with reg (nil: a scratch pair that only checks qs).
 func (s *pipelineParts) newMiner(qs querySet, reg prometheus.Registerer) (*stream.Processor, *alerts.Router, error) {
@@ -64,7 +72,7 @@ func (s *pipelineParts) newMiner(qs querySet, reg prometheus.Registerer) (*strea
 	proc, err := stream.New(stream.Options{Engine: s.engine, Schema: s.schema, MaxHeld: w.MaxHeldMatches,
 		MaxBytes: int64(w.MaxBytes), MaxNodes: w.MaxNodes, MaxMatchesPerBatch: w.MaxMatchesPerBatch,
 		MaxMineSteps: w.MaxMineSteps, MaxMineTime: w.MaxMineTime,
-		Logger: s.log, Registerer: reg, Backend: s.backend})
+		Logger: s.log, Registerer: reg, Backend: s.backend, NodeKeys: s.nodeKeys()})
 	if err != nil {
 		return nil, nil, err
 	}

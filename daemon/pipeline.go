@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -13,8 +15,9 @@ import (
 	"github.com/motifwatch/motifwatch/stream"
 )
 
-// pipeline is the single goroutine that owns decoder, reorder buffer,
-// processor and router; see the package doc. newPipeline builds it
+// pipeline is the goroutine that owns decoder and reorder buffer, and
+// the processor and router between the batches it has mined on their own
+// goroutine (pipeline_batch.go); see the package doc. newPipeline builds it
 // complete: what the process shares (pipelineParts), how this instance
 // takes part in its group (mode), and where it begins (start).
 type pipeline struct {
@@ -73,8 +76,23 @@ type pipeline struct {
 	// early is the edges the reorder buffer released early (over a cap)
 	// since the last batch, in order: the next batch mines them before
 	// anything newer. Commits happen only in batch, after they are
-	// processed, so the committed offsets never pass them.
-	early []ingest.Edge
+	// processed, so the committed offsets never pass them. earlyBytes is
+	// what they weighed in the buffer. They lie in the reorder buffer
+	// (AppendReleaseRefs) until their batch is collected (Recycle).
+	early      []*ingest.Edge
+	earlyBytes int64
+	// inFlight is the batch being mined on its own goroutine (nil: none;
+	// see pipeline_batch.go); spare holds the mined batches' edge slices
+	// for the next releases (two at most: the batch being mined and the
+	// one released behind it hold the others).
+	inFlight *minedBatch
+	spare    [][]*ingest.Edge
+	// maxBuffered and maxBufferedBytes are the reorder buffer's caps
+	// (window.max_buffered, its share of max_buffered_bytes; 0: none),
+	// which its edges and those of the batch being mined share
+	// (inFlightOverCap).
+	maxBuffered      int
+	maxBufferedBytes int64
 
 	// future is window.max_future; capLimiter rate-limits cap log lines.
 	future     futureCap
@@ -130,6 +148,7 @@ func (s *pipelineParts) newPipeline(qs querySet, st start, m mode) (*pipeline, e
 		dlqRetry:    newRetrier(opDeadLetter, s.log, s.health, s.pm),
 		queries:     querySet{stream: qs.stream, alerts: qs.alerts},
 		next:        map[int]int64{}, endCheckEvery: endCheckInterval(w.IdleTimeout),
+		maxBuffered: w.MaxBuffered, maxBufferedBytes: max(int64(w.MaxBufferedBytes)-s.fetchQueueBytes(), 0),
 		future: newFutureCap(w.MaxFuture, s.schema.TimeUnit, time.Now)}, nil
 }
 
@@ -167,7 +186,7 @@ type querySet struct {
 // run consumes until ctx is done, then finishes the batch in hand, flushes
 // alerts and commits. History records (fed by rebuild before run starts)
 // are already in the reorder buffer.
-func (p *pipeline) run(ctx context.Context) error {
+func (p *pipeline) run(ctx context.Context) (err error) {
 	// work carries the batch in hand: it is not cancelled by shutdown
 	// itself (the batch finishes, its alerts are flushed, its offsets
 	// committed) but shutdown_timeout after it, so a dead sink cannot hold
@@ -176,6 +195,14 @@ func (p *pipeline) run(ctx context.Context) error {
 	defer cancelWork()
 	stopAfter := context.AfterFunc(ctx, func() { time.AfterFunc(p.shutdownTimeout, cancelWork) })
 	defer stopAfter()
+	// Whatever ends the run, the batch being mined finishes first (its
+	// commit included, as it did before batches were mined beside the
+	// intake): nothing may use the processor or the router after run.
+	defer func() {
+		if werr := p.awaitMined(); werr != nil {
+			err = errors.Join(err, werr)
+		}
+	}()
 
 	// The intake (intake.go): the source fetches and decodes ahead.
 	fetchCtx, stopFetch := context.WithCancel(ctx)
@@ -183,9 +210,12 @@ func (p *pipeline) run(ctx context.Context) error {
 	chunks := make(chan *kafka.Chunk)
 	var intake sync.WaitGroup
 	intake.Add(1)
+	// Profiles tell the goroutines apart by label (profileLabel).
+	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels(profileLabel, "pipeline")))
+	defer pprof.SetGoroutineLabels(ctx)
 	go func() {
 		defer intake.Done()
-		p.intake(fetchCtx, chunks)
+		pprof.Do(fetchCtx, pprof.Labels(profileLabel, "intake"), func(ctx context.Context) { p.intake(ctx, chunks) })
 	}()
 	defer func() { stopFetch(); intake.Wait() }()
 
@@ -206,20 +236,39 @@ func (p *pipeline) run(ctx context.Context) error {
 				return err
 			}
 			p.pauseAhead()
+		case <-p.minedDone():
+			if err := p.awaitMined(); err != nil {
+				return err
+			}
 		case <-timer.C:
-			if err := p.batch(work); err != nil {
+			if err := p.startBatch(work); err != nil {
 				return err
 			}
 			timer.Reset(p.maxWait)
 		case qs := <-p.updates:
+			// The processor and router change between batches.
+			if err := p.awaitMined(); err != nil {
+				qs.done <- err
+				return err
+			}
 			qs.done <- p.setQueries(qs)
 		case reply := <-p.snapshots:
+			if err := p.awaitMined(); err != nil {
+				return err
+			}
 			p.snapshot(reply)
 		case <-ctx.Done():
 			return p.finish()
 		}
 	}
 }
+
+// profileLabel is the pprof label that tells the streaming path's
+// goroutines apart in a CPU profile (go tool pprof -tags): pipeline
+// (taking records in, releasing batches), intake (the source's fetches
+// and decoding, when started from it) and mine (a batch's window append,
+// mining, alert write and commit, the CPU engine's workers included).
+const profileLabel = "motifwatch"
 
 // Bounds of single attempts (see retrier.do): a broker that accepts
 // connections but never answers must not stall the pipeline unnoticed.
@@ -251,6 +300,9 @@ func (p *pipeline) finish() error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.shutdownTimeout)
 	defer cancel()
 	p.health.setRunning(false)
+	if err := p.awaitMined(); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
 	if err := p.batch(ctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}

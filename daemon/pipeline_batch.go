@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"math"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"time"
@@ -11,9 +12,80 @@ import (
 	"github.com/motifwatch/motifwatch/stream"
 )
 
+// A batch goes through two goroutines. The pipeline goroutine releases
+// it from the reorder buffer (startBatch) and hands it to a goroutine of
+// its own that appends it to the window, mines it, writes its dead
+// letters and alerts and commits its offsets (mineBatch); meanwhile the
+// pipeline goroutine takes the next batch's records in and releases it.
+// It waits for the batch being mined (awaitMined) only before the window,
+// the processor or the router are touched again: to hand it the next
+// batch, for a query
+// update or a gpm snapshot, when the dead letters it queued fill their
+// queue, when the records it holds and those in flight reach the reorder
+// buffer's caps, and at the end. One batch is mined at a time, so the
+// window, the processor and the router still have one user at a time
+// and need no lock. The result (record accounting, metrics, the batch
+// report) is taken back on the pipeline goroutine (collect).
+
+// minedBatch is one batch between its release and its collection.
+type minedBatch struct {
+	// Set at the release, on the pipeline goroutine.
+	// edges lie in the reorder buffer until collect recycles them
+	// (ingest.Reorder.AppendReleaseRefs): read, never written, meanwhile.
+	edges []*ingest.Edge
+	wm    int64
+	// taken is the committable offsets as of the release (pipeline.taken);
+	// mineBatch lowers them to the held matches' once mined.
+	taken map[int]int64
+	// dead is the dead letters queued up to the release: written before
+	// the batch's alerts and offsets.
+	dead deadQueue
+	// records were taken in since the previous batch, the first fetched
+	// at firstFetch; start is when the release began.
+	records           int
+	firstFetch, start time.Time
+	// stage is the batch's time per stage: taking its records in and
+	// releasing it (pipeline goroutine), then mining it.
+	stage [numStages]time.Duration
+	// buffered is the reorder buffer's edges after the release;
+	// inFlightBytes the released edges' bytes (the caps count them until
+	// collected).
+	buffered      int
+	inFlightBytes int64
+	releasedEarly int64
+
+	// Set by mineBatch; read once done is closed.
+	out *stream.Output
+	// stats holds what mining added: appended, self-loops and the dead
+	// letters written (Alerts and RateLimited aside: alerted).
+	stats                pipelineStats
+	flushed              bool
+	alerted, rateLimited int64
+	windowEdges          int
+	end                  time.Time
+	err                  error
+	done                 chan struct{}
+}
+
+// empty reports whether the batch had nothing to mine (no record taken
+// in, no edge released): a timer's batch that only flushes and commits.
+func (j *minedBatch) empty() bool { return len(j.edges) == 0 && j.records == 0 }
+
 // batch releases what the watermark allows, mines it, writes the alerts
-// and commits what is safe.
+// and commits what is safe, and returns once all that is done (tests,
+// the final batch at shutdown).
 func (p *pipeline) batch(ctx context.Context) error {
+	if err := p.startBatch(ctx); err != nil {
+		return err
+	}
+	return p.awaitMined()
+}
+
+// startBatch releases what the watermark allows, waits for the batch
+// being mined (the window takes one batch at a time) and starts mining
+// the new one (mineBatch), without waiting for that. The release, which
+// only touches the reorder buffer, overlaps the previous batch's mining.
+func (p *pipeline) startBatch(ctx context.Context) error {
 	p.flushCounts()
 	start := time.Now()
 	p.reorder.IgnoreSilenceBefore(p.health.quietFrom())
@@ -21,15 +93,15 @@ func (p *pipeline) batch(ctx context.Context) error {
 	// Edges released early (takeChunk, a cap) go first: they precede
 	// everything still buffered in (t, seq) order.
 	// (The watermark never moves back: this release's covers theirs.)
-	if p.early == nil {
-		p.early = make([]ingest.Edge, 0, p.batchSize)
-	}
-	edges, wm := p.reorder.AppendRelease(p.early)
-	p.early = nil // until the batch is processed (below)
+	before := p.reorder.Bytes()
+	edges, wm := p.reorder.AppendReleaseRefs(p.earlyEdges())
+	j := &minedBatch{edges: edges, wm: wm, start: start, records: p.pending, firstFetch: p.firstFetch,
+		inFlightBytes: p.earlyBytes + before - p.reorder.Bytes(), buffered: p.reorder.Len()}
+	p.early, p.earlyBytes = nil, 0
 	p.stage[stageReorder] += time.Since(start)
-	releasedEarly := p.reorder.Forced() - p.forcedSeen
+	j.releasedEarly = p.reorder.Forced() - p.forcedSeen
 	if f := p.reorder.Forced(); f > p.forcedSeen {
-		p.proc.NoteCap(stream.CapReorder)
+		p.proc.NoteCap(stream.CapReorder) // a counter: safe beside the batch being mined
 		p.capLog(stream.CapReorder, "the reorder buffer released edges before the watermark passed them; later edges at or below it are late",
 			"released_early", f-p.forcedSeen, "watermark", wm, "buffered", p.reorder.Len(), "buffered_bytes", p.reorder.Bytes())
 		p.forcedSeen = f
@@ -38,50 +110,149 @@ func (p *pipeline) batch(ctx context.Context) error {
 	if wm != math.MinInt64 {
 		p.im.SetWatermark(wm, p.schema.TimeUnit, time.Now())
 	}
-	var out *stream.Output
-	if len(edges) > 0 || p.pending > 0 {
-		var err error
-		out, err = p.proc.Process(ctx, edges, wm)
+	// Everything taken in so far is the batch's: its offsets, its dead
+	// letters, its stages (an empty batch leaves the stages to the next).
+	j.taken = p.taken()
+	j.dead, p.dead = p.dead, deadQueue{}
+	p.pending = 0
+	p.pauseAhead()
+	if err := p.awaitMined(); err != nil {
+		return err
+	}
+	if !j.empty() {
+		j.stage, p.stage = p.stage, [numStages]time.Duration{}
+	}
+	p.inFlight = j
+	j.done = make(chan struct{})
+	go func() {
+		defer close(j.done)
+		pprof.Do(ctx, pprof.Labels(profileLabel, "mine"), func(ctx context.Context) { j.err = p.mineBatch(ctx, j) })
+	}()
+	return nil
+}
+
+// earlyEdges returns the slice the next early release appends to: the
+// edges released early so far, or an empty one (a mined batch's, reused:
+// growing a fresh one per batch of 100,000 edges was a third of the
+// pipeline goroutine's time).
+func (p *pipeline) earlyEdges() []*ingest.Edge {
+	if p.early != nil {
+		return p.early
+	}
+	if n := len(p.spare); n > 0 {
+		e := p.spare[n-1]
+		p.spare = p.spare[:n-1]
+		return e
+	}
+	return make([]*ingest.Edge, 0, p.batchSize)
+}
+
+// mineBatch runs on the batch's own goroutine: it appends the batch to
+// the window and mines it, writes its dead letters and alerts, and
+// commits what is safe. It touches the processor, the router, the
+// dead-letter writer, the committer and j, nothing the pipeline goroutine
+// uses meanwhile.
+func (p *pipeline) mineBatch(ctx context.Context, j *minedBatch) error {
+	if !j.empty() {
+		out, err := p.proc.ProcessRefs(ctx, j.edges, j.wm)
 		if err != nil {
 			return err
 		}
-		p.stage[stageWindow] += out.Stages.Window
-		p.stage[stageDeviceSync] += out.Stages.DeviceSync
-		p.stage[stageMine] += out.Stages.Mine
-		if err := p.deadLetterRefused(ctx, out.Refused); err != nil {
+		j.out = out
+		j.stage[stageWindow] += out.Stages.Window
+		j.stage[stageDeviceSync] += out.Stages.DeviceSync
+		j.stage[stageMine] += out.Stages.Mine
+		if err := p.deadLetterRefused(ctx, out.Refused, &j.dead, &j.stats); err != nil {
 			return err
 		}
-		// The processor copied what it keeps: the next release reuses the
-		// slice (growing a fresh one per batch of 100,000 edges was a
-		// third of the pipeline goroutine's time).
-		clear(edges)
-		p.early = edges[:0]
-		p.stats.Appended += int64(out.Appended)
-		p.stats.SelfLoops += int64(out.SelfLoops)
+		// The processor copied what it keeps: the slice is reused (see
+		// earlyEdges), and the edges' room in the reorder buffer (collect).
+		clear(j.edges)
+		j.stats.Appended += int64(out.Appended)
+		j.stats.SelfLoops += int64(out.SelfLoops)
 		p.pm.records.WithLabelValues("appended").Add(float64(out.Appended))
 		p.pm.records.WithLabelValues("self_loop").Add(float64(out.SelfLoops))
 		p.router.Add(out.Alerts)
 		for q, n := range out.Counts {
 			p.router.AddCount(q, n)
 		}
+		j.windowEdges = p.proc.Window().Len()
 	}
 	// Dead letters before alerts and commit: the offsets committed below
 	// cover the dead-lettered records. Both count as alert_write.
 	t := time.Now()
-	if err := p.flushDeadLetters(ctx); err != nil {
+	if err := p.flushDeadLetters(ctx, &j.dead, &j.stats); err != nil {
 		return err
 	}
 	if err := p.flush(ctx); err != nil {
 		return err
 	}
 	t2 := time.Now()
-	p.stage[stageAlertWrite] += t2.Sub(t)
-	p.stats.Alerts, p.stats.RateLimited = p.router.Alerted()
-	if err := p.commit(ctx); err != nil {
+	j.stage[stageAlertWrite] += t2.Sub(t)
+	j.alerted, j.rateLimited = p.router.Alerted()
+	j.flushed = true
+	if err := p.commit(ctx, p.settled(j.taken)); err != nil {
 		return err
 	}
-	end := time.Now()
-	p.stage[stageCommit] += end.Sub(t2)
+	j.end = time.Now()
+	j.stage[stageCommit] += j.end.Sub(t2)
+	return nil
+}
+
+// minedDone is closed once the batch being mined is done (nil: none is).
+func (p *pipeline) minedDone() <-chan struct{} {
+	if p.inFlight == nil {
+		return nil
+	}
+	return p.inFlight.done
+}
+
+// awaitMined waits for the batch being mined, if any (the time counts as
+// the next batch's mine_wait), and collects it: its error, if it failed.
+func (p *pipeline) awaitMined() error {
+	j := p.inFlight
+	if j == nil {
+		return nil
+	}
+	start := time.Now()
+	<-j.done
+	p.stage[stageMineWait] += time.Since(start)
+	return p.collect(j)
+}
+
+// inFlightOverCap reports whether the reorder buffer's edges and those of
+// the batch being mined together exceed a cap of the buffer
+// (window.max_buffered, its share of max_buffered_bytes): taking more in
+// waits for the batch, as it did before batches were mined beside the
+// intake. (Over a cap on its own, the buffer releases early: takeChunk.)
+func (p *pipeline) inFlightOverCap() bool {
+	j := p.inFlight
+	if j == nil {
+		return false
+	}
+	return (p.maxBuffered > 0 && p.reorder.Len()+len(j.edges) > p.maxBuffered) ||
+		(p.maxBufferedBytes > 0 && p.reorder.Bytes()+j.inFlightBytes > p.maxBufferedBytes)
+}
+
+// collect takes a mined batch back on the pipeline goroutine: its record
+// accounting, metrics, status and report.
+func (p *pipeline) collect(j *minedBatch) error {
+	p.inFlight = nil
+	// Its edges' room goes back to the reorder buffer (they were handed
+	// out first of those not recycled: batches are collected in release
+	// order, and the batch released behind it, and edges released early
+	// for the one after, came after).
+	p.reorder.Recycle(len(j.edges))
+	p.stats.add(j.stats)
+	if j.flushed {
+		p.stats.Alerts, p.stats.RateLimited = j.alerted, j.rateLimited
+	}
+	if j.err != nil {
+		return j.err
+	}
+	if cap(j.edges) > 0 && len(p.spare) < 2 {
+		p.spare = append(p.spare, j.edges[:0])
+	}
 	var lag int64
 	if l, ok := p.src.(interface{ Lag() map[int]int64 }); ok {
 		for part, n := range l.Lag() {
@@ -90,33 +261,35 @@ func (p *pipeline) batch(ctx context.Context) error {
 		}
 	}
 	if p.board != nil {
-		st := batchStatus{records: p.pending, lag: lag, watermark: wm, hasWatermark: wm != math.MinInt64, buffered: p.reorder.Len()}
-		if out != nil {
+		st := batchStatus{records: j.records, lag: lag, watermark: j.wm, hasWatermark: j.wm != math.MinInt64, buffered: j.buffered}
+		if out := j.out; out != nil {
 			st.edges, st.matches = out.Appended, matchesOf(out)
-			st.hasWindow, st.windowEdges, st.windowBytes = true, p.proc.Window().Len(), out.WindowBytes
+			st.hasWindow, st.windowEdges, st.windowBytes = true, j.windowEdges, out.WindowBytes
 		}
 		p.board.batch(st)
 	}
-	p.pm.batch(len(edges), end.Sub(start))
-	if len(edges) > 0 || p.pending > 0 {
-		r := BatchReport{Records: p.pending, Edges: len(edges), Stages: p.stage, Done: end,
-			Late: int(p.stats.Late - p.reported.Late), DeadLettered: int(p.stats.DeadLettered - p.reported.DeadLettered),
-			ReleasedEarly: int(releasedEarly)}
-		p.reported = p.stats
-		if p.pending > 0 {
-			r.Latency, r.FirstFetched = end.Sub(p.firstFetch), p.firstFetch
-			p.pm.latencySeconds.Observe(r.Latency.Seconds())
+	p.pm.batch(len(j.edges), j.end.Sub(j.start))
+	if j.empty() {
+		// Its flush and commit count towards the next batch.
+		for i, d := range j.stage {
+			p.stage[i] += d
 		}
-		for i, d := range p.stage {
-			p.pm.stages[i].Observe(d.Seconds())
-		}
-		if p.onBatch != nil {
-			p.onBatch(r)
-		}
-		p.stage = [numStages]time.Duration{}
+		return nil
 	}
-	p.pending = 0
-	p.pauseAhead()
+	r := BatchReport{Records: j.records, Edges: len(j.edges), Stages: j.stage, Done: j.end,
+		Late: int(p.stats.Late - p.reported.Late), DeadLettered: int(p.stats.DeadLettered - p.reported.DeadLettered),
+		ReleasedEarly: int(j.releasedEarly)}
+	p.reported = p.stats
+	if j.records > 0 {
+		r.Latency, r.FirstFetched = j.end.Sub(j.firstFetch), j.firstFetch
+		p.pm.latencySeconds.Observe(r.Latency.Seconds())
+	}
+	for i, d := range j.stage {
+		p.pm.stages[i].Observe(d.Seconds())
+	}
+	if p.onBatch != nil {
+		p.onBatch(r)
+	}
 	return nil
 }
 

@@ -6,13 +6,14 @@ import (
 )
 
 // commit commits the offsets of the newest batch whose matches are all
-// durable. Match records are durable when Flush returns, but count-mode
+// durable; offsets are the committable offsets of the batch just
+// flushed. Match records are durable when Flush returns, but count-mode
 // and rate-limited matches wait in the router's tallies until their
 // interval's records are written (alerts.Router.Settled): until then the
 // batch's offsets wait in a queue, so a crash re-reads those records
 // instead of losing their counts.
-func (p *pipeline) commit(ctx context.Context) error {
-	offsets := p.unsettled.push(p.committable(), p.router.Settled())
+func (p *pipeline) commit(ctx context.Context, offsets map[int]int64) error {
+	offsets = p.unsettled.push(offsets, p.router.Settled())
 	if offsets == nil {
 		return nil
 	}
@@ -29,21 +30,38 @@ func (p *pipeline) commit(ctx context.Context) error {
 
 // committable returns, per partition, the offset up to which everything
 // is settled: fetched, and neither waiting in the reorder buffer nor the
-// last edge of a held match.
-func (p *pipeline) committable() map[int]int64 {
+// last edge of a held match. Only while no batch is being mined (it
+// reads the processor).
+func (p *pipeline) committable() map[int]int64 { return p.settled(p.taken()) }
+
+// taken returns, per partition read, the offset up to which every record
+// taken in has left the reorder buffer: the committable offsets as of a
+// batch's release, before the processor's held matches (settled) lower
+// them. Records taken in later (while the batch is mined) have higher
+// offsets, so they never count as handled by it.
+func (p *pipeline) taken() map[int]int64 {
 	out := make(map[int]int64, len(p.next))
 	for part, next := range p.next {
 		out[part] = next
 	}
-	for _, mins := range []map[int]int64{p.reorder.MinOffsets(), p.proc.HeldMinOffsets()} {
-		for part, off := range mins {
-			// Only partitions this pipeline has read: one whose buffer holds
-			// History alone is at the commit it started from, and a member
-			// standing by must never write its start position over the
-			// active member's progress.
-			if cur, ok := out[part]; ok && off < cur {
-				out[part] = off
-			}
+	for part, off := range p.reorder.MinOffsets() {
+		// Only partitions this pipeline has read: one whose buffer holds
+		// History alone is at the commit it started from, and a member
+		// standing by must never write its start position over the
+		// active member's progress.
+		if cur, ok := out[part]; ok && off < cur {
+			out[part] = off
+		}
+	}
+	return out
+}
+
+// settled lowers the offsets taken returned (modifying them) to the
+// oldest last edge of a held match, after the batch's Process.
+func (p *pipeline) settled(out map[int]int64) map[int]int64 {
+	for part, off := range p.proc.HeldMinOffsets() {
+		if cur, ok := out[part]; ok && off < cur {
+			out[part] = off
 		}
 	}
 	// History edges still buffered are below the commit this pipeline

@@ -11,14 +11,15 @@ import (
 )
 
 // takeChunk takes a decoded chunk in, record by record, closing a batch
-// whenever batch_size records are pending.
+// whenever batch_size records are pending: it is mined on its own
+// goroutine while the next records are taken in (startBatch).
 func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 	defer p.flushCounts()
 	p.stage[stageFetch] += c.FetchTime
 	p.stage[stageDecode] += c.DecodeTime
 	start := time.Now()
 	for i := range c.Recs {
-		if err := p.takeDecoded(ctx, &c.Recs[i], c.Fetched, c.Edges[i], c.Errs[i]); err != nil {
+		if err := p.takeDecoded(ctx, &c.Recs[i], c.Fetched, &c.Edges[i], c.Errs[i]); err != nil {
 			return err
 		}
 		// A batch closes at batch_size records. A reorder buffer over a
@@ -26,12 +27,24 @@ func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 		// must not wait for batch_size) without closing it: a batch per
 		// release would mine a backlog whose partitions run apart in
 		// event time a few edges at a time.
+		//
+		// The batch being mined counts towards the caps too: over them,
+		// taking in waits for it (not counted as reorder time).
+		if p.inFlightOverCap() {
+			p.stage[stageReorder] += time.Since(start)
+			if err := p.awaitMined(); err != nil {
+				return err
+			}
+			start = time.Now()
+		}
 		if p.reorder.OverCap() {
-			p.early, _ = p.reorder.AppendRelease(p.early)
+			before := p.reorder.Bytes()
+			p.early, _ = p.reorder.AppendReleaseRefs(p.earlyEdges())
+			p.earlyBytes += before - p.reorder.Bytes()
 		}
 		if p.pending >= p.batchSize || len(p.early) >= p.batchSize {
 			p.stage[stageReorder] += time.Since(start)
-			if err := p.batch(ctx); err != nil {
+			if err := p.startBatch(ctx); err != nil {
 				return err
 			}
 			start = time.Now()
@@ -63,7 +76,7 @@ func (p *pipeline) take(ctx context.Context, m kafka.Message) error {
 		e.Raw = m.Value
 	}
 	defer p.flushCounts()
-	return p.takeDecoded(ctx, &m, time.Now(), e, err)
+	return p.takeDecoded(ctx, &m, time.Now(), &e, err)
 }
 
 // uncountedRecords are records taken in and not yet added to the ingest
@@ -98,9 +111,9 @@ func (p *pipeline) flushCounts() {
 }
 
 // takeDecoded takes record m (fetched at fetched, decoded into e or err)
-// into the reorder buffer, or dead-letters it.
-func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched time.Time, e ingest.Edge, err error) error {
-	m := *mp
+// into the reorder buffer, or dead-letters it. It may mark *e (History,
+// Replayed); the buffer keeps a copy.
+func (p *pipeline) takeDecoded(ctx context.Context, m *kafka.Message, fetched time.Time, e *ingest.Edge, err error) error {
 	if next, ok := p.next[m.Partition]; ok && m.Offset < next {
 		// After a broker outage the consumer rejoins its group and starts
 		// again from the committed offset: these records are already in
@@ -112,7 +125,7 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 		}
 		return nil
 	}
-	if err := p.guard.check(ctx, &m, p.next); err != nil {
+	if err := p.guard.check(ctx, m, p.next); err != nil {
 		return err
 	}
 	p.stats.Records++
@@ -136,7 +149,7 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 		// A partition whose last record is dead-lettered must still be
 		// able to go idle, or its buffered edges would wait for more.
 		p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
-		return p.deadLetter(ctx, m, class, err.Error())
+		return p.deadLetter(ctx, *m, class, err.Error())
 	}
 	p.stats.Decoded++
 	p.uncounted.decoded++
@@ -152,10 +165,10 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 		}
 	}
 	p.reorder.SetPending(m.Partition, m.Offset+1 < m.HighWaterMark)
-	if refused, err := p.refuseFuture(ctx, m, &e); refused || err != nil {
+	if refused, err := p.refuseFuture(ctx, *m, e); refused || err != nil {
 		return err
 	}
-	if !p.reorder.Add(e) {
+	if !p.reorder.AddFrom(e) {
 		return nil
 	}
 	if !duty {
@@ -163,7 +176,7 @@ func (p *pipeline) takeDecoded(ctx context.Context, mp *kafka.Message, fetched t
 		return nil
 	}
 	p.im.Late(1)
-	return p.deadLetter(ctx, m, "late", fmt.Sprintf("late edge: t=%d is not after the watermark %d", e.T, p.reorder.Watermark()))
+	return p.deadLetter(ctx, *m, "late", fmt.Sprintf("late edge: t=%d is not after the watermark %d", e.T, p.reorder.Watermark()))
 }
 
 // onDuty reports whether the record at offset of partition is this

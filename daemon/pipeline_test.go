@@ -67,7 +67,7 @@ func TestCommitWaitsForCountRecords(t *testing.T) {
 	if err := router.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.commit(context.Background()); err != nil {
+	if err := p.commit(context.Background(), p.committable()); err != nil {
 		t.Fatal(err)
 	}
 	if len(src.commits) != 0 {
@@ -78,7 +78,7 @@ func TestCommitWaitsForCountRecords(t *testing.T) {
 	if err := router.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.commit(context.Background()); err != nil {
+	if err := p.commit(context.Background(), p.committable()); err != nil {
 		t.Fatal(err)
 	}
 	if sink.n != 1 || len(src.commits) != 1 || src.commits[0][0] != 20 {

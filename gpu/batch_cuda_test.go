@@ -5,6 +5,7 @@ package gpu_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/oracle"
 )
 
 // BenchmarkBatchOverWindow is issue 16's streaming goal and its "no
@@ -23,7 +25,8 @@ import (
 // call must cost in proportion to the batch, not the window. Reported:
 // the ten calls together per batch (batch-ms) and the slowest query's
 // median call (max-query-ms), medians over b.N batches, and the kernels'
-// share (kernel-ms/batch, a mean).
+// share (kernel-ms/batch, a mean). fused-batch=N: the ten queries as one
+// MineBatch call.
 func BenchmarkBatchOverWindow(b *testing.B) {
 	path := os.Getenv("MOTIFWATCH_WINDOW_GRAPH")
 	if path == "" {
@@ -89,5 +92,143 @@ func BenchmarkBatchOverWindow(b *testing.B) {
 			b.ReportMetric(float64(matches)/float64(b.N), "matches")
 			b.Logf("window %d edges, batch %d, per-query median ms:%s (slowest %s)", w.Len(), batch, line, worstName)
 		})
+		// The same ten queries as one MineBatch call (one launch), checked
+		// against the plan-by-plan counts.
+		b.Run(fmt.Sprintf("fused-batch=%d", batch), func(b *testing.B) {
+			req := motif.Request{Range: motif.Range{Lo: w.End() - batch, Hi: w.End()}, Horizon: w.LastT()}
+			var want []int64
+			for _, p := range plans {
+				r, err := e.Mine(context.Background(), w, p, req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				want = append(want, r.Matches+r.Open)
+			}
+			var batches []time.Duration
+			var matches int64
+			mine0 := e.Stats()[0].Mine
+			b.ResetTimer()
+			for range b.N {
+				t0 := time.Now()
+				rs, err := e.MineBatch(context.Background(), w, plans, req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				batches = append(batches, time.Since(t0))
+				for i, r := range rs {
+					if r.Matches+r.Open != want[i] {
+						b.Fatalf("%s: MineBatch %d matches, Mine %d", names[i], r.Matches+r.Open, want[i])
+					}
+					matches += r.Matches + r.Open
+				}
+			}
+			slices.Sort(batches)
+			b.ReportMetric(batches[len(batches)/2].Seconds()*1e3, "batch-ms")
+			b.ReportMetric((e.Stats()[0].Mine-mine0).Seconds()*1e3/float64(b.N), "kernel-ms/batch")
+			b.ReportMetric(float64(matches)/float64(b.N), "matches")
+		})
+	}
+}
+
+// TestDiffGPUBatch: MineBatch's shared launches (queries of different
+// sizes, predicates and anti-edges side by side, more than one launch's
+// worth of them) count what the oracle counts for each query, with the
+// default options and with every work-sharing kind forced (each task
+// carries its query), and plan by plan where a batch cannot share a
+// launch (two logical devices).
+func TestDiffGPUBatch(t *testing.T) {
+	engs := testEngines(t)
+	forced, err := gpu.New(gpu.Options{Devices: []int{0}, TailSubtract: 1, PairMin: 1, ExpandRun: 3, SplitTail: 2, SplitRun: 1,
+		RootGuide: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer forced.Close()
+	batchEngs := map[string]*gpu.Engine{"1dev": engs["1dev"], "1dev-forced-splits": forced, "2part (plan by plan)": engs["2part-tinybuf-subtract"]}
+	cases := 400
+	if testing.Short() {
+		cases = 60
+	}
+	for i := 0; i < cases; i++ {
+		rng := rand.New(rand.NewPCG(13, uint64(i)))
+		w := oracle.RandomWindow(rng, oracle.DefaultWindowConfig())
+		nq := 1 + rng.IntN(20)
+		var plans []*motif.Plan
+		var queries []*motif.Query
+		for range nq {
+			q := oracle.RandomQuery(rng, oracle.DefaultQueryConfig())
+			p, err := motif.Compile(q, w)
+			if err != nil {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			plans, queries = append(plans, p), append(queries, q)
+		}
+		r := motif.WholeWindow(w)
+		h := motif.Batch
+		if w.Len() > 0 && rng.IntN(2) == 0 {
+			h = w.T(w.First() + int64(w.Len())/2)
+		}
+		if rng.IntN(3) == 0 && w.Len() > 1 {
+			r.Lo += rng.Int64N(int64(w.Len()))
+		}
+		want := make([]motif.Result, nq)
+		for j, q := range queries {
+			o, err := oracle.New(w, q)
+			if err != nil {
+				t.Fatalf("case %d query %d: oracle: %v", i, j, err)
+			}
+			for _, m := range o.Mine(r, h) {
+				if m.Open {
+					want[j].Open++
+				} else {
+					want[j].Matches++
+				}
+			}
+		}
+		for name, e := range batchEngs {
+			got, err := e.MineBatch(context.Background(), w, plans, motif.Request{Range: r, Horizon: h})
+			if err != nil {
+				t.Fatalf("case %d engine %s: %v", i, name, err)
+			}
+			for j := range plans {
+				if got[j].Matches != want[j].Matches || got[j].Open != want[j].Open {
+					t.Fatalf("case %d engine %s query %d of %d range %v horizon %d: %d final %d open, oracle %d final %d open\n%s%s%s",
+						i, name, j, nq, r, h, got[j].Matches, got[j].Open, want[j].Matches, want[j].Open,
+						oracle.FormatWindow(w), oracle.FormatQuery(queries[j]), plans[j])
+				}
+				if wantRoots := max(r.Hi-max(r.Lo, w.First()), 0); r.Hi > r.Lo && w.Len() > 0 && got[j].Roots != wantRoots {
+					t.Fatalf("case %d engine %s query %d: %d roots, want %d", i, name, j, got[j].Roots, wantRoots)
+				}
+			}
+		}
+	}
+}
+
+// TestCollegeMsgBatchEqualsCPU: the fourteen built-in queries as one
+// MineBatch call (one launch) on CollegeMsg at three deltas, whole window
+// and its last 2,000 edges, equal to the CPU engine query by query.
+func TestCollegeMsgBatchEqualsCPU(t *testing.T) {
+	e := testEngines(t)["1dev"]
+	w := loadCollegeMsg(t)
+	cpu := motif.NewCPU(0)
+	for _, delta := range []int64{600, 3600, 86400} {
+		var plans []*motif.Plan
+		for _, name := range builtins() {
+			plans = append(plans, compileBuiltin(t, w, name, delta))
+		}
+		for _, r := range []motif.Range{motif.WholeWindow(w), {Lo: w.End() - 2000, Hi: w.End()}} {
+			req := motif.Request{Range: r, Horizon: w.LastT()}
+			got, err := e.MineBatch(context.Background(), w, plans, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, p := range plans {
+				want := count(t, cpu, w, p, req)
+				if got[j].Matches != want.Matches || got[j].Open != want.Open {
+					t.Errorf("%s delta %d range %v: batch %d (open %d), CPU %d (open %d)", p.Query.Name, delta, r, got[j].Matches, got[j].Open,
+						want.Matches, want.Open)
+				}
+			}
+		}
 	}
 }

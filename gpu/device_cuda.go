@@ -32,7 +32,7 @@ type device struct {
 	fns   map[string]cu.Function
 	planP cu.DevicePtr
 	planF cu.DevicePtr
-	plan  *encodedPlan // what P and PF hold now (nil: unknown)
+	plans [maxQueries]*encodedPlan // what P and PF hold now, per query slot (nil: unknown)
 
 	pool pool
 	win  devWindow
@@ -125,7 +125,7 @@ func (d *device) start(o Options) error {
 	default:
 		return fmt.Errorf("gpu: occupancy %d: the mining kernel is built for 4, 5, 6 or 8 blocks per multiprocessor", o.Occupancy)
 	}
-	if d.ctl, err = d.pool.get(d, ctlSlots*8); err != nil {
+	if d.ctl, err = d.pool.get(d, maxQueries*ctlSlots*8); err != nil {
 		return err
 	}
 	if d.queue, err = d.pool.get(d, d.queueCap*taskBytes); err != nil {

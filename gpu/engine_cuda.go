@@ -27,7 +27,7 @@ const (
 	cRootNext, cMatches, cOpen, cActive, cLock, cQSize, cOverflow, cOutCount, cSplits, cIdle, cRoots = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 	cSteps, cBudget, cTrunc, cNsLeft                                                                 = 11, 12, 13, 14
 	ctlSlots                                                                                         = 16
-	taskBytes                                                                                        = (maxK*2 + maxN + 7) * 8
+	taskBytes                                                                                        = (maxK*2 + maxN + 8) * 8
 	recSlots                                                                                         = maxK + 1
 	notOpen                                                                                          = -1 << 63
 	warpsPerBlock                                                                                    = 4
@@ -152,14 +152,11 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	if lo >= hi {
 		return motif.Result{}, ctx.Err()
 	}
-	enc, err := encodePlan(p, req.Sink == nil)
+	enc, err := e.encode(p, req.Sink == nil)
 	if err != nil {
 		return motif.Result{}, err
 	}
-	enc.P[pTailSub], enc.P[pPairMin], enc.P[pGallop] = int64(e.opts.TailSubtract), int64(e.opts.PairMin), boolInt(!e.opts.NoGallop)
-	enc.P[pExpand], enc.P[pSplitTail] = max(int64(e.opts.ExpandRun), 0), max(int64(e.opts.SplitTail), 0)
-	enc.P[pSplitRun], enc.P[pGuide] = max(int64(e.opts.SplitRun), 0), max(int64(e.opts.RootGuide), 0)
-	needPairs := len(p.Antis) > 0 || e.opts.PairMin >= 0 || (e.opts.TailSubtract >= 0 && enc.P[pTally] != 0)
+	needPairs := e.needPairs(p, enc)
 	if len(e.devs) == 0 {
 		return motif.Result{}, ErrNoDevice
 	}
@@ -268,7 +265,10 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 					if err != nil {
 						return err
 					}
-					r, err = d.mine(enc, c.Lo, c.Hi, req.Horizon, mask, req.Sink != nil, emit, limitOf)
+					rs, err := d.mine([]*encodedPlan{enc}, c.Lo, c.Hi, req.Horizon, mask, req.Sink != nil, emit, limitOf)
+					if len(rs) > 0 {
+						r = rs[0]
+					}
 					return err
 				})
 				if err != nil && !errors.Is(err, errStopped) {
@@ -299,6 +299,102 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 }
 
 var errStopped = errors.New("gpu: sink stopped mining")
+
+// encode lays p out for the kernel with the engine's options (the same
+// option slots in every plan: the kernel reads them from query 0's).
+func (e *Engine) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
+	enc, err := encodePlan(p, count)
+	if err != nil {
+		return nil, err
+	}
+	enc.P[pTailSub], enc.P[pPairMin], enc.P[pGallop] = int64(e.opts.TailSubtract), int64(e.opts.PairMin), boolInt(!e.opts.NoGallop)
+	enc.P[pExpand], enc.P[pSplitTail] = max(int64(e.opts.ExpandRun), 0), max(int64(e.opts.SplitTail), 0)
+	enc.P[pSplitRun], enc.P[pGuide] = max(int64(e.opts.SplitRun), 0), max(int64(e.opts.RootGuide), 0)
+	return enc, nil
+}
+
+// needPairs: mining p needs the pair-ordered adjacency (anti-edges, or an
+// option that reads closing edges or counted last steps from it).
+func (e *Engine) needPairs(p *motif.Plan, enc *encodedPlan) bool {
+	return len(p.Antis) > 0 || e.opts.PairMin >= 0 || (e.opts.TailSubtract >= 0 && enc.P[pTally] != 0)
+}
+
+// MineBatch counts the matches of several plans over the same request
+// (a streaming batch's queries over its new edges), one result per plan.
+// On one device with the window mirrored whole, a count-mode request
+// without a root mask, budget or deadline mines up to maxQueries plans in
+// one launch: the warps that finish one query's roots go on to the
+// next's, so the batch pays one launch, one synchronisation and one tail
+// instead of one per query. Any other request is mined plan by plan
+// (Mine), with the same results.
+func (e *Engine) MineBatch(ctx context.Context, w *window.Window, plans []*motif.Plan, req motif.Request) ([]motif.Result, error) {
+	if req.Sink != nil {
+		return nil, errors.New("gpu: MineBatch counts: the request has a sink")
+	}
+	out := make([]motif.Result, len(plans))
+	if !e.batchable(w, req) {
+		for i, p := range plans {
+			r, err := e.Mine(ctx, w, p, req)
+			if err != nil {
+				return out, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	lo, hi := max(req.Range.Lo, w.First()), min(req.Range.Hi, w.End())
+	if lo >= hi || len(plans) == 0 {
+		return out, ctx.Err()
+	}
+	encs := make([]*encodedPlan, len(plans))
+	needPairs := false
+	for i, p := range plans {
+		enc, err := e.encode(p, true)
+		if err != nil {
+			return out, err
+		}
+		encs[i] = enc
+		needPairs = needPairs || e.needPairs(p, enc)
+	}
+	if err := e.syncAll(ctx, w); err != nil {
+		return out, err
+	}
+	d := e.devs[0]
+	noLimit := func() (int64, int64, bool) { return 0, 0, false }
+	for at := 0; at < len(encs); at += maxQueries {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		group := encs[at:min(at+maxQueries, len(encs))]
+		err := d.do(func() error {
+			t0 := time.Now()
+			err := d.buildIndexes(needPairs)
+			d.syncTime += time.Since(t0)
+			if err != nil {
+				return err
+			}
+			rs, err := d.mine(group, lo, hi, req.Horizon, nil, false, nil, noLimit)
+			copy(out[at:], rs)
+			return err
+		})
+		if err != nil {
+			return out, err
+		}
+	}
+	if req.Progress != nil {
+		req.Progress.Add((hi - lo) * int64(len(plans))) // as plan-by-plan calls add it
+	}
+	return out, ctx.Err()
+}
+
+// batchable: MineBatch can mine req's plans in shared launches.
+func (e *Engine) batchable(w *window.Window, req motif.Request) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.devs) == 1 && e.partitionEdges(w) == 0 && req.RootMask == nil && !req.Limited()
+}
 
 // partitionEdges is the root count of a time partition, or 0 when the
 // whole window fits every device (replicated mirrors).
@@ -356,24 +452,22 @@ func splitRoots(lo, hi int64, n int) []motif.Range {
 // relaunching: warps that found it full saved their unfinished subtrees in
 // the device queue, so nothing is lost or repeated.
 //
+// encs are the queries mined over those roots in one launch (one in
+// enumerate mode), one result each; the work done (Steps) is the
+// launch's, reported on the first.
+//
 // limit returns the budget (steps) and time (ns) left, 0 for none, or
 // over when one is spent: the kernel stops its warps at them (C_TRUNC),
 // and a truncated launch is not resumed.
-func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enumerate bool, emit func([]int64, int) error,
-	limit func() (budget, nsLeft int64, over bool)) (motif.Result, error) {
-	var r motif.Result
-	// The plan stays resident in constant memory: a call with the plan of
-	// the call before (a query mined batch after batch, the chunks of one
-	// call) uploads nothing.
-	if d.plan == nil || d.plan.P != enc.P || d.plan.PF != enc.PF {
-		d.plan = nil // a failed copy leaves the device's plan unknown
-		if err := d.htod(d.planP, unsafe.Pointer(&enc.P[0]), int64(len(enc.P))*8); err != nil {
-			return r, err
-		}
-		if err := d.htod(d.planF, unsafe.Pointer(&enc.PF[0]), int64(len(enc.PF))*8); err != nil {
-			return r, err
-		}
-		d.plan = enc
+func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, enumerate bool, emit func([]int64, int) error,
+	limit func() (budget, nsLeft int64, over bool)) ([]motif.Result, error) {
+	nq := len(encs)
+	if nq == 0 || nq > maxQueries || (enumerate && nq > 1) {
+		return nil, fmt.Errorf("gpu: %d queries in one launch (at most %d, one when enumerating)", nq, maxQueries)
+	}
+	rs := make([]motif.Result, nq)
+	if err := d.uploadPlans(encs); err != nil {
+		return rs, err
 	}
 	maskPtr := cu.DevicePtr(0)
 	if mask != nil {
@@ -382,12 +476,12 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 			d.pool.put(d.mask)
 			var err error
 			if d.mask, err = d.pool.get(d, n); err != nil {
-				return r, err
+				return rs, err
 			}
 			d.maskCap = sizeClass(n)
 		}
 		if err := d.htod(d.mask, unsafe.Pointer(&mask[0]), n); err != nil {
-			return r, err
+			return rs, err
 		}
 		maskPtr = d.mask
 	}
@@ -397,7 +491,7 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 		if d.out == 0 {
 			var err error
 			if d.out, err = d.pool.get(d, d.outCap*recSlots*8); err != nil {
-				return r, err
+				return rs, err
 			}
 		}
 		outPtr, outCap = d.out, d.outCap
@@ -409,32 +503,35 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 	if splitCap < 0 {
 		splitCap = 0
 	}
-	// ctl is the control block as the next launch starts from it: zero
-	// the first time, then as the last launch left it with the output
-	// count and the overflow flag cleared (C_STEPS goes on across this
-	// call's launches, as the budget left by other chunks does). One copy
-	// up per launch, one down.
-	var ctl [ctlSlots]uint64
+	// ctl is the control blocks (one per query; the scheduling slots are
+	// the first's) as the next launch starts from them: zero the first
+	// time, then as the last launch left them with the output count and
+	// the overflow flag cleared (C_STEPS goes on across this call's
+	// launches, as the budget left by other chunks does). One copy up per
+	// launch, one down.
+	var ctlBuf [maxQueries * ctlSlots]uint64
+	ctl := ctlBuf[:nq*ctlSlots]
+	truncated := false
 	for {
 		budget, nsLeft, over := limit()
 		if over {
-			r.Truncated = true
+			truncated = true
 			break
 		}
 		ctl[cBudget], ctl[cNsLeft] = uint64(budget), uint64(nsLeft)
-		if err := d.htod(d.ctl, unsafe.Pointer(&ctl[0]), ctlSlots*8); err != nil {
-			return r, err
+		if err := d.htod(d.ctl, unsafe.Pointer(&ctl[0]), int64(len(ctl))*8); err != nil {
+			return rs, err
 		}
 		t0 := time.Now()
 		if err := d.launch(d.kernel, grid, warpsPerBlock*32, d.win.win, lo, hi, horizon, maskPtr, d.ctl, d.queue,
-			d.queueCap, splitCap, outPtr, outCap, boolInt(enumerate)); err != nil {
-			return r, err
+			d.queueCap, splitCap, outPtr, outCap, boolInt(enumerate), int64(nq)); err != nil {
+			return rs, err
 		}
 		if err := d.sync("mine"); err != nil {
-			return r, err
+			return rs, err
 		}
-		if err := d.dtoh(unsafe.Pointer(&ctl[0]), d.ctl, ctlSlots*8); err != nil {
-			return r, err
+		if err := d.dtoh(unsafe.Pointer(&ctl[0]), d.ctl, int64(len(ctl))*8); err != nil {
+			return rs, err
 		}
 		t1 := time.Now()
 		d.mineTime += t1.Sub(t0)
@@ -443,17 +540,17 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 				d.host = make([]int64, n*recSlots)
 			}
 			if err := d.dtoh(unsafe.Pointer(&d.host[0]), d.out, n*recSlots*8); err != nil {
-				return r, err
+				return rs, err
 			}
 			err := emit(d.host, int(n))
 			d.drainTime += time.Since(t1)
 			if err != nil {
-				r.Matches, r.Open = int64(ctl[cMatches]), int64(ctl[cOpen])
-				return r, err
+				rs[0].Matches, rs[0].Open = int64(ctl[cMatches]), int64(ctl[cOpen])
+				return rs, err
 			}
 		}
 		if ctl[cTrunc] != 0 {
-			r.Truncated = true
+			truncated = true
 			break
 		}
 		if ctl[cOverflow] == 0 {
@@ -461,19 +558,44 @@ func (d *device) mine(enc *encodedPlan, lo, hi, horizon int64, mask []bool, enum
 		}
 		ctl[cOverflow], ctl[cOutCount] = 0, 0
 	}
-	r.Matches, r.Open, r.Splits, r.Steps = int64(ctl[cMatches]), int64(ctl[cOpen]), int64(ctl[cSplits]), int64(ctl[cSteps])
 	// Roots counts the unmasked positions, as the CPU engine does (the
 	// kernel's own count covers every position it claimed).
-	r.Roots = hi - lo
+	roots := hi - lo
 	if mask != nil {
-		r.Roots = 0
+		roots = 0
 		for _, m := range mask {
 			if m {
-				r.Roots++
+				roots++
 			}
 		}
 	}
-	return r, nil
+	for q := range rs {
+		c := ctl[q*ctlSlots:]
+		rs[q] = motif.Result{Matches: int64(c[cMatches]), Open: int64(c[cOpen]), Splits: int64(c[cSplits]), Roots: roots,
+			Truncated: truncated}
+	}
+	rs[0].Steps = int64(ctl[cSteps])
+	return rs, nil
+}
+
+// uploadPlans makes the constant plans hold encs, query q at slot q. The
+// plans stay resident: a slot that holds its plan already (a query mined
+// batch after batch, the chunks of one call) is not copied again.
+func (d *device) uploadPlans(encs []*encodedPlan) error {
+	for q, enc := range encs {
+		if old := d.plans[q]; old != nil && old.P == enc.P && old.PF == enc.PF {
+			continue
+		}
+		d.plans[q] = nil // a failed copy leaves the slot's plan unknown
+		if err := d.htod(d.planP+cu.DevicePtr(q*planLen*8), unsafe.Pointer(&enc.P[0]), int64(len(enc.P))*8); err != nil {
+			return err
+		}
+		if err := d.htod(d.planF+cu.DevicePtr(q*pfSize*8), unsafe.Pointer(&enc.PF[0]), int64(len(enc.PF))*8); err != nil {
+			return err
+		}
+		d.plans[q] = enc
+	}
+	return nil
 }
 
 func boolInt(b bool) int64 {

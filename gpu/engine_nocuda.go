@@ -30,6 +30,11 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	return motif.Result{}, ErrNoDevice
 }
 
+// MineBatch fails: no devices.
+func (e *Engine) MineBatch(ctx context.Context, w *window.Window, plans []*motif.Plan, req motif.Request) ([]motif.Result, error) {
+	return nil, ErrNoDevice
+}
+
 // Prepare fails: no devices.
 func (e *Engine) Prepare(ctx context.Context, w *window.Window) error { return ErrNoDevice }
 

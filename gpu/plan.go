@@ -11,16 +11,19 @@ import (
 // kernels/temporal.cu; TestPlanLayoutMatchesKernel checks them against the
 // source so the two cannot drift apart.
 const (
-	maxK     = 8
-	maxN     = 9
-	maxPred  = 16
-	maxAnti  = 8
-	maxList  = 96
-	pfList   = 32
-	pfSize   = 128
-	stepSize = 16
-	predSize = 10
-	antiSize = 4
+	maxK    = 8
+	maxN    = 9
+	maxPred = 16
+	maxAnti = 8
+	maxList = 96
+	pfList  = 32
+	pfSize  = 128
+	// maxQueries plans fit in constant memory side by side (MAXQ): one
+	// launch mines up to this many queries (Engine.MineBatch).
+	maxQueries = 16
+	stepSize   = 16
+	predSize   = 10
+	antiSize   = 4
 
 	pK     = 0
 	pN     = 1

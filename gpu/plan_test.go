@@ -46,7 +46,7 @@ func TestPlanLayoutMatchesKernel(t *testing.T) {
 		return n
 	}
 	for name, want := range map[string]int64{
-		"MAXK": maxK, "MAXN": maxN, "MAXPRED": maxPred, "MAXANTI": maxAnti, "PF_LIST": pfList,
+		"MAXQ": maxQueries, "PF_SIZE": pfSize, "MAXK": maxK, "MAXN": maxN, "MAXPRED": maxPred, "MAXANTI": maxAnti, "PF_LIST": pfList,
 		"P_K": pK, "P_N": pN, "P_DELTA": pDelta, "P_TALLY": pTally, "P_STEPS": pSteps, "STEP_SZ": stepSize,
 		"S_EDGE": sEdge, "S_FROM": sFrom, "S_TO": sTo, "S_BIND": sBind, "S_PREV": sPrev, "S_NEXT": sNext,
 		"S_HOPPREV": sHopPrev, "S_HOPNEXT": sHopNext, "S_PREDMASK": sPredMask, "S_ANTIMASK": sAntiMask,

@@ -52,6 +52,13 @@ type DecodeOptions struct {
 	// MaxRecordBytes rejects larger records before parsing them; 0 means
 	// no limit.
 	MaxRecordBytes int
+	// NodeKeys, if set, keys every edge's endpoints (Edge.SrcKey, DstKey)
+	// in this dictionary as it is decoded, and gives them the
+	// dictionary's copy of the name: the window that shares it
+	// (stream.Options.NodeKeys) interns them without a string map, and a
+	// known name costs the decoder no allocation. Decoders of several
+	// partitions share it.
+	NodeKeys *window.Keys
 }
 
 // Decoder turns Kafka record values into edges. It is read-only after
@@ -367,6 +374,26 @@ func (d *Decoder) finish(r *record) *DecodeError {
 		return decodeErr("missing field %q", d.opts.Seq)
 	}
 	return nil
+}
+
+// node returns the node id in b (an endpoint: src or dst) as a string,
+// and its key when the decoder keys nodes.
+func (d *Decoder) node(b []byte) (string, window.Key) {
+	if d.opts.NodeKeys == nil {
+		return string(b), 0
+	}
+	k, s := d.opts.NodeKeys.OfBytes(b)
+	return s, k
+}
+
+// keyNode keys an endpoint decoded as a string already (an escaped JSON
+// string).
+func (d *Decoder) keyNode(s string) (string, window.Key) {
+	if d.opts.NodeKeys == nil {
+		return s, 0
+	}
+	k, s := d.opts.NodeKeys.Of(s)
+	return s, k
 }
 
 func (d *Decoder) newAttrs() []Value {

@@ -40,9 +40,11 @@ func (d *Decoder) decodeCSV(b []byte) (Edge, *DecodeError) {
 		}
 		switch role {
 		case roleSrc:
-			r.e.Src, r.hasSrc = string(f), true
+			r.e.Src, r.e.SrcKey = d.node(f)
+			r.hasSrc = true
 		case roleDst:
-			r.e.Dst, r.hasDst = string(f), true
+			r.e.Dst, r.e.DstKey = d.node(f)
+			r.hasDst = true
 		case roleSrcLabel:
 			r.e.SrcLabel = string(f)
 		case roleDstLabel:

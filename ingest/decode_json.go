@@ -104,15 +104,15 @@ func (d *Decoder) setJSON(r *record, role fieldRole, v *jsonValue) *DecodeError 
 		if v.kind == jNull && (role == roleSrcLabel || role == roleDstLabel) {
 			return nil // no label
 		}
-		id, err := d.jsonID(role, v)
+		id, key, err := d.jsonID(role, v)
 		if err != nil {
 			return err
 		}
 		switch role {
 		case roleSrc:
-			r.e.Src, r.hasSrc = id, true
+			r.e.Src, r.e.SrcKey, r.hasSrc = id, key, true
 		case roleDst:
-			r.e.Dst, r.hasDst = id, true
+			r.e.Dst, r.e.DstKey, r.hasDst = id, key, true
 		case roleSrcLabel:
 			r.e.SrcLabel = id
 		case roleDstLabel:
@@ -185,32 +185,53 @@ func (d *Decoder) setJSON(r *record, role fieldRole, v *jsonValue) *DecodeError 
 }
 
 // jsonID reads a node id or label: a string, or an integer in base 10
-// (so 17 and "17" are the same node).
-func (d *Decoder) jsonID(role fieldRole, v *jsonValue) (string, *DecodeError) {
+// (so 17 and "17" are the same node). An endpoint (src, dst) is keyed
+// when the decoder keys nodes (DecodeOptions.NodeKeys).
+func (d *Decoder) jsonID(role fieldRole, v *jsonValue) (string, window.Key, *DecodeError) {
 	name := d.fieldOf(role)
+	endpoint := role == roleSrc || role == roleDst
 	switch v.kind {
 	case jString:
+		if endpoint && len(v.raw) == 0 {
+			return "", 0, decodeErr("field %q is empty", name)
+		}
+		if endpoint && !v.esc && (v.ascii || utf8.Valid(v.raw)) {
+			s, k := d.node(v.raw) // jsonString's case without escapes
+			return s, k, nil
+		}
 		s, err := jsonString(v, name)
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
-		if s == "" && (role == roleSrc || role == roleDst) {
-			return "", decodeErr("field %q is empty", name)
+		if s == "" && endpoint {
+			return "", 0, decodeErr("field %q is empty", name)
 		}
-		return s, nil
+		if endpoint {
+			s, k := d.keyNode(s)
+			return s, k, nil
+		}
+		return s, 0, nil
 	case jNumber:
 		if !v.isInt {
-			return "", decodeErr("field %q: %s is not an integer or string", name, quote(v.raw))
+			return "", 0, decodeErr("field %q: %s is not an integer or string", name, quote(v.raw))
 		}
-		if string(v.raw) == "-0" {
-			return "0", nil
+		raw := v.raw
+		if string(raw) == "-0" {
+			raw = zeroID
 		}
-		return string(v.raw), nil
+		if endpoint {
+			s, k := d.node(raw)
+			return s, k, nil
+		}
+		return string(raw), 0, nil
 	case jNull:
-		return "", decodeErr("field %q is null", name)
+		return "", 0, decodeErr("field %q is null", name)
 	}
-	return "", decodeErr("field %q: got %s, want a string or integer", name, v.kind)
+	return "", 0, decodeErr("field %q: got %s, want a string or integer", name, v.kind)
 }
+
+// zeroID is the node id of the JSON numbers 0 and -0.
+var zeroID = []byte("0")
 
 func (d *Decoder) parseSeq(b []byte) (int64, *DecodeError) {
 	seq, st := parseInt(b)

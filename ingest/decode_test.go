@@ -491,3 +491,62 @@ func FuzzDecodeJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeNodeKeys: with a node dictionary the decoded names are the
+// same, and equal names (whatever their JSON form: 17, "17", an escaped
+// string) get equal keys, different names different ones; labels get none.
+func TestDecodeNodeKeys(t *testing.T) {
+	recs := []string{
+		`{"src":17,"dst":"17","time":1}`,
+		`{"src":"a","dst":"\u0062","time":2,"sl":"a"}`,
+		`{"src":-0,"dst":"b","time":3}`,
+		`{"src":"0","dst":"a","time":4}`,
+	}
+	csv := []string{"17,b,5", "a,0,6"}
+	keys := window.NewKeys()
+	for _, format := range []string{"json", "csv"} {
+		opts := DecodeOptions{Format: format, SrcLabel: "sl"}
+		in := recs
+		if format == "csv" {
+			opts = DecodeOptions{Format: format, CSVColumns: []string{"src", "dst", "time"}}
+			in = csv
+		}
+		plain, err := NewDecoder(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.NodeKeys = keys
+		keyed, err := NewDecoder(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range in {
+			want, err := plain.Decode([]byte(r), Origin{})
+			if err != nil {
+				t.Fatalf("%s: %v", r, err)
+			}
+			got, err := keyed.Decode([]byte(r), Origin{})
+			if err != nil {
+				t.Fatalf("%s keyed: %v", r, err)
+			}
+			if got.SrcKey == 0 || got.DstKey == 0 || want.SrcKey != 0 {
+				t.Fatalf("%s: keys %x %x keyed, %x plain", r, got.SrcKey, got.DstKey, want.SrcKey)
+			}
+			got.SrcKey, got.DstKey = 0, 0
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: keyed %+v, plain %+v", r, got, want)
+			}
+		}
+	}
+	for _, name := range []string{"17", "a", "b", "0"} {
+		k1, _ := keys.Of(name)
+		for _, other := range []string{"17", "a", "b", "0"} {
+			if k2, _ := keys.Of(other); (k1 == k2) != (name == other) {
+				t.Fatalf("keys of %q and %q: %x, %x", name, other, k1, k2)
+			}
+		}
+	}
+	if keys.Len() != 4 {
+		t.Fatalf("%d names keyed, want 4 (17 a b 0; no label)", keys.Len())
+	}
+}

@@ -22,19 +22,23 @@ type Value struct {
 // Edge is a decoded edge on its way from a record to the window.
 type Edge struct {
 	Src, Dst string
+	// SrcKey and DstKey are Src's and Dst's keys in the decoder's node
+	// dictionary (DecodeOptions.NodeKeys; 0: none): the window's writer
+	// finds their ids through them (window.IDs.InternKey).
+	SrcKey, DstKey window.Key
 	// T is the timestamp in window ticks (config input.time_unit).
 	T int64
 	// Seq orders edges with equal T. With input.fields.seq configured it is
 	// the record's own sequence field (so a replayed file keeps its order
 	// across partitions); otherwise the reorder buffer assigns arrival order.
 	Seq int64
-	// HasSeq reports that Seq came from the record.
-	HasSeq bool
 	// Attrs is aligned with the window schema's EdgeAttrs.
 	Attrs []Value
 	// SrcLabel and DstLabel are optional node labels ("" = none).
 	SrcLabel, DstLabel string
 	Origin             Origin
+	// HasSeq reports that Seq came from the record.
+	HasSeq bool
 	// History marks an edge re-read on restart to rebuild the window: it
 	// joins the window but is never mined as the last edge of a match
 	// (its matches were alerted before the restart).

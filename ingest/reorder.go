@@ -56,6 +56,12 @@ type Reorder struct {
 	// them would copy every buffered edge), indexed by reorderKey.slot.
 	pages [][]reorderSlot
 	free  []int32
+	// order is a release's slots in release order (scratch); retired the
+	// slots handed out by AppendReleaseRefs and not recycled yet, from
+	// retiredHead on.
+	order       []int32
+	retired     []int32
+	retiredHead int
 
 	parts    map[int]*partState
 	lastPart *partState // the partition of the previous Add (a cache)
@@ -130,8 +136,12 @@ func (q *keyRun) accepts(k *reorderKey) bool {
 	return q.len() == 0 || q.keys[len(q.keys)-1].less(k)
 }
 
+// push appends k. A full run moves its keys to the front first when the
+// popped ones are at least half of it (amortised O(1) per pop; moving on
+// any popped key would copy the whole run per push once it stays nearly
+// full), else it grows.
 func (q *keyRun) push(k reorderKey) {
-	if q.head > 0 && len(q.keys) == cap(q.keys) {
+	if len(q.keys) == cap(q.keys) && q.head > 0 && 2*q.head >= len(q.keys) {
 		n := copy(q.keys, q.keys[q.head:])
 		q.keys, q.head = q.keys[:n], 0
 	}
@@ -181,7 +191,11 @@ func NewReorder(lateness int64, idle time.Duration, now func() time.Time) *Reord
 //
 // The edges of one partition must be added in offset order, as a Kafka
 // consumer delivers them: MinOffsets relies on it.
-func (r *Reorder) Add(e Edge) (late bool) {
+func (r *Reorder) Add(e Edge) (late bool) { return r.AddFrom(&e) }
+
+// AddFrom is Add for an edge given by pointer: *e is copied (into the
+// buffer, once, and its Seq set there), never kept or changed.
+func (r *Reorder) AddFrom(e *Edge) (late bool) {
 	p := r.lastPart
 	if p == nil || p.id != e.Origin.Partition {
 		p = r.part(e.Origin.Partition)
@@ -196,8 +210,9 @@ func (r *Reorder) Add(e Edge) (late bool) {
 
 	arr := r.arrivals
 	r.arrivals++
+	seq := e.Seq
 	if !e.HasSeq {
-		e.Seq = arr
+		seq = arr
 	}
 	var slot int32
 	if n := len(r.free); n > 0 {
@@ -215,8 +230,10 @@ func (r *Reorder) Add(e Edge) (late bool) {
 	r.bytes += size
 	p.n++
 	p.bytes += size
-	*r.slot(slot) = reorderSlot{e: e, part: p, qi: qi, bytes: size}
-	k := reorderKey{t: e.T, seq: e.Seq, arr: arr, slot: slot}
+	s := r.slot(slot)
+	*s = reorderSlot{e: *e, part: p, qi: qi, bytes: size}
+	s.e.Seq = seq
+	k := reorderKey{t: e.T, seq: seq, arr: arr, slot: slot}
 	if p.run.accepts(&k) {
 		p.run.push(k)
 	} else {
@@ -260,6 +277,66 @@ func (r *Reorder) Release() (edges []Edge, watermark int64) { return r.AppendRel
 // AppendRelease is Release appending to dst, so that a caller can reuse
 // one batch buffer.
 func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
+	w := r.release()
+	return r.copyOut(dst), w
+}
+
+// AppendReleaseRefs is AppendRelease handing out the released edges where
+// they lie in the buffer instead of copying them (an edge is 184 bytes:
+// copying it out, and the batch's readers reading the copy, was a third
+// of the release's time). The edges stay valid, and unchanged, until
+// Recycle gives their room back; Adds meanwhile use other room, so
+// another goroutine may read them while this one adds (they are never
+// written until recycled).
+func (r *Reorder) AppendReleaseRefs(dst []*Edge) (edges []*Edge, watermark int64) {
+	w := r.release()
+	for _, slot := range r.order {
+		dst = append(dst, &r.slot(slot).e)
+	}
+	r.retired = append(r.retired, r.order...)
+	r.order = r.order[:0]
+	return dst, w
+}
+
+// Recycle gives back the room of the n edges handed out first by
+// AppendReleaseRefs and not recycled yet (release order: a caller
+// recycles its batches in the order it released them). Those edges must
+// not be used after.
+func (r *Reorder) Recycle(n int) {
+	n = min(n, len(r.retired)-r.retiredHead)
+	for _, slot := range r.retired[r.retiredHead : r.retiredHead+n] {
+		*r.slot(slot) = reorderSlot{} // drop references for the GC
+		r.free = append(r.free, slot)
+	}
+	r.retiredHead += n
+	if r.retiredHead == len(r.retired) {
+		r.retired, r.retiredHead = r.retired[:0], 0
+	} else if 2*r.retiredHead >= len(r.retired) {
+		m := copy(r.retired, r.retired[r.retiredHead:])
+		r.retired, r.retiredHead = r.retired[:m], 0
+	}
+}
+
+// Retired returns the number of edges handed out by AppendReleaseRefs
+// and not recycled yet.
+func (r *Reorder) Retired() int { return len(r.retired) - r.retiredHead }
+
+// copyOut appends the edges of r.order (released) to dst and frees
+// their room.
+func (r *Reorder) copyOut(dst []Edge) []Edge {
+	for _, slot := range r.order {
+		s := r.slot(slot)
+		dst = append(dst, s.e)
+		*s = reorderSlot{} // drop references for the GC
+		r.free = append(r.free, slot)
+	}
+	r.order = r.order[:0]
+	return dst
+}
+
+// release moves the edges at or below the new watermark, in order, into
+// r.order (their room not freed yet) and returns the watermark.
+func (r *Reorder) release() int64 {
 	now := r.now()
 	w := int64(math.MaxInt64)
 	active := false
@@ -298,18 +375,18 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 	if !active {
 		w = r.maxT // every partition idle: release everything
 	}
-	edges, w = r.releaseTo(dst, w)
+	w = r.releaseTo(w)
 	// The caps: a burst at one timestamp, or a partition whose time never
 	// moves, would otherwise be held without bound. Raise the watermark
 	// to the oldest buffered edges' time until at most maxBuffered edges
 	// of at most maxBytes remain; later edges at or below it are late
 	// (dead-lettered, counted).
 	for r.overCap() {
-		n := len(edges)
-		edges, w = r.releaseTo(edges, r.minT())
-		r.forced += int64(len(edges) - n)
+		n := len(r.order)
+		w = r.releaseTo(r.minT())
+		r.forced += int64(len(r.order) - n)
 	}
-	return edges, w
+	return w
 }
 
 // idleAt reports whether p counts as idle at now: silent for the idle
@@ -434,7 +511,8 @@ func (r *Reorder) Forced() int64 { return r.forced }
 // Flush releases every buffered edge (at shutdown, or the end of a file)
 // and raises the watermark to the largest T added.
 func (r *Reorder) Flush() (edges []Edge, watermark int64) {
-	return r.releaseTo(nil, r.maxT)
+	w := r.releaseTo(r.maxT)
+	return r.copyOut(nil), w
 }
 
 // Watermark returns the last released watermark.
@@ -462,9 +540,9 @@ func (r *Reorder) MinOffsets() map[int]int64 {
 }
 
 // releaseTo pops the edges with T <= w (raised to the current watermark
-// if lower) in key order and sets the watermark: a merge of the
-// partitions' runs and the heap.
-func (r *Reorder) releaseTo(out []Edge, w int64) ([]Edge, int64) {
+// if lower) in key order into r.order and sets the watermark: a merge of
+// the partitions' runs and the heap.
+func (r *Reorder) releaseTo(w int64) int64 {
 	w = max(w, r.w)
 	r.w = w
 	h := r.merge[:0]
@@ -481,7 +559,7 @@ func (r *Reorder) releaseTo(out []Edge, w int64) ([]Edge, int64) {
 	}
 	for len(h) > 0 {
 		top := &h[0]
-		out = r.emit(out, top.k.slot)
+		r.emit(top.k.slot)
 		// Advance the source; keep it while its next edge is released too.
 		more := false
 		if top.run != nil {
@@ -508,21 +586,20 @@ func (r *Reorder) releaseTo(out []Edge, w int64) ([]Edge, int64) {
 	}
 	clear(h[:cap(h)]) // no references to runs kept between releases
 	r.merge = h[:0]
-	return out, w
+	return w
 }
 
-// emit appends the edge in slot to out and frees the slot.
-func (r *Reorder) emit(out []Edge, slot int32) []Edge {
+// emit releases the edge in slot: it leaves the counts and the offsets
+// of the buffered edges, and joins r.order (its room is freed by the
+// caller: copyOut, or Recycle after AppendReleaseRefs).
+func (r *Reorder) emit(slot int32) {
 	s := r.slot(slot)
-	out = append(out, s.e)
 	s.part.q.release(s.qi)
 	s.part.n--
 	s.part.bytes -= s.bytes
 	r.bytes -= s.bytes
-	*s = reorderSlot{} // drop references for the GC
-	r.free = append(r.free, slot)
 	r.n--
-	return out
+	r.order = append(r.order, slot)
 }
 
 func (r *Reorder) slot(i int32) *reorderSlot { return &r.pages[i/slotPage][i%slotPage] }

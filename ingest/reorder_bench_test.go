@@ -42,14 +42,21 @@ func benchReorderInput(n, parts int, jitter int64) []Edge {
 
 // BenchmarkReorder adds 1M edges and releases every 1024 (a batch), with
 // an allowed lateness of 10,000 ticks (about 10,000 edges buffered).
-// edges/s is the throughput of Add + Release per edge.
+// edges/s is the throughput of Add + Release per edge. refs: the daemon's
+// way, edges added by pointer (AddFrom), handed out in place
+// (AppendReleaseRefs) and recycled after the batch.
 func BenchmarkReorder(b *testing.B) {
 	const n = 1 << 20
 	for _, bc := range []struct {
 		parts  int
 		jitter int64
-	}{{1, 0}, {4, 0}, {4, 1000}, {16, 10000}} {
-		b.Run(fmt.Sprintf("parts=%d/jitter=%d", bc.parts, bc.jitter), func(b *testing.B) {
+		refs   bool
+	}{{1, 0, false}, {4, 0, false}, {4, 1000, false}, {16, 10000, false}, {4, 0, true}, {16, 10000, true}} {
+		name := fmt.Sprintf("parts=%d/jitter=%d", bc.parts, bc.jitter)
+		if bc.refs {
+			name += "/refs"
+		}
+		b.Run(name, func(b *testing.B) {
 			in := benchReorderInput(n, bc.parts, bc.jitter)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -57,11 +64,19 @@ func BenchmarkReorder(b *testing.B) {
 				r := NewReorder(10_000, time.Minute, nil)
 				released := 0
 				var buf []Edge
+				var refs []*Edge
 				for j := range in {
-					if r.Add(in[j]) {
+					if r.AddFrom(&in[j]) {
 						b.Fatal("late edge")
 					}
-					if j%1024 == 1023 {
+					if j%1024 != 1023 {
+						continue
+					}
+					if bc.refs {
+						refs, _ = r.AppendReleaseRefs(refs[:0])
+						released += len(refs)
+						r.Recycle(len(refs))
+					} else {
 						buf, _ = r.AppendRelease(buf[:0])
 						released += len(buf)
 					}

@@ -599,3 +599,72 @@ func TestReorderOutageIsNotIdleness(t *testing.T) {
 		t.Fatalf("released %q after partition 1 went idle; want b2 a2", names(got))
 	}
 }
+
+// TestReorderRefsRandom is TestReorderRandom through AppendReleaseRefs:
+// the same edges in the same order, and each handed-out edge unchanged
+// by the adds that follow until its batch is recycled (batches recycled
+// in release order, some while later ones are out).
+func TestReorderRefsRandom(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		lateness := rng.Int64N(5)
+		clock := newFakeClock()
+		r := NewReorder(lateness, time.Second, clock.now)
+		c := NewReorder(lateness, time.Second, clock.now) // its twin, copying out
+		maxBuf := rng.IntN(40)                            // 0: no cap
+		r.SetMaxBuffered(maxBuf)
+		c.SetMaxBuffered(maxBuf)
+		type batch struct {
+			refs []*Edge
+			want []Edge // copies at release
+		}
+		var out []batch
+		check := func(step int, b batch) {
+			for i, e := range b.refs {
+				if !reflect.DeepEqual(*e, b.want[i]) {
+					t.Fatalf("seed %d step %d: handed-out edge %d changed before Recycle: %+v, was %+v", seed, step, i, *e, b.want[i])
+				}
+			}
+		}
+		offs := make([]int64, 3)
+		for step := 0; step < 300; step++ {
+			switch op := rng.IntN(10); {
+			case op < 6:
+				p := rng.IntN(3)
+				e := Edge{Src: fmt.Sprint(step), T: rng.Int64N(30) + int64(step/10), Origin: Origin{Partition: p, Offset: offs[p]}}
+				offs[p]++
+				if late, want := r.Add(e), c.Add(e); late != want {
+					t.Fatalf("seed %d step %d: Add late = %v, twin %v", seed, step, late, want)
+				}
+			case op < 8:
+				refs, w := r.AppendReleaseRefs(nil)
+				want, cw := c.AppendRelease(nil)
+				b := batch{refs: refs}
+				for _, e := range refs {
+					b.want = append(b.want, *e)
+				}
+				if !reflect.DeepEqual(b.want, want) || w != cw {
+					t.Fatalf("seed %d step %d: refs %q (watermark %d), copies %q (%d)", seed, step, names(b.want), w, names(want), cw)
+				}
+				out = append(out, b)
+			case op < 9 && len(out) > 0:
+				check(step, out[0])
+				r.Recycle(len(out[0].refs))
+				out = out[1:]
+			default:
+				clock.advance(time.Duration(rng.IntN(1500)) * time.Millisecond)
+			}
+			if r.Retired() != func() (n int) {
+				for _, b := range out {
+					n += len(b.refs)
+				}
+				return n
+			}() {
+				t.Fatalf("seed %d step %d: Retired %d, want the edges handed out and not recycled", seed, step, r.Retired())
+			}
+		}
+		for _, b := range out {
+			check(300, b)
+		}
+	}
+}

@@ -100,10 +100,16 @@ typedef unsigned int u32;
 #define OP_IN 6
 #define OP_NOTIN 7
 
-__constant__ i64 P[P_SIZE];
+// MAXQ plans side by side (one launch mines up to MAXQ queries: a
+// streaming batch's queries share the window and the roots). Query q's
+// plan is P[q * P_SIZE ...], its literals PF[q * PF_SIZE ...]; a warp
+// reads its current query's through pl and pfl.
+#define MAXQ 16
+__constant__ i64 P[MAXQ * P_SIZE];
 // PF[2*i], PF[2*i+1]: literal values of predicate i's operands; lists from PF_LIST.
 #define PF_LIST 32
-__constant__ double PF[128];
+#define PF_SIZE 128
+__constant__ double PF[MAXQ * PF_SIZE];
 
 // ---- device window (gpu/window.go writes this struct: 8-byte slots) ----
 struct Win {
@@ -207,6 +213,7 @@ struct Task {
 	i64 d;
 	i64 a, b;
 	i64 sel, listNode, target;
+	i64 q;  // the query
 };
 
 // Per-warp search state, in shared memory.
@@ -219,6 +226,15 @@ struct WS {
 	u32 listNode[MAXK], target[MAXK];
 	int sel[MAXK];  // 0 out-list of listNode, 1 in-list, 2 roots
 	u64 steps;      // work not yet added to C_STEPS (lane 0)
+	// The query being mined: its plan at P[qp], literals at PF[qf], its
+	// counters in the control block at ctl[q * C_SIZE].
+	int q, qp, qf;
+	// mineBody's claim (the root slots left of it, [claimNext, claimEnd);
+	// none for a task) and the query whose counts the lanes hold: kept
+	// here, not in registers live across the search.
+	u64 claimNext, claimEnd;
+	int taskD;  // a task's step
+	int countsOf;
 	// The run of step d+1 for each candidate of step d's current chunk,
 	// computed lane-parallel when the chunk is evaluated: ra/rb [d+1][lane].
 	u32 ra[MAXK][32], rb[MAXK][32], rtarget[MAXK][32], rnode[MAXK][32];
@@ -238,7 +254,7 @@ struct Ctx {
 	i64 *out;
 	i64 outCap;
 	int enumerate;
-	int k;
+	i64 nq;        // queries in this launch (their plans: P, PF)
 	bool limited;  // a budget or a deadline is set
 	u64 budget;    // C_BUDGET
 	u64 deadline;  // %globaltimer value to stop at; 0: none
@@ -262,8 +278,15 @@ struct Cur {
 __device__ __forceinline__ i64 addTicks(i64 t, i64 d) { return t > I64MAX - d ? I64MAX : t + d; }
 __device__ __forceinline__ i64 subTicks(i64 t, i64 d) { return t < MINPOS + d ? MINPOS : t - d; }
 
-__device__ __forceinline__ i64 P_(int i) { return P[i]; }
-__device__ __forceinline__ i64 stepv(int d, int f) { return P[P_STEPS + d * STEP_SZ + f]; }
+// opt: an engine option's slot (P_TAILSUB, P_PAIRMIN, P_GALLOP,
+// P_EXPAND, P_SPLITTAIL, P_SPLITRUN, P_GUIDE), the same in every plan of
+// a launch: read from query 0's, at a fixed address.
+__device__ __forceinline__ i64 opt(int i) { return P[i]; }
+// pl, pfl, stepv: slots of the warp's current query's plan.
+__device__ __forceinline__ i64 pl(const WS &ws, int i) { return P[ws.qp + i]; }
+__device__ __forceinline__ double pfl(const WS &ws, int i) { return PF[ws.qf + i]; }
+__device__ __forceinline__ i64 stepv(const WS &ws, int d, int f) { return P[ws.qp + P_STEPS + d * STEP_SZ + f]; }
+__device__ __forceinline__ void setQuery(WS &ws, int q) { ws.q = q; ws.qp = q * P_SIZE; ws.qf = q * PF_SIZE; }
 
 __device__ __forceinline__ i64 posOf(const WS &ws, const Cur &c, int e) {
 	return e == c.edge ? c.pos : (e == c.edge2 ? c.pos2 : ws.pos[e]);
@@ -290,16 +313,16 @@ __device__ double operand(const Ctx &x, const WS &ws, const Cur &c, int kind, in
 
 __device__ bool holds(const Ctx &x, const WS &ws, const Cur &c, int pi) {
 	const int b = P_PREDS + pi * PRED_SZ;
-	int op = (int)P[b + PR_OP];
-	double l = operand(x, ws, c, (int)P[b + PR_LKIND], (int)P[b + PR_LINDEX], (int)P[b + PR_LCOL], PF[2 * pi]);
+	int op = (int)pl(ws, b + PR_OP);
+	double l = operand(x, ws, c, (int)pl(ws, b + PR_LKIND), (int)pl(ws, b + PR_LINDEX), (int)pl(ws, b + PR_LCOL), pfl(ws, 2 * pi));
 	if (op == OP_IN || op == OP_NOTIN) {
 		bool in = false;
-		int off = (int)P[b + PR_LISTOFF], n = (int)P[b + PR_LISTLEN];
+		int off = (int)pl(ws, b + PR_LISTOFF), n = (int)pl(ws, b + PR_LISTLEN);
 		for (int i = 0; i < n; i++)
-			if (l == PF[PF_LIST + off + i]) in = true;
+			if (l == pfl(ws, PF_LIST + off + i)) in = true;
 		return in == (op == OP_IN);
 	}
-	double r = operand(x, ws, c, (int)P[b + PR_RKIND], (int)P[b + PR_RINDEX], (int)P[b + PR_RCOL], PF[2 * pi + 1]);
+	double r = operand(x, ws, c, (int)pl(ws, b + PR_RKIND), (int)pl(ws, b + PR_RINDEX), (int)pl(ws, b + PR_RCOL), pfl(ws, 2 * pi + 1));
 	switch (op) {
 	case OP_EQ: return l == r;
 	case OP_NE: return l != r;
@@ -316,9 +339,9 @@ __device__ bool holds(const Ctx &x, const WS &ws, const Cur &c, int pi) {
 // one pair-run search.
 __device__ bool anti(const Ctx &x, const WS &ws, const Cur &c, int ai, i64 *until) {
 	const int b = P_ANTIS + ai * ANTI_SZ;
-	int from = (int)P[b], to = (int)P[b + 1], after = (int)P[b + 2];
-	i64 within = P[b + 3];
-	i64 limit = addTicks(tmOf(ws, c, 0), P[P_DELTA]);
+	int from = (int)pl(ws, b), to = (int)pl(ws, b + 1), after = (int)pl(ws, b + 2);
+	i64 within = pl(ws, b + 3);
+	i64 limit = addTicks(tmOf(ws, c, 0), pl(ws, P_DELTA));
 	if (within != NOLIMIT) limit = min(limit, addTicks(tmOf(ws, c, after), within));
 	u32 u = nodeOf(ws, c, from), v = nodeOf(ws, c, to);
 	i64 pa = posOf(ws, c, after);
@@ -344,18 +367,18 @@ struct Bounds {
 // candidate c (Cur), as motif/engine_cpu.go's descend does. Returns false
 // when the time bounds are empty.
 __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Bounds *o) {
-	const int k = x.k;
-	int prev = (int)stepv(d, S_PREV), next = (int)stepv(d, S_NEXT);
+	const int k = (int)pl(ws, P_K);
+	int prev = (int)stepv(ws, d, S_PREV), next = (int)stepv(ws, d, S_NEXT);
 	o->lowPos = prev >= 0 ? posOf(ws, c, prev) : MINPOS;
 	o->hiPos = posOf(ws, c, next);
-	o->lowT = subTicks(tmOf(ws, c, k - 1), P[P_DELTA]);
+	o->lowT = subTicks(tmOf(ws, c, k - 1), pl(ws, P_DELTA));
 	o->hiT = tmOf(ws, c, next);
-	i64 hn = stepv(d, S_HOPNEXT), hp = stepv(d, S_HOPPREV);
+	i64 hn = stepv(ws, d, S_HOPNEXT), hp = stepv(ws, d, S_HOPPREV);
 	if (hn != NOLIMIT) o->lowT = max(o->lowT, subTicks(tmOf(ws, c, next), hn));
 	if (hp != NOLIMIT) o->hiT = min(o->hiT, addTicks(tmOf(ws, c, prev), hp));
 	if (o->lowT > o->hiT) return false;
-	int bind = (int)stepv(d, S_BIND);
-	u32 from = nodeOf(ws, c, (int)stepv(d, S_FROM)), to = nodeOf(ws, c, (int)stepv(d, S_TO));
+	int bind = (int)stepv(ws, d, S_BIND);
+	u32 from = nodeOf(ws, c, (int)stepv(ws, d, S_FROM)), to = nodeOf(ws, c, (int)stepv(ws, d, S_TO));
 	const Win &w = x.w;
 	bool useOut = bind == BIND_FROM;
 	o->target = 0xffffffffu;
@@ -364,7 +387,7 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 		// both lists are long (P_PAIRMIN; negative: never), take the pair
 		// run from -> to, which holds only matches.
 		u32 outLen = w.outOff[from + 1] - w.outOff[from], inLen = w.inOff[to + 1] - w.inOff[to];
-		i64 pairMin = P[P_PAIRMIN];
+		i64 pairMin = opt(P_PAIRMIN);
 		if (pairMin >= 0 && min(outLen, inLen) >= (u32)pairMin) {
 			o->lo = w.outOff[from]; o->hi = w.outOff[from + 1]; o->sel = SEL_PAIR; o->listNode = from;
 			o->target = to;
@@ -382,8 +405,8 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 	// its endpoints', its rank there is the end (entries before it).
 	o->rankHi = o->hi;
 	o->exact = false;
-	int ln = (int)(useOut ? stepv(d, S_FROM) : stepv(d, S_TO));
-	int nf = (int)stepv(d, S_NEXTFROM), nt = (int)stepv(d, S_NEXTTO);
+	int ln = (int)(useOut ? stepv(ws, d, S_FROM) : stepv(ws, d, S_TO));
+	int nf = (int)stepv(ws, d, S_NEXTFROM), nt = (int)stepv(ws, d, S_NEXTTO);
 	int rk = -1;
 	if (useOut) rk = ln == nf ? RK_OUTSRC : (ln == nt ? RK_OUTDST : -1);
 	else rk = ln == nt ? RK_INDST : (ln == nf ? RK_INSRC : -1);
@@ -395,7 +418,7 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 }
 
 // laneSearch finds the run of Bounds b by one thread's binary searches.
-__device__ void laneSearch(const Ctx &x, const Bounds &b, u32 *ra, u32 *rb) {
+__device__ void laneSearch(const Ctx &x, const WS &ws, const Bounds &b, u32 *ra, u32 *rb) {
 	if (b.sel == SEL_PAIR) {
 		pairRun(x.w, b.listNode, b.target, b.lowPos, b.hiPos, b.lowT, b.hiT, ra, rb);
 		return;
@@ -411,7 +434,7 @@ __device__ void laneSearch(const Ctx &x, const Bounds &b, u32 *ra, u32 *rb) {
 	}
 	u32 ub = hi;
 	lo = b.lo; hi = ub;
-	if (P[P_GALLOP] != 0) {
+	if (opt(P_GALLOP) != 0) {
 		// The run ends at ub and is usually short against the list (a
 		// window's worth of a hub's edges): gallop back from ub so the
 		// search costs the log of the run, not of the list.
@@ -432,17 +455,17 @@ __device__ void laneSearch(const Ctx &x, const Bounds &b, u32 *ra, u32 *rb) {
 }
 
 __device__ __forceinline__ bool fresh(const WS &ws, int d, u32 v) {
-	int nm = (int)stepv(d, S_NMAPPED);
+	int nm = (int)stepv(ws, d, S_NMAPPED);
 	for (int i = 0; i < nm; i++)
-		if (ws.node[P[P_NODEORDER + i]] == v) return false;
+		if (ws.node[pl(ws, P_NODEORDER + i)] == v) return false;
 	return true;
 }
 
 // freshC is fresh with a candidate's new node counted as mapped.
 __device__ __forceinline__ bool freshC(const WS &ws, const Cur &c, int d, u32 v) {
-	int nm = (int)stepv(d, S_NMAPPED);
+	int nm = (int)stepv(ws, d, S_NMAPPED);
 	for (int i = 0; i < nm; i++)
-		if (nodeOf(ws, c, (int)P[P_NODEORDER + i]) == v) return false;
+		if (nodeOf(ws, c, (int)pl(ws, P_NODEORDER + i)) == v) return false;
 	return true;
 }
 
@@ -528,6 +551,7 @@ __device__ bool pushCur(const Ctx &x, const WS &ws, const Cur &c, int d, u32 a, 
 		t->openAt = openAt;
 		t->d = d; t->a = a; t->b = b;
 		t->sel = sel; t->listNode = listNode; t->target = target;
+		t->q = ws.q;
 		__threadfence();
 		x.ctl[C_QSIZE] = q + 1;
 	}
@@ -548,18 +572,27 @@ __device__ __forceinline__ bool idleWaiting(const Ctx &x) {
 
 // pop takes a task if the queue has one and its lock is free: thousands
 // of idle warps must not queue up on the lock that busy warps need to
-// push (they sleep and try again instead).
-__device__ bool pop(const Ctx &x, Task *out) {
-	if (*(volatile u64 *)&x.ctl[C_QSIZE] == 0) return false;
-	if (!tryLock(&x.ctl[C_LOCK])) return false;
+// push (they sleep and try again instead). The task is installed in ws
+// straight from the queue (a local copy of it was a 256-byte stack frame)
+// and its step returned; -1: none (lane 0).
+__device__ int pop(const Ctx &x, WS &ws) {
+	if (*(volatile u64 *)&x.ctl[C_QSIZE] == 0) return -1;
+	if (!tryLock(&x.ctl[C_LOCK])) return -1;
 	u64 q = x.ctl[C_QSIZE];
-	bool ok = q > 0;
-	if (ok) {
-		*out = x.queue[q - 1];
+	int d = -1;
+	if (q > 0) {
+		const Task &t = x.queue[q - 1];
+		for (int i = 0; i < MAXK; i++) { ws.pos[i] = t.pos[i]; ws.tm[i] = t.tm[i]; }
+		for (int i = 0; i < MAXN; i++) ws.node[i] = (u32)t.node[i];
+		d = (int)t.d;
+		if (d > 0) ws.openAt[d - 1] = t.openAt;
+		setQuery(ws, (int)t.q);
+		ws.sel[d] = (int)t.sel; ws.listNode[d] = (u32)t.listNode; ws.target[d] = (u32)t.target;
+		ws.a[d] = (u32)t.a; ws.b[d] = (u32)t.b; ws.base[d] = (u32)t.a; ws.mask[d] = 0;
 		x.ctl[C_QSIZE] = q - 1;
 	}
 	unlock(&x.ctl[C_LOCK]);
-	return ok;
+	return d;
 }
 
 // tailCount counts the last step (nd) of every valid lane's candidate:
@@ -572,19 +605,19 @@ __device__ bool pop(const Ctx &x, Task *out) {
 __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool valid, u32 ra, u32 rb,
 			  const Bounds &bd, i64 until, int lane, u64 *nm, u64 *no) {
 	u32 len = valid ? rb - ra : 0;
-	const bool both = (int)stepv(nd, S_BIND) == BIND_BOTH;
-	const int nmap = (int)stepv(nd, S_NMAPPED);
+	const bool both = (int)stepv(ws, nd, S_BIND) == BIND_BOTH;
+	const int nmap = (int)stepv(ws, nd, S_NMAPPED);
 	// Runs counted without a sweep: a closing edge's pair run holds only
 	// matches; a long run of a new endpoint holds its length less the
 	// edges to already mapped nodes, counted in the pair arrays.
-	const i64 sub = P[P_TAILSUB];
+	const i64 sub = opt(P_TAILSUB);
 	if (len > 0 && ((both && bd.sel == SEL_PAIR) || (!both && sub >= 0 && len >= (u32)sub))) {
 		u32 n = len;
 		if (!both) {
 			const i64 *Pos = selPos(x.w, bd.sel);
 			i64 pa = Pos[ra], pb = Pos[rb - 1];
 			for (int i = 0; i < nmap; i++) {
-				int nn = (int)P[P_NODEORDER + i];
+				int nn = (int)pl(ws, P_NODEORDER + i);
 				u32 m = nodeOf(ws, c, nn);
 				n -= bd.sel == SEL_OUT ? pairCount(x.w, bd.listNode, m, pa, pb) : pairCount(x.w, m, bd.listNode, pa, pb);
 			}
@@ -596,7 +629,7 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 	// candidate) would hold this warp while others idle: while warps wait,
 	// its end is cut into tasks of that length for them (the task's state
 	// is the shared one overlaid with this lane's candidate).
-	const i64 splitTail = P[P_SPLITTAIL];
+	const i64 splitTail = opt(P_SPLITTAIL);
 	if (splitTail > 0) {
 		u32 hv = __ballot_sync(FULL, len > (u32)splitTail);
 		if (hv && idleWaiting(x)) {
@@ -607,7 +640,7 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 					while (len > (u32)splitTail && idleWaiting(x)) {
 						u32 cut = rb - (u32)splitTail;
 						if (!pushCur(x, ws, c, nd, cut, rb, until, bd.sel, bd.listNode, bd.target, true)) break;
-						atomicAdd(&x.ctl[C_SPLITS], 1ULL);
+						atomicAdd(&x.ctl[ws.q * C_SIZE + C_SPLITS], 1ULL);
 						rb = cut;
 						len = rb - ra;
 					}
@@ -648,7 +681,7 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 			} else {
 				ok = true;
 				for (int i = 0; i < nmap; i++) {
-					int n = (int)P[P_NODEORDER + i];
+					int n = (int)pl(ws, P_NODEORDER + i);
 					u32 m = n == jn1 ? jv1 : (n == jn2 ? jv2 : (n == jn3 ? jv3 : ws.node[n]));
 					if (m == o) ok = false;
 				}
@@ -666,10 +699,10 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 // raising *until to the latest open anti-edge interval.
 __device__ __forceinline__ bool checks(const Ctx &x, const WS &ws, const Cur &c, int d, i64 *until) {
 	bool valid = true;
-	i64 pm = stepv(d, S_PREDMASK);
+	i64 pm = stepv(ws, d, S_PREDMASK);
 	for (int pi = 0; valid && pm; pi++, pm >>= 1)
 		if (pm & 1) valid = holds(x, ws, c, pi);
-	i64 am = stepv(d, S_ANTIMASK);
+	i64 am = stepv(ws, d, S_ANTIMASK);
 	for (int ai = 0; valid && am; ai++, am >>= 1)
 		if (am & 1) {
 			i64 u = NOTOPEN;
@@ -697,9 +730,9 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 	}
 	const u32 total = __shfl_sync(FULL, off, 31);
 	off -= len;
-	const int e2 = (int)stepv(nd, S_EDGE);
-	const bool both = (int)stepv(nd, S_BIND) == BIND_BOTH;
-	const int nn = (int)stepv(nd, S_NEWNODE);
+	const int e2 = (int)stepv(ws, nd, S_EDGE);
+	const bool both = (int)stepv(ws, nd, S_BIND) == BIND_BOTH;
+	const int nn = (int)stepv(ws, nd, S_NEWNODE);
 	for (u32 base = 0; base < total; base += 32) {
 		// Spent a batch at a time, so a warp passes the budget by at most a
 		// flush, as the depth-first walk does.
@@ -745,7 +778,7 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 			if (!stepBounds(x, ws, cc, nd + 1, &b2)) {
 				ok = false;
 			} else {
-				laneSearch(x, b2, &ra2, &rb2);
+				laneSearch(x, ws, b2, &ra2, &rb2);
 				ok = ra2 < rb2;
 			}
 		}
@@ -760,12 +793,12 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 // (enumerate mode): the caller suspends.
 __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no) {
 	const Win &w = x.w;
-	const int k = x.k;
+	const int k = (int)pl(ws, P_K);
 	u32 idx = ws.base[d] + lane;
 	bool valid = idx < ws.b[d];
 	spend(ws, lane, min(ws.b[d] - ws.base[d], 32u));
 	Cur c = noCur();
-	c.edge = (int)stepv(d, S_EDGE);
+	c.edge = (int)stepv(ws, d, S_EDGE);
 	i64 until = d > 0 ? ws.openAt[d - 1] : NOTOPEN;
 	if (valid) {
 		if (d == 0) {
@@ -773,8 +806,8 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 			i64 s = p - w.base;
 			u32 u = w.src[s], v = w.dst[s];
 			c.pos = p; c.t = w.t[s];
-			c.n1 = (int)stepv(0, S_FROM); c.v1 = u;
-			c.n2 = (int)stepv(0, S_TO); c.v2 = v;
+			c.n1 = (int)stepv(ws, 0, S_FROM); c.v1 = u;
+			c.n2 = (int)stepv(ws, 0, S_TO); c.v2 = v;
 			valid = u != v && (x.rootMask == 0 || x.rootMask[idx]);
 		} else {
 			int sel = ws.sel[d];
@@ -783,11 +816,11 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 			const u32 *O = selOther(w, sel);
 			u32 other = O[idx];
 			c.pos = Pos[idx]; c.t = T[idx];
-			if ((int)stepv(d, S_BIND) == BIND_BOTH) {
+			if ((int)stepv(ws, d, S_BIND) == BIND_BOTH) {
 				valid = other == ws.target[d];
 			} else {
 				valid = fresh(ws, d, other);
-				c.n1 = (int)stepv(d, S_NEWNODE); c.v1 = other;
+				c.n1 = (int)stepv(ws, d, S_NEWNODE); c.v1 = other;
 			}
 		}
 	}
@@ -830,11 +863,11 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		if (!stepBounds(x, ws, c, nd, &bd)) {
 			valid = false;
 		} else {
-			laneSearch(x, bd, &ra, &rb);
+			laneSearch(x, ws, bd, &ra, &rb);
 			valid = ra < rb;
 		}
 	}
-	if (nd == k - 1 && P[P_TALLY] != 0) {
+	if (nd == k - 1 && pl(ws, P_TALLY) != 0) {
 		spend(ws, lane, __popc(__ballot_sync(FULL, valid)));  // a run tallied per candidate
 		// Tail expansion: the last step's runs of all candidates are
 		// counted together, the warp sweeping their concatenation 32
@@ -842,11 +875,11 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		tailCount(x, ws, c, nd, valid, ra, rb, bd, until, lane, nm, no);
 		valid = false;
 	}
-	if (nd == k - 2 && P[P_TALLY] != 0 && P[P_EXPAND] > 0) {
+	if (nd == k - 2 && pl(ws, P_TALLY) != 0 && opt(P_EXPAND) > 0) {
 		// Short runs of the step above the counted last one are expanded
 		// across lanes here; long ones stay for the depth-first walk,
 		// which hands their halves to idle warps.
-		bool ex = valid && rb - ra <= (u32)P[P_EXPAND];
+		bool ex = valid && rb - ra <= (u32)opt(P_EXPAND);
 		if (__any_sync(FULL, ex)) expand(x, ws, c, nd, ex, ra, rb, bd, until, lane, nm, no);
 		if (ex) valid = false;
 	}
@@ -857,7 +890,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 	ws.rtarget[nd][lane] = bd.target;
 	ws.rnode[nd][lane] = bd.listNode;
 	bal = __ballot_sync(FULL, valid);
-	const i64 splitRun = P[P_SPLITRUN];
+	const i64 splitRun = opt(P_SPLITRUN);
 	u32 heavy = __ballot_sync(FULL, valid && splitRun > 0 && rb - ra >= (u64)splitRun);
 	if (lane == 0) { ws.mask[d] = bal; ws.heavy[d] = heavy; }
 	__syncwarp();
@@ -870,18 +903,18 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 // mapped endpoints.
 __device__ void tally(const Ctx &x, const WS &ws, int d, int sel, u32 a, u32 b, u32 listNode, u32 target, int lane, u64 *nm, u64 *no) {
 	const u32 *O = selOther(x.w, sel);
-	bool both = (int)stepv(d, S_BIND) == BIND_BOTH;
+	bool both = (int)stepv(ws, d, S_BIND) == BIND_BOTH;
 	u64 n = 0;
-	const i64 sub = P[P_TAILSUB];
+	const i64 sub = opt(P_TAILSUB);
 	if (sel == SEL_PAIR) {
 		n = lane == 0 ? b - a : 0;  // a pair run holds only matches
 	} else if (!both && b > a && sub >= 0 && b - a >= (u32)sub) {
 		// The run's length less its edges to mapped nodes, one lane per node.
-		const int nm_ = (int)stepv(d, S_NMAPPED);
+		const int nm_ = (int)stepv(ws, d, S_NMAPPED);
 		const i64 *Pos = selPos(x.w, sel);
 		if (lane == 0) n = b - a;
 		if (lane < nm_) {
-			u32 m = ws.node[P[P_NODEORDER + lane]];
+			u32 m = ws.node[pl(ws, P_NODEORDER + lane)];
 			i64 pa = Pos[a], pb = Pos[b - 1];
 			n -= sel == SEL_OUT ? pairCount(x.w, listNode, m, pa, pb) : pairCount(x.w, m, listNode, pa, pb);
 		}
@@ -899,17 +932,17 @@ __device__ void tally(const Ctx &x, const WS &ws, int d, int sel, u32 a, u32 b, 
 __device__ void bind(const Ctx &x, WS &ws, int d, int bit) {
 	const Win &w = x.w;
 	u32 idx = ws.base[d] + bit;
-	int e = (int)stepv(d, S_EDGE);
+	int e = (int)stepv(ws, d, S_EDGE);
 	if (d == 0) {
 		i64 p = x.rootLo + idx, s = p - w.base;
 		ws.pos[e] = p; ws.tm[e] = w.t[s];
-		ws.node[stepv(0, S_FROM)] = w.src[s];
-		ws.node[stepv(0, S_TO)] = w.dst[s];
+		ws.node[stepv(ws, 0, S_FROM)] = w.src[s];
+		ws.node[stepv(ws, 0, S_TO)] = w.dst[s];
 	} else {
 		int sel = ws.sel[d];
 		ws.pos[e] = selPos(w, sel)[idx];
 		ws.tm[e] = selT(w, sel)[idx];
-		int nn = (int)stepv(d, S_NEWNODE);
+		int nn = (int)stepv(ws, d, S_NEWNODE);
 		if (nn >= 0) ws.node[nn] = selOther(w, sel)[idx];
 	}
 	ws.openAt[d] = ws.until[d][bit];
@@ -927,13 +960,27 @@ __device__ void suspend(const Ctx &x, const WS &ws, int d, int d0) {
 	}
 }
 
-// dfs explores the subtree installed at step d0 (whose first chunk is
-// evaluated). Returns false if it suspended on a full output buffer.
+// dfs explores the subtree installed at step d0, evaluating its first
+// chunk first. Returns false if it suspended on a full output buffer.
+//
+// evaluate has one call site, at the top of the loop (a chunk installed by
+// advancing or descending sets pending): inlined at three sites, each
+// carrying tailCount and expand, it doubled the kernel's code and its
+// spills (BENCHMARKS.md, issue 16, "Why the hot path got heavier").
 __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
-	const int k = x.k;
-	const bool tallyLast = P[P_TALLY] != 0;
+	const int k = (int)pl(ws, P_K);
+	const bool tallyLast = pl(ws, P_TALLY) != 0;
 	int d = d0;
+	bool pending = true;  // ws's chunk at d is installed, not yet evaluated
 	while (true) {
+		if (pending) {
+			pending = false;
+			if (!evaluate(x, ws, d, lane, nm, no)) {
+				if (lane == 0) suspend(x, ws, d, d0);
+				__syncwarp();
+				return false;
+			}
+		}
 		// Past the budget the subtree is abandoned (reported done): the
 		// call is truncated, and mineBody claims no more work.
 		if (overBudget(x, ws, lane)) return true;
@@ -954,18 +1001,14 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 					int ok = 0;
 					if (lane == 0) {
 						ok = push(x, ws, d, mid, ws.b[d], true);
-						if (ok) { ws.b[d] = mid; atomicAdd(&x.ctl[C_SPLITS], 1ULL); }
+						if (ok) { ws.b[d] = mid; atomicAdd(&x.ctl[ws.q * C_SIZE + C_SPLITS], 1ULL); }
 					}
 					__syncwarp();
 				}
 			}
 			if (lane == 0) ws.base[d] = nb;
 			__syncwarp();
-			if (!evaluate(x, ws, d, lane, nm, no)) {
-				if (lane == 0) suspend(x, ws, d, d0);
-				__syncwarp();
-				return false;
-			}
+			pending = true;
 			continue;
 		}
 		int bit = __ffs(m) - 1;
@@ -991,7 +1034,7 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 					if (!push(x, ws, d, at, at + 1, true)) break;
 					heavy &= ~(1u << hb);
 					rest &= ~(1u << hb);
-					atomicAdd(&x.ctl[C_SPLITS], 1ULL);
+					atomicAdd(&x.ctl[ws.q * C_SIZE + C_SPLITS], 1ULL);
 				}
 			}
 			ws.mask[d] = rest;
@@ -1012,11 +1055,7 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 		}
 		__syncwarp();
 		d = nd;
-		if (!evaluate(x, ws, d, lane, nm, no)) {
-			if (lane == 0) suspend(x, ws, d, d0);
-			__syncwarp();
-			return false;
-		}
+		pending = true;
 	}
 }
 
@@ -1028,49 +1067,81 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 // turn while the others idle; a small graph or batch (fewer roots than 32
 // per warp) is spread over every warp from the start. The claims cost one
 // atomic each, the queue's tasks a lock.
+//
+// The nq queries of a launch share the roots [rootLo, rootHi): claims
+// are taken from nq x nroots root slots, query after query, so the warps
+// that finish one query's roots go on to the next instead of idling
+// until the launch ends (a streaming batch's ten queries cost one launch
+// and one tail, not ten). A claim that crosses into the next query is
+// mined as two pieces, one per query. Each query's counts go to its own
+// control block, ctl[q * C_SIZE]; the scheduling slots are query 0's.
 #define MINE_PARAMS const Win *win, i64 rootLo, i64 rootHi, i64 horizon, const unsigned char *rootMask, \
-	u64 *ctl, Task *queue, i64 queueCap, i64 splitCap, i64 *out, i64 outCap, i64 enumerate
-#define MINE_ARGS win, rootLo, rootHi, horizon, rootMask, ctl, queue, queueCap, splitCap, out, outCap, enumerate
+	u64 *ctl, Task *queue, i64 queueCap, i64 splitCap, i64 *out, i64 outCap, i64 enumerate, i64 nq
+#define MINE_ARGS win, rootLo, rootHi, horizon, rootMask, ctl, queue, queueCap, splitCap, out, outCap, enumerate, nq
+
+// flushCounts adds the warp's matches of query q to its control block.
+__device__ __forceinline__ void flushCounts(u64 *ctl, int q, int lane, u64 *nm, u64 *no) {
+	u64 m = *nm, o = *no;
+	for (int s = 16; s > 0; s >>= 1) {
+		m += __shfl_down_sync(FULL, m, s);
+		o += __shfl_down_sync(FULL, o, s);
+	}
+	if (lane == 0) {
+		if (m) atomicAdd(&ctl[q * C_SIZE + C_MATCHES], m);
+		if (o) atomicAdd(&ctl[q * C_SIZE + C_OPEN], o);
+	}
+	*nm = 0;
+	*no = 0;
+}
 
 __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	__shared__ WS wss[WARPS];
 	const int lane = threadIdx.x & 31;
 	WS &ws = wss[threadIdx.x >> 5];
-	Ctx x;
-	x.w = *win;
-	x.rootLo = rootLo; x.rootHi = rootHi; x.horizon = horizon; x.rootMask = rootMask;
-	x.ctl = ctl; x.queue = queue; x.queueCap = queueCap; x.splitCap = splitCap;
-	x.out = out; x.outCap = outCap; x.enumerate = (int)enumerate; x.k = (int)P[P_K];
-	x.budget = ctl[C_BUDGET];
-	const u64 nsLeft = ctl[C_NSLEFT];
-	x.deadline = nsLeft ? globalTimer() + nsLeft : 0;
-	x.limited = x.budget != 0 || nsLeft != 0;
-	if (lane == 0) ws.steps = 0;
+	// The launch's constants (the window's arrays, the bounds, the control
+	// block) live in shared memory, one copy per block, read where used:
+	// held in registers across the whole search they were spilled to local
+	// memory, whose loads sit on the hot path.
+	__shared__ Ctx xs;
+	if (threadIdx.x == 0) {
+		xs.w = *win;
+		xs.rootLo = rootLo; xs.rootHi = rootHi; xs.horizon = horizon; xs.rootMask = rootMask;
+		xs.ctl = ctl; xs.queue = queue; xs.queueCap = queueCap; xs.splitCap = splitCap;
+		xs.out = out; xs.outCap = outCap; xs.enumerate = (int)enumerate; xs.nq = nq;
+		xs.budget = ctl[C_BUDGET];
+		const u64 nsLeft = ctl[C_NSLEFT];
+		xs.deadline = nsLeft ? globalTimer() + nsLeft : 0;
+		xs.limited = xs.budget != 0 || nsLeft != 0;
+	}
+	__syncthreads();
+	const Ctx &x = xs;
+	if (lane == 0) {
+		ws.steps = 0;
+		ws.countsOf = 0;
+		setQuery(ws, 0);
+	}
 	const u64 nroots = (u64)(rootHi - rootLo);
+	const u64 slots = nroots * (u64)nq;
+	// The options (P_GUIDE among them) are the same in every query's plan.
 	const u64 guide = (u64)max(P[P_GUIDE], (i64)0) * (u64)gridDim.x * WARPS;
 	u64 nm = 0, no = 0;
 	bool idle = false;
 	while (true) {
 		int got = 0;  // 1: roots, 2: task, -1: exit
-		u64 start = 0, claim = 32;
+		u64 start = 0, end = 0;
 		if (lane == 0) {
-			u64 next = 0;
+			u64 next = 0, claim = 32;
 			if (*(volatile u64 *)&ctl[C_OVERFLOW] || *(volatile u64 *)&ctl[C_TRUNC]) {
 				got = -1;
-			} else if ((next = *(volatile u64 *)&ctl[C_ROOTNEXT]) < nroots &&
-				   (claim = guide ? max(min((nroots - next) / guide, (u64)32), (u64)1) : 32,
-				    start = atomicAdd(&ctl[C_ROOTNEXT], claim)) < nroots) {
+			} else if ((next = *(volatile u64 *)&ctl[C_ROOTNEXT]) < slots &&
+				   (claim = guide ? max(min((slots - next) / guide, (u64)32), (u64)1) : 32,
+				    start = atomicAdd(&ctl[C_ROOTNEXT], claim)) < slots) {
 				got = 1;
+				end = min(start + claim, slots);
 			} else {
-				Task t;
-				if (pop(x, &t)) {
+				int d = pop(x, ws);
+				if (d >= 0) {
 					got = 2;
-					for (int i = 0; i < MAXK; i++) { ws.pos[i] = t.pos[i]; ws.tm[i] = t.tm[i]; }
-					for (int i = 0; i < MAXN; i++) ws.node[i] = (u32)t.node[i];
-					int d = (int)t.d;
-					if (d > 0) ws.openAt[d - 1] = t.openAt;
-					ws.sel[d] = (int)t.sel; ws.listNode[d] = (u32)t.listNode; ws.target[d] = (u32)t.target;
-					ws.a[d] = (u32)t.a; ws.b[d] = (u32)t.b; ws.base[d] = (u32)t.a; ws.mask[d] = 0;
 					start = (u64)d;
 				}
 			}
@@ -1085,26 +1156,39 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 			}
 		}
 		got = __shfl_sync(FULL, got, 0);
-		start = __shfl_sync(FULL, start, 0);
 		if (got < 0) break;
 		if (got == 0) continue;
-		int d0 = 0;
-		if (got == 1) {
-			if (lane == 0) {
-				ws.sel[0] = 2; ws.a[0] = (u32)start; ws.base[0] = (u32)start;
-				ws.b[0] = (u32)min(start + claim, nroots); ws.mask[0] = 0;
-				atomicAdd(&ctl[C_ROOTS], (u64)(ws.b[0] - ws.a[0]));
+		if (lane == 0) {
+			ws.claimNext = got == 1 ? start : 0;
+			ws.claimEnd = got == 1 ? end : 0;
+			ws.taskD = got == 2 ? (int)start : 0;
+		}
+		bool done = true;
+		// A task is one piece; a root claim one piece per query it spans.
+		do {
+			__syncwarp();
+			const bool roots = ws.claimNext < ws.claimEnd;
+			const int d0 = roots ? 0 : ws.taskD;
+			__syncwarp();  // every lane has read the claim before lane 0 moves it
+			if (roots && lane == 0) {
+				const u64 c = ws.claimNext, q = c / nroots, a = c - q * nroots;
+				const u64 b = min(ws.claimEnd - q * nroots, nroots);
+				setQuery(ws, (int)q);
+				ws.sel[0] = 2; ws.a[0] = (u32)a; ws.base[0] = (u32)a; ws.b[0] = (u32)b; ws.mask[0] = 0;
+				ws.claimNext = (q + 1) * nroots;
+				atomicAdd(&ctl[q * C_SIZE + C_ROOTS], b - a);
 			}
-		} else {
-			d0 = (int)start;
-		}
-		__syncwarp();
-		bool done = evaluate(x, ws, d0, lane, &nm, &no);
-		if (!done) {
-			if (lane == 0) suspend(x, ws, d0, d0);
-		} else {
+			__syncwarp();
+			const int q = ws.q, was = ws.countsOf;
+			__syncwarp();
+			if (q != was) {
+				flushCounts(ctl, was, lane, &nm, &no);
+				if (lane == 0) ws.countsOf = q;
+			}
+			__syncwarp();
 			done = dfs(x, ws, d0, lane, &nm, &no);
-		}
+			__syncwarp();
+		} while (ws.claimNext < ws.claimEnd && done);
 		if (lane == 0) {
 			if (!done) atomicExch(&ctl[C_OVERFLOW], 1ULL);
 			__threadfence();
@@ -1115,14 +1199,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	}
 	if (lane == 0 && idle) atomicAdd(&ctl[C_IDLE], (u64)-1LL);
 	if (lane == 0 && ws.steps) atomicAdd(&ctl[C_STEPS], ws.steps);
-	for (int o = 16; o > 0; o >>= 1) {
-		nm += __shfl_down_sync(FULL, nm, o);
-		no += __shfl_down_sync(FULL, no, o);
-	}
-	if (lane == 0) {
-		if (nm) atomicAdd(&ctl[C_MATCHES], nm);
-		if (no) atomicAdd(&ctl[C_OPEN], no);
-	}
+	flushCounts(ctl, ws.countsOf, lane, &nm, &no);
 }
 
 // The same kernel at four occupancies: more resident warps hide more

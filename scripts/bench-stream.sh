@@ -80,7 +80,7 @@ done
 echo
 python3 - "$results" <<'EOF'
 import json, sys
-print("%-16s %3s %10s %7s %5s %6s %8s %8s  %s" % ("run", "rc", "edges/s", "batches", "late", "early", "p50 ms", "p99 ms", "stages s: fetch decode reorder window sync mine alert commit"))
+print("%-16s %3s %10s %7s %5s %6s %8s %8s  %s" % ("run", "rc", "edges/s", "batches", "late", "early", "p50 ms", "p99 ms", "stages s: fetch decode reorder window sync mine alert commit mine_wait"))
 for line in open(sys.argv[1]):
     r = json.loads(line)
     if "edges_per_second" not in r:

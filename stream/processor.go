@@ -49,6 +49,10 @@ type Options struct {
 	Registerer   prometheus.Registerer
 	// Backend labels the mining metrics (backend.CPU when empty).
 	Backend backend.Backend
+	// NodeKeys is the node dictionary of the decoders whose edges come in
+	// (ingest.DecodeOptions.NodeKeys), or nil. The processor keeps its
+	// generations about twice the window's live nodes.
+	NodeKeys *window.Keys
 }
 
 // Output is what one batch produced.
@@ -125,9 +129,12 @@ type Processor struct {
 	held    []held
 	metrics *metrics
 
-	// meta[i] describes the edge at window position metaOff+i.
+	// meta[i] describes the edge at window position metaOff+i; the
+	// entries before the window's First() are evicted (compactMeta).
 	meta    []edgeMeta
 	metaOff int64
+	// lastAppended is the last batch's appended edges (compactMeta).
+	lastAppended int
 
 	labelCol int
 	lastT    int64
@@ -335,6 +342,17 @@ func (p *Processor) root(e *ingest.Edge) bool {
 // reach any more. The watermark is the engine's horizon: all edges with
 // t <= watermark have been released.
 func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark int64) (*Output, error) {
+	refs := make([]*ingest.Edge, len(batch))
+	for i := range batch {
+		refs[i] = &batch[i]
+	}
+	return p.ProcessRefs(ctx, refs, watermark)
+}
+
+// ProcessRefs is Process for a batch given by pointers (the reorder
+// buffer's ingest.Reorder.AppendReleaseRefs: no copy of each edge). The
+// edges are read, not kept or changed.
+func (p *Processor) ProcessRefs(ctx context.Context, batch []*ingest.Edge, watermark int64) (*Output, error) {
 	out := &Output{Counts: make(map[string]int64)}
 	start := time.Now()
 	if len(p.shown) > 4096 {
@@ -373,21 +391,20 @@ func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark 
 
 // append adds the batch to the window and returns the position runs of
 // its non-history edges: the ranges to mine.
-func (p *Processor) append(batch []ingest.Edge, out *Output) ([]run, error) {
+func (p *Processor) append(batch []*ingest.Edge, out *Output) ([]run, error) {
 	var runs []run
 	ids := p.w.IDs()
 	attrs := make([]float64, len(p.w.Schema().EdgeAttrs))
-	for i := range batch {
-		e := &batch[i]
-		if e.Src == e.Dst {
+	for _, e := range batch {
+		if selfLoop(e) {
 			out.SelfLoops++
 			continue
 		}
 		if !p.admit(e, out) {
 			continue
 		}
-		src, _ := ids.Intern(e.Src)
-		dst, _ := ids.Intern(e.Dst)
+		src, _ := ids.InternKey(e.SrcKey, e.Src)
+		dst, _ := ids.InternKey(e.DstKey, e.Dst)
 		for j := range attrs {
 			attrs[j] = p.value(j, e)
 		}
@@ -415,7 +432,25 @@ func (p *Processor) append(batch []ingest.Edge, out *Output) ([]run, error) {
 	if n := len(runs); n > 0 {
 		runs[n-1].trim()
 	}
+	if k := p.opts.NodeKeys; k != nil {
+		k.SetLimit(2*ids.Len() + minKeyLimit)
+	}
+	p.lastAppended = out.Appended
 	return runs, nil
+}
+
+// minKeyLimit is the least a generation of Options.NodeKeys holds: a
+// small window must not start one every few batches.
+const minKeyLimit = 1 << 16
+
+// selfLoop reports e.Src == e.Dst, from their keys when they tell (no
+// string compare: the names lie apart from the edge, in the decoders'
+// dictionary).
+func selfLoop(e *ingest.Edge) bool {
+	if same, ok := window.SameNode(e.SrcKey, e.DstKey); ok {
+		return same
+	}
+	return e.Src == e.Dst
 }
 
 // addRun puts position pos (edge e) into the runs to mine: it extends the
@@ -687,17 +722,32 @@ func (p *Processor) evict(out *Output) {
 	p.compactMeta()
 }
 
-// compactMeta drops the metadata of evicted edges.
+// compactMeta drops the metadata of evicted edges, amortised O(1) per
+// edge like the window's columns: the evicted entries stay in front of
+// the live ones until they are at least half of them all (and 1,024),
+// then the live ones move to the front; the array is replaced by a
+// smaller one only when its capacity is more than twice the live entries
+// and a batch like the last. (Slicing the evicted entries off instead
+// shortened the capacity by as much: the next batch's appends then
+// regrew the array, a copy and an allocation of the whole window's
+// metadata per batch.)
 func (p *Processor) compactMeta() {
-	if drop := int(p.w.First() - p.metaOff); drop > 0 {
-		// Compact the metadata like the window compacts its columns:
-		// amortised O(1) per edge.
-		p.meta = p.meta[drop:]
-		p.metaOff += int64(drop)
-		if cap(p.meta) > 2*len(p.meta)+1024 {
-			p.meta = append([]edgeMeta(nil), p.meta...)
-		}
+	dead := int(p.w.First() - p.metaOff)
+	if dead <= 0 {
+		return
 	}
+	live := len(p.meta) - dead
+	switch {
+	case cap(p.meta) > 2*(live+p.lastAppended)+1024:
+		m := make([]edgeMeta, live, live+p.lastAppended+1024)
+		copy(m, p.meta[dead:])
+		p.meta = m
+	case live == 0 || (dead >= 1024 && 2*dead >= len(p.meta)):
+		p.meta = p.meta[:copy(p.meta, p.meta[dead:])]
+	default:
+		return // the evicted entries wait in front
+	}
+	p.metaOff += int64(dead)
 }
 
 // HeldMinOffsets returns, per partition, the lowest offset of the last

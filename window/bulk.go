@@ -231,6 +231,7 @@ func (w *Window) makeRoom(lists []adjList, ends []uint32) []int32 {
 			continue
 		}
 		l := &lists[v]
+		l.room(int(k))
 		n := len(l.ents)
 		if need := n + int(k); need > cap(l.ents) {
 			grown := make([]Adj, n, max(need, 2*cap(l.ents)))

@@ -8,7 +8,17 @@ type IDs struct {
 	names  []string
 	free   []uint32
 	live   int
+
+	// InternKey's table: byKey[n] is the id that the name of Key (keyGen,
+	// n) got, valid while stamps[id] still equals its stamp. stamps[id]
+	// changes whenever id is released, so an entry of a released id,
+	// whatever name took the id since, is never taken for a live one.
+	keyGen uint32
+	byKey  []keyEntry
+	stamps []uint32
 }
+
+type keyEntry struct{ id, stamp uint32 }
 
 // NewIDs returns an empty dictionary.
 func NewIDs() *IDs { return &IDs{byName: make(map[string]uint32)} }
@@ -27,10 +37,56 @@ func (d *IDs) Intern(name string) (uint32, bool) {
 	} else {
 		id = uint32(len(d.names))
 		d.names = append(d.names, name)
+		d.stamps = append(d.stamps, 1)
 	}
 	d.byName[name] = id
 	d.live++
 	return id, true
+}
+
+// InternKey is Intern for a name with its key from a Keys dictionary (0:
+// none): the same id, found by an array index when the key's generation
+// is the newest this dictionary has seen and the name was interned with
+// that key before, while its id stayed live.
+func (d *IDs) InternKey(k Key, name string) (uint32, bool) {
+	gen, n := k.gen(), k.num()
+	if gen == d.keyGen && int(n) < len(d.byKey) {
+		if e := d.byKey[n]; e.stamp != 0 && d.stamps[e.id] == e.stamp {
+			return e.id, false
+		}
+	}
+	id, isNew := d.Intern(name)
+	if gen == 0 || gen < d.keyGen {
+		return id, isNew // no key, or an older generation's
+	}
+	if gen > d.keyGen {
+		d.keyGen = gen
+		clear(d.byKey)
+		d.byKey = d.byKey[:0]
+	}
+	if int(n) >= len(d.byKey) {
+		d.byKey = growKeys(d.byKey, int(n)+1)
+	}
+	d.byKey[n] = keyEntry{id: id, stamp: d.stamps[id]}
+	return id, isNew
+}
+
+// growKeys lengthens t to n entries (new ones empty), at least doubling
+// its capacity when it moves.
+func growKeys(t []keyEntry, n int) []keyEntry {
+	old := len(t)
+	if n > cap(t) {
+		t = append(t[:cap(t)], make([]keyEntry, max(n, 2*cap(t))-cap(t))...)
+	}
+	t = t[:n]
+	clear(t[old:])
+	return t
+}
+
+// forgetKeys empties InternKey's table.
+func (d *IDs) forgetKeys() {
+	d.byKey = nil
+	d.keyGen = 0
 }
 
 // InternBytes is Intern for a byte slice; it allocates only for new names.
@@ -54,6 +110,12 @@ func (d *IDs) Name(id uint32) string { return d.names[id] }
 func (d *IDs) Release(id uint32) {
 	delete(d.byName, d.names[id])
 	d.names[id] = ""
+	if d.stamps[id]++; d.stamps[id] == 0 {
+		// 2^32 releases of one id: stamps would repeat, so every entry of
+		// the key table goes (and 0 stays "no entry").
+		d.stamps[id] = 1
+		d.forgetKeys()
+	}
 	d.free = append(d.free, id)
 	d.live--
 }
@@ -73,5 +135,6 @@ func (d *IDs) bytes() int64 {
 	}
 	// map entry: key header (16) + value (4) + overhead (~20); names slice header 16.
 	b += int64(len(d.byName))*40 + int64(cap(d.names))*16 + int64(cap(d.free))*4
+	b += int64(cap(d.byKey))*8 + int64(cap(d.stamps))*4
 	return b
 }

@@ -85,6 +85,11 @@ func (d *IDs) shrink() int {
 	}
 	d.free = slices.Clone(free)
 	d.names = slices.Clone(d.names[:n])
+	// The ids above n start again at stamp 1 when handed out anew: an
+	// entry of InternKey's table naming one of them could pass for live,
+	// so the table goes (it refills at the next edge of each node).
+	d.stamps = slices.Clone(d.stamps[:n])
+	d.forgetKeys()
 	byName := make(map[string]uint32, len(d.byName))
 	for k, v := range d.byName {
 		byName[k] = v

@@ -41,6 +41,24 @@ type adjList struct {
 
 func (l *adjList) live() []Adj { return l.ents[l.head:] }
 
+// push appends a, first moving the live entries to the front when a does
+// not fit and the evicted ones before head are at least half the list: a
+// node that always has live edges would otherwise grow its list by
+// doubling (copying the evicted prefix each time) until popFront
+// compacts it at 16 evicted entries. Amortised O(1) per evicted entry.
+func (l *adjList) push(a Adj) {
+	l.room(1)
+	l.ents = append(l.ents, a)
+}
+
+// room is push's compaction for k more entries.
+func (l *adjList) room(k int) {
+	if len(l.ents)+k > cap(l.ents) && l.head > 0 && 2*l.head >= len(l.ents) {
+		n := copy(l.ents, l.ents[l.head:])
+		l.ents, l.head = l.ents[:n], 0
+	}
+}
+
 // Window is a sliding window of temporal edges; see the package doc.
 type Window struct {
 	schema  Schema
@@ -283,8 +301,8 @@ func (w *Window) Append(e Edge) (int64, error) {
 		}
 	}
 	w.grow(max(e.Src, e.Dst))
-	w.out[e.Src].ents = append(w.out[e.Src].ents, Adj{T: e.T, Rel: rel, Other: e.Dst})
-	w.in[e.Dst].ents = append(w.in[e.Dst].ents, Adj{T: e.T, Rel: rel, Other: e.Src})
+	w.out[e.Src].push(Adj{T: e.T, Rel: rel, Other: e.Dst})
+	w.in[e.Dst].push(Adj{T: e.T, Rel: rel, Other: e.Src})
 	if w.pairsOn.Load() {
 		w.addPair(e.Src, e.Dst, e.T, rel)
 	}
@@ -305,7 +323,7 @@ func (w *Window) addPair(s, d uint32, t int64, rel uint32) {
 		}
 		w.pairs[key] = i
 	}
-	w.pairLists[i].ents = append(w.pairLists[i].ents, Adj{T: t, Rel: rel, Other: d})
+	w.pairLists[i].push(Adj{T: t, Rel: rel, Other: d})
 }
 
 // grow makes room for node v's adjacency lists.

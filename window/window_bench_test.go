@@ -23,8 +23,9 @@ func BenchmarkSlidingWindow(b *testing.B) {
 		names[i] = fmt.Sprintf("n%d", i)
 	}
 	type rec struct {
-		src, dst string
-		t        int64
+		src, dst       string
+		srcKey, dstKey window.Key
+		t              int64
 	}
 	stream := make([]rec, edges)
 	for i := range stream {
@@ -35,10 +36,25 @@ func BenchmarkSlidingWindow(b *testing.B) {
 		if u == v {
 			v = (v + 1) % nodes
 		}
-		stream[i] = rec{names[u], names[v], int64(i / 30)}
+		stream[i] = rec{src: names[u], dst: names[v], t: int64(i / 30)}
 	}
-	for _, batch := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+	// keyed: the names come with their keys in a node dictionary, as the
+	// daemon's decoders give them (off the writer's path, so not timed).
+	keys := window.NewKeys()
+	for i := range stream {
+		stream[i].srcKey, _ = keys.Of(stream[i].src)
+		stream[i].dstKey, _ = keys.Of(stream[i].dst)
+	}
+	for _, c := range []struct {
+		batch int
+		keyed bool
+	}{{10_000, false}, {100_000, false}, {100_000, true}} {
+		name := fmt.Sprintf("batch=%d", c.batch)
+		if c.keyed {
+			name += "/keyed"
+		}
+		batch := c.batch
+		b.Run(name, func(b *testing.B) {
 			var bytesPerEdge float64
 			for range b.N {
 				w, err := window.New(window.Schema{TimeUnit: time.Second})
@@ -49,8 +65,14 @@ func BenchmarkSlidingWindow(b *testing.B) {
 					for _, r := range stream[lo:min(lo+batch, edges)] {
 						// Names interned per record, as the decoder does
 						// (ids of vertices that left the window are reused).
-						u, _ := w.IDs().Intern(r.src)
-						v, _ := w.IDs().Intern(r.dst)
+						var u, v uint32
+						if c.keyed {
+							u, _ = w.IDs().InternKey(r.srcKey, r.src)
+							v, _ = w.IDs().InternKey(r.dstKey, r.dst)
+						} else {
+							u, _ = w.IDs().Intern(r.src)
+							v, _ = w.IDs().Intern(r.dst)
+						}
 						if _, err := w.Append(window.Edge{Src: u, Dst: v, T: r.t}); err != nil {
 							b.Fatal(err)
 						}

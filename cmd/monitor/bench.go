@@ -61,7 +61,8 @@ them (monitor run's code, with the config's window, engine and caps) and
 report the edges per second, the batch latency percentiles (a batch's
 first record fetched → its alerts acknowledged → its offsets committed)
 and the time per stage (fetch, decode, reorder, window, device_sync, mine,
-alert_write, commit).
+alert_write, commit, and mine_wait: taking records in waiting for the
+previous batch's mining).
 
 The edges come from --file (an edge file, as for mine) or the synthetic
 generator (--edges, --seed: a tgraphgen-like bursty messaging graph). The

@@ -1,0 +1,79 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// BenchmarkProcessAppend streams 1M edges over 25,000 nodes (30 a second,
+// a window of δ = 3600: ~108,000 edges, ~9 per node) through
+// Processor.ProcessRefs in batches of 100,000 with one cheap count query
+// (a single edge), and reports the window stage per edge (appending,
+// evicting: the processor's serial work before mining) and the window's
+// host bytes per edge at the end (window.Window.BytesPerEdge, no
+// attributes: issue 14's goal 5). keyed: the edges carry node keys from a
+// dictionary shared with the processor, as the daemon's decoders give
+// them (keyed before the timed loop: the decoders do it in parallel).
+//
+//	go test ./stream/ -run '^$' -bench ProcessAppend -benchtime 3x
+func BenchmarkProcessAppend(b *testing.B) {
+	const nodes, edges, perTick, delta, batchLen = 25_000, 1_000_000, 30, 3600, 100_000
+	rng := rand.New(rand.NewPCG(3, 4))
+	names := make([]string, nodes)
+	for i := range names {
+		names[i] = fmt.Sprintf("n%d", i)
+	}
+	plain := make([]ingest.Edge, edges)
+	for i := range plain {
+		u, v := rng.IntN(nodes), rng.IntN(nodes)
+		plain[i] = ingest.Edge{Src: names[u], Dst: names[v], T: int64(i / perTick), Origin: ingest.Origin{Offset: int64(i)}}
+	}
+	q := Query{Query: &motif.Query{Name: "edge", Delta: motif.TicksSpan(delta),
+		Nodes: []motif.Node{{Name: "A"}, {Name: "B"}}, Edges: []motif.Edge{{From: 0, To: 1}}}}
+	for _, keyed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("keyed=%v", keyed), func(b *testing.B) {
+			var keys *window.Keys
+			in := plain
+			if keyed {
+				keys = window.NewKeys()
+				in = make([]ingest.Edge, edges)
+				for i, e := range plain {
+					e.SrcKey, e.Src = keys.Of(e.Src)
+					e.DstKey, e.Dst = keys.Of(e.Dst)
+					in[i] = e
+				}
+			}
+			refs := make([]*ingest.Edge, edges)
+			for i := range in {
+				refs[i] = &in[i]
+			}
+			var windowTime time.Duration
+			var bytesPerEdge float64
+			var lastLen int
+			b.ResetTimer()
+			for range b.N {
+				p, _ := capProcessor(b, Options{NodeKeys: keys}, q)
+				for lo := 0; lo < edges; lo += batchLen {
+					batch := refs[lo:min(lo+batchLen, edges)]
+					out, err := p.ProcessRefs(context.Background(), batch, batch[len(batch)-1].T)
+					if err != nil {
+						b.Fatal(err)
+					}
+					windowTime += out.Stages.Window
+				}
+				bytesPerEdge = p.Window().BytesPerEdge()
+				lastLen = p.Window().Len()
+			}
+			b.ReportMetric(float64(windowTime.Nanoseconds())/float64(edges*b.N), "window-ns/edge")
+			b.ReportMetric(bytesPerEdge, "B/edge")
+			b.ReportMetric(float64(lastLen), "window-edges")
+		})
+	}
+}
