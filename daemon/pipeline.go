@@ -82,10 +82,11 @@ type pipeline struct {
 	early      []*ingest.Edge
 	earlyBytes int64
 	// inFlight is the batch being mined on its own goroutine (nil: none;
-	// see pipeline_batch.go); spare is the last mined batch's edge slice,
-	// for the next release.
+	// see pipeline_batch.go); spare holds the mined batches' edge slices
+	// for the next releases (two at most: the batch being mined and the
+	// one released behind it hold the others).
 	inFlight *minedBatch
-	spare    []*ingest.Edge
+	spare    [][]*ingest.Edge
 	// maxBuffered and maxBufferedBytes are the reorder buffer's caps
 	// (window.max_buffered, its share of max_buffered_bytes; 0: none),
 	// which its edges and those of the batch being mined share

@@ -16,9 +16,10 @@ import (
 // it from the reorder buffer (startBatch) and hands it to a goroutine of
 // its own that appends it to the window, mines it, writes its dead
 // letters and alerts and commits its offsets (mineBatch); meanwhile the
-// pipeline goroutine takes the next batch's records in. It waits for the
-// batch being mined (awaitMined) only before the window, the processor or
-// the router are touched again: to release the next batch, for a query
+// pipeline goroutine takes the next batch's records in and releases it.
+// It waits for the batch being mined (awaitMined) only before the window,
+// the processor or the router are touched again: to hand it the next
+// batch, for a query
 // update or a gpm snapshot, when the dead letters it queued fill their
 // queue, when the records it holds and those in flight reach the reorder
 // buffer's caps, and at the end. One batch is mined at a time, so the
@@ -80,12 +81,11 @@ func (p *pipeline) batch(ctx context.Context) error {
 	return p.awaitMined()
 }
 
-// startBatch waits for the batch being mined, releases what the watermark
-// allows and starts mining it (mineBatch), without waiting for that.
+// startBatch releases what the watermark allows, waits for the batch
+// being mined (the window takes one batch at a time) and starts mining
+// the new one (mineBatch), without waiting for that. The release, which
+// only touches the reorder buffer, overlaps the previous batch's mining.
 func (p *pipeline) startBatch(ctx context.Context) error {
-	if err := p.awaitMined(); err != nil {
-		return err
-	}
 	p.flushCounts()
 	start := time.Now()
 	p.reorder.IgnoreSilenceBefore(p.health.quietFrom())
@@ -114,31 +114,34 @@ func (p *pipeline) startBatch(ctx context.Context) error {
 	// letters, its stages (an empty batch leaves the stages to the next).
 	j.taken = p.taken()
 	j.dead, p.dead = p.dead, deadQueue{}
+	p.pending = 0
+	p.pauseAhead()
+	if err := p.awaitMined(); err != nil {
+		return err
+	}
 	if !j.empty() {
 		j.stage, p.stage = p.stage, [numStages]time.Duration{}
 	}
-	p.pending = 0
 	p.inFlight = j
 	j.done = make(chan struct{})
 	go func() {
 		defer close(j.done)
 		pprof.Do(ctx, pprof.Labels(profileLabel, "mine"), func(ctx context.Context) { j.err = p.mineBatch(ctx, j) })
 	}()
-	p.pauseAhead()
 	return nil
 }
 
 // earlyEdges returns the slice the next early release appends to: the
-// edges released early so far, or an empty one (the last mined batch's,
-// reused: growing a fresh one per batch of 100,000 edges was a third of
-// the pipeline goroutine's time).
+// edges released early so far, or an empty one (a mined batch's, reused:
+// growing a fresh one per batch of 100,000 edges was a third of the
+// pipeline goroutine's time).
 func (p *pipeline) earlyEdges() []*ingest.Edge {
 	if p.early != nil {
 		return p.early
 	}
-	if p.spare != nil {
-		e := p.spare
-		p.spare = nil
+	if n := len(p.spare); n > 0 {
+		e := p.spare[n-1]
+		p.spare = p.spare[:n-1]
 		return e
 	}
 	return make([]*ingest.Edge, 0, p.batchSize)
@@ -237,7 +240,8 @@ func (p *pipeline) collect(j *minedBatch) error {
 	p.inFlight = nil
 	// Its edges' room goes back to the reorder buffer (they were handed
 	// out first of those not recycled: batches are collected in release
-	// order, and edges released early for the next batch came after).
+	// order, and the batch released behind it, and edges released early
+	// for the one after, came after).
 	p.reorder.Recycle(len(j.edges))
 	p.stats.add(j.stats)
 	if j.flushed {
@@ -246,10 +250,8 @@ func (p *pipeline) collect(j *minedBatch) error {
 	if j.err != nil {
 		return j.err
 	}
-	// The larger slice is kept: a release over batch_size edges (a
-	// backlog's) grew it, and would grow the next one again.
-	if cap(j.edges) > cap(p.spare) {
-		p.spare = j.edges[:0]
+	if cap(j.edges) > 0 && len(p.spare) < 2 {
+		p.spare = append(p.spare, j.edges[:0])
 	}
 	var lag int64
 	if l, ok := p.src.(interface{ Lag() map[int]int64 }); ok {

@@ -22,7 +22,10 @@ import (
 // second apart in each partition over 50,000 nodes. This is the serial
 // part of the streaming path that bounds its edges/s however many cores
 // decode. (With no query the window keeps no edge from one batch to the
-// next: every node is interned anew each batch.)
+// next: every node is interned anew each batch.) The window append runs
+// on the batch's own goroutine (pipeline_batch.go), overlapping the next
+// batch's taking in: with two cores free the figure is about the larger
+// of the two, not their sum.
 //
 //	go test ./daemon/ -run '^$' -bench PipelineTakeIn -benchtime 3x -cpuprofile cpu.prof
 func BenchmarkPipelineTakeIn(b *testing.B) { benchTakeIn(b, false) }
