@@ -1,0 +1,76 @@
+package count3
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// seek, with and without a block index, returns the first index at or
+// after from whose time is at least t, as a linear scan does: lists around
+// indexMin and block lengths, ties, targets before, inside and after.
+func TestSeek(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 17))
+	for _, n := range []int{1, 2, 15, 16, 17, indexMin - 1, indexMin, indexMin + 1, 200, 1000, 4099} {
+		for range 20 {
+			e := make([]pairEdge, n+1)
+			var tt int64
+			for i := range n {
+				tt += rng.Int64N(4) // ties where it draws 0
+				e[i] = pairEdge{T: tt}
+			}
+			e[n] = sentinel
+			l := pairList{e: e}
+			if k := topLen(int64(len(e))); k > 0 {
+				for i := range k {
+					l.top = append(l.top, e[i*blockLen].T)
+				}
+			}
+			for range 200 {
+				from := rng.IntN(len(e))
+				target := rng.Int64N(tt+3) - 1
+				want := from
+				for e[want].T < target {
+					want++
+				}
+				if got := l.seek(from, target); got != want {
+					t.Fatalf("%d edges, index %v: seek(%d, %d) = %d, want %d", n, l.top != nil, from, target, got, want)
+				}
+			}
+		}
+	}
+}
+
+// sortTriangles orders by heavy side, stably (listing order within one),
+// with ids needing one to three radix passes.
+func TestSortTriangles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	var scratch []triangle
+	for _, top := range []uint32{1, 1 << 11, 1 << 22, 1<<32 - 1} {
+		for _, n := range []int{0, 1, 7, 5000} {
+			ts := make([]triangle, n)
+			for i := range ts {
+				ts[i] = triangle{a: uint32(rng.Uint64N(uint64(top) + 1)), b: uint32(i)}
+			}
+			want := slices.Clone(ts)
+			slices.SortStableFunc(want, func(x, y triangle) int { return cmp.Compare(x.a, y.a) })
+			sortTriangles(ts, &scratch)
+			if !slices.Equal(ts, want) {
+				t.Fatalf("ids up to %d, %d triangles: not sorted stably by heavy side", top, n)
+			}
+		}
+	}
+}
+
+// Batches that fill mid-listing (counted by the worker that gathered
+// them) count as the last ones do: the engine comparison with batches of
+// a few triangles.
+func TestCountSmallBatches(t *testing.T) {
+	defer func(n int) { triangleBatch = n }(triangleBatch)
+	triangleBatch = 3
+	TestCountMatchesOracle(t)
+	TestCountMatchesEngine(t)
+	TestCountDenseMatchesEngine(t)
+	TestCountHeavyPair(t)
+}
