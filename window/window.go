@@ -41,22 +41,37 @@ type adjList struct {
 
 func (l *adjList) live() []Adj { return l.ents[l.head:] }
 
-// push appends a, first moving the live entries to the front when a does
-// not fit and the evicted ones before head are at least half the list: a
-// node that always has live edges would otherwise grow its list by
-// doubling (copying the evicted prefix each time) until popFront
-// compacts it at 16 evicted entries. Amortised O(1) per evicted entry.
+// push appends a. A list that is full first moves its live entries to
+// the front when the evicted ones before head are at least a quarter of
+// it, or else grows to half again its live entries, copying only those:
+// a node that always has live edges would otherwise grow its list by
+// doubling, carrying its evicted prefix along, until popFront compacts
+// it (the window's lists held three times their live entries).
+// Amortised O(1) per entry either way.
 func (l *adjList) push(a Adj) {
-	l.room(1)
+	if len(l.ents) == cap(l.ents) {
+		l.room(1)
+	}
 	l.ents = append(l.ents, a)
 }
 
-// room is push's compaction for k more entries.
+// room makes space for k more entries, as push does for one.
 func (l *adjList) room(k int) {
-	if len(l.ents)+k > cap(l.ents) && l.head > 0 && 2*l.head >= len(l.ents) {
+	if len(l.ents)+k <= cap(l.ents) {
+		return
+	}
+	live := len(l.ents) - l.head
+	if l.head > 0 && 4*l.head >= len(l.ents) {
 		n := copy(l.ents, l.ents[l.head:])
 		l.ents, l.head = l.ents[:n], 0
+		if n+k <= cap(l.ents) {
+			return
+		}
 	}
+	need := live + k
+	ents := make([]Adj, live, need+need/2+1)
+	copy(ents, l.ents[l.head:])
+	l.ents, l.head = ents, 0
 }
 
 // Window is a sliding window of temporal edges; see the package doc.
@@ -413,7 +428,7 @@ func popFront(l *adjList) {
 	switch {
 	case l.head == len(l.ents):
 		l.ents, l.head = l.ents[:0], 0
-	case l.head >= 16 && 2*l.head >= len(l.ents):
+	case l.head >= 4 && 2*l.head >= len(l.ents):
 		n := copy(l.ents, l.ents[l.head:])
 		l.ents, l.head = l.ents[:n], 0
 	}
@@ -422,7 +437,7 @@ func popFront(l *adjList) {
 // compact drops evicted column entries once they are at least half the
 // columns, so eviction costs amortised O(1) per edge.
 func (w *Window) compact() {
-	if w.head < 1024 || 2*w.head < len(w.t) {
+	if w.head < 1024 || 4*w.head < len(w.t) {
 		return
 	}
 	n := copy(w.src, w.src[w.head:])
