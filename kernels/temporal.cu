@@ -62,6 +62,13 @@ typedef unsigned int u32;
 #define S_NMAPPED 11
 #define S_NEXTFROM 12
 #define S_NEXTTO 13
+// S_CLOSE: the closing-edge pruning (P_CLOSE) at this step: 0 none; 1 the
+// step maps the anchor (the closing edge's endpoint mapped first): each
+// candidate finds the anchor's run of possible closing edges, dropped if
+// empty; 2 the step's edge comes after the closing edge in time: a
+// candidate is dropped unless the run's first entry is before it; 3 it
+// comes before: unless the run's last entry is after it.
+#define S_CLOSE 14
 #define P_PREDS (P_STEPS + STEP_SZ * MAXK)
 #define PRED_SZ 10
 #define PR_OP 0
@@ -79,7 +86,22 @@ typedef unsigned int u32;
 #define P_SPLITTAIL (P_NODEORDER + 16)
 #define P_SPLITRUN (P_SPLITTAIL + 1)
 #define P_GUIDE (P_SPLITTAIL + 2)
-#define P_SIZE (P_SPLITTAIL + 3)
+// P_CLOSE: a closing step (both ends mapped) whose anchor endpoint is
+// mapped two or more steps before it; every step between checks that the
+// closing edge can still exist (Everest's early pruning on the closing
+// constraint). PC_EDGE: its motif edge (-1: none); PC_NODE: the anchor
+// (motif node); PC_SEL: the anchor's list holding the closing edge
+// (SEL_OUT: the anchor is its source); PC_PREV, PC_NEXT: the matched
+// edges around it once the anchor is mapped (-1: none before); PC_RANK:
+// the rank (RK_*) of PC_NEXT's edge in that list, or -1.
+#define P_CLOSE (P_SPLITTAIL + 3)
+#define PC_EDGE 0
+#define PC_NODE 1
+#define PC_SEL 2
+#define PC_PREV 3
+#define PC_NEXT 4
+#define PC_RANK 5
+#define P_SIZE (P_SPLITTAIL + 9)
 
 #define BIND_ROOT 0
 #define BIND_FROM 1
@@ -223,6 +245,11 @@ struct WS {
 	u32 node[MAXN];
 	u32 a[MAXK], b[MAXK], base[MAXK], mask[MAXK], cur[MAXK];
 	u32 heavy[MAXK];  // candidates of mask[d] whose run is >= P_SPLITRUN
+	// The closing-edge pruning (P_CLOSE): the anchor's run's first and
+	// last positions per candidate of the anchor step's chunk, and those
+	// of the bound candidate (MINPOS / I64MAX: prune nothing, in a task).
+	i64 cfirst[32], clast[32];
+	i64 cfB, clB;
 	u32 listNode[MAXK], target[MAXK];
 	int sel[MAXK];  // 0 out-list of listNode, 1 in-list, 2 roots
 	u64 steps;      // work not yet added to C_STEPS (lane 0)
@@ -463,6 +490,51 @@ __device__ void laneSearch(const Ctx &x, const WS &ws, const Bounds &b, u32 *ra,
 	*rb = ub;
 }
 
+// closeRun finds, for a candidate c of the anchor step (S_CLOSE 1), the
+// anchor's entries in the closing edge's list inside the bounds known
+// once c is bound (after PC_PREV, before PC_NEXT, not before the root's
+// time less delta): their first and last positions. False when there is
+// none: no closing edge can follow, whatever the steps between bind.
+template <bool M>
+__device__ bool closeRun(const Ctx &x, const WS &ws, const Cur &c, i64 *first, i64 *last) {
+	const Win &w = x.w;
+	const int k = (int)pl<M>(ws, P_K);
+	const int prev = (int)pl<M>(ws, P_CLOSE + PC_PREV), next = (int)pl<M>(ws, P_CLOSE + PC_NEXT);
+	const int sel = (int)pl<M>(ws, P_CLOSE + PC_SEL);
+	const i64 rk = pl<M>(ws, P_CLOSE + PC_RANK);
+	Bounds b;
+	b.lowPos = prev >= 0 ? posOf(ws, c, prev) : MINPOS;
+	b.hiPos = posOf(ws, c, next);
+	b.lowT = subTicks(tmOf(ws, c, k - 1), pl<M>(ws, P_DELTA));
+	b.hiT = tmOf(ws, c, next);
+	const u32 a = nodeOf(ws, c, (int)pl<M>(ws, P_CLOSE + PC_NODE));
+	b.sel = sel;
+	b.listNode = a;
+	b.target = 0xffffffffu;
+	if (sel == SEL_OUT) { b.lo = w.outOff[a]; b.hi = w.outOff[a + 1]; }
+	else { b.lo = w.inOff[a]; b.hi = w.inOff[a + 1]; }
+	if (b.lo >= b.hi || b.lowT > b.hiT) return false;
+	b.rankHi = b.hi;
+	b.exact = false;
+	if (rk >= 0) {
+		b.rankHi = b.lo + w.rank[rk * w.rankCap + (b.hiPos - w.base)];
+		b.exact = true;
+	}
+	u32 ra, rb;
+	laneSearch(x, ws, b, &ra, &rb);
+	if (ra >= rb) return false;
+	const i64 *Pos = selPos(w, sel);
+	*first = Pos[ra];
+	*last = Pos[rb - 1];
+	return true;
+}
+
+// closeOk: candidate position p of a step with S_CLOSE code cl (2 or 3)
+// leaves room for the closing edge in the anchor's run [cf, cl_].
+__device__ __forceinline__ bool closeOk(int cl, i64 p, i64 cf, i64 clst) {
+	return cl == 2 ? cf < p : clst > p;
+}
+
 template <bool M>
 __device__ __forceinline__ bool fresh(const WS &ws, int d, u32 v) {
 	int nm = (int)stepv<M>(ws, d, S_NMAPPED);
@@ -604,6 +676,9 @@ __device__ int pop(const Ctx &x, WS &ws) {
 		if (M) setQuery(ws, (int)t.q);
 		ws.sel[d] = (int)t.sel; ws.listNode[d] = (u32)t.listNode; ws.target[d] = (u32)t.target;
 		ws.a[d] = (u32)t.a; ws.b[d] = (u32)t.b; ws.base[d] = (u32)t.a; ws.mask[d] = 0;
+		// A task does not carry the anchor's run: its steps prune nothing
+		// on it (the last step still checks the closing edge itself).
+		ws.cfB = MINPOS; ws.clB = I64MAX;
 		x.ctl[C_QSIZE] = q - 1;
 	}
 	unlock(&x.ctl[C_LOCK]);
@@ -751,6 +826,7 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 	const int e2 = (int)stepv<M>(ws, nd, S_EDGE);
 	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
 	const int nn = (int)stepv<M>(ws, nd, S_NEWNODE);
+	const int ccode = (int)stepv<M>(ws, nd, S_CLOSE);
 	for (u32 base = 0; base < total; base += 32) {
 		// Spent a batch at a time, so a warp passes the budget by at most a
 		// flush, as the depth-first walk does.
@@ -773,6 +849,14 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 		int jsel = __shfl_sync(FULL, bd.sel, j);
 		u32 jtarget = __shfl_sync(FULL, bd.target, j);
 		i64 u2 = __shfl_sync(FULL, until, j);
+		i64 jcf = 0, jcl = 0;
+		if (ccode >= 2) {
+			// The owner's anchor run: its own (the owner's step maps the
+			// anchor) or the bound one's.
+			const bool own = stepv<M>(ws, nd - 1, S_CLOSE) == 1;
+			jcf = own ? ws.cfirst[j] : ws.cfB;
+			jcl = own ? ws.clast[j] : ws.clB;
+		}
 		bool ok = v < total;
 		if (ok) {
 			u32 idx = jra + (v - joff);
@@ -786,6 +870,7 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 				ok = freshC<M>(ws, cc, nd, other);
 				cc.n3 = nn; cc.v3 = other;
 			}
+			if (ok && ccode >= 2) ok = closeOk(ccode, cc.pos2, jcf, jcl);
 		}
 		if (ok) ok = checks<M>(x, ws, cc, nd, &u2);
 		Bounds b2;
@@ -844,6 +929,18 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		}
 	}
 	if (valid) valid = checks<M>(x, ws, c, d, &until);
+	// Closing-edge pruning (P_CLOSE): the anchor step finds each
+	// candidate's run of possible closing edges; the steps between check
+	// that it still holds one in their candidate's bounds.
+	const int ccode = (int)stepv<M>(ws, d, S_CLOSE);
+	if (ccode == 1) {
+		i64 cf = MINPOS, clst = I64MAX;
+		if (valid) valid = closeRun<M>(x, ws, c, &cf, &clst);
+		ws.cfirst[lane] = cf;
+		ws.clast[lane] = clst;
+	} else if (ccode >= 2) {
+		if (valid) valid = closeOk(ccode, c.pos, ws.cfB, ws.clB);
+	}
 	u32 bal = __ballot_sync(FULL, valid);
 	if (d == k - 1) {
 		if (M || !x.enumerate) {  // mineq*: count mode only
@@ -968,6 +1065,10 @@ __device__ void bind(const Ctx &x, WS &ws, int d, int bit) {
 	}
 	ws.openAt[d] = ws.until[d][bit];
 	ws.cur[d] = bit;
+	if (stepv<M>(ws, d, S_CLOSE) == 1) {
+		ws.cfB = ws.cfirst[bit];
+		ws.clB = ws.clast[bit];
+	}
 }
 
 // suspend saves the unfinished part of the search as tasks: at the last
