@@ -21,7 +21,7 @@ func addRunEqualsAdd(t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	parts := 1 + rng.IntN(6)
 	lateness := int64(rng.IntN(4))
-	jitter := rng.IntN(3) // 0: every partition in order
+	jitter := rng.IntN(3)  // 0: every partition in order
 	withSeq := rng.IntN(3) // 0: none, 1: all, 2: some
 	one, runs := NewReorder(lateness, 0, nil), NewReorder(lateness, 0, nil)
 	if rng.IntN(3) == 0 {
