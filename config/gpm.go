@@ -56,7 +56,7 @@ func (v *validator) gpm() {
 	if g.Topic == "" {
 		return
 	}
-	if !topicRE.MatchString(g.Topic) || g.Topic == "." || g.Topic == ".." {
+	if !validTopic(g.Topic) {
 		v.fail("gpm.topic", "%q is not a Kafka topic name (1 to 249 of a-z A-Z 0-9 . _ -)", g.Topic)
 	}
 	k := &v.c.Kafka

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -547,7 +548,7 @@ func (c *Config) decodeErr(e decodeErr) error {
 	case errors.As(e.err, &ue):
 		msg = fmt.Sprintf("%s is not %s", valueText(ue.Value), typeText(ue.Expected.Type()))
 	}
-	if m := notSliceRE.FindStringSubmatch(msg); m != nil {
+	if m := notSliceRE().FindStringSubmatch(msg); m != nil {
 		// Set from the environment: a value the list type cannot take.
 		msg = "expected a list, found " + m[1]
 	}
@@ -559,7 +560,9 @@ func (c *Config) decodeErr(e decodeErr) error {
 
 // notSliceRE matches mapstructure's words for a single value where a list
 // belongs, which name Go kinds rather than the config's.
-var notSliceRE = regexp.MustCompile(`source data must be an array or slice, got (\w+)`)
+var notSliceRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`source data must be an array or slice, got (\w+)`)
+})
 
 func valueText(v any) string {
 	switch x := v.(type) {

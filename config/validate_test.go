@@ -2,8 +2,10 @@ package config
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -288,5 +290,28 @@ func TestTLSConfig(t *testing.T) {
 	}
 	if cfg, err := (&Kafka{}).TLSConfig(); cfg != nil || err != nil {
 		t.Errorf("TLSConfig() with TLS off = %v, %v; want nil, nil", cfg, err)
+	}
+}
+
+// TestValidTopicMatchesRegexp: validTopic is the regexp it replaced,
+// ^[a-zA-Z0-9._-]{1,249}$ minus "." and "..", on edge cases and random
+// strings over a small alphabet.
+func TestValidTopicMatchesRegexp(t *testing.T) {
+	re := regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
+	want := func(s string) bool { return re.MatchString(s) && s != "." && s != ".." }
+	cases := []string{"", ".", "..", "...", "a", "edges", "a.b_c-D9", "a b", "a/b", "é", strings.Repeat("x", 249), strings.Repeat("x", 250), "a\n"}
+	r := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "aZ09._-/ \x00\xff"
+	for range 2000 {
+		b := make([]byte, r.IntN(6))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		cases = append(cases, string(b))
+	}
+	for _, s := range cases {
+		if got := validTopic(s); got != want(s) {
+			t.Errorf("validTopic(%q) = %v; want %v", s, got, want(s))
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/motifwatch/motifwatch/alerts"
@@ -19,11 +20,15 @@ var statusPageFS embed.FS
 // statusRefresh is how often the status page reloads itself, in seconds.
 const statusRefresh = 2
 
-var statusPage = template.Must(template.New("status.html").Funcs(template.FuncMap{
-	"join":  func(s []string) string { return strings.Join(s, ", ") },
-	"span":  timeSpan,
-	"nodes": alerts.NodesText,
-}).ParseFS(statusPageFS, "statuspage/status.html"))
+// statusPage is parsed on first use, not at every command's start (the
+// batch commands link this package too); the daemon's tests render it.
+var statusPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("status.html").Funcs(template.FuncMap{
+		"join":  func(s []string) string { return strings.Join(s, ", ") },
+		"span":  timeSpan,
+		"nodes": alerts.NodesText,
+	}).ParseFS(statusPageFS, "statuspage/status.html"))
+})
 
 // statusHandlers serve the status page at / (server-rendered HTML that
 // reloads itself, no external assets) and its data at /api/status.
@@ -31,7 +36,7 @@ func statusHandlers(b *statusBoard) (page, api http.HandlerFunc) {
 	page = func(w http.ResponseWriter, r *http.Request) {
 		s := b.snapshot()
 		var buf bytes.Buffer
-		err := statusPage.Execute(&buf, struct {
+		err := statusPage().Execute(&buf, struct {
 			S         Status
 			Uptime    string
 			WindowMiB string

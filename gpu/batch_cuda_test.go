@@ -133,8 +133,9 @@ func BenchmarkBatchOverWindow(b *testing.B) {
 // TestDiffGPUBatch: MineBatch's shared launches (queries of different
 // sizes, predicates and anti-edges side by side, more than one launch's
 // worth of them) count what the oracle counts for each query, with the
-// default options and with every work-sharing kind forced (each task
-// carries its query), and plan by plan where a batch cannot share a
+// default options, with every work-sharing kind forced (each task
+// carries its query), with the queries interleaved by groups of three
+// roots at occupancy 8, and plan by plan where a batch cannot share a
 // launch (two logical devices).
 func TestDiffGPUBatch(t *testing.T) {
 	engs := testEngines(t)
@@ -144,7 +145,15 @@ func TestDiffGPUBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer forced.Close()
-	batchEngs := map[string]*gpu.Engine{"1dev": engs["1dev"], "1dev-forced-splits": forced, "2part (plan by plan)": engs["2part-tinybuf-subtract"]}
+	// Queries interleaved by groups of three roots (a group's slots past
+	// the range are empty pieces), at another occupancy.
+	grouped, err := gpu.New(gpu.Options{Devices: []int{0}, BatchGroup: 3, BatchOccupancy: 8, SplitRun: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grouped.Close()
+	batchEngs := map[string]*gpu.Engine{"1dev": engs["1dev"], "1dev-forced-splits": forced, "1dev-group3-occ8": grouped,
+		"2part (plan by plan)": engs["2part-tinybuf-subtract"]}
 	cases := 400
 	if testing.Short() {
 		cases = 60
@@ -206,10 +215,17 @@ func TestDiffGPUBatch(t *testing.T) {
 
 // TestCollegeMsgBatchEqualsCPU: the fourteen built-in queries as one
 // MineBatch call (one launch) on CollegeMsg at three deltas, whole window
-// and its last 2,000 edges, equal to the CPU engine query by query.
+// and its last 2,000 edges, equal to the CPU engine query by query, with
+// the queries mined one after another and interleaved by 32 roots.
 func TestCollegeMsgBatchEqualsCPU(t *testing.T) {
-	e := testEngines(t)["1dev"]
 	w := loadCollegeMsg(t)
+	// The same with the queries interleaved by groups of 32 roots.
+	grouped, err := gpu.New(gpu.Options{Devices: []int{0}, BatchGroup: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grouped.Close()
+	engs := map[string]*gpu.Engine{"1dev": testEngines(t)["1dev"], "group32": grouped}
 	cpu := motif.NewCPU(0)
 	for _, delta := range []int64{600, 3600, 86400} {
 		var plans []*motif.Plan
@@ -218,15 +234,20 @@ func TestCollegeMsgBatchEqualsCPU(t *testing.T) {
 		}
 		for _, r := range []motif.Range{motif.WholeWindow(w), {Lo: w.End() - 2000, Hi: w.End()}} {
 			req := motif.Request{Range: r, Horizon: w.LastT()}
-			got, err := e.MineBatch(context.Background(), w, plans, req)
-			if err != nil {
-				t.Fatal(err)
+			var want []motif.Result
+			for _, p := range plans {
+				want = append(want, count(t, cpu, w, p, req))
 			}
-			for j, p := range plans {
-				want := count(t, cpu, w, p, req)
-				if got[j].Matches != want.Matches || got[j].Open != want.Open {
-					t.Errorf("%s delta %d range %v: batch %d (open %d), CPU %d (open %d)", p.Query.Name, delta, r, got[j].Matches, got[j].Open,
-						want.Matches, want.Open)
+			for name, e := range engs {
+				got, err := e.MineBatch(context.Background(), w, plans, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for j, p := range plans {
+					if got[j].Matches != want[j].Matches || got[j].Open != want[j].Open {
+						t.Errorf("%s: %s delta %d range %v: batch %d (open %d), CPU %d (open %d)", name, p.Query.Name, delta, r,
+							got[j].Matches, got[j].Open, want[j].Matches, want[j].Open)
+					}
 				}
 			}
 		}

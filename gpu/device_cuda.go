@@ -40,7 +40,9 @@ type device struct {
 	// mining buffers
 	ctl, queue, out, mask cu.DevicePtr
 	queueCap, outCap      int64
-	kernel                string // the mining kernel build (mine4, mine5, mine6, mine8)
+	kernel                string // the mining kernel build for one query (mine4, mine5, mine6, mine8)
+	kernelQ               string // the build for several queries in one launch (mineq4 …)
+	occupancyQ, group     int    // kernelQ's blocks per multiprocessor; Options.BatchGroup
 	occupancy             int
 	maskCap               int64
 	host                  []int64 // staging for drained match records
@@ -125,6 +127,13 @@ func (d *device) start(o Options) error {
 	default:
 		return fmt.Errorf("gpu: occupancy %d: the mining kernel is built for 4, 5, 6 or 8 blocks per multiprocessor", o.Occupancy)
 	}
+	switch o.BatchOccupancy {
+	case 4, 5, 6, 8:
+		d.occupancyQ, d.kernelQ = o.BatchOccupancy, fmt.Sprintf("mineq%d", o.BatchOccupancy)
+	default:
+		return fmt.Errorf("gpu: batch occupancy %d: the mining kernel is built for 4, 5, 6 or 8 blocks per multiprocessor", o.BatchOccupancy)
+	}
+	d.group = o.BatchGroup
 	if d.ctl, err = d.pool.get(d, maxQueries*ctlSlots*8); err != nil {
 		return err
 	}

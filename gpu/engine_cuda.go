@@ -41,6 +41,10 @@ type Engine struct {
 	mu   sync.Mutex
 	opts Options
 	devs []*device
+	// counted caches count-mode encodings by plan (MineBatch: a streaming
+	// batch's plans are the same batch after batch; a compiled plan does
+	// not change).
+	counted map[*motif.Plan]*encodedPlan
 }
 
 var _ motif.Engine = (*Engine)(nil)
@@ -351,42 +355,62 @@ func (e *Engine) MineBatch(ctx context.Context, w *window.Window, plans []*motif
 	encs := make([]*encodedPlan, len(plans))
 	needPairs := false
 	for i, p := range plans {
-		enc, err := e.encode(p, true)
+		enc, err := e.encodeCounted(p)
 		if err != nil {
 			return out, err
 		}
 		encs[i] = enc
 		needPairs = needPairs || e.needPairs(p, enc)
 	}
-	if err := e.syncAll(ctx, w); err != nil {
-		return out, err
-	}
+	// One trip to the device's thread: mirror the window (only new
+	// positions move), bring the indexes up to date, mine.
 	d := e.devs[0]
 	noLimit := func() (int64, int64, bool) { return 0, 0, false }
-	for at := 0; at < len(encs); at += maxQueries {
-		if err := ctx.Err(); err != nil {
-			return out, err
+	err := d.do(func() error {
+		t0 := time.Now()
+		err := d.syncWindow(w)
+		if err == nil {
+			err = d.buildIndexes(needPairs)
 		}
-		group := encs[at:min(at+maxQueries, len(encs))]
-		err := d.do(func() error {
-			t0 := time.Now()
-			err := d.buildIndexes(needPairs)
-			d.syncTime += time.Since(t0)
+		d.syncTime += time.Since(t0)
+		if err != nil {
+			return err
+		}
+		for at := 0; at < len(encs); at += maxQueries {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rs, err := d.mine(encs[at:min(at+maxQueries, len(encs))], lo, hi, req.Horizon, nil, false, nil, noLimit)
+			copy(out[at:], rs)
 			if err != nil {
 				return err
 			}
-			rs, err := d.mine(group, lo, hi, req.Horizon, nil, false, nil, noLimit)
-			copy(out[at:], rs)
-			return err
-		})
-		if err != nil {
-			return out, err
 		}
+		return nil
+	})
+	if err != nil {
+		return out, err
 	}
 	if req.Progress != nil {
 		req.Progress.Add((hi - lo) * int64(len(plans))) // as plan-by-plan calls add it
 	}
 	return out, ctx.Err()
+}
+
+// encodeCounted is encode(p, true), cached (e.mu held).
+func (e *Engine) encodeCounted(p *motif.Plan) (*encodedPlan, error) {
+	if enc, ok := e.counted[p]; ok {
+		return enc, nil
+	}
+	enc, err := e.encode(p, true)
+	if err != nil {
+		return nil, err
+	}
+	if e.counted == nil || len(e.counted) >= 256 {
+		e.counted = map[*motif.Plan]*encodedPlan{} // query sets come and go: drop the old plans
+	}
+	e.counted[p] = enc
+	return enc, nil
 }
 
 // batchable: MineBatch can mine req's plans in shared launches.
@@ -454,7 +478,9 @@ func splitRoots(lo, hi int64, n int) []motif.Range {
 //
 // encs are the queries mined over those roots in one launch (one in
 // enumerate mode), one result each; the work done (Steps) is the
-// launch's, reported on the first.
+// launch's, reported on the first. One query runs the kernel's mine*
+// build (its plan at fixed addresses), several its mineq* build, which
+// counts only and has no budget or deadline (limit must report none).
 //
 // limit returns the budget (steps) and time (ns) left, 0 for none, or
 // over when one is spent: the kernel stops its warps at them (C_TRUNC),
@@ -496,9 +522,12 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 		}
 		outPtr, outCap = d.out, d.outCap
 	}
+	kernel, grid := d.kernel, d.sms*d.occupancy
+	if nq > 1 {
+		kernel, grid = d.kernelQ, d.sms*d.occupancyQ
+	}
 	// Suspensions always find room: splits stop short of the last
 	// warps × steps slots.
-	grid := d.sms * d.occupancy
 	splitCap := d.queueCap - int64(grid*warpsPerBlock*maxK)
 	if splitCap < 0 {
 		splitCap = 0
@@ -518,13 +547,16 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 			truncated = true
 			break
 		}
+		if nq > 1 && (budget != 0 || nsLeft != 0) {
+			return rs, errors.New("gpu: a launch of several queries has no budget or deadline")
+		}
 		ctl[cBudget], ctl[cNsLeft] = uint64(budget), uint64(nsLeft)
 		if err := d.htod(d.ctl, unsafe.Pointer(&ctl[0]), int64(len(ctl))*8); err != nil {
 			return rs, err
 		}
 		t0 := time.Now()
-		if err := d.launch(d.kernel, grid, warpsPerBlock*32, d.win.win, lo, hi, horizon, maskPtr, d.ctl, d.queue,
-			d.queueCap, splitCap, outPtr, outCap, boolInt(enumerate), int64(nq)); err != nil {
+		if err := d.launch(kernel, grid, warpsPerBlock*32, d.win.win, lo, hi, horizon, maskPtr, d.ctl, d.queue,
+			d.queueCap, splitCap, outPtr, outCap, boolInt(enumerate), int64(nq), int64(d.group)); err != nil {
 			return rs, err
 		}
 		if err := d.sync("mine"); err != nil {
@@ -583,7 +615,7 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 // batch after batch, the chunks of one call) is not copied again.
 func (d *device) uploadPlans(encs []*encodedPlan) error {
 	for q, enc := range encs {
-		if old := d.plans[q]; old != nil && old.P == enc.P && old.PF == enc.PF {
+		if old := d.plans[q]; old != nil && (old == enc || old.P == enc.P && old.PF == enc.PF) {
 			continue
 		}
 		d.plans[q] = nil // a failed copy leaves the slot's plan unknown

@@ -38,6 +38,15 @@ type Options struct {
 	// the grid is that many blocks per multiprocessor. 0: the default
 	// below, or $MOTIFWATCH_GPU_OCCUPANCY.
 	Occupancy int
+	// BatchOccupancy is Occupancy for the launches that mine several
+	// queries at once (Engine.MineBatch; the kernel's mineq builds). 0:
+	// Occupancy, or $MOTIFWATCH_GPU_BATCH_OCCUPANCY.
+	BatchOccupancy int
+	// BatchGroup interleaves a MineBatch launch's queries by groups of this
+	// many roots (a warp mines the same roots for query after query while
+	// their neighbourhoods are in its caches) instead of mining them query
+	// after query. 0: query after query, or $MOTIFWATCH_GPU_BATCH_GROUP.
+	BatchGroup int
 	// Chunks is how many root chunks a mining call is cut into per device,
 	// pulled by the devices in turn so a slow chunk cannot stall the rest.
 	// 0: 4 with several devices, 1 with one (each chunk is a launch whose
@@ -148,6 +157,12 @@ func (o Options) withDefaults() Options {
 	if o.Occupancy == 0 {
 		o.Occupancy = defaultOccupancy
 		o.Occupancy = envInt("MOTIFWATCH_GPU_OCCUPANCY", defaultOccupancy)
+	}
+	if o.BatchOccupancy == 0 {
+		o.BatchOccupancy = envInt("MOTIFWATCH_GPU_BATCH_OCCUPANCY", o.Occupancy)
+	}
+	if o.BatchGroup == 0 {
+		o.BatchGroup = max(envInt("MOTIFWATCH_GPU_BATCH_GROUP", 0), 0)
 	}
 	if o.MemoryFraction <= 0 {
 		o.MemoryFraction = 0.3

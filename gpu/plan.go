@@ -170,3 +170,10 @@ func kernelKind(k motif.OperandKind) int64 {
 	}
 	return opkLit
 }
+
+// Supports reports why the GPU engine cannot mine p (an *ErrUnsupported),
+// or nil when it can: callers batching plans send the others elsewhere.
+func Supports(p *motif.Plan) error {
+	_, err := encodePlan(p, true)
+	return err
+}

@@ -282,10 +282,16 @@ __device__ __forceinline__ i64 subTicks(i64 t, i64 d) { return t < MINPOS + d ? 
 // P_EXPAND, P_SPLITTAIL, P_SPLITRUN, P_GUIDE), the same in every plan of
 // a launch: read from query 0's, at a fixed address.
 __device__ __forceinline__ i64 opt(int i) { return P[i]; }
-// pl, pfl, stepv: slots of the warp's current query's plan.
-__device__ __forceinline__ i64 pl(const WS &ws, int i) { return P[ws.qp + i]; }
-__device__ __forceinline__ double pfl(const WS &ws, int i) { return PF[ws.qf + i]; }
-__device__ __forceinline__ i64 stepv(const WS &ws, int d, int f) { return P[ws.qp + P_STEPS + d * STEP_SZ + f]; }
+// pl, pfl, stepv: slots of the warp's current query's plan. M: the
+// launch mines several queries (mineq*), each warp's current one at its
+// own offset into P and PF; otherwise (mine*) the one plan is at offset 0,
+// read at fixed addresses (no per-warp offset held across the search:
+// reading through one cost mine6 26/64 bytes of spills).
+template <bool M> __device__ __forceinline__ i64 pl(const WS &ws, int i) { return M ? P[ws.qp + i] : P[i]; }
+template <bool M> __device__ __forceinline__ double pfl(const WS &ws, int i) { return M ? PF[ws.qf + i] : PF[i]; }
+template <bool M> __device__ __forceinline__ i64 stepv(const WS &ws, int d, int f) { return pl<M>(ws, P_STEPS + d * STEP_SZ + f); }
+// qOf: the warp's current query (its control block's index).
+template <bool M> __device__ __forceinline__ int qOf(const WS &ws) { return M ? ws.q : 0; }
 __device__ __forceinline__ void setQuery(WS &ws, int q) { ws.q = q; ws.qp = q * P_SIZE; ws.qf = q * PF_SIZE; }
 
 __device__ __forceinline__ i64 posOf(const WS &ws, const Cur &c, int e) {
@@ -311,18 +317,19 @@ __device__ double operand(const Ctx &x, const WS &ws, const Cur &c, int kind, in
 	return lit;
 }
 
+template <bool M>
 __device__ bool holds(const Ctx &x, const WS &ws, const Cur &c, int pi) {
 	const int b = P_PREDS + pi * PRED_SZ;
-	int op = (int)pl(ws, b + PR_OP);
-	double l = operand(x, ws, c, (int)pl(ws, b + PR_LKIND), (int)pl(ws, b + PR_LINDEX), (int)pl(ws, b + PR_LCOL), pfl(ws, 2 * pi));
+	int op = (int)pl<M>(ws, b + PR_OP);
+	double l = operand(x, ws, c, (int)pl<M>(ws, b + PR_LKIND), (int)pl<M>(ws, b + PR_LINDEX), (int)pl<M>(ws, b + PR_LCOL), pfl<M>(ws, 2 * pi));
 	if (op == OP_IN || op == OP_NOTIN) {
 		bool in = false;
-		int off = (int)pl(ws, b + PR_LISTOFF), n = (int)pl(ws, b + PR_LISTLEN);
+		int off = (int)pl<M>(ws, b + PR_LISTOFF), n = (int)pl<M>(ws, b + PR_LISTLEN);
 		for (int i = 0; i < n; i++)
-			if (l == pfl(ws, PF_LIST + off + i)) in = true;
+			if (l == pfl<M>(ws, PF_LIST + off + i)) in = true;
 		return in == (op == OP_IN);
 	}
-	double r = operand(x, ws, c, (int)pl(ws, b + PR_RKIND), (int)pl(ws, b + PR_RINDEX), (int)pl(ws, b + PR_RCOL), pfl(ws, 2 * pi + 1));
+	double r = operand(x, ws, c, (int)pl<M>(ws, b + PR_RKIND), (int)pl<M>(ws, b + PR_RINDEX), (int)pl<M>(ws, b + PR_RCOL), pfl<M>(ws, 2 * pi + 1));
 	switch (op) {
 	case OP_EQ: return l == r;
 	case OP_NE: return l != r;
@@ -337,11 +344,12 @@ __device__ bool holds(const Ctx &x, const WS &ws, const Cur &c, int pi) {
 // anti checks anti-edge ai for one candidate: no edge From->To after the
 // edge matched to motif edge After, up to min(t_After + Within, t_0 + Delta):
 // one pair-run search.
+template <bool M>
 __device__ bool anti(const Ctx &x, const WS &ws, const Cur &c, int ai, i64 *until) {
 	const int b = P_ANTIS + ai * ANTI_SZ;
-	int from = (int)pl(ws, b), to = (int)pl(ws, b + 1), after = (int)pl(ws, b + 2);
-	i64 within = pl(ws, b + 3);
-	i64 limit = addTicks(tmOf(ws, c, 0), pl(ws, P_DELTA));
+	int from = (int)pl<M>(ws, b), to = (int)pl<M>(ws, b + 1), after = (int)pl<M>(ws, b + 2);
+	i64 within = pl<M>(ws, b + 3);
+	i64 limit = addTicks(tmOf(ws, c, 0), pl<M>(ws, P_DELTA));
 	if (within != NOLIMIT) limit = min(limit, addTicks(tmOf(ws, c, after), within));
 	u32 u = nodeOf(ws, c, from), v = nodeOf(ws, c, to);
 	i64 pa = posOf(ws, c, after);
@@ -366,19 +374,20 @@ struct Bounds {
 // stepBounds derives step d's list and limits from the state plus a
 // candidate c (Cur), as motif/engine_cpu.go's descend does. Returns false
 // when the time bounds are empty.
+template <bool M>
 __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Bounds *o) {
-	const int k = (int)pl(ws, P_K);
-	int prev = (int)stepv(ws, d, S_PREV), next = (int)stepv(ws, d, S_NEXT);
+	const int k = (int)pl<M>(ws, P_K);
+	int prev = (int)stepv<M>(ws, d, S_PREV), next = (int)stepv<M>(ws, d, S_NEXT);
 	o->lowPos = prev >= 0 ? posOf(ws, c, prev) : MINPOS;
 	o->hiPos = posOf(ws, c, next);
-	o->lowT = subTicks(tmOf(ws, c, k - 1), pl(ws, P_DELTA));
+	o->lowT = subTicks(tmOf(ws, c, k - 1), pl<M>(ws, P_DELTA));
 	o->hiT = tmOf(ws, c, next);
-	i64 hn = stepv(ws, d, S_HOPNEXT), hp = stepv(ws, d, S_HOPPREV);
+	i64 hn = stepv<M>(ws, d, S_HOPNEXT), hp = stepv<M>(ws, d, S_HOPPREV);
 	if (hn != NOLIMIT) o->lowT = max(o->lowT, subTicks(tmOf(ws, c, next), hn));
 	if (hp != NOLIMIT) o->hiT = min(o->hiT, addTicks(tmOf(ws, c, prev), hp));
 	if (o->lowT > o->hiT) return false;
-	int bind = (int)stepv(ws, d, S_BIND);
-	u32 from = nodeOf(ws, c, (int)stepv(ws, d, S_FROM)), to = nodeOf(ws, c, (int)stepv(ws, d, S_TO));
+	int bind = (int)stepv<M>(ws, d, S_BIND);
+	u32 from = nodeOf(ws, c, (int)stepv<M>(ws, d, S_FROM)), to = nodeOf(ws, c, (int)stepv<M>(ws, d, S_TO));
 	const Win &w = x.w;
 	bool useOut = bind == BIND_FROM;
 	o->target = 0xffffffffu;
@@ -405,8 +414,8 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 	// its endpoints', its rank there is the end (entries before it).
 	o->rankHi = o->hi;
 	o->exact = false;
-	int ln = (int)(useOut ? stepv(ws, d, S_FROM) : stepv(ws, d, S_TO));
-	int nf = (int)stepv(ws, d, S_NEXTFROM), nt = (int)stepv(ws, d, S_NEXTTO);
+	int ln = (int)(useOut ? stepv<M>(ws, d, S_FROM) : stepv<M>(ws, d, S_TO));
+	int nf = (int)stepv<M>(ws, d, S_NEXTFROM), nt = (int)stepv<M>(ws, d, S_NEXTTO);
 	int rk = -1;
 	if (useOut) rk = ln == nf ? RK_OUTSRC : (ln == nt ? RK_OUTDST : -1);
 	else rk = ln == nt ? RK_INDST : (ln == nf ? RK_INSRC : -1);
@@ -454,18 +463,20 @@ __device__ void laneSearch(const Ctx &x, const WS &ws, const Bounds &b, u32 *ra,
 	*rb = ub;
 }
 
+template <bool M>
 __device__ __forceinline__ bool fresh(const WS &ws, int d, u32 v) {
-	int nm = (int)stepv(ws, d, S_NMAPPED);
+	int nm = (int)stepv<M>(ws, d, S_NMAPPED);
 	for (int i = 0; i < nm; i++)
-		if (ws.node[pl(ws, P_NODEORDER + i)] == v) return false;
+		if (ws.node[pl<M>(ws, P_NODEORDER + i)] == v) return false;
 	return true;
 }
 
 // freshC is fresh with a candidate's new node counted as mapped.
+template <bool M>
 __device__ __forceinline__ bool freshC(const WS &ws, const Cur &c, int d, u32 v) {
-	int nm = (int)stepv(ws, d, S_NMAPPED);
+	int nm = (int)stepv<M>(ws, d, S_NMAPPED);
 	for (int i = 0; i < nm; i++)
-		if (nodeOf(ws, c, (int)pl(ws, P_NODEORDER + i)) == v) return false;
+		if (nodeOf(ws, c, (int)pl<M>(ws, P_NODEORDER + i)) == v) return false;
 	return true;
 }
 
@@ -486,8 +497,9 @@ __device__ __forceinline__ void spend(WS &ws, int lane, u64 n) {
 // flushes it costs a compare: a warp stops at most STEP_FLUSH steps after
 // the budget is passed.
 #define STEP_FLUSH 256
+template <bool M>
 __device__ bool overBudget(const Ctx &x, WS &ws, int lane) {
-	if (!x.limited) return false;
+	if (M || !x.limited) return false;  // mineq*: never limited (gpu/engine_cuda.go)
 	int stop = 0;
 	if (lane == 0 && ws.steps >= STEP_FLUSH) {
 		u64 total = atomicAdd(&x.ctl[C_STEPS], ws.steps) + ws.steps;
@@ -535,6 +547,7 @@ __device__ __forceinline__ bool tryLock(u64 *l) {
 // read by one lane between fences): a busy warp that waited for it at
 // every split would serialise the whole kernel on the lock while
 // thousands of idle warps poll it (issue 16: 3.7 ms calls became 190 ms).
+template <bool M>
 __device__ bool pushCur(const Ctx &x, const WS &ws, const Cur &c, int d, u32 a, u32 b, i64 openAt, int sel, u32 listNode,
 			u32 target, bool split) {
 	if (split) {
@@ -551,7 +564,7 @@ __device__ bool pushCur(const Ctx &x, const WS &ws, const Cur &c, int d, u32 a, 
 		t->openAt = openAt;
 		t->d = d; t->a = a; t->b = b;
 		t->sel = sel; t->listNode = listNode; t->target = target;
-		t->q = ws.q;
+		t->q = qOf<M>(ws);
 		__threadfence();
 		x.ctl[C_QSIZE] = q + 1;
 	}
@@ -561,8 +574,9 @@ __device__ bool pushCur(const Ctx &x, const WS &ws, const Cur &c, int d, u32 a, 
 
 // push stores a task for the subtree of step d over [a, b) of the state's
 // own list (lane 0).
+template <bool M>
 __device__ bool push(const Ctx &x, const WS &ws, int d, u32 a, u32 b, bool split) {
-	return pushCur(x, ws, noCur(), d, a, b, d > 0 ? ws.openAt[d - 1] : NOTOPEN, ws.sel[d], ws.listNode[d], ws.target[d], split);
+	return pushCur<M>(x, ws, noCur(), d, a, b, d > 0 ? ws.openAt[d - 1] : NOTOPEN, ws.sel[d], ws.listNode[d], ws.target[d], split);
 }
 
 // idleWaiting: more warps wait for work than the queue holds.
@@ -575,6 +589,7 @@ __device__ __forceinline__ bool idleWaiting(const Ctx &x) {
 // push (they sleep and try again instead). The task is installed in ws
 // straight from the queue (a local copy of it was a 256-byte stack frame)
 // and its step returned; -1: none (lane 0).
+template <bool M>
 __device__ int pop(const Ctx &x, WS &ws) {
 	if (*(volatile u64 *)&x.ctl[C_QSIZE] == 0) return -1;
 	if (!tryLock(&x.ctl[C_LOCK])) return -1;
@@ -586,7 +601,7 @@ __device__ int pop(const Ctx &x, WS &ws) {
 		for (int i = 0; i < MAXN; i++) ws.node[i] = (u32)t.node[i];
 		d = (int)t.d;
 		if (d > 0) ws.openAt[d - 1] = t.openAt;
-		setQuery(ws, (int)t.q);
+		if (M) setQuery(ws, (int)t.q);
 		ws.sel[d] = (int)t.sel; ws.listNode[d] = (u32)t.listNode; ws.target[d] = (u32)t.target;
 		ws.a[d] = (u32)t.a; ws.b[d] = (u32)t.b; ws.base[d] = (u32)t.a; ws.mask[d] = 0;
 		x.ctl[C_QSIZE] = q - 1;
@@ -602,11 +617,12 @@ __device__ int pop(const Ctx &x, WS &ws) {
 // the concatenation and finds its owner by a 5-step search over the
 // lanes' offsets, so a long run and many short ones cost the same per
 // entry and no lane idles while another counts.
+template <bool M>
 __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool valid, u32 ra, u32 rb,
 			  const Bounds &bd, i64 until, int lane, u64 *nm, u64 *no) {
 	u32 len = valid ? rb - ra : 0;
-	const bool both = (int)stepv(ws, nd, S_BIND) == BIND_BOTH;
-	const int nmap = (int)stepv(ws, nd, S_NMAPPED);
+	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
+	const int nmap = (int)stepv<M>(ws, nd, S_NMAPPED);
 	// Runs counted without a sweep: a closing edge's pair run holds only
 	// matches; a long run of a new endpoint holds its length less the
 	// edges to already mapped nodes, counted in the pair arrays.
@@ -617,7 +633,7 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 			const i64 *Pos = selPos(x.w, bd.sel);
 			i64 pa = Pos[ra], pb = Pos[rb - 1];
 			for (int i = 0; i < nmap; i++) {
-				int nn = (int)pl(ws, P_NODEORDER + i);
+				int nn = (int)pl<M>(ws, P_NODEORDER + i);
 				u32 m = nodeOf(ws, c, nn);
 				n -= bd.sel == SEL_OUT ? pairCount(x.w, bd.listNode, m, pa, pb) : pairCount(x.w, m, bd.listNode, pa, pb);
 			}
@@ -639,8 +655,8 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 				if (lane == j) {
 					while (len > (u32)splitTail && idleWaiting(x)) {
 						u32 cut = rb - (u32)splitTail;
-						if (!pushCur(x, ws, c, nd, cut, rb, until, bd.sel, bd.listNode, bd.target, true)) break;
-						atomicAdd(&x.ctl[ws.q * C_SIZE + C_SPLITS], 1ULL);
+						if (!pushCur<M>(x, ws, c, nd, cut, rb, until, bd.sel, bd.listNode, bd.target, true)) break;
+						atomicAdd(&x.ctl[qOf<M>(ws) * C_SIZE + C_SPLITS], 1ULL);
 						rb = cut;
 						len = rb - ra;
 					}
@@ -681,7 +697,7 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 			} else {
 				ok = true;
 				for (int i = 0; i < nmap; i++) {
-					int n = (int)pl(ws, P_NODEORDER + i);
+					int n = (int)pl<M>(ws, P_NODEORDER + i);
 					u32 m = n == jn1 ? jv1 : (n == jn2 ? jv2 : (n == jn3 ? jv3 : ws.node[n]));
 					if (m == o) ok = false;
 				}
@@ -697,16 +713,17 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 
 // checks applies step d's predicates and anti-edges to candidate c,
 // raising *until to the latest open anti-edge interval.
+template <bool M>
 __device__ __forceinline__ bool checks(const Ctx &x, const WS &ws, const Cur &c, int d, i64 *until) {
 	bool valid = true;
-	i64 pm = stepv(ws, d, S_PREDMASK);
+	i64 pm = stepv<M>(ws, d, S_PREDMASK);
 	for (int pi = 0; valid && pm; pi++, pm >>= 1)
-		if (pm & 1) valid = holds(x, ws, c, pi);
-	i64 am = stepv(ws, d, S_ANTIMASK);
+		if (pm & 1) valid = holds<M>(x, ws, c, pi);
+	i64 am = stepv<M>(ws, d, S_ANTIMASK);
 	for (int ai = 0; valid && am; ai++, am >>= 1)
 		if (am & 1) {
 			i64 u = NOTOPEN;
-			valid = anti(x, ws, c, ai, &u);
+			valid = anti<M>(x, ws, c, ai, &u);
 			*until = max(*until, u);
 		}
 	return valid;
@@ -720,6 +737,7 @@ __device__ __forceinline__ bool checks(const Ctx &x, const WS &ws, const Cur &c,
 // the warp counts those runs together. A warp whose chunk has short runs
 // (most roots of a window with few matches per root) so keeps its lanes
 // busy instead of binding one candidate at a time.
+template <bool M>
 __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 ra, u32 rb, const Bounds &bd, i64 until,
 		       int lane, u64 *nm, u64 *no) {
 	u32 len = ex ? rb - ra : 0;
@@ -730,14 +748,14 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 	}
 	const u32 total = __shfl_sync(FULL, off, 31);
 	off -= len;
-	const int e2 = (int)stepv(ws, nd, S_EDGE);
-	const bool both = (int)stepv(ws, nd, S_BIND) == BIND_BOTH;
-	const int nn = (int)stepv(ws, nd, S_NEWNODE);
+	const int e2 = (int)stepv<M>(ws, nd, S_EDGE);
+	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
+	const int nn = (int)stepv<M>(ws, nd, S_NEWNODE);
 	for (u32 base = 0; base < total; base += 32) {
 		// Spent a batch at a time, so a warp passes the budget by at most a
 		// flush, as the depth-first walk does.
 		spend(ws, lane, min(total - base, 32u));
-		if (overBudget(x, ws, lane)) return;
+		if (overBudget<M>(x, ws, lane)) return;
 		u32 v = base + lane;
 		int j = 0;
 		for (int step = 16; step > 0; step >>= 1) {
@@ -765,17 +783,17 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 			if (both) {
 				ok = other == jtarget;
 			} else {
-				ok = freshC(ws, cc, nd, other);
+				ok = freshC<M>(ws, cc, nd, other);
 				cc.n3 = nn; cc.v3 = other;
 			}
 		}
-		if (ok) ok = checks(x, ws, cc, nd, &u2);
+		if (ok) ok = checks<M>(x, ws, cc, nd, &u2);
 		Bounds b2;
 		b2.sel = 0; b2.target = 0; b2.listNode = 0; b2.lo = 0; b2.hi = 0;
 		b2.lowPos = 0; b2.hiPos = 0; b2.lowT = 0; b2.hiT = 0;
 		u32 ra2 = 0, rb2 = 0;
 		if (ok) {
-			if (!stepBounds(x, ws, cc, nd + 1, &b2)) {
+			if (!stepBounds<M>(x, ws, cc, nd + 1, &b2)) {
 				ok = false;
 			} else {
 				laneSearch(x, ws, b2, &ra2, &rb2);
@@ -783,7 +801,7 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 			}
 		}
 		spend(ws, lane, __popc(__ballot_sync(FULL, ok)));  // a run tallied per candidate
-		tailCount(x, ws, cc, nd + 1, ok, ra2, rb2, b2, u2, lane, nm, no);
+		tailCount<M>(x, ws, cc, nd + 1, ok, ra2, rb2, b2, u2, lane, nm, no);
 	}
 }
 
@@ -791,14 +809,15 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 // step it counts or writes the matches; otherwise it records the valid
 // candidates in ws.mask[d]. Returns false when the output buffer is full
 // (enumerate mode): the caller suspends.
+template <bool M>
 __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no) {
 	const Win &w = x.w;
-	const int k = (int)pl(ws, P_K);
+	const int k = (int)pl<M>(ws, P_K);
 	u32 idx = ws.base[d] + lane;
 	bool valid = idx < ws.b[d];
 	spend(ws, lane, min(ws.b[d] - ws.base[d], 32u));
 	Cur c = noCur();
-	c.edge = (int)stepv(ws, d, S_EDGE);
+	c.edge = (int)stepv<M>(ws, d, S_EDGE);
 	i64 until = d > 0 ? ws.openAt[d - 1] : NOTOPEN;
 	if (valid) {
 		if (d == 0) {
@@ -806,8 +825,8 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 			i64 s = p - w.base;
 			u32 u = w.src[s], v = w.dst[s];
 			c.pos = p; c.t = w.t[s];
-			c.n1 = (int)stepv(ws, 0, S_FROM); c.v1 = u;
-			c.n2 = (int)stepv(ws, 0, S_TO); c.v2 = v;
+			c.n1 = (int)stepv<M>(ws, 0, S_FROM); c.v1 = u;
+			c.n2 = (int)stepv<M>(ws, 0, S_TO); c.v2 = v;
 			valid = u != v && (x.rootMask == 0 || x.rootMask[idx]);
 		} else {
 			int sel = ws.sel[d];
@@ -816,18 +835,18 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 			const u32 *O = selOther(w, sel);
 			u32 other = O[idx];
 			c.pos = Pos[idx]; c.t = T[idx];
-			if ((int)stepv(ws, d, S_BIND) == BIND_BOTH) {
+			if ((int)stepv<M>(ws, d, S_BIND) == BIND_BOTH) {
 				valid = other == ws.target[d];
 			} else {
-				valid = fresh(ws, d, other);
-				c.n1 = (int)stepv(ws, d, S_NEWNODE); c.v1 = other;
+				valid = fresh<M>(ws, d, other);
+				c.n1 = (int)stepv<M>(ws, d, S_NEWNODE); c.v1 = other;
 			}
 		}
 	}
-	if (valid) valid = checks(x, ws, c, d, &until);
+	if (valid) valid = checks<M>(x, ws, c, d, &until);
 	u32 bal = __ballot_sync(FULL, valid);
 	if (d == k - 1) {
-		if (!x.enumerate) {
+		if (M || !x.enumerate) {  // mineq*: count mode only
 			if (valid) {
 				if (until != NOTOPEN) (*no)++; else (*nm)++;
 			}
@@ -860,27 +879,27 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 	bd.lowPos = 0; bd.hiPos = 0; bd.lowT = 0; bd.hiT = 0;
 	u32 ra = 0, rb = 0;
 	if (valid) {
-		if (!stepBounds(x, ws, c, nd, &bd)) {
+		if (!stepBounds<M>(x, ws, c, nd, &bd)) {
 			valid = false;
 		} else {
 			laneSearch(x, ws, bd, &ra, &rb);
 			valid = ra < rb;
 		}
 	}
-	if (nd == k - 1 && pl(ws, P_TALLY) != 0) {
+	if (nd == k - 1 && pl<M>(ws, P_TALLY) != 0) {
 		spend(ws, lane, __popc(__ballot_sync(FULL, valid)));  // a run tallied per candidate
 		// Tail expansion: the last step's runs of all candidates are
 		// counted together, the warp sweeping their concatenation 32
 		// entries at a time whatever their lengths.
-		tailCount(x, ws, c, nd, valid, ra, rb, bd, until, lane, nm, no);
+		tailCount<M>(x, ws, c, nd, valid, ra, rb, bd, until, lane, nm, no);
 		valid = false;
 	}
-	if (nd == k - 2 && pl(ws, P_TALLY) != 0 && opt(P_EXPAND) > 0) {
+	if (nd == k - 2 && pl<M>(ws, P_TALLY) != 0 && opt(P_EXPAND) > 0) {
 		// Short runs of the step above the counted last one are expanded
 		// across lanes here; long ones stay for the depth-first walk,
 		// which hands their halves to idle warps.
 		bool ex = valid && rb - ra <= (u32)opt(P_EXPAND);
-		if (__any_sync(FULL, ex)) expand(x, ws, c, nd, ex, ra, rb, bd, until, lane, nm, no);
+		if (__any_sync(FULL, ex)) expand<M>(x, ws, c, nd, ex, ra, rb, bd, until, lane, nm, no);
 		if (ex) valid = false;
 	}
 	ws.until[d][lane] = until;
@@ -901,20 +920,21 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 // no checks at the last step): candidates in the run minus those whose new
 // endpoint is already mapped; for a closing edge, those joining the two
 // mapped endpoints.
+template <bool M>
 __device__ void tally(const Ctx &x, const WS &ws, int d, int sel, u32 a, u32 b, u32 listNode, u32 target, int lane, u64 *nm, u64 *no) {
 	const u32 *O = selOther(x.w, sel);
-	bool both = (int)stepv(ws, d, S_BIND) == BIND_BOTH;
+	bool both = (int)stepv<M>(ws, d, S_BIND) == BIND_BOTH;
 	u64 n = 0;
 	const i64 sub = opt(P_TAILSUB);
 	if (sel == SEL_PAIR) {
 		n = lane == 0 ? b - a : 0;  // a pair run holds only matches
 	} else if (!both && b > a && sub >= 0 && b - a >= (u32)sub) {
 		// The run's length less its edges to mapped nodes, one lane per node.
-		const int nm_ = (int)stepv(ws, d, S_NMAPPED);
+		const int nm_ = (int)stepv<M>(ws, d, S_NMAPPED);
 		const i64 *Pos = selPos(x.w, sel);
 		if (lane == 0) n = b - a;
 		if (lane < nm_) {
-			u32 m = ws.node[pl(ws, P_NODEORDER + lane)];
+			u32 m = ws.node[pl<M>(ws, P_NODEORDER + lane)];
 			i64 pa = Pos[a], pb = Pos[b - 1];
 			n -= sel == SEL_OUT ? pairCount(x.w, listNode, m, pa, pb) : pairCount(x.w, m, listNode, pa, pb);
 		}
@@ -922,27 +942,28 @@ __device__ void tally(const Ctx &x, const WS &ws, int d, int sel, u32 a, u32 b, 
 		for (u32 i = a + lane; i < b; i += 32) {
 			u32 o = O[i];
 			if (both) n += o == target;
-			else n += fresh(ws, d, o);
+			else n += fresh<M>(ws, d, o);
 		}
 	}
 	if (ws.openAt[d - 1] != NOTOPEN) *no += n; else *nm += n;
 }
 
 // bind writes candidate bit of step d's current chunk into the state.
+template <bool M>
 __device__ void bind(const Ctx &x, WS &ws, int d, int bit) {
 	const Win &w = x.w;
 	u32 idx = ws.base[d] + bit;
-	int e = (int)stepv(ws, d, S_EDGE);
+	int e = (int)stepv<M>(ws, d, S_EDGE);
 	if (d == 0) {
 		i64 p = x.rootLo + idx, s = p - w.base;
 		ws.pos[e] = p; ws.tm[e] = w.t[s];
-		ws.node[stepv(ws, 0, S_FROM)] = w.src[s];
-		ws.node[stepv(ws, 0, S_TO)] = w.dst[s];
+		ws.node[stepv<M>(ws, 0, S_FROM)] = w.src[s];
+		ws.node[stepv<M>(ws, 0, S_TO)] = w.dst[s];
 	} else {
 		int sel = ws.sel[d];
 		ws.pos[e] = selPos(w, sel)[idx];
 		ws.tm[e] = selT(w, sel)[idx];
-		int nn = (int)stepv(ws, d, S_NEWNODE);
+		int nn = (int)stepv<M>(ws, d, S_NEWNODE);
 		if (nn >= 0) ws.node[nn] = selOther(w, sel)[idx];
 	}
 	ws.openAt[d] = ws.until[d][bit];
@@ -952,11 +973,12 @@ __device__ void bind(const Ctx &x, WS &ws, int d, int bit) {
 // suspend saves the unfinished part of the search as tasks: at the last
 // step the chunk that could not be written, at each shallower step the
 // candidates after the one being explored. Lane 0.
+template <bool M>
 __device__ void suspend(const Ctx &x, const WS &ws, int d, int d0) {
-	push(x, ws, d, ws.base[d], ws.b[d], false);
+	push<M>(x, ws, d, ws.base[d], ws.b[d], false);
 	for (int l = d - 1; l >= d0; l--) {
 		u32 from = ws.base[l] + ws.cur[l] + 1;
-		if (from < ws.b[l]) push(x, ws, l, from, ws.b[l], false);
+		if (from < ws.b[l]) push<M>(x, ws, l, from, ws.b[l], false);
 	}
 }
 
@@ -967,23 +989,24 @@ __device__ void suspend(const Ctx &x, const WS &ws, int d, int d0) {
 // advancing or descending sets pending): inlined at three sites, each
 // carrying tailCount and expand, it doubled the kernel's code and its
 // spills (BENCHMARKS.md, issue 16, "Why the hot path got heavier").
+template <bool M>
 __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
-	const int k = (int)pl(ws, P_K);
-	const bool tallyLast = pl(ws, P_TALLY) != 0;
+	const int k = (int)pl<M>(ws, P_K);
+	const bool tallyLast = pl<M>(ws, P_TALLY) != 0;
 	int d = d0;
 	bool pending = true;  // ws's chunk at d is installed, not yet evaluated
 	while (true) {
 		if (pending) {
 			pending = false;
-			if (!evaluate(x, ws, d, lane, nm, no)) {
-				if (lane == 0) suspend(x, ws, d, d0);
+			if (!evaluate<M>(x, ws, d, lane, nm, no)) {
+				if (lane == 0) suspend<M>(x, ws, d, d0);
 				__syncwarp();
 				return false;
 			}
 		}
 		// Past the budget the subtree is abandoned (reported done): the
 		// call is truncated, and mineBody claims no more work.
-		if (overBudget(x, ws, lane)) return true;
+		if (overBudget<M>(x, ws, lane)) return true;
 		u32 m = ws.mask[d];
 		if (d == k - 1 || m == 0) {
 			u32 nb = ws.base[d] + 32;
@@ -1000,8 +1023,8 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 				if (mid < ws.b[d]) {
 					int ok = 0;
 					if (lane == 0) {
-						ok = push(x, ws, d, mid, ws.b[d], true);
-						if (ok) { ws.b[d] = mid; atomicAdd(&x.ctl[ws.q * C_SIZE + C_SPLITS], 1ULL); }
+						ok = push<M>(x, ws, d, mid, ws.b[d], true);
+						if (ok) { ws.b[d] = mid; atomicAdd(&x.ctl[qOf<M>(ws) * C_SIZE + C_SPLITS], 1ULL); }
 					}
 					__syncwarp();
 				}
@@ -1027,18 +1050,18 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 			// counted twice. Not in enumerate mode, where a suspension hands
 			// on the rest of the chunk as a range.
 			u32 heavy = rest & ws.heavy[d];
-			if (!x.enumerate && d + 2 < k && heavy) {
+			if ((M || !x.enumerate) && d + 2 < k && heavy) {
 				while (heavy && idleWaiting(x)) {
 					u32 hb = 31 - __clz(heavy);
 					u32 at = ws.base[d] + hb;
-					if (!push(x, ws, d, at, at + 1, true)) break;
+					if (!push<M>(x, ws, d, at, at + 1, true)) break;
 					heavy &= ~(1u << hb);
 					rest &= ~(1u << hb);
-					atomicAdd(&x.ctl[ws.q * C_SIZE + C_SPLITS], 1ULL);
+					atomicAdd(&x.ctl[qOf<M>(ws) * C_SIZE + C_SPLITS], 1ULL);
 				}
 			}
 			ws.mask[d] = rest;
-			bind(x, ws, d, bit);
+			bind<M>(x, ws, d, bit);
 		}
 		__syncwarp();
 		int nd = d + 1;
@@ -1046,7 +1069,7 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 		u32 ln = ws.rnode[nd][bit], a = ws.ra[nd][bit], b = ws.rb[nd][bit], tg = ws.rtarget[nd][bit];
 		if (nd == k - 1 && tallyLast) {
 			spend(ws, lane, 1);
-			tally(x, ws, nd, sel, a, b, ln, tg, lane, nm, no);
+			tally<M>(x, ws, nd, sel, a, b, ln, tg, lane, nm, no);
 			continue;
 		}
 		if (lane == 0) {
@@ -1075,9 +1098,17 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 // and one tail, not ten). A claim that crosses into the next query is
 // mined as two pieces, one per query. Each query's counts go to its own
 // control block, ctl[q * C_SIZE]; the scheduling slots are query 0's.
+//
+// group > 0 interleaves the queries by groups of that many roots instead:
+// the slots run over roots [0, group) for query 0, 1, …, nq-1, then the
+// next group of roots for each query, and so on (the last group padded:
+// its slots past rootHi are empty pieces). A warp then mines the same
+// roots' neighbourhoods for query after query while they are in its
+// caches, at the price of more queries' plans in use at once; 0: query
+// after query (the group is the whole root range).
 #define MINE_PARAMS const Win *win, i64 rootLo, i64 rootHi, i64 horizon, const unsigned char *rootMask, \
-	u64 *ctl, Task *queue, i64 queueCap, i64 splitCap, i64 *out, i64 outCap, i64 enumerate, i64 nq
-#define MINE_ARGS win, rootLo, rootHi, horizon, rootMask, ctl, queue, queueCap, splitCap, out, outCap, enumerate, nq
+	u64 *ctl, Task *queue, i64 queueCap, i64 splitCap, i64 *out, i64 outCap, i64 enumerate, i64 nq, i64 group
+#define MINE_ARGS win, rootLo, rootHi, horizon, rootMask, ctl, queue, queueCap, splitCap, out, outCap, enumerate, nq, group
 
 // flushCounts adds the warp's matches of query q to its control block.
 __device__ __forceinline__ void flushCounts(u64 *ctl, int q, int lane, u64 *nm, u64 *no) {
@@ -1094,6 +1125,7 @@ __device__ __forceinline__ void flushCounts(u64 *ctl, int q, int lane, u64 *nm, 
 	*no = 0;
 }
 
+template <bool M>
 __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	__shared__ WS wss[WARPS];
 	const int lane = threadIdx.x & 31;
@@ -1121,7 +1153,8 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 		setQuery(ws, 0);
 	}
 	const u64 nroots = (u64)(rootHi - rootLo);
-	const u64 slots = nroots * (u64)nq;
+	const u64 grp = M && group > 0 ? (u64)group : nroots;
+	const u64 slots = M ? (nroots + grp - 1) / grp * grp * (u64)nq : nroots;
 	// The options (P_GUIDE among them) are the same in every query's plan.
 	const u64 guide = (u64)max(P[P_GUIDE], (i64)0) * (u64)gridDim.x * WARPS;
 	u64 nm = 0, no = 0;
@@ -1139,7 +1172,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 				got = 1;
 				end = min(start + claim, slots);
 			} else {
-				int d = pop(x, ws);
+				int d = pop<M>(x, ws);
 				if (d >= 0) {
 					got = 2;
 					start = (u64)d;
@@ -1158,37 +1191,59 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 		got = __shfl_sync(FULL, got, 0);
 		if (got < 0) break;
 		if (got == 0) continue;
-		if (lane == 0) {
-			ws.claimNext = got == 1 ? start : 0;
-			ws.claimEnd = got == 1 ? end : 0;
-			ws.taskD = got == 2 ? (int)start : 0;
-		}
 		bool done = true;
-		// A task is one piece; a root claim one piece per query it spans.
-		do {
-			__syncwarp();
-			const bool roots = ws.claimNext < ws.claimEnd;
-			const int d0 = roots ? 0 : ws.taskD;
-			__syncwarp();  // every lane has read the claim before lane 0 moves it
-			if (roots && lane == 0) {
-				const u64 c = ws.claimNext, q = c / nroots, a = c - q * nroots;
-				const u64 b = min(ws.claimEnd - q * nroots, nroots);
-				setQuery(ws, (int)q);
-				ws.sel[0] = 2; ws.a[0] = (u32)a; ws.base[0] = (u32)a; ws.b[0] = (u32)b; ws.mask[0] = 0;
-				ws.claimNext = (q + 1) * nroots;
-				atomicAdd(&ctl[q * C_SIZE + C_ROOTS], b - a);
+		if (!M) {
+			// One query: the claim is one piece, held in registers.
+			start = __shfl_sync(FULL, start, 0);
+			int d0 = 0;
+			if (got == 1) {
+				if (lane == 0) {
+					ws.sel[0] = 2; ws.a[0] = (u32)start; ws.base[0] = (u32)start; ws.b[0] = (u32)end; ws.mask[0] = 0;
+					atomicAdd(&ctl[C_ROOTS], end - start);
+				}
+			} else {
+				d0 = (int)start;
 			}
 			__syncwarp();
-			const int q = ws.q, was = ws.countsOf;
-			__syncwarp();
-			if (q != was) {
-				flushCounts(ctl, was, lane, &nm, &no);
-				if (lane == 0) ws.countsOf = q;
+			done = dfs<M>(x, ws, d0, lane, &nm, &no);
+		} else {
+			// Several queries: a root claim is one piece per query it spans,
+			// a task one piece.
+			if (lane == 0) {
+				ws.claimNext = got == 1 ? start : 0;
+				ws.claimEnd = got == 1 ? end : 0;
+				ws.taskD = got == 2 ? (int)start : 0;
 			}
-			__syncwarp();
-			done = dfs(x, ws, d0, lane, &nm, &no);
-			__syncwarp();
-		} while (ws.claimNext < ws.claimEnd && done);
+			do {
+				__syncwarp();
+				const bool roots = ws.claimNext < ws.claimEnd;
+				const int d0 = roots ? 0 : ws.taskD;
+				__syncwarp();  // every lane has read the claim before lane 0 moves it
+				if (roots && lane == 0) {
+					// Slot c is root (c's group) x grp + (c within its query's
+					// run of the group) of query q; the piece ends with the
+					// claim or that run.
+					const u64 c = ws.claimNext, span = grp * (u64)nq, blk = c / span, r = c - blk * span, q = r / grp;
+					const u64 end = min(ws.claimEnd, blk * span + (q + 1) * grp);
+					const u64 at = blk * grp + (r - q * grp);
+					const u64 a = min(at, nroots), b = min(at + (end - c), nroots);
+					setQuery(ws, (int)q);
+					ws.sel[0] = 2; ws.a[0] = (u32)a; ws.base[0] = (u32)a; ws.b[0] = (u32)b; ws.mask[0] = 0;
+					ws.claimNext = end;
+					if (b > a) atomicAdd(&ctl[q * C_SIZE + C_ROOTS], b - a);
+				}
+				__syncwarp();
+				const int q = ws.q, was = ws.countsOf;
+				__syncwarp();
+				if (q != was) {
+					flushCounts(ctl, was, lane, &nm, &no);
+					if (lane == 0) ws.countsOf = q;
+				}
+				__syncwarp();
+				done = dfs<M>(x, ws, d0, lane, &nm, &no);
+				__syncwarp();
+			} while (ws.claimNext < ws.claimEnd && done);
+		}
 		if (lane == 0) {
 			if (!done) atomicExch(&ctl[C_OVERFLOW], 1ULL);
 			__threadfence();
@@ -1199,16 +1254,26 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	}
 	if (lane == 0 && idle) atomicAdd(&ctl[C_IDLE], (u64)-1LL);
 	if (lane == 0 && ws.steps) atomicAdd(&ctl[C_STEPS], ws.steps);
-	flushCounts(ctl, ws.countsOf, lane, &nm, &no);
+	flushCounts(ctl, M ? ws.countsOf : 0, lane, &nm, &no);
 }
 
 // The same kernel at four occupancies: more resident warps hide more
 // memory latency, fewer registers spill more. gpu/engine_cuda.go picks one
-// (Options.Occupancy) and sizes the grid to fill the chip with it.
-extern "C" __global__ void __launch_bounds__(WARPS * 32, 4) mine4(MINE_PARAMS) { mineBody(MINE_ARGS); }
-extern "C" __global__ void __launch_bounds__(WARPS * 32, 5) mine5(MINE_PARAMS) { mineBody(MINE_ARGS); }
-extern "C" __global__ void __launch_bounds__(WARPS * 32, 6) mine6(MINE_PARAMS) { mineBody(MINE_ARGS); }
-extern "C" __global__ void __launch_bounds__(WARPS * 32, 8) mine8(MINE_PARAMS) { mineBody(MINE_ARGS); }
+// (Options.Occupancy) and sizes the grid to fill the chip with it. mine*
+// mine one query (plan at offset 0 of P and PF); mineq* the nq queries of
+// a batch (Engine.MineBatch: count mode, no budget or deadline), each
+// warp reading its current query's plan through an offset. Separate
+// builds, so one query's launch pays nothing for the batches' offsets.
+#define MINE_KERNEL(name, occ, multi) \
+	extern "C" __global__ void __launch_bounds__(WARPS * 32, occ) name(MINE_PARAMS) { mineBody<multi>(MINE_ARGS); }
+MINE_KERNEL(mine4, 4, false)
+MINE_KERNEL(mine5, 5, false)
+MINE_KERNEL(mine6, 6, false)
+MINE_KERNEL(mine8, 8, false)
+MINE_KERNEL(mineq4, 4, true)
+MINE_KERNEL(mineq5, 5, true)
+MINE_KERNEL(mineq6, 6, true)
+MINE_KERNEL(mineq8, 8, true)
 
 // ======================= device window maintenance =======================
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -128,7 +129,7 @@ func importEverest(path string, data []byte, readFile func(string) ([]byte, erro
 		return nil, info, err
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	name = everestNameRE.ReplaceAllString(name, "_")
+	name = everestNameRE().ReplaceAllString(name, "_")
 	q, err := d.everestQuery(name, entries, c, info.Pattern)
 	if err != nil {
 		return nil, info, err
@@ -230,9 +231,10 @@ func parseEverestPattern(data []byte, source string) ([]everestEntry, error) {
 	return out, nil
 }
 
+// Compiled on first use (Everest imports), not at every command's start.
 var (
-	everestConsKey = regexp.MustCompile(`^(node|edge)([0-9]+)?$`)
-	everestNameRE  = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+	everestConsKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(node|edge)([0-9]+)?$`) })
+	everestNameRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_.-]`) })
 )
 
 func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml.Node, patPath string) (*Query, error) {
@@ -248,7 +250,7 @@ func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml
 		switch {
 		case k.Kind != yaml.ScalarNode:
 			return nil, d.errf(k, "constraints", "keys must be plain words, found %s", yamldoc.Kind(k))
-		case k.Value == "delta", k.Value == "temporal", k.Value == "antiEdge", k.Value == "filter", everestConsKey.MatchString(k.Value):
+		case k.Value == "delta", k.Value == "temporal", k.Value == "antiEdge", k.Value == "filter", everestConsKey().MatchString(k.Value):
 		default:
 			return nil, d.errf(k, "constraints", "unknown key %q (known: delta, temporal, antiEdge, node, node0.., edge, edge0.., filter)", k.Value)
 		}
@@ -370,7 +372,7 @@ func (d *queryDecoder) everestQuery(name string, entries []everestEntry, c *yaml
 			return nil, err
 		}
 		env := &everestEnv{q: q, entryEdge: entryEdge}
-		switch m := everestConsKey.FindStringSubmatch(k); {
+		switch m := everestConsKey().FindStringSubmatch(k); {
 		case k == "filter":
 			env.filter = true
 		case m[2] == "" && m[1] == "node":

@@ -102,6 +102,18 @@ type Syncer interface {
 	Sync(ctx context.Context, w *window.Window) error
 }
 
+// BatchMiner is an engine that counts several plans over one request
+// at once (the GPU engine mines them in one launch: one launch, one
+// synchronisation and one tail per batch instead of one per query). The
+// results are the plans', in order, as Mine would count each. The
+// processor hands it a batch's count-only queries (no enumeration, no
+// anti-edges) when there are at least two and no per-query work cap
+// (MaxMineSteps, MaxMineTime) is set; everything else is mined query by
+// query.
+type BatchMiner interface {
+	MineBatch(ctx context.Context, w *window.Window, plans []*motif.Plan, req motif.Request) ([]motif.Result, error)
+}
+
 type registered struct {
 	Query
 	plan *motif.Plan
@@ -388,7 +400,16 @@ func (p *Processor) ProcessRefs(ctx context.Context, batch []*ingest.Edge, water
 		now := time.Now()
 		out.Stages.DeviceSync, t = now.Sub(t), now
 	}
+	batched := p.batchable()
+	if len(batched) > 0 && len(runs) > 0 {
+		if err := p.mineBatch(ctx, batched, runs, watermark, out); err != nil {
+			return out, err
+		}
+	}
 	for _, q := range p.queries {
+		if len(batched) > 0 && q.countOnly() {
+			continue
+		}
 		if err := p.mine(ctx, q, runs, watermark, out); err != nil {
 			return out, err
 		}
@@ -583,6 +604,65 @@ func (p *Processor) value(col int, e *ingest.Edge) float64 {
 	return e.Attrs[col].Num
 }
 
+// countOnly: the query's matches are counted by the engine, never
+// enumerated (count mode without anti-edges: none is ever open).
+func (q *registered) countOnly() bool { return !q.Enumerate && len(q.plan.Antis) == 0 }
+
+// batchable returns the count-only queries to mine together (a
+// BatchMiner engine, at least two of them, no per-query work cap), or nil.
+func (p *Processor) batchable() []*registered {
+	if _, ok := p.opts.Engine.(BatchMiner); !ok || p.opts.MaxMineSteps > 0 || p.opts.MaxMineTime > 0 {
+		return nil
+	}
+	var qs []*registered
+	for _, q := range p.queries {
+		if q.countOnly() {
+			qs = append(qs, q)
+		}
+	}
+	if len(qs) < 2 {
+		return nil
+	}
+	return qs
+}
+
+// mineBatch counts the count-only queries qs over the batch's runs with
+// one MineBatch call per run (replayed runs are skipped, as mine skips
+// them for such queries: their matches were final, and counted, before
+// the restart). Each query's mining-time metric gets an equal share of
+// the calls' time.
+func (p *Processor) mineBatch(ctx context.Context, qs []*registered, runs []run, watermark int64, out *Output) error {
+	start := time.Now()
+	plans := make([]*motif.Plan, len(qs))
+	for i, q := range qs {
+		plans[i] = q.plan
+	}
+	matches := make([]int64, len(qs))
+	bm := p.opts.Engine.(BatchMiner)
+	for _, r := range runs {
+		if r.replay {
+			continue
+		}
+		rs, err := bm.MineBatch(ctx, p.w, plans, motif.Request{Range: r.Range, Horizon: watermark, RootMask: r.mask})
+		if err != nil {
+			return fmt.Errorf("mining %d count queries together: %w", len(qs), err)
+		}
+		if len(rs) != len(qs) {
+			return fmt.Errorf("mining %d count queries together: %d results", len(qs), len(rs))
+		}
+		for i, res := range rs {
+			matches[i] += res.Matches
+		}
+	}
+	share := time.Since(start) / time.Duration(len(qs))
+	for i, q := range qs {
+		name := q.Query.Query.Name
+		out.Counts[name] += matches[i]
+		p.metrics.mined(name, p.opts.Backend.String(), matches[i], share)
+	}
+	return nil
+}
+
 // mine runs one query over the batch's runs.
 func (p *Processor) mine(ctx context.Context, q *registered, runs []run, watermark int64, out *Output) error {
 	name := q.Query.Query.Name
@@ -591,7 +671,7 @@ func (p *Processor) mine(ctx context.Context, q *registered, runs []run, waterma
 	// Count-mode queries without anti-edges can never be open: let the
 	// engine tally them. Everything else is enumerated to a sink that
 	// holds open matches and reports final ones.
-	countOnly := !q.Enumerate && len(q.plan.Antis) == 0
+	countOnly := q.countOnly()
 	replaying := false
 	limit := &matchCap{limit: p.opts.MaxMatchesPerBatch}
 	var steps int64 // the batch's work on this query so far

@@ -127,6 +127,10 @@ func (w *Window) shareRoom(lists []adjList, ends []uint32) ([]Adj, []int) {
 // cache while it is scattered.
 const bucketEntries = 1 << 15
 
+// directFill is the most entries fillPartitioned writes without the
+// partition (1 MiB of lists; a variable for tests).
+var directFill = 1 << 16
+
 // fillPartitioned writes the adjacency entries of edges 0..len(ends)-1
 // (relative positions from first) into back, node v's from at[v] on, in
 // position order. Writing them straight to their lists would touch a
@@ -136,8 +140,19 @@ const bucketEntries = 1 << 15
 // a few hundred write streams), keeping position order, and a second
 // pass, parallel over buckets, scatters each region to its nodes' lists
 // within L2. at is used as the nodes' cursors.
+//
+// Up to directFill entries (a run of a small file: the lists fit in L2)
+// are written straight to their lists in one pass, which is cheaper than
+// the partition's two.
 func fillPartitioned(ends, others []uint32, ts []int64, first uint32, back []Adj, at []int, workers int) {
 	n := len(ends)
+	if n <= directFill {
+		for i, v := range ends {
+			back[at[v]] = Adj{T: ts[i], Rel: first + uint32(i), Other: others[i]}
+			at[v]++
+		}
+		return
+	}
 	// Buckets: node ranges [cuts[b], cuts[b+1]) of about bucketEntries.
 	cuts := []uint32{0}
 	bucketOf := make([]uint32, len(at))

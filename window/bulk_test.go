@@ -67,14 +67,19 @@ func randomRun(w *Window, r *rand.Rand, n, k int, t0 int64) Columns {
 // different moments) and must still read the same.
 func TestAppendColumnsEqualsAppend(t *testing.T) {
 	s := Schema{EdgeAttrs: []Attr{{Name: "x", Kind: Number}, {Name: "s", Kind: String}}}
-	defer func(m int64) { maxRel = m }(maxRel)
+	defer func(m int64, d int) { maxRel, directFill = m, d }(maxRel, directFill)
 	for _, workers := range []int{1, 3} {
 		for _, pairsFirst := range []bool{false, true} {
 			maxRel = math.MaxUint32
 			if (workers == 1) == pairsFirst {
 				maxRel = 250_000
 			}
-			t.Run(fmt.Sprintf("workers=%d/pairsFirst=%v/maxRel=%d", workers, pairsFirst, maxRel), func(t *testing.T) {
+			// The first (fresh) append is filled straight or partitioned.
+			directFill = 1 << 16
+			if pairsFirst {
+				directFill = 1 << 20
+			}
+			t.Run(fmt.Sprintf("workers=%d/pairsFirst=%v/maxRel=%d/directFill=%d", workers, pairsFirst, maxRel, directFill), func(t *testing.T) {
 				r1, r2 := rand.New(rand.NewPCG(7, 8)), rand.New(rand.NewPCG(7, 8))
 				bulk, one := newTestWindow(t, s), newTestWindow(t, s)
 				var t0 int64

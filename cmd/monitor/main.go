@@ -12,10 +12,14 @@ import (
 	"os/signal"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	// First of the module's packages to initialise: no collection until
+	// the heap nears its floor (a small run never collects).
+	_ "github.com/motifwatch/motifwatch/internal/gcfloor"
 	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
@@ -104,12 +108,15 @@ func newRootCmd() *cobra.Command {
 
 // parseErrRE matches the strconv and time errors that pflag passes on for
 // a bad flag value ("strconv.ParseInt: parsing \"x\": invalid syntax").
-var parseErrRE = regexp.MustCompile(`(strconv\.Parse(Int|Uint|Float|Bool): parsing "[^"]*": (invalid syntax|value out of range))|(time: invalid duration "[^"]*")|(time: missing unit in duration "[^"]*")`)
+// Compiled on first use (a bad flag), not at every start.
+var parseErrRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(strconv\.Parse(Int|Uint|Float|Bool): parsing "[^"]*": (invalid syntax|value out of range))|(time: invalid duration "[^"]*")|(time: missing unit in duration "[^"]*")`)
+})
 
 // flagError words a flag-parsing error for people: the library's parse
 // error after the value becomes what the value should be.
 func flagError(err error) error {
-	msg := parseErrRE.ReplaceAllStringFunc(err.Error(), func(m string) string {
+	msg := parseErrRE().ReplaceAllStringFunc(err.Error(), func(m string) string {
 		switch {
 		case strings.HasSuffix(m, "value out of range"):
 			return "out of range"

@@ -43,6 +43,38 @@ func (s *Selected) Sync(ctx context.Context, w *window.Window) error {
 	return s.GPU.Sync(ctx, w)
 }
 
+// MineBatch counts plans over one request together where it can (the
+// streaming processor's stream.BatchMiner, for a batch's count-only
+// queries): the plans the GPU engine holds go to one gpu.Engine.MineBatch
+// call (one launch); the SNAP shapes motif/count3 counts, the plans the
+// kernel cannot hold, and everything on the CPU backend are mined plan by
+// plan, as Mine would. Results are in plans' order.
+func (s *Selected) MineBatch(ctx context.Context, w *window.Window, plans []*motif.Plan, req motif.Request) ([]motif.Result, error) {
+	out := make([]motif.Result, len(plans))
+	c3, _ := s.Engine.(*count3.Engine)
+	var onGPU []int
+	var gpuPlans []*motif.Plan
+	for i, p := range plans {
+		if s.GPU != nil && req.Sink == nil && (c3 == nil || !c3.Counts(w, p, req)) && gpu.Supports(p) == nil {
+			onGPU, gpuPlans = append(onGPU, i), append(gpuPlans, p)
+			continue
+		}
+		r, err := s.Engine.Mine(ctx, w, p, req)
+		if err != nil {
+			return out, err
+		}
+		out[i] = r
+	}
+	if len(gpuPlans) == 0 {
+		return out, nil
+	}
+	rs, err := s.GPU.MineBatch(ctx, w, gpuPlans, req)
+	for j, i := range onGPU[:min(len(rs), len(onGPU))] {
+		out[i] = rs[j]
+	}
+	return out, err
+}
+
 // Select builds the engine for a backend: cpu, gpu (an error when no
 // device is usable) or auto (the GPU when one is usable, else the CPU with
 // a logged warning). A GPU engine mines on the CPU the queries its kernel

@@ -1,10 +1,14 @@
 package kafka
 
-import "regexp"
+import (
+	"regexp"
+	"sync"
+)
 
 // methodPrefix matches the "kafka.(*Client).Metadata: " prefixes of
 // kafka-go's errors, wherever they sit in a wrapped message.
-var methodPrefix = regexp.MustCompile(`kafka\.\(\*?[A-Za-z]+\)\.[A-Za-z]+: `)
+// (Compiled on first use: every command imports this package.)
+var methodPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`kafka\.\(\*?[A-Za-z]+\)\.[A-Za-z]+: `) })
 
 // CleanError returns err with kafka-go's method prefixes removed from its
 // message; nil stays nil, and an error without them is returned as is.
@@ -13,7 +17,7 @@ func CleanError(err error) error {
 		return nil
 	}
 	msg := err.Error()
-	clean := methodPrefix.ReplaceAllString(msg, "")
+	clean := methodPrefix().ReplaceAllString(msg, "")
 	if clean == msg {
 		return err
 	}

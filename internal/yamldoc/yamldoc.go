@@ -9,6 +9,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -29,7 +30,7 @@ func (e *Error) Error() string {
 	return e.Msg
 }
 
-var lineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var lineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // Root parses data, which must hold at most one document, and returns
 // that document's root node with aliases resolved: nil for an empty file
@@ -137,7 +138,7 @@ func problemLine(data []byte, e *Error) *Error {
 
 // parseErr turns the parser's "yaml: line N: msg" into an Error.
 func parseErr(err error) *Error {
-	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := lineRE().FindStringSubmatch(err.Error()); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return &Error{Line: line, Msg: m[2]}
 	}

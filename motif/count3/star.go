@@ -46,24 +46,32 @@ func scanCentre(ev []Event, st []nbrState, delta int64, raw *Raw) {
 		dk := int(e.Flags & fIn)
 		n := &st[e.Local]
 		if e.Flags&fCounted != 0 {
-			for d1 := range 2 {
-				for d2 := range 2 {
-					i := d1*2 + d2
-					o := i*2 + dk
-					p := n.pp[i]
-					if e.Flags&fHigher != 0 {
-						raw[rawPair+o] += p
-					}
-					raw[rawPre+o] += spp[i] - p
-					mid := n.c1[d1]*pk[d2] - n.sp[i] - p
-					if d1 == d2 {
-						mid -= n.c1[d1]
-					}
-					raw[rawMid+o] += mid
-					post := n.sp[d2*2+d1] - n.c1[d2]*ps[d1] - p
-					raw[rawPost+o] += post
-					raw[rawStar4+o] += p2[i] - spp[i] - mid - post
-				}
+			// The loop over (d1, d2) = i written out: i = 2*d1 + d2, raw
+			// index o = 2*i + dk, read through r (raw from dk on).
+			c0, c1 := n.c1[0], n.c1[1]
+			pp, sp := &n.pp, &n.sp
+			mid := [4]int64{
+				c0*pk[0] - sp[0] - pp[0] - c0,
+				c0*pk[1] - sp[1] - pp[1],
+				c1*pk[0] - sp[2] - pp[2],
+				c1*pk[1] - sp[3] - pp[3] - c1,
+			}
+			post := [4]int64{
+				sp[0] - c0*ps[0] - pp[0],
+				sp[2] - c1*ps[0] - pp[1],
+				sp[1] - c0*ps[1] - pp[2],
+				sp[3] - c1*ps[1] - pp[3],
+			}
+			r := (*[RawLen - 1]int64)(raw[dk:])
+			if e.Flags&fHigher != 0 {
+				r[rawPair], r[rawPair+2], r[rawPair+4], r[rawPair+6] = r[rawPair]+pp[0], r[rawPair+2]+pp[1], r[rawPair+4]+pp[2], r[rawPair+6]+pp[3]
+			}
+			for i := range 4 {
+				o := 2 * i
+				r[rawPre+o] += spp[i] - pp[i]
+				r[rawMid+o] += mid[i]
+				r[rawPost+o] += post[i]
+				r[rawStar4+o] += p2[i] - spp[i] - mid[i] - post[i]
 			}
 		}
 		for d := range 2 {

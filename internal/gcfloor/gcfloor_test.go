@@ -1,0 +1,70 @@
+package gcfloor
+
+import (
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// settings reads GOGC and the memory limit without changing them.
+func settings() (gogc int, limit int64) {
+	gogc = debug.SetGCPercent(-1)
+	debug.SetGCPercent(gogc)
+	return gogc, debug.SetMemoryLimit(-1)
+}
+
+func TestFloorThenDefaults(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set: gcfloor leaves the collector alone")
+	}
+	// TestKeepsGOMEMLIMIT runs this test again with GOMEMLIMIT set.
+	before, after := int64(Floor), int64(math.MaxInt64)
+	if v := os.Getenv("GCFLOOR_TEST_LIMIT"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, after = min(n, Floor), n
+	} else if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		t.Skip("GOMEMLIMIT is set: this test expects the default limit")
+	}
+	select {
+	case <-restored:
+		t.Skip("a collection already ran before the test (the test binary allocated past Floor)")
+	default:
+	}
+	if gogc, limit := settings(); gogc != -1 || limit != before {
+		t.Fatalf("before the first collection: GOGC %d, limit %d; want -1 (off), %d", gogc, limit, before)
+	}
+	runtime.GC()
+	select {
+	case <-restored:
+	case <-time.After(time.Minute):
+		t.Fatal("the defaults were not restored after a collection")
+	}
+	if gogc, limit := settings(); gogc != 100 || limit != after {
+		t.Fatalf("after the first collection: GOGC %d, limit %d; want 100, %d", gogc, limit, after)
+	}
+}
+
+// TestKeepsGOMEMLIMIT: a GOMEMLIMIT below Floor is the limit until the
+// first collection, one above it the limit after; both are restored.
+func TestKeepsGOMEMLIMIT(t *testing.T) {
+	if os.Getenv("GCFLOOR_TEST_LIMIT") != "" {
+		t.Skip("in the child")
+	}
+	for _, limit := range []string{"16777216", "1073741824"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestFloorThenDefaults$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "GOMEMLIMIT="+limit, "GCFLOOR_TEST_LIMIT="+limit)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Errorf("GOMEMLIMIT=%s: %v\n%s", limit, err, out)
+		}
+	}
+}
