@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/motifwatch/motifwatch/ingest"
@@ -48,6 +49,20 @@ func (f *futureCap) check(t, newest int64) string {
 	}
 	return fmt.Sprintf("future edge: t=%d is more than window.max_future %s (%d ticks) after %d, the later of the wall clock and the newest edge",
 		t, f.desc, f.max, ref)
+}
+
+// limit returns the largest edge time check admits with newest the
+// newest edge time taken (math.MaxInt64: any); a later check admits at
+// least as much, as the clock and the newest edge only move on.
+func (f *futureCap) limit(newest int64) int64 {
+	if f.max <= 0 {
+		return math.MaxInt64
+	}
+	ref := max(f.now().UnixNano()/int64(f.tick), newest)
+	if limit := ref + f.max; limit >= ref {
+		return limit
+	}
+	return math.MaxInt64
 }
 
 // refuseFuture dead-letters m if its edge is dated too far ahead; it

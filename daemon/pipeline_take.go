@@ -10,17 +10,26 @@ import (
 	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
-// takeChunk takes a decoded chunk in, record by record, closing a batch
-// whenever batch_size records are pending: it is mined on its own
-// goroutine while the next records are taken in (startBatch).
+// takeChunk takes a decoded chunk in, closing a batch whenever
+// batch_size records are pending: it is mined on its own goroutine while
+// the next records are taken in (startBatch). Stretches of records that
+// need nothing but joining the reorder buffer go in whole, where they lie
+// (takeRun); the others one by one (takeDecoded).
 func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 	defer p.flushCounts()
 	p.stage[stageFetch] += c.FetchTime
 	p.stage[stageDecode] += c.DecodeTime
 	start := time.Now()
-	for i := range c.Recs {
-		if err := p.takeDecoded(ctx, &c.Recs[i], c.Fetched, &c.Edges[i], c.Errs[i]); err != nil {
-			return err
+	kept := false
+	for i := 0; i < len(c.Recs); {
+		if n := p.takeRun(c, i); n > 0 {
+			i += n
+			kept = true
+		} else {
+			if err := p.takeDecoded(ctx, &c.Recs[i], c.Fetched, &c.Edges[i], c.Errs[i]); err != nil {
+				return err
+			}
+			i++
 		}
 		// A batch closes at batch_size records. A reorder buffer over a
 		// cap releases edges early into the batch at once (its memory
@@ -30,6 +39,7 @@ func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 		//
 		// The batch being mined counts towards the caps too: over them,
 		// taking in waits for it (not counted as reorder time).
+		// (takeRun stops before a record that would reach a cap.)
 		if p.inFlightOverCap() {
 			p.stage[stageReorder] += time.Since(start)
 			if err := p.awaitMined(); err != nil {
@@ -50,8 +60,71 @@ func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 			start = time.Now()
 		}
 	}
+	if kept {
+		c.KeepEdges() // the reorder buffer holds them where they lie
+	}
 	p.stage[stageReorder] += time.Since(start)
 	return nil
+}
+
+// takeRun takes in the longest stretch of c's records from i on that
+// takeDecoded would only add to the reorder buffer, all at once
+// (ingest.Reorder.AddRun: the edges stay in c's array), and returns its
+// length (0: record i is for takeDecoded). Such records are decoded, at
+// the offsets that follow the partition's last one taken (neither
+// redelivered nor after a gap: no takeover check asks), past its
+// history, without a previous owner's resume state, not too far in the
+// future, in order in their partition, not late, and leave the reorder
+// buffer and the batch in flight within their caps. The stretch ends at
+// batch_size pending records, as the batch does.
+func (p *pipeline) takeRun(c *kafka.Chunk, i int) int {
+	m := &c.Recs[i]
+	part := m.Partition
+	if c.Errs[i] != nil {
+		return 0
+	}
+	if next, ok := p.next[part]; !ok || m.Offset != next {
+		return 0
+	}
+	if hb, ok := p.historyBefore[part]; ok && m.Offset < hb {
+		return 0
+	}
+	if _, ok := p.resume[part]; ok {
+		return 0
+	}
+	n := min(len(c.Recs)-i, p.batchSize-p.pending)
+	for k := 1; k < n; k++ {
+		if c.Errs[i+k] != nil || c.Recs[i+k].Offset != m.Offset+int64(k) || c.Recs[i+k].Partition != part {
+			n = k
+			break
+		}
+	}
+	lim := ingest.NoRunLimits
+	if j := p.inFlight; j != nil {
+		if p.maxBuffered > 0 {
+			lim.MaxLen = p.maxBuffered - len(j.edges)
+		}
+		if p.maxBufferedBytes > 0 {
+			lim.MaxBytes = p.maxBufferedBytes - j.inFlightBytes
+		}
+	}
+	lim.MaxT = p.future.limit(p.reorder.MaxT())
+	n = p.reorder.AddRun(c.Edges[i:i+n], lim)
+	if n == 0 {
+		return 0
+	}
+	last := &c.Recs[i+n-1]
+	p.stats.Records += int64(n)
+	p.stats.Decoded += int64(n)
+	p.uncounted.decoded += n
+	p.countConsumed(part, n)
+	p.next[part] = last.Offset + 1
+	if p.pending == 0 {
+		p.firstFetch = c.Fetched
+	}
+	p.pending += n
+	p.reorder.SetPending(part, last.Offset+1 < last.HighWaterMark)
+	return n
 }
 
 // reconnect handles a failed fetch: backoff, then probing the brokers
@@ -87,12 +160,12 @@ type uncountedRecords struct {
 	decoded  int
 }
 
-func (p *pipeline) countConsumed(partition int) {
+func (p *pipeline) countConsumed(partition, n int) {
 	c := &p.uncounted.consumed
 	if partition >= len(*c) {
 		*c = append(*c, make([]int, partition+1-len(*c))...)
 	}
-	(*c)[partition]++
+	(*c)[partition] += n
 }
 
 // flushCounts adds the uncounted records to the ingest metrics.
@@ -129,7 +202,7 @@ func (p *pipeline) takeDecoded(ctx context.Context, m *kafka.Message, fetched ti
 		return err
 	}
 	p.stats.Records++
-	p.countConsumed(m.Partition)
+	p.countConsumed(m.Partition, 1)
 	p.next[m.Partition] = m.Offset + 1
 	if p.pending == 0 {
 		p.firstFetch = fetched

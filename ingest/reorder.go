@@ -44,22 +44,26 @@ type Reorder struct {
 	// caps it like maxBuffered caps their number (0: no cap).
 	bytes, maxBytes int64
 
-	// The buffered edges' keys: each partition's edges that arrived in
-	// key order wait in its run (partState.run, a FIFO), the others in
-	// heap (out of order within their partition: allowed lateness).
-	// Release merges the runs and the heap: a few compares per edge
-	// instead of a heap of every buffered edge.
+	// The buffered edges: each partition's edges that arrived in key
+	// order wait in its run (partState.run, a FIFO of segments: stretches
+	// of edges where they lie), the others in heap (out of order within
+	// their partition: allowed lateness). Release merges the runs and the
+	// heap: a few compares per edge instead of a heap of every buffered
+	// edge.
 	heap  []reorderKey
 	n     int         // buffered edges: in runs and heap
 	merge []mergeHead // Release's scratch
-	// The edges themselves, in pages that never move (growing a slice of
-	// them would copy every buffered edge), indexed by reorderKey.slot.
-	pages [][]reorderSlot
+	// The edges Add copies in, in pages that never move (growing a slice
+	// of them would copy every buffered edge), indexed by slot; meta
+	// holds their bookkeeping. AddRun's edges stay in the caller's array.
+	pages [][]Edge
+	meta  [][]slotMeta
 	free  []int32
-	// order is a release's slots in release order (scratch); retired the
-	// slots handed out by AppendReleaseRefs and not recycled yet, from
-	// retiredHead on.
-	order       []int32
+	// order is a release's edges in release order (scratch), orderSlots
+	// their slots (noSlot: in a caller's array); retired the slots handed
+	// out by AppendReleaseRefs and not recycled yet, from retiredHead on.
+	order       []*Edge
+	orderSlots  []int32
 	retired     []int32
 	retiredHead int
 
@@ -91,12 +95,15 @@ func (a *reorderKey) less(b *reorderKey) bool {
 	return a.arr < b.arr
 }
 
-type reorderSlot struct {
-	e     Edge
+// slotMeta is the bookkeeping of an edge Add copied into a slot.
+type slotMeta struct {
 	part  *partState
-	qi    int64 // index in part's offset queue
+	qi    int64 // index in part's offset queue (edges in the heap)
 	bytes int64 // e.Bytes() when added
 }
+
+// noSlot marks an edge that lies in a caller's array (AddRun).
+const noSlot = -1
 
 // partState is one partition's watermark input and its buffered offsets.
 type partState struct {
@@ -115,51 +122,106 @@ type partState struct {
 	n     int
 	bytes int64
 
-	// q holds the offsets of the partition's buffered edges in arrival
-	// order; its head is the earliest-added edge still buffered.
+	// q holds the offsets of the partition's edges in the heap in
+	// arrival order; its head is the earliest-added one still buffered.
+	// (The run's are in offset order from its head.)
 	q offsetQueue
-	// run holds the keys of its buffered edges that arrived in key order
-	// (each after the previous one in the run), oldest first.
-	run keyRun
+	// run holds its buffered edges that arrived in key order (each after
+	// the previous one in the run), oldest first.
+	run edgeRun
 }
 
-// keyRun is a FIFO of keys in increasing order.
-type keyRun struct {
-	keys []reorderKey
+// minOffset returns the lowest offset among p's buffered edges.
+func (p *partState) minOffset() (int64, bool) {
+	off, ok := p.q.first()
+	if p.run.len() > 0 {
+		if o := p.run.headEdge().Origin.Offset; !ok || o < off {
+			off, ok = o, true
+		}
+	}
+	return off, ok
+}
+
+// segment is a stretch of a partition's run: edges in key order where
+// they lie, edges[head:] still buffered. The edge of arrival number
+// arr0+i is edges[i]. A segment of Add is the one edge in its slot.
+type segment struct {
+	edges []Edge
+	head  int
+	arr0  int64
+	slot  int32 // noSlot: edges lie in the caller's array (AddRun)
+}
+
+// edgeRun is a FIFO of segments whose edges are in increasing key order.
+type edgeRun struct {
+	segs []segment
 	head int
+	n    int        // edges
+	last reorderKey // the newest edge's key (n > 0)
 }
 
-func (q *keyRun) len() int { return len(q.keys) - q.head }
+func (q *edgeRun) len() int { return q.n }
 
 // accepts reports whether k can join the run (after its last key).
-func (q *keyRun) accepts(k *reorderKey) bool {
-	return q.len() == 0 || q.keys[len(q.keys)-1].less(k)
+func (q *edgeRun) accepts(k *reorderKey) bool {
+	return q.n == 0 || q.last.less(k)
 }
 
-// push appends k. A full run moves its keys to the front first when the
-// popped ones are at least half of it (amortised O(1) per pop; moving on
-// any popped key would copy the whole run per push once it stays nearly
-// full), else it grows.
-func (q *keyRun) push(k reorderKey) {
-	if len(q.keys) == cap(q.keys) && q.head > 0 && 2*q.head >= len(q.keys) {
-		n := copy(q.keys, q.keys[q.head:])
-		q.keys, q.head = q.keys[:n], 0
+// push appends s, whose edges follow the run's in key order, the newest
+// of key last. A full FIFO moves its segments to the front first when
+// the popped ones are at least half of it (amortised O(1) per pop), else
+// it grows.
+func (q *edgeRun) push(s segment, last reorderKey) {
+	if len(q.segs) == cap(q.segs) && q.head > 0 && 2*q.head >= len(q.segs) {
+		n := copy(q.segs, q.segs[q.head:])
+		clear(q.segs[n:])
+		q.segs, q.head = q.segs[:n], 0
 	}
-	q.keys = append(q.keys, k)
+	q.segs = append(q.segs, s)
+	q.n += len(s.edges) - s.head
+	q.last = last
 }
 
-func (q *keyRun) pop() {
-	q.head++
-	if q.head == len(q.keys) {
-		q.keys, q.head = q.keys[:0], 0
+// headEdge returns the oldest edge (the run is not empty).
+func (q *edgeRun) headEdge() *Edge {
+	s := &q.segs[q.head]
+	return &s.edges[s.head]
+}
+
+// headKey returns the oldest edge's key (the run is not empty).
+func (q *edgeRun) headKey() reorderKey {
+	s := &q.segs[q.head]
+	e := &s.edges[s.head]
+	arr := s.arr0 + int64(s.head)
+	seq := arr
+	if e.HasSeq {
+		seq = e.Seq
 	}
+	return reorderKey{t: e.T, seq: seq, arr: arr}
+}
+
+// pop removes the oldest edge; it returns the edge, its arrival number
+// and its slot.
+func (q *edgeRun) pop() (e *Edge, arr int64, slot int32) {
+	s := &q.segs[q.head]
+	e, arr, slot = &s.edges[s.head], s.arr0+int64(s.head), s.slot
+	s.head++
+	q.n--
+	if s.head == len(s.edges) {
+		*s = segment{} // the caller's array is not kept from the GC
+		q.head++
+		if q.head == len(q.segs) {
+			q.segs, q.head = q.segs[:0], 0
+		}
+	}
+	return e, arr, slot
 }
 
 // mergeHead is one source of a Release's merge: a partition's run, or
-// the heap (run nil).
+// the heap (p nil).
 type mergeHead struct {
-	k   reorderKey
-	run *keyRun
+	k reorderKey
+	p *partState
 }
 
 // slotPage is the number of edges per page of Reorder.pages.
@@ -214,33 +276,123 @@ func (r *Reorder) AddFrom(e *Edge) (late bool) {
 	if !e.HasSeq {
 		seq = arr
 	}
-	var slot int32
-	if n := len(r.free); n > 0 {
-		slot = r.free[n-1]
-		r.free = r.free[:n-1]
-	} else {
-		slot = int32(len(r.pages) * slotPage)
-		r.pages = append(r.pages, make([]reorderSlot, slotPage))
-		for i := slotPage - 1; i > 0; i-- {
-			r.free = append(r.free, slot+int32(i))
-		}
-	}
-	qi := p.q.push(e.Origin.Offset)
+	slot := r.newSlot()
 	size := int64(e.Bytes())
 	r.bytes += size
 	p.n++
 	p.bytes += size
-	s := r.slot(slot)
-	*s = reorderSlot{e: *e, part: p, qi: qi, bytes: size}
-	s.e.Seq = seq
+	se, m := r.slot(slot), r.slotMeta(slot)
+	*se = *e
+	se.Seq = seq
+	*m = slotMeta{part: p, bytes: size}
 	k := reorderKey{t: e.T, seq: seq, arr: arr, slot: slot}
 	if p.run.accepts(&k) {
-		p.run.push(k)
+		page, at := slot/slotPage, slot%slotPage
+		p.run.push(segment{edges: r.pages[page][at : at+1 : at+1], arr0: arr, slot: slot}, k)
 	} else {
+		m.qi = p.q.push(e.Origin.Offset)
 		r.push(k)
 	}
 	r.n++
 	return false
+}
+
+// newSlot returns a free slot, adding a page when there is none.
+func (r *Reorder) newSlot() int32 {
+	if n := len(r.free); n > 0 {
+		slot := r.free[n-1]
+		r.free = r.free[:n-1]
+		return slot
+	}
+	slot := int32(len(r.pages) * slotPage)
+	r.pages = append(r.pages, make([]Edge, slotPage))
+	r.meta = append(r.meta, make([]slotMeta, slotPage))
+	for i := slotPage - 1; i > 0; i-- {
+		r.free = append(r.free, slot+int32(i))
+	}
+	return slot
+}
+
+// RunLimits bounds what AddRun takes, besides the buffer's own caps.
+type RunLimits struct {
+	// MaxLen and MaxBytes bound the buffer's edges and their Edge.Bytes
+	// after the run (math.MaxInt, math.MaxInt64: no bound).
+	MaxLen   int
+	MaxBytes int64
+	// MaxT is the largest T taken (math.MaxInt64: any).
+	MaxT int64
+}
+
+// NoRunLimits bounds AddRun by the buffer's caps alone.
+var NoRunLimits = RunLimits{MaxLen: math.MaxInt, MaxBytes: math.MaxInt64, MaxT: math.MaxInt64}
+
+// AddRun buffers the longest prefix of edges that joins their
+// partition's run as it lies, and returns its length: edges of one
+// partition, in offset order, each after the previous one in (T, Seq)
+// order (the first after the edges of the partition that arrived in
+// order before), none late, none with T above lim.MaxT, and the buffer
+// within its caps (SetMaxBuffered, SetMaxBytes: OverCap stays false) and
+// lim's bounds. The edge after the prefix, if any, is for Add: it is
+// late, out of order, or takes the buffer over a cap. What AddRun takes
+// costs no copy and a few compares per edge; its result is the same as
+// Adding the edges one by one.
+//
+// The edges taken stay where they are: the caller must neither change
+// nor reuse edges[:n] from then on (the buffer writes their Seq when it
+// releases them, and AppendReleaseRefs hands them out where they lie).
+func (r *Reorder) AddRun(edges []Edge, lim RunLimits) int {
+	if len(edges) == 0 {
+		return 0
+	}
+	p := r.lastPart
+	if id := edges[0].Origin.Partition; p == nil || p.id != id {
+		p = r.part(id)
+		r.lastPart = p
+	}
+	maxLen, maxBytes := lim.MaxLen, lim.MaxBytes
+	if r.maxBuffered > 0 {
+		maxLen = min(maxLen, r.maxBuffered)
+	}
+	if r.maxBytes > 0 {
+		maxBytes = min(maxBytes, r.maxBytes)
+	}
+	last, has := p.run.last, p.run.n > 0
+	arr := r.arrivals
+	n, bytes, maxT := r.n, r.bytes, p.maxT
+	k := 0
+	for ; k < len(edges); k++ {
+		e := &edges[k]
+		if (e.T <= r.w && r.w != minWatermark) || e.T > lim.MaxT || n >= maxLen {
+			break
+		}
+		key := reorderKey{t: e.T, seq: arr + int64(k), arr: arr + int64(k)}
+		if e.HasSeq {
+			key.seq = e.Seq
+		}
+		if has && !last.less(&key) {
+			break
+		}
+		b := int64(e.Bytes())
+		if bytes+b > maxBytes {
+			break
+		}
+		n++
+		bytes += b
+		last, has = key, true
+		maxT = max(maxT, e.T)
+	}
+	if k == 0 {
+		return 0
+	}
+	p.touched, p.heard = true, true
+	p.maxT = maxT
+	r.maxT = max(r.maxT, maxT)
+	r.arrivals += int64(k)
+	p.n += k
+	p.bytes += bytes - r.bytes
+	r.n, r.bytes = n, bytes
+	p.run.push(segment{edges: edges[:k:k], arr0: arr, slot: noSlot}, last)
+	return k
 }
 
 func (r *Reorder) part(id int) *partState {
@@ -290,11 +442,10 @@ func (r *Reorder) AppendRelease(dst []Edge) (edges []Edge, watermark int64) {
 // written until recycled).
 func (r *Reorder) AppendReleaseRefs(dst []*Edge) (edges []*Edge, watermark int64) {
 	w := r.release()
-	for _, slot := range r.order {
-		dst = append(dst, &r.slot(slot).e)
-	}
-	r.retired = append(r.retired, r.order...)
-	r.order = r.order[:0]
+	dst = append(dst, r.order...)
+	r.retired = append(r.retired, r.orderSlots...)
+	clear(r.order)
+	r.order, r.orderSlots = r.order[:0], r.orderSlots[:0]
 	return dst, w
 }
 
@@ -305,8 +456,9 @@ func (r *Reorder) AppendReleaseRefs(dst []*Edge) (edges []*Edge, watermark int64
 func (r *Reorder) Recycle(n int) {
 	n = min(n, len(r.retired)-r.retiredHead)
 	for _, slot := range r.retired[r.retiredHead : r.retiredHead+n] {
-		*r.slot(slot) = reorderSlot{} // drop references for the GC
-		r.free = append(r.free, slot)
+		if slot != noSlot {
+			r.freeSlot(slot)
+		}
 	}
 	r.retiredHead += n
 	if r.retiredHead == len(r.retired) {
@@ -317,6 +469,13 @@ func (r *Reorder) Recycle(n int) {
 	}
 }
 
+// freeSlot gives slot's room back.
+func (r *Reorder) freeSlot(slot int32) {
+	*r.slot(slot) = Edge{} // drop references for the GC
+	*r.slotMeta(slot) = slotMeta{}
+	r.free = append(r.free, slot)
+}
+
 // Retired returns the number of edges handed out by AppendReleaseRefs
 // and not recycled yet.
 func (r *Reorder) Retired() int { return len(r.retired) - r.retiredHead }
@@ -324,13 +483,14 @@ func (r *Reorder) Retired() int { return len(r.retired) - r.retiredHead }
 // copyOut appends the edges of r.order (released) to dst and frees
 // their room.
 func (r *Reorder) copyOut(dst []Edge) []Edge {
-	for _, slot := range r.order {
-		s := r.slot(slot)
-		dst = append(dst, s.e)
-		*s = reorderSlot{} // drop references for the GC
-		r.free = append(r.free, slot)
+	for i, e := range r.order {
+		dst = append(dst, *e)
+		if slot := r.orderSlots[i]; slot != noSlot {
+			r.freeSlot(slot)
+		}
 	}
-	r.order = r.order[:0]
+	clear(r.order)
+	r.order, r.orderSlots = r.order[:0], r.orderSlots[:0]
 	return dst
 }
 
@@ -532,7 +692,7 @@ func (r *Reorder) Len() int { return r.n }
 func (r *Reorder) MinOffsets() map[int]int64 {
 	m := make(map[int]int64)
 	for id, p := range r.parts {
-		if off, ok := p.q.first(); ok {
+		if off, ok := p.minOffset(); ok {
 			m[id] = off
 		}
 	}
@@ -547,8 +707,10 @@ func (r *Reorder) releaseTo(w int64) int64 {
 	r.w = w
 	h := r.merge[:0]
 	for _, p := range r.parts {
-		if p.run.len() > 0 && p.run.keys[p.run.head].t <= w {
-			h = append(h, mergeHead{k: p.run.keys[p.run.head], run: &p.run})
+		if p.run.len() > 0 {
+			if k := p.run.headKey(); k.t <= w {
+				h = append(h, mergeHead{k: k, p: p})
+			}
 		}
 	}
 	if len(r.heap) > 0 && r.heap[0].t <= w {
@@ -559,16 +721,16 @@ func (r *Reorder) releaseTo(w int64) int64 {
 	}
 	for len(h) > 0 {
 		top := &h[0]
-		r.emit(top.k.slot)
 		// Advance the source; keep it while its next edge is released too.
 		more := false
-		if top.run != nil {
-			top.run.pop()
-			if top.run.len() > 0 {
-				top.k = top.run.keys[top.run.head]
+		if p := top.p; p != nil {
+			r.emitRun(p)
+			if p.run.len() > 0 {
+				top.k = p.run.headKey()
 				more = top.k.t <= w
 			}
 		} else {
+			r.emitHeap(top.k.slot)
 			r.pop()
 			if len(r.heap) > 0 {
 				top.k = r.heap[0]
@@ -584,25 +746,47 @@ func (r *Reorder) releaseTo(w int64) int64 {
 			siftDown(h, 0)
 		}
 	}
-	clear(h[:cap(h)]) // no references to runs kept between releases
+	clear(h[:cap(h)]) // no references to partitions kept between releases
 	r.merge = h[:0]
 	return w
 }
 
-// emit releases the edge in slot: it leaves the counts and the offsets
-// of the buffered edges, and joins r.order (its room is freed by the
-// caller: copyOut, or Recycle after AppendReleaseRefs).
-func (r *Reorder) emit(slot int32) {
-	s := r.slot(slot)
-	s.part.q.release(s.qi)
-	s.part.n--
-	s.part.bytes -= s.bytes
-	r.bytes -= s.bytes
+// emitRun releases the oldest edge of p's run: it leaves the counts,
+// gets its Seq if it had none, and joins r.order (its room, if a slot's,
+// is freed by the caller: copyOut, or Recycle after AppendReleaseRefs).
+func (r *Reorder) emitRun(p *partState) {
+	e, arr, slot := p.run.pop()
+	var size int64
+	if slot != noSlot {
+		size = r.slotMeta(slot).bytes
+	} else {
+		if !e.HasSeq {
+			e.Seq = arr
+		}
+		size = int64(e.Bytes())
+	}
+	p.n--
+	p.bytes -= size
+	r.bytes -= size
 	r.n--
-	r.order = append(r.order, slot)
+	r.order = append(r.order, e)
+	r.orderSlots = append(r.orderSlots, slot)
 }
 
-func (r *Reorder) slot(i int32) *reorderSlot { return &r.pages[i/slotPage][i%slotPage] }
+// emitHeap releases the edge in slot, from the heap, as emitRun does.
+func (r *Reorder) emitHeap(slot int32) {
+	m := r.slotMeta(slot)
+	m.part.q.release(m.qi)
+	m.part.n--
+	m.part.bytes -= m.bytes
+	r.bytes -= m.bytes
+	r.n--
+	r.order = append(r.order, r.slot(slot))
+	r.orderSlots = append(r.orderSlots, slot)
+}
+
+func (r *Reorder) slot(i int32) *Edge         { return &r.pages[i/slotPage][i%slotPage] }
+func (r *Reorder) slotMeta(i int32) *slotMeta { return &r.meta[i/slotPage][i%slotPage] }
 
 // minT is the oldest buffered edge's time (the buffer is not empty).
 func (r *Reorder) minT() int64 {
@@ -612,7 +796,7 @@ func (r *Reorder) minT() int64 {
 	}
 	for _, p := range r.parts {
 		if p.run.len() > 0 {
-			t = min(t, p.run.keys[p.run.head].t)
+			t = min(t, p.run.headEdge().T)
 		}
 	}
 	return t

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -53,6 +55,10 @@ type Options struct {
 	// (ingest.DecodeOptions.NodeKeys), or nil. The processor keeps its
 	// generations about twice the window's live nodes.
 	NodeKeys *window.Keys
+	// AppendWorkers share appending a large batch to the window and
+	// evicting from it (window.Window.SetWorkers); 0: GOMAXPROCS, at
+	// most 8.
+	AppendWorkers int
 }
 
 // Output is what one batch produced.
@@ -163,6 +169,11 @@ type Processor struct {
 
 	capLimiter *ratelog.Limiter
 
+	// cols is append's scratch: the batch's edges as the window takes
+	// them; known the ids its pre-pass found by key (knownIDs).
+	cols  window.Columns
+	known []uint32
+
 	// shown caches the record form of window edges (ISO time, attributes)
 	// for one Process call: an edge is in many matches (a fan-in burst's
 	// edges in thousands), and its alerts share the read-only values.
@@ -235,6 +246,10 @@ func New(opts Options) (*Processor, error) {
 		return nil, fmt.Errorf("stream metrics: %w", err)
 	}
 	p := &Processor{opts: opts, log: opts.Logger, w: w, labelCol: -1, metrics: m, capLimiter: ratelog.New(capLogEvery, nil)}
+	if opts.AppendWorkers <= 0 {
+		opts.AppendWorkers = min(runtime.GOMAXPROCS(0), 8)
+	}
+	w.SetWorkers(opts.AppendWorkers)
 	m.limits(&opts)
 	if col, kind, ok := w.Schema().NodeAttr(window.LabelAttr); ok && kind == window.String {
 		p.labelCol = col
@@ -411,12 +426,24 @@ func (p *Processor) ProcessRefs(ctx context.Context, batch []*ingest.Edge, water
 }
 
 // append adds the batch to the window and returns the position runs of
-// its non-history edges: the ranges to mine.
+// its non-history edges: the ranges to mine. The edges go in as one
+// window.Columns (AppendBatch: the adjacency lists filled, and evicted
+// from, by the window's workers), their node ids found by key in
+// parallel first (knownIDs), the rest interned here in batch order.
 func (p *Processor) append(batch []*ingest.Edge, out *Output) ([]run, error) {
 	var runs []run
 	ids := p.w.IDs()
-	attrs := make([]float64, len(p.w.Schema().EdgeAttrs))
-	for _, e := range batch {
+	known := p.knownIDs(batch)
+	c := &p.cols
+	c.Src, c.Dst, c.T = c.Src[:0], c.Dst[:0], c.T[:0]
+	if n := len(p.w.Schema().EdgeAttrs); len(c.Attrs) != n {
+		c.Attrs = make([][]float64, n)
+	}
+	for j := range c.Attrs {
+		c.Attrs[j] = c.Attrs[j][:0]
+	}
+	first, lastT := p.w.End(), p.w.LastT()
+	for i, e := range batch {
 		if selfLoop(e) {
 			out.SelfLoops++
 			continue
@@ -424,15 +451,28 @@ func (p *Processor) append(batch []*ingest.Edge, out *Output) ([]run, error) {
 		if !p.admit(e, out) {
 			continue
 		}
-		src, _ := ids.InternKey(e.SrcKey, e.Src)
-		dst, _ := ids.InternKey(e.DstKey, e.Dst)
-		for j := range attrs {
-			attrs[j] = p.value(j, e)
+		src, dst := noID, noID
+		if known != nil {
+			src, dst = known[2*i], known[2*i+1]
 		}
-		pos, err := p.w.Append(window.Edge{Src: src, Dst: dst, T: e.T, Attrs: attrs})
-		if err != nil {
+		if src == noID {
+			src, _ = ids.InternKey(e.SrcKey, e.Src)
+		}
+		if dst == noID {
+			dst, _ = ids.InternKey(e.DstKey, e.Dst)
+		}
+		if e.T < lastT {
+			// Out of order: the edges before it go in, and Append says why.
+			_, err := p.w.AppendBatch(*c)
+			if err == nil {
+				_, err = p.w.Append(window.Edge{Src: src, Dst: dst, T: e.T, Attrs: make([]float64, len(c.Attrs))})
+			}
 			return runs, fmt.Errorf("stream: edge %s->%s at %d from partition %d offset %d: %w",
 				e.Src, e.Dst, e.T, e.Origin.Partition, e.Origin.Offset, err)
+		}
+		lastT = e.T
+		for j := range c.Attrs {
+			c.Attrs[j] = append(c.Attrs[j], p.value(j, e))
 		}
 		if p.labelCol >= 0 {
 			if e.SrcLabel != "" {
@@ -442,6 +482,8 @@ func (p *Processor) append(batch []*ingest.Edge, out *Output) ([]run, error) {
 				p.w.SetNodeAttr(p.labelCol, dst, float64(p.w.Strings().Intern(e.DstLabel)))
 			}
 		}
+		pos := first + int64(len(c.T))
+		c.Src, c.Dst, c.T = append(c.Src, src), append(c.Dst, dst), append(c.T, e.T)
 		if len(p.meta) == 0 {
 			p.metaOff = pos
 		}
@@ -449,6 +491,9 @@ func (p *Processor) append(batch []*ingest.Edge, out *Output) ([]run, error) {
 		p.lastT, p.hasLastT = e.T, true
 		out.Appended++
 		runs = p.addRun(runs, e, pos)
+	}
+	if _, err := p.w.AppendBatch(*c); err != nil {
+		return runs, fmt.Errorf("stream: appending %d edges at position %d: %w", len(c.T), first, err)
 	}
 	if n := len(runs); n > 0 {
 		runs[n-1].trim()
@@ -459,6 +504,49 @@ func (p *Processor) append(batch []*ingest.Edge, out *Output) ([]run, error) {
 	p.lastAppended = out.Appended
 	return runs, nil
 }
+
+// noID marks an endpoint knownIDs did not find.
+const noID = ^uint32(0)
+
+// knownIDs returns, for a large batch with the window's workers, the ids
+// of the edges' endpoints that the window's dictionary finds by key
+// (window.IDs.KeyID: reads only, so the workers look up in parallel),
+// source and destination of batch[i] at 2i and 2i+1, noID for the
+// others; nil otherwise. An id found stays right while append interns
+// the others: interning neither releases an id nor rebinds a name.
+func (p *Processor) knownIDs(batch []*ingest.Edge) []uint32 {
+	workers := p.w.Workers()
+	if workers < 2 || len(batch) < knownIDsMin {
+		return nil
+	}
+	if cap(p.known) < 2*len(batch) {
+		p.known = make([]uint32, 2*len(batch))
+	}
+	known := p.known[:2*len(batch)]
+	ids := p.w.IDs()
+	var wg sync.WaitGroup
+	for k := range workers {
+		lo, hi := len(batch)*k/workers, len(batch)*(k+1)/workers
+		wg.Go(func() {
+			for i, e := range batch[lo:hi] {
+				s, ok := ids.KeyID(e.SrcKey)
+				if !ok {
+					s = noID
+				}
+				d, ok := ids.KeyID(e.DstKey)
+				if !ok {
+					d = noID
+				}
+				known[2*(lo+i)], known[2*(lo+i)+1] = s, d
+			}
+		})
+	}
+	wg.Wait()
+	return known
+}
+
+// knownIDsMin is the batch from which append looks ids up in parallel.
+const knownIDsMin = 4096
 
 // minKeyLimit is the least a generation of Options.NodeKeys holds: a
 // small window must not start one every few batches.

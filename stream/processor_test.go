@@ -393,3 +393,65 @@ func TestHandoffBetweenOwners(t *testing.T) {
 	}
 	compare(t, "handoff", wantIDs, wantCounts, ids, counts)
 }
+
+// TestParallelAppendEqualsBatch is TestStreamingEqualsBatch with the
+// window appended to and evicted from by workers (batches past their
+// threshold) and node ids found by the decoders' keys in parallel: the
+// same alerts and counts, and the same window as one goroutine leaves.
+func TestParallelAppendEqualsBatch(t *testing.T) {
+	w := loadGraph(t)
+	qs := testQueries(t, time.Hour)
+	wantIDs, wantCounts := batchTruth(t, w, qs)
+	keys := window.NewKeys()
+	edges := edgesOf(w)
+	for i := range edges {
+		e := &edges[i]
+		e.SrcKey, e.Src = keys.Of(e.Src)
+		e.DstKey, e.Dst = keys.Of(e.Dst)
+	}
+	procs := make([]*Processor, 2)
+	for k, workers := range []int{1, 8} {
+		p, err := New(Options{Engine: motif.NewCPU(2), Schema: *w.Schema(), NodeKeys: keys, AppendWorkers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.SetQueries(qs); err != nil {
+			t.Fatal(err)
+		}
+		procs[k] = p
+	}
+	ids, counts := map[string]int{}, map[string]int64{}
+	const n = 6000
+	for i := 0; i < len(edges); i += n {
+		j := min(i+n, len(edges))
+		wm := edges[j-1].T
+		if j < len(edges) {
+			wm = min(wm, edges[j].T-1)
+		}
+		var outs [2]*Output
+		for k, p := range procs {
+			out, err := p.Process(context.Background(), edges[i:j], wm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs[k] = out
+		}
+		collect(outs[1], ids, counts)
+		a, b := procs[0].Window(), procs[1].Window()
+		if a.First() != b.First() || a.End() != b.End() || a.IDs().Len() != b.IDs().Len() {
+			t.Fatalf("after edge %d: window [%d, %d) of %d ids by one goroutine, [%d, %d) of %d by workers",
+				j, a.First(), a.End(), a.IDs().Len(), b.First(), b.End(), b.IDs().Len())
+		}
+		for p := a.First(); p < a.End(); p++ {
+			if a.Src(p) != b.Src(p) || a.Dst(p) != b.Dst(p) || a.T(p) != b.T(p) {
+				t.Fatalf("after edge %d: window edge %d differs", j, p)
+			}
+		}
+	}
+	out, err := procs[1].Process(context.Background(), nil, motif.Batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(out, ids, counts)
+	compare(t, "workers", wantIDs, wantCounts, ids, counts)
+}

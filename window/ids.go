@@ -71,6 +71,20 @@ func (d *IDs) InternKey(k Key, name string) (uint32, bool) {
 	return id, isNew
 }
 
+// KeyID returns the id InternKey would return for a name with key k
+// when it finds it by k alone (ok false: InternKey would look the name
+// up, or intern it). It only reads: goroutines may call it at once while
+// nothing interns or releases.
+func (d *IDs) KeyID(k Key) (id uint32, ok bool) {
+	gen, n := k.gen(), k.num()
+	if gen == d.keyGen && int(n) < len(d.byKey) {
+		if e := d.byKey[n]; e.stamp != 0 && d.stamps[e.id] == e.stamp {
+			return e.id, true
+		}
+	}
+	return 0, false
+}
+
 // growKeys lengthens t to n entries (new ones empty), at least doubling
 // its capacity when it moves.
 func growKeys(t []keyEntry, n int) []keyEntry {

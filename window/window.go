@@ -109,6 +109,15 @@ type Window struct {
 	pairs     map[uint64]int32
 	pairLists []adjList
 	pairFree  []int32
+
+	// workers share a large batch's appending and evicting (batch.go);
+	// the eviction's scratch: a mark per node (evictGen: this eviction's),
+	// the ids to release per worker and merged.
+	workers   int
+	evictMark []uint32
+	evictGen  uint32
+	evictKeys [][]uint64
+	evictAll  []uint64
 }
 
 func pairKey(u, v uint32) uint64 { return uint64(u)<<32 | uint64(v) }
@@ -363,24 +372,14 @@ func growLists(lists []adjList, n int) []adjList {
 
 // EvictBefore removes every edge with T < t and returns how many left.
 func (w *Window) EvictBefore(t int64) int {
-	n := 0
-	for w.head < len(w.t) && w.t[w.head] < t {
-		w.evictOne()
-		n++
-	}
-	w.compact()
-	return n
+	live := w.t[w.head:]
+	return w.evict(sort.Search(len(live), func(i int) bool { return live[i] >= t }))
 }
 
 // EvictTo removes every edge with position < p and returns how many left.
 func (w *Window) EvictTo(p int64) int {
-	n := 0
-	for w.head < len(w.t) && w.off+int64(w.head) < p {
-		w.evictOne()
-		n++
-	}
-	w.compact()
-	return n
+	n := int(min(max(p-w.First(), 0), int64(w.Len())))
+	return w.evict(n)
 }
 
 func (w *Window) evictOne() {

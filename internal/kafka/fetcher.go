@@ -108,9 +108,11 @@ type Chunk struct {
 	FetchTime, DecodeTime time.Duration
 
 	bytes int64 // counted in the in-flight bound until Done
-	buf   []byte
-	spans []recordSpan
-	from  *partFetch
+	// keptEdges: Edges is still in use after Done (KeepEdges).
+	keptEdges bool
+	buf       []byte
+	spans     []recordSpan
+	from      *partFetch
 }
 
 // NewFetcher starts reading partition p of the topic at from[p], for
@@ -184,13 +186,23 @@ func (f *Fetcher) Next(ctx context.Context) (*Chunk, error) {
 // after. Done may be called after Close.
 func (f *Fetcher) Done(c *Chunk) { c.done() }
 
+// KeepEdges tells the source that c.Edges stays in use after Done (the
+// reorder buffer holds edges where they lie: ingest.Reorder.AddRun): the
+// partition's next fetch decodes into a new array instead of this one.
+func (c *Chunk) KeepEdges() { c.keptEdges = true }
+
 func (c *Chunk) done() {
 	c.from.owner.budget.release(c.bytes)
 	c.bytes = 0
 	clear(c.Recs)
-	clear(c.Edges)
 	clear(c.Errs)
-	c.Recs, c.Edges, c.Errs = c.Recs[:0], c.Edges[:0], c.Errs[:0]
+	if c.keptEdges {
+		c.Edges, c.keptEdges = nil, false // the next fetch decodes into a new array
+	} else {
+		clear(c.Edges)
+		c.Edges = c.Edges[:0]
+	}
+	c.Recs, c.Errs = c.Recs[:0], c.Errs[:0]
 	select {
 	case c.from.free <- c:
 	default: // never: only chunksPerPartition chunks exist
@@ -425,6 +437,8 @@ func (f *Fetcher) decode(c *Chunk) {
 	n := len(c.Recs)
 	if cap(c.Edges) < n {
 		c.Edges = make([]ingest.Edge, n)
+	}
+	if cap(c.Errs) < n {
 		c.Errs = make([]error, n)
 	}
 	c.Edges, c.Errs = c.Edges[:n], c.Errs[:n]
