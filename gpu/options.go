@@ -105,6 +105,11 @@ type Options struct {
 	// early pruning; counts unchanged). For measurements, or
 	// $MOTIFWATCH_GPU_CLOSEPRUNE=0.
 	NoClosePrune bool
+	// NoCompact turns off the gathering of the expanded step's surviving
+	// candidates into full warps before their last-step runs are searched
+	// and counted (a closing step keeps few of its candidates); for
+	// measurements, or $MOTIFWATCH_GPU_COMPACT=0.
+	NoCompact bool
 	// PartitionEdges, if positive, mines in time partitions of at most this
 	// many root edges: each device holds only a partition's edges and the
 	// delta of history before it (Everest's major and minor partitions),
@@ -145,6 +150,9 @@ func (o Options) withDefaults() Options {
 	}
 	if envInt("MOTIFWATCH_GPU_GALLOP", 1) == 0 {
 		o.NoGallop = true
+	}
+	if envInt("MOTIFWATCH_GPU_COMPACT", 1) == 0 {
+		o.NoCompact = true
 	}
 	if envInt("MOTIFWATCH_GPU_CLOSEPRUNE", 1) == 0 {
 		o.NoClosePrune = true

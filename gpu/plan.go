@@ -46,8 +46,10 @@ const (
 	pSplitRun  = pSplitTail + 1
 	pGuide     = pSplitTail + 2
 	// pClose: the closing-edge pruning (closePrune); pcEdge… its slots.
-	pClose  = pSplitTail + 3
-	planLen = pSplitTail + 9
+	pClose = pSplitTail + 3
+	// pCompact: 1 unless Options.NoCompact.
+	pCompact = pSplitTail + 9
+	planLen  = pSplitTail + 10
 
 	pcEdge, pcNode, pcSel, pcPrev, pcNext, pcRank = 0, 1, 2, 3, 4, 5
 

@@ -51,7 +51,7 @@ func TestPlanLayoutMatchesKernel(t *testing.T) {
 		"S_EDGE": sEdge, "S_FROM": sFrom, "S_TO": sTo, "S_BIND": sBind, "S_PREV": sPrev, "S_NEXT": sNext,
 		"S_HOPPREV": sHopPrev, "S_HOPNEXT": sHopNext, "S_PREDMASK": sPredMask, "S_ANTIMASK": sAntiMask,
 		"S_NEWNODE": sNewNode, "S_NMAPPED": sNMapped, "S_NEXTFROM": sNextFrom, "S_NEXTTO": sNextTo, "S_CLOSE": sClose,
-		"P_CLOSE": pClose, "PC_EDGE": pcEdge, "PC_NODE": pcNode, "PC_SEL": pcSel, "PC_PREV": pcPrev, "PC_NEXT": pcNext, "PC_RANK": pcRank,
+		"P_CLOSE": pClose, "P_COMPACT": pCompact, "PC_EDGE": pcEdge, "PC_NODE": pcNode, "PC_SEL": pcSel, "PC_PREV": pcPrev, "PC_NEXT": pcNext, "PC_RANK": pcRank,
 		"RK_OUTSRC": rkOutSrc, "RK_INDST": rkInDst, "RK_INSRC": rkInSrc, "RK_OUTDST": rkOutDst,
 		"P_TAILSUB": pTailSub, "P_PAIRMIN": pPairMin, "P_GALLOP": pGallop, "P_EXPAND": pExpand, "P_SPLITTAIL": pSplitTail, "P_SPLITRUN": pSplitRun, "P_GUIDE": pGuide, "P_PREDS": pPreds, "PRED_SZ": predSize,
 		"PR_OP": prOp, "PR_LKIND": prLKind, "PR_LINDEX": prLIndex, "PR_LCOL": prLCol, "PR_RKIND": prRKind,

@@ -101,7 +101,10 @@ typedef unsigned int u32;
 #define PC_PREV 3
 #define PC_NEXT 4
 #define PC_RANK 5
-#define P_SIZE (P_SPLITTAIL + 9)
+// P_COMPACT: expand gathers its survivors into full warps (an option:
+// the same in every plan of a launch).
+#define P_COMPACT (P_SPLITTAIL + 9)
+#define P_SIZE (P_SPLITTAIL + 10)
 
 #define BIND_ROOT 0
 #define BIND_FROM 1
@@ -250,6 +253,9 @@ struct WS {
 	// of the bound candidate (MINPOS / I64MAX: prune nothing, in a task).
 	i64 cfirst[32], clast[32];
 	i64 cfB, clB;
+	// expand's gathered survivors (P_COMPACT): owner lane and list index.
+	u32 xidx[64];
+	unsigned char xj[64];
 	u32 listNode[MAXK], target[MAXK];
 	int sel[MAXK];  // 0 out-list of listNode, 1 in-list, 2 roots
 	u64 steps;      // work not yet added to C_STEPS (lane 0)
@@ -804,14 +810,65 @@ __device__ __forceinline__ bool checks(const Ctx &x, const WS &ws, const Cur &c,
 	return valid;
 }
 
+// expandOne finishes, for the candidates ok of step nd (the one above the
+// counted last step) that the lanes hold, what expand starts: lane i's
+// candidate is entry idx of the list of its owner lane j's run (the owner's
+// partial match c, shuffled: the owner's step is not bound in ws); it is
+// checked (predicates, anti-edges), its last-step run found and the warp
+// counts those runs together. Every lane takes part (shuffles).
+template <bool M>
+__device__ void expandOne(const Ctx &x, WS &ws, const Cur &c, int nd, int j, u32 idx, bool ok, const Bounds &bd,
+			  i64 until, int lane, u64 *nm, u64 *no) {
+	const int e2 = (int)stepv<M>(ws, nd, S_EDGE);
+	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
+	Cur cc = noCur();
+	cc.edge = c.edge;
+	cc.pos = __shfl_sync(FULL, c.pos, j);
+	cc.t = __shfl_sync(FULL, c.t, j);
+	cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
+	cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
+	const int jsel = __shfl_sync(FULL, bd.sel, j);
+	i64 u2 = __shfl_sync(FULL, until, j);
+	if (ok) {
+		cc.edge2 = e2;
+		cc.pos2 = selPos(x.w, jsel)[idx];
+		cc.t2 = selT(x.w, jsel)[idx];
+		if (!both) {
+			cc.n3 = (int)stepv<M>(ws, nd, S_NEWNODE);
+			cc.v3 = selOther(x.w, jsel)[idx];
+		}
+		ok = checks<M>(x, ws, cc, nd, &u2);
+	}
+	Bounds b2;
+	b2.sel = 0; b2.target = 0; b2.listNode = 0; b2.lo = 0; b2.hi = 0;
+	b2.lowPos = 0; b2.hiPos = 0; b2.lowT = 0; b2.hiT = 0;
+	u32 ra2 = 0, rb2 = 0;
+	if (ok) {
+		if (!stepBounds<M>(x, ws, cc, nd + 1, &b2)) {
+			ok = false;
+		} else {
+			laneSearch(x, ws, b2, &ra2, &rb2);
+			ok = ra2 < rb2;
+		}
+	}
+	spend(ws, lane, __popc(__ballot_sync(FULL, ok)));  // a run tallied per candidate
+	tailCount<M>(x, ws, cc, nd + 1, ok, ra2, rb2, b2, u2, lane, nm, no);
+}
+
 // expand evaluates step nd (the one above the counted last step) for the
 // runs [ra, rb) of every lane with ex set, all at once: the runs are
 // concatenated as tailCount concatenates the last step's, each lane takes
-// every 32nd candidate with its owner's partial match (c, shuffled: the
-// owner's step is not bound in ws), checks it, finds its last-step run and
-// the warp counts those runs together. A warp whose chunk has short runs
+// every 32nd candidate with its owner's partial match, filters it (the
+// closing edge's endpoint, injectivity, the closing-edge pruning) and
+// expandOne finishes the survivors. A warp whose chunk has short runs
 // (most roots of a window with few matches per root) so keeps its lanes
 // busy instead of binding one candidate at a time.
+//
+// With P_COMPACT the survivors are first gathered 32 at a time (their
+// owner lane and list index in ws.xj/ws.xidx) so that expandOne, whose last-
+// step search and counting sweep cost the same for 1 valid lane as for
+// 32, runs on full warps: a closing step keeps few of its candidates
+// (M12's on a 10M-edge graph: 1 in 17).
 template <bool M>
 __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 ra, u32 rb, const Bounds &bd, i64 until,
 		       int lane, u64 *nm, u64 *no) {
@@ -823,70 +880,100 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 	}
 	const u32 total = __shfl_sync(FULL, off, 31);
 	off -= len;
-	const int e2 = (int)stepv<M>(ws, nd, S_EDGE);
 	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
-	const int nn = (int)stepv<M>(ws, nd, S_NEWNODE);
 	const int ccode = (int)stepv<M>(ws, nd, S_CLOSE);
-	for (u32 base = 0; base < total; base += 32) {
-		// Spent a batch at a time, so a warp passes the budget by at most a
-		// flush, as the depth-first walk does.
-		spend(ws, lane, min(total - base, 32u));
-		if (overBudget<M>(x, ws, lane)) return;
-		u32 v = base + lane;
-		int j = 0;
-		for (int step = 16; step > 0; step >>= 1) {
-			int probe = j + step;
-			u32 po = __shfl_sync(FULL, off, probe & 31);
-			if (probe < 32 && po <= v) j = probe;
-		}
-		Cur cc = noCur();
-		cc.edge = c.edge;
-		cc.pos = __shfl_sync(FULL, c.pos, j);
-		cc.t = __shfl_sync(FULL, c.t, j);
-		cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
-		cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
-		u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
-		int jsel = __shfl_sync(FULL, bd.sel, j);
-		u32 jtarget = __shfl_sync(FULL, bd.target, j);
-		i64 u2 = __shfl_sync(FULL, until, j);
-		i64 jcf = 0, jcl = 0;
-		if (ccode >= 2) {
-			// The owner's anchor run: its own (the owner's step maps the
-			// anchor) or the bound one's.
-			const bool own = stepv<M>(ws, nd - 1, S_CLOSE) == 1;
-			jcf = own ? ws.cfirst[j] : ws.cfB;
-			jcl = own ? ws.clast[j] : ws.clB;
-		}
-		bool ok = v < total;
-		if (ok) {
-			u32 idx = jra + (v - joff);
-			u32 other = selOther(x.w, jsel)[idx];
-			cc.edge2 = e2;
-			cc.pos2 = selPos(x.w, jsel)[idx];
-			cc.t2 = selT(x.w, jsel)[idx];
-			if (both) {
-				ok = other == jtarget;
-			} else {
-				ok = freshC<M>(ws, cc, nd, other);
-				cc.n3 = nn; cc.v3 = other;
+	const bool compact = opt(P_COMPACT) != 0;
+	// One expandOne call site (each carries tailCount: inlined at several
+	// sites the kernel's code and spills grow, as evaluate's did). compact:
+	// survivors gathered in slots [0, pn) of ws.xj/xidx (up to 63: a batch
+	// is added whole), the first 32 expanded once there are 32, the rest
+	// moved down; at the end the remainder. Otherwise each batch as it is.
+	u32 base = 0;
+	int pn = 0;
+	while (base < total || pn > 0) {
+		int pj = 0;
+		u32 pidx = 0;
+		bool pv = false, run = true;
+		if (base < total) {
+			// Spent a batch at a time, so a warp passes the budget by at
+			// most a flush, as the depth-first walk does.
+			spend(ws, lane, min(total - base, 32u));
+			if (overBudget<M>(x, ws, lane)) return;
+			u32 v = base + lane;
+			base += 32;
+			int j = 0;
+			for (int step = 16; step > 0; step >>= 1) {
+				int probe = j + step;
+				u32 po = __shfl_sync(FULL, off, probe & 31);
+				if (probe < 32 && po <= v) j = probe;
 			}
-			if (ok && ccode >= 2) ok = closeOk(ccode, cc.pos2, jcf, jcl);
-		}
-		if (ok) ok = checks<M>(x, ws, cc, nd, &u2);
-		Bounds b2;
-		b2.sel = 0; b2.target = 0; b2.listNode = 0; b2.lo = 0; b2.hi = 0;
-		b2.lowPos = 0; b2.hiPos = 0; b2.lowT = 0; b2.hiT = 0;
-		u32 ra2 = 0, rb2 = 0;
-		if (ok) {
-			if (!stepBounds<M>(x, ws, cc, nd + 1, &b2)) {
-				ok = false;
-			} else {
-				laneSearch(x, ws, b2, &ra2, &rb2);
-				ok = ra2 < rb2;
+			u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
+			int jsel = __shfl_sync(FULL, bd.sel, j);
+			u32 jtarget = __shfl_sync(FULL, bd.target, j);
+			i64 jcf = 0, jcl = 0;
+			if (ccode >= 2) {
+				// The owner's anchor run: its own (the owner's step maps
+				// the anchor) or the bound one's.
+				const bool own = stepv<M>(ws, nd - 1, S_CLOSE) == 1;
+				jcf = own ? ws.cfirst[j] : ws.cfB;
+				jcl = own ? ws.clast[j] : ws.clB;
 			}
+			Cur cc = noCur();
+			if (!both) {
+				cc.edge = c.edge;
+				cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
+				cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
+			}
+			bool ok = v < total;
+			u32 idx = 0;
+			if (ok) {
+				idx = jra + (v - joff);
+				u32 other = selOther(x.w, jsel)[idx];
+				if (both) {
+					ok = other == jtarget;
+				} else {
+					ok = freshC<M>(ws, cc, nd, other);
+				}
+				if (ok && ccode >= 2) ok = closeOk(ccode, selPos(x.w, jsel)[idx], jcf, jcl);
+			}
+			if (!compact) {
+				pj = j;
+				pidx = idx;
+				pv = ok;
+			} else {
+				const u32 bal = __ballot_sync(FULL, ok);
+				if (ok) {
+					const int at = pn + __popc(bal & ((1u << lane) - 1));
+					ws.xj[at] = (unsigned char)j;
+					ws.xidx[at] = idx;
+				}
+				pn += __popc(bal);
+				__syncwarp();
+				run = pn >= 32;
+				if (run) {
+					pj = ws.xj[lane];
+					pidx = ws.xidx[lane];
+					pv = true;
+				}
+			}
+		} else {
+			pv = lane < pn;
+			pj = pv ? ws.xj[lane] : 0;
+			pidx = pv ? ws.xidx[lane] : 0;
 		}
-		spend(ws, lane, __popc(__ballot_sync(FULL, ok)));  // a run tallied per candidate
-		tailCount<M>(x, ws, cc, nd + 1, ok, ra2, rb2, b2, u2, lane, nm, no);
+		if (!run) continue;
+		expandOne<M>(x, ws, c, nd, pj, pidx, pv, bd, until, lane, nm, no);
+		if (compact) {
+			const int rem = max(pn - 32, 0);
+			u32 mi = 0;
+			unsigned char mj = 0;
+			__syncwarp();
+			if (lane < rem) { mi = ws.xidx[32 + lane]; mj = ws.xj[32 + lane]; }
+			__syncwarp();
+			if (lane < rem) { ws.xidx[lane] = mi; ws.xj[lane] = mj; }
+			__syncwarp();
+			pn = rem;
+		}
 	}
 }
 
