@@ -139,8 +139,11 @@ func BenchmarkBatchOverWindow(b *testing.B) {
 // launch (two logical devices).
 func TestDiffGPUBatch(t *testing.T) {
 	engs := testEngines(t)
+	// Every work-sharing kind forced, and the closing-edge pruning on
+	// every plan that has a prunable closing edge (a launch with one runs
+	// the pruning's build for all its plans).
 	forced, err := gpu.New(gpu.Options{Devices: []int{0}, TailSubtract: 1, PairMin: 1, ExpandRun: 3, SplitTail: 2, SplitRun: 1,
-		RootGuide: 1 << 20})
+		RootGuide: 1 << 20, ClosePruneAll: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,12 +40,12 @@ type device struct {
 	// mining buffers
 	ctl, queue, out, mask cu.DevicePtr
 	queueCap, outCap      int64
-	kernel                string // the mining kernel build for one query (mine4, mine5, mine6, mine8)
-	kernelQ               string // the build for several queries in one launch (mineq4 …)
-	occupancyQ, group     int    // kernelQ's blocks per multiprocessor; Options.BatchGroup
-	occupancy             int
-	maskCap               int64
-	host                  []int64 // staging for drained match records
+	// The mining kernel's blocks per multiprocessor for one query
+	// (Options.Occupancy) and for several in one launch (BatchOccupancy):
+	// mineKernel names the build; Options.BatchGroup.
+	occupancy, occupancyQ, group int
+	maskCap                      int64
+	host                         []int64 // staging for drained match records
 
 	busy time.Duration // time spent in device work, for the per-device metric
 	// Where the time goes: window sync (upload + adjacency maintenance),
@@ -123,13 +123,13 @@ func (d *device) start(o Options) error {
 	d.queueCap, d.outCap = int64(o.QueueTasks), int64(o.OutRecords)
 	switch o.Occupancy {
 	case 4, 5, 6, 8:
-		d.occupancy, d.kernel = o.Occupancy, fmt.Sprintf("mine%d", o.Occupancy)
+		d.occupancy = o.Occupancy
 	default:
 		return fmt.Errorf("gpu: occupancy %d: the mining kernel is built for 4, 5, 6 or 8 blocks per multiprocessor", o.Occupancy)
 	}
 	switch o.BatchOccupancy {
 	case 4, 5, 6, 8:
-		d.occupancyQ, d.kernelQ = o.BatchOccupancy, fmt.Sprintf("mineq%d", o.BatchOccupancy)
+		d.occupancyQ = o.BatchOccupancy
 	default:
 		return fmt.Errorf("gpu: batch occupancy %d: the mining kernel is built for 4, 5, 6 or 8 blocks per multiprocessor", o.BatchOccupancy)
 	}

@@ -304,21 +304,9 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 
 var errStopped = errors.New("gpu: sink stopped mining")
 
-// encode lays p out for the kernel with the engine's options (the same
-// option slots in every plan: the kernel reads them from query 0's).
+// encode lays p out for the kernel with the engine's options.
 func (e *Engine) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
-	enc, err := encodePlan(p, count)
-	if err != nil {
-		return nil, err
-	}
-	enc.P[pTailSub], enc.P[pPairMin], enc.P[pGallop] = int64(e.opts.TailSubtract), int64(e.opts.PairMin), boolInt(!e.opts.NoGallop)
-	enc.P[pExpand], enc.P[pSplitTail] = max(int64(e.opts.ExpandRun), 0), max(int64(e.opts.SplitTail), 0)
-	enc.P[pSplitRun], enc.P[pGuide] = max(int64(e.opts.SplitRun), 0), max(int64(e.opts.RootGuide), 0)
-	enc.P[pCompact] = boolInt(!e.opts.NoCompact)
-	if e.opts.NoClosePrune {
-		enc.noClosePrune()
-	}
-	return enc, nil
+	return e.opts.encode(p, count)
 }
 
 // needPairs: mining p needs the pair-ordered adjacency (anti-edges, or an
@@ -484,7 +472,9 @@ func splitRoots(lo, hi int64, n int) []motif.Range {
 // enumerate mode), one result each; the work done (Steps) is the
 // launch's, reported on the first. One query runs the kernel's mine*
 // build (its plan at fixed addresses), several its mineq* build, which
-// counts only and has no budget or deadline (limit must report none).
+// counts only and has no budget or deadline (limit must report none);
+// the build with the closing-edge pruning when a plan has it laid out
+// (mineKernel).
 //
 // limit returns the budget (steps) and time (ns) left, 0 for none, or
 // over when one is spent: the kernel stops its warps at them (C_TRUNC),
@@ -526,10 +516,14 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 		}
 		outPtr, outCap = d.out, d.outCap
 	}
-	kernel, grid := d.kernel, d.sms*d.occupancy
+	occ, prune := d.occupancy, false
 	if nq > 1 {
-		kernel, grid = d.kernelQ, d.sms*d.occupancyQ
+		occ = d.occupancyQ
 	}
+	for _, enc := range encs {
+		prune = prune || enc.pruned()
+	}
+	kernel, grid := mineKernel(occ, nq > 1, prune), d.sms*occ
 	// Suspensions always find room: splits stop short of the last
 	// warps × steps slots.
 	splitCap := d.queueCap - int64(grid*warpsPerBlock*maxK)
@@ -632,11 +626,4 @@ func (d *device) uploadPlans(encs []*encodedPlan) error {
 		d.plans[q] = enc
 	}
 	return nil
-}
-
-func boolInt(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }

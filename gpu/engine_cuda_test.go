@@ -48,9 +48,12 @@ func testEngines(t *testing.T) map[string]*gpu.Engine {
 		// past 2 cut into tasks. Work sharing: the defaults; none of the
 		// kernel's optional kinds (32-root claims, halves of long runs
 		// only); every candidate with a run handed on and single-root
-		// claims.
+		// claims. The closing-edge pruning: where it pays (the default);
+		// on every plan that has a prunable closing edge (its kernel build
+		// on the plans the default mines without it), here with
+		// suspensions on a tiny output buffer.
 		two, err := gpu.New(gpu.Options{Devices: []int{0, 0}, OutRecords: 5, Chunks: 3, TailSubtract: 1, PairMin: 1, ExpandRun: -1,
-			SplitTail: -1, SplitRun: -1, RootGuide: -1})
+			SplitTail: -1, SplitRun: -1, RootGuide: -1, ClosePruneAll: true})
 		if err != nil {
 			enginesErr = err
 			return

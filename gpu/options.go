@@ -36,7 +36,9 @@ type Options struct {
 	// Occupancy is the mining kernel's resident blocks per multiprocessor
 	// (4, 5, 6 or 8, each a build of the kernel with its register budget);
 	// the grid is that many blocks per multiprocessor. 0: the default
-	// below, or $MOTIFWATCH_GPU_OCCUPANCY.
+	// below, or $MOTIFWATCH_GPU_OCCUPANCY. The closing-edge pruning has a
+	// build at the default only: at another occupancy every plan is mined
+	// unpruned (the same counts).
 	Occupancy int
 	// BatchOccupancy is Occupancy for the launches that mine several
 	// queries at once (Engine.MineBatch; the kernel's mineq builds). 0:
@@ -102,12 +104,19 @@ type Options struct {
 	// closing edge whose first-mapped endpoint is mapped two or more steps
 	// before it drops, at every step between, the partial matches for which
 	// that endpoint has no edge left that could close the motif (Everest's
-	// early pruning; counts unchanged). For measurements, or
-	// $MOTIFWATCH_GPU_CLOSEPRUNE=0.
+	// early pruning; counts unchanged). It runs on a kernel build of its
+	// own, for the plans whose shape says it pays (closePays: of the
+	// built-in motifs M3, M4, M9, M11, M12); every other plan runs the
+	// plain build. For measurements, or $MOTIFWATCH_GPU_CLOSEPRUNE=0.
 	NoClosePrune bool
+	// ClosePruneAll prunes every plan that has such a closing edge (M7,
+	// M10, M13 too), not only those closePays picks; for measurements, or
+	// $MOTIFWATCH_GPU_CLOSEPRUNE=2.
+	ClosePruneAll bool
 	// NoCompact turns off the gathering of the expanded step's surviving
 	// candidates into full warps before their last-step runs are searched
-	// and counted (a closing step keeps few of its candidates); for
+	// and counted (a closing step keeps few of its candidates), which the
+	// pruning's kernel build does (the plain build never gathers); for
 	// measurements, or $MOTIFWATCH_GPU_COMPACT=0.
 	NoCompact bool
 	// PartitionEdges, if positive, mines in time partitions of at most this
@@ -154,8 +163,11 @@ func (o Options) withDefaults() Options {
 	if envInt("MOTIFWATCH_GPU_COMPACT", 1) == 0 {
 		o.NoCompact = true
 	}
-	if envInt("MOTIFWATCH_GPU_CLOSEPRUNE", 1) == 0 {
+	switch envInt("MOTIFWATCH_GPU_CLOSEPRUNE", 1) {
+	case 0:
 		o.NoClosePrune = true
+	case 2:
+		o.ClosePruneAll = true
 	}
 	if o.TailSubtract == 0 {
 		o.TailSubtract = envInt("MOTIFWATCH_GPU_TAILSUB", -1)

@@ -254,6 +254,34 @@ func closePrune(p *motif.Plan, e *encodedPlan) {
 	}
 }
 
+// closePays reports whether the closing-edge pruning that closePrune laid
+// out for p pays for its kernel build (the …p kernels: the pruning's and
+// the gathering's code cost the plans mined with them 11-16% on the H200
+// where they cut nothing). It does when the anchor is an endpoint of the
+// root (the anchor's run is found once per root, not once per candidate of
+// a step that fans out) and the closing edge lies in the anchor's other
+// list than the root's (the anchor received the root and the closing edge
+// leaves it, or the reverse): the run is then often empty. Where the anchor
+// is mapped later (M7, M10: one more search per candidate of its step, as
+// many as the pruning saves) or the closing edge shares the root's list
+// (M13: the anchor just sent the root and has usually sent another edge
+// within delta before it, so few partial matches are cut), the plain build
+// is faster: on tg10m, delta 3600 (BENCHMARKS.md, "Closing-edge pruning")
+// the pruning cut M3, M4, M9, M11 and M12 by 14-58% on the same build and
+// M7, M13 by 3-6%; M10 lost 4%.
+func closePays(p *motif.Plan, e *encodedPlan) bool {
+	if e.P[pClose+pcEdge] < 0 || e.P[pSteps+sClose] != closeAnchor {
+		return false // no pruning, or the anchor is mapped after the root
+	}
+	root := p.Query.Edges[p.Steps[0].Edge]
+	anchor, sel := int(e.P[pClose+pcNode]), e.P[pClose+pcSel]
+	return (anchor == root.To && sel == 0) || (anchor == root.From && sel == 1)
+}
+
+// pruned: the plan has the closing-edge pruning laid out (its launches run
+// a kernel build with it, mineKernel).
+func (e *encodedPlan) pruned() bool { return e.P[pClose+pcEdge] >= 0 }
+
 // noClosePrune turns the closing-edge pruning off (Options.NoClosePrune).
 func (e *encodedPlan) noClosePrune() {
 	e.P[pClose+pcEdge] = -1
@@ -272,6 +300,32 @@ func kernelKind(k motif.OperandKind) int64 {
 		return opkNode
 	}
 	return opkLit
+}
+
+// encode lays p out for the kernel with the options o (defaults applied;
+// the same option slots in every plan: the kernel reads them from query
+// 0's) and keeps the closing-edge pruning only where it pays (closePays),
+// or everywhere (ClosePruneAll), or nowhere (NoClosePrune).
+func (o Options) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
+	enc, err := encodePlan(p, count)
+	if err != nil {
+		return nil, err
+	}
+	enc.P[pTailSub], enc.P[pPairMin], enc.P[pGallop] = int64(o.TailSubtract), int64(o.PairMin), boolInt(!o.NoGallop)
+	enc.P[pExpand], enc.P[pSplitTail] = max(int64(o.ExpandRun), 0), max(int64(o.SplitTail), 0)
+	enc.P[pSplitRun], enc.P[pGuide] = max(int64(o.SplitRun), 0), max(int64(o.RootGuide), 0)
+	enc.P[pCompact] = boolInt(!o.NoCompact)
+	if o.NoClosePrune || (!o.ClosePruneAll && !closePays(p, enc)) {
+		enc.noClosePrune()
+	}
+	return enc, nil
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Supports reports why the GPU engine cannot mine p (an *ErrUnsupported),

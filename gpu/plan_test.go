@@ -3,6 +3,7 @@ package gpu
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -255,6 +256,106 @@ func TestClosePrune(t *testing.T) {
 			if code(d) != closeNone || enc.P[pClose+pcEdge] != -1 {
 				t.Errorf("%s: pruning left on", name)
 			}
+		}
+	}
+}
+
+// TestKernelChoice: the mining kernel build the host launches per built-in
+// motif (delta 3600, the engine's encoding): the pruning's build (mine6p)
+// only for the plans whose pruning pays (closePays: anchor at the root,
+// closing edge in the anchor's other list than the root's), the plain build
+// for every other plan; with the pruning off, forced on every prunable
+// plan, at another occupancy, and for batches (one launch: the pruning's
+// build when one of its plans has it). Every name chosen is a kernel of the
+// module (kernelNames, checked against the PTX).
+func TestKernelChoice(t *testing.T) {
+	for _, env := range []string{"MOTIFWATCH_GPU_CLOSEPRUNE", "MOTIFWATCH_GPU_OCCUPANCY", "MOTIFWATCH_GPU_BATCH_OCCUPANCY"} {
+		t.Setenv(env, "")
+	}
+	w, err := window.New(window.Schema{TimeUnit: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans := map[string]*motif.Plan{}
+	for _, name := range []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10", "M11", "M12", "M13", "M4-A"} {
+		q, err := motif.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Delta = motif.TicksSpan(3600)
+		if plans[name], err = motif.Compile(q, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pick := func(o Options, batch bool, names ...string) string {
+		t.Helper()
+		o = o.withDefaults()
+		prune := false
+		for _, n := range names {
+			enc, err := o.encode(plans[n], true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prune = prune || enc.pruned()
+		}
+		occ := o.Occupancy
+		if batch {
+			occ = o.BatchOccupancy
+		}
+		k := mineKernel(occ, batch, prune)
+		if !slices.Contains(kernelNames, k) {
+			t.Errorf("%v: kernel %s is not in the module", names, k)
+		}
+		return k
+	}
+	pays := map[string]bool{"M3": true, "M4": true, "M9": true, "M11": true, "M12": true, "M4-A": true}
+	prunable := map[string]bool{"M3": true, "M4": true, "M7": true, "M9": true, "M10": true, "M11": true, "M12": true, "M13": true, "M4-A": true}
+	for name := range plans {
+		want := map[bool]string{true: "mine6p", false: "mine6"}
+		for _, c := range []struct {
+			what string
+			o    Options
+			want string
+		}{
+			{"default", Options{}, want[pays[name]]},
+			{"NoClosePrune", Options{NoClosePrune: true}, "mine6"},
+			{"ClosePruneAll", Options{ClosePruneAll: true}, want[prunable[name]]},
+			{"occupancy 5", Options{Occupancy: 5}, "mine5"},
+			{"occupancy 8, ClosePruneAll", Options{Occupancy: 8, ClosePruneAll: true}, "mine8"},
+		} {
+			if got := pick(c.o, false, name); got != c.want {
+				t.Errorf("%s, %s: kernel %s, want %s", name, c.what, got, c.want)
+			}
+		}
+		// The encoding itself: pruning slots only where the build prunes.
+		enc, _ := Options{}.withDefaults().encode(plans[name], true)
+		if enc.pruned() != pays[name] || closePays(plans[name], enc) != pays[name] {
+			t.Errorf("%s: pruned %v, closePays %v; want %v", name, enc.pruned(), closePays(plans[name], enc), pays[name])
+		}
+	}
+	t.Setenv("MOTIFWATCH_GPU_CLOSEPRUNE", "2")
+	if got := pick(Options{}, false, "M10"); got != "mine6p" {
+		t.Errorf("M10 with MOTIFWATCH_GPU_CLOSEPRUNE=2: kernel %s, want mine6p", got)
+	}
+	t.Setenv("MOTIFWATCH_GPU_CLOSEPRUNE", "0")
+	if got := pick(Options{}, false, "M11"); got != "mine6" {
+		t.Errorf("M11 with MOTIFWATCH_GPU_CLOSEPRUNE=0: kernel %s, want mine6", got)
+	}
+	t.Setenv("MOTIFWATCH_GPU_CLOSEPRUNE", "")
+	for _, c := range []struct {
+		o     Options
+		names []string
+		want  string
+	}{
+		{Options{}, []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10"}, "mineq6p"}, // BatchOverWindow's ten
+		{Options{}, []string{"M1", "M2", "M5", "M6", "M7", "M8", "M10", "M13"}, "mineq6"},
+		{Options{ClosePruneAll: true}, []string{"M1", "M7"}, "mineq6p"},
+		{Options{NoClosePrune: true}, []string{"M3", "M11"}, "mineq6"},
+		{Options{BatchOccupancy: 8}, []string{"M3", "M11"}, "mineq8"},
+		{Options{Occupancy: 5}, []string{"M11"}, "mineq5"}, // the batch's occupancy follows Occupancy
+	} {
+		if got := pick(c.o, true, c.names...); got != c.want {
+			t.Errorf("batch %v %+v: kernel %s, want %s", c.names, c.o, got, c.want)
 		}
 	}
 }

@@ -248,14 +248,6 @@ struct WS {
 	u32 node[MAXN];
 	u32 a[MAXK], b[MAXK], base[MAXK], mask[MAXK], cur[MAXK];
 	u32 heavy[MAXK];  // candidates of mask[d] whose run is >= P_SPLITRUN
-	// The closing-edge pruning (P_CLOSE): the anchor's run's first and
-	// last positions per candidate of the anchor step's chunk, and those
-	// of the bound candidate (MINPOS / I64MAX: prune nothing, in a task).
-	i64 cfirst[32], clast[32];
-	i64 cfB, clB;
-	// expand's gathered survivors (P_COMPACT): owner lane and list index.
-	u32 xidx[64];
-	unsigned char xj[64];
 	u32 listNode[MAXK], target[MAXK];
 	int sel[MAXK];  // 0 out-list of listNode, 1 in-list, 2 roots
 	u64 steps;      // work not yet added to C_STEPS (lane 0)
@@ -273,6 +265,36 @@ struct WS {
 	u32 ra[MAXK][32], rb[MAXK][32], rtarget[MAXK][32], rnode[MAXK][32];
 	unsigned char rsel[MAXK][32];
 };
+
+// F, the mining kernel's optional features, is a template parameter: each
+// build holds only the code (and the per-warp state) of its features, so a
+// plan that does not use one runs a build without it (the closing-edge
+// pruning and the gathering made the one build that had them spill 32/42/68
+// bytes instead of 16/28/40, and cost every query 11-33% on the H200;
+// BENCHMARKS.md, "Kernels per feature"). gpu/kernelnames.go picks the build
+// per launch. A build without F_PRUNE never reads S_CLOSE or P_CLOSE (a plan
+// encoded with them is mined unpruned, with the same counts); one without
+// F_COMPACT never reads P_COMPACT.
+#define F_PRUNE 1    // the closing-edge pruning (S_CLOSE, P_CLOSE)
+#define F_COMPACT 2  // expand gathers its survivors into full warps (P_COMPACT)
+
+// WSX is WS with the features' per-warp state, for builds that have them.
+struct WSX : WS {
+	// The closing-edge pruning (P_CLOSE): the anchor's run's first and
+	// last positions per candidate of the anchor step's chunk, and those
+	// of the bound candidate (MINPOS / I64MAX: prune nothing, in a task).
+	i64 cfirst[32], clast[32];
+	i64 cfB, clB;
+	// expand's gathered survivors (P_COMPACT): owner lane and list index.
+	u32 xidx[64];
+	unsigned char xj[64];
+};
+template <int F> struct WSOf { typedef WSX T; };
+template <> struct WSOf<0> { typedef WS T; };
+// wx: the features' state of a warp whose WS is a WSX (builds with F != 0
+// only: mineBody allocates WSOf<F>).
+__device__ __forceinline__ WSX &wx(WS &ws) { return static_cast<WSX &>(ws); }
+__device__ __forceinline__ const WSX &wx(const WS &ws) { return static_cast<const WSX &>(ws); }
 
 #define WARPS 4
 #define REC (MAXK + 1)  // enumerate record: k positions, then openUntil
@@ -350,7 +372,7 @@ __device__ double operand(const Ctx &x, const WS &ws, const Cur &c, int kind, in
 	return lit;
 }
 
-template <bool M>
+template <bool M, int F>
 __device__ bool holds(const Ctx &x, const WS &ws, const Cur &c, int pi) {
 	const int b = P_PREDS + pi * PRED_SZ;
 	int op = (int)pl<M>(ws, b + PR_OP);
@@ -377,7 +399,7 @@ __device__ bool holds(const Ctx &x, const WS &ws, const Cur &c, int pi) {
 // anti checks anti-edge ai for one candidate: no edge From->To after the
 // edge matched to motif edge After, up to min(t_After + Within, t_0 + Delta):
 // one pair-run search.
-template <bool M>
+template <bool M, int F>
 __device__ bool anti(const Ctx &x, const WS &ws, const Cur &c, int ai, i64 *until) {
 	const int b = P_ANTIS + ai * ANTI_SZ;
 	int from = (int)pl<M>(ws, b), to = (int)pl<M>(ws, b + 1), after = (int)pl<M>(ws, b + 2);
@@ -407,7 +429,7 @@ struct Bounds {
 // stepBounds derives step d's list and limits from the state plus a
 // candidate c (Cur), as motif/engine_cpu.go's descend does. Returns false
 // when the time bounds are empty.
-template <bool M>
+template <bool M, int F>
 __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Bounds *o) {
 	const int k = (int)pl<M>(ws, P_K);
 	int prev = (int)stepv<M>(ws, d, S_PREV), next = (int)stepv<M>(ws, d, S_NEXT);
@@ -501,7 +523,7 @@ __device__ void laneSearch(const Ctx &x, const WS &ws, const Bounds &b, u32 *ra,
 // once c is bound (after PC_PREV, before PC_NEXT, not before the root's
 // time less delta): their first and last positions. False when there is
 // none: no closing edge can follow, whatever the steps between bind.
-template <bool M>
+template <bool M, int F>
 __device__ bool closeRun(const Ctx &x, const WS &ws, const Cur &c, i64 *first, i64 *last) {
 	const Win &w = x.w;
 	const int k = (int)pl<M>(ws, P_K);
@@ -541,7 +563,7 @@ __device__ __forceinline__ bool closeOk(int cl, i64 p, i64 cf, i64 clst) {
 	return cl == 2 ? cf < p : clst > p;
 }
 
-template <bool M>
+template <bool M, int F>
 __device__ __forceinline__ bool fresh(const WS &ws, int d, u32 v) {
 	int nm = (int)stepv<M>(ws, d, S_NMAPPED);
 	for (int i = 0; i < nm; i++)
@@ -550,7 +572,7 @@ __device__ __forceinline__ bool fresh(const WS &ws, int d, u32 v) {
 }
 
 // freshC is fresh with a candidate's new node counted as mapped.
-template <bool M>
+template <bool M, int F>
 __device__ __forceinline__ bool freshC(const WS &ws, const Cur &c, int d, u32 v) {
 	int nm = (int)stepv<M>(ws, d, S_NMAPPED);
 	for (int i = 0; i < nm; i++)
@@ -575,7 +597,7 @@ __device__ __forceinline__ void spend(WS &ws, int lane, u64 n) {
 // flushes it costs a compare: a warp stops at most STEP_FLUSH steps after
 // the budget is passed.
 #define STEP_FLUSH 256
-template <bool M>
+template <bool M, int F>
 __device__ bool overBudget(const Ctx &x, WS &ws, int lane) {
 	if (M || !x.limited) return false;  // mineq*: never limited (gpu/engine_cuda.go)
 	int stop = 0;
@@ -625,7 +647,7 @@ __device__ __forceinline__ bool tryLock(u64 *l) {
 // read by one lane between fences): a busy warp that waited for it at
 // every split would serialise the whole kernel on the lock while
 // thousands of idle warps poll it (issue 16: 3.7 ms calls became 190 ms).
-template <bool M>
+template <bool M, int F>
 __device__ bool pushCur(const Ctx &x, const WS &ws, const Cur &c, int d, u32 a, u32 b, i64 openAt, int sel, u32 listNode,
 			u32 target, bool split) {
 	if (split) {
@@ -652,9 +674,9 @@ __device__ bool pushCur(const Ctx &x, const WS &ws, const Cur &c, int d, u32 a, 
 
 // push stores a task for the subtree of step d over [a, b) of the state's
 // own list (lane 0).
-template <bool M>
+template <bool M, int F>
 __device__ bool push(const Ctx &x, const WS &ws, int d, u32 a, u32 b, bool split) {
-	return pushCur<M>(x, ws, noCur(), d, a, b, d > 0 ? ws.openAt[d - 1] : NOTOPEN, ws.sel[d], ws.listNode[d], ws.target[d], split);
+	return pushCur<M, F>(x, ws, noCur(), d, a, b, d > 0 ? ws.openAt[d - 1] : NOTOPEN, ws.sel[d], ws.listNode[d], ws.target[d], split);
 }
 
 // idleWaiting: more warps wait for work than the queue holds.
@@ -667,7 +689,7 @@ __device__ __forceinline__ bool idleWaiting(const Ctx &x) {
 // push (they sleep and try again instead). The task is installed in ws
 // straight from the queue (a local copy of it was a 256-byte stack frame)
 // and its step returned; -1: none (lane 0).
-template <bool M>
+template <bool M, int F>
 __device__ int pop(const Ctx &x, WS &ws) {
 	if (*(volatile u64 *)&x.ctl[C_QSIZE] == 0) return -1;
 	if (!tryLock(&x.ctl[C_LOCK])) return -1;
@@ -684,7 +706,7 @@ __device__ int pop(const Ctx &x, WS &ws) {
 		ws.a[d] = (u32)t.a; ws.b[d] = (u32)t.b; ws.base[d] = (u32)t.a; ws.mask[d] = 0;
 		// A task does not carry the anchor's run: its steps prune nothing
 		// on it (the last step still checks the closing edge itself).
-		ws.cfB = MINPOS; ws.clB = I64MAX;
+		if (F & F_PRUNE) { wx(ws).cfB = MINPOS; wx(ws).clB = I64MAX; }
 		x.ctl[C_QSIZE] = q - 1;
 	}
 	unlock(&x.ctl[C_LOCK]);
@@ -698,7 +720,7 @@ __device__ int pop(const Ctx &x, WS &ws) {
 // the concatenation and finds its owner by a 5-step search over the
 // lanes' offsets, so a long run and many short ones cost the same per
 // entry and no lane idles while another counts.
-template <bool M>
+template <bool M, int F>
 __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool valid, u32 ra, u32 rb,
 			  const Bounds &bd, i64 until, int lane, u64 *nm, u64 *no) {
 	u32 len = valid ? rb - ra : 0;
@@ -736,7 +758,7 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 				if (lane == j) {
 					while (len > (u32)splitTail && idleWaiting(x)) {
 						u32 cut = rb - (u32)splitTail;
-						if (!pushCur<M>(x, ws, c, nd, cut, rb, until, bd.sel, bd.listNode, bd.target, true)) break;
+						if (!pushCur<M, F>(x, ws, c, nd, cut, rb, until, bd.sel, bd.listNode, bd.target, true)) break;
 						atomicAdd(&x.ctl[qOf<M>(ws) * C_SIZE + C_SPLITS], 1ULL);
 						rb = cut;
 						len = rb - ra;
@@ -794,17 +816,17 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 
 // checks applies step d's predicates and anti-edges to candidate c,
 // raising *until to the latest open anti-edge interval.
-template <bool M>
+template <bool M, int F>
 __device__ __forceinline__ bool checks(const Ctx &x, const WS &ws, const Cur &c, int d, i64 *until) {
 	bool valid = true;
 	i64 pm = stepv<M>(ws, d, S_PREDMASK);
 	for (int pi = 0; valid && pm; pi++, pm >>= 1)
-		if (pm & 1) valid = holds<M>(x, ws, c, pi);
+		if (pm & 1) valid = holds<M, F>(x, ws, c, pi);
 	i64 am = stepv<M>(ws, d, S_ANTIMASK);
 	for (int ai = 0; valid && am; ai++, am >>= 1)
 		if (am & 1) {
 			i64 u = NOTOPEN;
-			valid = anti<M>(x, ws, c, ai, &u);
+			valid = anti<M, F>(x, ws, c, ai, &u);
 			*until = max(*until, u);
 		}
 	return valid;
@@ -816,7 +838,7 @@ __device__ __forceinline__ bool checks(const Ctx &x, const WS &ws, const Cur &c,
 // partial match c, shuffled: the owner's step is not bound in ws); it is
 // checked (predicates, anti-edges), its last-step run found and the warp
 // counts those runs together. Every lane takes part (shuffles).
-template <bool M>
+template <bool M, int F>
 __device__ void expandOne(const Ctx &x, WS &ws, const Cur &c, int nd, int j, u32 idx, bool ok, const Bounds &bd,
 			  i64 until, int lane, u64 *nm, u64 *no) {
 	const int e2 = (int)stepv<M>(ws, nd, S_EDGE);
@@ -837,14 +859,14 @@ __device__ void expandOne(const Ctx &x, WS &ws, const Cur &c, int nd, int j, u32
 			cc.n3 = (int)stepv<M>(ws, nd, S_NEWNODE);
 			cc.v3 = selOther(x.w, jsel)[idx];
 		}
-		ok = checks<M>(x, ws, cc, nd, &u2);
+		ok = checks<M, F>(x, ws, cc, nd, &u2);
 	}
 	Bounds b2;
 	b2.sel = 0; b2.target = 0; b2.listNode = 0; b2.lo = 0; b2.hi = 0;
 	b2.lowPos = 0; b2.hiPos = 0; b2.lowT = 0; b2.hiT = 0;
 	u32 ra2 = 0, rb2 = 0;
 	if (ok) {
-		if (!stepBounds<M>(x, ws, cc, nd + 1, &b2)) {
+		if (!stepBounds<M, F>(x, ws, cc, nd + 1, &b2)) {
 			ok = false;
 		} else {
 			laneSearch(x, ws, b2, &ra2, &rb2);
@@ -852,25 +874,19 @@ __device__ void expandOne(const Ctx &x, WS &ws, const Cur &c, int nd, int j, u32
 		}
 	}
 	spend(ws, lane, __popc(__ballot_sync(FULL, ok)));  // a run tallied per candidate
-	tailCount<M>(x, ws, cc, nd + 1, ok, ra2, rb2, b2, u2, lane, nm, no);
+	tailCount<M, F>(x, ws, cc, nd + 1, ok, ra2, rb2, b2, u2, lane, nm, no);
 }
 
-// expand evaluates step nd (the one above the counted last step) for the
-// runs [ra, rb) of every lane with ex set, all at once: the runs are
-// concatenated as tailCount concatenates the last step's, each lane takes
-// every 32nd candidate with its owner's partial match, filters it (the
-// closing edge's endpoint, injectivity, the closing-edge pruning) and
-// expandOne finishes the survivors. A warp whose chunk has short runs
-// (most roots of a window with few matches per root) so keeps its lanes
-// busy instead of binding one candidate at a time.
-//
-// With P_COMPACT the survivors are first gathered 32 at a time (their
-// owner lane and list index in ws.xj/ws.xidx) so that expandOne, whose last-
-// step search and counting sweep cost the same for 1 valid lane as for
-// 32, runs on full warps: a closing step keeps few of its candidates
-// (M12's on a 10M-edge graph: 1 in 17).
-template <bool M>
-__device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 ra, u32 rb, const Bounds &bd, i64 until,
+// expandGather is expand in a build with F_COMPACT: each lane takes every
+// 32nd candidate with its owner's partial match, filters it (the closing
+// edge's endpoint, injectivity, the closing-edge pruning) and expandOne
+// finishes the survivors. With P_COMPACT the survivors are first gathered
+// 32 at a time (their owner lane and list index in ws.xj/ws.xidx) so that
+// expandOne, whose last-step search and counting sweep cost the same for 1
+// valid lane as for 32, runs on full warps: a closing step keeps few of its
+// candidates (M12's on a 10M-edge graph: 1 in 17).
+template <bool M, int F>
+__device__ void expandGather(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 ra, u32 rb, const Bounds &bd, i64 until,
 		       int lane, u64 *nm, u64 *no) {
 	u32 len = ex ? rb - ra : 0;
 	u32 off = len;
@@ -881,7 +897,7 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 	const u32 total = __shfl_sync(FULL, off, 31);
 	off -= len;
 	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
-	const int ccode = (int)stepv<M>(ws, nd, S_CLOSE);
+	const int ccode = (F & F_PRUNE) ? (int)stepv<M>(ws, nd, S_CLOSE) : 0;
 	const bool compact = opt(P_COMPACT) != 0;
 	// One expandOne call site (each carries tailCount: inlined at several
 	// sites the kernel's code and spills grow, as evaluate's did). compact:
@@ -898,7 +914,7 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 			// Spent a batch at a time, so a warp passes the budget by at
 			// most a flush, as the depth-first walk does.
 			spend(ws, lane, min(total - base, 32u));
-			if (overBudget<M>(x, ws, lane)) return;
+			if (overBudget<M, F>(x, ws, lane)) return;
 			u32 v = base + lane;
 			base += 32;
 			int j = 0;
@@ -915,8 +931,8 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 				// The owner's anchor run: its own (the owner's step maps
 				// the anchor) or the bound one's.
 				const bool own = stepv<M>(ws, nd - 1, S_CLOSE) == 1;
-				jcf = own ? ws.cfirst[j] : ws.cfB;
-				jcl = own ? ws.clast[j] : ws.clB;
+				jcf = own ? wx(ws).cfirst[j] : wx(ws).cfB;
+				jcl = own ? wx(ws).clast[j] : wx(ws).clB;
 			}
 			Cur cc = noCur();
 			if (!both) {
@@ -932,7 +948,7 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 				if (both) {
 					ok = other == jtarget;
 				} else {
-					ok = freshC<M>(ws, cc, nd, other);
+					ok = freshC<M, F>(ws, cc, nd, other);
 				}
 				if (ok && ccode >= 2) ok = closeOk(ccode, selPos(x.w, jsel)[idx], jcf, jcl);
 			}
@@ -944,36 +960,125 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 				const u32 bal = __ballot_sync(FULL, ok);
 				if (ok) {
 					const int at = pn + __popc(bal & ((1u << lane) - 1));
-					ws.xj[at] = (unsigned char)j;
-					ws.xidx[at] = idx;
+					wx(ws).xj[at] = (unsigned char)j;
+					wx(ws).xidx[at] = idx;
 				}
 				pn += __popc(bal);
 				__syncwarp();
 				run = pn >= 32;
 				if (run) {
-					pj = ws.xj[lane];
-					pidx = ws.xidx[lane];
+					pj = wx(ws).xj[lane];
+					pidx = wx(ws).xidx[lane];
 					pv = true;
 				}
 			}
 		} else {
 			pv = lane < pn;
-			pj = pv ? ws.xj[lane] : 0;
-			pidx = pv ? ws.xidx[lane] : 0;
+			pj = pv ? wx(ws).xj[lane] : 0;
+			pidx = pv ? wx(ws).xidx[lane] : 0;
 		}
 		if (!run) continue;
-		expandOne<M>(x, ws, c, nd, pj, pidx, pv, bd, until, lane, nm, no);
+		expandOne<M, F>(x, ws, c, nd, pj, pidx, pv, bd, until, lane, nm, no);
 		if (compact) {
 			const int rem = max(pn - 32, 0);
 			u32 mi = 0;
 			unsigned char mj = 0;
 			__syncwarp();
-			if (lane < rem) { mi = ws.xidx[32 + lane]; mj = ws.xj[32 + lane]; }
+			if (lane < rem) { mi = wx(ws).xidx[32 + lane]; mj = wx(ws).xj[32 + lane]; }
 			__syncwarp();
-			if (lane < rem) { ws.xidx[lane] = mi; ws.xj[lane] = mj; }
+			if (lane < rem) { wx(ws).xidx[lane] = mi; wx(ws).xj[lane] = mj; }
 			__syncwarp();
 			pn = rem;
 		}
+	}
+}
+
+// expand evaluates step nd (the one above the counted last step) for the
+// runs [ra, rb) of every lane with ex set, all at once: the runs are
+// concatenated as tailCount concatenates the last step's, each lane takes
+// every 32nd candidate with its owner's partial match (c, shuffled: the
+// owner's step is not bound in ws), checks it, finds its last-step run and
+// the warp counts those runs together. A warp whose chunk has short runs
+// (most roots of a window with few matches per root) so keeps its lanes
+// busy instead of binding one candidate at a time. A build with F_COMPACT
+// gathers the survivors first (expandGather); without it, the closing-edge
+// pruning (F_PRUNE) is one more filter here.
+template <bool M, int F>
+__device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 ra, u32 rb, const Bounds &bd, i64 until,
+		       int lane, u64 *nm, u64 *no) {
+	if (F & F_COMPACT) {
+		expandGather<M, F>(x, ws, c, nd, ex, ra, rb, bd, until, lane, nm, no);
+		return;
+	}
+	u32 len = ex ? rb - ra : 0;
+	u32 off = len;
+	for (int o = 1; o < 32; o <<= 1) {
+		u32 y = __shfl_up_sync(FULL, off, o);
+		if (lane >= o) off += y;
+	}
+	const u32 total = __shfl_sync(FULL, off, 31);
+	off -= len;
+	const int e2 = (int)stepv<M>(ws, nd, S_EDGE);
+	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
+	const int nn = (int)stepv<M>(ws, nd, S_NEWNODE);
+	const int ccode = (F & F_PRUNE) ? (int)stepv<M>(ws, nd, S_CLOSE) : 0;
+	for (u32 base = 0; base < total; base += 32) {
+		// Spent a batch at a time, so a warp passes the budget by at most a
+		// flush, as the depth-first walk does.
+		spend(ws, lane, min(total - base, 32u));
+		if (overBudget<M, F>(x, ws, lane)) return;
+		u32 v = base + lane;
+		int j = 0;
+		for (int step = 16; step > 0; step >>= 1) {
+			int probe = j + step;
+			u32 po = __shfl_sync(FULL, off, probe & 31);
+			if (probe < 32 && po <= v) j = probe;
+		}
+		Cur cc = noCur();
+		cc.edge = c.edge;
+		cc.pos = __shfl_sync(FULL, c.pos, j);
+		cc.t = __shfl_sync(FULL, c.t, j);
+		cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
+		cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
+		u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
+		int jsel = __shfl_sync(FULL, bd.sel, j);
+		u32 jtarget = __shfl_sync(FULL, bd.target, j);
+		i64 u2 = __shfl_sync(FULL, until, j);
+		bool ok = v < total;
+		if (ok) {
+			u32 idx = jra + (v - joff);
+			u32 other = selOther(x.w, jsel)[idx];
+			cc.edge2 = e2;
+			cc.pos2 = selPos(x.w, jsel)[idx];
+			cc.t2 = selT(x.w, jsel)[idx];
+			if (both) {
+				ok = other == jtarget;
+			} else {
+				ok = freshC<M, F>(ws, cc, nd, other);
+				cc.n3 = nn; cc.v3 = other;
+			}
+			if (ok && ccode >= 2) {
+				// The owner's anchor run: its own (the owner's step maps
+				// the anchor) or the bound one's.
+				const bool own = stepv<M>(ws, nd - 1, S_CLOSE) == 1;
+				ok = closeOk(ccode, cc.pos2, own ? wx(ws).cfirst[j] : wx(ws).cfB, own ? wx(ws).clast[j] : wx(ws).clB);
+			}
+		}
+		if (ok) ok = checks<M, F>(x, ws, cc, nd, &u2);
+		Bounds b2;
+		b2.sel = 0; b2.target = 0; b2.listNode = 0; b2.lo = 0; b2.hi = 0;
+		b2.lowPos = 0; b2.hiPos = 0; b2.lowT = 0; b2.hiT = 0;
+		u32 ra2 = 0, rb2 = 0;
+		if (ok) {
+			if (!stepBounds<M, F>(x, ws, cc, nd + 1, &b2)) {
+				ok = false;
+			} else {
+				laneSearch(x, ws, b2, &ra2, &rb2);
+				ok = ra2 < rb2;
+			}
+		}
+		spend(ws, lane, __popc(__ballot_sync(FULL, ok)));  // a run tallied per candidate
+		tailCount<M, F>(x, ws, cc, nd + 1, ok, ra2, rb2, b2, u2, lane, nm, no);
 	}
 }
 
@@ -981,7 +1086,7 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 // step it counts or writes the matches; otherwise it records the valid
 // candidates in ws.mask[d]. Returns false when the output buffer is full
 // (enumerate mode): the caller suspends.
-template <bool M>
+template <bool M, int F>
 __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no) {
 	const Win &w = x.w;
 	const int k = (int)pl<M>(ws, P_K);
@@ -1010,23 +1115,23 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 			if ((int)stepv<M>(ws, d, S_BIND) == BIND_BOTH) {
 				valid = other == ws.target[d];
 			} else {
-				valid = fresh<M>(ws, d, other);
+				valid = fresh<M, F>(ws, d, other);
 				c.n1 = (int)stepv<M>(ws, d, S_NEWNODE); c.v1 = other;
 			}
 		}
 	}
-	if (valid) valid = checks<M>(x, ws, c, d, &until);
+	if (valid) valid = checks<M, F>(x, ws, c, d, &until);
 	// Closing-edge pruning (P_CLOSE): the anchor step finds each
 	// candidate's run of possible closing edges; the steps between check
 	// that it still holds one in their candidate's bounds.
-	const int ccode = (int)stepv<M>(ws, d, S_CLOSE);
+	const int ccode = (F & F_PRUNE) ? (int)stepv<M>(ws, d, S_CLOSE) : 0;
 	if (ccode == 1) {
 		i64 cf = MINPOS, clst = I64MAX;
-		if (valid) valid = closeRun<M>(x, ws, c, &cf, &clst);
-		ws.cfirst[lane] = cf;
-		ws.clast[lane] = clst;
+		if (valid) valid = closeRun<M, F>(x, ws, c, &cf, &clst);
+		wx(ws).cfirst[lane] = cf;
+		wx(ws).clast[lane] = clst;
 	} else if (ccode >= 2) {
-		if (valid) valid = closeOk(ccode, c.pos, ws.cfB, ws.clB);
+		if (valid) valid = closeOk(ccode, c.pos, wx(ws).cfB, wx(ws).clB);
 	}
 	u32 bal = __ballot_sync(FULL, valid);
 	if (d == k - 1) {
@@ -1063,7 +1168,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 	bd.lowPos = 0; bd.hiPos = 0; bd.lowT = 0; bd.hiT = 0;
 	u32 ra = 0, rb = 0;
 	if (valid) {
-		if (!stepBounds<M>(x, ws, c, nd, &bd)) {
+		if (!stepBounds<M, F>(x, ws, c, nd, &bd)) {
 			valid = false;
 		} else {
 			laneSearch(x, ws, bd, &ra, &rb);
@@ -1075,7 +1180,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		// Tail expansion: the last step's runs of all candidates are
 		// counted together, the warp sweeping their concatenation 32
 		// entries at a time whatever their lengths.
-		tailCount<M>(x, ws, c, nd, valid, ra, rb, bd, until, lane, nm, no);
+		tailCount<M, F>(x, ws, c, nd, valid, ra, rb, bd, until, lane, nm, no);
 		valid = false;
 	}
 	if (nd == k - 2 && pl<M>(ws, P_TALLY) != 0 && opt(P_EXPAND) > 0) {
@@ -1083,7 +1188,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		// across lanes here; long ones stay for the depth-first walk,
 		// which hands their halves to idle warps.
 		bool ex = valid && rb - ra <= (u32)opt(P_EXPAND);
-		if (__any_sync(FULL, ex)) expand<M>(x, ws, c, nd, ex, ra, rb, bd, until, lane, nm, no);
+		if (__any_sync(FULL, ex)) expand<M, F>(x, ws, c, nd, ex, ra, rb, bd, until, lane, nm, no);
 		if (ex) valid = false;
 	}
 	ws.until[d][lane] = until;
@@ -1104,7 +1209,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 // no checks at the last step): candidates in the run minus those whose new
 // endpoint is already mapped; for a closing edge, those joining the two
 // mapped endpoints.
-template <bool M>
+template <bool M, int F>
 __device__ void tally(const Ctx &x, const WS &ws, int d, int sel, u32 a, u32 b, u32 listNode, u32 target, int lane, u64 *nm, u64 *no) {
 	const u32 *O = selOther(x.w, sel);
 	bool both = (int)stepv<M>(ws, d, S_BIND) == BIND_BOTH;
@@ -1126,14 +1231,14 @@ __device__ void tally(const Ctx &x, const WS &ws, int d, int sel, u32 a, u32 b, 
 		for (u32 i = a + lane; i < b; i += 32) {
 			u32 o = O[i];
 			if (both) n += o == target;
-			else n += fresh<M>(ws, d, o);
+			else n += fresh<M, F>(ws, d, o);
 		}
 	}
 	if (ws.openAt[d - 1] != NOTOPEN) *no += n; else *nm += n;
 }
 
 // bind writes candidate bit of step d's current chunk into the state.
-template <bool M>
+template <bool M, int F>
 __device__ void bind(const Ctx &x, WS &ws, int d, int bit) {
 	const Win &w = x.w;
 	u32 idx = ws.base[d] + bit;
@@ -1152,21 +1257,21 @@ __device__ void bind(const Ctx &x, WS &ws, int d, int bit) {
 	}
 	ws.openAt[d] = ws.until[d][bit];
 	ws.cur[d] = bit;
-	if (stepv<M>(ws, d, S_CLOSE) == 1) {
-		ws.cfB = ws.cfirst[bit];
-		ws.clB = ws.clast[bit];
+	if ((F & F_PRUNE) && stepv<M>(ws, d, S_CLOSE) == 1) {
+		wx(ws).cfB = wx(ws).cfirst[bit];
+		wx(ws).clB = wx(ws).clast[bit];
 	}
 }
 
 // suspend saves the unfinished part of the search as tasks: at the last
 // step the chunk that could not be written, at each shallower step the
 // candidates after the one being explored. Lane 0.
-template <bool M>
+template <bool M, int F>
 __device__ void suspend(const Ctx &x, const WS &ws, int d, int d0) {
-	push<M>(x, ws, d, ws.base[d], ws.b[d], false);
+	push<M, F>(x, ws, d, ws.base[d], ws.b[d], false);
 	for (int l = d - 1; l >= d0; l--) {
 		u32 from = ws.base[l] + ws.cur[l] + 1;
-		if (from < ws.b[l]) push<M>(x, ws, l, from, ws.b[l], false);
+		if (from < ws.b[l]) push<M, F>(x, ws, l, from, ws.b[l], false);
 	}
 }
 
@@ -1177,7 +1282,7 @@ __device__ void suspend(const Ctx &x, const WS &ws, int d, int d0) {
 // advancing or descending sets pending): inlined at three sites, each
 // carrying tailCount and expand, it doubled the kernel's code and its
 // spills (BENCHMARKS.md, issue 16, "Why the hot path got heavier").
-template <bool M>
+template <bool M, int F>
 __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 	const int k = (int)pl<M>(ws, P_K);
 	const bool tallyLast = pl<M>(ws, P_TALLY) != 0;
@@ -1186,15 +1291,15 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 	while (true) {
 		if (pending) {
 			pending = false;
-			if (!evaluate<M>(x, ws, d, lane, nm, no)) {
-				if (lane == 0) suspend<M>(x, ws, d, d0);
+			if (!evaluate<M, F>(x, ws, d, lane, nm, no)) {
+				if (lane == 0) suspend<M, F>(x, ws, d, d0);
 				__syncwarp();
 				return false;
 			}
 		}
 		// Past the budget the subtree is abandoned (reported done): the
 		// call is truncated, and mineBody claims no more work.
-		if (overBudget<M>(x, ws, lane)) return true;
+		if (overBudget<M, F>(x, ws, lane)) return true;
 		u32 m = ws.mask[d];
 		if (d == k - 1 || m == 0) {
 			u32 nb = ws.base[d] + 32;
@@ -1211,7 +1316,7 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 				if (mid < ws.b[d]) {
 					int ok = 0;
 					if (lane == 0) {
-						ok = push<M>(x, ws, d, mid, ws.b[d], true);
+						ok = push<M, F>(x, ws, d, mid, ws.b[d], true);
 						if (ok) { ws.b[d] = mid; atomicAdd(&x.ctl[qOf<M>(ws) * C_SIZE + C_SPLITS], 1ULL); }
 					}
 					__syncwarp();
@@ -1242,14 +1347,14 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 				while (heavy && idleWaiting(x)) {
 					u32 hb = 31 - __clz(heavy);
 					u32 at = ws.base[d] + hb;
-					if (!push<M>(x, ws, d, at, at + 1, true)) break;
+					if (!push<M, F>(x, ws, d, at, at + 1, true)) break;
 					heavy &= ~(1u << hb);
 					rest &= ~(1u << hb);
 					atomicAdd(&x.ctl[qOf<M>(ws) * C_SIZE + C_SPLITS], 1ULL);
 				}
 			}
 			ws.mask[d] = rest;
-			bind<M>(x, ws, d, bit);
+			bind<M, F>(x, ws, d, bit);
 		}
 		__syncwarp();
 		int nd = d + 1;
@@ -1257,7 +1362,7 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 		u32 ln = ws.rnode[nd][bit], a = ws.ra[nd][bit], b = ws.rb[nd][bit], tg = ws.rtarget[nd][bit];
 		if (nd == k - 1 && tallyLast) {
 			spend(ws, lane, 1);
-			tally<M>(x, ws, nd, sel, a, b, ln, tg, lane, nm, no);
+			tally<M, F>(x, ws, nd, sel, a, b, ln, tg, lane, nm, no);
 			continue;
 		}
 		if (lane == 0) {
@@ -1313,9 +1418,9 @@ __device__ __forceinline__ void flushCounts(u64 *ctl, int q, int lane, u64 *nm, 
 	*no = 0;
 }
 
-template <bool M>
+template <bool M, int F>
 __device__ __forceinline__ void mineBody(MINE_PARAMS) {
-	__shared__ WS wss[WARPS];
+	__shared__ typename WSOf<F>::T wss[WARPS];
 	const int lane = threadIdx.x & 31;
 	WS &ws = wss[threadIdx.x >> 5];
 	// The launch's constants (the window's arrays, the bounds, the control
@@ -1360,7 +1465,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 				got = 1;
 				end = min(start + claim, slots);
 			} else {
-				int d = pop<M>(x, ws);
+				int d = pop<M, F>(x, ws);
 				if (d >= 0) {
 					got = 2;
 					start = (u64)d;
@@ -1393,7 +1498,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 				d0 = (int)start;
 			}
 			__syncwarp();
-			done = dfs<M>(x, ws, d0, lane, &nm, &no);
+			done = dfs<M, F>(x, ws, d0, lane, &nm, &no);
 		} else {
 			// Several queries: a root claim is one piece per query it spans,
 			// a task one piece.
@@ -1428,7 +1533,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 					if (lane == 0) ws.countsOf = q;
 				}
 				__syncwarp();
-				done = dfs<M>(x, ws, d0, lane, &nm, &no);
+				done = dfs<M, F>(x, ws, d0, lane, &nm, &no);
 				__syncwarp();
 			} while (ws.claimNext < ws.claimEnd && done);
 		}
@@ -1452,16 +1557,23 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 // a batch (Engine.MineBatch: count mode, no budget or deadline), each
 // warp reading its current query's plan through an offset. Separate
 // builds, so one query's launch pays nothing for the batches' offsets.
-#define MINE_KERNEL(name, occ, multi) \
-	extern "C" __global__ void __launch_bounds__(WARPS * 32, occ) name(MINE_PARAMS) { mineBody<multi>(MINE_ARGS); }
-MINE_KERNEL(mine4, 4, false)
-MINE_KERNEL(mine5, 5, false)
-MINE_KERNEL(mine6, 6, false)
-MINE_KERNEL(mine8, 8, false)
-MINE_KERNEL(mineq4, 4, true)
-MINE_KERNEL(mineq5, 5, true)
-MINE_KERNEL(mineq6, 6, true)
-MINE_KERNEL(mineq8, 8, true)
+// The *p builds add the closing-edge pruning and the gathering (F_PRUNE |
+// F_COMPACT), at the default occupancy only: gpu/kernelnames.go runs them
+// for the launches whose plans the pruning pays for (closePays), every
+// other launch runs the plain build (the PTX grows by two kernels, not
+// eight: the driver JIT-compiles each at first start).
+#define MINE_KERNEL(name, occ, multi, feat) \
+	extern "C" __global__ void __launch_bounds__(WARPS * 32, occ) name(MINE_PARAMS) { mineBody<multi, feat>(MINE_ARGS); }
+MINE_KERNEL(mine4, 4, false, 0)
+MINE_KERNEL(mine5, 5, false, 0)
+MINE_KERNEL(mine6, 6, false, 0)
+MINE_KERNEL(mine8, 8, false, 0)
+MINE_KERNEL(mine6p, 6, false, F_PRUNE | F_COMPACT)
+MINE_KERNEL(mineq4, 4, true, 0)
+MINE_KERNEL(mineq5, 5, true, 0)
+MINE_KERNEL(mineq6, 6, true, 0)
+MINE_KERNEL(mineq8, 8, true, 0)
+MINE_KERNEL(mineq6p, 6, true, F_PRUNE | F_COMPACT)
 
 // ======================= device window maintenance =======================
 
