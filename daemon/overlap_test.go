@@ -89,7 +89,7 @@ func TestBatchMinedWhileNextTakenIn(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the first batch's alerts were never written")
 	}
-	if p.inFlight == nil {
+	if len(p.flight) == 0 {
 		t.Fatal("no batch in flight while its alert write is held")
 	}
 	if p.next[0] != 5 || p.stats.Records != 5 {
