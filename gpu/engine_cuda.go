@@ -314,6 +314,10 @@ func (e *Engine) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	enc.P[pTailSub], enc.P[pPairMin], enc.P[pGallop] = int64(e.opts.TailSubtract), int64(e.opts.PairMin), boolInt(!e.opts.NoGallop)
 	enc.P[pExpand], enc.P[pSplitTail] = max(int64(e.opts.ExpandRun), 0), max(int64(e.opts.SplitTail), 0)
 	enc.P[pSplitRun], enc.P[pGuide] = max(int64(e.opts.SplitRun), 0), max(int64(e.opts.RootGuide), 0)
+	enc.P[pCompact] = boolInt(!e.opts.NoCompact)
+	if e.opts.NoClosePrune {
+		enc.noClosePrune()
+	}
 	return enc, nil
 }
 

@@ -98,6 +98,18 @@ type Options struct {
 	// (binary search over the whole list instead); for measurements, or
 	// $MOTIFWATCH_GPU_GALLOP=0.
 	NoGallop bool
+	// NoClosePrune turns off the closing-edge pruning: a query with a
+	// closing edge whose first-mapped endpoint is mapped two or more steps
+	// before it drops, at every step between, the partial matches for which
+	// that endpoint has no edge left that could close the motif (Everest's
+	// early pruning; counts unchanged). For measurements, or
+	// $MOTIFWATCH_GPU_CLOSEPRUNE=0.
+	NoClosePrune bool
+	// NoCompact turns off the gathering of the expanded step's surviving
+	// candidates into full warps before their last-step runs are searched
+	// and counted (a closing step keeps few of its candidates); for
+	// measurements, or $MOTIFWATCH_GPU_COMPACT=0.
+	NoCompact bool
 	// PartitionEdges, if positive, mines in time partitions of at most this
 	// many root edges: each device holds only a partition's edges and the
 	// delta of history before it (Everest's major and minor partitions),
@@ -138,6 +150,12 @@ func (o Options) withDefaults() Options {
 	}
 	if envInt("MOTIFWATCH_GPU_GALLOP", 1) == 0 {
 		o.NoGallop = true
+	}
+	if envInt("MOTIFWATCH_GPU_COMPACT", 1) == 0 {
+		o.NoCompact = true
+	}
+	if envInt("MOTIFWATCH_GPU_CLOSEPRUNE", 1) == 0 {
+		o.NoClosePrune = true
 	}
 	if o.TailSubtract == 0 {
 		o.TailSubtract = envInt("MOTIFWATCH_GPU_TAILSUB", -1)

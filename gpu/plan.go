@@ -45,11 +45,18 @@ const (
 	pSplitTail = pNodes + 16
 	pSplitRun  = pSplitTail + 1
 	pGuide     = pSplitTail + 2
-	planLen    = pSplitTail + 3
+	// pClose: the closing-edge pruning (closePrune); pcEdge… its slots.
+	pClose = pSplitTail + 3
+	// pCompact: 1 unless Options.NoCompact.
+	pCompact = pSplitTail + 9
+	planLen  = pSplitTail + 10
+
+	pcEdge, pcNode, pcSel, pcPrev, pcNext, pcRank = 0, 1, 2, 3, 4, 5
 
 	sEdge, sFrom, sTo, sBind, sPrev, sNext, sHopPrev, sHopNext = 0, 1, 2, 3, 4, 5, 6, 7
 	sPredMask, sAntiMask, sNewNode, sNMapped                   = 8, 9, 10, 11
 	sNextFrom, sNextTo                                         = 12, 13
+	sClose                                                     = 14
 
 	prOp, prLKind, prLIndex, prLCol, prRKind, prRIndex, prRCol, prListOff, prListLen = 0, 1, 2, 3, 4, 5, 6, 7, 8
 )
@@ -134,6 +141,7 @@ func encodePlan(p *motif.Plan, count bool) (*encodedPlan, error) {
 	for i, v := range p.NodeOrder {
 		e.P[pNodes+i] = int64(v)
 	}
+	closePrune(p, e)
 	listAt := 0
 	for i := range p.Preds {
 		pp := &p.Preds[i]
@@ -157,6 +165,101 @@ func encodePlan(p *motif.Plan, count bool) (*encodedPlan, error) {
 		e.P[b], e.P[b+1], e.P[b+2], e.P[b+3] = int64(a.From), int64(a.To), int64(a.After), a.Within
 	}
 	return e, nil
+}
+
+// Codes of a step's sClose slot (kernels/temporal.cu, S_CLOSE).
+const (
+	closeNone   = 0
+	closeAnchor = 1 // the step maps the anchor: find its run of possible closing edges
+	closeAfter  = 2 // the step's edge is after the closing edge: the run's first entry must precede it
+	closeBefore = 3 // before it: the run's last entry must follow it
+)
+
+// List ranks as the kernel numbers them (RK_*): entries of a list before
+// an edge u->v.
+const (
+	rkOutSrc, rkInDst, rkInSrc, rkOutDst = 0, 1, 2, 3
+)
+
+// closePrune lays out the closing-edge pruning: of the plan's closing
+// steps (both endpoints mapped), the one whose first-mapped endpoint (the
+// anchor) was mapped longest before it, if two or more steps before. The
+// anchor's step finds, per candidate, the anchor's edges that could still
+// be that closing edge (in the list the closing edge lies in, between the
+// matched edges around it, not before the root's time less delta); each
+// step between drops a candidate that leaves none of them on the right
+// side of its own edge. A necessary condition only (hop limits,
+// injectivity and the other endpoint are left to the closing step), so
+// counts do not change; the partial matches that cannot close are cut
+// levels before the closing step (M11 on a 10M-edge graph: 3.4x fewer
+// last-step searches, BENCHMARKS.md). Without such a step, pcEdge is -1.
+func closePrune(p *motif.Plan, e *encodedPlan) {
+	q := p.Query
+	e.P[pClose+pcEdge] = -1
+	first := make([]int, p.N())
+	for i := range first {
+		first[i] = len(p.Steps)
+	}
+	for i, st := range p.Steps {
+		first[st.From] = min(first[st.From], i)
+		first[st.To] = min(first[st.To], i)
+	}
+	sc, sa := -1, -1
+	for i, st := range p.Steps {
+		if st.Bind != motif.BindBoth {
+			continue
+		}
+		a := min(first[st.From], first[st.To])
+		if i-a >= 2 && (sc < 0 || i-a > sc-sa) {
+			sc, sa = i, a
+		}
+	}
+	if sc < 0 {
+		return
+	}
+	ce := p.Steps[sc].Edge
+	anchor, sel := q.Edges[ce].From, int64(0)
+	if first[q.Edges[ce].To] < first[anchor] {
+		anchor, sel = q.Edges[ce].To, 1
+	}
+	prev, next := -1, len(q.Edges)
+	for _, st := range p.Steps[:sa+1] {
+		if st.Edge < ce {
+			prev = max(prev, st.Edge)
+		} else {
+			next = min(next, st.Edge)
+		}
+	}
+	rank := int64(-1)
+	nf, nt := q.Edges[next].From, q.Edges[next].To
+	switch {
+	case sel == 0 && anchor == nf:
+		rank = rkOutSrc
+	case sel == 0 && anchor == nt:
+		rank = rkOutDst
+	case sel == 1 && anchor == nt:
+		rank = rkInDst
+	case sel == 1 && anchor == nf:
+		rank = rkInSrc
+	}
+	e.P[pClose+pcEdge], e.P[pClose+pcNode], e.P[pClose+pcSel] = int64(ce), int64(anchor), sel
+	e.P[pClose+pcPrev], e.P[pClose+pcNext], e.P[pClose+pcRank] = int64(prev), int64(next), rank
+	e.P[pSteps+sa*stepSize+sClose] = closeAnchor
+	for d := sa + 1; d < sc; d++ {
+		code := int64(closeBefore)
+		if p.Steps[d].Edge > ce {
+			code = closeAfter
+		}
+		e.P[pSteps+d*stepSize+sClose] = code
+	}
+}
+
+// noClosePrune turns the closing-edge pruning off (Options.NoClosePrune).
+func (e *encodedPlan) noClosePrune() {
+	e.P[pClose+pcEdge] = -1
+	for d := 0; d < e.K; d++ {
+		e.P[pSteps+d*stepSize+sClose] = closeNone
+	}
 }
 
 func kernelKind(k motif.OperandKind) int64 {

@@ -50,7 +50,9 @@ func TestPlanLayoutMatchesKernel(t *testing.T) {
 		"P_K": pK, "P_N": pN, "P_DELTA": pDelta, "P_TALLY": pTally, "P_STEPS": pSteps, "STEP_SZ": stepSize,
 		"S_EDGE": sEdge, "S_FROM": sFrom, "S_TO": sTo, "S_BIND": sBind, "S_PREV": sPrev, "S_NEXT": sNext,
 		"S_HOPPREV": sHopPrev, "S_HOPNEXT": sHopNext, "S_PREDMASK": sPredMask, "S_ANTIMASK": sAntiMask,
-		"S_NEWNODE": sNewNode, "S_NMAPPED": sNMapped, "S_NEXTFROM": sNextFrom, "S_NEXTTO": sNextTo,
+		"S_NEWNODE": sNewNode, "S_NMAPPED": sNMapped, "S_NEXTFROM": sNextFrom, "S_NEXTTO": sNextTo, "S_CLOSE": sClose,
+		"P_CLOSE": pClose, "P_COMPACT": pCompact, "PC_EDGE": pcEdge, "PC_NODE": pcNode, "PC_SEL": pcSel, "PC_PREV": pcPrev, "PC_NEXT": pcNext, "PC_RANK": pcRank,
+		"RK_OUTSRC": rkOutSrc, "RK_INDST": rkInDst, "RK_INSRC": rkInSrc, "RK_OUTDST": rkOutDst,
 		"P_TAILSUB": pTailSub, "P_PAIRMIN": pPairMin, "P_GALLOP": pGallop, "P_EXPAND": pExpand, "P_SPLITTAIL": pSplitTail, "P_SPLITRUN": pSplitRun, "P_GUIDE": pGuide, "P_PREDS": pPreds, "PRED_SZ": predSize,
 		"PR_OP": prOp, "PR_LKIND": prLKind, "PR_LINDEX": prLIndex, "PR_LCOL": prLCol, "PR_RKIND": prRKind,
 		"PR_RINDEX": prRIndex, "PR_RCOL": prRCol, "PR_LISTOFF": prListOff, "PR_LISTLEN": prListLen,
@@ -137,6 +139,122 @@ func TestEncodePlan(t *testing.T) {
 	if pb, err := motif.Compile(big, w); err == nil {
 		if _, err := encodePlan(pb, true); err == nil {
 			t.Error("a 9-edge plan must be unsupported")
+		}
+	}
+}
+
+// TestClosePrune checks the closing-edge pruning's layout for every
+// built-in motif: the chosen closing step, its anchor (the endpoint mapped
+// first, two or more steps before), the matched edges around the closing
+// edge once the anchor is mapped (the nearest ones, so every match's
+// closing edge lies between them), the rank of the upper one in the
+// anchor's list, and each step's code (a step between checks the side of
+// its edge the closing edge lies on in time). The kernel drops a partial
+// match only when these say no closing edge can follow, so a wrong slot
+// here would lose matches on the device.
+func TestClosePrune(t *testing.T) {
+	w, err := window.New(window.Schema{TimeUnit: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int{ // closing step, anchor step
+		"M3": {2, 0}, "M4": {3, 0}, "M7": {3, 1}, "M10": {4, 1}, "M11": {4, 0}, "M12": {3, 0}, "M13": {3, 0},
+		"M1": {-1, -1}, "M5": {-1, -1},
+	}
+	for _, name := range motif.BuiltinNames() {
+		q, err := motif.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Delta = motif.TicksSpan(100)
+		p, err := motif.Compile(q, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := encodePlan(p, true)
+		if err != nil {
+			continue
+		}
+		code := func(d int) int64 { return enc.P[pSteps+d*stepSize+sClose] }
+		ce := int(enc.P[pClose+pcEdge])
+		sc, sa := -1, -1
+		for d, st := range p.Steps {
+			if ce >= 0 && st.Edge == ce {
+				sc = d
+			}
+			if code(d) == closeAnchor {
+				sa = d
+			}
+		}
+		if w, ok := want[name]; ok && (w[0] != sc || w[1] != sa) {
+			t.Errorf("%s: closing step %d, anchor step %d; want %v", name, sc, sa, w)
+		}
+		if ce < 0 {
+			for d := range p.Steps {
+				if code(d) != closeNone {
+					t.Errorf("%s: step %d code %d without a closing step", name, d, code(d))
+				}
+			}
+			continue
+		}
+		if sc < 0 || sa < 0 || sc-sa < 2 || p.Steps[sc].Bind != motif.BindBoth {
+			t.Fatalf("%s: closing step %d, anchor step %d\n%s", name, sc, sa, p)
+		}
+		e := q.Edges[ce]
+		anchor := int(enc.P[pClose+pcNode])
+		firstStep := func(n int) int {
+			for d, st := range p.Steps {
+				if st.From == n || st.To == n {
+					return d
+				}
+			}
+			return -1
+		}
+		if (anchor != e.From && anchor != e.To) || firstStep(anchor) != sa || firstStep(e.From+e.To-anchor) < sa {
+			t.Errorf("%s: anchor node %d of edge %d->%d, mapped at %d", name, anchor, e.From, e.To, firstStep(anchor))
+		}
+		if sel := enc.P[pClose+pcSel]; (sel == 0) != (anchor == e.From) {
+			t.Errorf("%s: anchor %d in list %d of edge %d->%d", name, anchor, sel, e.From, e.To)
+		}
+		prev, next := -1, len(q.Edges)
+		for _, st := range p.Steps[:sa+1] {
+			if st.Edge < ce {
+				prev = max(prev, st.Edge)
+			} else if st.Edge > ce {
+				next = min(next, st.Edge)
+			}
+		}
+		if enc.P[pClose+pcPrev] != int64(prev) || enc.P[pClose+pcNext] != int64(next) || next >= len(q.Edges) {
+			t.Errorf("%s: around edge %d: %d, %d; want %d, %d", name, ce, enc.P[pClose+pcPrev], enc.P[pClose+pcNext], prev, next)
+		}
+		ne := q.Edges[next]
+		rk := map[[2]bool]int64{{true, true}: rkOutSrc, {true, false}: rkOutDst, {false, false}: rkInDst, {false, true}: rkInSrc}
+		wantRank := int64(-1)
+		if anchor == ne.From || anchor == ne.To {
+			wantRank = rk[[2]bool{anchor == e.From, anchor == ne.From}]
+		}
+		if enc.P[pClose+pcRank] != wantRank {
+			t.Errorf("%s: rank %d, want %d", name, enc.P[pClose+pcRank], wantRank)
+		}
+		for d := range p.Steps {
+			c := int64(closeNone)
+			switch {
+			case d == sa:
+				c = closeAnchor
+			case d > sa && d < sc && p.Steps[d].Edge > ce:
+				c = closeAfter
+			case d > sa && d < sc:
+				c = closeBefore
+			}
+			if code(d) != c {
+				t.Errorf("%s: step %d (edge %d, closing edge %d) code %d, want %d", name, d, p.Steps[d].Edge, ce, code(d), c)
+			}
+		}
+		enc.noClosePrune()
+		for d := range p.Steps {
+			if code(d) != closeNone || enc.P[pClose+pcEdge] != -1 {
+				t.Errorf("%s: pruning left on", name)
+			}
 		}
 	}
 }

@@ -62,6 +62,13 @@ typedef unsigned int u32;
 #define S_NMAPPED 11
 #define S_NEXTFROM 12
 #define S_NEXTTO 13
+// S_CLOSE: the closing-edge pruning (P_CLOSE) at this step: 0 none; 1 the
+// step maps the anchor (the closing edge's endpoint mapped first): each
+// candidate finds the anchor's run of possible closing edges, dropped if
+// empty; 2 the step's edge comes after the closing edge in time: a
+// candidate is dropped unless the run's first entry is before it; 3 it
+// comes before: unless the run's last entry is after it.
+#define S_CLOSE 14
 #define P_PREDS (P_STEPS + STEP_SZ * MAXK)
 #define PRED_SZ 10
 #define PR_OP 0
@@ -79,7 +86,25 @@ typedef unsigned int u32;
 #define P_SPLITTAIL (P_NODEORDER + 16)
 #define P_SPLITRUN (P_SPLITTAIL + 1)
 #define P_GUIDE (P_SPLITTAIL + 2)
-#define P_SIZE (P_SPLITTAIL + 3)
+// P_CLOSE: a closing step (both ends mapped) whose anchor endpoint is
+// mapped two or more steps before it; every step between checks that the
+// closing edge can still exist (Everest's early pruning on the closing
+// constraint). PC_EDGE: its motif edge (-1: none); PC_NODE: the anchor
+// (motif node); PC_SEL: the anchor's list holding the closing edge
+// (SEL_OUT: the anchor is its source); PC_PREV, PC_NEXT: the matched
+// edges around it once the anchor is mapped (-1: none before); PC_RANK:
+// the rank (RK_*) of PC_NEXT's edge in that list, or -1.
+#define P_CLOSE (P_SPLITTAIL + 3)
+#define PC_EDGE 0
+#define PC_NODE 1
+#define PC_SEL 2
+#define PC_PREV 3
+#define PC_NEXT 4
+#define PC_RANK 5
+// P_COMPACT: expand gathers its survivors into full warps (an option:
+// the same in every plan of a launch).
+#define P_COMPACT (P_SPLITTAIL + 9)
+#define P_SIZE (P_SPLITTAIL + 10)
 
 #define BIND_ROOT 0
 #define BIND_FROM 1
@@ -223,6 +248,14 @@ struct WS {
 	u32 node[MAXN];
 	u32 a[MAXK], b[MAXK], base[MAXK], mask[MAXK], cur[MAXK];
 	u32 heavy[MAXK];  // candidates of mask[d] whose run is >= P_SPLITRUN
+	// The closing-edge pruning (P_CLOSE): the anchor's run's first and
+	// last positions per candidate of the anchor step's chunk, and those
+	// of the bound candidate (MINPOS / I64MAX: prune nothing, in a task).
+	i64 cfirst[32], clast[32];
+	i64 cfB, clB;
+	// expand's gathered survivors (P_COMPACT): owner lane and list index.
+	u32 xidx[64];
+	unsigned char xj[64];
 	u32 listNode[MAXK], target[MAXK];
 	int sel[MAXK];  // 0 out-list of listNode, 1 in-list, 2 roots
 	u64 steps;      // work not yet added to C_STEPS (lane 0)
@@ -463,6 +496,51 @@ __device__ void laneSearch(const Ctx &x, const WS &ws, const Bounds &b, u32 *ra,
 	*rb = ub;
 }
 
+// closeRun finds, for a candidate c of the anchor step (S_CLOSE 1), the
+// anchor's entries in the closing edge's list inside the bounds known
+// once c is bound (after PC_PREV, before PC_NEXT, not before the root's
+// time less delta): their first and last positions. False when there is
+// none: no closing edge can follow, whatever the steps between bind.
+template <bool M>
+__device__ bool closeRun(const Ctx &x, const WS &ws, const Cur &c, i64 *first, i64 *last) {
+	const Win &w = x.w;
+	const int k = (int)pl<M>(ws, P_K);
+	const int prev = (int)pl<M>(ws, P_CLOSE + PC_PREV), next = (int)pl<M>(ws, P_CLOSE + PC_NEXT);
+	const int sel = (int)pl<M>(ws, P_CLOSE + PC_SEL);
+	const i64 rk = pl<M>(ws, P_CLOSE + PC_RANK);
+	Bounds b;
+	b.lowPos = prev >= 0 ? posOf(ws, c, prev) : MINPOS;
+	b.hiPos = posOf(ws, c, next);
+	b.lowT = subTicks(tmOf(ws, c, k - 1), pl<M>(ws, P_DELTA));
+	b.hiT = tmOf(ws, c, next);
+	const u32 a = nodeOf(ws, c, (int)pl<M>(ws, P_CLOSE + PC_NODE));
+	b.sel = sel;
+	b.listNode = a;
+	b.target = 0xffffffffu;
+	if (sel == SEL_OUT) { b.lo = w.outOff[a]; b.hi = w.outOff[a + 1]; }
+	else { b.lo = w.inOff[a]; b.hi = w.inOff[a + 1]; }
+	if (b.lo >= b.hi || b.lowT > b.hiT) return false;
+	b.rankHi = b.hi;
+	b.exact = false;
+	if (rk >= 0) {
+		b.rankHi = b.lo + w.rank[rk * w.rankCap + (b.hiPos - w.base)];
+		b.exact = true;
+	}
+	u32 ra, rb;
+	laneSearch(x, ws, b, &ra, &rb);
+	if (ra >= rb) return false;
+	const i64 *Pos = selPos(w, sel);
+	*first = Pos[ra];
+	*last = Pos[rb - 1];
+	return true;
+}
+
+// closeOk: candidate position p of a step with S_CLOSE code cl (2 or 3)
+// leaves room for the closing edge in the anchor's run [cf, cl_].
+__device__ __forceinline__ bool closeOk(int cl, i64 p, i64 cf, i64 clst) {
+	return cl == 2 ? cf < p : clst > p;
+}
+
 template <bool M>
 __device__ __forceinline__ bool fresh(const WS &ws, int d, u32 v) {
 	int nm = (int)stepv<M>(ws, d, S_NMAPPED);
@@ -604,6 +682,9 @@ __device__ int pop(const Ctx &x, WS &ws) {
 		if (M) setQuery(ws, (int)t.q);
 		ws.sel[d] = (int)t.sel; ws.listNode[d] = (u32)t.listNode; ws.target[d] = (u32)t.target;
 		ws.a[d] = (u32)t.a; ws.b[d] = (u32)t.b; ws.base[d] = (u32)t.a; ws.mask[d] = 0;
+		// A task does not carry the anchor's run: its steps prune nothing
+		// on it (the last step still checks the closing edge itself).
+		ws.cfB = MINPOS; ws.clB = I64MAX;
 		x.ctl[C_QSIZE] = q - 1;
 	}
 	unlock(&x.ctl[C_LOCK]);
@@ -729,14 +810,65 @@ __device__ __forceinline__ bool checks(const Ctx &x, const WS &ws, const Cur &c,
 	return valid;
 }
 
+// expandOne finishes, for the candidates ok of step nd (the one above the
+// counted last step) that the lanes hold, what expand starts: lane i's
+// candidate is entry idx of the list of its owner lane j's run (the owner's
+// partial match c, shuffled: the owner's step is not bound in ws); it is
+// checked (predicates, anti-edges), its last-step run found and the warp
+// counts those runs together. Every lane takes part (shuffles).
+template <bool M>
+__device__ void expandOne(const Ctx &x, WS &ws, const Cur &c, int nd, int j, u32 idx, bool ok, const Bounds &bd,
+			  i64 until, int lane, u64 *nm, u64 *no) {
+	const int e2 = (int)stepv<M>(ws, nd, S_EDGE);
+	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
+	Cur cc = noCur();
+	cc.edge = c.edge;
+	cc.pos = __shfl_sync(FULL, c.pos, j);
+	cc.t = __shfl_sync(FULL, c.t, j);
+	cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
+	cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
+	const int jsel = __shfl_sync(FULL, bd.sel, j);
+	i64 u2 = __shfl_sync(FULL, until, j);
+	if (ok) {
+		cc.edge2 = e2;
+		cc.pos2 = selPos(x.w, jsel)[idx];
+		cc.t2 = selT(x.w, jsel)[idx];
+		if (!both) {
+			cc.n3 = (int)stepv<M>(ws, nd, S_NEWNODE);
+			cc.v3 = selOther(x.w, jsel)[idx];
+		}
+		ok = checks<M>(x, ws, cc, nd, &u2);
+	}
+	Bounds b2;
+	b2.sel = 0; b2.target = 0; b2.listNode = 0; b2.lo = 0; b2.hi = 0;
+	b2.lowPos = 0; b2.hiPos = 0; b2.lowT = 0; b2.hiT = 0;
+	u32 ra2 = 0, rb2 = 0;
+	if (ok) {
+		if (!stepBounds<M>(x, ws, cc, nd + 1, &b2)) {
+			ok = false;
+		} else {
+			laneSearch(x, ws, b2, &ra2, &rb2);
+			ok = ra2 < rb2;
+		}
+	}
+	spend(ws, lane, __popc(__ballot_sync(FULL, ok)));  // a run tallied per candidate
+	tailCount<M>(x, ws, cc, nd + 1, ok, ra2, rb2, b2, u2, lane, nm, no);
+}
+
 // expand evaluates step nd (the one above the counted last step) for the
 // runs [ra, rb) of every lane with ex set, all at once: the runs are
 // concatenated as tailCount concatenates the last step's, each lane takes
-// every 32nd candidate with its owner's partial match (c, shuffled: the
-// owner's step is not bound in ws), checks it, finds its last-step run and
-// the warp counts those runs together. A warp whose chunk has short runs
+// every 32nd candidate with its owner's partial match, filters it (the
+// closing edge's endpoint, injectivity, the closing-edge pruning) and
+// expandOne finishes the survivors. A warp whose chunk has short runs
 // (most roots of a window with few matches per root) so keeps its lanes
 // busy instead of binding one candidate at a time.
+//
+// With P_COMPACT the survivors are first gathered 32 at a time (their
+// owner lane and list index in ws.xj/ws.xidx) so that expandOne, whose last-
+// step search and counting sweep cost the same for 1 valid lane as for
+// 32, runs on full warps: a closing step keeps few of its candidates
+// (M12's on a 10M-edge graph: 1 in 17).
 template <bool M>
 __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 ra, u32 rb, const Bounds &bd, i64 until,
 		       int lane, u64 *nm, u64 *no) {
@@ -748,60 +880,100 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 	}
 	const u32 total = __shfl_sync(FULL, off, 31);
 	off -= len;
-	const int e2 = (int)stepv<M>(ws, nd, S_EDGE);
 	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
-	const int nn = (int)stepv<M>(ws, nd, S_NEWNODE);
-	for (u32 base = 0; base < total; base += 32) {
-		// Spent a batch at a time, so a warp passes the budget by at most a
-		// flush, as the depth-first walk does.
-		spend(ws, lane, min(total - base, 32u));
-		if (overBudget<M>(x, ws, lane)) return;
-		u32 v = base + lane;
-		int j = 0;
-		for (int step = 16; step > 0; step >>= 1) {
-			int probe = j + step;
-			u32 po = __shfl_sync(FULL, off, probe & 31);
-			if (probe < 32 && po <= v) j = probe;
-		}
-		Cur cc = noCur();
-		cc.edge = c.edge;
-		cc.pos = __shfl_sync(FULL, c.pos, j);
-		cc.t = __shfl_sync(FULL, c.t, j);
-		cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
-		cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
-		u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
-		int jsel = __shfl_sync(FULL, bd.sel, j);
-		u32 jtarget = __shfl_sync(FULL, bd.target, j);
-		i64 u2 = __shfl_sync(FULL, until, j);
-		bool ok = v < total;
-		if (ok) {
-			u32 idx = jra + (v - joff);
-			u32 other = selOther(x.w, jsel)[idx];
-			cc.edge2 = e2;
-			cc.pos2 = selPos(x.w, jsel)[idx];
-			cc.t2 = selT(x.w, jsel)[idx];
-			if (both) {
-				ok = other == jtarget;
-			} else {
-				ok = freshC<M>(ws, cc, nd, other);
-				cc.n3 = nn; cc.v3 = other;
+	const int ccode = (int)stepv<M>(ws, nd, S_CLOSE);
+	const bool compact = opt(P_COMPACT) != 0;
+	// One expandOne call site (each carries tailCount: inlined at several
+	// sites the kernel's code and spills grow, as evaluate's did). compact:
+	// survivors gathered in slots [0, pn) of ws.xj/xidx (up to 63: a batch
+	// is added whole), the first 32 expanded once there are 32, the rest
+	// moved down; at the end the remainder. Otherwise each batch as it is.
+	u32 base = 0;
+	int pn = 0;
+	while (base < total || pn > 0) {
+		int pj = 0;
+		u32 pidx = 0;
+		bool pv = false, run = true;
+		if (base < total) {
+			// Spent a batch at a time, so a warp passes the budget by at
+			// most a flush, as the depth-first walk does.
+			spend(ws, lane, min(total - base, 32u));
+			if (overBudget<M>(x, ws, lane)) return;
+			u32 v = base + lane;
+			base += 32;
+			int j = 0;
+			for (int step = 16; step > 0; step >>= 1) {
+				int probe = j + step;
+				u32 po = __shfl_sync(FULL, off, probe & 31);
+				if (probe < 32 && po <= v) j = probe;
 			}
-		}
-		if (ok) ok = checks<M>(x, ws, cc, nd, &u2);
-		Bounds b2;
-		b2.sel = 0; b2.target = 0; b2.listNode = 0; b2.lo = 0; b2.hi = 0;
-		b2.lowPos = 0; b2.hiPos = 0; b2.lowT = 0; b2.hiT = 0;
-		u32 ra2 = 0, rb2 = 0;
-		if (ok) {
-			if (!stepBounds<M>(x, ws, cc, nd + 1, &b2)) {
-				ok = false;
-			} else {
-				laneSearch(x, ws, b2, &ra2, &rb2);
-				ok = ra2 < rb2;
+			u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
+			int jsel = __shfl_sync(FULL, bd.sel, j);
+			u32 jtarget = __shfl_sync(FULL, bd.target, j);
+			i64 jcf = 0, jcl = 0;
+			if (ccode >= 2) {
+				// The owner's anchor run: its own (the owner's step maps
+				// the anchor) or the bound one's.
+				const bool own = stepv<M>(ws, nd - 1, S_CLOSE) == 1;
+				jcf = own ? ws.cfirst[j] : ws.cfB;
+				jcl = own ? ws.clast[j] : ws.clB;
 			}
+			Cur cc = noCur();
+			if (!both) {
+				cc.edge = c.edge;
+				cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
+				cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
+			}
+			bool ok = v < total;
+			u32 idx = 0;
+			if (ok) {
+				idx = jra + (v - joff);
+				u32 other = selOther(x.w, jsel)[idx];
+				if (both) {
+					ok = other == jtarget;
+				} else {
+					ok = freshC<M>(ws, cc, nd, other);
+				}
+				if (ok && ccode >= 2) ok = closeOk(ccode, selPos(x.w, jsel)[idx], jcf, jcl);
+			}
+			if (!compact) {
+				pj = j;
+				pidx = idx;
+				pv = ok;
+			} else {
+				const u32 bal = __ballot_sync(FULL, ok);
+				if (ok) {
+					const int at = pn + __popc(bal & ((1u << lane) - 1));
+					ws.xj[at] = (unsigned char)j;
+					ws.xidx[at] = idx;
+				}
+				pn += __popc(bal);
+				__syncwarp();
+				run = pn >= 32;
+				if (run) {
+					pj = ws.xj[lane];
+					pidx = ws.xidx[lane];
+					pv = true;
+				}
+			}
+		} else {
+			pv = lane < pn;
+			pj = pv ? ws.xj[lane] : 0;
+			pidx = pv ? ws.xidx[lane] : 0;
 		}
-		spend(ws, lane, __popc(__ballot_sync(FULL, ok)));  // a run tallied per candidate
-		tailCount<M>(x, ws, cc, nd + 1, ok, ra2, rb2, b2, u2, lane, nm, no);
+		if (!run) continue;
+		expandOne<M>(x, ws, c, nd, pj, pidx, pv, bd, until, lane, nm, no);
+		if (compact) {
+			const int rem = max(pn - 32, 0);
+			u32 mi = 0;
+			unsigned char mj = 0;
+			__syncwarp();
+			if (lane < rem) { mi = ws.xidx[32 + lane]; mj = ws.xj[32 + lane]; }
+			__syncwarp();
+			if (lane < rem) { ws.xidx[lane] = mi; ws.xj[lane] = mj; }
+			__syncwarp();
+			pn = rem;
+		}
 	}
 }
 
@@ -844,6 +1016,18 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		}
 	}
 	if (valid) valid = checks<M>(x, ws, c, d, &until);
+	// Closing-edge pruning (P_CLOSE): the anchor step finds each
+	// candidate's run of possible closing edges; the steps between check
+	// that it still holds one in their candidate's bounds.
+	const int ccode = (int)stepv<M>(ws, d, S_CLOSE);
+	if (ccode == 1) {
+		i64 cf = MINPOS, clst = I64MAX;
+		if (valid) valid = closeRun<M>(x, ws, c, &cf, &clst);
+		ws.cfirst[lane] = cf;
+		ws.clast[lane] = clst;
+	} else if (ccode >= 2) {
+		if (valid) valid = closeOk(ccode, c.pos, ws.cfB, ws.clB);
+	}
 	u32 bal = __ballot_sync(FULL, valid);
 	if (d == k - 1) {
 		if (M || !x.enumerate) {  // mineq*: count mode only
@@ -968,6 +1152,10 @@ __device__ void bind(const Ctx &x, WS &ws, int d, int bit) {
 	}
 	ws.openAt[d] = ws.until[d][bit];
 	ws.cur[d] = bit;
+	if (stepv<M>(ws, d, S_CLOSE) == 1) {
+		ws.cfB = ws.cfirst[bit];
+		ws.clB = ws.clast[bit];
+	}
 }
 
 // suspend saves the unfinished part of the search as tasks: at the last
