@@ -89,7 +89,7 @@ func TestBatchMinedWhileNextTakenIn(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the first batch's alerts were never written")
 	}
-	if p.inFlight == nil {
+	if len(p.flight) == 0 {
 		t.Fatal("no batch in flight while its alert write is held")
 	}
 	if p.next[0] != 5 || p.stats.Records != 5 {
@@ -118,5 +118,58 @@ func TestBatchMinedWhileNextTakenIn(t *testing.T) {
 	if len(src.commits) != 2 || src.commits[1][0] != 3 || p.stats.Appended != 3 {
 		t.Fatalf("commits %v, %d appended after the second batch; want offset 3 (the record taken in meanwhile still buffered), 3 edges",
 			src.commits, p.stats.Appended)
+	}
+}
+
+// TestTwoBatchesInFlight: while a batch's alert write is held, the
+// pipeline releases the next batch behind it and goes on taking records
+// in; the batches are mined, alerted and committed one at a time in
+// release order, each commit covering only what its batch released.
+func TestTwoBatchesInFlight(t *testing.T) {
+	p, _, _ := capPipeline(t, stream.Options{}, 0, time.Now())
+	sink := &gateSink{entered: make(chan struct{}, 8), gate: make(chan struct{})}
+	router, err := alerts.NewRouter(alerts.RouterOptions{Interval: time.Minute}, sink, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := router.SetQueries(map[string]alerts.QueryOptions{"path": {Mode: alerts.ModeEnumerate}}); err != nil {
+		t.Fatal(err)
+	}
+	p.router = router
+	p.batchSize = 3
+	src := p.src.(*fakeSource)
+	ctx := context.Background()
+
+	// Offsets 0-2 close the first batch (a→b, b→c released: one path),
+	// 3-5 the second (x→y, c→d, d→e: two paths), 6 is taken in while
+	// both are in flight.
+	c := chunkOf(t, p, 0, [3]any{"a", "b", 1}, [3]any{"b", "c", 2}, [3]any{"x", "y", 3},
+		[3]any{"c", "d", 4}, [3]any{"d", "e", 5}, [3]any{"u", "v", 6}, [3]any{"w", "z", 7})
+	if err := p.takeChunk(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-sink.entered:
+	case <-time.After(time.Minute):
+		t.Fatal("the first batch's alerts were never written")
+	}
+	if len(p.flight) != 2 || len(p.flight[0].edges) != 2 || len(p.flight[1].edges) != 3 {
+		t.Fatalf("%d batches in flight; want 2, of 2 and 3 edges", len(p.flight))
+	}
+	if p.next[0] != 7 || p.stats.Records != 7 {
+		t.Fatalf("next offset %d, %d records taken in; want 7, 7", p.next[0], p.stats.Records)
+	}
+	if len(src.commits) != 0 {
+		t.Fatalf("committed %v before the first batch's alerts were written", src.commits)
+	}
+	close(sink.gate)
+	if err := p.awaitMined(); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.flight) != 0 || len(src.commits) != 2 || src.commits[0][0] != 2 || src.commits[1][0] != 5 {
+		t.Fatalf("commits %v, %d in flight; want offsets 2 then 5, none", src.commits, len(p.flight))
+	}
+	if sink.n != 3 || p.stats.Appended != 5 || p.reorder.Retired() != 0 {
+		t.Fatalf("%d alerts, %d edges appended, %d edges not recycled; want 3, 5, 0", sink.n, p.stats.Appended, p.reorder.Retired())
 	}
 }

@@ -81,12 +81,13 @@ type pipeline struct {
 	// (AppendReleaseRefs) until their batch is collected (Recycle).
 	early      []*ingest.Edge
 	earlyBytes int64
-	// inFlight is the batch being mined on its own goroutine (nil: none;
-	// see pipeline_batch.go); spare holds the mined batches' edge slices
-	// for the next releases (two at most: the batch being mined and the
-	// one released behind it hold the others).
-	inFlight *minedBatch
-	spare    [][]*ingest.Edge
+	// flight is the batches released and not yet collected, oldest first
+	// (at most maxBatchesInFlight): the oldest is mined on a goroutine of
+	// its own, each later one waits on its own goroutine for the one
+	// before (see pipeline_batch.go); spare holds the collected batches'
+	// edge slices for the next releases.
+	flight []*minedBatch
+	spare  [][]*ingest.Edge
 	// maxBuffered and maxBufferedBytes are the reorder buffer's caps
 	// (window.max_buffered, its share of max_buffered_bytes; 0: none),
 	// which its edges and those of the batch being mined share
@@ -237,7 +238,7 @@ func (p *pipeline) run(ctx context.Context) (err error) {
 			}
 			p.pauseAhead()
 		case <-p.minedDone():
-			if err := p.awaitMined(); err != nil {
+			if err := p.awaitOldest(); err != nil {
 				return err
 			}
 		case <-timer.C:

@@ -16,16 +16,28 @@ import (
 // it from the reorder buffer (startBatch) and hands it to a goroutine of
 // its own that appends it to the window, mines it, writes its dead
 // letters and alerts and commits its offsets (mineBatch); meanwhile the
-// pipeline goroutine takes the next batch's records in and releases it.
-// It waits for the batch being mined (awaitMined) only before the window,
-// the processor or the router are touched again: to hand it the next
-// batch, for a query
-// update or a gpm snapshot, when the dead letters it queued fill their
-// queue, when the records it holds and those in flight reach the reorder
-// buffer's caps, and at the end. One batch is mined at a time, so the
-// window, the processor and the router still have one user at a time
-// and need no lock. The result (record accounting, metrics, the batch
-// report) is taken back on the pipeline goroutine (collect).
+// pipeline goroutine takes the next batches' records in and releases
+// them. Up to maxBatchesInFlight batches are released and not yet
+// collected: each one's goroutine waits for the one before to finish
+// (the chain of done channels), so batches are mined one at a time and
+// in release order, and the window, the processor and the router still
+// have one user at a time and need no lock. The pipeline goroutine waits
+// for the oldest batch (awaitOldest) when it would release one more than
+// that, and for all of them (awaitMined) before the window, the
+// processor or the router are touched again: for a query update or a
+// gpm snapshot, when the dead letters it queued fill their queue, when
+// the records it holds and those in flight reach the reorder buffer's
+// caps, and at the end. The result (record accounting, metrics, the
+// batch report) is taken back on the pipeline goroutine, in release
+// order (collect).
+
+// maxBatchesInFlight is how many released batches may wait for their
+// collection: one being mined, the next released behind it, so that the
+// pipeline goroutine takes in (and the partitions fetch) the one after
+// while the miner is busy, instead of both stages handing off and idling
+// in turn. Their edges count towards the reorder buffer's caps
+// (inFlightOverCap).
+const maxBatchesInFlight = 2
 
 // minedBatch is one batch between its release and its collection.
 type minedBatch struct {
@@ -54,8 +66,11 @@ type minedBatch struct {
 	inFlightBytes int64
 	releasedEarly int64
 
-	// Set by mineBatch; read once done is closed.
-	out *stream.Output
+	// Set by mineBatch; read once done is closed. skipped: the batch
+	// before it failed, so it was not mined (the pipeline returns that
+	// batch's error).
+	out     *stream.Output
+	skipped bool
 	// stats holds what mining added: appended, self-loops and the dead
 	// letters written (Alerts and RateLimited aside: alerted).
 	stats                pipelineStats
@@ -116,16 +131,30 @@ func (p *pipeline) startBatch(ctx context.Context) error {
 	j.dead, p.dead = p.dead, deadQueue{}
 	p.pending = 0
 	p.pauseAhead()
-	if err := p.awaitMined(); err != nil {
-		return err
+	if len(p.flight) >= maxBatchesInFlight {
+		if err := p.awaitOldest(); err != nil {
+			return err
+		}
 	}
 	if !j.empty() {
 		j.stage, p.stage = p.stage, [numStages]time.Duration{}
 	}
-	p.inFlight = j
+	var prev *minedBatch
+	if n := len(p.flight); n > 0 {
+		prev = p.flight[n-1]
+	}
+	p.flight = append(p.flight, j)
 	j.done = make(chan struct{})
 	go func() {
 		defer close(j.done)
+		if prev != nil {
+			// One batch at a time, in release order.
+			<-prev.done
+			if prev.err != nil || prev.skipped {
+				j.skipped = true
+				return
+			}
+		}
 		pprof.Do(ctx, pprof.Labels(profileLabel, "mine"), func(ctx context.Context) { j.err = p.mineBatch(ctx, j) })
 	}()
 	return nil
@@ -199,50 +228,85 @@ func (p *pipeline) mineBatch(ctx context.Context, j *minedBatch) error {
 	return nil
 }
 
-// minedDone is closed once the batch being mined is done (nil: none is).
+// minedDone is closed once the oldest batch in flight is done (nil:
+// none is in flight).
 func (p *pipeline) minedDone() <-chan struct{} {
-	if p.inFlight == nil {
+	if len(p.flight) == 0 {
 		return nil
 	}
-	return p.inFlight.done
+	return p.flight[0].done
 }
 
-// awaitMined waits for the batch being mined, if any (the time counts as
-// the next batch's mine_wait), and collects it: its error, if it failed.
+// awaitMined waits for every batch in flight, if any (the time counts as
+// the next batch's mine_wait), and collects them in release order: the
+// first error, if one failed. Afterwards nothing but the pipeline
+// goroutine uses the processor, the router or the window.
 func (p *pipeline) awaitMined() error {
-	j := p.inFlight
-	if j == nil {
-		return nil
+	for len(p.flight) > 0 {
+		if err := p.awaitOldest(); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// awaitOldest waits for the oldest batch in flight (the time counts as
+// the next batch's mine_wait) and collects it. After an error the later
+// batches are skipped (not mined) and collected as well, so that none is
+// left behind.
+func (p *pipeline) awaitOldest() error {
+	j := p.flight[0]
 	start := time.Now()
 	<-j.done
 	p.stage[stageMineWait] += time.Since(start)
-	return p.collect(j)
+	err := p.collect(j)
+	if err != nil {
+		for len(p.flight) > 0 {
+			<-p.flight[0].done
+			p.collect(p.flight[0]) // skipped: its error is err's
+		}
+	}
+	return err
 }
 
 // inFlightOverCap reports whether the reorder buffer's edges and those of
-// the batch being mined together exceed a cap of the buffer
+// the batches in flight together exceed a cap of the buffer
 // (window.max_buffered, its share of max_buffered_bytes): taking more in
-// waits for the batch, as it did before batches were mined beside the
+// waits for them, as it did before batches were mined beside the
 // intake. (Over a cap on its own, the buffer releases early: takeChunk.)
 func (p *pipeline) inFlightOverCap() bool {
-	j := p.inFlight
-	if j == nil {
+	if len(p.flight) == 0 {
 		return false
 	}
-	return (p.maxBuffered > 0 && p.reorder.Len()+len(j.edges) > p.maxBuffered) ||
-		(p.maxBufferedBytes > 0 && p.reorder.Bytes()+j.inFlightBytes > p.maxBufferedBytes)
+	edges, bytes := p.flightSize()
+	return (p.maxBuffered > 0 && p.reorder.Len()+edges > p.maxBuffered) ||
+		(p.maxBufferedBytes > 0 && p.reorder.Bytes()+bytes > p.maxBufferedBytes)
 }
 
-// collect takes a mined batch back on the pipeline goroutine: its record
-// accounting, metrics, status and report.
+// flightSize returns the edges of the batches in flight and what they
+// weighed in the reorder buffer.
+func (p *pipeline) flightSize() (edges int, bytes int64) {
+	for _, j := range p.flight {
+		edges += len(j.edges)
+		bytes += j.inFlightBytes
+	}
+	return edges, bytes
+}
+
+// collect takes the oldest batch in flight, j, back on the pipeline
+// goroutine: its record accounting, metrics, status and report.
 func (p *pipeline) collect(j *minedBatch) error {
-	p.inFlight = nil
+	n := copy(p.flight, p.flight[1:])
+	p.flight[n] = nil
+	p.flight = p.flight[:n]
 	// Its edges' room goes back to the reorder buffer (they were handed
 	// out first of those not recycled: batches are collected in release
-	// order, and the batch released behind it, and edges released early
+	// order, and the batches released behind it, and edges released early
 	// for the one after, came after).
 	p.reorder.Recycle(len(j.edges))
+	if j.skipped {
+		return nil
+	}
 	p.stats.add(j.stats)
 	if j.flushed {
 		p.stats.Alerts, p.stats.RateLimited = j.alerted, j.rateLimited
@@ -250,7 +314,7 @@ func (p *pipeline) collect(j *minedBatch) error {
 	if j.err != nil {
 		return j.err
 	}
-	if cap(j.edges) > 0 && len(p.spare) < 2 {
+	if cap(j.edges) > 0 && len(p.spare) < maxBatchesInFlight {
 		p.spare = append(p.spare, j.edges[:0])
 	}
 	var lag int64

@@ -37,8 +37,8 @@ func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 		// release would mine a backlog whose partitions run apart in
 		// event time a few edges at a time.
 		//
-		// The batch being mined counts towards the caps too: over them,
-		// taking in waits for it (not counted as reorder time).
+		// The batches in flight count towards the caps too: over them,
+		// taking in waits for them (not counted as reorder time).
 		// (takeRun stops before a record that would reach a cap.)
 		if p.inFlightOverCap() {
 			p.stage[stageReorder] += time.Since(start)
@@ -100,12 +100,13 @@ func (p *pipeline) takeRun(c *kafka.Chunk, i int) int {
 		}
 	}
 	lim := ingest.NoRunLimits
-	if j := p.inFlight; j != nil {
+	if len(p.flight) > 0 {
+		edges, bytes := p.flightSize()
 		if p.maxBuffered > 0 {
-			lim.MaxLen = p.maxBuffered - len(j.edges)
+			lim.MaxLen = p.maxBuffered - edges
 		}
 		if p.maxBufferedBytes > 0 {
-			lim.MaxBytes = p.maxBufferedBytes - j.inFlightBytes
+			lim.MaxBytes = p.maxBufferedBytes - bytes
 		}
 	}
 	lim.MaxT = p.future.limit(p.reorder.MaxT())

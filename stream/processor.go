@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -173,6 +174,7 @@ type Processor struct {
 	// them; known the ids its pre-pass found by key (knownIDs).
 	cols  window.Columns
 	known []uint32
+	flags []uint8
 
 	// shown caches the record form of window edges (ISO time, attributes)
 	// for one Process call: an edge is in many matches (a fan-in burst's
@@ -431,6 +433,9 @@ func (p *Processor) ProcessRefs(ctx context.Context, batch []*ingest.Edge, water
 // from, by the window's workers), their node ids found by key in
 // parallel first (knownIDs), the rest interned here in batch order.
 func (p *Processor) append(batch []*ingest.Edge, out *Output) ([]run, error) {
+	if runs, ok, err := p.appendParallel(batch, out); ok {
+		return runs, err
+	}
 	var runs []run
 	ids := p.w.IDs()
 	known := p.knownIDs(batch)
@@ -492,6 +497,13 @@ func (p *Processor) append(batch []*ingest.Edge, out *Output) ([]run, error) {
 		out.Appended++
 		runs = p.addRun(runs, e, pos)
 	}
+	return p.appendColumns(runs, first, out)
+}
+
+// appendColumns appends the batch's columns (p.cols, at position first)
+// to the window and ends append.
+func (p *Processor) appendColumns(runs []run, first int64, out *Output) ([]run, error) {
+	c := &p.cols
 	if _, err := p.w.AppendBatch(*c); err != nil {
 		return runs, fmt.Errorf("stream: appending %d edges at position %d: %w", len(c.T), first, err)
 	}
@@ -499,11 +511,155 @@ func (p *Processor) append(batch []*ingest.Edge, out *Output) ([]run, error) {
 		runs[n-1].trim()
 	}
 	if k := p.opts.NodeKeys; k != nil {
-		k.SetLimit(2*ids.Len() + minKeyLimit)
+		k.SetLimit(2*p.w.IDs().Len() + minKeyLimit)
 	}
 	p.lastAppended = out.Appended
 	return runs, nil
 }
+
+// appendParallel is append for a large batch of plain edges (no edge
+// attributes, no node labels, no node cap within reach, in time order):
+// the window's workers read the edges, each a range of the batch, and
+// write the columns, the edge metadata and the ids they find by key at
+// the edges' final positions; then this goroutine interns the ids not
+// found, in batch order (the ids come out as append's), and collects
+// the runs from the workers' flags, without touching an edge again but
+// for a name to intern. It reports false, having changed nothing, for a
+// batch append must take edge by edge (an out-of-order edge included:
+// append returns its error), and true with append's result otherwise.
+func (p *Processor) appendParallel(batch []*ingest.Edge, out *Output) ([]run, bool, error) {
+	workers := p.w.Workers()
+	ids := p.w.IDs()
+	if workers < 2 || len(batch) < knownIDsMin || len(p.w.Schema().EdgeAttrs) > 0 || p.labelCol >= 0 ||
+		(p.opts.MaxNodes > 0 && ids.Len()+2*len(batch) > p.opts.MaxNodes) {
+		return nil, false, nil
+	}
+	// First pass: per range, the edges that are no self-loop, their flags
+	// and their order (the first and last time of each range).
+	type part struct {
+		n           int
+		first, last int64
+		sorted      bool
+	}
+	parts := make([]part, workers)
+	if cap(p.flags) < len(batch) {
+		p.flags = make([]uint8, len(batch))
+	}
+	flags := p.flags[:len(batch)]
+	var wg sync.WaitGroup
+	for k := range workers {
+		lo, hi := len(batch)*k/workers, len(batch)*(k+1)/workers
+		wg.Go(func() {
+			pt := part{sorted: true}
+			for i, e := range batch[lo:hi] {
+				var f uint8
+				if selfLoop(e) {
+					flags[lo+i] = flagSelfLoop
+					continue
+				}
+				if pt.n == 0 {
+					pt.first = e.T
+				} else if e.T < pt.last {
+					pt.sorted = false
+				}
+				pt.last = e.T
+				pt.n++
+				if p.root(e) {
+					f |= flagRoot
+				}
+				if e.Replayed {
+					f |= flagReplayed
+				}
+				flags[lo+i] = f
+			}
+			parts[k] = pt
+		})
+	}
+	wg.Wait()
+	n := 0
+	lastT := p.w.LastT()
+	for _, pt := range parts {
+		if pt.n == 0 {
+			continue
+		}
+		if !pt.sorted || pt.first < lastT {
+			return nil, false, nil
+		}
+		lastT = pt.last
+		n += pt.n
+	}
+	// Second pass: each range's edges at their positions.
+	first := p.w.End()
+	c := &p.cols
+	c.Src, c.Dst, c.T = slices.Grow(c.Src[:0], n)[:n], slices.Grow(c.Dst[:0], n)[:n], slices.Grow(c.T[:0], n)[:n]
+	if len(p.meta) == 0 {
+		p.metaOff = first
+	}
+	metaAt := len(p.meta)
+	p.meta = slices.Grow(p.meta, n)[:metaAt+n]
+	meta := p.meta[metaAt:]
+	at := 0
+	for k := range workers {
+		lo, hi := len(batch)*k/workers, len(batch)*(k+1)/workers
+		pos := at
+		at += parts[k].n
+		wg.Go(func() {
+			for i, e := range batch[lo:hi] {
+				if flags[lo+i]&flagSelfLoop != 0 {
+					continue
+				}
+				s, ok := ids.KeyID(e.SrcKey)
+				if !ok {
+					s = noID
+				}
+				d, ok := ids.KeyID(e.DstKey)
+				if !ok {
+					d = noID
+				}
+				c.Src[pos], c.Dst[pos], c.T[pos] = s, d, e.T
+				meta[pos] = edgeMeta{seq: e.Seq, offset: e.Origin.Offset, partition: int32(e.Origin.Partition), hasSeq: e.HasSeq}
+				pos++
+			}
+		})
+	}
+	wg.Wait()
+	// In batch order: the ids not found by key, and the runs.
+	var runs []run
+	pos := 0
+	for i, f := range flags {
+		if f&flagSelfLoop != 0 {
+			out.SelfLoops++
+			continue
+		}
+		if c.Src[pos] == noID {
+			e := batch[i]
+			c.Src[pos], _ = ids.InternKey(e.SrcKey, e.Src)
+		}
+		if c.Dst[pos] == noID {
+			e := batch[i]
+			c.Dst[pos], _ = ids.InternKey(e.DstKey, e.Dst)
+		}
+		var horizon int64
+		if f&flagReplayed != 0 {
+			horizon = p.resumeOf(batch[i].Origin)
+		}
+		runs = p.addRunAt(runs, f&flagRoot != 0, f&flagReplayed != 0, horizon, first+int64(pos))
+		pos++
+	}
+	if n > 0 {
+		p.lastT, p.hasLastT = c.T[n-1], true
+	}
+	out.Appended += n
+	runs, err := p.appendColumns(runs, first, out)
+	return runs, true, err
+}
+
+// Per-edge flags of appendParallel's first pass.
+const (
+	flagSelfLoop uint8 = 1 << iota
+	flagRoot
+	flagReplayed
+)
 
 // noID marks an endpoint knownIDs did not find.
 const noID = ^uint32(0)
@@ -567,24 +723,29 @@ func selfLoop(e *ingest.Edge) bool {
 // replay horizon differs. Masked positions inside a run cost the engine
 // a skipped root; splitting at each would cost a Mine call.
 func (p *Processor) addRun(runs []run, e *ingest.Edge, pos int64) []run {
-	root := p.root(e)
 	var horizon int64
 	if e.Replayed {
 		horizon = p.resumeOf(e.Origin)
 	}
+	return p.addRunAt(runs, p.root(e), e.Replayed, horizon, pos)
+}
+
+// addRunAt is addRun for an edge known by its flags: root, replayed and
+// (replayed) its replay horizon.
+func (p *Processor) addRunAt(runs []run, root, replayed bool, horizon int64, pos int64) []run {
 	n := len(runs)
 	contiguous := n > 0 && runs[n-1].Hi == pos
 	switch {
 	case !root && contiguous:
 		runs[n-1].extend(false)
 	case !root:
-	case contiguous && runs[n-1].replay == e.Replayed && runs[n-1].horizon == horizon:
+	case contiguous && runs[n-1].replay == replayed && runs[n-1].horizon == horizon:
 		runs[n-1].extend(true)
 	default:
 		if n > 0 {
 			runs[n-1].trim()
 		}
-		runs = append(runs, run{Range: motif.Range{Lo: pos, Hi: pos + 1}, replay: e.Replayed, horizon: horizon, lastRoot: pos})
+		runs = append(runs, run{Range: motif.Range{Lo: pos, Hi: pos + 1}, replay: replayed, horizon: horizon, lastRoot: pos})
 	}
 	return runs
 }

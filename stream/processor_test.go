@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -454,4 +455,91 @@ func TestParallelAppendEqualsBatch(t *testing.T) {
 	}
 	collect(out, ids, counts)
 	compare(t, "workers", wantIDs, wantCounts, ids, counts)
+}
+
+// TestParallelAppendKeepsFlags: a batch taken by the workers
+// (appendParallel) with self-loops, History and Replayed edges and
+// another instance's partitions mines, holds and offsets exactly as one
+// goroutine's append: the same alerts and counts, window, held matches'
+// offsets and appended/self-loop counts, batch after batch.
+func TestParallelAppendKeepsFlags(t *testing.T) {
+	w := loadGraph(t)
+	qs := testQueries(t, time.Hour)
+	keys := window.NewKeys()
+	var edges []ingest.Edge
+	for i, e := range edgesOf(w) {
+		e.SrcKey, e.Src = keys.Of(e.Src)
+		e.DstKey, e.Dst = keys.Of(e.Dst)
+		e.History = i < 3000
+		e.Replayed = i >= 3000 && i < 9000 && i%5 == 0
+		edges = append(edges, e)
+		if i%97 == 0 {
+			loop := e
+			loop.Dst, loop.DstKey = e.Src, e.SrcKey
+			loop.Seq, loop.Origin.Offset = e.Seq+1<<40, e.Origin.Offset+1<<40
+			edges = append(edges, loop)
+		}
+	}
+	procs := make([]*Processor, 2)
+	for k, workers := range []int{1, 8} {
+		p, err := New(Options{Engine: motif.NewCPU(2), Schema: *w.Schema(), NodeKeys: keys, AppendWorkers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.SetQueries(qs); err != nil {
+			t.Fatal(err)
+		}
+		p.Own([]int{0, 2})
+		p.ResumePartition(0, []ResumeSpan{{Until: 2000, Watermark: edges[6000].T}})
+		p.Resume(edges[7000].T)
+		procs[k] = p
+	}
+	var ids [2]map[string]int
+	var counts [2]map[string]int64
+	for k := range ids {
+		ids[k], counts[k] = map[string]int{}, map[string]int64{}
+	}
+	const n = 5000
+	for i := 0; i <= len(edges); i += n {
+		j := min(i+n, len(edges))
+		wm := motif.Batch
+		if j < len(edges) {
+			wm = edges[j-1].T
+			if j < len(edges) {
+				wm = min(wm, edges[j].T-1)
+			}
+		}
+		var outs [2]*Output
+		for k, p := range procs {
+			out, err := p.Process(context.Background(), edges[i:j], wm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs[k] = out
+			collect(out, ids[k], counts[k])
+		}
+		if outs[0].Appended != outs[1].Appended || outs[0].SelfLoops != outs[1].SelfLoops || outs[0].Held != outs[1].Held {
+			t.Fatalf("batch at %d: appended/self-loops/held %d/%d/%d by one goroutine, %d/%d/%d by workers", i,
+				outs[0].Appended, outs[0].SelfLoops, outs[0].Held, outs[1].Appended, outs[1].SelfLoops, outs[1].Held)
+		}
+		a, b := procs[0].Window(), procs[1].Window()
+		if a.First() != b.First() || a.End() != b.End() || a.IDs().Len() != b.IDs().Len() {
+			t.Fatalf("batch at %d: window [%d, %d) of %d ids by one goroutine, [%d, %d) of %d by workers",
+				i, a.First(), a.End(), a.IDs().Len(), b.First(), b.End(), b.IDs().Len())
+		}
+		for p := a.First(); p < a.End(); p++ {
+			if a.Src(p) != b.Src(p) || a.Dst(p) != b.Dst(p) || a.T(p) != b.T(p) {
+				t.Fatalf("batch at %d: window edge %d differs", i, p)
+			}
+		}
+		if ha, hb := procs[0].HeldMinOffsets(), procs[1].HeldMinOffsets(); !maps.Equal(ha, hb) {
+			t.Fatalf("batch at %d: held matches' offsets %v by one goroutine, %v by workers", i, ha, hb)
+		}
+	}
+	if !maps.Equal(ids[0], ids[1]) || !maps.Equal(counts[0], counts[1]) {
+		t.Fatalf("%d alerts, counts %v by one goroutine; %d alerts, counts %v by workers", len(ids[0]), counts[0], len(ids[1]), counts[1])
+	}
+	if len(ids[0]) == 0 {
+		t.Fatal("no alert: the test tests nothing")
+	}
 }

@@ -87,17 +87,8 @@ func (w *Window) batchWorkers(n int) int {
 // checkColumns checks c as AppendColumns does and returns its largest
 // node id.
 func (w *Window) checkColumns(c Columns) (uint32, error) {
-	n := len(c.T)
-	if len(c.Src) != n || len(c.Dst) != n {
-		return 0, fmt.Errorf("append columns: %d sources, %d destinations, %d times", len(c.Src), len(c.Dst), n)
-	}
-	if len(c.Attrs) != len(w.attrs) {
-		return 0, fmt.Errorf("append columns: %d attribute columns for %d", len(c.Attrs), len(w.attrs))
-	}
-	for i, col := range c.Attrs {
-		if len(col) != n {
-			return 0, fmt.Errorf("append columns: attribute column %d has %d values for %d edges", i, len(col), n)
-		}
+	if err := w.checkLengths(c); err != nil {
+		return 0, err
 	}
 	prev := w.LastT()
 	idCap := uint32(w.ids.Cap())

@@ -30,16 +30,8 @@ const bulkParallelMin = 1 << 16
 // not use them afterwards. It returns the position of the first edge.
 func (w *Window) AppendColumns(c Columns, workers int) (int64, error) {
 	n := len(c.T)
-	if len(c.Src) != n || len(c.Dst) != n {
-		return 0, fmt.Errorf("append columns: %d sources, %d destinations, %d times", len(c.Src), len(c.Dst), n)
-	}
-	if len(c.Attrs) != len(w.attrs) {
-		return 0, fmt.Errorf("append columns: %d attribute columns for %d", len(c.Attrs), len(w.attrs))
-	}
-	for i, col := range c.Attrs {
-		if len(col) != n {
-			return 0, fmt.Errorf("append columns: attribute column %d has %d values for %d edges", i, len(col), n)
-		}
+	if err := w.checkLengths(c); err != nil {
+		return 0, err
 	}
 	first := w.End()
 	if n == 0 {
@@ -275,4 +267,22 @@ func (w *Window) fillAdj(lo int, first uint32, part, of uint32, outCur, inCur []
 			inCur[d]++
 		}
 	}
+}
+
+// checkLengths checks that c's columns have one entry per edge and that
+// it has one attribute column per attribute of the window's schema.
+func (w *Window) checkLengths(c Columns) error {
+	n := len(c.T)
+	if len(c.Src) != n || len(c.Dst) != n {
+		return fmt.Errorf("append columns: %d sources, %d destinations, %d times", len(c.Src), len(c.Dst), n)
+	}
+	if len(c.Attrs) != len(w.attrs) {
+		return fmt.Errorf("append columns: %d attribute columns for %d", len(c.Attrs), len(w.attrs))
+	}
+	for i, col := range c.Attrs {
+		if len(col) != n {
+			return fmt.Errorf("append columns: attribute column %d has %d values for %d edges", i, len(col), n)
+		}
+	}
+	return nil
 }

@@ -45,10 +45,11 @@ type FetcherOptions struct {
 
 // Fetcher reads a set of partitions of one topic, each from a given
 // offset, outside any consumer group: one goroutine per partition fetches
-// whole record batches (kafka-go's Client.Fetch), copies them into the
-// chunk's own buffer and decodes them there, so partitions decode in
-// parallel and the reader of the chunks pays one channel operation per
-// fetch, not per record. It commits nothing.
+// whole record batches (kafka-go's Client.Fetch) and copies them into the
+// chunk's own buffer, and another decodes them there meanwhile, so a
+// partition's next fetch is under way while its last one is decoded,
+// partitions decode in parallel, and the reader of the chunks pays one
+// channel operation per fetch, not per record. It commits nothing.
 //
 // Next and Done are for one goroutine; Pause, Lag, InFlight and Close
 // may be called from others.
@@ -85,7 +86,10 @@ type partFetch struct {
 }
 
 // chunksPerPartition is how many fetches of one partition can be under
-// way or waiting for the reader at once; their buffers are reused.
+// way, being decoded or waiting for the reader at once: their buffers are
+// reused. (The daemon sizes fetches so that two of them fit in what a
+// partition paused for running ahead may still add to the reorder
+// buffer: daemon's fetchOptions.)
 const chunksPerPartition = 2
 
 // Chunk is one fetch of one partition: its records in offset order,
@@ -273,6 +277,13 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 			return
 		}
 	}
+	// The partition's fetches go to its decoding goroutine in order.
+	fetched := make(chan *Chunk, chunksPerPartition)
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		f.decodeFetched(ctx, fetched)
+	}()
 	for {
 		for pf.paused.Load() {
 			select {
@@ -304,6 +315,24 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 		}
 		backoff = 0
 		pf.next = c.Recs[len(c.Recs)-1].Offset + 1
+		select {
+		case fetched <- c:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// decodeFetched decodes one partition's fetches, in order, and hands them
+// to the reader until ctx ends.
+func (f *Fetcher) decodeFetched(ctx context.Context, fetched <-chan *Chunk) {
+	for {
+		var c *Chunk
+		select {
+		case c = <-fetched:
+		case <-ctx.Done():
+			return
+		}
 		t1 := time.Now()
 		f.decode(c)
 		c.DecodeTime = time.Since(t1)
