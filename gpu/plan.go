@@ -256,7 +256,7 @@ func closePrune(p *motif.Plan, e *encodedPlan) {
 
 // closePays reports whether the closing-edge pruning that closePrune laid
 // out for p pays for its kernel build (the …p kernels: the pruning's and
-// the gathering's code cost the plans mined with them 11-16% on the H200
+// the gathering's code cost the plans mined with them 11-17% on the H200
 // where they cut nothing). It does when the anchor is an endpoint of the
 // root (the anchor's run is found once per root, not once per candidate of
 // a step that fans out) and the closing edge lies in the anchor's other
@@ -267,7 +267,7 @@ func closePrune(p *motif.Plan, e *encodedPlan) {
 // (M13: the anchor just sent the root and has usually sent another edge
 // within delta before it, so few partial matches are cut), the plain build
 // is faster: on tg10m, delta 3600 (BENCHMARKS.md, "Closing-edge pruning")
-// the pruning cut M3, M4, M9, M11 and M12 by 14-58% on the same build and
+// the pruning cut M3, M4, M9, M11 and M12 by 22-58% on the same build and
 // M7, M13 by 3-6%; M10 lost 4%.
 func closePays(p *motif.Plan, e *encodedPlan) bool {
 	if e.P[pClose+pcEdge] < 0 || e.P[pSteps+sClose] != closeAnchor {
