@@ -203,11 +203,20 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 			report.DeviceBytesPerEdge = float64(st.WindowBytes) / float64(max(st.WindowEdges, 1))
 		}
 	}
-	for _, q := range queries {
+	plans := make([]*motif.Plan, len(queries))
+	for i, q := range queries {
 		p, err := motif.Compile(q, w)
 		if err != nil {
 			return err
 		}
+		plans[i] = p
+		// Counted families announced together are counted in one run.
+		if c, ok := engine.Engine.(interface{ Expect(*motif.Plan) }); ok && o.enumerate == 0 {
+			c.Expect(p)
+		}
+	}
+	for i, q := range queries {
+		p := plans[i]
 		if o.explain {
 			fmt.Fprint(stderr, p)
 			if c, ok := count3.Shape(p); ok && o.enumerate == 0 {

@@ -26,6 +26,11 @@ type Engine struct {
 
 	mu    sync.Mutex
 	cache cached
+	// expected holds, by δ, the families of the plans announced by
+	// Expect: a counting run counts them all at once.
+	expected map[int64]Families
+	// runs counts the counting runs (for tests).
+	runs int
 }
 
 type cached struct {
@@ -62,6 +67,25 @@ func (e *Engine) Workers() int {
 		return w.Workers()
 	}
 	return e.opts.Workers
+}
+
+// Expect announces that p will be mined in count mode over the same
+// window state as the plans before it, so that the first counting run at
+// its δ also counts its family: `mine --snap3` then counts stars, pairs
+// and triangles in one run, whose centre pass builds the static graph the
+// triangle pass needs, instead of a second run repeating that pass. A
+// plan of no counted shape is ignored.
+func (e *Engine) Expect(p *motif.Plan) {
+	c, ok := Shape(p)
+	if !ok {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.expected == nil {
+		e.expected = make(map[int64]Families)
+	}
+	e.expected[p.Delta] |= Family(c)
 }
 
 // Counts reports whether Mine counts req for p instead of handing it on.
@@ -108,12 +132,13 @@ func (e *Engine) count(ctx context.Context, w *window.Window, delta int64, req m
 			mask: slices.Clone(req.RootMask), initialised: true, roots: roots(w, req)}
 	}
 	if c.fam&fam != fam {
-		raw, err := Count(ctx, w, delta, req, fam&^c.fam, e.opts)
+		e.runs++
+		raw, err := Count(ctx, w, delta, req, (fam|e.expected[delta])&^c.fam, e.opts)
 		if err != nil {
 			return [Cells]int64{}, 0, err
 		}
 		c.raw.Add(&raw)
-		c.fam |= fam
+		c.fam |= fam | e.expected[delta]
 		c.cells = c.raw.Cells()
 	}
 	return c.cells, c.roots, nil

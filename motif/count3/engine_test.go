@@ -156,3 +156,56 @@ func TestEngineBatches(t *testing.T) {
 		}
 	}
 }
+
+// Plans announced with Expect are counted in one run (stars, pairs and
+// triangles together) and get the same counts as plans counted family by
+// family; a plan of another δ is not counted in that run.
+func TestExpectCountsFamiliesInOneRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 5, MaxNodes: 9, MaxEdges: 300, MaxTime: 80, SelfLoop: 0.02, Evict: 1})
+	qs, err := motif.ParseQueries([]byte(`queries:
+  - name: out-star
+    delta: 9
+    edges: [hub -> a, hub -> b, hub -> a]
+  - name: ping-pong
+    delta: 9
+    edges: [a -> b, b -> a, a -> b]
+  - name: cycle
+    delta: 9
+    edges: [A -> B, B -> C, C -> A]
+  - name: cycle-wide
+    delta: 20
+    edges: [A -> B, B -> C, C -> A]
+`), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	plainE := NewEngine(motif.NewCPU(1), Options{Workers: 2})
+	expectE := NewEngine(motif.NewCPU(1), Options{Workers: 2})
+	plans := make([]*motif.Plan, len(qs))
+	for i, q := range qs {
+		if plans[i], err = motif.Compile(q, w); err != nil {
+			t.Fatal(err)
+		}
+		expectE.Expect(plans[i])
+	}
+	for i, p := range plans {
+		want, err := plainE.Mine(context.Background(), w, p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := expectE.Mine(context.Background(), w, p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("%s: %+v with Expect, %+v without", qs[i].Name, got, want)
+		}
+	}
+	// Without: stars and pairs at δ 9, then triangles at 9, then at 20.
+	// With: all of δ 9 at once, then δ 20.
+	if plainE.runs != 3 || expectE.runs != 2 {
+		t.Fatalf("counting runs: %d family by family (want 3), %d announced (want 2)", plainE.runs, expectE.runs)
+	}
+}
