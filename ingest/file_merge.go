@@ -32,13 +32,25 @@ func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nod
 		lastT = p.lastT
 		n += len(p.ts)
 	}
-	idMaps := make([][]uint32, len(parts))
+	// Node ids: the parts' dictionaries merged in file order on up to
+	// opts.Workers goroutines (textfile.Merge: the ids of one pass), and
+	// given to the new window at once; its name index is built while the
+	// columns are copied and the adjacency filled.
+	dicts := make([]*textfile.Dict, len(parts))
+	for i, p := range parts {
+		dicts[i] = &p.ids
+	}
+	idMaps, names, err := textfile.Merge(dicts, opts.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: node ids: %w", name, err)
+	}
+	indexed, err := w.IDs().Adopt(names)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", name, err)
+	}
+	defer indexed()
 	strMaps := make([][]float64, len(parts))
 	for i, p := range parts {
-		idMaps[i] = make([]uint32, len(p.ids.Names()))
-		for c, name := range p.ids.Names() {
-			idMaps[i][c], _ = w.IDs().Intern(name)
-		}
 		strMaps[i] = make([]float64, len(p.strs.Names()))
 		for c, v := range p.strs.Names() {
 			strMaps[i][c] = float64(w.Strings().Intern(v))

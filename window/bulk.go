@@ -37,16 +37,10 @@ func (w *Window) AppendColumns(c Columns, workers int) (int64, error) {
 	if n == 0 {
 		return first, nil
 	}
-	prev := w.LastT()
 	idCap := uint32(w.ids.Cap())
-	for i, t := range c.T {
-		if t < prev {
-			return 0, fmt.Errorf("append t=%d after t=%d: %w", t, prev, ErrOutOfOrder)
-		}
-		prev = t
-		if c.Src[i] >= idCap || c.Dst[i] >= idCap {
-			return 0, fmt.Errorf("append: node id %d/%d was not interned", c.Src[i], c.Dst[i])
-		}
+	workers = max(1, min(workers, n/bulkParallelMin+1))
+	if err := w.checkRun(c, idCap, workers); err != nil {
+		return 0, err
 	}
 	if err := w.makeRelRoom(n); err != nil {
 		return 0, err
@@ -72,14 +66,13 @@ func (w *Window) AppendColumns(c Columns, workers int) (int64, error) {
 	}
 	lo := len(w.t) - n // column index of the first new edge
 	w.grow(idCap - 1)
-	workers = max(1, min(workers, n/bulkParallelMin+1))
 	if fresh {
 		// One exact allocation per direction, each node's list a slice of
 		// it, filled by a cache-friendly two-pass partition.
 		rel := uint32(first - w.adjBase)
-		outBack, outAt := w.shareRoom(w.out, w.src)
+		outBack, outAt := w.shareRoom(w.out, w.src, workers)
 		fillPartitioned(w.src, w.dst, w.t, rel, outBack, outAt, workers)
-		inBack, inAt := w.shareRoom(w.in, w.dst)
+		inBack, inAt := w.shareRoom(w.in, w.dst, workers)
 		fillPartitioned(w.dst, w.src, w.t, rel, inBack, inAt, workers)
 	} else {
 		outCur := w.makeRoom(w.out, w.src[lo:])
@@ -96,14 +89,55 @@ func (w *Window) AppendColumns(c Columns, workers int) (int64, error) {
 	return first, nil
 }
 
+// checkRun checks that c's times are non-decreasing from the
+// window's last and that its node ids are below idCap, in workers ranges
+// at once; on a failure it finds the first offending edge again in order,
+// so the error is the one a check edge by edge gives.
+func (w *Window) checkRun(c Columns, idCap uint32, workers int) error {
+	n := len(c.T)
+	bad := make([]bool, workers)
+	parallel(workers, func(k int) {
+		lo, hi := n*k/workers, n*(k+1)/workers
+		prev := w.LastT()
+		if lo > 0 {
+			prev = c.T[lo-1]
+		}
+		for i := lo; i < hi; i++ {
+			t := c.T[i]
+			if t < prev || c.Src[i] >= idCap || c.Dst[i] >= idCap {
+				bad[k] = true
+				return
+			}
+			prev = t
+		}
+	})
+	for _, b := range bad {
+		if !b {
+			continue
+		}
+		prev := w.LastT()
+		for i, t := range c.T {
+			if t < prev {
+				return fmt.Errorf("append t=%d after t=%d: %w", t, prev, ErrOutOfOrder)
+			}
+			prev = t
+			if c.Src[i] >= idCap || c.Dst[i] >= idCap {
+				return fmt.Errorf("append: node id %d/%d was not interned", c.Src[i], c.Dst[i])
+			}
+		}
+	}
+	return nil
+}
+
 // shareRoom points every list of lists (all empty) at its exact share
 // of one new allocation, by its node's count in ends, and returns the
-// allocation and each node's offset in it.
-func (w *Window) shareRoom(lists []adjList, ends []uint32) ([]Adj, []int) {
+// allocation and each node's offset in it. The counting runs on up to
+// workers goroutines (each counts a range of ends into its own array, and
+// the arrays are summed by node ranges) when there are at least as many
+// ends per worker as nodes.
+func (w *Window) shareRoom(lists []adjList, ends []uint32, workers int) ([]Adj, []int) {
 	cur := make([]int, len(lists))
-	for _, v := range ends {
-		cur[v]++
-	}
+	countEnds(cur, ends, min(workers, len(ends)/max(1, len(lists))))
 	back := make([]Adj, len(ends))
 	off := 0
 	for v, k := range cur {
@@ -285,4 +319,32 @@ func (w *Window) checkLengths(c Columns) error {
 		}
 	}
 	return nil
+}
+
+// countEnds adds to deg[v] the number of times v occurs in ends, on up to
+// workers goroutines.
+func countEnds(deg []int, ends []uint32, workers int) {
+	if workers <= 1 {
+		for _, v := range ends {
+			deg[v]++
+		}
+		return
+	}
+	n, nv := len(ends), len(deg)
+	counts := make([][]int32, workers)
+	parallel(workers, func(k int) {
+		c := make([]int32, nv)
+		for _, v := range ends[n*k/workers : n*(k+1)/workers] {
+			c[v]++
+		}
+		counts[k] = c
+	})
+	parallel(workers, func(k int) {
+		lo, hi := nv*k/workers, nv*(k+1)/workers
+		for _, c := range counts {
+			for v, x := range c[lo:hi] {
+				deg[lo+v] += int(x)
+			}
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -244,5 +245,97 @@ func TestAppendPastMaxRel(t *testing.T) {
 	}
 	if out := w.Out(a); w.AdjBase() != 5 || len(out) != 11 || w.Pos(out[0]) != 5 || w.Pos(out[10]) != 15 || out[10].Rel != 10 {
 		t.Errorf("after a rebase: base %d, out-list %v; want base 5, positions 5..15", w.AdjBase(), out)
+	}
+}
+
+// TestAppendColumnsRejectsBadRunsInParallel: a long run checked in ranges
+// by several goroutines reports the first offending edge, as the check
+// edge by edge does, and leaves the window as it was.
+func TestAppendColumnsRejectsBadRunsInParallel(t *testing.T) {
+	n := 4 * bulkParallelMin
+	run := func() Columns {
+		c := Columns{Src: make([]uint32, n), Dst: make([]uint32, n), T: make([]int64, n)}
+		for i := range n {
+			c.Src[i], c.Dst[i], c.T[i] = uint32(i%2), uint32((i+1)%2), int64(10+i/3)
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name  string
+		spoil func(c Columns)
+		want  string
+	}{
+		{"out of order, twice", func(c Columns) {
+			c.T[3*n/4+5] = 11
+			c.T[n/2+1] = 12
+		}, fmt.Sprintf("append t=12 after t=%d", 10+(n/2)/3)},
+		{"unknown id after disorder", func(c Columns) {
+			c.Dst[n-2] = 7
+			c.T[n/4] = 9
+		}, fmt.Sprintf("append t=9 after t=%d", 10+(n/4-1)/3)},
+		{"unknown id", func(c Columns) { c.Src[n/3] = 5 }, "node id 5/"},
+		{"older than window", func(c Columns) {}, "append t=10 after t=1000"},
+	} {
+		w := newTestWindow(t, Schema{})
+		w.IDs().Intern("a")
+		w.IDs().Intern("b")
+		if tc.name == "older than window" {
+			add(t, w, "a", "b", 1000)
+		}
+		before := dump(w)
+		c := run()
+		tc.spoil(c)
+		_, err := w.AppendColumns(c, 4)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: AppendColumns error = %v; want it to contain %q", tc.name, err, tc.want)
+		}
+		if got := dump(w); got != before {
+			t.Errorf("%s: a refused run changed the window", tc.name)
+		}
+	}
+}
+
+// TestAdoptEqualsIntern: a dictionary that adopts names reads as one that
+// interned them in order, and interns, looks up and releases the same
+// once its index is built; a non-empty one refuses.
+func TestAdoptEqualsIntern(t *testing.T) {
+	names := []string{"7", "a", "", "x y", "3"}
+	a, b := NewIDs(), NewIDs()
+	wait, err := a.Adopt(slices.Clone(names))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Cap() != len(names) || a.Len() != len(names) || a.Name(3) != "x y" {
+		t.Fatalf("before the index: Cap %d Len %d Name(3) %q", a.Cap(), a.Len(), a.Name(3))
+	}
+	wait()
+	wait() // twice is fine
+	for _, s := range names {
+		b.Intern(s)
+	}
+	a.Release(1)
+	b.Release(1)
+	for _, s := range []string{"new", "a", "7", "3", "b"} {
+		ga, na := a.Intern(s)
+		gb, nb := b.Intern(s)
+		if ga != gb || na != nb {
+			t.Fatalf("Intern(%q): adopted %d,%v; interned %d,%v", s, ga, na, gb, nb)
+		}
+	}
+	for id := range uint32(b.Cap()) {
+		if a.Name(id) != b.Name(id) {
+			t.Fatalf("Name(%d): %q, %q", id, a.Name(id), b.Name(id))
+		}
+		ia, oka := a.Lookup(b.Name(id))
+		ib, okb := b.Lookup(b.Name(id))
+		if ia != ib || oka != okb {
+			t.Fatalf("Lookup(%q): %d,%v; %d,%v", b.Name(id), ia, oka, ib, okb)
+		}
+	}
+	if a.Len() != b.Len() || a.Cap() != b.Cap() {
+		t.Fatalf("Len/Cap %d/%d; want %d/%d", a.Len(), a.Cap(), b.Len(), b.Cap())
+	}
+	if _, err := b.Adopt([]string{"q"}); err == nil {
+		t.Fatal("a non-empty dictionary adopted names")
 	}
 }

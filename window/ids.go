@@ -1,5 +1,11 @@
 package window
 
+import (
+	"fmt"
+	"math"
+	"sync"
+)
+
 // IDs maps external node ids (strings) to dense uint32 ids and back.
 // Dense ids are reused after Release, so arrays indexed by node id stay
 // as small as the number of nodes alive at once.
@@ -151,4 +157,43 @@ func (d *IDs) bytes() int64 {
 	b += int64(len(d.byName))*40 + int64(cap(d.names))*16 + int64(cap(d.free))*4
 	b += int64(cap(d.byKey))*8 + int64(cap(d.stamps))*4
 	return b
+}
+
+// Adopt gives the names, which must be distinct, the ids 0, 1, … of an
+// empty dictionary (one that never interned a name), as interning them
+// in that order would. The ids are assigned before it returns (Cap and
+// Name see them); the name index that Intern, Lookup and Release use is
+// built on another goroutine, so that a bulk load can fill the window
+// meanwhile: the caller calls the returned function before any of those
+// (it waits for the index). names is kept, not copied.
+func (d *IDs) Adopt(names []string) (wait func(), err error) {
+	if len(d.names) != 0 || len(d.byName) != 0 {
+		return nil, fmt.Errorf("adopt %d names: the dictionary is not empty (%d ids)", len(names), len(d.names))
+	}
+	if len(names) > math.MaxUint32 {
+		return nil, fmt.Errorf("adopt %d names: more than %d", len(names), uint32(math.MaxUint32))
+	}
+	d.names = names
+	d.stamps = make([]uint32, len(names))
+	for i := range d.stamps {
+		d.stamps[i] = 1
+	}
+	d.live = len(names)
+	done := make(chan map[string]uint32, 1)
+	go func() {
+		m := make(map[string]uint32, len(names))
+		for i, s := range names {
+			m[s] = uint32(i)
+		}
+		done <- m
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			d.byName = <-done
+			if len(d.byName) != len(names) {
+				panic(fmt.Sprintf("window: Adopt given %d names with %d distinct", len(names), len(d.byName)))
+			}
+		})
+	}, nil
 }
