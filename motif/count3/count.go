@@ -165,7 +165,7 @@ func (c *counter) parallel(ctx context.Context, n, chunk int, fn func(worker, lo
 // time and heaviest first, the items whose weight is at least
 // 1/(16·workers) of total (a hub's centre, which can hold a large share of
 // all edge ends), so that no worker starts one of them late and finishes
-// alone; then the rest in chunks.
+// alone; then the rest in chunks, claimed from the same pool.
 func (c *counter) heavyFirst(ctx context.Context, n, chunk int, total int64, weight func(i int) int64, fn func(worker, i int)) error {
 	limit := max(total/int64(16*c.workers), 1)
 	var heavy []int
@@ -175,16 +175,16 @@ func (c *counter) heavyFirst(ctx context.Context, n, chunk int, total int64, wei
 		}
 	}
 	slices.SortFunc(heavy, func(a, b int) int { return cmp.Compare(weight(b), weight(a)) })
-	err := c.parallel(ctx, len(heavy), 1, func(wk, lo, hi int) {
-		for _, i := range heavy[lo:hi] {
-			fn(wk, i)
+	// One pool, no barrier: the heavy items first, then the chunks, so
+	// workers done with theirs take chunks while the heaviest still runs.
+	chunks := (n + chunk - 1) / chunk
+	return c.parallel(ctx, len(heavy)+chunks, 1, func(wk, item, _ int) {
+		if item < len(heavy) {
+			fn(wk, heavy[item])
+			return
 		}
-	})
-	if err != nil {
-		return err
-	}
-	return c.parallel(ctx, n, chunk, func(wk, lo, hi int) {
-		for i := lo; i < hi; i++ {
+		lo := (item - len(heavy)) * chunk
+		for i := lo; i < min(lo+chunk, n); i++ {
 			if weight(i) < limit {
 				fn(wk, i)
 			}
@@ -318,37 +318,39 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 			tasks = append(tasks, task{v: v}) // the neighbours alone: stars is off there
 		}
 	}
-	err := c.parallel(ctx, len(tasks), 1, func(wk, lo, hi int) {
-		for _, t := range tasks[lo:hi] {
-			if !t.piece {
-				if stars && seqs == nil { // a cut hub's neighbours
-					b := builder(wk)
-					b.neighbours(uint32(t.v))
-					c.deg[t.v] = int32(len(b.nbrs))
-					copy(c.nbr[c.off[t.v]:], b.nbrs)
-					copy(c.mult[c.off[t.v]:], b.mult)
-					continue
+	// One pool: the heavy tasks first, then the other nodes in chunks of
+	// 16 (ids need not be random: tgraphgen's Zipf hubs are the low ids,
+	// and a chunk of 256 low ids held several times a worker's share on 16
+	// cores), without a barrier between them, so that workers done with
+	// the heavy tasks take chunks while the heaviest still runs.
+	const chunk = 16
+	chunks := (c.nodes + chunk - 1) / chunk
+	err := c.parallel(ctx, len(tasks)+chunks, 1, func(wk, item, _ int) {
+		if item >= len(tasks) {
+			lo := (item - len(tasks)) * chunk
+			for v := lo; v < min(lo+chunk, c.nodes); v++ {
+				if c.degree(v) < limit {
+					whole(wk, v)
 				}
-				whole(wk, t.v)
-				continue
 			}
-			b := builder(wk)
-			b.buildRange(uint32(t.v), t.r)
-			scan(wk, b)
+			return
 		}
-	})
-	if err != nil {
-		return err
-	}
-	// The rest in chunks of 16 nodes: ids need not be random (tgraphgen's
-	// Zipf hubs are the low ids), and a chunk of 256 low ids held several
-	// times a worker's share on 16 cores.
-	err = c.parallel(ctx, c.nodes, 16, func(wk, lo, hi int) {
-		for v := lo; v < hi; v++ {
-			if c.degree(v) < limit {
-				whole(wk, v)
+		t := tasks[item]
+		if !t.piece {
+			if stars && seqs == nil { // a cut hub's neighbours
+				b := builder(wk)
+				b.neighbours(uint32(t.v))
+				c.deg[t.v] = int32(len(b.nbrs))
+				copy(c.nbr[c.off[t.v]:], b.nbrs)
+				copy(c.mult[c.off[t.v]:], b.mult)
+				return
 			}
+			whole(wk, t.v)
+			return
 		}
+		b := builder(wk)
+		b.buildRange(uint32(t.v), t.r)
+		scan(wk, b)
 	})
 	if err != nil || seqs == nil {
 		return err
