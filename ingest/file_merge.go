@@ -90,7 +90,7 @@ func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nod
 	}
 	wg.Wait()
 	if !sorted {
-		cols = inTimeOrder(cols)
+		cols = inTimeOrder(cols, opts.Workers)
 	}
 	if _, err := w.AppendColumns(cols, opts.Workers); err != nil {
 		return nil, fmt.Errorf("loading %s: %w", name, err)
@@ -115,20 +115,29 @@ func newWindow(fm *format, opts *FileOptions, nodes *nodeTable) (*window.Window,
 	return window.New(s)
 }
 
-// inTimeOrder returns the columns reordered by (t, line).
-func inTimeOrder(c window.Columns) window.Columns {
-	order := timeOrder(c.T)
-	out := window.Columns{Src: make([]uint32, len(order)), Dst: make([]uint32, len(order)), T: make([]int64, len(order))}
-	for j, k := range order {
-		i := k.i
-		out.Src[j], out.Dst[j], out.T[j] = c.Src[i], c.Dst[i], c.T[i]
+// inTimeOrder returns the columns reordered by (t, line), sorted and
+// gathered on up to workers goroutines.
+func inTimeOrder(c window.Columns, workers int) window.Columns {
+	if len(c.T) < parallelSortMin {
+		workers = 1
 	}
+	order := timeOrder(c.T, workers)
+	n := len(order)
+	out := window.Columns{Src: make([]uint32, n), Dst: make([]uint32, n), T: make([]int64, n)}
+	forRanges(n, workers, func(_, a, b int) {
+		for j := a; j < b; j++ {
+			i := order[j].i
+			out.Src[j], out.Dst[j], out.T[j] = c.Src[i], c.Dst[i], c.T[i]
+		}
+	})
 	c.Src, c.Dst, c.T = nil, nil, nil
 	for _, col := range c.Attrs {
-		sortedCol := make([]float64, len(order))
-		for j, k := range order {
-			sortedCol[j] = col[k.i]
-		}
+		sortedCol := make([]float64, n)
+		forRanges(n, workers, func(_, a, b int) {
+			for j := a; j < b; j++ {
+				sortedCol[j] = col[order[j].i]
+			}
+		})
 		out.Attrs = append(out.Attrs, sortedCol)
 	}
 	return out

@@ -83,7 +83,8 @@ func randomEdgeFile(r *rand.Rand, n int, header, attrs, bad bool) string {
 // codes, order, adjacency), stats, bad-line samples and first error
 // (file:line) as one pass.
 func TestParallelLoadEqualsOnePass(t *testing.T) {
-	defer func(n int64) { minChunk = n }(minChunk)
+	defer func(n int64, m int) { minChunk, parallelSortMin = n, m }(minChunk, parallelSortMin)
+	parallelSortMin = 64 // the time sort in parallel ranges too
 	for seed := range uint64(12) {
 		r := rand.New(rand.NewPCG(seed, 99))
 		header, attrs, bad := seed%2 == 0, seed%3 != 0, seed%4 >= 2

@@ -562,7 +562,11 @@ func TestLineParsingDoesNotAllocate(t *testing.T) {
 	}
 }
 
+// TestTimeOrderMatchesStableSort: on one goroutine and on several (every
+// size sorted in parallel ranges here), timeOrder is a stable sort by time.
 func TestTimeOrderMatchesStableSort(t *testing.T) {
+	defer func(m int) { parallelSortMin = m }(parallelSortMin)
+	parallelSortMin = 1
 	r := rand.New(rand.NewPCG(7, 7))
 	gens := map[string]func(i int) int64{
 		"small span":  func(int) int64 { return r.Int64N(8) },
@@ -584,12 +588,14 @@ func TestTimeOrderMatchesStableSort(t *testing.T) {
 				want[i] = int64(i)
 			}
 			slices.SortStableFunc(want, func(a, b int64) int { return cmp.Compare(ts[a], ts[b]) })
-			got := make([]int64, 0, n)
-			for _, k := range timeOrder(ts) {
-				got = append(got, k.i)
-			}
-			if !slices.Equal(got, want) {
-				t.Errorf("timeOrder(%s, n=%d) differs from a stable sort", name, n)
+			for _, workers := range []int{1, 3, 8} {
+				got := make([]int64, 0, n)
+				for _, k := range timeOrder(ts, workers) {
+					got = append(got, k.i)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("timeOrder(%s, n=%d, workers=%d) differs from a stable sort", name, n, workers)
+				}
 			}
 		}
 	}
