@@ -48,7 +48,6 @@ func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nod
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", name, err)
 	}
-	defer indexed()
 	strMaps := make([][]float64, len(parts))
 	for i, p := range parts {
 		strMaps[i] = make([]float64, len(p.strs.Names()))
@@ -92,7 +91,11 @@ func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nod
 	if !sorted {
 		cols = inTimeOrder(cols, opts.Workers)
 	}
-	if _, err := w.AppendColumns(cols, opts.Workers); err != nil {
+	_, err = w.AppendColumns(cols, opts.Workers)
+	if ierr := indexed(); err == nil {
+		err = ierr
+	}
+	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", name, err)
 	}
 	return w, nil

@@ -153,10 +153,11 @@ func (cc *cached) build(opts *FileOptions, nodes *nodeTable) (*window.Window, er
 	if err != nil {
 		return nil, err
 	}
-	for i, name := range cc.ids {
-		if id, _ := w.IDs().Intern(name); int(id) != i {
-			return nil, fmt.Errorf("node id %q repeated", name)
-		}
+	// The ids at once; their name index (which finds a repeated id) is
+	// built while the adjacency fills.
+	indexed, err := w.IDs().Adopt(cc.ids)
+	if err != nil {
+		return nil, err
 	}
 	for i, v := range cc.strs {
 		if c := w.Strings().Intern(v); int(c) != i+1 {
@@ -173,7 +174,11 @@ func (cc *cached) build(opts *FileOptions, nodes *nodeTable) (*window.Window, er
 			}
 		}
 	}
-	if _, err := w.AppendColumns(cc.cols, opts.Workers); err != nil {
+	_, err = w.AppendColumns(cc.cols, opts.Workers)
+	if ierr := indexed(); err == nil {
+		err = ierr
+	}
+	if err != nil {
 		return nil, err
 	}
 	return w, nil

@@ -308,8 +308,12 @@ func TestAdoptEqualsIntern(t *testing.T) {
 	if a.Cap() != len(names) || a.Len() != len(names) || a.Name(3) != "x y" {
 		t.Fatalf("before the index: Cap %d Len %d Name(3) %q", a.Cap(), a.Len(), a.Name(3))
 	}
-	wait()
-	wait() // twice is fine
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(); err != nil { // twice is fine
+		t.Fatal(err)
+	}
 	for _, s := range names {
 		b.Intern(s)
 	}
@@ -337,5 +341,12 @@ func TestAdoptEqualsIntern(t *testing.T) {
 	}
 	if _, err := b.Adopt([]string{"q"}); err == nil {
 		t.Fatal("a non-empty dictionary adopted names")
+	}
+	wait, err = NewIDs().Adopt([]string{"p", "q", "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(); err == nil || !strings.Contains(err.Error(), `"p" given twice`) {
+		t.Fatalf("adopting a repeated name: %v; want an error", err)
 	}
 }

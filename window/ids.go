@@ -159,14 +159,15 @@ func (d *IDs) bytes() int64 {
 	return b
 }
 
-// Adopt gives the names, which must be distinct, the ids 0, 1, … of an
-// empty dictionary (one that never interned a name), as interning them
-// in that order would. The ids are assigned before it returns (Cap and
-// Name see them); the name index that Intern, Lookup and Release use is
-// built on another goroutine, so that a bulk load can fill the window
-// meanwhile: the caller calls the returned function before any of those
-// (it waits for the index). names is kept, not copied.
-func (d *IDs) Adopt(names []string) (wait func(), err error) {
+// Adopt gives the names the ids 0, 1, … of an empty dictionary (one that
+// never interned a name), as interning them in that order would. The ids
+// are assigned before it returns (Cap and Name see them); the name index
+// that Intern, Lookup and Release use is built on another goroutine, so
+// that a bulk load can fill the window meanwhile: the caller calls the
+// returned function before any of those (it waits for the index) and
+// drops the dictionary if it reports an error (a name given twice).
+// names is kept, not copied.
+func (d *IDs) Adopt(names []string) (wait func() error, err error) {
 	if len(d.names) != 0 || len(d.byName) != 0 {
 		return nil, fmt.Errorf("adopt %d names: the dictionary is not empty (%d ids)", len(names), len(d.names))
 	}
@@ -179,21 +180,24 @@ func (d *IDs) Adopt(names []string) (wait func(), err error) {
 		d.stamps[i] = 1
 	}
 	d.live = len(names)
-	done := make(chan map[string]uint32, 1)
+	done := make(chan error, 1)
+	m := make(map[string]uint32, len(names))
 	go func() {
-		m := make(map[string]uint32, len(names))
 		for i, s := range names {
+			if _, dup := m[s]; dup {
+				done <- fmt.Errorf("node id %q given twice", s)
+				return
+			}
 			m[s] = uint32(i)
 		}
-		done <- m
+		done <- nil
 	}()
 	var once sync.Once
-	return func() {
+	return func() error {
 		once.Do(func() {
-			d.byName = <-done
-			if len(d.byName) != len(names) {
-				panic(fmt.Sprintf("window: Adopt given %d names with %d distinct", len(names), len(d.byName)))
-			}
+			err = <-done
+			d.byName = m
 		})
+		return err
 	}, nil
 }
