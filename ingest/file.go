@@ -152,9 +152,10 @@ func Load(r io.Reader, name string, opts FileOptions) (*window.Window, FileStats
 // fixes the columns (header, count, attribute kinds) for every later
 // line. The rest is cut into chunks at line boundaries, parsed in
 // parallel into local columns (parts), and merged in file order: node ids
-// and string values are interned part by part in the order of their first
-// appearance, so dense ids, codes and the (t, line) order of the window
-// are those of one pass over the file.
+// (the parts' dictionaries merged in parallel shards) and string values
+// are numbered in the order of their first appearance, so dense ids,
+// codes and the (t, line) order of the window are those of one pass over
+// the file.
 func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64, cache *edgeCache) (*window.Window, FileStats, error) {
 	var st FileStats
 	if opts.TimeUnit == 0 {

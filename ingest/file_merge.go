@@ -9,11 +9,13 @@ import (
 )
 
 // merge builds the window from the parsed parts, in file order: it
-// interns each part's node ids and string values (so dense ids and codes
-// are assigned in the order of their first appearance in the file),
-// copies the parts' columns into one set with the window's ids, sorts
-// them by (t, line) when the file is not in time order, and hands them to
-// the window in one AppendColumns.
+// numbers the parts' node ids (textfile.Merge, on up to opts.Workers
+// goroutines) and interns their string values (part by part), so dense
+// ids and codes are assigned in the order of their first appearance in
+// the file, copies the parts' columns into one set with the window's ids
+// (a goroutine per part), sorts them by (t, line) when the file is not in
+// time order (in parallel ranges), and hands them to the window in one
+// AppendColumns.
 func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nodeTable) (*window.Window, error) {
 	w, err := newWindow(fm, opts, nodes)
 	if err != nil {
