@@ -608,14 +608,7 @@ func (p *Processor) appendParallel(batch []*ingest.Edge, out *Output) ([]run, bo
 				if flags[lo+i]&flagSelfLoop != 0 {
 					continue
 				}
-				s, ok := ids.KeyID(e.SrcKey)
-				if !ok {
-					s = noID
-				}
-				d, ok := ids.KeyID(e.DstKey)
-				if !ok {
-					d = noID
-				}
+				s, d := knownID(ids, e.SrcKey), knownID(ids, e.DstKey)
 				c.Src[pos], c.Dst[pos], c.T[pos] = s, d, e.T
 				meta[pos] = edgeMeta{seq: e.Seq, offset: e.Origin.Offset, partition: int32(e.Origin.Partition), hasSeq: e.HasSeq}
 				pos++
@@ -685,15 +678,7 @@ func (p *Processor) knownIDs(batch []*ingest.Edge) []uint32 {
 		lo, hi := len(batch)*k/workers, len(batch)*(k+1)/workers
 		wg.Go(func() {
 			for i, e := range batch[lo:hi] {
-				s, ok := ids.KeyID(e.SrcKey)
-				if !ok {
-					s = noID
-				}
-				d, ok := ids.KeyID(e.DstKey)
-				if !ok {
-					d = noID
-				}
-				known[2*(lo+i)], known[2*(lo+i)+1] = s, d
+				known[2*(lo+i)], known[2*(lo+i)+1] = knownID(ids, e.SrcKey), knownID(ids, e.DstKey)
 			}
 		})
 	}
@@ -1093,4 +1078,13 @@ func (p *Processor) HeldMinOffsets() map[int]int64 {
 		}
 	}
 	return mins
+}
+
+// knownID returns the id the window's dictionary holds for key k, or noID
+// when it must be looked up by name (or interned).
+func knownID(ids *window.IDs, k window.Key) uint32 {
+	if id, ok := ids.KeyID(k); ok {
+		return id
+	}
+	return noID
 }
