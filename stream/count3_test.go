@@ -13,7 +13,7 @@ import (
 // motif, a four-node star), mined per batch by count3.Engine over an
 // evicting window: the sums over batches equal one batch run of the
 // general engine, for two batch sizes (a batch below 1/8 of the window
-// is handed to the general engine instead).
+// is handed to the general engine instead), each batch one counting run.
 func TestStreamingCountedShapes(t *testing.T) {
 	w := loadGraph(t)
 	var qs []Query
@@ -30,7 +30,8 @@ func TestStreamingCountedShapes(t *testing.T) {
 		Edges: []motif.Edge{{From: 0, To: 1}, {From: 2, To: 0}, {From: 0, To: 3}}}})
 	_, want := batchTruth(t, w, qs)
 	for _, n := range []int{997, 10000} {
-		p, err := New(Options{Engine: count3.NewEngine(motif.NewCPU(2), count3.Options{Workers: 2}), Schema: *w.Schema()})
+		e := count3.NewEngine(motif.NewCPU(2), count3.Options{Workers: 2})
+		p, err := New(Options{Engine: e, Schema: *w.Schema()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +39,13 @@ func TestStreamingCountedShapes(t *testing.T) {
 			t.Fatal(err)
 		}
 		ids, counts := map[string]int{}, map[string]int64{}
-		streamRun(t, p, edgesOf(w), n, ids, counts)
+		edges := edgesOf(w)
+		streamRun(t, p, edges, n, ids, counts)
+		// The queries' families (stars, pairs, triangles) are announced
+		// by SetQueries, so a batch is at most one counting run.
+		if batches := (len(edges) + n - 1) / n; e.Runs() > batches {
+			t.Errorf("batches of %d: %d counting runs for %d batches", n, e.Runs(), batches)
+		}
 		for name, c := range want {
 			if counts[name] != c {
 				t.Errorf("batches of %d: %s counted %d, batch run %d", n, name, counts[name], c)

@@ -287,6 +287,17 @@ func (p *Processor) SetQueries(qs []Query) error {
 		span = max(span, plan.Delta)
 		next = append(next, &registered{Query: q, plan: plan})
 	}
+	// An engine that counts some shapes (motif/count3) counts the count
+	// queries' families of a batch in one run when it knows them.
+	if e, ok := p.opts.Engine.(interface{ Expect(...*motif.Plan) }); ok {
+		var counted []*motif.Plan
+		for _, q := range next {
+			if !q.Enumerate {
+				counted = append(counted, q.plan)
+			}
+		}
+		e.Expect(counted...)
+	}
 	keep := p.held[:0]
 	for _, h := range p.held {
 		if seen[h.q.Query.Query.Name] {

@@ -210,10 +210,9 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 			return err
 		}
 		plans[i] = p
-		// Counted families announced together are counted in one run.
-		if c, ok := engine.Engine.(interface{ Expect(*motif.Plan) }); ok && o.enumerate == 0 {
-			c.Expect(p)
-		}
+	}
+	if o.enumerate == 0 {
+		engine.Expect(plans...) // counted families announced together are counted in one run
 	}
 	for i, q := range queries {
 		p := plans[i]

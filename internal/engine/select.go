@@ -43,6 +43,15 @@ func (s *Selected) Sync(ctx context.Context, w *window.Window) error {
 	return s.GPU.Sync(ctx, w)
 }
 
+// Expect announces the plans that will be mined in count mode (see
+// count3.Engine.Expect), replacing those announced before; a no-op for
+// an engine that counts nothing.
+func (s *Selected) Expect(plans ...*motif.Plan) {
+	if e, ok := s.Engine.(interface{ Expect(...*motif.Plan) }); ok {
+		e.Expect(plans...)
+	}
+}
+
 // MineBatch counts plans over one request together where it can (the
 // streaming processor's stream.BatchMiner, for a batch's count-only
 // queries): the plans the GPU engine holds go to one gpu.Engine.MineBatch

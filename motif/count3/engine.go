@@ -29,7 +29,7 @@ type Engine struct {
 	// expected holds, by δ, the families of the plans announced by
 	// Expect: a counting run counts them all at once.
 	expected map[int64]Families
-	// runs counts the counting runs (for tests).
+	// runs counts the counting runs.
 	runs int
 }
 
@@ -69,23 +69,30 @@ func (e *Engine) Workers() int {
 	return e.opts.Workers
 }
 
-// Expect announces that p will be mined in count mode over the same
-// window state as the plans before it, so that the first counting run at
-// its δ also counts its family: `mine --snap3` then counts stars, pairs
-// and triangles in one run, whose centre pass builds the static graph the
-// triangle pass needs, instead of a second run repeating that pass. A
-// plan of no counted shape is ignored.
-func (e *Engine) Expect(p *motif.Plan) {
-	c, ok := Shape(p)
-	if !ok {
-		return
+// Expect announces the plans that will be mined in count mode over the
+// same window states (replacing those announced before), so that the
+// first counting run at a δ counts all their families at once: `mine
+// --snap3` then counts stars, pairs and triangles in one run, whose centre
+// pass builds the static graph the triangle pass needs, instead of a
+// second run repeating that pass; a streaming batch likewise. Plans of no
+// counted shape are ignored.
+func (e *Engine) Expect(plans ...*motif.Plan) {
+	expected := make(map[int64]Families)
+	for _, p := range plans {
+		if c, ok := Shape(p); ok {
+			expected[p.Delta] |= Family(c)
+		}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.expected == nil {
-		e.expected = make(map[int64]Families)
-	}
-	e.expected[p.Delta] |= Family(c)
+	e.expected = expected
+}
+
+// Runs returns the counting runs made so far.
+func (e *Engine) Runs() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.runs
 }
 
 // Counts reports whether Mine counts req for p instead of handing it on.

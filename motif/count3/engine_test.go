@@ -188,8 +188,8 @@ func TestExpectCountsFamiliesInOneRun(t *testing.T) {
 		if plans[i], err = motif.Compile(q, w); err != nil {
 			t.Fatal(err)
 		}
-		expectE.Expect(plans[i])
 	}
+	expectE.Expect(plans...)
 	for i, p := range plans {
 		want, err := plainE.Mine(context.Background(), w, p, req)
 		if err != nil {
@@ -205,7 +205,7 @@ func TestExpectCountsFamiliesInOneRun(t *testing.T) {
 	}
 	// Without: stars and pairs at δ 9, then triangles at 9, then at 20.
 	// With: all of δ 9 at once, then δ 20.
-	if plainE.runs != 3 || expectE.runs != 2 {
-		t.Fatalf("counting runs: %d family by family (want 3), %d announced (want 2)", plainE.runs, expectE.runs)
+	if plainE.Runs() != 3 || expectE.Runs() != 2 {
+		t.Fatalf("counting runs: %d family by family (want 3), %d announced (want 2)", plainE.Runs(), expectE.Runs())
 	}
 }
