@@ -26,6 +26,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // Floor is the Go runtime memory (bytes) up to which no collection runs.
@@ -33,6 +34,15 @@ const Floor = 64 << 20
 
 // restored is closed once the default settings are back (for tests).
 var restored = make(chan struct{})
+
+// state is what Raise needs: the limit to keep under (the user's
+// GOMEMLIMIT, or none) and whether the floor still holds.
+var state struct {
+	mu      sync.Mutex
+	holding bool
+	limit   int64 // the user's limit, restored after the first collection
+	floor   int64 // the floor now
+}
 
 // sentinel is the object whose collection marks the first cycle; the
 // pointer keeps it out of the tiny allocator, whose blocks free late.
@@ -49,9 +59,33 @@ func init() {
 	limit := debug.SetMemoryLimit(-1) // GOMEMLIMIT, or math.MaxInt64
 	gogc := debug.SetGCPercent(-1)    // 100: GOGC is unset
 	debug.SetMemoryLimit(min(limit, Floor))
+	state.holding, state.limit, state.floor = true, limit, Floor
 	runtime.AddCleanup(new(sentinel), func(int) {
+		state.mu.Lock()
+		defer state.mu.Unlock()
+		state.holding = false
 		debug.SetGCPercent(gogc)
 		debug.SetMemoryLimit(limit)
 		close(restored)
 	}, 0)
+}
+
+// Raise lifts the floor to n bytes while it still holds (no collection
+// has run yet), for a batch run that knows how much it is about to
+// allocate: `monitor mine` loading a file, whose parse, dictionaries and
+// window grow the heap in one go. Collections while the heap only grows
+// find little to free and slow the parsers through their mark assists
+// (on the 2-core dev VM a 10M-edge load at GOMAXPROCS=2 spent about a
+// sixth of its wall time in three early cycles). It never goes above the
+// user's GOMEMLIMIT, does nothing once the first collection has run (the
+// defaults are back) or when GOGC is set, and after that first
+// collection, when the heap nears n, the defaults come back as before.
+func Raise(n int64) {
+	state.mu.Lock()
+	defer state.mu.Unlock()
+	if !state.holding || n <= state.floor {
+		return
+	}
+	state.floor = n
+	debug.SetMemoryLimit(min(state.limit, n))
 }

@@ -68,3 +68,57 @@ func TestKeepsGOMEMLIMIT(t *testing.T) {
 		}
 	}
 }
+
+// TestRaise (in a child process, before any collection): Raise lifts the
+// limit while the floor holds, never lowers it, stays under GOMEMLIMIT,
+// and does nothing once the defaults are back.
+func TestRaise(t *testing.T) {
+	if os.Getenv("GCFLOOR_TEST_RAISE") == "" {
+		for _, limit := range []string{"", "805306368"} { // none, 768 MiB
+			cmd := exec.Command(os.Args[0], "-test.run=^TestRaise$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), "GCFLOOR_TEST_RAISE=1")
+			if limit != "" {
+				cmd.Env = append(cmd.Env, "GOMEMLIMIT="+limit)
+			}
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "--- PASS") {
+				t.Errorf("GOMEMLIMIT=%q: %v\n%s", limit, err, out)
+			}
+		}
+		return
+	}
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set: gcfloor leaves the collector alone")
+	}
+	select {
+	case <-restored:
+		t.Skip("a collection already ran before the test")
+	default:
+	}
+	user := int64(math.MaxInt64)
+	if v := os.Getenv("GOMEMLIMIT"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		user = n
+	}
+	Raise(Floor / 2) // below the floor: no change
+	if gogc, limit := settings(); gogc != -1 || limit != min(user, Floor) {
+		t.Fatalf("after Raise(Floor/2): GOGC %d, limit %d; want -1, %d", gogc, limit, min(user, Floor))
+	}
+	Raise(1 << 30)
+	if gogc, limit := settings(); gogc != -1 || limit != min(user, 1<<30) {
+		t.Fatalf("after Raise(1 GiB): GOGC %d, limit %d; want -1, %d", gogc, limit, min(user, 1<<30))
+	}
+	runtime.GC()
+	select {
+	case <-restored:
+	case <-time.After(time.Minute):
+		t.Fatal("the defaults were not restored after a collection")
+	}
+	Raise(2 << 30) // the defaults are back: no change
+	if gogc, limit := settings(); gogc != 100 || limit != user {
+		t.Fatalf("after the first collection and Raise(2 GiB): GOGC %d, limit %d; want 100, %d", gogc, limit, user)
+	}
+}
