@@ -81,6 +81,16 @@ func batchTruth(t *testing.T, w *window.Window, qs []Query) (alertIDs map[string
 	return alertIDs, out.Counts
 }
 
+// batchWatermark is the largest watermark a batch ending before edges[j]
+// allows: its last edge's time, and just below the next batch's first.
+func batchWatermark(edges []ingest.Edge, j int) int64 {
+	wm := edges[j-1].T
+	if j < len(edges) {
+		wm = min(wm, edges[j].T-1)
+	}
+	return wm
+}
+
 // streamRun feeds edges in batches of size n with the largest watermark
 // the stream allows (just below the next batch's first time), then a
 // final settling call, and collects alerts and counts.
@@ -88,10 +98,7 @@ func streamRun(t *testing.T, p *Processor, edges []ingest.Edge, n int, ids map[s
 	t.Helper()
 	for i := 0; i < len(edges); i += n {
 		j := min(i+n, len(edges))
-		wm := edges[j-1].T
-		if j < len(edges) {
-			wm = min(wm, edges[j].T-1)
-		}
+		wm := batchWatermark(edges, j)
 		out, err := p.Process(context.Background(), edges[i:j], wm)
 		if err != nil {
 			t.Fatal(err)
@@ -425,10 +432,7 @@ func TestParallelAppendEqualsBatch(t *testing.T) {
 	const n = 6000
 	for i := 0; i < len(edges); i += n {
 		j := min(i+n, len(edges))
-		wm := edges[j-1].T
-		if j < len(edges) {
-			wm = min(wm, edges[j].T-1)
-		}
+		wm := batchWatermark(edges, j)
 		var outs [2]*Output
 		for k, p := range procs {
 			out, err := p.Process(context.Background(), edges[i:j], wm)
@@ -502,12 +506,9 @@ func TestParallelAppendKeepsFlags(t *testing.T) {
 	const n = 5000
 	for i := 0; i <= len(edges); i += n {
 		j := min(i+n, len(edges))
-		wm := motif.Batch
+		wm := motif.Batch // the last call settles everything held
 		if j < len(edges) {
-			wm = edges[j-1].T
-			if j < len(edges) {
-				wm = min(wm, edges[j].T-1)
-			}
+			wm = batchWatermark(edges, j)
 		}
 		var outs [2]*Output
 		for k, p := range procs {
