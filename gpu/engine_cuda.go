@@ -524,6 +524,11 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 		prune = prune || enc.pruned()
 	}
 	kernel, grid := mineKernel(occ, nq > 1, prune), d.sms*occ
+	if nq == 1 && encs[0].expanded2() {
+		if k := mineKernelX(d.occupancyX, prune); k != "" {
+			kernel, grid = k, d.sms*d.occupancyX
+		}
+	}
 	// Suspensions always find room: splits stop short of the last
 	// warps × steps slots.
 	splitCap := d.queueCap - int64(grid*warpsPerBlock*maxK)

@@ -13,10 +13,11 @@ const defaultOccupancy = 6
 // Defaults of Options.ExpandRun and SplitTail (issue 16, measured on an
 // H200: BENCHMARKS.md).
 const (
-	defaultExpandRun = 512
-	defaultSplitTail = 2048
-	defaultSplitRun  = 256
-	defaultRootGuide = 4
+	defaultExpandRun  = 512
+	defaultSplitTail  = 2048
+	defaultSplitRun   = 256
+	defaultRootGuide  = 4
+	defaultExpand2Run = 0
 )
 
 // Options configure the GPU engine.
@@ -119,6 +120,16 @@ type Options struct {
 	// pruning's kernel build does (the plain build never gathers); for
 	// measurements, or $MOTIFWATCH_GPU_COMPACT=0.
 	NoCompact bool
+	// Expand2Run is the longest run of the step two above a counted last
+	// step (plans of four edges or more) that the mining kernel expands
+	// across a warp's lanes together with the step after it (expand2),
+	// instead of binding that step's candidates one at a time; such plans
+	// run the kernel's build with it (mine6x, mine6px). 0: off, or
+	// $MOTIFWATCH_GPU_EXPAND2; negative: off.
+	Expand2Run int
+	// Expand2Occupancy is the blocks per multiprocessor of the expand2
+	// builds (4, 5 or 6). 0: 6, or $MOTIFWATCH_GPU_EXPAND2_OCC.
+	Expand2Occupancy int
 	// PartitionEdges, if positive, mines in time partitions of at most this
 	// many root edges: each device holds only a partition's edges and the
 	// delta of history before it (Everest's major and minor partitions),
@@ -193,6 +204,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BatchGroup == 0 {
 		o.BatchGroup = max(envInt("MOTIFWATCH_GPU_BATCH_GROUP", 0), 0)
+	}
+	if o.Expand2Run == 0 {
+		o.Expand2Run = envInt("MOTIFWATCH_GPU_EXPAND2", defaultExpand2Run)
+	}
+	if o.Expand2Occupancy == 0 {
+		o.Expand2Occupancy = envInt("MOTIFWATCH_GPU_EXPAND2_OCC", defaultOccupancy)
 	}
 	if o.MemoryFraction <= 0 {
 		o.MemoryFraction = 0.3

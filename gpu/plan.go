@@ -49,7 +49,9 @@ const (
 	pClose = pSplitTail + 3
 	// pCompact: 1 unless Options.NoCompact.
 	pCompact = pSplitTail + 9
-	planLen  = pSplitTail + 10
+	// pExpand2: Options.Expand2Run where expand2 applies (expands2), else 0.
+	pExpand2 = pSplitTail + 10
+	planLen  = pSplitTail + 11
 
 	pcEdge, pcNode, pcSel, pcPrev, pcNext, pcRank = 0, 1, 2, 3, 4, 5
 
@@ -318,8 +320,25 @@ func (o Options) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	if o.NoClosePrune || (!o.ClosePruneAll && !closePays(p, enc)) {
 		enc.noClosePrune()
 	}
+	if o.Expand2Run > 0 && expands2(enc) {
+		enc.P[pExpand2] = int64(o.Expand2Run)
+	}
 	return enc, nil
 }
+
+// expands2 reports whether the kernel's expand2 applies to the plan: its
+// last step is counted (count mode, no check there) and it has a step two
+// above it that is not the root (four edges or more). expand2 then takes
+// that step and the next across a warp's lanes for a chunk's short runs,
+// the last counted, instead of binding that step's candidates one at a
+// time (kernels/temporal.cu, F_EXP2).
+func expands2(e *encodedPlan) bool {
+	return e.P[pTally] != 0 && e.K >= 4
+}
+
+// expanded2: the plan has expand2 switched on (its launches run a kernel
+// build with it, mineKernel).
+func (e *encodedPlan) expanded2() bool { return e.P[pExpand2] > 0 }
 
 func boolInt(b bool) int64 {
 	if b {

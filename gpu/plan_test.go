@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -52,7 +53,7 @@ func TestPlanLayoutMatchesKernel(t *testing.T) {
 		"S_EDGE": sEdge, "S_FROM": sFrom, "S_TO": sTo, "S_BIND": sBind, "S_PREV": sPrev, "S_NEXT": sNext,
 		"S_HOPPREV": sHopPrev, "S_HOPNEXT": sHopNext, "S_PREDMASK": sPredMask, "S_ANTIMASK": sAntiMask,
 		"S_NEWNODE": sNewNode, "S_NMAPPED": sNMapped, "S_NEXTFROM": sNextFrom, "S_NEXTTO": sNextTo, "S_CLOSE": sClose,
-		"P_CLOSE": pClose, "P_COMPACT": pCompact, "PC_EDGE": pcEdge, "PC_NODE": pcNode, "PC_SEL": pcSel, "PC_PREV": pcPrev, "PC_NEXT": pcNext, "PC_RANK": pcRank,
+		"P_CLOSE": pClose, "P_COMPACT": pCompact, "P_EXPAND2": pExpand2, "PC_EDGE": pcEdge, "PC_NODE": pcNode, "PC_SEL": pcSel, "PC_PREV": pcPrev, "PC_NEXT": pcNext, "PC_RANK": pcRank,
 		"RK_OUTSRC": rkOutSrc, "RK_INDST": rkInDst, "RK_INSRC": rkInSrc, "RK_OUTDST": rkOutDst,
 		"P_TAILSUB": pTailSub, "P_PAIRMIN": pPairMin, "P_GALLOP": pGallop, "P_EXPAND": pExpand, "P_SPLITTAIL": pSplitTail, "P_SPLITRUN": pSplitRun, "P_GUIDE": pGuide, "P_PREDS": pPreds, "PRED_SZ": predSize,
 		"PR_OP": prOp, "PR_LKIND": prLKind, "PR_LINDEX": prLIndex, "PR_LCOL": prLCol, "PR_RKIND": prRKind,
@@ -269,7 +270,7 @@ func TestClosePrune(t *testing.T) {
 // build when one of its plans has it). Every name chosen is a kernel of the
 // module (kernelNames, checked against the PTX).
 func TestKernelChoice(t *testing.T) {
-	for _, env := range []string{"MOTIFWATCH_GPU_CLOSEPRUNE", "MOTIFWATCH_GPU_OCCUPANCY", "MOTIFWATCH_GPU_BATCH_OCCUPANCY"} {
+	for _, env := range []string{"MOTIFWATCH_GPU_CLOSEPRUNE", "MOTIFWATCH_GPU_OCCUPANCY", "MOTIFWATCH_GPU_BATCH_OCCUPANCY", "MOTIFWATCH_GPU_EXPAND2", "MOTIFWATCH_GPU_EXPAND2_OCC"} {
 		t.Setenv(env, "")
 	}
 	w, err := window.New(window.Schema{TimeUnit: time.Second})
@@ -331,6 +332,34 @@ func TestKernelChoice(t *testing.T) {
 		enc, _ := Options{}.withDefaults().encode(plans[name], true)
 		if enc.pruned() != pays[name] || closePays(plans[name], enc) != pays[name] {
 			t.Errorf("%s: pruned %v, closePays %v; want %v", name, enc.pruned(), closePays(plans[name], enc), pays[name])
+		}
+	}
+	// expand2: plans of four edges or more (count mode), on its builds at
+	// 4, 5 or 6 blocks per multiprocessor, with the pruning where the plan
+	// keeps it.
+	for name, p := range plans {
+		for _, occ := range []int{4, 5, 6} {
+			o := Options{Expand2Run: 64, Expand2Occupancy: occ}.withDefaults()
+			enc, err := o.encode(p, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := p.K() >= 4 && enc.P[pTally] != 0; enc.expanded2() != want {
+				t.Errorf("%s: expanded2 %v, want %v", name, enc.expanded2(), want)
+			}
+			want := fmt.Sprintf("mine%dx", occ)
+			if pays[name] {
+				want = fmt.Sprintf("mine%dpx", occ)
+			}
+			if got := mineKernelX(occ, enc.pruned()); got != want || !slices.Contains(kernelNames, got) {
+				t.Errorf("%s, expand2 at occupancy %d: kernel %q, want %s", name, occ, got, want)
+			}
+			if enc, _ := o.encode(p, false); enc.expanded2() {
+				t.Errorf("%s: expand2 in enumerate mode", name)
+			}
+		}
+		if enc, _ := (Options{}).withDefaults().encode(p, true); enc.expanded2() {
+			t.Errorf("%s: expand2 on by default", name)
 		}
 	}
 	t.Setenv("MOTIFWATCH_GPU_CLOSEPRUNE", "2")

@@ -104,7 +104,11 @@ typedef unsigned int u32;
 // P_COMPACT: expand gathers its survivors into full warps (an option:
 // the same in every plan of a launch).
 #define P_COMPACT (P_SPLITTAIL + 9)
-#define P_SIZE (P_SPLITTAIL + 10)
+// P_EXPAND2: the longest run of the step two above the counted last step
+// that expand2 expands across lanes, with the step after it (a build with
+// F_EXP2); 0: never. Per plan: the host sets it only where it applies.
+#define P_EXPAND2 (P_SPLITTAIL + 10)
+#define P_SIZE (P_SPLITTAIL + 11)
 
 #define BIND_ROOT 0
 #define BIND_FROM 1
@@ -277,6 +281,7 @@ struct WS {
 // F_COMPACT never reads P_COMPACT.
 #define F_PRUNE 1    // the closing-edge pruning (S_CLOSE, P_CLOSE)
 #define F_COMPACT 2  // expand gathers its survivors into full warps (P_COMPACT)
+#define F_EXP2 4     // expand2: two levels above the counted last step across lanes (P_EXPAND2)
 
 // WSX is WS with the features' per-warp state, for builds that have them.
 struct WSX : WS {
@@ -289,8 +294,22 @@ struct WSX : WS {
 	u32 xidx[64];
 	unsigned char xj[64];
 };
-template <int F> struct WSOf { typedef WSX T; };
+// GB: expand2's gathered survivors (F_EXP2): owner lane, list index and
+// next-step run of up to 63 candidates of its outer step.
+struct GB {
+	u32 idx[64], ra[64], rb[64];
+	unsigned char j[64];
+};
+struct WSY : WS { GB g; };
+struct WSXY : WSX { GB g; };
+template <int F> struct WSOf { typedef WSXY T; };
 template <> struct WSOf<0> { typedef WS T; };
+template <> struct WSOf<F_PRUNE | F_COMPACT> { typedef WSX T; };
+template <> struct WSOf<F_EXP2> { typedef WSY T; };
+// gb: expand2's buffer of a warp whose WS is a WSY or WSXY (F_EXP2 builds).
+template <int F> __device__ __forceinline__ GB &gb(WS &ws) {
+	return (F & (F_PRUNE | F_COMPACT)) ? static_cast<WSXY &>(ws).g : static_cast<WSY &>(ws).g;
+}
 // wx: the features' state of a warp whose WS is a WSX (builds with F != 0
 // only: mineBody allocates WSOf<F>).
 __device__ __forceinline__ WSX &wx(WS &ws) { return static_cast<WSX &>(ws); }
@@ -318,12 +337,14 @@ struct Ctx {
 // Cur is a candidate not yet written to the shared state: its edge and
 // the nodes it would map. Checks read through it. An expanded candidate
 // (expand) is two unbound steps: its owner's edge and nodes (edge, n1,
-// n2) and its own (edge2, n3); edge2 and n3 are -1 otherwise.
+// n2) and its own (edge2, n3); edge2 and n3 are -1 otherwise. Under
+// expand2 (F_EXP2) three: the owner's, the outer step's (edge2, n3) and
+// the inner step's (edge3, n4); -1 in every other build.
 struct Cur {
-	int edge, edge2;
-	i64 pos, t, pos2, t2;
-	int n1, n2, n3;
-	u32 v1, v2, v3;
+	int edge, edge2, edge3;
+	i64 pos, t, pos2, t2, pos3, t3;
+	int n1, n2, n3, n4;
+	u32 v1, v2, v3, v4;
 };
 
 // Interval ends saturate at the int64 range (motif.AddTicks/SubTicks; d
@@ -349,21 +370,55 @@ template <bool M> __device__ __forceinline__ i64 stepv(const WS &ws, int d, int 
 template <bool M> __device__ __forceinline__ int qOf(const WS &ws) { return M ? ws.q : 0; }
 __device__ __forceinline__ void setQuery(WS &ws, int q) { ws.q = q; ws.qp = q * P_SIZE; ws.qf = q * PF_SIZE; }
 
+// The third slot (edge3, n4) is tested only when set (>= 0): in the
+// builds without expand2 it is -1 at compile time and the test folds away
+// (e == -1 alone would not: a plan slot can be -1).
 __device__ __forceinline__ i64 posOf(const WS &ws, const Cur &c, int e) {
-	return e == c.edge ? c.pos : (e == c.edge2 ? c.pos2 : ws.pos[e]);
+	return e == c.edge ? c.pos : (e == c.edge2 ? c.pos2 : (c.edge3 >= 0 && e == c.edge3 ? c.pos3 : ws.pos[e]));
 }
 __device__ __forceinline__ i64 tmOf(const WS &ws, const Cur &c, int e) {
-	return e == c.edge ? c.t : (e == c.edge2 ? c.t2 : ws.tm[e]);
+	return e == c.edge ? c.t : (e == c.edge2 ? c.t2 : (c.edge3 >= 0 && e == c.edge3 ? c.t3 : ws.tm[e]));
 }
 __device__ __forceinline__ u32 nodeOf(const WS &ws, const Cur &c, int n) {
-	return n == c.n1 ? c.v1 : (n == c.n2 ? c.v2 : (n == c.n3 ? c.v3 : ws.node[n]));
+	return n == c.n1 ? c.v1 : (n == c.n2 ? c.v2 : (n == c.n3 ? c.v3 : (c.n4 >= 0 && n == c.n4 ? c.v4 : ws.node[n])));
 }
 // noCur: a Cur that overlays nothing (the shared state alone).
 __device__ __forceinline__ Cur noCur() {
 	Cur c;
-	c.edge = -1; c.edge2 = -1; c.n1 = -1; c.n2 = -1; c.n3 = -1;
-	c.pos = 0; c.t = 0; c.pos2 = 0; c.t2 = 0; c.v1 = 0; c.v2 = 0; c.v3 = 0;
+	c.edge = -1; c.edge2 = -1; c.edge3 = -1; c.n1 = -1; c.n2 = -1; c.n3 = -1; c.n4 = -1;
+	c.pos = 0; c.t = 0; c.pos2 = 0; c.t2 = 0; c.pos3 = 0; c.t3 = 0; c.v1 = 0; c.v2 = 0; c.v3 = 0; c.v4 = 0;
 	return c;
+}
+// ownerCur: lane j's partial match c as this lane's Cur (every lane
+// shuffles). L = 0: c holds one unbound step (edge, n1, n2); L = 1 two
+// (edge2, n3 too: expand2's survivors).
+template <int L>
+__device__ __forceinline__ Cur ownerCur(const Cur &c, int j) {
+	Cur cc = noCur();
+	cc.edge = c.edge;
+	cc.pos = __shfl_sync(FULL, c.pos, j);
+	cc.t = __shfl_sync(FULL, c.t, j);
+	cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
+	cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
+	if (L) {
+		cc.edge2 = __shfl_sync(FULL, c.edge2, j);
+		cc.pos2 = __shfl_sync(FULL, c.pos2, j);
+		cc.t2 = __shfl_sync(FULL, c.t2, j);
+		cc.n3 = __shfl_sync(FULL, c.n3, j); cc.v3 = __shfl_sync(FULL, c.v3, j);
+	}
+	return cc;
+}
+// addCand writes the candidate of an expanded step into the Cur's next
+// free slot (L = 0: edge2/n3; L = 1: edge3/n4); nn -1: no new node.
+template <int L>
+__device__ __forceinline__ void addCand(Cur &cc, int e, i64 pos, i64 t) {
+	if (L) { cc.edge3 = e; cc.pos3 = pos; cc.t3 = t; }
+	else { cc.edge2 = e; cc.pos2 = pos; cc.t2 = t; }
+}
+template <int L>
+__device__ __forceinline__ void addNode(Cur &cc, int nn, u32 v) {
+	if (L) { cc.n4 = nn; cc.v4 = v; }
+	else { cc.n3 = nn; cc.v3 = v; }
 }
 
 __device__ double operand(const Ctx &x, const WS &ws, const Cur &c, int kind, int index, int col, double lit) {
@@ -791,6 +846,9 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 		u32 jtarget = __shfl_sync(FULL, bd.target, j);
 		int jn1 = __shfl_sync(FULL, c.n1, j), jn2 = __shfl_sync(FULL, c.n2, j), jn3 = __shfl_sync(FULL, c.n3, j);
 		u32 jv1 = __shfl_sync(FULL, c.v1, j), jv2 = __shfl_sync(FULL, c.v2, j), jv3 = __shfl_sync(FULL, c.v3, j);
+		int jn4 = -1;
+		u32 jv4 = 0;
+		if (F & F_EXP2) { jn4 = __shfl_sync(FULL, c.n4, j); jv4 = __shfl_sync(FULL, c.v4, j); }
 		i64 juntil = __shfl_sync(FULL, until, j);
 		if (v < total) {
 			u32 o = selOther(x.w, jsel)[jra + (v - joff)];
@@ -801,7 +859,7 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 				ok = true;
 				for (int i = 0; i < nmap; i++) {
 					int n = (int)pl<M>(ws, P_NODEORDER + i);
-					u32 m = n == jn1 ? jv1 : (n == jn2 ? jv2 : (n == jn3 ? jv3 : ws.node[n]));
+					u32 m = n == jn1 ? jv1 : (n == jn2 ? jv2 : (n == jn3 ? jv3 : ((F & F_EXP2) && n == jn4 ? jv4 : ws.node[n])));
 					if (m == o) ok = false;
 				}
 			}
@@ -837,28 +895,19 @@ __device__ __forceinline__ bool checks(const Ctx &x, const WS &ws, const Cur &c,
 // candidate is entry idx of the list of its owner lane j's run (the owner's
 // partial match c, shuffled: the owner's step is not bound in ws); it is
 // checked (predicates, anti-edges), its last-step run found and the warp
-// counts those runs together. Every lane takes part (shuffles).
-template <bool M, int F>
+// counts those runs together. Every lane takes part (shuffles). L: c holds
+// two unbound steps (expand2's inner level), else one.
+template <bool M, int F, int L>
 __device__ void expandOne(const Ctx &x, WS &ws, const Cur &c, int nd, int j, u32 idx, bool ok, const Bounds &bd,
 			  i64 until, int lane, u64 *nm, u64 *no) {
 	const int e2 = (int)stepv<M>(ws, nd, S_EDGE);
 	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
-	Cur cc = noCur();
-	cc.edge = c.edge;
-	cc.pos = __shfl_sync(FULL, c.pos, j);
-	cc.t = __shfl_sync(FULL, c.t, j);
-	cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
-	cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
+	Cur cc = ownerCur<L>(c, j);
 	const int jsel = __shfl_sync(FULL, bd.sel, j);
 	i64 u2 = __shfl_sync(FULL, until, j);
 	if (ok) {
-		cc.edge2 = e2;
-		cc.pos2 = selPos(x.w, jsel)[idx];
-		cc.t2 = selT(x.w, jsel)[idx];
-		if (!both) {
-			cc.n3 = (int)stepv<M>(ws, nd, S_NEWNODE);
-			cc.v3 = selOther(x.w, jsel)[idx];
-		}
+		addCand<L>(cc, e2, selPos(x.w, jsel)[idx], selT(x.w, jsel)[idx]);
+		if (!both) addNode<L>(cc, (int)stepv<M>(ws, nd, S_NEWNODE), selOther(x.w, jsel)[idx]);
 		ok = checks<M, F>(x, ws, cc, nd, &u2);
 	}
 	Bounds b2;
@@ -885,9 +934,9 @@ __device__ void expandOne(const Ctx &x, WS &ws, const Cur &c, int nd, int j, u32
 // expandOne, whose last-step search and counting sweep cost the same for 1
 // valid lane as for 32, runs on full warps: a closing step keeps few of its
 // candidates (M12's on a 10M-edge graph: 1 in 17).
-template <bool M, int F>
+template <bool M, int F, int L>
 __device__ void expandGather(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 ra, u32 rb, const Bounds &bd, i64 until,
-		       int lane, u64 *nm, u64 *no) {
+		       i64 ccf, i64 ccl, int lane, u64 *nm, u64 *no) {
 	u32 len = ex ? rb - ra : 0;
 	u32 off = len;
 	for (int o = 1; o < 32; o <<= 1) {
@@ -928,14 +977,22 @@ __device__ void expandGather(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex
 			u32 jtarget = __shfl_sync(FULL, bd.target, j);
 			i64 jcf = 0, jcl = 0;
 			if (ccode >= 2) {
-				// The owner's anchor run: its own (the owner's step maps
-				// the anchor) or the bound one's.
-				const bool own = stepv<M>(ws, nd - 1, S_CLOSE) == 1;
-				jcf = own ? wx(ws).cfirst[j] : wx(ws).cfB;
-				jcl = own ? wx(ws).clast[j] : wx(ws).clB;
+				if (L) {
+					// expand2's survivor's anchor run, passed in.
+					jcf = __shfl_sync(FULL, ccf, j);
+					jcl = __shfl_sync(FULL, ccl, j);
+				} else {
+					// The owner's anchor run: its own (the owner's step maps
+					// the anchor) or the bound one's.
+					const bool own = stepv<M>(ws, nd - 1, S_CLOSE) == 1;
+					jcf = own ? wx(ws).cfirst[j] : wx(ws).cfB;
+					jcl = own ? wx(ws).clast[j] : wx(ws).clB;
+				}
 			}
 			Cur cc = noCur();
-			if (!both) {
+			if (L) {
+				cc = ownerCur<1>(c, j);
+			} else if (!both) {
 				cc.edge = c.edge;
 				cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
 				cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
@@ -978,7 +1035,7 @@ __device__ void expandGather(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex
 			pidx = pv ? wx(ws).xidx[lane] : 0;
 		}
 		if (!run) continue;
-		expandOne<M, F>(x, ws, c, nd, pj, pidx, pv, bd, until, lane, nm, no);
+		expandOne<M, F, L>(x, ws, c, nd, pj, pidx, pv, bd, until, lane, nm, no);
 		if (compact) {
 			const int rem = max(pn - 32, 0);
 			u32 mi = 0;
@@ -1002,12 +1059,14 @@ __device__ void expandGather(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex
 // (most roots of a window with few matches per root) so keeps its lanes
 // busy instead of binding one candidate at a time. A build with F_COMPACT
 // gathers the survivors first (expandGather); without it, the closing-edge
-// pruning (F_PRUNE) is one more filter here.
-template <bool M, int F>
+// pruning (F_PRUNE) is one more filter here. L = 1: expand2's inner level,
+// c holding two unbound steps and ccf/ccl the anchor run of each lane's
+// partial match (F_PRUNE); L = 0: c one step, ccf/ccl unused.
+template <bool M, int F, int L>
 __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 ra, u32 rb, const Bounds &bd, i64 until,
-		       int lane, u64 *nm, u64 *no) {
+		       i64 ccf, i64 ccl, int lane, u64 *nm, u64 *no) {
 	if (F & F_COMPACT) {
-		expandGather<M, F>(x, ws, c, nd, ex, ra, rb, bd, until, lane, nm, no);
+		expandGather<M, F, L>(x, ws, c, nd, ex, ra, rb, bd, until, ccf, ccl, lane, nm, no);
 		return;
 	}
 	u32 len = ex ? rb - ra : 0;
@@ -1034,34 +1093,37 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 			u32 po = __shfl_sync(FULL, off, probe & 31);
 			if (probe < 32 && po <= v) j = probe;
 		}
-		Cur cc = noCur();
-		cc.edge = c.edge;
-		cc.pos = __shfl_sync(FULL, c.pos, j);
-		cc.t = __shfl_sync(FULL, c.t, j);
-		cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
-		cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
+		Cur cc = ownerCur<L>(c, j);
 		u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
 		int jsel = __shfl_sync(FULL, bd.sel, j);
 		u32 jtarget = __shfl_sync(FULL, bd.target, j);
 		i64 u2 = __shfl_sync(FULL, until, j);
+		i64 jcf = 0, jcl = 0;
+		if (L && ccode >= 2) {
+			jcf = __shfl_sync(FULL, ccf, j);
+			jcl = __shfl_sync(FULL, ccl, j);
+		}
 		bool ok = v < total;
 		if (ok) {
 			u32 idx = jra + (v - joff);
 			u32 other = selOther(x.w, jsel)[idx];
-			cc.edge2 = e2;
-			cc.pos2 = selPos(x.w, jsel)[idx];
-			cc.t2 = selT(x.w, jsel)[idx];
+			const i64 p2 = selPos(x.w, jsel)[idx];
+			addCand<L>(cc, e2, p2, selT(x.w, jsel)[idx]);
 			if (both) {
 				ok = other == jtarget;
 			} else {
 				ok = freshC<M, F>(ws, cc, nd, other);
-				cc.n3 = nn; cc.v3 = other;
+				addNode<L>(cc, nn, other);
 			}
 			if (ok && ccode >= 2) {
-				// The owner's anchor run: its own (the owner's step maps
-				// the anchor) or the bound one's.
-				const bool own = stepv<M>(ws, nd - 1, S_CLOSE) == 1;
-				ok = closeOk(ccode, cc.pos2, own ? wx(ws).cfirst[j] : wx(ws).cfB, own ? wx(ws).clast[j] : wx(ws).clB);
+				if (L) {
+					ok = closeOk(ccode, p2, jcf, jcl);
+				} else {
+					// The owner's anchor run: its own (the owner's step maps
+					// the anchor) or the bound one's.
+					const bool own = stepv<M>(ws, nd - 1, S_CLOSE) == 1;
+					ok = closeOk(ccode, p2, own ? wx(ws).cfirst[j] : wx(ws).cfB, own ? wx(ws).clast[j] : wx(ws).clB);
+				}
 			}
 		}
 		if (ok) ok = checks<M, F>(x, ws, cc, nd, &u2);
@@ -1079,6 +1141,134 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 		}
 		spend(ws, lane, __popc(__ballot_sync(FULL, ok)));  // a run tallied per candidate
 		tailCount<M, F>(x, ws, cc, nd + 1, ok, ra2, rb2, b2, u2, lane, nm, no);
+	}
+}
+
+// outerCand makes entry idx of owner lane j's run (list jsel) at step nd,
+// expand2's outer step, a Cur over the owner's partial match (cc, from
+// ownerCur<0>) and, with filter, checks what expand checks (the closing
+// edge's other endpoint, injectivity, the closing-edge pruning against the
+// anchor run cf/cl); then the predicates and anti-edges (raising *u2), and
+// when the step maps the anchor, its run (cf/cl). Without filter it
+// rebuilds a survivor: those checks passed, the rest is recomputed for u2
+// and cf/cl (deterministic).
+template <bool M, int F>
+__device__ __forceinline__ bool outerCand(const Ctx &x, const WS &ws, Cur &cc, int nd, bool ok, u32 idx, int jsel, u32 jtarget,
+					  bool filter, i64 *u2, i64 *cf, i64 *cl) {
+	if (!ok) return false;
+	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
+	const int ccode = (F & F_PRUNE) ? (int)stepv<M>(ws, nd, S_CLOSE) : 0;
+	u32 other = selOther(x.w, jsel)[idx];
+	const i64 p2 = selPos(x.w, jsel)[idx];
+	addCand<0>(cc, (int)stepv<M>(ws, nd, S_EDGE), p2, selT(x.w, jsel)[idx]);
+	if (filter) ok = both ? other == jtarget : freshC<M, F>(ws, cc, nd, other);
+	if (!both) addNode<0>(cc, (int)stepv<M>(ws, nd, S_NEWNODE), other);
+	if (ok && filter && ccode >= 2) ok = closeOk(ccode, p2, *cf, *cl);
+	if (ok) ok = checks<M, F>(x, ws, cc, nd, u2);
+	if (ok && ccode == 1) ok = closeRun<M, F>(x, ws, cc, cf, cl);
+	return ok;
+}
+
+// expand2 evaluates step nd, two above the counted last step, for the
+// runs [ra, rb) of every lane with ex set, all at once (F_EXP2): the runs
+// are concatenated as expand's are, each lane takes every 32nd candidate
+// with its owner's partial match, checks it and finds its next-step run;
+// the candidates with a non-empty run are gathered 32 at a time (owner
+// lane, list index and run in the warp's GB) and expand takes the next
+// step of all of them at once (L = 1), counting the last. The depth-first
+// walk would bind each candidate of this step in turn and evaluate its
+// next step's few candidates on a warp with most lanes idle (M13 on a
+// 10M-edge graph: ~2.4 candidates per chunk).
+template <bool M, int F>
+__device__ void expand2(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 ra, u32 rb, const Bounds &bd, i64 until,
+			int lane, u64 *nm, u64 *no) {
+	GB &g = gb<F>(ws);
+	u32 len = ex ? rb - ra : 0;
+	u32 off = len;
+	for (int o = 1; o < 32; o <<= 1) {
+		u32 y = __shfl_up_sync(FULL, off, o);
+		if (lane >= o) off += y;
+	}
+	const u32 total = __shfl_sync(FULL, off, 31);
+	off -= len;
+	const int ccode = (F & F_PRUNE) ? (int)stepv<M>(ws, nd, S_CLOSE) : 0;
+	const bool own = (F & F_PRUNE) && stepv<M>(ws, nd - 1, S_CLOSE) == 1;
+	u32 base = 0;
+	int pn = 0;
+	while (base < total || pn > 0) {
+		if (base < total) {
+			spend(ws, lane, min(total - base, 32u));
+			if (overBudget<M, F>(x, ws, lane)) return;
+			const u32 v = base + lane;
+			base += 32;
+			int j = 0;
+			for (int step = 16; step > 0; step >>= 1) {
+				int probe = j + step;
+				u32 po = __shfl_sync(FULL, off, probe & 31);
+				if (probe < 32 && po <= v) j = probe;
+			}
+			Cur cc = ownerCur<0>(c, j);
+			const u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
+			const int jsel = __shfl_sync(FULL, bd.sel, j);
+			const u32 jtarget = __shfl_sync(FULL, bd.target, j);
+			i64 u2 = __shfl_sync(FULL, until, j);
+			i64 cf = MINPOS, cl = I64MAX;
+			if (F & F_PRUNE) {
+				cf = own ? wx(ws).cfirst[j] : wx(ws).cfB;
+				cl = own ? wx(ws).clast[j] : wx(ws).clB;
+			}
+			const u32 idx = jra + (v - joff);
+			bool ok = outerCand<M, F>(x, ws, cc, nd, v < total, idx, jsel, jtarget, true, &u2, &cf, &cl);
+			u32 ra2 = 0, rb2 = 0;
+			if (ok) {
+				Bounds b2;
+				if (!stepBounds<M, F>(x, ws, cc, nd + 1, &b2)) {
+					ok = false;
+				} else {
+					laneSearch(x, ws, b2, &ra2, &rb2);
+					ok = ra2 < rb2;
+				}
+			}
+			const u32 bal = __ballot_sync(FULL, ok);
+			if (ok) {
+				const int at = pn + __popc(bal & ((1u << lane) - 1));
+				g.j[at] = (unsigned char)j;
+				g.idx[at] = idx;
+				g.ra[at] = ra2;
+				g.rb[at] = rb2;
+			}
+			pn += __popc(bal);
+			__syncwarp();
+			if (pn < 32) continue;
+		}
+		// The first 32 survivors (or the rest, at the end), rebuilt and
+		// expanded one level further together.
+		const bool pv = lane < pn;
+		const int pj = pv ? g.j[lane] : 0;
+		const u32 pidx = pv ? g.idx[lane] : 0, pra = pv ? g.ra[lane] : 0, prb = pv ? g.rb[lane] : 0;
+		Cur cc = ownerCur<0>(c, pj);
+		const int jsel = __shfl_sync(FULL, bd.sel, pj);
+		i64 u2 = __shfl_sync(FULL, until, pj);
+		i64 cf = MINPOS, cl = I64MAX;
+		if (F & F_PRUNE) {
+			cf = own ? wx(ws).cfirst[pj] : wx(ws).cfB;
+			cl = own ? wx(ws).clast[pj] : wx(ws).clB;
+		}
+		bool ok = outerCand<M, F>(x, ws, cc, nd, pv, pidx, jsel, 0, false, &u2, &cf, &cl);
+		Bounds b2;
+		b2.sel = 0; b2.target = 0; b2.listNode = 0; b2.lo = 0; b2.hi = 0;
+		b2.lowPos = 0; b2.hiPos = 0; b2.lowT = 0; b2.hiT = 0;
+		if (ok) ok = stepBounds<M, F>(x, ws, cc, nd + 1, &b2);
+		expand<M, F, 1>(x, ws, cc, nd + 1, ok, pra, prb, b2, u2, cf, cl, lane, nm, no);
+		const int rem = max(pn - 32, 0);
+		u32 mi = 0, mra = 0, mrb = 0;
+		unsigned char mj = 0;
+		__syncwarp();
+		if (lane < rem) { mi = g.idx[32 + lane]; mj = g.j[32 + lane]; mra = g.ra[32 + lane]; mrb = g.rb[32 + lane]; }
+		__syncwarp();
+		if (lane < rem) { g.idx[lane] = mi; g.j[lane] = mj; g.ra[lane] = mra; g.rb[lane] = mrb; }
+		__syncwarp();
+		pn = rem;
 	}
 }
 
@@ -1188,7 +1378,14 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		// across lanes here; long ones stay for the depth-first walk,
 		// which hands their halves to idle warps.
 		bool ex = valid && rb - ra <= (u32)opt(P_EXPAND);
-		if (__any_sync(FULL, ex)) expand<M, F>(x, ws, c, nd, ex, ra, rb, bd, until, lane, nm, no);
+		if (__any_sync(FULL, ex)) expand<M, F, 0>(x, ws, c, nd, ex, ra, rb, bd, until, 0, 0, lane, nm, no);
+		if (ex) valid = false;
+	}
+	if ((F & F_EXP2) && nd == k - 3 && pl<M>(ws, P_TALLY) != 0 && pl<M>(ws, P_EXPAND2) > 0) {
+		// Short runs of the step two above the counted last one: that step
+		// and the next across lanes (expand2), the last counted.
+		bool ex = valid && rb - ra <= (u32)pl<M>(ws, P_EXPAND2);
+		if (__any_sync(FULL, ex)) expand2<M, F>(x, ws, c, nd, ex, ra, rb, bd, until, lane, nm, no);
 		if (ex) valid = false;
 	}
 	ws.until[d][lane] = until;
@@ -1569,6 +1766,12 @@ MINE_KERNEL(mine5, 5, false, 0)
 MINE_KERNEL(mine6, 6, false, 0)
 MINE_KERNEL(mine8, 8, false, 0)
 MINE_KERNEL(mine6p, 6, false, F_PRUNE | F_COMPACT)
+MINE_KERNEL(mine6x, 6, false, F_EXP2)
+MINE_KERNEL(mine6px, 6, false, F_PRUNE | F_COMPACT | F_EXP2)
+MINE_KERNEL(mine5x, 5, false, F_EXP2)
+MINE_KERNEL(mine5px, 5, false, F_PRUNE | F_COMPACT | F_EXP2)
+MINE_KERNEL(mine4x, 4, false, F_EXP2)
+MINE_KERNEL(mine4px, 4, false, F_PRUNE | F_COMPACT | F_EXP2)
 MINE_KERNEL(mineq4, 4, true, 0)
 MINE_KERNEL(mineq5, 5, true, 0)
 MINE_KERNEL(mineq6, 6, true, 0)
