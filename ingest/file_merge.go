@@ -1,7 +1,9 @@
 package ingest
 
 import (
+	"context"
 	"fmt"
+	"runtime/trace"
 	"sync"
 
 	"github.com/motifwatch/motifwatch/internal/textfile"
@@ -42,6 +44,7 @@ func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nod
 	for i, p := range parts {
 		dicts[i] = &p.ids
 	}
+	region := trace.StartRegion(context.Background(), "load: merge ids")
 	idMaps, names, err := textfile.Merge(dicts, opts.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: node ids: %w", name, err)
@@ -58,6 +61,8 @@ func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nod
 		}
 		p.ids, p.strs = textfile.Dict{}, textfile.Dict{}
 	}
+	region.End()
+	region = trace.StartRegion(context.Background(), "load: copy columns")
 	na := len(fm.names)
 	cols := window.Columns{Src: make([]uint32, n), Dst: make([]uint32, n), T: make([]int64, n), Attrs: make([][]float64, na)}
 	for a := range cols.Attrs {
@@ -90,13 +95,20 @@ func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nod
 		}()
 	}
 	wg.Wait()
+	region.End()
 	if !sorted {
+		region = trace.StartRegion(context.Background(), "load: time sort")
 		cols = inTimeOrder(cols, opts.Workers)
+		region.End()
 	}
+	region = trace.StartRegion(context.Background(), "load: window append")
 	_, err = w.AppendColumns(cols, opts.Workers)
+	region.End()
+	region = trace.StartRegion(context.Background(), "load: name index")
 	if ierr := indexed(); err == nil {
 		err = ierr
 	}
+	region.End()
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", name, err)
 	}
