@@ -6,6 +6,7 @@ import (
 	"runtime/trace"
 	"sync"
 
+	"github.com/motifwatch/motifwatch/internal/fanout"
 	"github.com/motifwatch/motifwatch/internal/textfile"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -141,7 +142,7 @@ func inTimeOrder(c window.Columns, workers int) window.Columns {
 	order := timeOrder(c.T, workers)
 	n := len(order)
 	out := window.Columns{Src: make([]uint32, n), Dst: make([]uint32, n), T: make([]int64, n)}
-	forRanges(n, workers, func(_, a, b int) {
+	fanout.Ranges(n, workers, func(_, a, b int) {
 		for j := a; j < b; j++ {
 			i := order[j].i
 			out.Src[j], out.Dst[j], out.T[j] = c.Src[i], c.Dst[i], c.T[i]
@@ -150,7 +151,7 @@ func inTimeOrder(c window.Columns, workers int) window.Columns {
 	c.Src, c.Dst, c.T = nil, nil, nil
 	for _, col := range c.Attrs {
 		sortedCol := make([]float64, n)
-		forRanges(n, workers, func(_, a, b int) {
+		fanout.Ranges(n, workers, func(_, a, b int) {
 			for j := a; j < b; j++ {
 				sortedCol[j] = col[order[j].i]
 			}
