@@ -17,7 +17,7 @@ const (
 	defaultSplitTail = 2048
 	defaultSplitRun  = 256
 	defaultRootGuide = 4
-	defaultRootClaim = 32
+	defaultRootClaim = 128
 )
 
 // Options configure the GPU engine.
@@ -100,7 +100,7 @@ type Options struct {
 	// RootClaim is the most roots a warp claims at a time, rounded up to
 	// a multiple of 32 (a warp walks them 32 at a time): larger claims
 	// cost fewer atomics on the shared root counter, which bound a window
-	// of light roots. 0: 32, or $MOTIFWATCH_GPU_CLAIM.
+	// of light roots. 0: 128, or $MOTIFWATCH_GPU_CLAIM.
 	RootClaim int
 	// NoGallop turns off galloping back from a run's end to its start
 	// (binary search over the whole list instead); for measurements, or
