@@ -44,10 +44,10 @@ type device struct {
 	// (Options.Occupancy) and for several in one launch (BatchOccupancy):
 	// mineKernel names the build; Options.BatchGroup.
 	occupancy, occupancyQ, group int
-	// occupancyX: the expand2 builds' (Options.Expand2Occupancy).
-	occupancyX int
-	maskCap    int64
-	host       []int64 // staging for drained match records
+	// expand2Roots: Options.Expand2Roots (0 with Expand2All).
+	expand2Roots int64
+	maskCap      int64
+	host         []int64 // staging for drained match records
 
 	busy time.Duration // time spent in device work, for the per-device metric
 	// Where the time goes: window sync (upload + adjacency maintenance),
@@ -136,12 +136,7 @@ func (d *device) start(o Options) error {
 		return fmt.Errorf("gpu: batch occupancy %d: the mining kernel is built for 4, 5, 6 or 8 blocks per multiprocessor", o.BatchOccupancy)
 	}
 	d.group = o.BatchGroup
-	switch o.Expand2Occupancy {
-	case 4, 5, 6:
-		d.occupancyX = o.Expand2Occupancy
-	default:
-		return fmt.Errorf("gpu: expand2 occupancy %d: its builds are for 4, 5 or 6 blocks per multiprocessor", o.Expand2Occupancy)
-	}
+	d.expand2Roots = o.Expand2Roots
 	if d.ctl, err = d.pool.get(d, maxQueries*ctlSlots*8); err != nil {
 		return err
 	}

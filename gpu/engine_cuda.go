@@ -24,13 +24,13 @@ const Available = true
 
 // Control block slots (kernels/temporal.cu C_*).
 const (
-	cRootNext, cMatches, cOpen, cActive, cLock, cQSize, cOverflow, cOutCount, cSplits, cIdle, cRoots = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
-	cSteps, cBudget, cTrunc, cNsLeft                                                                 = 11, 12, 13, 14
-	ctlSlots                                                                                         = 16
-	taskBytes                                                                                        = (maxK*2 + maxN + 8) * 8
-	recSlots                                                                                         = maxK + 1
-	notOpen                                                                                          = -1 << 63
-	warpsPerBlock                                                                                    = 4
+	cRootNext, cMatches, cOpen, cActive, cLock, cQSize, cOverflow, cOutCount, cSplits, cIdle = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+	cSteps, cBudget, cTrunc, cNsLeft                                                         = 11, 12, 13, 14
+	ctlSlots                                                                                 = 16
+	taskBytes                                                                                = (maxK*2 + maxN + 8) * 8
+	recSlots                                                                                 = maxK + 1
+	notOpen                                                                                  = -1 << 63
+	warpsPerBlock                                                                            = 4
 )
 
 // Engine mines compiled plans on one or more devices. The window is
@@ -524,10 +524,10 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 		prune = prune || enc.pruned()
 	}
 	kernel, grid := mineKernel(occ, nq > 1, prune), d.sms*occ
-	if nq == 1 && encs[0].expanded2() {
-		if k := mineKernelX(d.occupancyX, prune); k != "" {
-			kernel, grid = k, d.sms*d.occupancyX
-		}
+	if nq == 1 && encs[0].expanded2() && hi-lo >= d.expand2Roots {
+		// expand2's builds (the plan's P_EXPAND2 slot is read by them
+		// alone), at their one occupancy.
+		kernel, grid = mineKernelX(prune), d.sms*expand2Occupancy
 	}
 	// Suspensions always find room: splits stop short of the last
 	// warps × steps slots.
@@ -593,8 +593,7 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 		}
 		ctl[cOverflow], ctl[cOutCount] = 0, 0
 	}
-	// Roots counts the unmasked positions, as the CPU engine does (the
-	// kernel's own count covers every position it claimed).
+	// Roots counts the unmasked positions, as the CPU engine does.
 	roots := hi - lo
 	if mask != nil {
 		roots = 0

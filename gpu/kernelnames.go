@@ -9,7 +9,7 @@ import (
 // device opens (TestKernelNamesMatchPTX keeps the list and the PTX in
 // step: a kernel missing here would fail at its first launch).
 var kernelNames = []string{"mine4", "mine5", "mine6", "mine8", "mine6p", "mineq4", "mineq5", "mineq6", "mineq8", "mineq6p",
-	"mine6x", "mine6px", "mine5x", "mine5px", "mine4x", "mine4px",
+	"mine6x", "mine6px",
 	"scanLocal", "scanAdd", "radixHist", "radixScatter", "gatherKeys",
 	"liveStart", "countNew", "addSizes", "scatterOld", "scatterNew", "moveU32", "moveI64",
 	"pairKeys", "pairOwners", "pairGather", "rankOwn", "rankCross"}
@@ -35,17 +35,16 @@ func mineKernel(occ int, batch, prune bool) string {
 	return name
 }
 
-// mineKernelX names the build with expand2 (F_EXP2: …x, with the pruning
-// …px) for a one-query launch whose plan has it switched on
-// (encodedPlan.expanded2), at occupancy occ (Options.Expand2Occupancy:
-// 4, 5 or 6), or "" where the module has none.
-func mineKernelX(occ int, prune bool) string {
-	name := fmt.Sprintf("mine%dx", occ)
+// expand2Occupancy is the blocks per multiprocessor of the expand2 builds
+// (6: at 5 and 4 they were 4% and 7% slower on tg10m, BENCHMARKS.md).
+const expand2Occupancy = 6
+
+// mineKernelX names the build with expand2 (F_EXP2: mine6x, with the
+// pruning mine6px) for a one-query launch whose plan has it switched on
+// (encodedPlan.expanded2).
+func mineKernelX(prune bool) string {
 	if prune {
-		name = fmt.Sprintf("mine%dpx", occ)
+		return "mine6px"
 	}
-	if slices.Contains(kernelNames, name) {
-		return name
-	}
-	return ""
+	return "mine6x"
 }

@@ -17,7 +17,10 @@ const (
 	defaultSplitTail  = 2048
 	defaultSplitRun   = 256
 	defaultRootGuide  = 4
-	defaultExpand2Run = 0
+	defaultRootClaim  = 128
+	defaultExpand2Run = 512
+	// defaultExpand2Roots: see Options.Expand2Roots.
+	defaultExpand2Roots = 1 << 20
 )
 
 // Options configure the GPU engine.
@@ -92,11 +95,16 @@ type Options struct {
 	SplitRun int
 	// RootGuide sets how many roots a warp of the mining kernel claims at
 	// a time: the roots left divided by RootGuide times the launch's
-	// warps, between 1 and 32 (guided self-scheduling: the last claims are
-	// single roots, and a batch of fewer roots than 32 per warp is spread
-	// over every warp). 0: 4, or $MOTIFWATCH_GPU_GUIDE; negative: always
-	// 32.
+	// warps, between 1 and RootClaim (guided self-scheduling: the last
+	// claims are single roots, and a batch of fewer roots than RootClaim
+	// per warp is spread over every warp). 0: 4, or $MOTIFWATCH_GPU_GUIDE;
+	// negative: always RootClaim.
 	RootGuide int
+	// RootClaim is the most roots a warp claims at a time, rounded up to
+	// a multiple of 32 (a warp walks them 32 at a time): larger claims
+	// cost fewer atomics on the shared root counter, which bound a window
+	// of light roots. 0: 128, or $MOTIFWATCH_GPU_CLAIM.
+	RootClaim int
 	// NoGallop turns off galloping back from a run's end to its start
 	// (binary search over the whole list instead); for measurements, or
 	// $MOTIFWATCH_GPU_GALLOP=0.
@@ -123,13 +131,22 @@ type Options struct {
 	// Expand2Run is the longest run of the step two above a counted last
 	// step (plans of four edges or more) that the mining kernel expands
 	// across a warp's lanes together with the step after it (expand2),
-	// instead of binding that step's candidates one at a time; such plans
-	// run the kernel's build with it (mine6x, mine6px). 0: off, or
+	// instead of binding that step's candidates one at a time; the plans
+	// whose shape says it pays (expand2Pays: every built-in motif of four
+	// edges or more but M10) run the kernel's build with it (mine6x,
+	// mine6px) on launches of at least Expand2Roots roots. 0: 512, or
 	// $MOTIFWATCH_GPU_EXPAND2; negative: off.
 	Expand2Run int
-	// Expand2Occupancy is the blocks per multiprocessor of the expand2
-	// builds (4, 5 or 6). 0: 6, or $MOTIFWATCH_GPU_EXPAND2_OCC.
-	Expand2Occupancy int
+	// Expand2Roots is the fewest roots a one-query launch mines for it to
+	// run expand2 (smaller windows are bound by a launch's latency and
+	// tail, not by idle lanes: CollegeMsg's 60k roots lost 10-19% with it
+	// on several motifs at delta 86400). 0: 2^20, or
+	// $MOTIFWATCH_GPU_EXPAND2_ROOTS.
+	Expand2Roots int64
+	// Expand2All runs expand2 on every plan it applies to (M10 too) and
+	// every launch, whatever its size; for tests and measurements, or
+	// $MOTIFWATCH_GPU_EXPAND2_ALL=1.
+	Expand2All bool
 	// PartitionEdges, if positive, mines in time partitions of at most this
 	// many root edges: each device holds only a partition's edges and the
 	// delta of history before it (Everest's major and minor partitions),
@@ -195,6 +212,10 @@ func (o Options) withDefaults() Options {
 	if o.RootGuide == 0 {
 		o.RootGuide = envInt("MOTIFWATCH_GPU_GUIDE", defaultRootGuide)
 	}
+	if o.RootClaim <= 0 {
+		o.RootClaim = envInt("MOTIFWATCH_GPU_CLAIM", defaultRootClaim)
+	}
+	o.RootClaim = (max(o.RootClaim, 1) + 31) / 32 * 32
 	if o.Occupancy == 0 {
 		o.Occupancy = defaultOccupancy
 		o.Occupancy = envInt("MOTIFWATCH_GPU_OCCUPANCY", defaultOccupancy)
@@ -208,8 +229,14 @@ func (o Options) withDefaults() Options {
 	if o.Expand2Run == 0 {
 		o.Expand2Run = envInt("MOTIFWATCH_GPU_EXPAND2", defaultExpand2Run)
 	}
-	if o.Expand2Occupancy == 0 {
-		o.Expand2Occupancy = envInt("MOTIFWATCH_GPU_EXPAND2_OCC", defaultOccupancy)
+	if o.Expand2Roots <= 0 {
+		o.Expand2Roots = int64(envInt("MOTIFWATCH_GPU_EXPAND2_ROOTS", defaultExpand2Roots))
+	}
+	if envInt("MOTIFWATCH_GPU_EXPAND2_ALL", 0) == 1 {
+		o.Expand2All = true
+	}
+	if o.Expand2All {
+		o.Expand2Roots = 0
 	}
 	if o.MemoryFraction <= 0 {
 		o.MemoryFraction = 0.3

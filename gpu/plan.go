@@ -49,9 +49,11 @@ const (
 	pClose = pSplitTail + 3
 	// pCompact: 1 unless Options.NoCompact.
 	pCompact = pSplitTail + 9
+	// pClaim: Options.RootClaim.
+	pClaim = pSplitTail + 10
 	// pExpand2: Options.Expand2Run where expand2 applies (expands2), else 0.
-	pExpand2 = pSplitTail + 10
-	planLen  = pSplitTail + 11
+	pExpand2 = pSplitTail + 11
+	planLen  = pSplitTail + 12
 
 	pcEdge, pcNode, pcSel, pcPrev, pcNext, pcRank = 0, 1, 2, 3, 4, 5
 
@@ -317,10 +319,11 @@ func (o Options) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	enc.P[pExpand], enc.P[pSplitTail] = max(int64(o.ExpandRun), 0), max(int64(o.SplitTail), 0)
 	enc.P[pSplitRun], enc.P[pGuide] = max(int64(o.SplitRun), 0), max(int64(o.RootGuide), 0)
 	enc.P[pCompact] = boolInt(!o.NoCompact)
+	enc.P[pClaim] = int64(o.RootClaim)
 	if o.NoClosePrune || (!o.ClosePruneAll && !closePays(p, enc)) {
 		enc.noClosePrune()
 	}
-	if o.Expand2Run > 0 && expands2(enc) {
+	if o.Expand2Run > 0 && expands2(enc) && (o.Expand2All || expand2Pays(p)) {
 		enc.P[pExpand2] = int64(o.Expand2Run)
 	}
 	return enc, nil
@@ -334,6 +337,24 @@ func (o Options) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 // time (kernels/temporal.cu, F_EXP2).
 func expands2(e *encodedPlan) bool {
 	return e.P[pTally] != 0 && e.K >= 4
+}
+
+// expand2Pays reports whether expand2 pays for its kernel build on p
+// (where expands2 applies): it does unless the step it expands, two above
+// the counted last one, is a closing edge (BindBoth: its run is the few
+// edges between two mapped nodes). On tg10m (10M edges, delta 3600, H200,
+// BENCHMARKS.md) expand2 cut M3-M9 by 16-23%, M13 by 10%, M11 by 8%, left
+// M12 level and cost M10, the one motif whose expanded step closes a
+// triangle (3->1), 16%: its few survivors gain little from sharing a warp,
+// and the step after, the in-edges of a node, already fills the lanes
+// through expand (the step above the last). The window's mean list length
+// does not tell CollegeMsg at delta 86400, where expand2 cost M3-M6 and
+// M9 10-19%, from tg10m (7.3 edges within delta in the root's source's
+// in-list, per root, on both): its size does (60k roots against 10M), so
+// small launches run without it (Options.Expand2Roots).
+func expand2Pays(p *motif.Plan) bool {
+	k := p.K()
+	return k >= 4 && p.Steps[k-3].Bind != motif.BindBoth
 }
 
 // expanded2: the plan has expand2 switched on (its launches run a kernel

@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -58,7 +57,7 @@ func TestPlanLayoutMatchesKernel(t *testing.T) {
 		"P_TAILSUB": pTailSub, "P_PAIRMIN": pPairMin, "P_GALLOP": pGallop, "P_EXPAND": pExpand, "P_SPLITTAIL": pSplitTail, "P_SPLITRUN": pSplitRun, "P_GUIDE": pGuide, "P_PREDS": pPreds, "PRED_SZ": predSize,
 		"PR_OP": prOp, "PR_LKIND": prLKind, "PR_LINDEX": prLIndex, "PR_LCOL": prLCol, "PR_RKIND": prRKind,
 		"PR_RINDEX": prRIndex, "PR_RCOL": prRCol, "PR_LISTOFF": prListOff, "PR_LISTLEN": prListLen,
-		"P_ANTIS": pAntis, "ANTI_SZ": antiSize, "P_NODEORDER": pNodes, "P_SIZE": planLen,
+		"P_ANTIS": pAntis, "ANTI_SZ": antiSize, "P_NODEORDER": pNodes, "P_CLAIM": pClaim, "P_SIZE": planLen,
 		"OPK_LIT": opkLit, "OPK_LIST": opkList, "OPK_EDGE": opkEdge, "OPK_NODE": opkNode,
 		"BIND_ROOT": int64(motif.BindRoot), "BIND_FROM": int64(motif.BindFrom), "BIND_TO": int64(motif.BindTo), "BIND_BOTH": int64(motif.BindBoth),
 		"OP_EQ": int64(motif.OpEq), "OP_NE": int64(motif.OpNe), "OP_LT": int64(motif.OpLt), "OP_LE": int64(motif.OpLe),
@@ -270,7 +269,7 @@ func TestClosePrune(t *testing.T) {
 // build when one of its plans has it). Every name chosen is a kernel of the
 // module (kernelNames, checked against the PTX).
 func TestKernelChoice(t *testing.T) {
-	for _, env := range []string{"MOTIFWATCH_GPU_CLOSEPRUNE", "MOTIFWATCH_GPU_OCCUPANCY", "MOTIFWATCH_GPU_BATCH_OCCUPANCY", "MOTIFWATCH_GPU_EXPAND2", "MOTIFWATCH_GPU_EXPAND2_OCC"} {
+	for _, env := range []string{"MOTIFWATCH_GPU_CLOSEPRUNE", "MOTIFWATCH_GPU_OCCUPANCY", "MOTIFWATCH_GPU_BATCH_OCCUPANCY", "MOTIFWATCH_GPU_EXPAND2", "MOTIFWATCH_GPU_EXPAND2_ALL", "MOTIFWATCH_GPU_EXPAND2_ROOTS"} {
 		t.Setenv(env, "")
 	}
 	w, err := window.New(window.Schema{TimeUnit: time.Second})
@@ -334,34 +333,48 @@ func TestKernelChoice(t *testing.T) {
 			t.Errorf("%s: pruned %v, closePays %v; want %v", name, enc.pruned(), closePays(plans[name], enc), pays[name])
 		}
 	}
-	// expand2: plans of four edges or more (count mode), on its builds at
-	// 4, 5 or 6 blocks per multiprocessor, with the pruning where the plan
-	// keeps it.
+	// expand2: by default on the plans of four edges or more (count mode)
+	// but M10 (its expanded step closes a triangle), on launches of 2^20
+	// roots or more; with Expand2All on every such plan and launch; never
+	// in enumerate mode or with Expand2Run negative. Its build: mine6x, or
+	// mine6px where the plan keeps the pruning.
+	applies := func(p *motif.Plan, enc *encodedPlan) bool { return p.K() >= 4 && enc.P[pTally] != 0 }
 	for name, p := range plans {
-		for _, occ := range []int{4, 5, 6} {
-			o := Options{Expand2Run: 64, Expand2Occupancy: occ}.withDefaults()
+		for _, all := range []bool{false, true} {
+			o := Options{Expand2All: all}.withDefaults()
 			enc, err := o.encode(p, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := p.K() >= 4 && enc.P[pTally] != 0; enc.expanded2() != want {
-				t.Errorf("%s: expanded2 %v, want %v", name, enc.expanded2(), want)
+			want := applies(p, enc) && (all || name != "M10")
+			if enc.expanded2() != want || (want && enc.P[pExpand2] != defaultExpand2Run) {
+				t.Errorf("%s, all %v: expanded2 %v (run %d), want %v", name, all, enc.expanded2(), enc.P[pExpand2], want)
 			}
-			want := fmt.Sprintf("mine%dx", occ)
+			if roots := map[bool]int64{false: defaultExpand2Roots, true: 0}[all]; o.Expand2Roots != roots {
+				t.Errorf("all %v: Expand2Roots %d, want %d", all, o.Expand2Roots, roots)
+			}
+			want2 := "mine6x"
 			if pays[name] {
-				want = fmt.Sprintf("mine%dpx", occ)
+				want2 = "mine6px"
 			}
-			if got := mineKernelX(occ, enc.pruned()); got != want || !slices.Contains(kernelNames, got) {
-				t.Errorf("%s, expand2 at occupancy %d: kernel %q, want %s", name, occ, got, want)
+			if got := mineKernelX(enc.pruned()); got != want2 || !slices.Contains(kernelNames, got) {
+				t.Errorf("%s, expand2: kernel %q, want %s", name, got, want2)
 			}
 			if enc, _ := o.encode(p, false); enc.expanded2() {
 				t.Errorf("%s: expand2 in enumerate mode", name)
 			}
 		}
-		if enc, _ := (Options{}).withDefaults().encode(p, true); enc.expanded2() {
-			t.Errorf("%s: expand2 on by default", name)
+		if enc, _ := (Options{Expand2Run: -1, Expand2All: true}).withDefaults().encode(p, true); enc.expanded2() {
+			t.Errorf("%s: expand2 with Expand2Run -1", name)
 		}
 	}
+	t.Setenv("MOTIFWATCH_GPU_EXPAND2_ALL", "1")
+	t.Setenv("MOTIFWATCH_GPU_EXPAND2", "64")
+	if enc, _ := (Options{}).withDefaults().encode(plans["M10"], true); enc.P[pExpand2] != 64 {
+		t.Errorf("M10 with MOTIFWATCH_GPU_EXPAND2_ALL=1, MOTIFWATCH_GPU_EXPAND2=64: P_EXPAND2 %d, want 64", enc.P[pExpand2])
+	}
+	t.Setenv("MOTIFWATCH_GPU_EXPAND2_ALL", "")
+	t.Setenv("MOTIFWATCH_GPU_EXPAND2", "")
 	t.Setenv("MOTIFWATCH_GPU_CLOSEPRUNE", "2")
 	if got := pick(Options{}, false, "M10"); got != "mine6p" {
 		t.Errorf("M10 with MOTIFWATCH_GPU_CLOSEPRUNE=2: kernel %s, want mine6p", got)
