@@ -301,6 +301,7 @@ struct WSX : WS {
 struct GB {
 	u32 idx[64], ra[64], rb[64];
 	unsigned char j[64];
+	u32 off[32];  // each lane's run's offset in the concatenation
 };
 struct WSY : WS { GB g; };
 struct WSXY : WSX { GB g; };
@@ -391,10 +392,8 @@ __device__ __forceinline__ Cur noCur() {
 	c.pos = 0; c.t = 0; c.pos2 = 0; c.t2 = 0; c.pos3 = 0; c.t3 = 0; c.v1 = 0; c.v2 = 0; c.v3 = 0; c.v4 = 0;
 	return c;
 }
-// ownerCur: lane j's partial match c as this lane's Cur (every lane
-// shuffles). L = 0: c holds one unbound step (edge, n1, n2); L = 1 two
-// (edge2, n3 too: expand2's survivors).
-template <int L>
+// ownerCur: lane j's partial match c, one unbound step (edge, n1, n2), as
+// this lane's Cur (every lane shuffles).
 __device__ __forceinline__ Cur ownerCur(const Cur &c, int j) {
 	Cur cc = noCur();
 	cc.edge = c.edge;
@@ -402,12 +401,6 @@ __device__ __forceinline__ Cur ownerCur(const Cur &c, int j) {
 	cc.t = __shfl_sync(FULL, c.t, j);
 	cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
 	cc.n2 = __shfl_sync(FULL, c.n2, j); cc.v2 = __shfl_sync(FULL, c.v2, j);
-	if (L) {
-		cc.edge2 = __shfl_sync(FULL, c.edge2, j);
-		cc.pos2 = __shfl_sync(FULL, c.pos2, j);
-		cc.t2 = __shfl_sync(FULL, c.t2, j);
-		cc.n3 = __shfl_sync(FULL, c.n3, j); cc.v3 = __shfl_sync(FULL, c.v3, j);
-	}
 	return cc;
 }
 // addCand writes the candidate of an expanded step into the Cur's next
@@ -892,19 +885,77 @@ __device__ __forceinline__ bool checks(const Ctx &x, const WS &ws, const Cur &c,
 	return valid;
 }
 
+// ownerAt is the partial match of lane j's candidate of step d's current
+// chunk (entry ws.base[d] + j, the Cur evaluate built for it), rebuilt from
+// the window's columns (ok: j's candidate is valid; else none): expand2
+// reads its owners' so instead of holding their Cur in registers.
+template <bool M>
+__device__ __forceinline__ Cur ownerAt(const Ctx &x, const WS &ws, int d, int j, bool ok) {
+	Cur c = noCur();
+	c.edge = (int)stepv<M>(ws, d, S_EDGE);
+	if (!ok) return c;
+	const u32 idx = ws.base[d] + j;
+	if (d == 0) {
+		const i64 p = x.rootLo + idx, s = p - x.w.base;
+		c.pos = p; c.t = x.w.t[s];
+		c.n1 = (int)stepv<M>(ws, 0, S_FROM); c.v1 = x.w.src[s];
+		c.n2 = (int)stepv<M>(ws, 0, S_TO); c.v2 = x.w.dst[s];
+	} else {
+		const int sel = ws.sel[d];
+		c.pos = selPos(x.w, sel)[idx]; c.t = selT(x.w, sel)[idx];
+		if ((int)stepv<M>(ws, d, S_BIND) != BIND_BOTH) {
+			c.n1 = (int)stepv<M>(ws, d, S_NEWNODE); c.v1 = selOther(x.w, sel)[idx];
+		}
+	}
+	return c;
+}
+
+// survivorAt is expand2's gathered survivor j of step nd - 1 (its entry
+// j of the warp's GB: owner lane and list index) over its owner's partial
+// match (ownerAt, step nd - 2) as the Cur outerCand built for it (ok: a
+// survivor; else none), rebuilt from the window's columns: expand's inner
+// level (L = 1) reads its owners' so instead of holding their Cur in
+// registers across its sweep.
+template <bool M, int F>
+__device__ __forceinline__ Cur survivorAt(const Ctx &x, WS &ws, int nd, int j, bool ok) {
+	const GB &g = gb<F>(ws);
+	const int oj = ok ? g.j[j] : 0;
+	Cur c = ownerAt<M>(x, ws, nd - 2, oj, ok);
+	c.edge2 = (int)stepv<M>(ws, nd - 1, S_EDGE);
+	if (!ok) return c;
+	const u32 idx = g.idx[j];
+	const int sel = ws.rsel[nd - 1][oj];
+	c.pos2 = selPos(x.w, sel)[idx];
+	c.t2 = selT(x.w, sel)[idx];
+	if ((int)stepv<M>(ws, nd - 1, S_BIND) != BIND_BOTH) {
+		c.n3 = (int)stepv<M>(ws, nd - 1, S_NEWNODE);
+		c.v3 = selOther(x.w, sel)[idx];
+	}
+	return c;
+}
+
+// ownerOf is the partial match of lane j's owner for expand at step nd:
+// L = 0, lane j's c (every lane shuffles); L = 1, expand2's survivor j
+// (survivorAt; c unused).
+template <bool M, int F, int L>
+__device__ __forceinline__ Cur ownerOf(const Ctx &x, WS &ws, const Cur &c, int nd, int j, bool ok) {
+	if (L) return survivorAt<M, F>(x, ws, nd, j, ok);
+	return ownerCur(c, j);
+}
+
 // expandOne finishes, for the candidates ok of step nd (the one above the
 // counted last step) that the lanes hold, what expand starts: lane i's
 // candidate is entry idx of the list of its owner lane j's run (the owner's
 // partial match c, shuffled: the owner's step is not bound in ws); it is
 // checked (predicates, anti-edges), its last-step run found and the warp
-// counts those runs together. Every lane takes part (shuffles). L: c holds
-// two unbound steps (expand2's inner level), else one.
+// counts those runs together. Every lane takes part (shuffles). L = 1:
+// expand2's inner level, the owner its survivor j (ownerOf; c unused).
 template <bool M, int F, int L>
 __device__ void expandOne(const Ctx &x, WS &ws, const Cur &c, int nd, int j, u32 idx, bool ok, const Bounds &bd,
 			  i64 until, int lane, u64 *nm, u64 *no) {
 	const int e2 = (int)stepv<M>(ws, nd, S_EDGE);
 	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
-	Cur cc = ownerCur<L>(c, j);
+	Cur cc = ownerOf<M, F, L>(x, ws, c, nd, j, ok);
 	const int jsel = __shfl_sync(FULL, bd.sel, j);
 	i64 u2 = __shfl_sync(FULL, until, j);
 	if (ok) {
@@ -993,7 +1044,7 @@ __device__ void expandGather(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex
 			}
 			Cur cc = noCur();
 			if (L) {
-				cc = ownerCur<1>(c, j);
+				cc = survivorAt<M, F>(x, ws, nd, j, v < total);
 			} else if (!both) {
 				cc.edge = c.edge;
 				cc.n1 = __shfl_sync(FULL, c.n1, j); cc.v1 = __shfl_sync(FULL, c.v1, j);
@@ -1062,8 +1113,9 @@ __device__ void expandGather(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex
 // busy instead of binding one candidate at a time. A build with F_COMPACT
 // gathers the survivors first (expandGather); without it, the closing-edge
 // pruning (F_PRUNE) is one more filter here. L = 1: expand2's inner level,
-// c holding two unbound steps and ccf/ccl the anchor run of each lane's
-// partial match (F_PRUNE); L = 0: c one step, ccf/ccl unused.
+// each lane's partial match expand2's survivor of its GB (survivorAt: c
+// unused) and ccf/ccl its anchor run (F_PRUNE); L = 0: c one step, ccf/ccl
+// unused.
 template <bool M, int F, int L>
 __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 ra, u32 rb, const Bounds &bd, i64 until,
 		       i64 ccf, i64 ccl, int lane, u64 *nm, u64 *no) {
@@ -1095,7 +1147,7 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 			u32 po = __shfl_sync(FULL, off, probe & 31);
 			if (probe < 32 && po <= v) j = probe;
 		}
-		Cur cc = ownerCur<L>(c, j);
+		Cur cc = ownerOf<M, F, L>(x, ws, c, nd, j, v < total);
 		u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
 		int jsel = __shfl_sync(FULL, bd.sel, j);
 		u32 jtarget = __shfl_sync(FULL, bd.target, j);
@@ -1148,7 +1200,7 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 
 // outerCand makes entry idx of owner lane j's run (list jsel) at step nd,
 // expand2's outer step, a Cur over the owner's partial match (cc, from
-// ownerCur<0>) and, with filter, checks what expand checks (the closing
+// ownerAt) and, with filter, checks what expand checks (the closing
 // edge's other endpoint, injectivity, the closing-edge pruning against the
 // anchor run cf/cl); then the predicates and anti-edges (raising *u2), and
 // when the step maps the anchor, its run (cf/cl). Without filter it
@@ -1180,10 +1232,14 @@ __device__ __forceinline__ bool outerCand(const Ctx &x, const WS &ws, Cur &cc, i
 // step of all of them at once (L = 1), counting the last. The depth-first
 // walk would bind each candidate of this step in turn and evaluate its
 // next step's few candidates on a warp with most lanes idle (M13 on a
-// 10M-edge graph: ~2.4 candidates per chunk).
+// 10M-edge graph: ~2.4 candidates per chunk). The owners' partial matches
+// (ownerAt), runs, bounds and open ends (ws.ra/rsel/rtarget/until, which
+// evaluate stores first in these builds) and the survivors' (survivorAt)
+// are read back rather than held in registers across the two levels: the
+// build spilled 568/784 bytes (stores/loads) with them held, 126/168
+// without (mine6px: 644/1024, 204/288; ptxas -v, CUDA 11.8).
 template <bool M, int F>
-__device__ void expand2(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 ra, u32 rb, const Bounds &bd, i64 until,
-			int lane, u64 *nm, u64 *no) {
+__device__ void expand2(const Ctx &x, WS &ws, int nd, bool ex, u32 ra, u32 rb, int lane, u64 *nm, u64 *no) {
 	GB &g = gb<F>(ws);
 	u32 len = ex ? rb - ra : 0;
 	u32 off = len;
@@ -1192,7 +1248,8 @@ __device__ void expand2(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32
 		if (lane >= o) off += y;
 	}
 	const u32 total = __shfl_sync(FULL, off, 31);
-	off -= len;
+	g.off[lane] = off - len;
+	__syncwarp();
 	const int ccode = (F & F_PRUNE) ? (int)stepv<M>(ws, nd, S_CLOSE) : 0;
 	const bool own = (F & F_PRUNE) && stepv<M>(ws, nd - 1, S_CLOSE) == 1;
 	u32 base = 0;
@@ -1206,14 +1263,15 @@ __device__ void expand2(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32
 			int j = 0;
 			for (int step = 16; step > 0; step >>= 1) {
 				int probe = j + step;
-				u32 po = __shfl_sync(FULL, off, probe & 31);
-				if (probe < 32 && po <= v) j = probe;
+				if (probe < 32 && g.off[probe] <= v) j = probe;
 			}
-			Cur cc = ownerCur<0>(c, j);
-			const u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
-			const int jsel = __shfl_sync(FULL, bd.sel, j);
-			const u32 jtarget = __shfl_sync(FULL, bd.target, j);
-			i64 u2 = __shfl_sync(FULL, until, j);
+			Cur cc = ownerAt<M>(x, ws, nd - 1, j, v < total);
+			// The owner's run, bounds and open end, as evaluate stored them
+			// (from shared memory: not live in registers across the walk).
+			const u32 jra = ws.ra[nd][j], joff = g.off[j];
+			const int jsel = ws.rsel[nd][j];
+			const u32 jtarget = ws.rtarget[nd][j];
+			i64 u2 = ws.until[nd - 1][j];
 			i64 cf = MINPOS, cl = I64MAX;
 			if (F & F_PRUNE) {
 				cf = own ? wx(ws).cfirst[j] : wx(ws).cfB;
@@ -1248,9 +1306,9 @@ __device__ void expand2(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32
 		const bool pv = lane < pn;
 		const int pj = pv ? g.j[lane] : 0;
 		const u32 pidx = pv ? g.idx[lane] : 0, pra = pv ? g.ra[lane] : 0, prb = pv ? g.rb[lane] : 0;
-		Cur cc = ownerCur<0>(c, pj);
-		const int jsel = __shfl_sync(FULL, bd.sel, pj);
-		i64 u2 = __shfl_sync(FULL, until, pj);
+		Cur cc = ownerAt<M>(x, ws, nd - 1, pj, pv);
+		const int jsel = ws.rsel[nd][pj];
+		i64 u2 = ws.until[nd - 1][pj];
 		i64 cf = MINPOS, cl = I64MAX;
 		if (F & F_PRUNE) {
 			cf = own ? wx(ws).cfirst[pj] : wx(ws).cfB;
@@ -1375,6 +1433,19 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		tailCount<M, F>(x, ws, c, nd, valid, ra, rb, bd, until, lane, nm, no);
 		valid = false;
 	}
+	// The candidates' runs of step nd, for the depth-first walk (and, in
+	// the builds with expand2, for it first: it reads its owners' runs
+	// from here, and ra/rb are reloaded after it rather than held).
+	const bool early = (F & F_EXP2) != 0;
+	if (early) {
+		ws.until[d][lane] = until;
+		ws.ra[nd][lane] = ra;
+		ws.rb[nd][lane] = rb;
+		ws.rsel[nd][lane] = (unsigned char)bd.sel;
+		ws.rtarget[nd][lane] = bd.target;
+		ws.rnode[nd][lane] = bd.listNode;
+		__syncwarp();
+	}
 	if (nd == k - 2 && pl<M>(ws, P_TALLY) != 0 && opt(P_EXPAND) > 0) {
 		// Short runs of the step above the counted last one are expanded
 		// across lanes here; long ones stay for the depth-first walk,
@@ -1387,15 +1458,21 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		// Short runs of the step two above the counted last one: that step
 		// and the next across lanes (expand2), the last counted.
 		bool ex = valid && rb - ra <= (u32)pl<M>(ws, P_EXPAND2);
-		if (__any_sync(FULL, ex)) expand2<M, F>(x, ws, c, nd, ex, ra, rb, bd, until, lane, nm, no);
+		if (__any_sync(FULL, ex)) {
+			expand2<M, F>(x, ws, nd, ex, ra, rb, lane, nm, no);
+			ra = *(volatile u32 *)&ws.ra[nd][lane];
+			rb = *(volatile u32 *)&ws.rb[nd][lane];
+		}
 		if (ex) valid = false;
 	}
-	ws.until[d][lane] = until;
-	ws.ra[nd][lane] = ra;
-	ws.rb[nd][lane] = rb;
-	ws.rsel[nd][lane] = (unsigned char)bd.sel;
-	ws.rtarget[nd][lane] = bd.target;
-	ws.rnode[nd][lane] = bd.listNode;
+	if (!early) {
+		ws.until[d][lane] = until;
+		ws.ra[nd][lane] = ra;
+		ws.rb[nd][lane] = rb;
+		ws.rsel[nd][lane] = (unsigned char)bd.sel;
+		ws.rtarget[nd][lane] = bd.target;
+		ws.rnode[nd][lane] = bd.listNode;
+	}
 	bal = __ballot_sync(FULL, valid);
 	const i64 splitRun = opt(P_SPLITRUN);
 	u32 heavy = __ballot_sync(FULL, valid && splitRun > 0 && rb - ra >= (u64)splitRun);
