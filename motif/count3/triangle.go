@@ -369,6 +369,7 @@ func (c *counter) triangles(ctx context.Context) error {
 		eoff[u+1] += eoff[u]
 		koff[u+1] += koff[u]
 	}
+	c.ph.mark("forward-sizes")
 	pairs := foff[n]
 	if pairs > math.MaxUint32 {
 		return fmt.Errorf("count3: %d node pairs exceed the triangle listing's 32-bit pair ids", pairs)
@@ -396,6 +397,7 @@ func (c *counter) triangles(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.ph.mark("forward-fill")
 	// Each pair's edges in position order, directions seen from its own
 	// end, then the prefix counts and the sentinel.
 	first := c.w.First()
@@ -454,6 +456,7 @@ func (c *counter) triangles(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.ph.mark("pair-lists")
 	list := func(j uint32) pairList {
 		l := pairList{e: pe[loff[j]:loff[j+1]]}
 		if toff[j] < toff[j+1] {
@@ -488,6 +491,7 @@ func (c *counter) triangles(ctx context.Context) error {
 	for _, k := range work {
 		total += k
 	}
+	c.ph.mark("work")
 	queues := make([][]queued, c.workers)
 	bufs := make([][]triangle, c.workers)
 	scratch := make([][]triangle, c.workers)
@@ -549,6 +553,7 @@ func (c *counter) triangles(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.ph.mark("listing")
 	// The workers' last batches: sorted each by one worker, then counted
 	// by all. A triangle's cost is its light sides' edges, which spans
 	// orders of magnitude: the few above 1/(256·workers) of the total are
@@ -573,6 +578,7 @@ func (c *counter) triangles(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.ph.mark("sort")
 	var totalCost int64
 	starts := make([]int, len(bufs)+1) // bufs[b] holds the triangles [starts[b], starts[b+1])
 	for b, buf := range bufs {
@@ -597,6 +603,7 @@ func (c *counter) triangles(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.ph.mark("heavy-scan")
 	heavy := slices.Concat(heavyOf...)
 	slices.SortFunc(heavy, func(x, y ref) int { return cmp.Compare(y.cost, x.cost) })
 	// One pool, no barrier: the heavy triangles are the first items, one
@@ -624,6 +631,7 @@ func (c *counter) triangles(ctx context.Context) error {
 			}
 		}
 	})
+	c.ph.mark("count")
 	return err
 }
 
