@@ -450,6 +450,9 @@ func (c *counter) triangles(ctx context.Context) error {
 	if c.sc.hi-first > maxRel {
 		return fmt.Errorf("count3: a window of %d edges exceeds the triangle pass's %d (its positions are packed in 30 bits)", c.sc.hi-first, maxRel)
 	}
+	if loff[pairs] > math.MaxUint32 {
+		return fmt.Errorf("count3: %d pair list entries exceed the triangle pass's 32-bit indexes", loff[pairs])
+	}
 	pe := make([]pairEdge, loff[pairs])
 	top := make([]int64, toff[pairs])
 	var cAll, cIn []uint32
@@ -546,8 +549,9 @@ func (c *counter) triangles(ctx context.Context) error {
 	bufs := make([][]triangle, c.workers)
 	scratch := make([][]triangle, c.workers)
 	countOne := func(wk int, r *triangle) {
-		la, lb, lc := list(r.a), list(r.b), list(r.c)
-		countTriangle(&la, &lb, &lc, r.flips&1, r.flips>>1, [2]int{int(r.at[0]), int(r.at[1])}, c.delta, &queues[wk], &c.raws[wk].Raw)
+		la := list(r.a)
+		lb, lc := pairList{e: pe[r.b : r.b+r.nb]}, pairList{e: pe[r.c : r.c+r.nc]}
+		countTriangle(&la, &lb, &lc, r.flips&1, r.flips>>1, [2]int{}, c.delta, &queues[wk], &c.raws[wk].Raw)
 	}
 	count := func(wk int, ts []triangle) {
 		for i := range ts {
@@ -593,7 +597,12 @@ func (c *counter) triangles(ctx context.Context) error {
 				if _, ok := nextActive(&lb, &lc, &at, c.delta); !ok {
 					continue
 				}
-				r.at = [2]uint32{uint32(at[0]), uint32(at[1])}
+				// The light sides from where the walk starts to their
+				// sentinels, so that counting reads neither their offsets
+				// nor their block indexes: cache misses per triangle, in
+				// the counting and in the passes that weigh the batches.
+				r.b, r.nb = uint32(loff[r.b]+int64(at[0])), uint32(len(lb.e)-at[0])
+				r.c, r.nc = uint32(loff[r.c]+int64(at[1])), uint32(len(lc.e)-at[1])
 				if buf = append(buf, r); len(buf) == triangleBatch {
 					sortTriangles(buf, &scratch[wk])
 					count(wk, buf)
@@ -614,9 +623,7 @@ func (c *counter) triangles(ctx context.Context) error {
 	// late; the rest in chunks of 64, read where they lie in the workers'
 	// batches (copying them into one list was a serial tenth of the pass
 	// on the H200 host's 16 workers: 119 of 886 ms).
-	cost := func(r *triangle) int64 {
-		return loff[r.b+1] - loff[r.b] - int64(r.at[0]) + loff[r.c+1] - loff[r.c] - int64(r.at[1])
-	}
+	cost := func(r *triangle) int64 { return int64(r.nb) + int64(r.nc) }
 	costs := make([]int64, len(bufs))
 	err = c.parallel(ctx, len(bufs), 1, func(wk, lo, hi int) {
 		for b := lo; b < hi; b++ {
@@ -689,11 +696,14 @@ func (c *counter) triangles(ctx context.Context) error {
 }
 
 // triangle is a static triangle with a light-side pair within δ, to be
-// counted: its pair ids, heavy side a and light sides b and c, with
-// countTriangle's flips (fb | fc<<1) and where nextActive stopped.
+// counted: its heavy side's pair id a, its light sides b and c (while it
+// is listed, their pair ids; once listed, their lists' entries
+// pe[b:b+nb] and pe[c:c+nc] from where nextActive stopped to the
+// sentinels, unindexed: light sides are searched by galloping), with
+// countTriangle's flips (fb | fc<<1).
 type triangle struct {
 	a, b, c uint32
-	at      [2]uint32
+	nb, nc  uint32
 	flips   uint8
 }
 
