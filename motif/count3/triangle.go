@@ -183,10 +183,20 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 		// emptied window: galloping costs the log of the distance moved,
 		// and a fresh binary search over a long heavy side missed the
 		// cache at each step.
-		il = a.seek(il, t-delta)
-		for ip = a.seek(max(ip, il), t); ae[ip].T == t && ae[ip].pf < e.pf; ip++ {
+		// Most light edges move no cursor, or one a step: the tests
+		// before each seek are inlined, seek is a call.
+		if ae[il].T < t-delta {
+			il = a.seek(il, t-delta)
 		}
-		ih = a.seek(max(ih, ip), t+delta+1)
+		if ip = max(ip, il); ae[ip].T < t {
+			ip = a.seek(ip, t)
+		}
+		for ae[ip].T == t && ae[ip].pf < e.pf {
+			ip++
+		}
+		if ih = max(ih, ip); ae[ih].T <= t+delta {
+			ih = a.seek(ih, t+delta+1)
+		}
 		in := ae[ip].in
 		pa := [2]uint32{uint32(ip) - in, in}
 		ob := 2 * (side ^ 1)
