@@ -1,11 +1,13 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"runtime"
+	"runtime/trace"
 	"sync"
 	"time"
 
@@ -197,6 +199,7 @@ func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64
 	head := newPart(newScanner(r, name, &opts, nil), fm, size)
 	head.sc.progress = prog.step
 	parallel := ra != nil && size > 0 && opts.Workers > 1 && size >= 2*minChunk
+	parse := trace.StartRegion(context.Background(), "load: parse")
 	head.run(parallel)
 	parts := []*part{head}
 	if parallel && head.err == nil && head.stopped {
@@ -213,6 +216,7 @@ func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64
 			p.run(false)
 		})
 	}
+	parse.End()
 	var edgeSt FileStats // the edge file's own counts, for the cache
 	err := sumStats(&edgeSt, parts)
 	st = addStats(st, edgeSt)

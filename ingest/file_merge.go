@@ -1,9 +1,12 @@
 package ingest
 
 import (
+	"context"
 	"fmt"
+	"runtime/trace"
 	"sync"
 
+	"github.com/motifwatch/motifwatch/internal/fanout"
 	"github.com/motifwatch/motifwatch/internal/textfile"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -42,6 +45,7 @@ func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nod
 	for i, p := range parts {
 		dicts[i] = &p.ids
 	}
+	region := trace.StartRegion(context.Background(), "load: merge ids")
 	idMaps, names, err := textfile.Merge(dicts, opts.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: node ids: %w", name, err)
@@ -58,6 +62,8 @@ func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nod
 		}
 		p.ids, p.strs = textfile.Dict{}, textfile.Dict{}
 	}
+	region.End()
+	region = trace.StartRegion(context.Background(), "load: copy columns")
 	na := len(fm.names)
 	cols := window.Columns{Src: make([]uint32, n), Dst: make([]uint32, n), T: make([]int64, n), Attrs: make([][]float64, na)}
 	for a := range cols.Attrs {
@@ -90,13 +96,20 @@ func merge(fm *format, parts []*part, opts *FileOptions, name string, nodes *nod
 		}()
 	}
 	wg.Wait()
+	region.End()
 	if !sorted {
+		region = trace.StartRegion(context.Background(), "load: time sort")
 		cols = inTimeOrder(cols, opts.Workers)
+		region.End()
 	}
+	region = trace.StartRegion(context.Background(), "load: window append")
 	_, err = w.AppendColumns(cols, opts.Workers)
+	region.End()
+	region = trace.StartRegion(context.Background(), "load: name index")
 	if ierr := indexed(); err == nil {
 		err = ierr
 	}
+	region.End()
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", name, err)
 	}
@@ -129,7 +142,7 @@ func inTimeOrder(c window.Columns, workers int) window.Columns {
 	order := timeOrder(c.T, workers)
 	n := len(order)
 	out := window.Columns{Src: make([]uint32, n), Dst: make([]uint32, n), T: make([]int64, n)}
-	forRanges(n, workers, func(_, a, b int) {
+	fanout.Ranges(n, workers, func(_, a, b int) {
 		for j := a; j < b; j++ {
 			i := order[j].i
 			out.Src[j], out.Dst[j], out.T[j] = c.Src[i], c.Dst[i], c.T[i]
@@ -138,7 +151,7 @@ func inTimeOrder(c window.Columns, workers int) window.Columns {
 	c.Src, c.Dst, c.T = nil, nil, nil
 	for _, col := range c.Attrs {
 		sortedCol := make([]float64, n)
-		forRanges(n, workers, func(_, a, b int) {
+		fanout.Ranges(n, workers, func(_, a, b int) {
 			for j := a; j < b; j++ {
 				sortedCol[j] = col[order[j].i]
 			}

@@ -3,7 +3,8 @@ package ingest
 import (
 	"math"
 	"math/bits"
-	"sync"
+
+	"github.com/motifwatch/motifwatch/internal/fanout"
 )
 
 // parallelSortMin is the number of edges from which timeOrder and
@@ -28,7 +29,7 @@ func timeOrder(ts []int64, workers int) []timeKey {
 	}
 	workers = max(1, min(workers, n))
 	los, his := make([]int64, workers), make([]int64, workers)
-	forRanges(n, workers, func(k, a, b int) {
+	fanout.Ranges(n, workers, func(k, a, b int) {
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 		for _, t := range ts[a:b] {
 			lo, hi = min(lo, t), max(hi, t)
@@ -40,7 +41,7 @@ func timeOrder(ts []int64, workers int) []timeKey {
 		lo, hi = min(lo, los[k]), max(hi, his[k])
 	}
 	keys := make([]timeKey, n)
-	forRanges(n, workers, func(_, a, b int) {
+	fanout.Ranges(n, workers, func(_, a, b int) {
 		for i := a; i < b; i++ {
 			keys[i] = timeKey{uint64(ts[i] - lo), int64(i)} // wraps to the right unsigned span
 		}
@@ -78,7 +79,7 @@ func radixSort(keys []timeKey, span uint64, workers int) {
 	}
 	src, dst := keys, make([]timeKey, n)
 	for shift := 0; shift < nb; shift += digit {
-		forRanges(n, workers, func(k, a, b int) {
+		fanout.Ranges(n, workers, func(k, a, b int) {
 			count := counts[k]
 			clear(count)
 			for _, key := range src[a:b] {
@@ -93,7 +94,7 @@ func radixSort(keys []timeKey, span uint64, workers int) {
 				sum += c
 			}
 		}
-		forRanges(n, workers, func(k, a, b int) {
+		fanout.Ranges(n, workers, func(k, a, b int) {
 			count := counts[k]
 			for _, key := range src[a:b] {
 				d := (key.t >> shift) & mask
@@ -104,25 +105,6 @@ func radixSort(keys []timeKey, span uint64, workers int) {
 		src, dst = dst, src
 	}
 	if &src[0] != &keys[0] {
-		forRanges(n, workers, func(_, a, b int) { copy(keys[a:b], src[a:b]) })
+		fanout.Ranges(n, workers, func(_, a, b int) { copy(keys[a:b], src[a:b]) })
 	}
-}
-
-// forRanges calls fn(k, a, b) for the k-th of workers contiguous ranges
-// [a, b) of [0, n), each on its own goroutine (on this one when workers
-// is 1), and waits for all.
-func forRanges(n, workers int, fn func(k, a, b int)) {
-	if workers <= 1 {
-		fn(0, 0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for k := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(k, n*k/workers, n*(k+1)/workers)
-		}()
-	}
-	wg.Wait()
 }

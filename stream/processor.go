@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +16,7 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/backend"
+	"github.com/motifwatch/motifwatch/internal/fanout"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/window"
@@ -557,36 +557,31 @@ func (p *Processor) appendParallel(batch []*ingest.Edge, out *Output) ([]run, bo
 		p.flags = make([]uint8, len(batch))
 	}
 	flags := p.flags[:len(batch)]
-	var wg sync.WaitGroup
-	for k := range workers {
-		lo, hi := len(batch)*k/workers, len(batch)*(k+1)/workers
-		wg.Go(func() {
-			pt := part{sorted: true}
-			for i, e := range batch[lo:hi] {
-				var f uint8
-				if selfLoop(e) {
-					flags[lo+i] = flagSelfLoop
-					continue
-				}
-				if pt.n == 0 {
-					pt.first = e.T
-				} else if e.T < pt.last {
-					pt.sorted = false
-				}
-				pt.last = e.T
-				pt.n++
-				if p.root(e) {
-					f |= flagRoot
-				}
-				if e.Replayed {
-					f |= flagReplayed
-				}
-				flags[lo+i] = f
+	fanout.Ranges(len(batch), workers, func(k, lo, hi int) {
+		pt := part{sorted: true}
+		for i, e := range batch[lo:hi] {
+			var f uint8
+			if selfLoop(e) {
+				flags[lo+i] = flagSelfLoop
+				continue
 			}
-			parts[k] = pt
-		})
-	}
-	wg.Wait()
+			if pt.n == 0 {
+				pt.first = e.T
+			} else if e.T < pt.last {
+				pt.sorted = false
+			}
+			pt.last = e.T
+			pt.n++
+			if p.root(e) {
+				f |= flagRoot
+			}
+			if e.Replayed {
+				f |= flagReplayed
+			}
+			flags[lo+i] = f
+		}
+		parts[k] = pt
+	})
 	n := 0
 	lastT := p.w.LastT()
 	for _, pt := range parts {
@@ -609,24 +604,22 @@ func (p *Processor) appendParallel(batch []*ingest.Edge, out *Output) ([]run, bo
 	metaAt := len(p.meta)
 	p.meta = slices.Grow(p.meta, n)[:metaAt+n]
 	meta := p.meta[metaAt:]
-	at := 0
-	for k := range workers {
-		lo, hi := len(batch)*k/workers, len(batch)*(k+1)/workers
-		pos := at
-		at += parts[k].n
-		wg.Go(func() {
-			for i, e := range batch[lo:hi] {
-				if flags[lo+i]&flagSelfLoop != 0 {
-					continue
-				}
-				s, d := knownID(ids, e.SrcKey), knownID(ids, e.DstKey)
-				c.Src[pos], c.Dst[pos], c.T[pos] = s, d, e.T
-				meta[pos] = edgeMeta{seq: e.Seq, offset: e.Origin.Offset, partition: int32(e.Origin.Partition), hasSeq: e.HasSeq}
-				pos++
-			}
-		})
+	starts := make([]int, workers) // where range k's edges go in c
+	for k := 1; k < workers; k++ {
+		starts[k] = starts[k-1] + parts[k-1].n
 	}
-	wg.Wait()
+	fanout.Ranges(len(batch), workers, func(k, lo, hi int) {
+		pos := starts[k]
+		for i, e := range batch[lo:hi] {
+			if flags[lo+i]&flagSelfLoop != 0 {
+				continue
+			}
+			s, d := knownID(ids, e.SrcKey), knownID(ids, e.DstKey)
+			c.Src[pos], c.Dst[pos], c.T[pos] = s, d, e.T
+			meta[pos] = edgeMeta{seq: e.Seq, offset: e.Origin.Offset, partition: int32(e.Origin.Partition), hasSeq: e.HasSeq}
+			pos++
+		}
+	})
 	// In batch order: the ids not found by key, and the runs.
 	var runs []run
 	pos := 0
@@ -684,16 +677,11 @@ func (p *Processor) knownIDs(batch []*ingest.Edge) []uint32 {
 	}
 	known := p.known[:2*len(batch)]
 	ids := p.w.IDs()
-	var wg sync.WaitGroup
-	for k := range workers {
-		lo, hi := len(batch)*k/workers, len(batch)*(k+1)/workers
-		wg.Go(func() {
-			for i, e := range batch[lo:hi] {
-				known[2*(lo+i)], known[2*(lo+i)+1] = knownID(ids, e.SrcKey), knownID(ids, e.DstKey)
-			}
-		})
-	}
-	wg.Wait()
+	fanout.Ranges(len(batch), workers, func(_, lo, hi int) {
+		for i, e := range batch[lo:hi] {
+			known[2*(lo+i)], known[2*(lo+i)+1] = knownID(ids, e.SrcKey), knownID(ids, e.DstKey)
+		}
+	})
 	return known
 }
 

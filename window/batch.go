@@ -3,6 +3,8 @@ package window
 import (
 	"fmt"
 	"slices"
+
+	"github.com/motifwatch/motifwatch/internal/fanout"
 )
 
 // A streaming window takes a batch of edges at a time (AppendBatch) and
@@ -67,7 +69,7 @@ func (w *Window) AppendBatch(c Columns) (int64, error) {
 	lo := len(w.t) - n
 	w.grow(maxID)
 	rel := uint32(first - w.adjBase)
-	parallel(w.batchWorkers(n), func(k int) { w.pushAdj(lo, rel, k, w.batchWorkers(n)) })
+	fanout.Each(w.batchWorkers(n), func(k int) { w.pushAdj(lo, rel, k, w.batchWorkers(n)) })
 	if w.pairsOn.Load() {
 		for i := lo; i < len(w.t); i++ {
 			w.addPair(w.src[i], w.dst[i], w.t[i], rel+uint32(i-lo))
@@ -157,7 +159,7 @@ func (w *Window) evict(n int) int {
 		w.evictKeys = make([][]uint64, workers)
 	}
 	keys := w.evictKeys[:workers]
-	parallel(workers, func(k int) { keys[k] = w.popAdj(lo, hi, k, workers, keys[k][:0]) })
+	fanout.Each(workers, func(k int) { keys[k] = w.popAdj(lo, hi, k, workers, keys[k][:0]) })
 	if w.pairsOn.Load() {
 		for i := lo; i < hi; i++ {
 			w.popPair(w.src[i], w.dst[i])

@@ -2,7 +2,8 @@ package window
 
 import (
 	"fmt"
-	"sync"
+
+	"github.com/motifwatch/motifwatch/internal/fanout"
 )
 
 // Columns is a run of edges in (t, seq) order, column by column: Src, Dst
@@ -77,7 +78,7 @@ func (w *Window) AppendColumns(c Columns, workers int) (int64, error) {
 	} else {
 		outCur := w.makeRoom(w.out, w.src[lo:])
 		inCur := w.makeRoom(w.in, w.dst[lo:])
-		parallel(workers, func(k int) {
+		fanout.Each(workers, func(k int) {
 			w.fillAdj(lo, uint32(first-w.adjBase), uint32(k), uint32(workers), outCur, inCur)
 		})
 	}
@@ -96,8 +97,7 @@ func (w *Window) AppendColumns(c Columns, workers int) (int64, error) {
 func (w *Window) checkRun(c Columns, idCap uint32, workers int) error {
 	n := len(c.T)
 	bad := make([]bool, workers)
-	parallel(workers, func(k int) {
-		lo, hi := n*k/workers, n*(k+1)/workers
+	fanout.Ranges(n, workers, func(k, lo, hi int) {
 		prev := w.LastT()
 		if lo > 0 {
 			prev = c.T[lo-1]
@@ -197,9 +197,9 @@ func fillPartitioned(ends, others []uint32, ts []int64, first uint32, back []Adj
 	region[nb] = n
 	// Pass 1: per worker's edge range, count per bucket, then move.
 	counts := make([][]int, workers)
-	parallel(workers, func(k int) {
+	fanout.Ranges(n, workers, func(k, lo, hi int) {
 		c := make([]int, nb)
-		for _, v := range ends[n*k/workers : n*(k+1)/workers] {
+		for _, v := range ends[lo:hi] {
 			c[bucketOf[v]]++
 		}
 		counts[k] = c
@@ -213,9 +213,8 @@ func fillPartitioned(ends, others []uint32, ts []int64, first uint32, back []Adj
 		}
 	}
 	node := make([]uint32, n) // the node of the entry at the same index of back
-	parallel(workers, func(k int) {
+	fanout.Ranges(n, workers, func(k, lo, hi int) {
 		cur := counts[k]
-		lo, hi := n*k/workers, n*(k+1)/workers
 		for i := lo; i < hi; i++ {
 			v := ends[i]
 			j := cur[bucketOf[v]]
@@ -226,7 +225,7 @@ func fillPartitioned(ends, others []uint32, ts []int64, first uint32, back []Adj
 	})
 	// Pass 2: each bucket's region to its nodes' lists, buckets shared out
 	// round-robin.
-	parallel(workers, func(k int) {
+	fanout.Each(workers, func(k int) {
 		var scratch []Adj
 		for b := k; b < nb; b += workers {
 			lo, hi := region[b], region[b+1]
@@ -238,24 +237,6 @@ func fillPartitioned(ends, others []uint32, ts []int64, first uint32, back []Adj
 			}
 		}
 	})
-}
-
-// parallel runs fn(k) for every k in [0, workers) on its own goroutine
-// and waits for all.
-func parallel(workers int, fn func(k int)) {
-	if workers == 1 {
-		fn(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for k := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(k)
-		}()
-	}
-	wg.Wait()
 }
 
 // makeRoom lengthens every list of lists by its node's count in ends,
@@ -332,15 +313,14 @@ func countEnds(deg []int, ends []uint32, workers int) {
 	}
 	n, nv := len(ends), len(deg)
 	counts := make([][]int32, workers)
-	parallel(workers, func(k int) {
+	fanout.Ranges(n, workers, func(k, lo, hi int) {
 		c := make([]int32, nv)
-		for _, v := range ends[n*k/workers : n*(k+1)/workers] {
+		for _, v := range ends[lo:hi] {
 			c[v]++
 		}
 		counts[k] = c
 	})
-	parallel(workers, func(k int) {
-		lo, hi := nv*k/workers, nv*(k+1)/workers
+	fanout.Ranges(nv, workers, func(k, lo, hi int) {
 		for _, c := range counts {
 			for v, x := range c[lo:hi] {
 				deg[lo+v] += int(x)

@@ -338,3 +338,26 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("grouped(max uint64) = %q", got)
 	}
 }
+
+// TestMineTraceMarksLoadPhases: --trace writes an execution trace whose
+// regions name the loader's phases (what BENCHMARKS.md's load table is
+// read from).
+func TestMineTraceMarksLoadPhases(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mine.trace")
+	_, stderr, code := run(t, "mine", "--graph", "testdata/cycle.txt", "--motif", "M1", "--delta", "10", "--no-cache", "--trace", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("go 1.")) {
+		t.Fatalf("%s does not start with a Go trace header: %q", path, b[:min(len(b), 16)])
+	}
+	for _, region := range []string{"load: parse", "load: merge ids", "load: copy columns", "load: window append"} {
+		if !bytes.Contains(b, []byte(region)) {
+			t.Errorf("trace has no region %q", region)
+		}
+	}
+}

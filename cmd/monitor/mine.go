@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,6 +56,7 @@ type mineOptions struct {
 	explain       bool
 	progress      time.Duration
 	cpuProfile    string
+	execTrace     string
 }
 
 func newMineCmd() *cobra.Command {
@@ -106,6 +108,7 @@ partial, and exits with status 130.`,
 	f.BoolVar(&o.explain, "explain", false, "print each query's match plan to stderr")
 	f.DurationVar(&o.progress, "progress", 5*time.Second, "interval of progress lines on stderr (0: none)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of loading and mining to this file")
+	f.StringVar(&o.execTrace, "trace", "", "write an execution trace of loading and mining to this file (go tool trace)")
 	o.cache.add(f)
 	return cmd
 }
@@ -178,6 +181,13 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if o.execTrace != "" {
+		stop, err := startTrace(o.execTrace)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	start := time.Now()
 	w, report, err := o.load(stderr)
@@ -621,4 +631,19 @@ func peakRSS() int64 {
 		return 0
 	}
 	return ru.Maxrss * 1024 // Linux reports kilobytes
+}
+
+// startTrace writes an execution trace (runtime/trace) to path until stop
+// is called: the goroutine timeline shows what a profile cannot, such as
+// workers idling at a phase's end or stalled in mark assists.
+func startTrace(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { trace.Stop(); f.Close() }, nil
 }
