@@ -2,6 +2,7 @@ package count3
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -16,7 +17,11 @@ import (
 // worker's busy time (median / max), so that a run on a many-core host
 // tells a slow phase from an unbalanced one. A measurement aid: off, a
 // phase mark is a nil check.
-var phasesOn = sync.OnceValue(func() bool { return os.Getenv("MOTIFWATCH_COUNT3_PHASES") == "1" })
+// phasesOut is where the lines go (tests replace both).
+var (
+	phasesOn            = sync.OnceValue(func() bool { return os.Getenv("MOTIFWATCH_COUNT3_PHASES") == "1" })
+	phasesOut io.Writer = os.Stderr
+)
 
 // phases times a Count's passes. A nil *phases records nothing.
 type phases struct {
@@ -78,7 +83,7 @@ func (p *phases) done() {
 	if p == nil {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "count3 phases (%s, ms wall (cpu) [busy median/max]):%s total %.1f\n", p.name, p.out.String(), ms(time.Since(p.start)))
+	fmt.Fprintf(phasesOut, "count3 phases (%s, ms wall (cpu) [busy median/max]):%s total %.1f\n", p.name, p.out.String(), ms(time.Since(p.start)))
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
