@@ -24,13 +24,13 @@ const Available = true
 
 // Control block slots (kernels/temporal.cu C_*).
 const (
-	cRootNext, cMatches, cOpen, cActive, cLock, cQSize, cOverflow, cOutCount, cSplits, cIdle, cRoots = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
-	cSteps, cBudget, cTrunc, cNsLeft                                                                 = 11, 12, 13, 14
-	ctlSlots                                                                                         = 16
-	taskBytes                                                                                        = (maxK*2 + maxN + 8) * 8
-	recSlots                                                                                         = maxK + 1
-	notOpen                                                                                          = -1 << 63
-	warpsPerBlock                                                                                    = 4
+	cRootNext, cMatches, cOpen, cActive, cLock, cQSize, cOverflow, cOutCount, cSplits, cIdle = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+	cSteps, cBudget, cTrunc, cNsLeft                                                         = 11, 12, 13, 14
+	ctlSlots                                                                                 = 16
+	taskBytes                                                                                = (maxK*2 + maxN + 8) * 8
+	recSlots                                                                                 = maxK + 1
+	notOpen                                                                                  = -1 << 63
+	warpsPerBlock                                                                            = 4
 )
 
 // Engine mines compiled plans on one or more devices. The window is
@@ -588,8 +588,7 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 		}
 		ctl[cOverflow], ctl[cOutCount] = 0, 0
 	}
-	// Roots counts the unmasked positions, as the CPU engine does (the
-	// kernel's own count covers every position it claimed).
+	// Roots counts the unmasked positions, as the CPU engine does.
 	roots := hi - lo
 	if mask != nil {
 		roots = 0

@@ -17,6 +17,7 @@ const (
 	defaultSplitTail = 2048
 	defaultSplitRun  = 256
 	defaultRootGuide = 4
+	defaultRootClaim = 128
 )
 
 // Options configure the GPU engine.
@@ -91,11 +92,16 @@ type Options struct {
 	SplitRun int
 	// RootGuide sets how many roots a warp of the mining kernel claims at
 	// a time: the roots left divided by RootGuide times the launch's
-	// warps, between 1 and 32 (guided self-scheduling: the last claims are
-	// single roots, and a batch of fewer roots than 32 per warp is spread
-	// over every warp). 0: 4, or $MOTIFWATCH_GPU_GUIDE; negative: always
-	// 32.
+	// warps, between 1 and RootClaim (guided self-scheduling: the last
+	// claims are single roots, and a batch of fewer roots than RootClaim
+	// per warp is spread over every warp). 0: 4, or $MOTIFWATCH_GPU_GUIDE;
+	// negative: always RootClaim.
 	RootGuide int
+	// RootClaim is the most roots a warp claims at a time, rounded up to
+	// a multiple of 32 (a warp walks them 32 at a time): larger claims
+	// cost fewer atomics on the shared root counter, which bound a window
+	// of light roots. 0: 128, or $MOTIFWATCH_GPU_CLAIM.
+	RootClaim int
 	// NoGallop turns off galloping back from a run's end to its start
 	// (binary search over the whole list instead); for measurements, or
 	// $MOTIFWATCH_GPU_GALLOP=0.
@@ -184,6 +190,10 @@ func (o Options) withDefaults() Options {
 	if o.RootGuide == 0 {
 		o.RootGuide = envInt("MOTIFWATCH_GPU_GUIDE", defaultRootGuide)
 	}
+	if o.RootClaim <= 0 {
+		o.RootClaim = envInt("MOTIFWATCH_GPU_CLAIM", defaultRootClaim)
+	}
+	o.RootClaim = (max(o.RootClaim, 1) + 31) / 32 * 32
 	if o.Occupancy == 0 {
 		o.Occupancy = defaultOccupancy
 		o.Occupancy = envInt("MOTIFWATCH_GPU_OCCUPANCY", defaultOccupancy)

@@ -49,7 +49,9 @@ const (
 	pClose = pSplitTail + 3
 	// pCompact: 1 unless Options.NoCompact.
 	pCompact = pSplitTail + 9
-	planLen  = pSplitTail + 10
+	// pClaim: Options.RootClaim.
+	pClaim  = pSplitTail + 10
+	planLen = pSplitTail + 11
 
 	pcEdge, pcNode, pcSel, pcPrev, pcNext, pcRank = 0, 1, 2, 3, 4, 5
 
@@ -315,6 +317,7 @@ func (o Options) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	enc.P[pExpand], enc.P[pSplitTail] = max(int64(o.ExpandRun), 0), max(int64(o.SplitTail), 0)
 	enc.P[pSplitRun], enc.P[pGuide] = max(int64(o.SplitRun), 0), max(int64(o.RootGuide), 0)
 	enc.P[pCompact] = boolInt(!o.NoCompact)
+	enc.P[pClaim] = int64(o.RootClaim)
 	if o.NoClosePrune || (!o.ClosePruneAll && !closePays(p, enc)) {
 		enc.noClosePrune()
 	}

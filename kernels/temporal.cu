@@ -43,8 +43,8 @@ typedef unsigned int u32;
 // idle warps (tailCount); 0: never. P_SPLITRUN: a chunk's valid candidate
 // whose next step's run is at least this long is handed to an idle warp as
 // a task of its own (dfs, count mode); 0: never. P_GUIDE: a warp claims
-// the roots left / (P_GUIDE x the grid's warps) roots at a time, 1 to 32
-// (mineBody); 0: always 32.
+// the roots left / (P_GUIDE x the grid's warps) roots at a time, 1 to
+// P_CLAIM (mineBody); 0: always P_CLAIM.
 #define P_EXPAND 7
 #define P_STEPS 8
 #define STEP_SZ 16
@@ -104,7 +104,9 @@ typedef unsigned int u32;
 // P_COMPACT: expand gathers its survivors into full warps (an option:
 // the same in every plan of a launch).
 #define P_COMPACT (P_SPLITTAIL + 9)
-#define P_SIZE (P_SPLITTAIL + 10)
+// P_CLAIM: the most roots a warp claims at a time (a multiple of 32).
+#define P_CLAIM (P_SPLITTAIL + 10)
+#define P_SIZE (P_SPLITTAIL + 11)
 
 #define BIND_ROOT 0
 #define BIND_FROM 1
@@ -217,7 +219,7 @@ __device__ __forceinline__ u32 pairCount(const Win &w, u32 u, u32 v, i64 pa, i64
 #define C_OUTCOUNT 7
 #define C_SPLITS 8
 #define C_IDLE 9
-#define C_ROOTS 10
+// Slot 10 is unused (it counted claimed roots; the host counts roots).
 // The work budget (motif.Request.Budget/Deadline): steps done (candidates
 // evaluated, runs tallied), the budget (0: none), the flag that stops
 // every warp, and the nanoseconds left for this launch (0: no deadline).
@@ -1375,12 +1377,17 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 	}
 }
 
-// mine: each warp claims up to 32 roots at a time, or a queued subtree
-// when the roots are gone, until no warp is active and the queue is empty.
+// mine: each warp claims up to P_CLAIM roots at a time, or a queued
+// subtree when the roots are gone, until no warp is active and the queue
+// is empty. A claim costs one atomic on the shared root counter; a warp
+// counts itself active (it may still push tasks) from the claim that
+// ends its idling to the claim that fails, not claim by claim: on a window
+// of light roots the per-claim atomics on the few control words were a
+// floor of their own.
 // With P_GUIDE set the claims shrink as the roots run out (guided
 // self-scheduling: a share of the roots left per warp, at least one), so
-// the last claims are single roots and no warp walks 32 heavy roots in
-// turn while the others idle; a small graph or batch (fewer roots than 32
+// the last claims are single roots and no warp walks a claim of heavy
+// roots in turn while the others idle; a small graph or batch (fewer roots than 32
 // per warp) is spread over every warp from the start. The claims cost one
 // atomic each, the queue's tasks a lock.
 //
@@ -1450,17 +1457,18 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	const u64 slots = M ? (nroots + grp - 1) / grp * grp * (u64)nq : nroots;
 	// The options (P_GUIDE among them) are the same in every query's plan.
 	const u64 guide = (u64)max(P[P_GUIDE], (i64)0) * (u64)gridDim.x * WARPS;
+	const u64 claimMax = (u64)max(P[P_CLAIM], (i64)32);
 	u64 nm = 0, no = 0;
-	bool idle = false;
+	bool idle = false, active = false;
 	while (true) {
 		int got = 0;  // 1: roots, 2: task, -1: exit
 		u64 start = 0, end = 0;
 		if (lane == 0) {
-			u64 next = 0, claim = 32;
+			u64 next = 0, claim = claimMax;
 			if (*(volatile u64 *)&ctl[C_OVERFLOW] || *(volatile u64 *)&ctl[C_TRUNC]) {
 				got = -1;
 			} else if ((next = *(volatile u64 *)&ctl[C_ROOTNEXT]) < slots &&
-				   (claim = guide ? max(min((slots - next) / guide, (u64)32), (u64)1) : 32,
+				   (claim = guide ? max(min((slots - next) / guide, claimMax), (u64)1) : claimMax,
 				    start = atomicAdd(&ctl[C_ROOTNEXT], claim)) < slots) {
 				got = 1;
 				end = min(start + claim, slots);
@@ -1472,9 +1480,12 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 				}
 			}
 			if (got > 0) {
-				atomicAdd(&ctl[C_ACTIVE], 1ULL);
+				if (!active) { atomicAdd(&ctl[C_ACTIVE], 1ULL); active = true; }
 				if (idle) { atomicAdd(&ctl[C_IDLE], (u64)-1LL); idle = false; }
 			} else if (got == 0) {
+				// No work: the pushes of this warp's last pieces are seen
+				// before it stops counting as active.
+				if (active) { __threadfence(); atomicAdd(&ctl[C_ACTIVE], (u64)-1LL); active = false; }
 				if (!idle) { atomicAdd(&ctl[C_IDLE], 1ULL); idle = true; }
 				__threadfence();
 				if (*(volatile u64 *)&ctl[C_ACTIVE] == 0 && *(volatile u64 *)&ctl[C_QSIZE] == 0) got = -1;
@@ -1492,7 +1503,6 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 			if (got == 1) {
 				if (lane == 0) {
 					ws.sel[0] = 2; ws.a[0] = (u32)start; ws.base[0] = (u32)start; ws.b[0] = (u32)end; ws.mask[0] = 0;
-					atomicAdd(&ctl[C_ROOTS], end - start);
 				}
 			} else {
 				d0 = (int)start;
@@ -1523,7 +1533,6 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 					setQuery(ws, (int)q);
 					ws.sel[0] = 2; ws.a[0] = (u32)a; ws.base[0] = (u32)a; ws.b[0] = (u32)b; ws.mask[0] = 0;
 					ws.claimNext = end;
-					if (b > a) atomicAdd(&ctl[q * C_SIZE + C_ROOTS], b - a);
 				}
 				__syncwarp();
 				const int q = ws.q, was = ws.countsOf;
@@ -1537,13 +1546,13 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 				__syncwarp();
 			} while (ws.claimNext < ws.claimEnd && done);
 		}
-		if (lane == 0) {
-			if (!done) atomicExch(&ctl[C_OVERFLOW], 1ULL);
-			__threadfence();
-			atomicAdd(&ctl[C_ACTIVE], (u64)-1LL);
-		}
+		if (lane == 0 && !done) atomicExch(&ctl[C_OVERFLOW], 1ULL);
 		__syncwarp();
 		if (!done) break;
+	}
+	if (lane == 0 && active) {
+		__threadfence();
+		atomicAdd(&ctl[C_ACTIVE], (u64)-1LL);
 	}
 	if (lane == 0 && idle) atomicAdd(&ctl[C_IDLE], (u64)-1LL);
 	if (lane == 0 && ws.steps) atomicAdd(&ctl[C_STEPS], ws.steps);
