@@ -38,7 +38,18 @@ type manifest struct {
 						MountPath string `yaml:"mountPath"`
 						SubPath   string `yaml:"subPath"`
 					} `yaml:"volumeMounts"`
+					Env []struct {
+						Name  string `yaml:"name"`
+						Value string `yaml:"value"`
+					} `yaml:"env"`
 				} `yaml:"containers"`
+				Volumes []struct {
+					Name                  string    `yaml:"name"`
+					EmptyDir              *struct{} `yaml:"emptyDir"`
+					PersistentVolumeClaim *struct {
+						ClaimName string `yaml:"claimName"`
+					} `yaml:"persistentVolumeClaim"`
+				} `yaml:"volumes"`
 			} `yaml:"spec"`
 		} `yaml:"template"`
 	} `yaml:"spec"`
@@ -160,8 +171,50 @@ func TestHelmChartRenders(t *testing.T) {
 			if _, sel := spec.NodeSelector["nvidia.com/gpu.present"]; sel != tc.gpu {
 				t.Errorf("nodeSelector = %v; GPU selector wanted: %v", spec.NodeSelector, tc.gpu)
 			}
+			// On GPU nodes the driver's kernel cache is on a writable
+			// volume (the root filesystem is read-only), named by
+			// CUDA_CACHE_PATH.
+			cachePath := ""
+			for _, e := range c.Env {
+				if e.Name == "CUDA_CACHE_PATH" {
+					cachePath = e.Value
+				}
+			}
+			cacheMounted := false
+			for _, m := range c.VolumeMounts {
+				if m.Name == "cuda-jit-cache" {
+					cacheMounted = m.MountPath == cachePath && cachePath != ""
+				}
+			}
+			if cacheMounted != tc.gpu {
+				t.Errorf("CUDA kernel cache: env CUDA_CACHE_PATH = %q, mounts %+v; want a volume there: %v", cachePath, c.VolumeMounts, tc.gpu)
+			}
+			for _, v := range spec.Volumes {
+				if v.Name == "cuda-jit-cache" && v.EmptyDir == nil {
+					t.Errorf("cuda-jit-cache volume is not an emptyDir by default: %+v", v)
+				}
+			}
 		})
 	}
+}
+
+// TestHelmChartJITCacheClaim: gpu.jitCache.existingClaim puts the kernel
+// cache on that PersistentVolumeClaim, so new pods start with it.
+func TestHelmChartJITCacheClaim(t *testing.T) {
+	helm, err := exec.LookPath("helm")
+	if err != nil {
+		t.Skip("no helm binary on PATH (go install helm.sh/helm/v3/cmd/helm@v3.22.0); skipping the chart rendering test")
+	}
+	objs := helmTemplate(t, helm, "-f", "helm/motifwatch/ci/gpu-values.yaml", "--set", "gpu.jitCache.existingClaim=mw-cuda-cache")
+	for _, v := range objs["Deployment/mw-motifwatch"].Spec.Template.Spec.Volumes {
+		if v.Name == "cuda-jit-cache" {
+			if v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "mw-cuda-cache" || v.EmptyDir != nil {
+				t.Fatalf("cuda-jit-cache volume %+v; want the claim mw-cuda-cache", v)
+			}
+			return
+		}
+	}
+	t.Fatal("no cuda-jit-cache volume rendered with gpu.enabled")
 }
 
 func keys(m map[string]manifest) []string {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/window"
@@ -101,9 +102,12 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 	// 10M-edge window.
 	nodes := w.IDs().Cap()
 	c := &counter{w: w, sc: sc, delta: delta, nodes: nodes, workers: max(opts.Workers, 1), dev: opts.Device}
+	c.ph = newPhases(fam, c.workers)
+	defer c.ph.done()
 	if err := c.centres(ctx, fam); err != nil {
 		return raw, err
 	}
+	c.ph.mark("centres")
 	if fam&Triangles != 0 {
 		if err := c.triangles(ctx); err != nil {
 			return raw, err
@@ -122,6 +126,7 @@ type paddedRaw struct {
 }
 
 type counter struct {
+	ph      *phases
 	w       *window.Window
 	sc      scope
 	delta   int64
@@ -144,6 +149,10 @@ type counter struct {
 
 // parallel runs fn over [0, n) in chunks claimed by the workers.
 func (c *counter) parallel(ctx context.Context, n, chunk int, fn func(worker, lo, hi int)) error {
+	if c.ph != nil {
+		inner := fn
+		fn = func(wk, lo, hi int) { t0 := time.Now(); inner(wk, lo, hi); c.ph.add(wk, time.Since(t0)) }
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for wk := range c.workers {

@@ -74,3 +74,34 @@ func TestCountSmallBatches(t *testing.T) {
 	TestCountDenseMatchesEngine(t)
 	TestCountHeavyPair(t)
 }
+
+// near is a necessary condition: two lists with an edge of each within δ
+// always pass it, whatever the slots' wrap-around (times over hundreds of
+// slots, negative times, δ 0).
+func TestNear(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	for range 20000 {
+		delta := rng.Int64N(20)
+		t0 := rng.Int64N(200) - 100
+		var ls [2][]pairEdge
+		for i := range ls {
+			tt := t0
+			for range 1 + rng.IntN(6) {
+				tt += rng.Int64N(1 + 3*delta + rng.Int64N(2)*500)
+				ls[i] = append(ls[i], pairEdge{T: tt})
+			}
+		}
+		within := false
+		for _, x := range ls[0] {
+			for _, y := range ls[1] {
+				within = within || max(x.T-y.T, y.T-x.T) <= delta
+			}
+		}
+		width := max(delta, 1)
+		a := timeSpan{slots: slots(ls[0], t0, width)}
+		b := timeSpan{slots: slots(ls[1], t0, width)}
+		if within && (!a.near(b) || !b.near(a)) {
+			t.Fatalf("delta %d, t0 %d, lists %v and %v: an edge of each within delta, but not near", delta, t0, ls[0], ls[1])
+		}
+	}
+}

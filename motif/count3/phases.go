@@ -1,0 +1,89 @@
+package count3
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// phasesOn reads MOTIFWATCH_COUNT3_PHASES once: set to 1, every Count
+// prints one line to stderr with its phases' wall times, the process's CPU
+// time in each (all threads, the collector's included: on a shared
+// machine the steadier figure) and, for the phases that run workers, each
+// worker's busy time (median / max), so that a run on a many-core host
+// tells a slow phase from an unbalanced one. A measurement aid: off, a
+// phase mark is a nil check.
+// phasesOut is where the lines go (tests replace both).
+var (
+	phasesOn            = sync.OnceValue(func() bool { return os.Getenv("MOTIFWATCH_COUNT3_PHASES") == "1" })
+	phasesOut io.Writer = os.Stderr
+)
+
+// phases times a Count's passes. A nil *phases records nothing.
+type phases struct {
+	name  string
+	start time.Time
+	last  time.Time
+	cpu   time.Duration    // the process's CPU time at the last mark
+	busy  []paddedDuration // per worker, since the last mark
+	out   strings.Builder
+}
+
+type paddedDuration struct {
+	d time.Duration
+	_ [56]byte
+}
+
+func newPhases(fam Families, workers int) *phases {
+	if !phasesOn() {
+		return nil
+	}
+	var names []string
+	if fam&Stars != 0 {
+		names = append(names, "stars")
+	}
+	if fam&Triangles != 0 {
+		names = append(names, "triangles")
+	}
+	now := time.Now()
+	return &phases{name: strings.Join(names, "+"), start: now, last: now, cpu: processCPU(), busy: make([]paddedDuration, workers)}
+}
+
+// add records worker wk busy for d in the current phase.
+func (p *phases) add(wk int, d time.Duration) { p.busy[wk].d += d }
+
+// mark ends the current phase, named name.
+func (p *phases) mark(name string) {
+	if p == nil {
+		return
+	}
+	now, cpu := time.Now(), processCPU()
+	fmt.Fprintf(&p.out, " %s %.1f (cpu %.0f)", name, ms(now.Sub(p.last)), ms(cpu-p.cpu))
+	p.cpu = cpu
+	var busy []time.Duration
+	for i := range p.busy {
+		if p.busy[i].d > 0 {
+			busy = append(busy, p.busy[i].d)
+		}
+		p.busy[i].d = 0
+	}
+	if len(busy) > 0 {
+		slices.Sort(busy)
+		fmt.Fprintf(&p.out, " [%.0f/%.0f]", ms(busy[len(busy)/2]), ms(busy[len(busy)-1]))
+	}
+	p.last = time.Now() // the summary's own time is not the next phase's
+}
+
+// done prints the phases.
+func (p *phases) done() {
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(phasesOut, "count3 phases (%s, ms wall (cpu) [busy median/max]):%s total %.1f\n", p.name, p.out.String(), ms(time.Since(p.start)))
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
