@@ -160,6 +160,9 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	if err != nil {
 		return motif.Result{}, err
 	}
+	if enc.expanded2() && e.opts.expand2Light(w, p, lo, hi) {
+		enc.P[pExpand2] = 0 // the plain build (Options.Expand2Fanout)
+	}
 	needPairs := e.needPairs(p, enc)
 	if len(e.devs) == 0 {
 		return motif.Result{}, ErrNoDevice

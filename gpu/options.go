@@ -21,6 +21,8 @@ const (
 	defaultExpand2Run = 512
 	// defaultExpand2Roots: see Options.Expand2Roots.
 	defaultExpand2Roots = 1 << 20
+	// defaultExpand2Fanout: see Options.Expand2Fanout.
+	defaultExpand2Fanout = 2
 )
 
 // Options configure the GPU engine.
@@ -143,8 +145,18 @@ type Options struct {
 	// on several motifs at delta 86400). 0: 2^20, or
 	// $MOTIFWATCH_GPU_EXPAND2_ROOTS.
 	Expand2Roots int64
+	// Expand2Fanout is the least mean step-1 run per root (edges within
+	// delta before the root in the list step 1 scans, estimated from 64
+	// roots of the launch on the host: firstRunMean) for a plan of five
+	// edges or more, whose expanded step lies two steps or more below the
+	// root, to run expand2: on a light window few partial matches get
+	// that far, and the expand2 build's heavier common path cost z06's
+	// M11-M13 (mean run 0.41) 4-23% where tg10m's (6.4) gained up to 12%.
+	// 0: 2, or $MOTIFWATCH_GPU_EXPAND2_FANOUT; negative: no such floor
+	// (every launch of Expand2Roots roots or more runs it).
+	Expand2Fanout int
 	// Expand2All runs expand2 on every plan it applies to (M10 too) and
-	// every launch, whatever its size; for tests and measurements, or
+	// every launch, whatever its size and fanout; for tests and measurements, or
 	// $MOTIFWATCH_GPU_EXPAND2_ALL=1.
 	Expand2All bool
 	// PartitionEdges, if positive, mines in time partitions of at most this
@@ -232,11 +244,14 @@ func (o Options) withDefaults() Options {
 	if o.Expand2Roots <= 0 {
 		o.Expand2Roots = int64(envInt("MOTIFWATCH_GPU_EXPAND2_ROOTS", defaultExpand2Roots))
 	}
+	if o.Expand2Fanout == 0 {
+		o.Expand2Fanout = envInt("MOTIFWATCH_GPU_EXPAND2_FANOUT", defaultExpand2Fanout)
+	}
 	if envInt("MOTIFWATCH_GPU_EXPAND2_ALL", 0) == 1 {
 		o.Expand2All = true
 	}
 	if o.Expand2All {
-		o.Expand2Roots = 0
+		o.Expand2Roots, o.Expand2Fanout = 0, -1
 	}
 	if o.MemoryFraction <= 0 {
 		o.MemoryFraction = 0.3

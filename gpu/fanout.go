@@ -1,0 +1,74 @@
+package gpu
+
+import (
+	"sort"
+
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// fanoutSamples is how many roots, evenly spaced over a launch's range,
+// firstRunMean looks at (two binary searches each: ≈ 0.1–0.3 ms on a
+// 10M-edge window whose hubs hold millions of edges, less on light ones).
+const fanoutSamples = 64
+
+// firstRunMean estimates the mean length of p's step-1 run per root over
+// the roots [lo, hi) of w: for fanoutSamples roots evenly spaced there, the
+// edges of the list step 1 scans (the mapped root endpoint's out- or
+// in-list; for a closing step 1, the root source's or target's list it
+// names by From) that lie within delta before the root (times in
+// [t − delta, t), ties and the plan's hop limits left out: an estimate).
+// It tells a light window (few partial matches get past step 1) from a
+// heavy one cheaply, on the host (expand2Dense).
+func firstRunMean(w *window.Window, p *motif.Plan, lo, hi int64) float64 {
+	if p.K() < 2 || hi <= lo {
+		return 0
+	}
+	root := p.Query.Edges[p.Steps[0].Edge]
+	s := p.Steps[1]
+	n := int64(fanoutSamples)
+	if hi-lo < n {
+		n = hi - lo
+	}
+	var sum int64
+	for i := int64(0); i < n; i++ {
+		pos := lo + (2*i+1)*(hi-lo)/(2*n)
+		node := func(q int) uint32 {
+			if q == root.From {
+				return w.Src(pos)
+			}
+			return w.Dst(pos)
+		}
+		var list []window.Adj
+		switch s.Bind {
+		case motif.BindTo:
+			list = w.In(node(s.To))
+		default: // BindFrom, BindBoth: From is mapped
+			list = w.Out(node(s.From))
+		}
+		t := w.T(pos)
+		a := sort.Search(len(list), func(j int) bool { return list[j].T >= t-p.Delta })
+		b := sort.Search(len(list), func(j int) bool { return list[j].T >= t })
+		sum += int64(b - a)
+	}
+	return float64(sum) / float64(n)
+}
+
+// expand2Light reports whether a one-query launch over the roots [lo, hi)
+// of w should mine p without the expand2 its encoding switched on: p has
+// five edges or more (its expanded step, two above the counted last,
+// is step 2 or deeper) and the launch's mean step-1 run is below
+// Expand2Fanout. Launches below Expand2Roots never run expand2 (no
+// estimate is taken for them), nor does a negative Expand2Fanout stop it.
+// On the H200 (BENCHMARKS.md, issue 16) expand2 cost z06's M11, M12 and
+// M13 4%, 6% and 23% (mean step-1 run 0.41: partial matches rarely reach
+// the expanded step, and the expand2 build's heavier common path is
+// paid for every root) and gained M11 6% and M13 12% on tg10m (6.4);
+// plans of four edges (expanded step 1, the root's own runs) gained on
+// both, so they are left alone.
+func (o Options) expand2Light(w *window.Window, p *motif.Plan, lo, hi int64) bool {
+	if o.Expand2Fanout < 0 || p.K() < 5 || hi-lo < o.Expand2Roots {
+		return false
+	}
+	return firstRunMean(w, p, lo, hi) < float64(o.Expand2Fanout)
+}

@@ -1,0 +1,137 @@
+package gpu
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+func fanoutWindow(t *testing.T, edges [][3]int64) *window.Window {
+	t.Helper()
+	w, err := window.New(window.Schema{TimeUnit: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range edges {
+		u, _ := w.IDs().Intern(strconv.FormatInt(e[0], 10))
+		v, _ := w.IDs().Intern(strconv.FormatInt(e[1], 10))
+		if _, err := w.Append(window.Edge{Src: u, Dst: v, T: e[2]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+func fanoutPlan(t *testing.T, w *window.Window, name string, delta int64) *motif.Plan {
+	t.Helper()
+	q, err := motif.Builtin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Delta = motif.TicksSpan(delta)
+	p, err := motif.Compile(q, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestFirstRunMean: on a range of at most fanoutSamples roots every root
+// is sampled, so the estimate is the exact mean, checked against a scan of
+// the list step 1 reads (by the step's bind) for every root.
+func TestFirstRunMean(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	var edges [][3]int64
+	tm := int64(0)
+	for len(edges) < 400 {
+		u, v := rng.Int64N(12), rng.Int64N(12)
+		if u == v {
+			continue
+		}
+		tm += rng.Int64N(4)
+		edges = append(edges, [3]int64{u, v, tm})
+	}
+	w := fanoutWindow(t, edges)
+	for _, name := range []string{"M1", "M2", "M3", "M5", "M6", "M7", "M9", "M10", "M11", "M12", "M13"} {
+		for _, delta := range []int64{5, 40} {
+			p := fanoutPlan(t, w, name, delta)
+			root := p.Query.Edges[p.Steps[0].Edge]
+			s := p.Steps[1]
+			for _, lo := range []int64{w.First(), w.First() + 100, w.End() - 64} {
+				hi := min(lo+fanoutSamples, w.End())
+				var sum int64
+				for pos := lo; pos < hi; pos++ {
+					ends := map[int]uint32{root.From: w.Src(pos), root.To: w.Dst(pos)}
+					list := w.Out(ends[s.From])
+					if s.Bind == motif.BindTo {
+						list = w.In(ends[s.To])
+					}
+					for _, a := range list {
+						if a.T >= w.T(pos)-p.Delta && a.T < w.T(pos) {
+							sum++
+						}
+					}
+				}
+				want := float64(sum) / float64(hi-lo)
+				if got := firstRunMean(w, p, lo, hi); got != want {
+					t.Errorf("%s, delta %d, roots [%d, %d): mean step-1 run %v, want %v", name, delta, lo, hi, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestExpand2Light: a five-edge plan keeps expand2 on a window whose
+// roots' step-1 runs are long (a hub receiving and sending every edge)
+// and drops it on one where they are empty (a chain of distinct nodes);
+// four-edge plans, small launches, Expand2All and a negative
+// Expand2Fanout never drop it.
+func TestExpand2Light(t *testing.T) {
+	for _, env := range []string{"MOTIFWATCH_GPU_EXPAND2_FANOUT", "MOTIFWATCH_GPU_EXPAND2_ALL", "MOTIFWATCH_GPU_EXPAND2_ROOTS"} {
+		t.Setenv(env, "")
+	}
+	var chain, hub [][3]int64
+	for i := int64(0); i < 1000; i++ {
+		chain = append(chain, [3]int64{2 * i, 2*i + 1, i})
+		// hub: 0 receives from and sends to the others in turn.
+		if i%2 == 0 {
+			hub = append(hub, [3]int64{1 + i%50, 0, i})
+		} else {
+			hub = append(hub, [3]int64{0, 1 + i%50, i})
+		}
+	}
+	light, heavy := fanoutWindow(t, chain), fanoutWindow(t, hub)
+	if o := (Options{}).withDefaults(); o.Expand2Fanout != defaultExpand2Fanout {
+		t.Errorf("Expand2Fanout %d, want %d", o.Expand2Fanout, defaultExpand2Fanout)
+	}
+	small := Options{Expand2Roots: 100}.withDefaults()
+	for _, c := range []struct {
+		what  string
+		o     Options
+		w     *window.Window
+		name  string
+		light bool
+	}{
+		{"light, M13", small, light, "M13", true},
+		{"light, M11", small, light, "M11", true},
+		{"heavy, M13", small, heavy, "M13", false},
+		{"heavy, M12", small, heavy, "M12", false},
+		{"light, M5 (four edges)", small, light, "M5", false},
+		{"light, M13, 2^20 roots", Options{}.withDefaults(), light, "M13", false},
+		{"light, M13, fanout -1", Options{Expand2Roots: 100, Expand2Fanout: -1}.withDefaults(), light, "M13", false},
+		{"light, M13, Expand2All", Options{Expand2All: true}.withDefaults(), light, "M13", false},
+	} {
+		p := fanoutPlan(t, c.w, c.name, 3600)
+		if got := c.o.expand2Light(c.w, p, c.w.First(), c.w.End()); got != c.light {
+			t.Errorf("%s: expand2Light %v (mean step-1 run %.2f), want %v", c.what, got, firstRunMean(c.w, p, c.w.First(), c.w.End()), c.light)
+		}
+	}
+	t.Setenv("MOTIFWATCH_GPU_EXPAND2_FANOUT", "-1")
+	if o := (Options{Expand2Roots: 100}).withDefaults(); o.expand2Light(light, fanoutPlan(t, light, "M13", 3600), light.First(), light.End()) {
+		t.Error("MOTIFWATCH_GPU_EXPAND2_FANOUT=-1: expand2Light on a light window")
+	}
+}
