@@ -161,7 +161,10 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 		return motif.Result{}, err
 	}
 	if enc.expanded2() && e.opts.expand2Light(w, p, lo, hi) {
-		enc.P[pExpand2] = 0 // the plain build (Options.Expand2Fanout)
+		// Options.Expand2Fanout: mined as on a light window.
+		if enc, err = e.opts.encodeLight(p, req.Sink == nil); err != nil {
+			return motif.Result{}, err
+		}
 	}
 	needPairs := e.needPairs(p, enc)
 	if len(e.devs) == 0 {

@@ -55,7 +55,8 @@ func firstRunMean(w *window.Window, p *motif.Plan, lo, hi int64) float64 {
 }
 
 // expand2Light reports whether a one-query launch over the roots [lo, hi)
-// of w should mine p without the expand2 its encoding switched on: p has
+// of w should mine p without the expand2 its encoding switched on (and
+// with encodeLight's encoding instead): p has
 // five edges or more (its expanded step, two above the counted last,
 // is step 2 or deeper) and the launch's mean step-1 run is below
 // Expand2Fanout. Launches below Expand2Roots never run expand2 (no
@@ -71,4 +72,34 @@ func (o Options) expand2Light(w *window.Window, p *motif.Plan, lo, hi int64) boo
 		return false
 	}
 	return firstRunMean(w, p, lo, hi) < float64(o.Expand2Fanout)
+}
+
+// encodeLight is encode for a launch expand2Light finds light: without
+// expand2, and with the closing-edge pruning kept wherever its anchor is
+// an endpoint of the root (closePays's first condition: M13 as well as
+// M11 and M12 of the built-in motifs; never with NoClosePrune). closePays
+// leaves M13 unpruned because on a heavy window its anchor has usually
+// sent another edge within delta before the root, so the pruning cuts
+// little and its build costs more (tg10m: 82 → 91 ms); on a light one the
+// anchor's run of possible closing edges is mostly empty and the pruning
+// cuts most roots at their first step: z06's M13 3.85 → 3.01 ms, g100's
+// (mean step-1 run 1.5) 13.13 → 12.75 (H200, main 275701b,
+// MOTIFWATCH_GPU_CLOSEPRUNE=2, BENCHMARKS.md), whose mine6 and mine6p
+// compile to the instructions of this tree's but for register numbers and
+// one instruction.
+func (o Options) encodeLight(p *motif.Plan, count bool) (*encodedPlan, error) {
+	o.Expand2Run = -1
+	enc, err := o.encode(p, count)
+	if err != nil || o.NoClosePrune || enc.pruned() {
+		return enc, err
+	}
+	o.ClosePruneAll = true
+	all, err := o.encode(p, count)
+	if err != nil {
+		return nil, err
+	}
+	if all.pruned() && all.P[pSteps+sClose] == closeAnchor {
+		return all, nil
+	}
+	return enc, nil
 }

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -133,5 +134,35 @@ func TestExpand2Light(t *testing.T) {
 	t.Setenv("MOTIFWATCH_GPU_EXPAND2_FANOUT", "-1")
 	if o := (Options{Expand2Roots: 100}).withDefaults(); o.expand2Light(light, fanoutPlan(t, light, "M13", 3600), light.First(), light.End()) {
 		t.Error("MOTIFWATCH_GPU_EXPAND2_FANOUT=-1: expand2Light on a light window")
+	}
+}
+
+// TestEncodeLight: a light launch's encoding has no expand2 and keeps the
+// closing-edge pruning where its anchor is an endpoint of the root (M11,
+// M12 as by default, M13 as with ClosePruneAll), not where it is mapped
+// later (M10), nor with NoClosePrune; otherwise it is the default's.
+func TestEncodeLight(t *testing.T) {
+	for _, env := range []string{"MOTIFWATCH_GPU_CLOSEPRUNE", "MOTIFWATCH_GPU_EXPAND2", "MOTIFWATCH_GPU_EXPAND2_ALL"} {
+		t.Setenv(env, "")
+	}
+	w := fanoutWindow(t, [][3]int64{{1, 2, 1}})
+	pruned := map[string]bool{"M3": true, "M4": true, "M9": true, "M11": true, "M12": true, "M13": true}
+	for _, name := range []string{"M1", "M3", "M4", "M5", "M7", "M9", "M10", "M11", "M12", "M13"} {
+		p := fanoutPlan(t, w, name, 3600)
+		o := Options{}.withDefaults()
+		enc, err := o.encodeLight(p, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if enc.expanded2() || enc.pruned() != pruned[name] {
+			t.Errorf("%s: light encoding expanded2 %v, pruned %v; want false, %v", name, enc.expanded2(), enc.pruned(), pruned[name])
+		}
+		ref := Options{Expand2Run: -1, ClosePruneAll: name == "M13"}.withDefaults()
+		if want, _ := ref.encode(p, true); !slices.Equal(enc.P[:], want.P[:]) {
+			t.Errorf("%s: light encoding differs from the default's without expand2 (M13: with ClosePruneAll)", name)
+		}
+		if enc, _ := (Options{NoClosePrune: true}).withDefaults().encodeLight(p, true); enc.pruned() || enc.expanded2() {
+			t.Errorf("%s, NoClosePrune: light encoding pruned %v, expanded2 %v", name, enc.pruned(), enc.expanded2())
+		}
 	}
 }
