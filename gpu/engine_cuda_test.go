@@ -230,18 +230,8 @@ func builtins() []string {
 	return []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10", "M11", "M12", "M13", "M4-A"}
 }
 
-func compileBuiltin(t testing.TB, w *window.Window, name string, delta int64) *motif.Plan {
-	q, err := motif.Builtin(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.Delta = motif.TicksSpan(delta)
-	p, err := motif.Compile(q, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+// compileBuiltin compiles a built-in motif (gpu's internal test helper).
+var compileBuiltin = gpu.CompileBuiltin
 
 // TestCollegeMsgGPUEqualsCPU: every Everest motif at three deltas, count
 // mode on both engines; enumerate mode compared match for match at 600 s.

@@ -27,20 +27,6 @@ func fanoutWindow(t *testing.T, edges [][3]int64) *window.Window {
 	return w
 }
 
-func fanoutPlan(t *testing.T, w *window.Window, name string, delta int64) *motif.Plan {
-	t.Helper()
-	q, err := motif.Builtin(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.Delta = motif.TicksSpan(delta)
-	p, err := motif.Compile(q, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestFirstRunMean: on a range of at most fanoutSamples roots every root
 // is sampled, so the estimate is the exact mean, checked against a scan of
 // the list step 1 reads (by the step's bind) for every root.
@@ -59,7 +45,7 @@ func TestFirstRunMean(t *testing.T) {
 	w := fanoutWindow(t, edges)
 	for _, name := range []string{"M1", "M2", "M3", "M5", "M6", "M7", "M9", "M10", "M11", "M12", "M13"} {
 		for _, delta := range []int64{5, 40} {
-			p := fanoutPlan(t, w, name, delta)
+			p := compileBuiltin(t, w, name, delta)
 			root := p.Query.Edges[p.Steps[0].Edge]
 			s := p.Steps[1]
 			for _, lo := range []int64{w.First(), w.First() + 100, w.End() - 64} {
@@ -126,13 +112,13 @@ func TestExpand2Light(t *testing.T) {
 		{"light, M13, fanout -1", Options{Expand2Roots: 100, Expand2Fanout: -1}.withDefaults(), light, "M13", false},
 		{"light, M13, Expand2All", Options{Expand2All: true}.withDefaults(), light, "M13", false},
 	} {
-		p := fanoutPlan(t, c.w, c.name, 3600)
+		p := compileBuiltin(t, c.w, c.name, 3600)
 		if got := c.o.expand2Light(c.w, p, c.w.First(), c.w.End()); got != c.light {
 			t.Errorf("%s: expand2Light %v (mean step-1 run %.2f), want %v", c.what, got, firstRunMean(c.w, p, c.w.First(), c.w.End()), c.light)
 		}
 	}
 	t.Setenv("MOTIFWATCH_GPU_EXPAND2_FANOUT", "-1")
-	if o := (Options{Expand2Roots: 100}).withDefaults(); o.expand2Light(light, fanoutPlan(t, light, "M13", 3600), light.First(), light.End()) {
+	if o := (Options{Expand2Roots: 100}).withDefaults(); o.expand2Light(light, compileBuiltin(t, light, "M13", 3600), light.First(), light.End()) {
 		t.Error("MOTIFWATCH_GPU_EXPAND2_FANOUT=-1: expand2Light on a light window")
 	}
 }
@@ -148,7 +134,7 @@ func TestEncodeLight(t *testing.T) {
 	w := fanoutWindow(t, [][3]int64{{1, 2, 1}})
 	pruned := map[string]bool{"M3": true, "M4": true, "M9": true, "M11": true, "M12": true, "M13": true}
 	for _, name := range []string{"M1", "M3", "M4", "M5", "M7", "M9", "M10", "M11", "M12", "M13"} {
-		p := fanoutPlan(t, w, name, 3600)
+		p := compileBuiltin(t, w, name, 3600)
 		o := Options{}.withDefaults()
 		enc, err := o.encodeLight(p, true)
 		if err != nil {
