@@ -29,7 +29,6 @@ import (
 	"github.com/motifwatch/motifwatch/internal/engine"
 	"github.com/motifwatch/motifwatch/internal/gcfloor"
 	"github.com/motifwatch/motifwatch/motif"
-	"github.com/motifwatch/motifwatch/motif/count3"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -73,7 +72,9 @@ language is in docs/QUERIES.md), from the built-in library (--motif
 M1..M13, M4-A, snap-1-1..snap-6-6; 'monitor motifs' lists them), or --snap3
 for SNAP's 6x6 grid of 3-edge motif counts, labelled as SNAP's figure.
 Count-mode queries of those 36 shapes or of four-node stars (and --snap3)
-are counted by counting algorithms (motif/count3), not enumerated.
+are counted by counting algorithms (motif/count3), not enumerated; with
+--backend cpu so are two-edge queries and two-node four-edge ones
+(--explain says which).
 
 Every flag is checked, and every query file read, before the graph is
 loaded. Progress lines (stderr) show the share of root edges done, the
@@ -229,7 +230,7 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 		p := plans[i]
 		if o.explain {
 			fmt.Fprint(stderr, p)
-			if c, ok := count3.Shape(p); ok && o.enumerate == 0 {
+			if c, ok := engine.Counted(p); ok && o.enumerate == 0 {
 				fmt.Fprintf(stderr, "  counted, not enumerated: shape %v (motif/count3)\n", c)
 			}
 		}

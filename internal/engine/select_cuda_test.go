@@ -42,6 +42,13 @@ func TestCount3SelectPicksHost(t *testing.T) {
 		if got := e.Device() != nil; got != onDevice {
 			t.Errorf("Count3Device %v: counting on the device %v", onDevice, got)
 		}
+		// The Small family stays with the kernel on the GPU backend.
+		if c, ok := s.Counted(compile(t, "[a -> b, b -> a]")); ok {
+			t.Errorf("GPU backend counts a two-edge query as %v; want it mined by the kernel", c)
+		}
+		if _, ok := s.Counted(compile(t, "[a -> b, b -> c, c -> a]")); !ok {
+			t.Error("GPU backend does not count a SNAP shape")
+		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}

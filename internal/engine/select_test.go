@@ -11,6 +11,9 @@ import (
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/internal/engine"
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/oracle"
+	"github.com/motifwatch/motifwatch/window"
 )
 
 // Without a usable device: cpu mines on the CPU, auto falls back to it
@@ -65,4 +68,44 @@ func TestGPMWithoutDevice(t *testing.T) {
 	if _, _, err := engine.GPM(backend.GPU, gpu.GPMOptions{}, gpm.CPUOptions{}, noGPU); !errors.Is(err, gpu.ErrNoDevice) {
 		t.Errorf("GPM(gpu) error = %v; want ErrNoDevice", err)
 	}
+}
+
+// The CPU backend counts the two-edge and two-node four-edge shapes as
+// well as SNAP's (motif/count3's Small family); other shapes are mined.
+func TestSelectCountsSmallShapesOnCPU(t *testing.T) {
+	s, err := engine.Select(backend.CPU, 1, gpu.Options{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tc := range []struct{ yaml, want string }{
+		{"[a -> b, b -> a]", "pair2-oi"},
+		{"[x -> hub, hub -> y]", "wedge-io"},
+		{"[a -> b, b -> a, a -> b, b -> a]", "pair4-oioi"},
+		{"[a -> b, b -> c, c -> a]", "snap-2-4"},
+		{"[a -> b, b -> c, c -> d]", ""},
+	} {
+		p := compile(t, tc.yaml)
+		c, ok := s.Counted(p)
+		if got := map[bool]string{true: c.String(), false: ""}[ok]; got != tc.want {
+			t.Errorf("Counted(%s) = %q; want %q", tc.yaml, got, tc.want)
+		}
+	}
+}
+
+func compile(t *testing.T, edges string) *motif.Plan {
+	t.Helper()
+	qs, err := motif.ParseQueries([]byte("queries:\n  - name: q\n    delta: 10\n    edges: "+edges+"\n"), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := window.New(oracle.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := motif.Compile(qs[0], w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

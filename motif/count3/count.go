@@ -21,12 +21,21 @@ const (
 	Stars Families = 1 << iota
 	// Triangles: static triangles and the triangle pass.
 	Triangles
-	// All families: the whole grid.
-	All = Stars | Triangles
+	// Small: the two-edge and the two-node four-edge cells, counted in
+	// the centre pass beside Stars (on the host, also when a Device runs
+	// Stars).
+	Small
+	// Grid3: SNAP's 36 cells and the four-node stars.
+	Grid3 = Stars | Triangles
+	// All families: every cell.
+	All = Grid3 | Small
 )
 
 // Family returns the pass that counts cell c.
 func Family(c Cell) Families {
+	if c >= Pair2 {
+		return Small
+	}
 	for i, rc := range rawCell {
 		if rc == c && i >= rawTri && i < rawStar4 {
 			return Triangles
@@ -58,6 +67,9 @@ type Options struct {
 	// Device, if set, runs the passes; the host then only builds their
 	// inputs.
 	Device Device
+	// Families are the families an Engine counts (zero: All); the
+	// shapes of the others go to the wrapped engine. Count ignores it.
+	Families Families
 }
 
 // CountSequences runs the centre pass over s on the CPU, sequence by
@@ -249,8 +261,8 @@ func (c *counter) pieces(v uint32, limit int64) []centreRange {
 	return rs
 }
 
-// centres runs the centre pass (Stars) and, for Triangles, records each
-// node's distinct neighbours.
+// centres runs the centre pass (Stars, Small) and, for Triangles, records
+// each node's distinct neighbours.
 func (c *counter) centres(ctx context.Context, fam Families) error {
 	c.raws = make([]paddedRaw, c.workers)
 	c.builders = make([]*centreBuilder, c.workers)
@@ -264,22 +276,42 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 		c.nbr = make([]uint32, c.off[c.nodes])
 		c.mult = make([]int32, c.off[c.nodes])
 	}
+	small := fam&Small != 0
 	stars := fam&Stars != 0
 	var seqs *seqBuilder
 	if c.dev != nil && stars {
 		seqs = newSeqBuilder(c.nodes)
 	}
+	// The pass builds each centre's sequence when it counts anything; a
+	// sequence ends a counted shape only if it holds two edges (Small) or
+	// three (Stars).
+	events := stars || small
+	shortest := 3
+	if small {
+		shortest = 2
+	}
 	builder := c.builder
 	states := make([][]nbrState, c.workers)
+	smallStates := make([][]smallState, c.workers)
+	scanSmallOf := func(wk int, b *centreBuilder) {
+		smallStates[wk] = resize(smallStates[wk], len(b.nbrs))
+		scanSmall(b.ev, smallStates[wk], c.delta, &c.raws[wk].Raw)
+	}
 	scan := func(wk int, b *centreBuilder) {
-		if len(b.ev) >= 3 && anyCounted(b.ev) {
+		if len(b.ev) < shortest || !anyCounted(b.ev) {
+			return
+		}
+		if stars && len(b.ev) >= 3 {
 			states[wk] = resize(states[wk], len(b.nbrs))
 			scanCentre(b.ev, states[wk], c.delta, &c.raws[wk].Raw)
+		}
+		if small {
+			scanSmallOf(wk, b)
 		}
 	}
 	whole := func(wk, v int) {
 		b := builder(wk)
-		if stars {
+		if events {
 			b.build(uint32(v))
 		} else {
 			b.neighbours(uint32(v))
@@ -290,9 +322,14 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 			copy(c.mult[c.off[v]:], b.mult)
 		}
 		switch {
-		case !stars || len(b.ev) < 3 || !anyCounted(b.ev):
+		case !events || len(b.ev) < shortest || !anyCounted(b.ev):
 		case seqs != nil:
-			seqs.put(v, b.ev, len(b.nbrs))
+			if len(b.ev) >= 3 {
+				seqs.put(v, b.ev, len(b.nbrs))
+			}
+			if small {
+				scanSmallOf(wk, b)
+			}
 		default:
 			scan(wk, b)
 		}
@@ -316,7 +353,7 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 	}
 	var tasks []task
 	for _, v := range heavy {
-		if !stars || seqs != nil {
+		if !events || seqs != nil {
 			tasks = append(tasks, task{v: v})
 			continue
 		}
@@ -324,7 +361,7 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 			tasks = append(tasks, task{v: v, r: r, piece: true})
 		}
 		if tri {
-			tasks = append(tasks, task{v: v}) // the neighbours alone: stars is off there
+			tasks = append(tasks, task{v: v}) // the neighbours alone: events are off there
 		}
 	}
 	// One pool: the heavy tasks first, then the other nodes in chunks of
@@ -346,7 +383,7 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 		}
 		t := tasks[item]
 		if !t.piece {
-			if stars && seqs == nil { // a cut hub's neighbours
+			if events && seqs == nil { // a cut hub's neighbours
 				b := builder(wk)
 				b.neighbours(uint32(t.v))
 				c.deg[t.v] = int32(len(b.nbrs))

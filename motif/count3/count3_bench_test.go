@@ -54,3 +54,48 @@ func BenchmarkCount(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSmallAgainstEngine prices the Small family's counting against
+// the general CPU engine that mines the same query without it, per query
+// and δ, 2 workers, on CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH): the
+// figures behind counting these shapes whatever δ is.
+func BenchmarkSmallAgainstEngine(b *testing.B) {
+	w := loadCollegeMsg(b)
+	if path := os.Getenv("MOTIFWATCH_COUNT3_GRAPH"); path != "" {
+		var err error
+		if w, _, err = ingest.LoadFile(path, ingest.FileOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	for _, c := range []Cell{Pair2 + 1, Wedge + 2, Wedge, Pair4 + 5} {
+		for _, delta := range []int64{600, 3600, 86400} {
+			q := cellQueries(delta)[c]
+			p, err := motif.Compile(q, w)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, eng := range []struct {
+				name string
+				e    motif.Engine
+			}{{"count", NewEngine(motif.NewCPU(2), Options{Workers: 2})}, {"engine", motif.NewCPU(2)}} {
+				b.Run(fmt.Sprintf("%v/delta=%d/%s", c, delta, eng.name), func(b *testing.B) {
+					cpu0 := cpuSeconds(b)
+					var matches int64
+					for b.Loop() {
+						if e, ok := eng.e.(*Engine); ok {
+							e.cache = cached{} // count again every time
+						}
+						r, err := eng.e.Mine(context.Background(), w, p, req)
+						if err != nil {
+							b.Fatal(err)
+						}
+						matches = r.Matches
+					}
+					b.ReportMetric((cpuSeconds(b)-cpu0)/float64(b.N), "cpu-s/op")
+					b.ReportMetric(float64(matches), "matches")
+				})
+			}
+		}
+	}
+}

@@ -16,7 +16,7 @@ import (
 )
 
 // cellQueries returns a query per cell: SNAP's grid, then the four-node
-// stars (centre c, leaves x, y, z).
+// stars (centre c, leaves x, y, z), then the Small family's.
 func cellQueries(delta int64) [Cells]*motif.Query {
 	var qs [Cells]*motif.Query
 	grid := motif.SNAPGrid()
@@ -36,6 +36,31 @@ func cellQueries(delta int64) [Cells]*motif.Query {
 		}
 		qs[Star4+Cell(d)] = q
 	}
+	// Small: every edge joins node 0 (a centre, or the pair's first
+	// edge's source) to node 1 + its neighbour index, in direction bit d.
+	small := func(c Cell, nodes int, nbrs, dirs []int) {
+		q := &motif.Query{Name: c.String()}
+		for i := range nodes {
+			q.Nodes = append(q.Nodes, motif.Node{Name: fmt.Sprint("n", i)})
+		}
+		for e := range nbrs {
+			edge := motif.Edge{From: 0, To: 1 + nbrs[e]}
+			if dirs[e] == 1 {
+				edge.From, edge.To = edge.To, edge.From
+			}
+			q.Edges = append(q.Edges, edge)
+		}
+		qs[c] = q
+	}
+	for d := range 2 {
+		small(Pair2+Cell(d), 2, []int{0, 0}, []int{0, d})
+	}
+	for d := range 4 {
+		small(Wedge+Cell(d), 3, []int{0, 1}, []int{d >> 1, d & 1})
+	}
+	for d := range 8 {
+		small(Pair4+Cell(d), 2, []int{0, 0, 0, 0}, []int{0, d >> 2, d >> 1 & 1, d & 1})
+	}
 	for _, q := range qs {
 		q.Delta = motif.TicksSpan(delta)
 	}
@@ -53,7 +78,7 @@ func bruteCells(t *testing.T, w *window.Window, delta int64, r motif.Range, mask
 			t.Fatal(err)
 		}
 		for _, m := range ms {
-			if last := m.Edges[2]; mask == nil || mask[last-r.Lo] {
+			if last := m.Edges[len(m.Edges)-1]; mask == nil || mask[last-r.Lo] {
 				g[c]++
 			}
 		}
@@ -113,23 +138,32 @@ func randomRequest(rng *rand.Rand, w *window.Window) motif.Request {
 	return req
 }
 
-// Every cell (SNAP's 36 and the four-node stars) equals the brute-force oracle on small random windows full of
+// Every cell (SNAP's 36, the four-node stars and the Small family) equals the brute-force oracle on small random windows full of
 // tied timestamps, self-loops and evicted prefixes, for random ranges and
 // root masks and 1 or 3 workers.
 func TestCountMatchesOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 3))
 	cfg := oracle.DefaultWindowConfig()
 	cfg.MaxEdges = 16
+	var seen [Cells]int64
 	for iter := range 1500 {
 		w := oracle.RandomWindow(rng, cfg)
 		delta := 1 + rng.Int64N(14)
 		req := randomRequest(rng, w)
 		want := bruteCells(t, w, delta, req.Range, req.RootMask)
+		for c := range want {
+			seen[c] += want[c]
+		}
 		for _, workers := range []int{1, 3} {
 			if got := countCells(t, w, delta, req, workers); got != want {
 				t.Fatalf("iteration %d, delta %d, range %v, mask %v, %d workers:\n%s\ngot  %v\nwant %v",
 					iter, delta, req.Range, req.RootMask != nil, workers, oracle.FormatWindow(w), got, want)
 			}
+		}
+	}
+	for c, n := range seen {
+		if n == 0 {
+			t.Errorf("no window had a match of %v: the test does not check it", Cell(c))
 		}
 	}
 }

@@ -16,8 +16,9 @@ import (
 // small streaming batch over a large window is cheaper mined.
 const MinShare = 8
 
-// Engine is a motif.Engine that counts the shapes of Shape (SNAP's 36 and
-// the four-node stars) in count mode (no Sink) and hands every other request to Next. One counting run
+// Engine is a motif.Engine that counts the shapes of Shape (SNAP's 36,
+// the four-node stars and the Small family; Options.Families chooses) in
+// count mode (no Sink) and hands every other request to Next. One counting run
 // serves all the queries of a family asked over the same window state,
 // δ, range and mask: `mine --snap3` counts once for its 36 queries.
 type Engine struct {
@@ -50,7 +51,20 @@ type cached struct {
 // opts.Device, if set, runs the passes.
 func NewEngine(next motif.Engine, opts Options) *Engine {
 	opts.Workers = max(opts.Workers, 1)
+	if opts.Families == 0 {
+		opts.Families = All
+	}
 	return &Engine{next: next, opts: opts}
+}
+
+// Shape returns p's cell when the engine counts its family (Shape, and
+// Options.Families).
+func (e *Engine) Shape(p *motif.Plan) (Cell, bool) {
+	c, ok := Shape(p)
+	if !ok || Family(c)&e.opts.Families == 0 {
+		return -1, false
+	}
+	return c, true
 }
 
 // Device returns the device that runs the counting passes, nil when
@@ -79,7 +93,7 @@ func (e *Engine) Workers() int {
 func (e *Engine) Expect(plans ...*motif.Plan) {
 	expected := make(map[int64]Families)
 	for _, p := range plans {
-		if c, ok := Shape(p); ok {
+		if c, ok := e.Shape(p); ok {
 			expected[p.Delta] |= Family(c)
 		}
 	}
@@ -97,7 +111,7 @@ func (e *Engine) Runs() int {
 
 // Counts reports whether Mine counts req for p instead of handing it on.
 func (e *Engine) Counts(w *window.Window, p *motif.Plan, req motif.Request) bool {
-	if _, ok := Shape(p); !ok || req.Sink != nil {
+	if _, ok := e.Shape(p); !ok || req.Sink != nil {
 		return false
 	}
 	lo, hi := max(req.Range.Lo, w.First()), min(req.Range.Hi, w.End())

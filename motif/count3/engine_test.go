@@ -22,7 +22,8 @@ func (s *spyEngine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, r
 	return s.Engine.Mine(ctx, w, p, req)
 }
 
-// Count-mode queries of the 36 shapes, written with other node names and
+// Count-mode queries of the counted shapes (SNAP's 36, two-edge, two-node
+// four-edge), written with other node names and
 // in YAML, are counted (the wrapped engine is never asked) and equal the
 // general engine; a query with a predicate, and an enumerating request,
 // go to the wrapped engine.
@@ -45,6 +46,18 @@ func TestEngineCountsShapes(t *testing.T) {
   - name: hop-equals-delta
     delta: 9
     edges: [A -> B, {from: B, to: C, within: 9}, C -> A]
+  - name: reply
+    delta: 9
+    edges: [a -> b, b -> a]
+  - name: fan-in
+    delta: 9
+    edges: [x -> hub, y -> hub]
+  - name: relay
+    delta: 9
+    edges: [x -> hub, hub -> y]
+  - name: round-trip-twice
+    delta: 9
+    edges: [a -> b, b -> a, a -> b, b -> a]
 `), "test.yaml")
 	if err != nil {
 		t.Fatal(err)

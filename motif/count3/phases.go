@@ -49,6 +49,9 @@ func newPhases(fam Families, workers int) *phases {
 	if fam&Triangles != 0 {
 		names = append(names, "triangles")
 	}
+	if fam&Small != 0 {
+		names = append(names, "small")
+	}
 	now := time.Now()
 	return &phases{name: strings.Join(names, "+"), start: now, last: now, cpu: processCPU(), busy: make([]paddedDuration, workers)}
 }

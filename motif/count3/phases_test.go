@@ -28,7 +28,9 @@ func TestPhases(t *testing.T) {
 	}{
 		{Stars, "stars", []string{"centres"}},
 		{Triangles, "triangles", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
-		{All, "stars+triangles", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
+		{Grid3, "stars+triangles", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
+		{Small, "small", []string{"centres"}},
+		{All, "stars+triangles+small", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
 	} {
 		phasesOn = func() bool { return false }
 		want, err := Count(context.Background(), w, 20, req, tc.fam, Options{Workers: 3})

@@ -17,12 +17,17 @@ package count3
 //	           edge touches x, 1 = it touches y, dir 0 = from x (or y) to w.
 //	[128, 136) four-node stars: three distinct neighbours of the centre
 //	           (beyond SNAP's grid; cells Star4 + 4*d1 + 2*d2 + d3)
+//	[136, 140) two-node pairs of edges, oriented from the lower id: 2*d1 + d2
+//	[140, 144) wedges: a centre's pairs of edges on distinct neighbours
+//	[144, 160) two-node four-edge sequences, oriented from the lower id:
+//	           8*d1 + 4*d2 + 2*d3 + d4
 //
-// The layout is shared with kernels/count3.cu.
+// The layout of [0, 136) is shared with kernels/count3.cu; the counters
+// after it (the Small family) are counted on the host only.
 type Raw [RawLen]int64
 
 // RawLen is the number of raw counters.
-const RawLen = 136
+const RawLen = 160
 
 const (
 	rawPair  = 0
@@ -31,6 +36,9 @@ const (
 	rawPost  = 24
 	rawTri   = 32
 	rawStar4 = 128
+	rawPair2 = 136
+	rawWedge = 140
+	rawPair4 = 144
 )
 
 // Add accumulates r2 into r.
@@ -104,11 +112,20 @@ var rawCell = func() [RawLen]Cell {
 	for i := range 8 {
 		m[rawStar4+i] = Star4 + Cell(i)
 	}
+	// Two-node cells count a sequence read from either end of the pair:
+	// the cell is the directions against the first edge's.
+	for i := range 4 {
+		m[rawPair2+i] = Pair2 + Cell(i>>1^i&1)
+		m[rawWedge+i] = Wedge + Cell(i)
+	}
+	for i := range 16 {
+		d1 := i >> 3
+		m[rawPair4+i] = Pair4 + Cell((i>>2&1^d1)<<2|(i>>1&1^d1)<<1|(i&1^d1))
+	}
 	return m
 }()
 
-// Cells returns the count of every cell, SNAP's 36 and the four-node
-// stars.
+// Cells returns the count of every cell, SNAP's 36 and the others.
 func (r *Raw) Cells() [Cells]int64 {
 	var c [Cells]int64
 	for i, v := range r {

@@ -7,25 +7,54 @@ import (
 )
 
 // Cell is a counted shape. Cells below Star4 are SNAP's grid: row*6 +
-// column, both from 0 (M(i, j) is Cell((i-1)*6 + j-1)). From Star4 on are
-// the four-node, three-edge stars: a centre with three distinct
-// neighbours, Star4 + 4*d1 + 2*d2 + d3 where d is each edge's direction
-// (0 = out of the centre).
+// column, both from 0 (M(i, j) is Cell((i-1)*6 + j-1)). The cells from
+// Star4 on are the other shapes the centre pass counts (SmallCells):
+//   - Star4 + 4*d1 + 2*d2 + d3: four-node, three-edge stars (a centre with
+//     three distinct neighbours), d each edge's direction (0 = out of the
+//     centre);
+//   - Pair2 + d2: two-node, two-edge motifs, d2 the second edge's
+//     direction against the first's (0 = the same way, 1 = a reply);
+//   - Wedge + 2*d1 + d2: three-node, two-edge motifs (every connected
+//     two-edge motif on three nodes is a centre with two distinct
+//     neighbours), d as for Star4;
+//   - Pair4 + 4*d2 + 2*d3 + d4: two-node, four-edge motifs, each d against
+//     the first edge's direction.
 type Cell int
 
 const (
 	// Star4 is the first four-node star cell.
 	Star4 Cell = 36
+	// Pair2 is the first two-node, two-edge cell.
+	Pair2 Cell = 44
+	// Wedge is the first three-node, two-edge cell.
+	Wedge Cell = 46
+	// Pair4 is the first two-node, four-edge cell.
+	Pair4 Cell = 50
 	// Cells is the number of cells.
-	Cells = 44
+	Cells = 58
 )
 
-// String names the cell: snap-<i>-<j> as the library does, or
-// star4-<dirs> with o (out of the centre) and i (into it).
+// String names the cell: snap-<i>-<j> as the library does, or the family
+// and its edges' directions, o and i: out of and into the centre for
+// star4 and wedge, the same way as and against the first edge for pair2
+// and pair4 (whose first edge is o).
 func (c Cell) String() string {
-	if c >= Star4 {
-		d := int(c - Star4)
-		return "star4-" + string("oi"[d>>2]) + string("oi"[d>>1&1]) + string("oi"[d&1])
+	dirs := func(d, n int) string {
+		b := make([]byte, n)
+		for i := range n {
+			b[i] = "oi"[d>>(n-1-i)&1]
+		}
+		return string(b)
+	}
+	switch {
+	case c >= Pair4:
+		return "pair4-" + dirs(int(c-Pair4), 4)
+	case c >= Wedge:
+		return "wedge-" + dirs(int(c-Wedge), 2)
+	case c >= Pair2:
+		return "pair2-" + dirs(int(c-Pair2), 2)
+	case c >= Star4:
+		return "star4-" + dirs(int(c-Star4), 3)
 	}
 	return fmt.Sprintf("snap-%d-%d", int(c)/6+1, int(c)%6+1)
 }
@@ -121,13 +150,14 @@ func star4(s shape3) Cell {
 }
 
 // Shape returns the cell whose count is p's count, when p is one of SNAP's
-// 36 shapes or a four-node star (under any naming of its nodes) with nothing that the
-// counters do not model: no predicates or node labels, no anti-edges, and
-// no per-hop limit tighter than Delta (a limit of at least Delta is
-// implied by it).
+// 36 shapes or another counted shape (Cell), under any naming of its
+// nodes, with nothing that the counters do not model: no predicates or
+// node labels, no anti-edges, and no per-hop limit tighter than Delta (a
+// limit of at least Delta is implied by it).
 func Shape(p *motif.Plan) (Cell, bool) {
 	q := p.Query
-	if len(q.Edges) != 3 || len(p.Preds) > 0 || len(p.Antis) > 0 || len(q.Nodes) < 2 || len(q.Nodes) > 4 {
+	k := len(q.Edges)
+	if k < 2 || k > 4 || len(p.Preds) > 0 || len(p.Antis) > 0 || len(q.Nodes) < 2 || len(q.Nodes) > 4 {
 		return -1, false
 	}
 	for i := 1; i < len(p.Hop); i++ {
@@ -135,13 +165,62 @@ func Shape(p *motif.Plan) (Cell, bool) {
 			return -1, false
 		}
 	}
-	s := shape3{nodes: len(q.Nodes)}
-	for e := range 3 {
-		s.edges[e] = [2]int{q.Edges[e].From, q.Edges[e].To}
+	for _, e := range q.Edges {
+		if e.From == e.To {
+			return -1, false
+		}
 	}
-	c := classify(s)
-	if s.nodes == 4 {
-		c = star4(s)
+	var c Cell = -1
+	switch k {
+	case 2:
+		c = twoEdges(q)
+	case 3:
+		s := shape3{nodes: len(q.Nodes)}
+		for e := range 3 {
+			s.edges[e] = [2]int{q.Edges[e].From, q.Edges[e].To}
+		}
+		c = classify(s)
+		if s.nodes == 4 {
+			c = star4(s)
+		}
+	case 4:
+		c = pair4(q)
 	}
 	return c, c >= 0
+}
+
+// twoEdges returns the Pair2 or Wedge cell of a two-edge query, or -1.
+func twoEdges(q *motif.Query) Cell {
+	a, b := q.Edges[0], q.Edges[1]
+	switch len(q.Nodes) {
+	case 2: // both edges join nodes 0 and 1 (no self-loops)
+		return Pair2 + Cell(b2i(b.From != a.From))
+	case 3:
+		for _, c := range [2]int{a.From, a.To} {
+			if (b.From == c) != (b.To == c) { // c is on both edges, once
+				other := b.To
+				if b.To == c {
+					other = b.From
+				}
+				if other == a.From || other == a.To {
+					return -1
+				}
+				return Wedge + Cell(2*b2i(a.To == c)+b2i(b.To == c))
+			}
+		}
+	}
+	return -1
+}
+
+// pair4 returns the Pair4 cell of a four-edge query on two nodes, or -1.
+func pair4(q *motif.Query) Cell {
+	if len(q.Nodes) != 2 {
+		return -1
+	}
+	first := q.Edges[0].From
+	c := Pair4
+	for i, e := range q.Edges[1:] {
+		c += Cell(b2i(e.From != first) << (2 - i))
+	}
+	return c
 }

@@ -8,36 +8,47 @@ import (
 
 // Every raw counter lands in a cell of its own family, and every cell
 // gets the expected number of counters: 2 per two-node cell (both
-// orientations of a pair), 1 per star cell, 6 per triangle cell (48
+// orientations of a pair: SNAP's 4, Pair2's 2, Pair4's 8), 1 per star
+// cell (SNAP's 24, Star4's 8, Wedge's 4), 6 per triangle cell (48
 // assignable triangle patterns over 8 cells).
 func TestRawCellCoverage(t *testing.T) {
 	per := map[Cell]int{}
 	for i, c := range rawCell {
 		if c < 0 {
-			if i < rawTri {
+			if i < rawTri || i >= rawStar4 {
 				t.Fatalf("raw %d (not a triangle slot) maps to no cell", i)
 			}
 			continue
 		}
 		per[c]++
-		if c >= Star4 {
-			if i < rawStar4 {
-				t.Errorf("raw %d maps to four-node star %v", i, c)
-			}
-			continue
-		}
-		nodes := snapShapes[c].nodes
+		var lo, hi int // the raw range of c's family
 		switch {
-		case i < rawPre && nodes != 2, i >= rawPre && nodes != 3:
-			t.Errorf("raw %d maps to %v with %d nodes", i, c, nodes)
+		case c >= Pair4:
+			lo, hi = rawPair4, RawLen
+		case c >= Wedge:
+			lo, hi = rawWedge, rawPair4
+		case c >= Pair2:
+			lo, hi = rawPair2, rawWedge
+		case c >= Star4:
+			lo, hi = rawStar4, rawPair2
+		default:
+			lo, hi = 0, rawStar4
+			nodes := snapShapes[c].nodes
+			switch {
+			case i < rawPre && nodes != 2, i >= rawPre && nodes != 3:
+				t.Errorf("raw %d maps to %v with %d nodes", i, c, nodes)
+			}
+		}
+		if i < lo || i >= hi {
+			t.Errorf("raw %d maps to %v, outside its family's counters [%d, %d)", i, c, lo, hi)
 		}
 	}
 	want := map[int]int{2: 0, 1: 0, 6: 0}
 	for c := range Cell(Cells) {
 		want[per[c]]++
 	}
-	if want[2] != 4 || want[1] != 32 || want[6] != 8 || len(want) != 3 {
-		t.Errorf("counters per cell: %v; want 4 cells with 2, 32 with 1, 8 with 6", want)
+	if want[2] != 14 || want[1] != 36 || want[6] != 8 || len(want) != 3 {
+		t.Errorf("counters per cell: %v; want 14 cells with 2, 36 with 1, 8 with 6", want)
 	}
 }
 
@@ -71,6 +82,34 @@ func TestShape(t *testing.T) {
 		Edges: []motif.Edge{{From: 0, To: 1}, {From: 1, To: 2}, {From: 3, To: 1}}}
 	if c, ok := Shape(&motif.Plan{Query: q, Hop: []int64{-1, -1, -1}}); !ok || c.String() != "star4-ioi" {
 		t.Errorf("Shape(a->hub, hub->b, c->hub) = %v, %v; want star4-ioi", c, ok)
+	}
+	for _, tc := range []struct {
+		nodes int
+		edges []motif.Edge
+		want  string // "" = refused
+	}{
+		{2, []motif.Edge{{From: 1, To: 0}, {From: 0, To: 1}}, "pair2-oi"},
+		{2, []motif.Edge{{From: 1, To: 0}, {From: 1, To: 0}}, "pair2-oo"},
+		{3, []motif.Edge{{From: 2, To: 0}, {From: 0, To: 1}}, "wedge-io"}, // a path through 0
+		{3, []motif.Edge{{From: 2, To: 0}, {From: 1, To: 2}}, "wedge-oi"}, // centre 2
+		{3, []motif.Edge{{From: 2, To: 0}, {From: 1, To: 0}}, "wedge-ii"},
+		{3, []motif.Edge{{From: 0, To: 1}, {From: 0, To: 2}}, "wedge-oo"},
+		{3, []motif.Edge{{From: 0, To: 1}, {From: 1, To: 0}}, ""}, // node 2 on no edge
+		{2, []motif.Edge{{From: 1, To: 0}, {From: 0, To: 1}, {From: 0, To: 1}, {From: 1, To: 0}}, "pair4-oiio"},
+		{3, []motif.Edge{{From: 1, To: 0}, {From: 0, To: 1}, {From: 0, To: 2}, {From: 1, To: 0}}, ""},
+	} {
+		q := &motif.Query{Name: "small", Edges: tc.edges}
+		for i := range tc.nodes {
+			q.Nodes = append(q.Nodes, motif.Node{Name: string(rune('a' + i))})
+		}
+		hop := make([]int64, len(tc.edges))
+		for i := range hop {
+			hop[i] = motif.NoLimit
+		}
+		c, ok := Shape(&motif.Plan{Query: q, Delta: 10, Hop: hop})
+		if got := map[bool]string{true: c.String(), false: ""}[ok]; got != tc.want {
+			t.Errorf("Shape(%v on %d nodes) = %q; want %q", tc.edges, tc.nodes, got, tc.want)
+		}
 	}
 	m1, _ := motif.Builtin("M1") // a 4-node path
 	if c, ok := Shape(&motif.Plan{Query: m1}); ok {
