@@ -31,6 +31,12 @@
 //     heavy side's; sides whose time spans cannot meet within δ are
 //     skipped unread.
 //
+// Beyond the 36 cells, the Small family (small.go) counts every two-edge
+// motif (two-node pairs; wedges: a centre with two distinct neighbours)
+// and the two-node four-edge motifs over the same centre sequences, with
+// per-neighbour sliding-window counters of edges, pairs and triples; it
+// runs only when one of its cells is asked for.
+//
 // Every counter adds a triple when its last edge is processed (the
 // triangle pass: through counted-edge prefix counts when the last edge is
 // the heavy side's), so restricting the last edge to a position range (a
