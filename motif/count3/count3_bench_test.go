@@ -9,6 +9,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/window"
 )
 
 // cpuSeconds is the process's user + system CPU time: on a shared
@@ -22,18 +23,26 @@ func cpuSeconds(b *testing.B) float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
+// benchGraph loads the edge file named by MOTIFWATCH_COUNT3_GRAPH, else
+// CollegeMsg.
+func benchGraph(b *testing.B) *window.Window {
+	path := os.Getenv("MOTIFWATCH_COUNT3_GRAPH")
+	if path == "" {
+		return loadCollegeMsg(b)
+	}
+	w, _, err := ingest.LoadFile(path, ingest.FileOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
 // BenchmarkCount counts the whole grid of CollegeMsg (or of the edge file
 // named by MOTIFWATCH_COUNT3_GRAPH, e.g. a tgraphgen graph) per family,
 // 1 and 2 workers, δ 3600 and 86400; cpu-s/op is the CPU seconds (all
 // threads, the collector's included) per count.
 func BenchmarkCount(b *testing.B) {
-	w := loadCollegeMsg(b)
-	if path := os.Getenv("MOTIFWATCH_COUNT3_GRAPH"); path != "" {
-		var err error
-		if w, _, err = ingest.LoadFile(path, ingest.FileOptions{}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	w := benchGraph(b)
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
 	for _, fam := range []struct {
 		name string
@@ -60,13 +69,7 @@ func BenchmarkCount(b *testing.B) {
 // and δ, 2 workers, on CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH): the
 // figures behind counting these shapes whatever δ is.
 func BenchmarkSmallAgainstEngine(b *testing.B) {
-	w := loadCollegeMsg(b)
-	if path := os.Getenv("MOTIFWATCH_COUNT3_GRAPH"); path != "" {
-		var err error
-		if w, _, err = ingest.LoadFile(path, ingest.FileOptions{}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	w := benchGraph(b)
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
 	for _, c := range []Cell{Pair2 + 1, Wedge + 2, Wedge, Pair4 + 5} {
 		for _, delta := range []int64{600, 3600, 86400} {
