@@ -10,7 +10,7 @@ import (
 )
 
 // Count-mode queries of counted shapes (a star, a triangle, a two-node
-// motif, a four-node star), mined per batch by count3.Engine over an
+// motif, a four-node star, two-edge and two-node four-edge motifs), mined per batch by count3.Engine over an
 // evicting window: the sums over batches equal one batch run of the
 // general engine, for two batch sizes (a batch below 1/8 of the window
 // is handed to the general engine instead), each batch one counting run.
@@ -28,6 +28,15 @@ func TestStreamingCountedShapes(t *testing.T) {
 	qs = append(qs, Query{Query: &motif.Query{Name: "star4", Delta: motif.DurationSpan(time.Hour),
 		Nodes: []motif.Node{{Name: "c"}, {Name: "x"}, {Name: "y"}, {Name: "z"}},
 		Edges: []motif.Edge{{From: 0, To: 1}, {From: 2, To: 0}, {From: 0, To: 3}}}})
+	for _, q := range []*motif.Query{ // the Small family
+		{Name: "reply", Nodes: []motif.Node{{Name: "a"}, {Name: "b"}}, Edges: []motif.Edge{{From: 0, To: 1}, {From: 1, To: 0}}},
+		{Name: "relay", Nodes: []motif.Node{{Name: "x"}, {Name: "hub"}, {Name: "y"}}, Edges: []motif.Edge{{From: 0, To: 1}, {From: 1, To: 2}}},
+		{Name: "round-trip-twice", Nodes: []motif.Node{{Name: "a"}, {Name: "b"}},
+			Edges: []motif.Edge{{From: 0, To: 1}, {From: 1, To: 0}, {From: 0, To: 1}, {From: 1, To: 0}}},
+	} {
+		q.Delta = motif.DurationSpan(time.Hour)
+		qs = append(qs, Query{Query: q})
+	}
 	_, want := batchTruth(t, w, qs)
 	for _, n := range []int{997, 10000} {
 		e := count3.NewEngine(motif.NewCPU(2), count3.Options{Workers: 2})
@@ -41,7 +50,7 @@ func TestStreamingCountedShapes(t *testing.T) {
 		ids, counts := map[string]int{}, map[string]int64{}
 		edges := edgesOf(w)
 		streamRun(t, p, edges, n, ids, counts)
-		// The queries' families (stars, pairs, triangles) are announced
+		// The queries' families (stars, pairs, triangles, small) are announced
 		// by SetQueries, so a batch is at most one counting run.
 		if batches := (len(edges) + n - 1) / n; e.Runs() > batches {
 			t.Errorf("batches of %d: %d counting runs for %d batches", n, e.Runs(), batches)
