@@ -94,7 +94,7 @@ func (e *Engine) Expect(plans ...*motif.Plan) {
 	expected := make(map[int64]Families)
 	for _, p := range plans {
 		if c, ok := e.Shape(p); ok {
-			expected[p.Delta] |= Family(c)
+			expected[Delta(p)] |= Family(c)
 		}
 	}
 	e.mu.Lock()
@@ -127,7 +127,7 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 		return motif.Result{}, err
 	}
 	c, _ := Shape(p)
-	cells, roots, err := e.count(ctx, w, p.Delta, req, Family(c))
+	cells, roots, err := e.count(ctx, w, Delta(p), req, Family(c))
 	if err != nil {
 		return motif.Result{}, err
 	}

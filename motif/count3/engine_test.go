@@ -222,3 +222,55 @@ func TestExpectCountsFamiliesInOneRun(t *testing.T) {
 		t.Fatalf("counting runs: %d family by family (want 3), %d announced (want 2)", plainE.Runs(), expectE.Runs())
 	}
 }
+
+// A two-edge query's hop limit is its whole span: such queries are
+// counted with the tighter window and equal the brute-force oracle.
+func TestEngineCountsTwoEdgeHopLimits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	cfg := oracle.DefaultWindowConfig()
+	cfg.MaxEdges = 40
+	spy := &spyEngine{Engine: motif.NewCPU(1)}
+	e := NewEngine(spy, Options{Workers: 2})
+	var matched int64
+	for iter := range 300 {
+		w := oracle.RandomWindow(rng, cfg)
+		delta := 2 + rng.Int64N(12)
+		hop := rng.Int64N(delta + 1)
+		for c := Pair2; c < Pair4; c++ {
+			q := cellQueries(delta)[c]
+			within := motif.TicksSpan(hop)
+			q.Edges[1].Within = &within
+			p, err := motif.Compile(q, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := Shape(p); !ok || got != c || Delta(p) != hop {
+				t.Fatalf("Shape(%s within %d) = %v, %v, Delta %d; want %v, counted with %d", c, hop, got, ok, Delta(p), c, hop)
+			}
+			req := randomRequest(rng, w)
+			got, err := e.Mine(context.Background(), w, p, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, err := oracle.Mine(w, q, req.Range, motif.Batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want int64
+			for _, m := range ms {
+				if last := m.Edges[1]; req.RootMask == nil || req.RootMask[last-req.Range.Lo] {
+					want++
+				}
+			}
+			if got.Matches != want {
+				t.Fatalf("iteration %d, %v, delta %d, hop %d: counted %d, oracle %d\n%s", iter, c, delta, hop, got.Matches, want, oracle.FormatWindow(w))
+			}
+			matched += want
+		}
+	}
+	// Requests over less than 1/MinShare of the window go to the wrapped
+	// engine by design; the rest are counted.
+	if e.Runs() < 300 || matched == 0 {
+		t.Errorf("%d counting runs (want one or more a window), the wrapped engine asked %d times; %d matches in all (want some)", e.Runs(), spy.calls, matched)
+	}
+}

@@ -153,14 +153,17 @@ func star4(s shape3) Cell {
 // 36 shapes or another counted shape (Cell), under any naming of its
 // nodes, with nothing that the counters do not model: no predicates or
 // node labels, no anti-edges, and no per-hop limit tighter than Delta (a
-// limit of at least Delta is implied by it).
+// limit of at least Delta is implied by it) — except on a two-edge
+// motif, whose one hop is its whole span.
+//
+// The cell is counted with the window Delta(p).
 func Shape(p *motif.Plan) (Cell, bool) {
 	q := p.Query
 	k := len(q.Edges)
 	if k < 2 || k > 4 || len(p.Preds) > 0 || len(p.Antis) > 0 || len(q.Nodes) < 2 || len(q.Nodes) > 4 {
 		return -1, false
 	}
-	for i := 1; i < len(p.Hop); i++ {
+	for i := 1; i < len(p.Hop) && k > 2; i++ {
 		if p.Hop[i] != motif.NoLimit && p.Hop[i] < p.Delta {
 			return -1, false
 		}
@@ -223,4 +226,14 @@ func pair4(q *motif.Query) Cell {
 		c += Cell(b2i(e.From != first) << (2 - i))
 	}
 	return c
+}
+
+// Delta returns the motif window that p's cell is counted with: p.Delta,
+// or on a two-edge plan the tighter of it and the plan's hop limit (the
+// one hop is the motif's whole span).
+func Delta(p *motif.Plan) int64 {
+	if len(p.Query.Edges) == 2 && p.Hop[1] != motif.NoLimit {
+		return min(p.Delta, p.Hop[1])
+	}
+	return p.Delta
 }
