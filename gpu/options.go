@@ -176,12 +176,24 @@ type Options struct {
 	// host's cores (BENCHMARKS.md), because the host still builds every
 	// sequence and a hub's sequence runs on one device thread.
 	Count3Device bool
+	// CountSmallOnHost counts motif/count3's Small family (two-edge and
+	// two-node four-edge count queries) on the host's cores instead of
+	// mining them with the kernel; or $MOTIFWATCH_GPU_COUNT_SMALL=1. Off by
+	// default: the counting costs the whole window, which the kernel beats
+	// at narrow δ; scripts/bench-small.sh prices the two on a device.
+	CountSmallOnHost bool
 }
 
 // Count3OnDevice reports whether the counting passes are to run on the
 // device (Count3Device or $MOTIFWATCH_GPU_COUNT3=1).
 func (o Options) Count3OnDevice() bool {
 	return o.Count3Device || envInt("MOTIFWATCH_GPU_COUNT3", 0) == 1
+}
+
+// SmallOnHost reports whether the Small family is counted on the host
+// (CountSmallOnHost or $MOTIFWATCH_GPU_COUNT_SMALL=1).
+func (o Options) SmallOnHost() bool {
+	return o.CountSmallOnHost || envInt("MOTIFWATCH_GPU_COUNT_SMALL", 0) == 1
 }
 
 func (o Options) withDefaults() Options {

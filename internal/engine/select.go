@@ -122,10 +122,13 @@ func Select(b backend.Backend, workers int, opts gpu.Options, log *slog.Logger) 
 			"multiprocessors", d.Multiprocessors, "memory_mib", d.TotalBytes>>20)
 	}
 	// The Small family (two-edge and two-node four-edge shapes) stays
-	// with the GPU kernel: on the host's cores its counting costs the
-	// whole window, which the kernel beats at narrow δ; the trade-off
-	// against wide windows is not measured on a device yet.
-	counting.Families = count3.Grid3
+	// with the GPU kernel unless asked (gpu.Options.CountSmallOnHost): on
+	// the host's cores its counting costs the whole window, which the
+	// kernel beats at narrow δ; the trade-off against wide windows is not
+	// measured on a device yet.
+	if !opts.SmallOnHost() {
+		counting.Families = count3.Grid3
+	}
 	if opts.Count3OnDevice() {
 		if c, err := g.Counter(); err != nil {
 			log.Warn("SNAP-shape counting on the CPU", "reason", err.Error())

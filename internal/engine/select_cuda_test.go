@@ -53,4 +53,12 @@ func TestCount3SelectPicksHost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	s, err := engine.Select(backend.GPU, 2, gpu.Options{Devices: []int{0}, CountSmallOnHost: true}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if c, ok := s.Counted(compile(t, "[a -> b, b -> a]")); !ok || c.String() != "pair2-oi" {
+		t.Errorf("CountSmallOnHost: a two-edge query counted as %v, %v; want pair2-oi", c, ok)
+	}
 }
