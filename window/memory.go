@@ -43,7 +43,5 @@ func (w *Window) pairBytes() int64 {
 	for i := range w.pairLists {
 		b += int64(cap(w.pairLists[i].ents)) * adj
 	}
-	// Swiss-table map: 8-byte key + 4-byte value + control byte, at a
-	// load factor of 7/8 on average.
-	return b + int64(len(w.pairs))*15
+	return b + w.pairs.bytes()
 }

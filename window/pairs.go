@@ -62,12 +62,12 @@ func (w *Window) buildPairs(workers int) {
 	for _, r := range runs {
 		n += len(r)
 	}
-	w.pairs = make(map[uint64]int32, n)
+	w.pairs = newPairTable(n)
 	w.pairLists = make([]adjList, 0, n)
 	w.pairFree = nil
 	for _, rs := range runs {
 		for _, r := range rs {
-			w.pairs[r.key] = int32(len(w.pairLists))
+			w.pairs.put(r.key, int32(len(w.pairLists)))
 			w.pairLists = append(w.pairLists, adjList{ents: back[r.start : r.start+r.len : r.start+r.len]})
 		}
 	}

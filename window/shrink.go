@@ -59,14 +59,14 @@ func shrinkList(l *adjList) {
 
 // shrinkPairs renumbers the live pair lists densely and rebuilds the map.
 func (w *Window) shrinkPairs() {
-	lists := make([]adjList, 0, len(w.pairs))
-	pairs := make(map[uint64]int32, len(w.pairs))
-	for key, i := range w.pairs {
+	lists := make([]adjList, 0, w.pairs.len())
+	pairs := newPairTable(w.pairs.len())
+	w.pairs.each(func(key uint64, i int32) {
 		l := w.pairLists[i]
 		shrinkList(&l)
-		pairs[key] = int32(len(lists))
+		pairs.put(key, int32(len(lists)))
 		lists = append(lists, l)
-	}
+	})
 	w.pairs, w.pairLists, w.pairFree = pairs, lists, nil
 }
 

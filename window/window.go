@@ -106,7 +106,7 @@ type Window struct {
 	// ~40 bytes per edge.
 	pairsOn   atomic.Bool
 	pairsMu   sync.Mutex
-	pairs     map[uint64]int32
+	pairs     pairTable
 	pairLists []adjList
 	pairFree  []int32
 
@@ -209,7 +209,7 @@ func (w *Window) Between(u, v uint32) []Adj {
 	if !w.pairsOn.Load() {
 		w.IndexPairs()
 	}
-	i, ok := w.pairs[pairKey(u, v)]
+	i, ok := w.pairs.get(pairKey(u, v))
 	if !ok {
 		return nil
 	}
@@ -221,7 +221,7 @@ func (w *Window) Pairs() int {
 	if !w.pairsOn.Load() {
 		w.IndexPairs()
 	}
-	return len(w.pairs)
+	return w.pairs.len()
 }
 
 // LastT returns the time of the newest edge, or math.MinInt64 when empty.
@@ -279,12 +279,12 @@ func (w *Window) makeRelRoom(n int) error {
 	shift(w.out)
 	shift(w.in)
 	if w.pairsOn.Load() {
-		for _, i := range w.pairs {
+		w.pairs.each(func(_ uint64, i int32) {
 			live := w.pairLists[i].live()
 			for j := range live {
 				live[j].Rel -= d
 			}
-		}
+		})
 	}
 	w.adjBase = base
 	return nil
@@ -337,7 +337,7 @@ func (w *Window) Append(e Edge) (int64, error) {
 // pair index.
 func (w *Window) addPair(s, d uint32, t int64, rel uint32) {
 	key := pairKey(s, d)
-	i, ok := w.pairs[key]
+	i, ok := w.pairs.get(key)
 	if !ok {
 		if n := len(w.pairFree); n > 0 {
 			i, w.pairFree = w.pairFree[n-1], w.pairFree[:n-1]
@@ -345,7 +345,7 @@ func (w *Window) addPair(s, d uint32, t int64, rel uint32) {
 			i = int32(len(w.pairLists))
 			w.pairLists = append(w.pairLists, adjList{})
 		}
-		w.pairs[key] = i
+		w.pairs.put(key, i)
 	}
 	w.pairLists[i].push(Adj{T: t, Rel: rel, Other: d})
 }
@@ -456,10 +456,10 @@ func (w *Window) compact() {
 // popPair removes the oldest edge s→d from the pair index.
 func (w *Window) popPair(s, d uint32) {
 	key := pairKey(s, d)
-	i := w.pairs[key]
+	i, _ := w.pairs.get(key)
 	popFront(&w.pairLists[i])
 	if len(w.pairLists[i].live()) == 0 {
-		delete(w.pairs, key)
+		w.pairs.del(key)
 		if cap(w.pairLists[i].ents) > 64 {
 			w.pairLists[i].ents = nil
 		}
