@@ -297,16 +297,20 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 		smallStates[wk] = resize(smallStates[wk], len(b.nbrs))
 		scanSmall(b.ev, smallStates[wk], c.delta, &c.raws[wk].Raw)
 	}
-	scan := func(wk int, b *centreBuilder) {
-		if len(b.ev) < shortest || !anyCounted(b.ev) {
-			return
-		}
+	// countEvents runs the host's scans over a sequence that can end a
+	// counted shape; scan checks that first.
+	countEvents := func(wk int, b *centreBuilder) {
 		if stars && len(b.ev) >= 3 {
 			states[wk] = resize(states[wk], len(b.nbrs))
 			scanCentre(b.ev, states[wk], c.delta, &c.raws[wk].Raw)
 		}
 		if small {
 			scanSmallOf(wk, b)
+		}
+	}
+	scan := func(wk int, b *centreBuilder) {
+		if len(b.ev) >= shortest && anyCounted(b.ev) {
+			countEvents(wk, b)
 		}
 	}
 	whole := func(wk, v int) {
@@ -331,7 +335,7 @@ func (c *counter) centres(ctx context.Context, fam Families) error {
 				scanSmallOf(wk, b)
 			}
 		default:
-			scan(wk, b)
+			countEvents(wk, b)
 		}
 	}
 	// Heavy centres first, heaviest first (a hub can hold a third of all
