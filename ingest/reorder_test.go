@@ -668,3 +668,63 @@ func TestReorderRefsRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestReorderPartitionFoundLate: a partition found while the stream runs
+// (a topic grown, a log created again) holds the watermark from then on:
+// with records to read, until they come; without, for the idle duration
+// counted from when it was found, not from when the stream started or
+// from its last edge long ago. Its first edges, older than the others'
+// newest but after the watermark, are not late.
+func TestReorderPartitionFoundLate(t *testing.T) {
+	clock := time.Unix(0, 0)
+	r := NewReorder(0, time.Second, func() time.Time { return clock })
+	for i := range 60 {
+		r.Add(Edge{T: int64(100 + i), Origin: Origin{Partition: 0, Offset: int64(i)}})
+		r.Add(Edge{T: int64(100 + i), Origin: Origin{Partition: 1, Offset: int64(i)}})
+		clock = clock.Add(time.Second)
+		r.Release()
+	}
+	// Partition 1 falls silent (idle); partition 0 flows on.
+	for i := 60; i < 70; i++ {
+		r.Add(Edge{T: int64(100 + i), Origin: Origin{Partition: 0, Offset: int64(i)}})
+		clock = clock.Add(time.Second)
+		r.Release()
+	}
+	w0 := r.Watermark()
+	if w0 != 168 {
+		t.Fatalf("watermark %d with partition 1 idle; want 168 (partition 0's newest less one)", w0)
+	}
+
+	// Partition 2 is found with records to read: nothing passes it.
+	r.AddPartition(2, true)
+	r.Add(Edge{T: 300, Origin: Origin{Partition: 0, Offset: 70}})
+	clock = clock.Add(5 * time.Second)
+	if got, w := r.Release(); len(got) != 0 || w != w0 {
+		t.Fatalf("released %d edges (watermark %d) while the partition found has unread records", len(got), w)
+	}
+	if late := r.Add(Edge{T: 170, Origin: Origin{Partition: 2, Offset: 0}}); late {
+		t.Fatalf("the first edge of the partition found, t=170 after the watermark %d, came late", w0)
+	}
+	r.SetPending(2, false)
+	if got, _ := r.Release(); len(got) != 1 || got[0].T != 169 {
+		t.Fatalf("released %v; want t=169 (up to one below the newest of the partition found)", got)
+	}
+
+	// Partition 1, known and idle for long, is found again (its log was
+	// reset) with nothing to read yet: it holds the watermark for the
+	// idle duration from now.
+	r.AddPartition(1, false)
+	r.Add(Edge{T: 301, Origin: Origin{Partition: 2, Offset: 1}})
+	r.Add(Edge{T: 302, Origin: Origin{Partition: 0, Offset: 71}})
+	clock = clock.Add(500 * time.Millisecond)
+	w1 := r.Watermark()
+	if got, w := r.Release(); len(got) != 0 || w != w1 {
+		t.Fatalf("released %d edges (watermark %d, was %d) right after partition 1 was found again: it counted as idle at once", len(got), w, w1)
+	}
+	r.Add(Edge{T: 303, Origin: Origin{Partition: 0, Offset: 72}})
+	r.Add(Edge{T: 304, Origin: Origin{Partition: 2, Offset: 2}})
+	clock = clock.Add(600 * time.Millisecond)
+	if got, _ := r.Release(); len(got) != 4 || got[0].T != 170 || got[3].T != 302 {
+		t.Fatalf("released %v once partition 1 was silent for the idle duration after it was found again; want t=170 to 302", got)
+	}
+}
