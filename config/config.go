@@ -45,6 +45,12 @@ type Config struct {
 	inline []*yaml.Node
 }
 
+// Kafka.OffsetReset values.
+const (
+	OffsetEarliest = "earliest"
+	OffsetLatest   = "latest"
+)
+
 // Embedded is the Kafka.Brokers value that starts an in-process broker.
 const Embedded = "embedded"
 
@@ -68,6 +74,19 @@ type Kafka struct {
 	// The broker bounds it (Kafka's group.min/max.session.timeout.ms,
 	// 6s and 30m by default).
 	SessionTimeout time.Duration `mapstructure:"session_timeout"`
+	// MetadataRefresh is how often the daemon reads the edge topic's
+	// metadata: partitions added are read (from their earliest offset)
+	// within about one refresh, partitions gone are no longer committed
+	// to, and partitions without a reader are reported.
+	MetadataRefresh time.Duration `mapstructure:"metadata_refresh"`
+	// OffsetReset is where reading resumes when the offset to read from is
+	// outside the partition's log (Kafka's OFFSET_OUT_OF_RANGE: a topic
+	// deleted and created again, a truncated log, a restored broker, or
+	// records deleted by retention before they were read): OffsetEarliest
+	// or OffsetLatest. It does not apply to partitions without a committed
+	// offset (a first start, partitions added): those are read from their
+	// earliest offset.
+	OffsetReset string `mapstructure:"offset_reset"`
 	// AlertTopic receives alert records.
 	AlertTopic string `mapstructure:"alert_topic"`
 	// DeadLetterTopic receives late and undecodable records.
@@ -378,6 +397,8 @@ func DefaultConfig() *Config {
 			DeadLetterTopic: "edges-dlq",
 			ClientID:        "motifwatch",
 			SessionTimeout:  30 * time.Second,
+			MetadataRefresh: 10 * time.Second,
+			OffsetReset:     OffsetEarliest,
 			ScaleOut:        ScaleOut{HeartbeatInterval: 3 * time.Second, SessionTimeout: 30 * time.Second, RebalanceTimeout: 30 * time.Second},
 
 			DeadLetterMaxBytes: DefaultDeadLetterMaxBytes,
@@ -512,6 +533,10 @@ const (
 	MinDeadLetterMaxBytes     = 4 << 10
 	MaxDeadLetterMaxBytes     = 64 << 20
 )
+
+// MaxMetadataRefresh bounds kafka.metadata_refresh: partitions added to
+// the edge topic go unread for up to about one refresh.
+const MaxMetadataRefresh = 5 * time.Minute
 
 // DefaultEmbeddedRetentionBytes is kafka.embedded.retention_bytes' default,
 // per partition: the default four partitions of the edge topic keep up to

@@ -165,6 +165,13 @@ func (v *validator) kafka() {
 		v.fail("kafka.client_id", "must be set")
 	}
 	v.positive("kafka.session_timeout", k.SessionTimeout)
+	v.positive("kafka.metadata_refresh", k.MetadataRefresh)
+	if k.MetadataRefresh > MaxMetadataRefresh {
+		v.fail("kafka.metadata_refresh", "%s is above the maximum of %s (partitions added would go unread that long)", durText(k.MetadataRefresh), durText(MaxMetadataRefresh))
+	}
+	if k.OffsetReset != OffsetEarliest && k.OffsetReset != OffsetLatest {
+		v.fail("kafka.offset_reset", "%q (want earliest or latest)", k.OffsetReset)
+	}
 	v.tls(embedded)
 	v.sasl(embedded)
 	v.scaleOut(embedded)

@@ -136,6 +136,14 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer dlq.Close()
+	// The edge topic's partitions, looked at every metadata_refresh.
+	watchAdmin, err := kafka.NewWatchAdmin(brokers, transport, cfg.Kafka.MetadataRefresh)
+	if err != nil {
+		return err
+	}
+	defer watchAdmin.Close()
+	topic := newTopicWatch(cfg.Kafka.EdgeTopic, cfg.Kafka.MetadataRefresh, watchAdmin, log, pm)
+	topic.look(ctx) // the partitions at start, before any pipeline
 	dec, err := ingest.NewDecoder(decodeOptions(cfg, &schema))
 	if err != nil {
 		return err
@@ -151,7 +159,7 @@ func Run(ctx context.Context, o Options) error {
 		dec: dec, dlq: dlq, am: am, im: im, pm: pm, health: ready, alertRetry: alertRetry,
 		probe:      func(ctx context.Context) error { return kafka.WaitReady(ctx, brokers, transport) },
 		endOffsets: func(ctx context.Context) (map[int]int64, error) { return k.admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic) },
-		updates:    make(chan querySet), snapshots: snapshots, onBatch: o.OnBatch, board: board}
+		updates:    make(chan querySet), snapshots: snapshots, onBatch: o.OnBatch, board: board, topic: topic}
 	// The query watcher hands new query sets to whichever pipeline runs.
 	watcher, err := config.NewQueryWatcher(cfg, log, func(qs []*motif.Query) error {
 		s, a := querySets(cfg, qs)
@@ -213,6 +221,10 @@ func Run(ctx context.Context, o Options) error {
 	{
 		wctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { return watcher.Run(wctx) }, func(error) { cancel() })
+	}
+	{
+		tctx, cancel := context.WithCancel(ctx)
+		g.Add(func() error { return topic.run(tctx) }, func(error) { cancel() })
 	}
 	if every := cfg.Log.StatusInterval; every > 0 {
 		sctx, cancel := context.WithCancel(ctx)

@@ -29,6 +29,17 @@ type pipelineMetrics struct {
 	kafkaErrors     *prometheus.CounterVec
 	kafkaReconnects *prometheus.CounterVec
 	redelivered     prometheus.Counter
+	// The edge topic's partitions (topic.go, partitions.go): how many the
+	// topic has, how many this instance should read and does not, how
+	// many fail to fetch; fetch errors per partition, offsets reset
+	// (out of the log's range), and offsets of partitions gone dropped
+	// instead of committed.
+	topicPartitions   prometheus.Gauge
+	unreadPartitions  prometheus.Gauge
+	failingPartitions prometheus.Gauge
+	fetchErrors       *prometheus.CounterVec
+	offsetResets      *prometheus.CounterVec
+	commitsDropped    *prometheus.CounterVec
 	// stageSeconds splits each batch's time by stage (stages.go).
 	stageSeconds *prometheus.HistogramVec
 	stages       [numStages]prometheus.Observer
@@ -59,6 +70,18 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 			Help: "Broker operations that succeeded again after failing: the ends of outages, by operation."}, []string{"operation"}),
 		redelivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_kafka_redelivered_records_total",
 			Help: "Records delivered again after the consumer rejoined its group, below offsets already taken in; skipped."}),
+		topicPartitions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_edge_topic_partitions",
+			Help: "Partitions of the edge topic, as of the last metadata refresh (kafka.metadata_refresh); 0 while the topic does not exist."}),
+		unreadPartitions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_edge_partitions_unread",
+			Help: "Partitions of the edge topic that this instance should read and does not fetch (an instance standing by, or scaled out and owning nothing, reads none and counts none): their records are not mined."}),
+		failingPartitions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_edge_partitions_fetch_failing",
+			Help: "Edge-topic partitions read by this instance whose last fetch failed (each retries by itself)."}),
+		fetchErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_kafka_fetch_errors_total",
+			Help: "Failed fetches and offset lookups of the edge topic, by partition (retried with backoff)."}, []string{"partition"}),
+		offsetResets: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_offset_resets_total",
+			Help: "Times reading a partition of the edge topic resumed elsewhere than asked (kafka.offset_reset), by partition and reason: before_start (retention deleted records before they were read), past_end (the log is shorter than the offset: the topic created again, a truncated log, a restored broker), group_offset_lowered (the group's committed offset fell below this daemon's own commit: the topic created again, or the offsets reset)."}, []string{"partition", "reason"}),
+		commitsDropped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_kafka_commits_dropped_total",
+			Help: "Offsets of edge-topic partitions that no longer exist (deleted with the topic, or the topic created again with fewer) dropped instead of committed, by partition."}, []string{"partition"}),
 		stageSeconds: newStageSeconds(),
 	}
 	if reg == nil {
@@ -78,6 +101,12 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 	m.kafkaErrors = promreg.Register(reg, m.kafkaErrors, &err)
 	m.kafkaReconnects = promreg.Register(reg, m.kafkaReconnects, &err)
 	m.redelivered = promreg.Register(reg, m.redelivered, &err)
+	m.topicPartitions = promreg.Register(reg, m.topicPartitions, &err)
+	m.unreadPartitions = promreg.Register(reg, m.unreadPartitions, &err)
+	m.failingPartitions = promreg.Register(reg, m.failingPartitions, &err)
+	m.fetchErrors = promreg.Register(reg, m.fetchErrors, &err)
+	m.offsetResets = promreg.Register(reg, m.offsetResets, &err)
+	m.commitsDropped = promreg.Register(reg, m.commitsDropped, &err)
 	m.stageSeconds = promreg.Register(reg, m.stageSeconds, &err)
 	m.stageObservers()
 	for _, op := range []string{opFetch, opCommit, opAlertWrite, opDeadLetter, opProbe} {

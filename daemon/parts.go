@@ -46,6 +46,9 @@ type pipelineParts struct {
 	// partitions are known from fetched records alone; see
 	// pipeline.refreshPending).
 	endOffsets func(context.Context) (map[int]int64, error)
+	// topic follows the edge topic's partitions (topic.go; nil: the
+	// partitions known at start, and those the source delivers).
+	topic *topicWatch
 	// updates delivers new query sets from the watcher, snapshots the gpm
 	// job's requests (gpm.go; nil when the job is off), to whichever
 	// pipeline runs.
@@ -125,6 +128,18 @@ func (s *pipelineParts) fetchOptions() kafka.FetcherOptions {
 	if w.MaxBuffered > 0 {
 		fetch = min(fetch, int64(w.MaxBuffered)*30/4)
 	}
+	fetchErrors := s.pm.kafkaErrors.WithLabelValues(opFetch)
 	return kafka.FetcherOptions{Decoder: s.dec, MaxWait: min(w.BatchMaxWait, 250*time.Millisecond),
-		InFlightBytes: inFlight, FetchBytes: fetch, OnClientError: s.pm.kafkaErrors.WithLabelValues(opFetch).Inc}
+		InFlightBytes: inFlight, FetchBytes: fetch, OffsetReset: resetPolicy(s.cfg),
+		OnFetchError: func(partition int, err error) {
+			fetchErrors.Inc()
+			if s.topic != nil {
+				s.topic.fetchFailed(partition, err)
+			}
+		},
+		OnFetchOK: func(partition int) {
+			if s.topic != nil {
+				s.topic.fetchRecovered(partition)
+			}
+		}}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/pprof"
 	"sync"
 	"time"
@@ -98,6 +99,14 @@ type pipeline struct {
 	// future is window.max_future; capLimiter rate-limits cap log lines.
 	future     futureCap
 	capLimiter *ratelog.Limiter
+
+	// The edge topic's partitions changing (partitions.go): topicSeq is
+	// the topic watch's view last applied; clamps hold reset partitions'
+	// commits (replaced, never written: released batches read them);
+	// gone is the partitions commits found gone.
+	topicSeq uint64
+	clamps   map[int]commitClamp
+	gone     goneSet
 }
 
 // mode is how an instance takes part in its consumer group: where its
@@ -128,6 +137,9 @@ type start struct {
 	// readFrom[p] is where reading partition p starts: the window was
 	// rebuilt up to it (refreshPending, for partitions not read yet).
 	readFrom map[int]int64
+	// resetAtStart[p] is a committed offset the rebuild found outside the
+	// log and reported (the source finds it again: takePosition).
+	resetAtStart map[int]int64
 }
 
 // newPipeline returns a pipeline mining qs that begins at st and takes
@@ -142,6 +154,15 @@ func (s *pipelineParts) newPipeline(qs querySet, st start, m mode) (*pipeline, e
 		proc.ResumePartition(part, rs.spans())
 	}
 	w := &s.cfg.Window
+	// The pipeline changes these as partitions come and go
+	// (partitions.go); the caller's maps (a takeover guard's) stay.
+	st.readFrom, st.resetAtStart = maps.Clone(st.readFrom), maps.Clone(st.resetAtStart)
+	if st.readFrom == nil {
+		st.readFrom = map[int]int64{}
+	}
+	if st.resetAtStart == nil {
+		st.resetAtStart = map[int]int64{}
+	}
 	return &pipeline{pipelineParts: s, mode: m, start: st, proc: proc, router: router,
 		batchSize: w.BatchSize, maxWait: w.BatchMaxWait, shutdownTimeout: s.cfg.ShutdownTimeout,
 		fetchRetry:  newRetrier(opFetch, s.log, s.health, s.pm),
@@ -222,6 +243,10 @@ func (p *pipeline) run(ctx context.Context) (err error) {
 
 	timer := time.NewTimer(p.maxWait)
 	defer timer.Stop()
+	if r, ok := p.src.(partitionReader); ok {
+		p.topic.setReader(r)
+		defer p.topic.setReader(nil)
+	}
 	p.health.setRunning(true)
 	for {
 		// select picks among ready cases at random: check for shutdown
@@ -313,7 +338,10 @@ func (p *pipeline) finish() error {
 	p.stats.Alerts, p.stats.RateLimited = p.router.Alerted()
 	// Close wrote every tally: everything handled is durable now.
 	h := handover{offsets: p.committable(), processed: p.next, prev: p.resume, watermark: p.reorder.Watermark()}
-	if err := p.commits.final(ctx, h); err != nil {
+	if err := p.commitKnown(ctx, h.offsets, func(ctx context.Context, offsets map[int]int64) error {
+		h.offsets = offsets
+		return p.commits.final(ctx, h)
+	}); err != nil {
 		return fmt.Errorf("shutdown: committing offsets: %w", err)
 	}
 	p.unsettled.waiting = nil // the final commit covers them

@@ -47,8 +47,11 @@ type minedBatch struct {
 	edges []*ingest.Edge
 	wm    int64
 	// taken is the committable offsets as of the release (pipeline.taken);
-	// mineBatch lowers them to the held matches' once mined.
-	taken map[int]int64
+	// mineBatch lowers them to the held matches' once mined, within floor
+	// and clamps (the pipeline's as of the release: pipeline.settled).
+	taken  map[int]int64
+	floor  map[int]int64
+	clamps map[int]commitClamp
 	// dead is the dead letters queued up to the release: written before
 	// the batch's alerts and offsets.
 	dead deadQueue
@@ -104,6 +107,7 @@ func (p *pipeline) startBatch(ctx context.Context) error {
 	p.flushCounts()
 	start := time.Now()
 	p.reorder.IgnoreSilenceBefore(p.health.quietFrom())
+	p.applyTopicChanges()
 	p.refreshPending(ctx)
 	// Edges released early (takeChunk, a cap) go first: they precede
 	// everything still buffered in (t, seq) order.
@@ -125,9 +129,10 @@ func (p *pipeline) startBatch(ctx context.Context) error {
 	if wm != math.MinInt64 {
 		p.im.SetWatermark(wm, p.schema.TimeUnit, time.Now())
 	}
+	p.liftClamps(wm)
 	// Everything taken in so far is the batch's: its offsets, its dead
 	// letters, its stages (an empty batch leaves the stages to the next).
-	j.taken = p.taken()
+	j.taken, j.floor, j.clamps = p.taken(), p.historyBefore, p.clamps
 	j.dead, p.dead = p.dead, deadQueue{}
 	p.pending = 0
 	p.pauseAhead()
@@ -220,7 +225,7 @@ func (p *pipeline) mineBatch(ctx context.Context, j *minedBatch) error {
 	j.stage[stageAlertWrite] += t2.Sub(t)
 	j.alerted, j.rateLimited = p.router.Alerted()
 	j.flushed = true
-	if err := p.commit(ctx, p.settled(j.taken)); err != nil {
+	if err := p.commit(ctx, p.settled(j.taken, j.floor, j.clamps)); err != nil {
 		return err
 	}
 	j.end = time.Now()

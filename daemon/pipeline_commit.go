@@ -20,7 +20,7 @@ func (p *pipeline) commit(ctx context.Context, offsets map[int]int64) error {
 	// While the brokers are away the pipeline waits here (nothing after
 	// this batch may be committed before it anyway); each attempt is
 	// bounded, as kafka-go's commit waits for the group to be rejoined.
-	commit := func(ctx context.Context) error { return p.commits.commit(ctx, offsets) }
+	commit := func(ctx context.Context) error { return p.commitKnown(ctx, offsets, p.commits.commit) }
 	if err := p.commitRetry.do(ctx, commitAttempt, commit); err != nil {
 		return fmt.Errorf("committing offsets: %w", err)
 	}
@@ -32,7 +32,7 @@ func (p *pipeline) commit(ctx context.Context, offsets map[int]int64) error {
 // is settled: fetched, and neither waiting in the reorder buffer nor the
 // last edge of a held match. Only while no batch is being mined (it
 // reads the processor).
-func (p *pipeline) committable() map[int]int64 { return p.settled(p.taken()) }
+func (p *pipeline) committable() map[int]int64 { return p.settled(p.taken(), p.historyBefore, p.clamps) }
 
 // taken returns, per partition read, the offset up to which every record
 // taken in has left the reorder buffer: the committable offsets as of a
@@ -57,8 +57,10 @@ func (p *pipeline) taken() map[int]int64 {
 }
 
 // settled lowers the offsets taken returned (modifying them) to the
-// oldest last edge of a held match, after the batch's Process.
-func (p *pipeline) settled(out map[int]int64) map[int]int64 {
+// oldest last edge of a held match, after the batch's Process, and to the
+// clamps of partitions reset (partitions.go); floor is the history start
+// per partition (historyBefore as of the batch's release).
+func (p *pipeline) settled(out, floor map[int]int64, clamps map[int]commitClamp) map[int]int64 {
 	for part, off := range p.proc.HeldMinOffsets() {
 		if cur, ok := out[part]; ok && off < cur {
 			out[part] = off
@@ -66,9 +68,14 @@ func (p *pipeline) settled(out map[int]int64) map[int]int64 {
 	}
 	// History edges still buffered are below the commit this pipeline
 	// started from: never move it back over them.
-	for part, start := range p.historyBefore {
+	for part, start := range floor {
 		if cur, ok := out[part]; ok && cur < start {
 			out[part] = start
+		}
+	}
+	for part, c := range clamps {
+		if cur, ok := out[part]; ok && cur > c.offset {
+			out[part] = c.offset
 		}
 	}
 	return out

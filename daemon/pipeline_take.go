@@ -16,6 +16,9 @@ import (
 // need nothing but joining the reorder buffer go in whole, where they lie
 // (takeRun); the others one by one (takeDecoded).
 func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
+	if c.Position != nil {
+		return p.takePosition(ctx, c.Partition, c.Position)
+	}
 	defer p.flushCounts()
 	p.stage[stageFetch] += c.FetchTime
 	p.stage[stageDecode] += c.DecodeTime

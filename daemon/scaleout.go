@@ -44,7 +44,10 @@ func newScaleOut(parts *pipelineParts, k kafkaClients, qs querySet) (*scaleOut, 
 	so := &cfg.Kafka.ScaleOut
 	member, err := kafka.NewMember(kafka.MemberOptions{Brokers: k.brokers, Topic: cfg.Kafka.EdgeTopic, Group: cfg.Kafka.Group,
 		ClientID: cfg.Kafka.ClientID, Dialer: k.dialer, Transport: k.transport, HeartbeatInterval: so.HeartbeatInterval,
-		SessionTimeout: so.SessionTimeout, RebalanceTimeout: so.RebalanceTimeout, Logger: parts.log})
+		SessionTimeout: so.SessionTimeout, RebalanceTimeout: so.RebalanceTimeout, Logger: parts.log,
+		// Partitions added (or a topic created again) start a generation
+		// that assigns them, with windows rebuilt over every partition.
+		WatchPartitions: cfg.Kafka.MetadataRefresh})
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,10 @@ func newStandalone(ctx context.Context, s *pipelineParts, c kafkaClients, qs que
 		// rebalance for the rebalance timeout (kafka-go's default 30s, not
 		// the session timeout): tie it to the session timeout, so that a
 		// crash during start-up costs no more than a crash while running.
-		RebalanceTimeout: cfg.Kafka.SessionTimeout}, fopts)
+		RebalanceTimeout: cfg.Kafka.SessionTimeout,
+		// Partitions added (or a topic created again) rebalance the group,
+		// so that the active member is assigned every partition there is.
+		WatchPartitions: cfg.Kafka.MetadataRefresh}, fopts)
 	if err != nil {
 		return nil, err
 	}

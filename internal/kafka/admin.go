@@ -32,6 +32,20 @@ func NewAdmin(brokers []string, transport kafkago.RoundTripper) (*Admin, error) 
 	return a, nil
 }
 
+// NewWatchAdmin returns an Admin whose answers about the cluster's
+// topics and partitions are at most ttl old: kafka-go serves metadata
+// from its transport's cache, refreshed every MetadataTTL (6 s by
+// default), so an Admin on a shared transport sees a topic change that
+// late. It uses a transport of its own with transport's connection
+// settings (TLS, SASL, client id; nil: plain), released by Close.
+func NewWatchAdmin(brokers []string, transport *Transport, ttl time.Duration) (*Admin, error) {
+	if len(brokers) == 0 {
+		return nil, errors.New("kafka admin: no brokers")
+	}
+	own := transportLike(transport, ttl)
+	return &Admin{c: &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: own, Timeout: 10 * time.Second}, own: own}, nil
+}
+
 // Close closes the idle connections of a transport that NewAdmin made.
 func (a *Admin) Close() {
 	if a.own != nil {
@@ -61,6 +75,42 @@ func (a *Admin) Partitions(ctx context.Context, topic string) ([]int, error) {
 	}
 	return nil, fmt.Errorf("kafka admin: metadata of %s: %w", topic, kafkago.UnknownTopicOrPartition)
 }
+
+// Bounds are a partition's log bounds: the offset of its first record
+// kept (Start) and the offset its next record will get (End).
+type Bounds struct{ Start, End int64 }
+
+// LogBounds returns the log bounds of every partition of topic. A topic
+// the cluster does not know is an error wrapping
+// kafkago.UnknownTopicOrPartition (see IsUnknownTopic).
+func (a *Admin) LogBounds(ctx context.Context, topic string) (map[int]Bounds, error) {
+	parts, err := a.Partitions(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	reqs := make([]kafkago.OffsetRequest, 0, 2*len(parts))
+	for _, p := range parts {
+		reqs = append(reqs, kafkago.FirstOffsetOf(p), kafkago.LastOffsetOf(p))
+	}
+	got, err := a.listOffsets(ctx, topic, reqs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]Bounds, len(got))
+	for _, po := range got {
+		out[po.Partition] = Bounds{Start: po.FirstOffset, End: po.LastOffset}
+	}
+	for _, p := range parts {
+		if _, ok := out[p]; !ok {
+			return nil, fmt.Errorf("kafka admin: listing offsets of %s: no answer for partition %d", topic, p)
+		}
+	}
+	return out, nil
+}
+
+// IsUnknownTopic reports whether err says that a topic or partition does
+// not exist (UNKNOWN_TOPIC_OR_PARTITION).
+func IsUnknownTopic(err error) bool { return errors.Is(err, kafkago.UnknownTopicOrPartition) }
 
 // OffsetsForTime returns, per partition of topic, the first offset whose
 // record timestamp is at or after t; a partition with no such record

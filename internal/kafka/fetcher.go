@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,9 +39,73 @@ type FetcherOptions struct {
 	// next is under way). Brokers return at least one whole record batch
 	// even when it is larger.
 	FetchBytes int64
-	// OnClientError, if set, is called for each failed fetch or offset
-	// lookup (the partition retries it after a backoff).
-	OnClientError func()
+	// OffsetReset is where a partition's reading resumes when the offset
+	// to read from lies outside its log (OFFSET_OUT_OF_RANGE):
+	// ResetEarliest (the default) or ResetLatest. See Position.
+	OffsetReset ResetPolicy
+	// OnFetchError, if set, is called from a partition's goroutine with
+	// each of its failed fetches or offset lookups (the partition retries
+	// after a backoff); OnFetchOK with the first success after failures.
+	OnFetchError func(partition int, err error)
+	OnFetchOK    func(partition int)
+}
+
+// ResetPolicy says where reading resumes when the offset to read from
+// lies outside the partition's log, as a Kafka consumer's
+// auto.offset.reset does.
+type ResetPolicy uint8
+
+const (
+	// ResetEarliest resumes at the log's first record.
+	ResetEarliest ResetPolicy = iota
+	// ResetLatest resumes at the log's end: only records written from
+	// then on are read.
+	ResetLatest
+)
+
+func (r ResetPolicy) String() string {
+	if r == ResetLatest {
+		return "latest"
+	}
+	return "earliest"
+}
+
+// Why an offset was out of range (OffsetReset.Reason).
+const (
+	// ResetBeforeStart: the offset lies before the log's first record:
+	// retention deleted records before they were read.
+	ResetBeforeStart = "before_start"
+	// ResetPastEnd: the offset lies past the log's end: the log is
+	// shorter than what was read or committed (the topic was deleted and
+	// created again, the log truncated, a broker restored from an older
+	// copy).
+	ResetPastEnd = "past_end"
+)
+
+// Position says where the reading of a partition starts or resumes. A
+// Fetcher delivers one, in a chunk of its own without records, before
+// the first records of each partition it reads and after each offset
+// reset: the reader learns the partition's log bounds (for a partition
+// it did not know, whether it has records to wait for) and every
+// discontinuity, in order with the records.
+type Position struct {
+	// Offset is the next record read; LogStart and LogEnd are the
+	// partition's first offset kept and the offset the next record
+	// written will get, as looked up when the position was set.
+	Offset, LogStart, LogEnd int64
+	// Reset is set when the offset to read from lay outside the log and
+	// reading resumed at Offset instead (FetcherOptions.OffsetReset).
+	Reset *OffsetReset
+}
+
+// OffsetReset is an offset found outside its partition's log.
+type OffsetReset struct {
+	// Asked is the offset reading was to resume from.
+	Asked int64
+	// Reason is ResetBeforeStart or ResetPastEnd.
+	Reason string
+	// Policy is where reading resumed.
+	Policy ResetPolicy
 }
 
 // Fetcher reads a set of partitions of one topic, each from a given
@@ -59,7 +124,9 @@ type Fetcher struct {
 	own     *kafkago.Transport
 	dec     *ingest.Decoder
 	maxWait time.Duration
-	onErr   func()
+	reset   ResetPolicy
+	onErr   func(int, error)
+	onOK    func(int)
 	budget  byteBudget
 	out     chan *Chunk
 	errc    chan error
@@ -83,6 +150,10 @@ type partFetch struct {
 	// paused stops fetching (Pause); wake ends a wait on it.
 	paused atomic.Bool
 	wake   chan struct{}
+	// failing: the partition's last fetch or lookup failed (read's
+	// goroutine only); failed mirrors it for Failing.
+	failing bool
+	failed  atomic.Bool
 }
 
 // chunksPerPartition is how many fetches of one partition can be under
@@ -110,6 +181,9 @@ type Chunk struct {
 	// DecodeTime the decoding.
 	Fetched               time.Time
 	FetchTime, DecodeTime time.Duration
+	// Position, when set, says where the partition's reading starts or
+	// resumes; such a chunk has no records.
+	Position *Position
 
 	bytes int64 // counted in the in-flight bound until Done
 	// keptEdges: Edges is still in use after Done (KeepEdges).
@@ -120,7 +194,8 @@ type Chunk struct {
 }
 
 // NewFetcher starts reading partition p of the topic at from[p], for
-// every p in from (kafkago.FirstOffset and kafkago.LastOffset are looked up).
+// every p in from (kafkago.FirstOffset and kafkago.LastOffset are looked
+// up; an offset outside the log is reset by opts.OffsetReset).
 func NewFetcher(opts FetcherOptions, from map[int]int64) (*Fetcher, error) {
 	switch {
 	case len(opts.Brokers) == 0:
@@ -139,7 +214,8 @@ func NewFetcher(opts FetcherOptions, from map[int]int64) (*Fetcher, error) {
 	if opts.FetchBytes <= 0 || opts.FetchBytes > opts.InFlightBytes/2 {
 		opts.FetchBytes = opts.InFlightBytes / 2
 	}
-	f := &Fetcher{topic: opts.Topic, dec: opts.Decoder, maxWait: opts.MaxWait, onErr: opts.OnClientError,
+	f := &Fetcher{topic: opts.Topic, dec: opts.Decoder, maxWait: opts.MaxWait, reset: opts.OffsetReset,
+		onErr: opts.OnFetchError, onOK: opts.OnFetchOK,
 		budget: byteBudget{max: opts.InFlightBytes, space: make(chan struct{}, 1)},
 		out:    make(chan *Chunk, max(len(from), 1)), errc: make(chan error, 1),
 		parts: make(map[int]*partFetch, len(from)), lag: map[int]int64{}}
@@ -207,6 +283,7 @@ func (c *Chunk) done() {
 		c.Edges = c.Edges[:0]
 	}
 	c.Recs, c.Errs = c.Recs[:0], c.Errs[:0]
+	c.Position = nil
 	select {
 	case c.from.free <- c:
 	default: // never: only chunksPerPartition chunks exist
@@ -229,6 +306,29 @@ func (f *Fetcher) Pause(paused []int) {
 			signal(pf.wake)
 		}
 	}
+}
+
+// Partitions returns the partitions read, in increasing order.
+func (f *Fetcher) Partitions() []int {
+	ps := make([]int, 0, len(f.parts))
+	for p := range f.parts {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// Failing returns the partitions whose last fetch or offset lookup
+// failed (they retry by themselves), in increasing order.
+func (f *Fetcher) Failing() []int {
+	var ps []int
+	for p, pf := range f.parts {
+		if pf.failed.Load() {
+			ps = append(ps, p)
+		}
+	}
+	slices.Sort(ps)
+	return ps
 }
 
 // Lag returns, per partition fetched, the records between the last one
@@ -262,19 +362,27 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 		if ctx.Err() != nil {
 			return false
 		}
+		err = fmt.Errorf("kafka fetcher: %s partition %d at offset %d: %w", f.topic, pf.id, pf.next, CleanError(err))
+		pf.failing = true
+		pf.failed.Store(true)
 		if f.onErr != nil {
-			f.onErr()
+			f.onErr(pf.id, err)
 		}
 		select {
-		case f.errc <- fmt.Errorf("kafka fetcher: %s partition %d at offset %d: %w", f.topic, pf.id, pf.next, CleanError(err)):
+		case f.errc <- err:
 		default: // one error waiting is enough to tell
 		}
 		backoff = min(max(2*backoff, 50*time.Millisecond), 2*time.Second)
 		return sleepCtx(ctx, backoff)
 	}
-	for pf.next < 0 {
-		if err := f.resolve(ctx, pf); err != nil && !fail(err) {
-			return
+	succeeded := func() {
+		backoff = 0
+		if pf.failing {
+			pf.failing = false
+			pf.failed.Store(false)
+			if f.onOK != nil {
+				f.onOK(pf.id)
+			}
 		}
 	}
 	// The partition's fetches go to its decoding goroutine in order.
@@ -284,6 +392,27 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 		defer f.wg.Done()
 		f.decodeFetched(ctx, fetched)
 	}()
+	// First where reading starts, and the log's bounds.
+	var pos *Position
+	for pos == nil {
+		var err error
+		if pos, err = f.place(ctx, pf); err != nil && !fail(err) {
+			return
+		}
+	}
+	succeeded()
+	var c *Chunk
+	select {
+	case c = <-pf.free:
+	case <-ctx.Done():
+		return
+	}
+	c.Position, c.Fetched = pos, time.Now()
+	select {
+	case fetched <- c:
+	case <-ctx.Done():
+		return
+	}
 	for {
 		for pf.paused.Load() {
 			select {
@@ -306,15 +435,21 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 		c.Fetched = time.Now()
 		c.FetchTime = c.Fetched.Sub(t0)
 		f.budget.adjust(pf.maxBytes, c.bytes)
-		if err != nil || len(c.Recs) == 0 {
+		if err != nil {
 			c.done()
-			if err != nil && !fail(err) {
+			if !fail(err) {
 				return
 			}
 			continue
 		}
-		backoff = 0
-		pf.next = c.Recs[len(c.Recs)-1].Offset + 1
+		succeeded()
+		if len(c.Recs) == 0 && c.Position == nil {
+			c.done()
+			continue
+		}
+		if n := len(c.Recs); n > 0 {
+			pf.next = c.Recs[n-1].Offset + 1
+		}
 		select {
 		case fetched <- c:
 		case <-ctx.Done():
@@ -352,17 +487,21 @@ func (f *Fetcher) fetch(ctx context.Context, pf *partFetch, c *Chunk) error {
 		err = res.Error
 	}
 	if errors.Is(err, kafkago.OffsetOutOfRange) {
-		// Retention deleted the records from pf.next on before they were
-		// read: go on from the oldest one kept (as kafka-go's reader does),
-		// and say so: those records are lost to this reader.
-		from := pf.next
-		pf.next = kafkago.FirstOffset
-		if err := f.resolve(ctx, pf); err != nil {
+		// pf.next lies outside the log: retention deleted the records
+		// from it on before they were read, or the log is shorter than
+		// it (truncated, or the topic created again). Reset it as the
+		// policy says and tell the reader (the chunk's Position), which
+		// reports it: whatever was skipped is lost to this reader.
+		pos, err := f.place(ctx, pf)
+		if err != nil {
 			return err
 		}
-		if pf.next > from {
-			return fmt.Errorf("records from offset %d to %d were deleted (the topic's retention) before they were read; reading on from %d", from, pf.next, pf.next)
+		if pos.Reset == nil {
+			// Back in range by the time the bounds were read (a log
+			// that grew meanwhile): still a discontinuity to tell.
+			pos.Reset = &OffsetReset{Asked: pos.Offset, Reason: ResetPastEnd, Policy: f.reset}
 		}
+		c.Position = pos
 		return nil
 	}
 	if err != nil {
@@ -489,28 +628,52 @@ func (f *Fetcher) decode(c *Chunk) {
 	}
 }
 
-// resolve looks up pf.next when it is kafkago.FirstOffset or LastOffset.
-func (f *Fetcher) resolve(ctx context.Context, pf *partFetch) error {
-	res, err := f.client.ListOffsets(ctx, &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{
-		f.topic: {{Partition: pf.id, Timestamp: pf.next}}}})
+// place looks up the partition's log bounds and settles pf.next: the
+// bound it names when it is kafkago.FirstOffset or LastOffset, and the
+// bound the reset policy picks when it lies outside the log (the
+// position's Reset says so).
+func (f *Fetcher) place(ctx context.Context, pf *partFetch) (*Position, error) {
+	start, end, err := f.bounds(ctx, pf.id)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	pos := &Position{LogStart: start, LogEnd: end}
+	switch {
+	case pf.next == kafkago.FirstOffset:
+		pf.next = start
+	case pf.next == kafkago.LastOffset:
+		pf.next = end
+	case pf.next < start || pf.next > end:
+		pos.Reset = &OffsetReset{Asked: pf.next, Reason: ResetPastEnd, Policy: f.reset}
+		if pf.next < start {
+			pos.Reset.Reason = ResetBeforeStart
+		}
+		pf.next = start
+		if f.reset == ResetLatest {
+			pf.next = end
+		}
+	}
+	pos.Offset = pf.next
+	return pos, nil
+}
+
+// bounds looks up a partition's first offset kept and its end offset.
+func (f *Fetcher) bounds(ctx context.Context, partition int) (start, end int64, err error) {
+	res, err := f.client.ListOffsets(ctx, &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{
+		f.topic: {kafkago.FirstOffsetOf(partition), kafkago.LastOffsetOf(partition)}}})
+	if err != nil {
+		return 0, 0, err
 	}
 	for _, po := range res.Topics[f.topic] {
-		if po.Partition != pf.id {
+		if po.Partition != partition {
 			continue
 		}
 		if po.Error != nil {
-			return po.Error
+			return 0, 0, po.Error
 		}
-		if pf.next == kafkago.FirstOffset {
-			pf.next = po.FirstOffset
-		} else {
-			pf.next = po.LastOffset
-		}
-		return nil
+		return po.FirstOffset, po.LastOffset, nil
 	}
-	return fmt.Errorf("listing offsets: no answer for partition %d", pf.id)
+	return 0, 0, fmt.Errorf("listing offsets: no answer for partition %d", partition)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {

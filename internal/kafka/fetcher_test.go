@@ -307,7 +307,8 @@ func TestGroupFetcherCommitResumeAndStandby(t *testing.T) {
 }
 
 // TestFetcherReportsClientErrors: once the broker is gone, each failed
-// fetch is counted (OnClientError: the daemon's fetch errors) and Next
+// fetch is counted (OnFetchError, with the partition: the daemon's fetch
+// errors) and Next
 // returns an error naming the partition (readiness goes down), while the
 // partition keeps retrying by itself.
 func TestFetcherReportsClientErrors(t *testing.T) {
@@ -320,12 +321,23 @@ func TestFetcherReportsClientErrors(t *testing.T) {
 	produce(t, brokers, "edges", edgeRecord(0, 0))
 	var errs atomic.Int64
 	f, err := NewFetcher(FetcherOptions{Brokers: brokers, Topic: "edges", Decoder: jsonDecoder(t), MaxWait: 20 * time.Millisecond,
-		OnClientError: func() { errs.Add(1) }}, map[int]int64{0: 0})
+		OnFetchError: func(p int, err error) {
+			if p == 0 && strings.Contains(err.Error(), "edges partition 0") {
+				errs.Add(1)
+			}
+		}}, map[int]int64{0: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	f.Done(nextChunk(t, f.Next, time.Minute))
+	for {
+		c := nextChunk(t, f.Next, time.Minute)
+		n := len(c.Recs)
+		f.Done(c)
+		if n > 0 {
+			break
+		}
+	}
 	c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -336,4 +348,120 @@ func TestFetcherReportsClientErrors(t *testing.T) {
 	if errs.Load() == 0 {
 		t.Error("the failed fetch was not counted")
 	}
+	if got := f.Failing(); !slices.Equal(got, []int{0}) {
+		t.Errorf("Failing() = %v after a failed fetch; want [0]", got)
+	}
+}
+
+// positionsAndRecords reads f until it has delivered n records, and
+// returns the positions and the records' offsets in the order they came
+// (one partition).
+func positionsAndRecords(t *testing.T, f *Fetcher, n int) (positions []Position, offsets []int64) {
+	t.Helper()
+	for len(offsets) < n {
+		c := nextChunk(t, f.Next, time.Minute)
+		if c.Position != nil {
+			if len(c.Recs) > 0 {
+				t.Fatalf("a position chunk with %d records", len(c.Recs))
+			}
+			positions = append(positions, *c.Position)
+		}
+		for _, m := range c.Recs {
+			offsets = append(offsets, m.Offset)
+		}
+		f.Done(c)
+	}
+	return positions, offsets
+}
+
+func offsetsFrom(from, to int64) []int64 {
+	var out []int64
+	for o := from; o < to; o++ {
+		out = append(out, o)
+	}
+	return out
+}
+
+// TestFetcherPositionsAndOffsetResets: a fetcher tells where each
+// partition's reading starts (with the log's bounds) before its records,
+// and an offset outside the log is reset as the policy says, in order
+// with the records: at the start (a committed offset past the end of a
+// log created again; one before its start, deleted by retention), and
+// while reading (the topic deleted and created again under the reader).
+func TestFetcherPositionsAndOffsetResets(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "edges"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	brokers := c.ListenAddrs()
+	var msgs []kafkago.Message
+	for i := range 10 {
+		msgs = append(msgs, edgeRecord(0, i))
+	}
+	produce(t, brokers, "edges", msgs...)
+	fetcher := func(policy ResetPolicy, from int64) *Fetcher {
+		f, err := NewFetcher(FetcherOptions{Brokers: brokers, Topic: "edges", Decoder: jsonDecoder(t), MaxWait: 20 * time.Millisecond,
+			OffsetReset: policy}, map[int]int64{0: from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+
+	t.Run("in range", func(t *testing.T) {
+		pos, offs := positionsAndRecords(t, fetcher(ResetEarliest, 4), 6)
+		want := []Position{{Offset: 4, LogStart: 0, LogEnd: 10}}
+		if !reflect.DeepEqual(pos, want) || !slices.Equal(offs, offsetsFrom(4, 10)) {
+			t.Errorf("positions %+v, offsets %v; want %+v, 4-9", pos, offs, want)
+		}
+	})
+	t.Run("past the end, earliest", func(t *testing.T) {
+		pos, offs := positionsAndRecords(t, fetcher(ResetEarliest, 50), 10)
+		want := []Position{{Offset: 0, LogStart: 0, LogEnd: 10, Reset: &OffsetReset{Asked: 50, Reason: ResetPastEnd, Policy: ResetEarliest}}}
+		if !reflect.DeepEqual(pos, want) || !slices.Equal(offs, offsetsFrom(0, 10)) {
+			t.Errorf("positions %+v, offsets %v; want %+v, 0-9", pos, offs, want)
+		}
+	})
+	t.Run("past the end, latest", func(t *testing.T) {
+		f := fetcher(ResetLatest, 50)
+		c := nextChunk(t, f.Next, time.Minute)
+		want := &Position{Offset: 10, LogStart: 0, LogEnd: 10, Reset: &OffsetReset{Asked: 50, Reason: ResetPastEnd, Policy: ResetLatest}}
+		if !reflect.DeepEqual(c.Position, want) {
+			t.Errorf("first position %+v; want %+v", c.Position, want)
+		}
+		f.Done(c)
+	})
+	t.Run("before the start", func(t *testing.T) {
+		if err := c.DeleteRecords("edges", 0, 3); err != nil {
+			t.Fatal(err)
+		}
+		pos, offs := positionsAndRecords(t, fetcher(ResetEarliest, 1), 7)
+		want := []Position{{Offset: 3, LogStart: 3, LogEnd: 10, Reset: &OffsetReset{Asked: 1, Reason: ResetBeforeStart, Policy: ResetEarliest}}}
+		if !reflect.DeepEqual(pos, want) || !slices.Equal(offs, offsetsFrom(3, 10)) {
+			t.Errorf("positions %+v, offsets %v; want %+v, 3-9", pos, offs, want)
+		}
+	})
+	t.Run("topic created again while reading", func(t *testing.T) {
+		f := fetcher(ResetEarliest, 3)
+		if _, offs := positionsAndRecords(t, f, 7); !slices.Equal(offs, offsetsFrom(3, 10)) {
+			t.Fatalf("offsets %v before the topic was created again; want 3-9", offs)
+		}
+		if err := c.DeleteTopic("edges"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.CreateTopic("edges", 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		produce(t, brokers, "edges", msgs[:4]...)
+		pos, offs := positionsAndRecords(t, f, 4)
+		// The log's end, when the reset was found, depends on whether the
+		// records were written by then.
+		want := &OffsetReset{Asked: 10, Reason: ResetPastEnd, Policy: ResetEarliest}
+		if len(pos) != 1 || pos[0].Offset != 0 || pos[0].LogStart != 0 || pos[0].LogEnd > 4 || !reflect.DeepEqual(pos[0].Reset, want) ||
+			!slices.Equal(offs, offsetsFrom(0, 4)) {
+			t.Errorf("positions %+v, offsets %v after the topic was created again; want one at 0 after %+v, then 0-3", pos, offs, want)
+		}
+	})
 }

@@ -188,6 +188,18 @@ func (g *GroupFetcher) Lag() map[int]int64 {
 	return f.Lag()
 }
 
+// Failing returns the partitions of the current generation whose last
+// fetch failed.
+func (g *GroupFetcher) Failing() []int {
+	g.mu.Lock()
+	f := g.f
+	g.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f.Failing()
+}
+
 // InFlight returns the current generation's fetched bytes not handed
 // back, and their peak.
 func (g *GroupFetcher) InFlight() (now, peak int64) {

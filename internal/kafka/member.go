@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,6 +44,12 @@ type MemberOptions struct {
 	// StartLatest makes Generation.Offsets of a partition without a
 	// committed offset kafkago.LastOffset; by default kafkago.FirstOffset.
 	StartLatest bool
+	// WatchPartitions, if positive, is how often the member reads the
+	// topic's partition count: when it changes (partitions added, the
+	// topic deleted or created again) the generation ends and the group
+	// rebalances, so that the partitions the topic has now are assigned
+	// (kafka-go's WatchPartitionChanges, on every member).
+	WatchPartitions time.Duration
 }
 
 // Member is one instance's membership of a consumer group, used only to
@@ -99,6 +106,9 @@ func NewMember(opts MemberOptions) (*Member, error) {
 	}
 	if opts.StartLatest {
 		cfg.StartOffset = kafkago.LastOffset
+	}
+	if opts.WatchPartitions > 0 {
+		cfg.WatchPartitionChanges, cfg.PartitionWatchInterval = true, opts.WatchPartitions
 	}
 	if opts.Logger != nil {
 		l := opts.Logger
@@ -208,6 +218,7 @@ func (g *Generation) Commit(ctx context.Context, offsets map[int]int64, metadata
 	if err != nil {
 		return fmt.Errorf("kafka group %s: committing offsets of %s in generation %d: %w", g.m.group, g.m.topic, g.ID, err)
 	}
+	var refused *CommitError
 	for _, p := range resp.Topics[g.m.topic] {
 		if p.Error == nil {
 			continue
@@ -215,9 +226,50 @@ func (g *Generation) Commit(ctx context.Context, offsets map[int]int64, metadata
 		if fenced(p.Error) {
 			return fmt.Errorf("kafka group %s: committing %s/%d in generation %d: %w (%w)", g.m.group, g.m.topic, p.Partition, g.ID, ErrFenced, p.Error)
 		}
-		return fmt.Errorf("kafka group %s: committing %s/%d in generation %d: %w", g.m.group, g.m.topic, p.Partition, g.ID, p.Error)
+		if refused == nil {
+			refused = &CommitError{Group: g.m.group, Topic: g.m.topic, Generation: g.ID, Partitions: map[int]error{}}
+		}
+		refused.Partitions[p.Partition] = p.Error
+	}
+	if refused != nil {
+		return refused
 	}
 	return nil
+}
+
+// CommitError is a commit the coordinator refused for some partitions
+// (and accepted for the others), with each one's error.
+type CommitError struct {
+	Group, Topic string
+	Generation   int32
+	Partitions   map[int]error
+}
+
+func (e *CommitError) Error() string {
+	ps := make([]int, 0, len(e.Partitions))
+	for p := range e.Partitions {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = fmt.Sprintf("%s/%d: %v", e.Topic, p, e.Partitions[p])
+	}
+	return fmt.Sprintf("kafka group %s: committing in generation %d: %s", e.Group, e.Generation, strings.Join(parts, "; "))
+}
+
+// Unknown returns the partitions the coordinator did not know
+// (UNKNOWN_TOPIC_OR_PARTITION: deleted with their topic, or the topic
+// has fewer partitions now), in increasing order.
+func (e *CommitError) Unknown() []int {
+	var ps []int
+	for p, err := range e.Partitions {
+		if errors.Is(err, kafkago.UnknownTopicOrPartition) {
+			ps = append(ps, p)
+		}
+	}
+	slices.Sort(ps)
+	return ps
 }
 
 // fenced reports the coordinator's answers that mean the generation is

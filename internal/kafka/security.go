@@ -62,6 +62,10 @@ func security(k *config.Kafka) (*tls.Config, sasl.Mechanism, error) {
 	return tc, mech, nil
 }
 
+// defaultMetadataTTL is kafka-go's metadata lifetime when a transport
+// sets none.
+const defaultMetadataTTL = 6 * time.Second
+
 // Clients returns the transport (writers, admin calls) and dialer
 // (readers) for a configuration's kafka section, with its TLS and SASL
 // settings: what the daemon uses, and the subcommands that talk to the
@@ -72,6 +76,11 @@ func Clients(k *config.Kafka) (*Transport, *Dialer, error) {
 		return nil, nil, err
 	}
 	tr := &kafkago.Transport{TLS: tc, SASL: mech, ClientID: k.ClientID, DialTimeout: 10 * time.Second}
+	if r := k.MetadataRefresh; r > 0 && r < defaultMetadataTTL {
+		// The fetchers route by the transport's cached metadata: partitions
+		// added are found within one refresh, not kafka-go's 6 s.
+		tr.MetadataTTL = r
+	}
 	d := &kafkago.Dialer{TLS: tc, SASLMechanism: mech, ClientID: k.ClientID, Timeout: 10 * time.Second, DualStack: true}
 	return tr, d, nil
 }

@@ -1,0 +1,266 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/motifwatch/motifwatch/internal/kafka"
+)
+
+// topicWatch follows the edge topic's partitions: every
+// kafka.metadata_refresh it reads the topic's metadata and log bounds,
+// logs what changed (partitions added at INFO; partitions, or the whole
+// topic, gone and logs that moved backwards at ERROR), and compares the
+// partitions the topic has with those the running pipeline fetches. It
+// is what keeps the daemon from going blind without saying so when an
+// operator changes the topic under it:
+//
+//   - the pipeline registers the partitions it shows before their reader
+//     starts (pipeline.applyTopicChanges), so that they hold the
+//     watermark and their records are not late for having been found
+//     late; the group's own watch (kafka.MemberOptions.WatchPartitions,
+//     same interval) rebalances so that they are assigned and fetched;
+//   - it confirms, for a commit the coordinator refused, that partitions
+//     are gone (pipeline.commitKnown), so that they cannot hold ingest;
+//   - a partition that this instance should read and does not fetch is
+//     counted (motifwatch_edge_partitions_unread) and logged, and so are
+//     the partitions whose fetches fail.
+//
+// Its answers are snapshots: a watch that cannot reach the brokers keeps
+// the last one (the broker probe reports the outage).
+type topicWatch struct {
+	topic string
+	every time.Duration
+	admin *kafka.Admin
+	log   *slog.Logger
+	pm    *pipelineMetrics
+
+	mu   sync.Mutex
+	view topicView
+	// reader is the running pipeline's source (nil: none runs).
+	reader partitionReader
+	// unread is the partitions found unread at the last look, and since
+	// when; reported once they stay unread over two looks (a rebalance
+	// that assigns partitions just found takes a moment).
+	unread      []int
+	unreadSince time.Time
+	reported    []int
+	// failing is the partitions whose last fetch failed, with the error.
+	failing map[int]error
+}
+
+// partitionReader is what the watch asks of a pipeline's source: the
+// partitions it fetches now (none while it stands by or joins its
+// group), and those whose last fetch failed.
+type partitionReader interface {
+	Partitions() []int
+	Failing() []int
+}
+
+// topicView is the edge topic as of the last metadata refresh.
+type topicView struct {
+	// seq counts the views that differed from the one before (0: none
+	// read yet).
+	seq uint64
+	// exists: the topic was found; parts are its partitions' log bounds.
+	exists bool
+	parts  map[int]kafka.Bounds
+}
+
+func newTopicWatch(topic string, every time.Duration, admin *kafka.Admin, log *slog.Logger, pm *pipelineMetrics) *topicWatch {
+	return &topicWatch{topic: topic, every: every, admin: admin, log: log, pm: pm, failing: map[int]error{}}
+}
+
+// run looks at the topic every w.every until ctx ends.
+func (w *topicWatch) run(ctx context.Context) error {
+	for {
+		w.look(ctx)
+		if !sleep(ctx, w.every) {
+			return nil
+		}
+	}
+}
+
+// current returns the last view (its seq is 0 before the first look).
+// Its map is never written after.
+func (w *topicWatch) current() topicView {
+	if w == nil {
+		return topicView{}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.view
+}
+
+// setReader tells the watch which source the running pipeline reads from
+// (nil: none runs).
+func (w *topicWatch) setReader(r partitionReader) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.reader = r
+	w.mu.Unlock()
+}
+
+// look reads the topic's metadata once and acts on what changed.
+func (w *topicWatch) look(ctx context.Context) {
+	lctx, cancel := context.WithTimeout(ctx, probeAttempt)
+	defer cancel()
+	parts, err := w.admin.LogBounds(lctx, w.topic)
+	exists := err == nil
+	if err != nil && !kafka.IsUnknownTopic(err) {
+		return // an outage: the probe says so; keep the last view
+	}
+	w.mu.Lock()
+	prev := w.view
+	changed := prev.seq == 0 || prev.exists != exists || !slices.Equal(sortedKeys(prev.parts), sortedKeys(parts))
+	next := topicView{seq: prev.seq, exists: exists, parts: parts}
+	if changed {
+		next.seq++
+	}
+	w.view = next
+	reader := w.reader
+	w.mu.Unlock()
+	w.pm.topicPartitions.Set(float64(len(parts)))
+	if prev.seq > 0 {
+		w.logChanges(prev, next)
+	}
+	w.checkReader(reader, next)
+}
+
+// logChanges logs what changed between two views of the topic.
+func (w *topicWatch) logChanges(prev, next topicView) {
+	switch {
+	case prev.exists && !next.exists:
+		w.log.Error("kafka: the edge topic is gone (deleted?): nothing to read; its partitions' offsets are no longer committed", "topic", w.topic, "partitions_before", len(prev.parts))
+		return
+	case !prev.exists && next.exists:
+		w.log.Warn("kafka: the edge topic exists again; reading its partitions from their earliest offsets", "topic", w.topic, "partitions", len(next.parts))
+		return
+	case !next.exists:
+		return
+	}
+	var added, gone []int
+	for p := range next.parts {
+		if _, ok := prev.parts[p]; !ok {
+			added = append(added, p)
+		}
+	}
+	for p := range prev.parts {
+		if _, ok := next.parts[p]; !ok {
+			gone = append(gone, p)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(gone)
+	if len(added) > 0 {
+		w.log.Info("kafka: the edge topic has new partitions; reading them from their earliest offsets", "topic", w.topic,
+			"partitions_before", len(prev.parts), "partitions", len(next.parts), "added", added)
+	}
+	if len(gone) > 0 {
+		w.log.Error("kafka: partitions of the edge topic are gone (the topic created again with fewer?); their offsets are no longer committed", "topic", w.topic,
+			"partitions_before", len(prev.parts), "partitions", len(next.parts), "gone", gone)
+	}
+	// A log end never moves back in a healthy topic: it was truncated,
+	// or the topic deleted and created again between two looks. The
+	// reader resets its offset when it finds itself past the end
+	// (kafka.offset_reset, logged there).
+	for p, b := range next.parts {
+		if pb, ok := prev.parts[p]; ok && b.End < pb.End {
+			w.log.Error("kafka: an edge-topic partition's log moved backwards (truncated, the topic created again, or a broker restored from an older copy)", "topic", w.topic,
+				"partition", p, "log_end_before", pb.End, "log_end", b.End, "log_start", b.Start)
+		}
+	}
+}
+
+// checkReader counts the partitions of the topic the running pipeline
+// should read and does not fetch, and those whose fetches fail, and logs
+// a change of either.
+func (w *topicWatch) checkReader(reader partitionReader, v topicView) {
+	var unread, failing []int
+	if reader != nil {
+		read := reader.Partitions()
+		// A source that fetches nothing stands by (or joins its group):
+		// another instance reads the topic.
+		if len(read) > 0 {
+			for _, p := range sortedKeys(v.parts) {
+				if !slices.Contains(read, p) {
+					unread = append(unread, p)
+				}
+			}
+		}
+		failing = reader.Failing()
+	}
+	w.pm.unreadPartitions.Set(float64(len(unread)))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := time.Now()
+	switch {
+	case len(unread) == 0:
+		if len(w.reported) > 0 {
+			w.log.Info("kafka: every partition of the edge topic is read again", "topic", w.topic, "partitions", len(v.parts))
+		}
+		w.unread, w.reported = nil, nil
+	case !slices.Equal(unread, w.unread):
+		w.unread, w.unreadSince = unread, now
+	case !slices.Equal(unread, w.reported):
+		// Unread over two looks: not a rebalance under way.
+		w.log.Warn("kafka: partitions of the edge topic have no reader here: their records are not mined", "topic", w.topic,
+			"unread", unread, "partitions", len(v.parts), "since", w.unreadSince.Format(time.RFC3339))
+		w.reported = unread
+	}
+	// The source's own view of failing partitions is the truth (a
+	// fetcher closed at the end of a generation reports no recovery).
+	next := make(map[int]error, len(failing))
+	for _, p := range failing {
+		next[p] = w.failing[p]
+	}
+	w.failing = next
+	w.pm.failingPartitions.Set(float64(len(next)))
+}
+
+// fetchFailed records a failed fetch of partition (from its goroutine).
+func (w *topicWatch) fetchFailed(partition int, err error) {
+	w.pm.fetchErrors.WithLabelValues(fmt.Sprint(partition)).Inc()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.failing[partition] = err
+	w.pm.failingPartitions.Set(float64(len(w.failing)))
+}
+
+// fetchRecovered records partition's first successful fetch after
+// failures.
+func (w *topicWatch) fetchRecovered(partition int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.failing, partition)
+	w.pm.failingPartitions.Set(float64(len(w.failing)))
+}
+
+// gone returns those of partitions that the topic does not have now (all
+// of them when the topic does not exist), reading its metadata afresh.
+func (w *topicWatch) gone(ctx context.Context, partitions []int) ([]int, error) {
+	lctx, cancel := context.WithTimeout(ctx, probeAttempt)
+	defer cancel()
+	have, err := w.admin.Partitions(lctx, w.topic)
+	if err != nil && !kafka.IsUnknownTopic(err) {
+		return nil, err
+	}
+	var out []int
+	for _, p := range partitions {
+		if !slices.Contains(have, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	return slices.Sorted(maps.Keys(m))
+}
