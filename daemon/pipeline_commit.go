@@ -32,7 +32,9 @@ func (p *pipeline) commit(ctx context.Context, offsets map[int]int64) error {
 // is settled: fetched, and neither waiting in the reorder buffer nor the
 // last edge of a held match. Only while no batch is being mined (it
 // reads the processor).
-func (p *pipeline) committable() map[int]int64 { return p.settled(p.taken(), p.historyBefore, p.clamps) }
+func (p *pipeline) committable() map[int]int64 {
+	return p.settled(p.taken(), p.historyBefore, p.clamps)
+}
 
 // taken returns, per partition read, the offset up to which every record
 // taken in has left the reorder buffer: the committable offsets as of a
