@@ -106,7 +106,7 @@ func TestStatusPageHandlers(t *testing.T) {
 			Nodes: map[string]alerts.Node{"T": {ID: "acct-9", Label: "account"}}, FirstTime: "1970-01-01T00:00:00Z", LastTime: "1970-01-01T00:00:05Z"}})
 	}
 	b.written([]alerts.Alert{{Kind: alerts.KindIncident, Query: "fan", IncidentID: "inc1", Count: 15, DetectedAt: clk.t}})
-	b.ready = func() (bool, string) { return false, "connecting: kafka [h:9092] has not answered" }
+	b.state = func() (string, string) { return stateNotReady, "connecting: kafka [h:9092] has not answered" }
 	page, api := statusHandlers(b)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", page)
