@@ -79,11 +79,12 @@ type lookout struct {
 }
 
 func newLookout(h *health, log *slog.Logger, reg prometheus.Registerer, maxRejected float64, maxDelay time.Duration) (*lookout, error) {
-	l := &lookout{health: h, log: log, limit: ratelog.New(degradedLogEvery, nil), now: time.Now,
+	l := &lookout{health: h, log: log, now: time.Now,
 		maxRejected: maxRejected, maxDelay: maxDelay, input: newInputTally(inputSpan), since: map[string]time.Time{},
 		gauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_degraded",
 			Help: "1 while a degraded condition is in force: the daemon consumes but is blind to part of its input (input_rejected, watermark_delay, query_reload_rejected, partition_unread, partition_fetch_failing); /readyz says degraded with the reasons."},
 			[]string{"condition"})}
+	l.limit = ratelog.New(degradedLogEvery, func() time.Time { return l.now() })
 	var err error
 	if reg != nil {
 		l.gauge = promreg.Register(reg, l.gauge, &err)
