@@ -22,6 +22,8 @@ type Config struct {
 	Queries Queries `mapstructure:"queries"`
 	Alerts  Alerts  `mapstructure:"alerts"`
 	Metrics Metrics `mapstructure:"metrics"`
+	// Health sets when the daemon calls itself degraded (/readyz).
+	Health Health `mapstructure:"health"`
 	// GPM is the periodic static-GPM snapshot job (off by default).
 	GPM GPM `mapstructure:"gpm"`
 	// Demo starts the built-in synthetic edge producer. nil: on when
@@ -374,6 +376,18 @@ type Metrics struct {
 	Listen string `mapstructure:"listen"`
 }
 
+// Health sets the thresholds of the degraded conditions: the daemon
+// consumes, but cannot see part of its input (docs/OPERATIONS.md).
+type Health struct {
+	// MaxRejectedRatio: more than this share of the last minute's records
+	// (at least 10 of them) dead-lettered or late is input_rejected.
+	MaxRejectedRatio float64 `mapstructure:"max_rejected_ratio"`
+	// MaxWatermarkDelay: while records arrive, an event-time watermark
+	// further than this behind the wall clock is watermark_delay; 0 turns
+	// the check off (a feed whose times are not wall-clock times).
+	MaxWatermarkDelay time.Duration `mapstructure:"max_watermark_delay"`
+}
+
 // Log configures the daemon's slog output.
 type Log struct {
 	Level  string `mapstructure:"level"`  // debug, info, warn, error
@@ -440,6 +454,7 @@ func DefaultConfig() *Config {
 			PerQuery:      map[string]QueryAlerts{},
 		},
 		Metrics:         Metrics{Listen: "127.0.0.1:9464"},
+		Health:          Health{MaxRejectedRatio: 0.5, MaxWatermarkDelay: 15 * time.Minute},
 		GPM:             DefaultGPM(),
 		ShutdownTimeout: 15 * time.Second,
 		Log:             Log{Level: "info", Format: "text", StatusInterval: 30 * time.Second},

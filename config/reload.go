@@ -31,6 +31,16 @@ import (
 // against its window (whose attribute columns are fixed at start) and
 // swaps its queries for the next batch; its error rejects the set.
 type QueryWatcher struct {
+	// Settled, if set, is told the outcome of every poll that acted on
+	// changed files, on the polling goroutine: ReloadApplied (onChange
+	// took the new set, or the files changed but not the queries),
+	// ReloadRejected with the reason (the files do not parse or validate,
+	// or onChange refused the set: the previous set stays in effect), or
+	// ReloadRestored (the files are back to the set in effect after a
+	// rejected change). The daemon counts reloads and keeps its
+	// query_reload_rejected condition with it. Set it before Run.
+	Settled func(result string, err error)
+
 	cfg      *Config
 	logger   *slog.Logger
 	onChange func([]*motif.Query) error
@@ -45,6 +55,19 @@ type QueryWatcher struct {
 	applied string // fingerprint of the files of the set in effect
 	last    string // fingerprint of the files last examined
 	seen    string // fingerprint of the files at the previous poll
+}
+
+// Reload outcomes, as QueryWatcher.Settled reports them.
+const (
+	ReloadApplied  = "applied"
+	ReloadRejected = "rejected"
+	ReloadRestored = "restored"
+)
+
+func (w *QueryWatcher) settled(result string, err error) {
+	if w.Settled != nil {
+		w.Settled(result, err)
+	}
 }
 
 // NewQueryWatcher loads the current queries of cfg (files and inline), which
@@ -116,21 +139,25 @@ func (w *QueryWatcher) Poll() {
 	w.last = fp
 	if fp == w.applied {
 		w.logger.Info("query files are back to the set in effect", "files", w.cfg.Queries.Files)
+		w.settled(ReloadRestored, nil)
 		return
 	}
 	qs, err := w.check(files)
 	if err != nil {
 		w.logger.Error("query reload rejected; the previous queries stay in effect", "err", err)
+		w.settled(ReloadRejected, err)
 		return
 	}
 	old := w.Queries()
 	if reflect.DeepEqual(old, qs) {
 		w.applied = fp
 		w.logger.Debug("query files changed; the queries did not")
+		w.settled(ReloadApplied, nil)
 		return
 	}
 	if err := w.onChange(qs); err != nil {
 		w.logger.Error("query reload rejected by the daemon; the previous queries stay in effect", "err", err)
+		w.settled(ReloadRejected, err)
 		return
 	}
 	w.applied = fp
@@ -140,6 +167,7 @@ func (w *QueryWatcher) Poll() {
 	added, removed, changed := diffQueries(old, qs)
 	w.logger.Info("queries reloaded", "queries", len(qs),
 		"added", added, "removed", removed, "changed", changed)
+	w.settled(ReloadApplied, nil)
 }
 
 func (w *QueryWatcher) read() []queryFile { return w.cfg.readQueryFiles() }

@@ -43,6 +43,12 @@ func (c *Config) Validate() error {
 		v.fail("demo", "true needs kafka.brokers: embedded (the demo feed would write into topic %q of a real cluster)", c.Kafka.EdgeTopic)
 	}
 	v.positive("shutdown_timeout", c.ShutdownTimeout)
+	if r := c.Health.MaxRejectedRatio; !(r > 0 && r <= 1) {
+		v.fail("health.max_rejected_ratio", "%v must be in (0, 1] (a share of the last minute's records)", r)
+	}
+	if c.Health.MaxWatermarkDelay < 0 {
+		v.fail("health.max_watermark_delay", "%s must not be negative (0 turns the check off)", durText(c.Health.MaxWatermarkDelay))
+	}
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	v.oneOf("log.format", c.Log.Format, "text", "json")
 	if c.Log.StatusInterval < 0 {

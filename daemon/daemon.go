@@ -80,12 +80,12 @@ func Run(ctx context.Context, o Options) error {
 	// starts, above all while the brokers do not (connect).
 	ready := newHealth()
 	ready.setConnecting(true)
-	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready.status)
+	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready.state)
 	if err != nil {
 		return fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
 	}
 	board := newStatusBoard(schema.TimeUnit, EngineStatus{}, nil)
-	board.ready = ready.status
+	board.state = ready.state
 	httpSrv.handleStatus(board)
 	httpSrv.start()
 	defer httpSrv.stop(time.Second)
@@ -106,6 +106,12 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	lookout, err := newLookout(ready, log, reg, cfg.Health.MaxRejectedRatio, cfg.Health.MaxWatermarkDelay)
+	if err != nil {
+		return err
+	}
+	lookout.watermark = board.watermarkTime
+	pm.lookout = lookout
 	engine, err := newEngine(cfg, reg, log)
 	if err != nil {
 		return err
@@ -142,8 +148,8 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer watchAdmin.Close()
-	topic := newTopicWatch(cfg.Kafka.EdgeTopic, cfg.Kafka.MetadataRefresh, watchAdmin, log, pm)
-	topic.look(ctx) // the partitions at start, before any pipeline
+	topic := newTopicWatch(cfg.Kafka.EdgeTopic, cfg.Kafka.MetadataRefresh, watchAdmin, log, pm, lookout)
+	topic.refresh(ctx) // the partitions at start, before any pipeline
 	dec, err := ingest.NewDecoder(decodeOptions(cfg, &schema))
 	if err != nil {
 		return err
@@ -170,17 +176,26 @@ func Run(ctx context.Context, o Options) error {
 			return ctx.Err()
 		}
 		err := <-done
-		result := "applied"
-		if err != nil {
-			result = "rejected"
-		} else {
+		if err == nil {
 			pm.queries.Set(float64(len(qs)))
 		}
-		pm.reloads.WithLabelValues(result).Inc()
 		return err
 	})
 	if err != nil {
 		return err
+	}
+	// Every refused set is counted and keeps the daemon degraded until the
+	// files hold a set in effect again: an operator's change that did not
+	// take must not pass unseen.
+	watcher.Settled = func(result string, err error) {
+		if result != config.ReloadRestored {
+			pm.reloads.WithLabelValues(result).Inc()
+		}
+		if err != nil {
+			lookout.set(condReloadRejected, "the query files' new set was refused, the previous queries stay in effect: "+err.Error())
+		} else {
+			lookout.lift(condReloadRejected)
+		}
 	}
 
 	streamQs, alertQs := querySets(cfg, queries)
@@ -225,6 +240,10 @@ func Run(ctx context.Context, o Options) error {
 	{
 		tctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { return topic.run(tctx) }, func(error) { cancel() })
+	}
+	{
+		lctx, cancel := context.WithCancel(ctx)
+		g.Add(func() error { return lookout.watch(lctx) }, func(error) { cancel() })
 	}
 	if every := cfg.Log.StatusInterval; every > 0 {
 		sctx, cancel := context.WithCancel(ctx)

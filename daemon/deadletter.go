@@ -108,10 +108,10 @@ func (p *pipeline) settleDead(out kafka.DeadOutcome, st *pipelineStats) {
 		// outcomes partition the records.
 		if class == ingest.ClassLate {
 			st.Late += int64(n)
-			p.pm.records.WithLabelValues("late").Add(float64(n))
+			p.pm.countRecords("late", n)
 		} else {
 			st.DeadLettered += int64(n)
-			p.pm.records.WithLabelValues("dead_lettered").Add(float64(n))
+			p.pm.countRecords("dead_lettered", n)
 		}
 		p.im.DeadLettered(class, n)
 	}
@@ -123,7 +123,7 @@ func (p *pipeline) settleDead(out kafka.DeadOutcome, st *pipelineStats) {
 	}
 	for _, l := range out.Lost {
 		st.DeadLetterLost++
-		p.pm.records.WithLabelValues(outcomeDeadLetterLost).Inc()
+		p.pm.countRecords(outcomeDeadLetterLost, 1)
 		p.im.DeadLetterLost(l.Class, 1)
 	}
 	first := out.Lost[0]

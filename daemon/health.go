@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -63,9 +64,19 @@ const (
 // broker operation is failing. The pipeline and its fetcher report
 // failures and recoveries from their goroutines; /readyz reads it.
 // Methods on a nil *health do nothing (unit tests build bare pipelines).
+//
+// Ready is not the same as seeing: a running pipeline can still be blind
+// to part of its input (a partition nobody reads, edges all arriving
+// late, a query set the operator changed but the daemon refused). Those
+// are degraded conditions (degraded.go): the daemon keeps consuming, so
+// /readyz stays 200, but says "degraded" with the reasons, and each
+// condition is a metric with an alerting rule.
 type health struct {
 	mu      sync.Mutex
 	running bool
+	// degraded holds the conditions in force, by name (degraded.go's
+	// cond* constants), each with its reason.
+	degraded map[string]string
 	// connecting: the start is waiting for the brokers' first answer
 	// (see connect); the probe's failure is why.
 	connecting bool
@@ -75,7 +86,7 @@ type health struct {
 	recovered time.Time
 }
 
-func newHealth() *health { return &health{failing: map[string]error{}} }
+func newHealth() *health { return &health{failing: map[string]error{}, degraded: map[string]string{}} }
 
 func (h *health) setRunning(running bool) {
 	if h == nil {
@@ -138,10 +149,70 @@ func (h *health) quietFrom() time.Time {
 
 // status reports readiness and, when not ready, why: the failing
 // operations with their last errors, so that a probe's answer says what
-// to look at.
+// to look at. A ready daemon with degraded conditions reports ready;
+// state tells the two apart.
 func (h *health) status() (bool, string) {
+	st, why := h.state()
+	return st != stateNotReady, why
+}
+
+// Readiness states, as /readyz and the status page name them.
+const (
+	stateReady    = "ready"
+	stateDegraded = "degraded"
+	stateNotReady = "not ready"
+)
+
+// state is stateReady, stateDegraded (consuming, but blind to part of the
+// input: the reasons follow) or stateNotReady (with why).
+func (h *health) state() (string, string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	ok, why := h.readyLocked()
+	if !ok {
+		return stateNotReady, why
+	}
+	if len(h.degraded) == 0 {
+		return stateReady, ""
+	}
+	conds := slices.Sorted(maps.Keys(h.degraded))
+	for i, c := range conds {
+		conds[i] = c + ": " + h.degraded[c]
+	}
+	return stateDegraded, strings.Join(conds, "; ")
+}
+
+// degrade puts condition cond in force with reason (replacing an earlier
+// reason); clear lifts it.
+func (h *health) degrade(cond, reason string) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	h.degraded[cond] = reason
+	h.mu.Unlock()
+}
+
+func (h *health) clear(cond string) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	delete(h.degraded, cond)
+	h.mu.Unlock()
+}
+
+// conditions returns the degraded conditions in force with their reasons.
+func (h *health) conditions() map[string]string {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return maps.Clone(h.degraded)
+}
+
+func (h *health) readyLocked() (bool, string) {
 	if h.connecting {
 		if err := h.failing[opProbe]; err != nil {
 			return false, "connecting: " + err.Error()

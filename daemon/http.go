@@ -13,7 +13,8 @@ import (
 
 // httpServer serves /metrics, /healthz (the process is alive) and /readyz
 // (the pipeline is consuming: broker reachable, window rebuilt; otherwise
-// 503 with the reason). It serves from the start of Run, before the
+// 503 with the reason; 200 "degraded: <reasons>" when it consumes but is
+// blind to part of its input, see degraded.go). It serves from the start of Run, before the
 // brokers are reached. The endpoints only read: other methods than GET
 // and HEAD get 405 with an Allow header (the mux's method patterns).
 type httpServer struct {
@@ -23,7 +24,9 @@ type httpServer struct {
 	mux    *http.ServeMux // more pages: statuspage.go
 }
 
-func newHTTPServer(addr string, gatherer prometheus.Gatherer, ready func() (bool, string)) (*httpServer, error) {
+// state is the readiness state (stateReady, stateDegraded, stateNotReady)
+// and its reasons.
+func newHTTPServer(addr string, gatherer prometheus.Gatherer, state func() (string, string)) (*httpServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
@@ -38,11 +41,19 @@ func newHTTPServer(addr string, gatherer prometheus.Gatherer, ready func() (bool
 		w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if ok, why := ready(); !ok {
+		st, why := state()
+		w.Header().Set("Motifwatch-State", st)
+		switch st {
+		case stateNotReady:
 			http.Error(w, "not ready: "+why, http.StatusServiceUnavailable)
-			return
+		case stateDegraded:
+			// Still consuming, so still ready for a probe that restarts
+			// or routes (200), but a check that reads the body or the
+			// header tells it from ready.
+			w.Write([]byte("degraded: " + why + "\n"))
+		default:
+			w.Write([]byte("ready\n"))
 		}
-		w.Write([]byte("ready\n"))
 	})
 	return &httpServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln, served: make(chan error, 1), mux: mux}, nil
 }

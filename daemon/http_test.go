@@ -17,7 +17,7 @@ import (
 func TestHTTPMethods(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(prometheus.NewCounter(prometheus.CounterOpts{Name: "test_total", Help: "t"}))
-	srv, err := newHTTPServer("127.0.0.1:0", reg, func() (bool, string) { return true, "" })
+	srv, err := newHTTPServer("127.0.0.1:0", reg, func() (string, string) { return stateReady, "" })
 	if err != nil {
 		t.Fatal(err)
 	}

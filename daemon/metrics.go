@@ -43,6 +43,29 @@ type pipelineMetrics struct {
 	// stageSeconds splits each batch's time by stage (stages.go).
 	stageSeconds *prometheus.HistogramVec
 	stages       [numStages]prometheus.Observer
+	// lookout, if set, is told of every record's outcome (countRecords),
+	// for the share of the input rejected (degraded.go).
+	lookout *lookout
+}
+
+// Record outcomes (the outcome label of motifwatch_pipeline_records_total)
+// that take no part in mining: the input the lookout calls rejected.
+var rejectedOutcomes = map[string]bool{"late": true, "dead_lettered": true, outcomeDeadLetterLost: true}
+
+// countRecords counts n records with outcome.
+func (m *pipelineMetrics) countRecords(outcome string, n int) {
+	if n == 0 {
+		return
+	}
+	m.records.WithLabelValues(outcome).Add(float64(n))
+	if outcome == "skipped" {
+		return // another instance's records (scale-out): its lookout judges them
+	}
+	rejected := 0
+	if rejectedOutcomes[outcome] {
+		rejected = n
+	}
+	m.lookout.records(n, rejected)
 }
 
 func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {

@@ -204,8 +204,8 @@ func (p *pipeline) mineBatch(ctx context.Context, j *minedBatch) error {
 		clear(j.edges)
 		j.stats.Appended += int64(out.Appended)
 		j.stats.SelfLoops += int64(out.SelfLoops)
-		p.pm.records.WithLabelValues("appended").Add(float64(out.Appended))
-		p.pm.records.WithLabelValues("self_loop").Add(float64(out.SelfLoops))
+		p.pm.countRecords("appended", out.Appended)
+		p.pm.countRecords("self_loop", out.SelfLoops)
 		p.router.Add(out.Alerts)
 		for q, n := range out.Counts {
 			p.router.AddCount(q, n)

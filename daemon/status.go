@@ -35,8 +35,9 @@ type statusBoard struct {
 	tick    time.Duration
 	engine  EngineStatus
 	queries []QueryStatus
-	// ready, if set, says whether the daemon is ready and why not (/readyz).
-	ready func() (bool, string)
+	// state, if set, is the readiness state and its reasons (/readyz:
+	// health.state).
+	state func() (string, string)
 
 	records, edges int64
 	matches        map[string]int64
@@ -158,14 +159,33 @@ func (b *statusBoard) written(as []alerts.Alert) {
 	}
 }
 
+// watermarkTime returns the watermark as a wall-clock time, when there is
+// one and the window's ticks have a unit (the lookout's delay check).
+func (b *statusBoard) watermarkTime() (time.Time, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.hasWatermark || b.tick <= 0 {
+		return time.Time{}, false
+	}
+	u := int64(b.tick)
+	if wm := b.watermark; wm > 0 && wm > math.MaxInt64/u || wm < 0 && wm < math.MinInt64/u {
+		return time.Time{}, false
+	}
+	return time.Unix(0, b.watermark*u), true
+}
+
 // Status is the daemon's state as /api/status serves it.
 type Status struct {
 	Now           time.Time `json:"now"`
 	Started       time.Time `json:"started"`
 	UptimeSeconds float64   `json:"uptime_seconds"`
-	// Ready is what /readyz answers; NotReady says why not.
+	// State is what /readyz answers: "ready", "degraded" (consuming but
+	// blind to part of the input; Degraded says why) or "not ready"
+	// (NotReady says why). Ready is true in the first two.
+	State        string         `json:"state"`
 	Ready        bool           `json:"ready"`
 	NotReady     string         `json:"not_ready,omitempty"`
+	Degraded     string         `json:"degraded,omitempty"`
 	Engine       EngineStatus   `json:"engine"`
 	Ingest       IngestStatus   `json:"ingest"`
 	Queries      []QueryStatus  `json:"queries"`
@@ -209,14 +229,21 @@ type QueryStatus struct {
 
 // snapshot returns a copy of the board's state.
 func (b *statusBoard) snapshot() Status {
-	ready, why := true, ""
-	if b.ready != nil {
-		ready, why = b.ready() // outside b.mu: the health lock stays unordered with it
+	state, why := stateReady, ""
+	if b.state != nil {
+		state, why = b.state() // outside b.mu: the health lock stays unordered with it
+	}
+	ready := state != stateNotReady
+	notReady, degraded := "", ""
+	if state == stateNotReady {
+		notReady = why
+	} else {
+		degraded = why
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := b.now()
-	s := Status{Ready: ready, NotReady: why, Now: now, Started: b.started, UptimeSeconds: now.Sub(b.started).Seconds(), Engine: b.engine,
+	s := Status{State: state, Ready: ready, NotReady: notReady, Degraded: degraded, Now: now, Started: b.started, UptimeSeconds: now.Sub(b.started).Seconds(), Engine: b.engine,
 		RecentAlerts: slices.Clone(b.recent)}
 	s.Engine.Devices = slices.Clone(b.engine.Devices)
 	if s.RecentAlerts == nil {

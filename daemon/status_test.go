@@ -106,7 +106,7 @@ func TestStatusPageHandlers(t *testing.T) {
 			Nodes: map[string]alerts.Node{"T": {ID: "acct-9", Label: "account"}}, FirstTime: "1970-01-01T00:00:00Z", LastTime: "1970-01-01T00:00:05Z"}})
 	}
 	b.written([]alerts.Alert{{Kind: alerts.KindIncident, Query: "fan", IncidentID: "inc1", Count: 15, DetectedAt: clk.t}})
-	b.ready = func() (bool, string) { return false, "connecting: kafka [h:9092] has not answered" }
+	b.state = func() (string, string) { return stateNotReady, "connecting: kafka [h:9092] has not answered" }
 	page, api := statusHandlers(b)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", page)
@@ -155,7 +155,24 @@ func TestStatusPageHandlers(t *testing.T) {
 		t.Fatalf("/api/status: %v\n%s", err, body)
 	}
 	if len(s.RecentAlerts) != recentAlerts || s.RecentAlerts[0].IncidentID != "inc1" || s.Ingest.LagRecords != 4 ||
-		s.Ingest.Watermark == nil || *s.Ingest.Watermark != 5 || s.Ingest.WatermarkTime != "1970-01-01T00:00:05Z" || len(s.Queries) != 2 || s.Ready || s.NotReady == "" {
+		s.Ingest.Watermark == nil || *s.Ingest.Watermark != 5 || s.Ingest.WatermarkTime != "1970-01-01T00:00:05Z" || len(s.Queries) != 2 || s.Ready || s.NotReady == "" ||
+		s.State != stateNotReady {
 		t.Errorf("/api/status = %s", body)
+	}
+
+	// Degraded: consuming, so ready, but the page and the JSON say what
+	// the daemon cannot see.
+	b.state = func() (string, string) { return stateDegraded, "input_rejected: 30 of the last minute's 32 records were dead-lettered" }
+	html, _ = get("/")
+	if want := `<span class="bad" id="ready">degraded: input_rejected: 30 of the last minute&#39;s 32 records were dead-lettered</span>`; !strings.Contains(html, want) {
+		t.Errorf("degraded page lacks %q", want)
+	}
+	body, _ = get("/api/status")
+	s = Status{}
+	if err := json.Unmarshal([]byte(body), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.State != stateDegraded || !s.Ready || s.NotReady != "" || !strings.HasPrefix(s.Degraded, "input_rejected: ") {
+		t.Errorf("degraded /api/status = %s", body)
 	}
 }

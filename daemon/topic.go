@@ -28,8 +28,12 @@ import (
 //   - it confirms, for a commit the coordinator refused, that partitions
 //     are gone (pipeline.commitKnown), so that they cannot hold ingest;
 //   - a partition that this instance should read and does not fetch is
-//     counted (motifwatch_edge_partitions_unread) and logged, and so are
-//     the partitions whose fetches fail.
+//     counted (motifwatch_edge_partitions_unread) and, once it stays
+//     unread over two looks (a rebalance that assigns partitions just
+//     found takes a moment), puts the degraded condition
+//     partition_unread in force; partitions whose fetches fail are
+//     counted at once (motifwatch_edge_partitions_fetch_failing) and, if
+//     still failing at a look, put partition_fetch_failing in force.
 //
 // Its answers are snapshots: a watch that cannot reach the brokers keeps
 // the last one (the broker probe reports the outage).
@@ -39,17 +43,18 @@ type topicWatch struct {
 	admin *kafka.Admin
 	log   *slog.Logger
 	pm    *pipelineMetrics
+	// degraded takes the conditions partition_unread and
+	// partition_fetch_failing (nil: none).
+	degraded *lookout
 
 	mu   sync.Mutex
 	view topicView
 	// reader is the running pipeline's source (nil: none runs).
 	reader partitionReader
 	// unread is the partitions found unread at the last look, and since
-	// when; reported once they stay unread over two looks (a rebalance
-	// that assigns partitions just found takes a moment).
+	// when.
 	unread      []int
 	unreadSince time.Time
-	reported    []int
 	// failing is the partitions whose last fetch failed, with the error.
 	failing map[int]error
 }
@@ -72,14 +77,14 @@ type topicView struct {
 	parts  map[int]kafka.Bounds
 }
 
-func newTopicWatch(topic string, every time.Duration, admin *kafka.Admin, log *slog.Logger, pm *pipelineMetrics) *topicWatch {
-	return &topicWatch{topic: topic, every: every, admin: admin, log: log, pm: pm, failing: map[int]error{}}
+func newTopicWatch(topic string, every time.Duration, admin *kafka.Admin, log *slog.Logger, pm *pipelineMetrics, degraded *lookout) *topicWatch {
+	return &topicWatch{topic: topic, every: every, admin: admin, log: log, pm: pm, degraded: degraded, failing: map[int]error{}}
 }
 
 // run looks at the topic every w.every until ctx ends.
 func (w *topicWatch) run(ctx context.Context) error {
 	for {
-		w.look(ctx)
+		w.refresh(ctx)
 		if !sleep(ctx, w.every) {
 			return nil
 		}
@@ -108,8 +113,8 @@ func (w *topicWatch) setReader(r partitionReader) {
 	w.mu.Unlock()
 }
 
-// look reads the topic's metadata once and acts on what changed.
-func (w *topicWatch) look(ctx context.Context) {
+// refresh reads the topic's metadata once and acts on what changed.
+func (w *topicWatch) refresh(ctx context.Context) {
 	lctx, cancel := context.WithTimeout(ctx, probeAttempt)
 	defer cancel()
 	parts, err := w.admin.LogBounds(lctx, w.topic)
@@ -180,8 +185,8 @@ func (w *topicWatch) logChanges(prev, next topicView) {
 }
 
 // checkReader counts the partitions of the topic the running pipeline
-// should read and does not fetch, and those whose fetches fail, and logs
-// a change of either.
+// should read and does not fetch, and those whose fetches fail, and puts
+// the degraded conditions in force or lifts them.
 func (w *topicWatch) checkReader(reader partitionReader, v topicView) {
 	var unread, failing []int
 	if reader != nil {
@@ -200,20 +205,16 @@ func (w *topicWatch) checkReader(reader partitionReader, v topicView) {
 	w.pm.unreadPartitions.Set(float64(len(unread)))
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	now := time.Now()
 	switch {
 	case len(unread) == 0:
-		if len(w.reported) > 0 {
-			w.log.Info("kafka: every partition of the edge topic is read again", "topic", w.topic, "partitions", len(v.parts))
-		}
-		w.unread, w.reported = nil, nil
+		w.unread = nil
+		w.degraded.lift(condPartitionUnread)
 	case !slices.Equal(unread, w.unread):
-		w.unread, w.unreadSince = unread, now
-	case !slices.Equal(unread, w.reported):
+		w.unread, w.unreadSince = unread, time.Now()
+	default:
 		// Unread over two looks: not a rebalance under way.
-		w.log.Warn("kafka: partitions of the edge topic have no reader here: their records are not mined", "topic", w.topic,
-			"unread", unread, "partitions", len(v.parts), "since", w.unreadSince.Format(time.RFC3339))
-		w.reported = unread
+		w.degraded.set(condPartitionUnread, fmt.Sprintf("partitions %v of topic %s (of %d) are not fetched by this instance since %s: their records are not mined",
+			unread, w.topic, len(v.parts), w.unreadSince.Format(time.RFC3339)))
 	}
 	// The source's own view of failing partitions is the truth (a
 	// fetcher closed at the end of a generation reports no recovery).
@@ -223,6 +224,17 @@ func (w *topicWatch) checkReader(reader partitionReader, v topicView) {
 	}
 	w.failing = next
 	w.pm.failingPartitions.Set(float64(len(next)))
+	if len(next) == 0 {
+		w.degraded.lift(condFetchFailing)
+		return
+	}
+	var last error
+	for _, p := range failing {
+		if err := next[p]; err != nil {
+			last = err
+		}
+	}
+	w.degraded.set(condFetchFailing, fmt.Sprintf("fetches of partitions %v of topic %s fail (each retries): %v", failing, w.topic, last))
 }
 
 // fetchFailed records a failed fetch of partition (from its goroutine).
@@ -241,6 +253,9 @@ func (w *topicWatch) fetchRecovered(partition int) {
 	defer w.mu.Unlock()
 	delete(w.failing, partition)
 	w.pm.failingPartitions.Set(float64(len(w.failing)))
+	if len(w.failing) == 0 {
+		w.degraded.lift(condFetchFailing)
+	}
 }
 
 // gone returns those of partitions that the topic does not have now (all

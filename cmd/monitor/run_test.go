@@ -9,6 +9,7 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -503,10 +504,22 @@ func TestDaemonHotReload(t *testing.T) {
 	if err := os.WriteFile(queries, []byte("queries: [ {name: oops"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	// ... but it is a rejected reload all the same: counted (before, the
+	// watcher returned before the counter, so the shipped
+	// MotifwatchQueryReloadRejected rule could never fire) and the daemon
+	// says it is degraded until the files hold a set in effect again.
+	waitMetric(`motifwatch_query_reloads_total{result="rejected"}`, 2)
+	waitMetric(`motifwatch_degraded{condition="query_reload_rejected"}`, 1)
+	if code, body := readyz(d.info.MetricsAddr); code != http.StatusOK || !strings.HasPrefix(body, "degraded: query_reload_rejected: ") {
+		t.Errorf("/readyz after a rejected reload = %d %q; want 200 degraded: query_reload_rejected: …", code, body)
+	}
 	if got := testenv.Scrape(t, d.info.MetricsAddr)["motifwatch_queries"]; got != 2 {
 		t.Errorf("after invalid edits %v queries registered; want the old 2", got)
 	}
+	if err := os.WriteFile(queries, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitMetric(`motifwatch_degraded{condition="query_reload_rejected"}`, 0)
 	// The kept set still alerts: a triangle now.
 	produce(t, brokers, slices.Values([]kafka.Record{
 		{Src: "x", Dst: "y", T: 10, Seq: 0}, {Src: "y", Dst: "z", T: 20, Seq: 1}, {Src: "z", Dst: "x", T: 30, Seq: 2},
