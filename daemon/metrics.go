@@ -96,7 +96,7 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 		topicPartitions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_edge_topic_partitions",
 			Help: "Partitions of the edge topic, as of the last metadata refresh (kafka.metadata_refresh); 0 while the topic does not exist."}),
 		unreadPartitions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_edge_partitions_unread",
-			Help: "Partitions of the edge topic that this instance should read and does not fetch (an instance standing by, or scaled out and owning nothing, reads none and counts none): their records are not mined."}),
+			Help: "Partitions of the edge topic that no member of the consumer group holds, or that this instance should read and does not fetch (an instance standing by, or scaled out and owning nothing, fetches none by design): their records are not mined."}),
 		failingPartitions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_edge_partitions_fetch_failing",
 			Help: "Edge-topic partitions read by this instance whose last fetch failed (each retries by itself)."}),
 		fetchErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_kafka_fetch_errors_total",

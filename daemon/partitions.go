@@ -86,9 +86,59 @@ func (g *goneSet) found(partition int) {
 	g.mu.Unlock()
 }
 
-// reasonGroupLowered is the reset reason of a position below the
-// pipeline's own last commit.
-const reasonGroupLowered = "group_offset_lowered"
+// Reset reasons besides kafka's (ResetBeforeStart, ResetPastEnd), for
+// motifwatch_offset_resets_total: a position below the pipeline's own
+// last commit (the group's offsets dropped with the topic, or reset), and
+// a partition that was gone and came back.
+const (
+	reasonGroupLowered = "group_offset_lowered"
+	reasonRecreated    = "recreated"
+)
+
+// outOfRange is a committed offset found outside its partition's log at
+// start, and where reading resumes instead.
+type outOfRange struct {
+	asked, to int64
+	reason    string
+}
+
+// checkCommitted finds, among partitions, the committed offsets that lie
+// outside their partition's log [first, end] — a topic deleted and
+// created again, a truncated log, a broker restored from an older copy
+// (past the end), or records deleted by retention before they were read
+// (before the start) — and resets them as kafka.offset_reset says: each
+// is logged at ERROR with the log's bounds and counted, and removed from
+// offsets and states (a resume state speaks of the old log), so that the
+// window's rebuild neither waits for records that will never come nor
+// takes the new log's records for history. It returns where reading
+// each of them resumes.
+func (s *pipelineParts) checkCommitted(partitions []int, offsets map[int]int64, states map[int]resumeState, first, end map[int]int64) map[int]outOfRange {
+	out := map[int]outOfRange{}
+	for _, part := range partitions {
+		off, ok := offsets[part]
+		if !ok {
+			continue
+		}
+		start, stop := first[part], end[part]
+		if off >= start && off <= stop {
+			continue
+		}
+		r := outOfRange{asked: off, to: start, reason: kafka.ResetPastEnd}
+		if off < start {
+			r.reason = kafka.ResetBeforeStart
+		}
+		if s.cfg.Kafka.OffsetReset == config.OffsetLatest {
+			r.to = stop
+		}
+		out[part] = r
+		delete(offsets, part)
+		delete(states, part)
+		s.log.Error("kafka: committed offset out of range: reading resumes as kafka.offset_reset says; records between are not read", "topic", s.cfg.Kafka.EdgeTopic,
+			"partition", part, "offset", off, "log_start", start, "log_end", stop, "reading_from", r.to, "offset_reset", s.cfg.Kafka.OffsetReset, "reason", r.reason)
+		s.pm.offsetResets.WithLabelValues(strconv.Itoa(part), r.reason).Inc()
+	}
+	return out
+}
 
 // resetPolicy is kafka.offset_reset as the fetcher's policy.
 func resetPolicy(cfg *config.Config) kafka.ResetPolicy {
@@ -111,6 +161,13 @@ func (p *pipeline) knows(partition int) bool {
 // partition (a chunk without records).
 func (p *pipeline) takePosition(ctx context.Context, part int, pos *kafka.Position) error {
 	pending := pos.LogEnd > pos.Offset
+	if asked, ok := p.lost[part]; ok {
+		// The partition was gone and is read again.
+		if pos.Reset != nil {
+			return p.resetPartition(part, pos, pos.Reset.Asked, pos.Reset.Reason)
+		}
+		return p.resetPartition(part, pos, asked, reasonRecreated)
+	}
 	if pos.Reset != nil {
 		if asked, ok := p.resetAtStart[part]; ok && asked == pos.Reset.Asked {
 			// The rebuild found this offset out of range and said so; the
@@ -187,9 +244,25 @@ func (p *pipeline) resetPartition(part int, pos *kafka.Position, asked int64, re
 	p.historyBefore = withoutEntry(p.historyBefore, part)
 	p.resume = withoutEntry(p.resume, part)
 	delete(p.resetAtStart, part)
+	delete(p.lost, part)
 	p.reorder.AddPartition(part, pos.LogEnd > pos.Offset)
 	p.gone.found(part)
 	return nil
+}
+
+// partitionBack reports a partition that was gone and whose records come
+// again without a position saying where its reading resumed: the source
+// read on from where it was in the old log (the new log had grown past
+// it before the reader noticed), so the new log's records below offset
+// were not read. Without topic ids (kafka-go has none) that is all that
+// can be known.
+func (p *pipeline) partitionBack(part int, offset int64) {
+	asked := p.lost[part]
+	delete(p.lost, part)
+	p.log.Error("kafka: a partition of the edge topic that was gone is read again from where it was: the topic was created again and grew past that offset before it was read; records below it were not read", "topic", p.cfg.Kafka.EdgeTopic,
+		"partition", part, "offset", asked, "reading_from", offset, "reason", reasonRecreated)
+	p.pm.offsetResets.WithLabelValues(strconv.Itoa(part), reasonRecreated).Inc()
+	p.gone.found(part)
 }
 
 // applyTopicChanges, before a release, registers the partitions the
@@ -235,14 +308,15 @@ func (p *pipeline) partitionsKnown() []int {
 }
 
 // forget drops partitions the topic no longer has: their offsets are not
-// committed again, and they hold the watermark no more than any silent
-// partition. Their edges in the window stay (they happened).
+// committed again, and they no longer hold the watermark
+// (ingest.Reorder.RemovePartition). Their edges stay (they happened).
 func (p *pipeline) forget(parts []int) {
 	slices.Sort(parts)
 	dropped := map[int]int64{}
 	for _, part := range parts {
 		if next, ok := p.next[part]; ok {
 			dropped[part] = next
+			p.lost[part] = next
 			p.pm.commitsDropped.WithLabelValues(strconv.Itoa(part)).Inc()
 		}
 		delete(p.next, part)
@@ -251,7 +325,7 @@ func (p *pipeline) forget(parts []int) {
 		p.historyBefore = withoutEntry(p.historyBefore, part)
 		p.resume = withoutEntry(p.resume, part)
 		p.clamps = withoutEntry(p.clamps, part)
-		p.reorder.SetPending(part, false)
+		p.reorder.RemovePartition(part)
 		p.pm.lag.DeleteLabelValues(strconv.Itoa(part))
 	}
 	p.log.Error("kafka: partitions of the edge topic are gone: no longer read, their offsets dropped instead of committed", "topic", p.cfg.Kafka.EdgeTopic,

@@ -107,6 +107,9 @@ type pipeline struct {
 	topicSeq uint64
 	clamps   map[int]commitClamp
 	gone     goneSet
+	// lost[p] is where the pipeline was in partition p when it was found
+	// gone: if it comes back, reading resumes elsewhere (a reset).
+	lost map[int]int64
 }
 
 // mode is how an instance takes part in its consumer group: where its
@@ -169,7 +172,7 @@ func (s *pipelineParts) newPipeline(qs querySet, st start, m mode) (*pipeline, e
 		commitRetry: newRetrier(opCommit, s.log, s.health, s.pm),
 		dlqRetry:    newRetrier(opDeadLetter, s.log, s.health, s.pm),
 		queries:     querySet{stream: qs.stream, alerts: qs.alerts},
-		next:        map[int]int64{}, endCheckEvery: endCheckInterval(w.IdleTimeout),
+		next:        map[int]int64{}, lost: map[int]int64{}, endCheckEvery: endCheckInterval(w.IdleTimeout),
 		maxBuffered: w.MaxBuffered, maxBufferedBytes: max(int64(w.MaxBufferedBytes)-s.fetchQueueBytes(), 0),
 		future: newFutureCap(w.MaxFuture, s.schema.TimeUnit, time.Now)}, nil
 }

@@ -19,6 +19,9 @@ func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 	if c.Position != nil {
 		return p.takePosition(ctx, c.Partition, c.Position)
 	}
+	if _, ok := p.lost[c.Partition]; ok && len(c.Recs) > 0 {
+		p.partitionBack(c.Partition, c.Recs[0].Offset)
+	}
 	defer p.flushCounts()
 	p.stage[stageFetch] += c.FetchTime
 	p.stage[stageDecode] += c.DecodeTime

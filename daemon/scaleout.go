@@ -44,14 +44,15 @@ func newScaleOut(parts *pipelineParts, k kafkaClients, qs querySet) (*scaleOut, 
 	so := &cfg.Kafka.ScaleOut
 	member, err := kafka.NewMember(kafka.MemberOptions{Brokers: k.brokers, Topic: cfg.Kafka.EdgeTopic, Group: cfg.Kafka.Group,
 		ClientID: cfg.Kafka.ClientID, Dialer: k.dialer, Transport: k.transport, HeartbeatInterval: so.HeartbeatInterval,
-		SessionTimeout: so.SessionTimeout, RebalanceTimeout: so.RebalanceTimeout, Logger: parts.log,
-		// Partitions added (or a topic created again) start a generation
-		// that assigns them, with windows rebuilt over every partition.
-		WatchPartitions: cfg.Kafka.MetadataRefresh})
+		SessionTimeout: so.SessionTimeout, RebalanceTimeout: so.RebalanceTimeout, Logger: parts.log})
 	if err != nil {
 		return nil, err
 	}
 	s := &scaleOut{cfg: cfg, log: parts.log, parts: parts, k: k, m: m, member: member, queries: qs}
+	// Partitions the group has not assigned (added to the topic, or the
+	// topic gone when it last assigned) start a generation that does,
+	// with windows rebuilt over every partition.
+	parts.topic.setGroup(cfg.Kafka.Group, member.Rejoin)
 	s.totalsPtr.Store(&pipelineStats{})
 	return s, nil
 }
@@ -224,13 +225,19 @@ func (s *scaleOut) rebuild(ctx context.Context, gen *kafka.Generation) (start, e
 	if err != nil {
 		return start{}, err
 	}
+	// Committed offsets outside the log are reset as kafka.offset_reset
+	// says (see checkCommitted).
+	resets := s.parts.checkCommitted(gen.Partitions, offsets, states, first, end)
 	duty, before := map[int]int64{}, map[int]int64{}
 	resume := map[int]resumeState{}
 	fromStart := false
 	for _, part := range gen.Partitions {
 		duty[part] = first[part]
 		if off, ok := offsets[part]; ok {
-			duty[part] = max(first[part], off)
+			duty[part] = off
+		}
+		if r, ok := resets[part]; ok {
+			duty[part] = r.to
 		}
 		if duty[part] > first[part] {
 			before[part] = duty[part] - 1

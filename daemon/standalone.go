@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/motifwatch/motifwatch/ingest"
@@ -40,17 +41,24 @@ func newStandalone(ctx context.Context, s *pipelineParts, c kafkaClients, qs que
 		// rebalance for the rebalance timeout (kafka-go's default 30s, not
 		// the session timeout): tie it to the session timeout, so that a
 		// crash during start-up costs no more than a crash while running.
-		RebalanceTimeout: cfg.Kafka.SessionTimeout,
-		// Partitions added (or a topic created again) rebalance the group,
-		// so that the active member is assigned every partition there is.
-		WatchPartitions: cfg.Kafka.MetadataRefresh}, fopts)
+		RebalanceTimeout: cfg.Kafka.SessionTimeout}, fopts)
 	if err != nil {
 		return nil, err
 	}
-	guard := &standbyGuard{log: s.log, builtTo: st.readFrom, committed: func(ctx context.Context) (map[int]int64, error) {
+	// A committed offset the rebuild found out of range stays the group's
+	// until this instance commits: it is no sign of a takeover.
+	builtTo := maps.Clone(st.readFrom)
+	for part, asked := range st.resetAtStart {
+		builtTo[part] = max(builtTo[part], asked)
+	}
+	guard := &standbyGuard{log: s.log, builtTo: builtTo, committed: func(ctx context.Context) (map[int]int64, error) {
 		return c.admin.Committed(ctx, cfg.Kafka.Group, cfg.Kafka.EdgeTopic)
 	}}
 	commits := withResumeGroup{committer: groupCommits{consumer}, admin: c.admin, group: cfg.Kafka.Group, topic: cfg.Kafka.EdgeTopic, log: s.log}
+	// Partitions the group has not assigned (added to the topic, or the
+	// topic gone when it last assigned) rebalance it, so that the active
+	// member is assigned every partition there is.
+	s.topic.setGroup(cfg.Kafka.Group, consumer.Rejoin)
 	p, err := s.newPipeline(qs, st, mode{src: consumer, commits: commits, duty: everyPartition{}, guard: guard})
 	if err != nil {
 		return nil, errors.Join(err, consumer.Close())
@@ -92,21 +100,30 @@ func rebuild(ctx context.Context, s *pipelineParts, c kafkaClients, span time.Du
 	if err != nil {
 		return start{}, err
 	}
-	st := start{reorder: s.newReorder(), readFrom: make(map[int]int64, len(end))}
+	// Committed offsets outside the log (a topic created again, a
+	// truncated log, a restored broker, retention) are reset as
+	// kafka.offset_reset says: the rebuild must not wait for records that
+	// will never come.
+	resets := s.checkCommitted(parts, offsets, states, first, end)
+	st := start{reorder: s.newReorder(), readFrom: make(map[int]int64, len(end)), resetAtStart: map[int]int64{}}
 	for part, e := range end {
 		begin := first[part]
 		if off, ok := offsets[part]; ok {
-			begin = max(begin, off)
+			begin = off
+		}
+		if r, ok := resets[part]; ok {
+			begin = r.to
+			st.resetAtStart[part] = r.asked
 		}
 		st.readFrom[part] = begin
 		st.reorder.SetPending(part, e > begin)
 	}
 	if len(offsets) == 0 {
-		return st, nil // first start of this group
+		return st, nil // first start of this group, or nothing committed is in the log now
 	}
 	last := map[int]int64{}
 	for part, off := range offsets {
-		if off > 0 {
+		if off > first[part] {
 			last[part] = off - 1
 		}
 	}

@@ -23,8 +23,15 @@ import (
 //   - the pipeline registers the partitions it shows before their reader
 //     starts (pipeline.applyTopicChanges), so that they hold the
 //     watermark and their records are not late for having been found
-//     late; the group's own watch (kafka.MemberOptions.WatchPartitions,
-//     same interval) rebalances so that they are assigned and fetched;
+//     late;
+//   - partitions of the topic that no member of the consumer group holds
+//     (added since the group last assigned, or the topic was gone then),
+//     or partitions held that the topic no longer has, make this member
+//     rejoin the group (kafka.Member.Rejoin), so that its leader assigns
+//     the partitions there are: every member looks, so the leader does
+//     too (kafka-go's own partition watch ends a generation at once when
+//     the topic is missing, over and over, and misses a topic that comes
+//     back between the assignment and its first look);
 //   - it confirms, for a commit the coordinator refused, that partitions
 //     are gone (pipeline.commitKnown), so that they cannot hold ingest;
 //   - a partition that this instance should read and does not fetch is
@@ -46,6 +53,10 @@ type topicWatch struct {
 	// degraded takes the conditions partition_unread and
 	// partition_fetch_failing (nil: none).
 	degraded *lookout
+	// group is the consumer group, rejoin ends this member's generation
+	// (nil until the worker set them: setGroup).
+	group  string
+	rejoin func()
 
 	mu   sync.Mutex
 	view topicView
@@ -102,6 +113,17 @@ func (w *topicWatch) current() topicView {
 	return w.view
 }
 
+// setGroup tells the watch the consumer group and how this member
+// rejoins it; called before the run group starts.
+func (w *topicWatch) setGroup(group string, rejoin func()) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.group, w.rejoin = group, rejoin
+	w.mu.Unlock()
+}
+
 // setReader tells the watch which source the running pipeline reads from
 // (nil: none runs).
 func (w *topicWatch) setReader(r partitionReader) {
@@ -130,13 +152,45 @@ func (w *topicWatch) refresh(ctx context.Context) {
 		next.seq++
 	}
 	w.view = next
-	reader := w.reader
+	reader, group, rejoin := w.reader, w.group, w.rejoin
 	w.mu.Unlock()
 	w.pm.topicPartitions.Set(float64(len(parts)))
 	if prev.seq > 0 {
 		w.logChanges(prev, next)
 	}
-	w.checkReader(reader, next)
+	var unassigned []int
+	if rejoin != nil {
+		var stale []int
+		unassigned, stale = w.assignment(lctx, group, next)
+		if len(unassigned)+len(stale) > 0 {
+			w.log.Info("kafka group: the group's assignment does not match the edge topic's partitions; rejoining so that it is made again", "topic", w.topic, "group", group,
+				"unassigned", unassigned, "gone", stale, "partitions", len(parts))
+			rejoin()
+		}
+	}
+	w.checkReader(reader, next, unassigned)
+}
+
+// assignment compares group's assignment, once the group is settled
+// (Stable), with the topic's partitions: those no member holds, and
+// those held that the topic no longer has. Nothing while the group
+// rebalances, or when it cannot be told.
+func (w *topicWatch) assignment(ctx context.Context, group string, v topicView) (unassigned, gone []int) {
+	ga, err := w.admin.GroupAssignment(ctx, group, w.topic)
+	if err != nil || ga.State != "Stable" {
+		return nil, nil
+	}
+	for _, p := range sortedKeys(v.parts) {
+		if !ga.Assigned[p] {
+			unassigned = append(unassigned, p)
+		}
+	}
+	for _, p := range sortedKeys(ga.Assigned) {
+		if _, ok := v.parts[p]; !ok {
+			gone = append(gone, p)
+		}
+	}
+	return unassigned, gone
 }
 
 // logChanges logs what changed between two views of the topic.
@@ -184,21 +238,24 @@ func (w *topicWatch) logChanges(prev, next topicView) {
 	}
 }
 
-// checkReader counts the partitions of the topic the running pipeline
-// should read and does not fetch, and those whose fetches fail, and puts
-// the degraded conditions in force or lifts them.
-func (w *topicWatch) checkReader(reader partitionReader, v topicView) {
-	var unread, failing []int
+// checkReader counts the partitions of the topic that no member of the
+// group holds (unassigned) or that the running pipeline should read and
+// does not fetch, and those whose fetches fail, and puts the degraded
+// conditions in force or lifts them.
+func (w *topicWatch) checkReader(reader partitionReader, v topicView, unassigned []int) {
+	unread := slices.Clone(unassigned)
+	var failing []int
 	if reader != nil {
 		read := reader.Partitions()
 		// A source that fetches nothing stands by (or joins its group):
 		// another instance reads the topic.
 		if len(read) > 0 {
 			for _, p := range sortedKeys(v.parts) {
-				if !slices.Contains(read, p) {
+				if !slices.Contains(read, p) && !slices.Contains(unread, p) {
 					unread = append(unread, p)
 				}
 			}
+			slices.Sort(unread)
 		}
 		failing = reader.Failing()
 	}

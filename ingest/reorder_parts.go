@@ -1,6 +1,8 @@
 package ingest
 
-// Partitions found while the buffer runs. Kept apart from reorder.go:
+import "math"
+
+// Partitions found, and lost, while the buffer runs. Kept apart from reorder.go:
 // this is only how a partition joins, not the watermark's rule.
 
 // AddPartition registers partition id, found while the stream runs: the
@@ -18,6 +20,29 @@ package ingest
 // interval of them, less the allowed lateness).
 func (r *Reorder) AddPartition(id int, pending bool) {
 	p := r.part(id)
-	p.seen, p.touched = r.now(), false
+	p.seen, p.touched, p.heard = r.now(), false, false
 	p.pending = pending
+}
+
+// RemovePartition tells the buffer that partition id no longer exists
+// (deleted with its topic, or the topic created again with fewer): it
+// stops holding the watermark at once, whatever the idle duration (with
+// idleness off, a partition that sent edges holds it for ever), and its
+// buffered edges are released as the other partitions' watermark passes
+// them. AddPartition makes it known again.
+func (r *Reorder) RemovePartition(id int) {
+	p := r.parts[id]
+	if p == nil {
+		return
+	}
+	if p.n == 0 {
+		delete(r.parts, id)
+		if r.lastPart == p {
+			r.lastPart = nil
+		}
+		return
+	}
+	// Kept for its buffered edges, with no say in the watermark (as a
+	// partition that sent only late edges).
+	p.maxT, p.pending, p.heard = math.MinInt64, false, true
 }

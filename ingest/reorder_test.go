@@ -728,3 +728,32 @@ func TestReorderPartitionFoundLate(t *testing.T) {
 		t.Fatalf("released %v once partition 1 was silent for the idle duration after it was found again; want t=170 to 302", got)
 	}
 }
+
+// TestReorderPartitionRemoved: a partition gone (its topic deleted) stops
+// holding the watermark at once, even with idleness off, and its edges
+// still buffered are released in order as the others' watermark passes
+// them; found again, it holds the watermark again.
+func TestReorderPartitionRemoved(t *testing.T) {
+	clock := time.Unix(0, 0)
+	r := NewReorder(0, 0, func() time.Time { return clock }) // never idle
+	r.Add(Edge{T: 10, Origin: Origin{Partition: 0, Offset: 0}})
+	r.Add(Edge{T: 20, Origin: Origin{Partition: 1, Offset: 0}})
+	r.Add(Edge{T: 30, Origin: Origin{Partition: 1, Offset: 1}})
+	r.Add(Edge{T: 100, Origin: Origin{Partition: 0, Offset: 1}})
+	if got, w := r.Release(); len(got) != 2 || w != 29 {
+		t.Fatalf("released %v, watermark %d; want t=10 and 20 below partition 1's 30 (watermark 29)", got, w)
+	}
+	r.RemovePartition(1)
+	if got, w := r.Release(); len(got) != 1 || got[0].T != 30 || w != 99 {
+		t.Fatalf("released %v, watermark %d after partition 1 was removed; want its t=30 (watermark 99)", got, w)
+	}
+	r.RemovePartition(1) // nothing buffered now: forgotten
+	r.AddPartition(1, true)
+	r.Add(Edge{T: 200, Origin: Origin{Partition: 0, Offset: 2}})
+	if got, w := r.Release(); len(got) != 0 || w != 99 {
+		t.Fatalf("released %v, watermark %d while partition 1, found again, has records to read", got, w)
+	}
+	if late := r.Add(Edge{T: 150, Origin: Origin{Partition: 1, Offset: 0}}); late {
+		t.Fatal("partition 1's first edge after it was found again came late")
+	}
+}

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,9 +17,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
+	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -190,6 +196,246 @@ func TestEdgeTopicGrows(t *testing.T) {
 				if err := in.stop(); err != nil {
 					t.Errorf("daemon stopped with %v", err)
 				}
+			}
+		})
+	}
+}
+
+// laterGraph writes a synthetic graph of n edges (seed) whose times start
+// two days after after, as an edge file for `monitor mine`, and loads it
+// back: a second stream that shares no match with one ending at after.
+func laterGraph(t *testing.T, n int, seed uint64, after int64) (*window.Window, string) {
+	t.Helper()
+	edges, err := synth.Generate(synth.Default(n, seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shift := after + 2*86400 - edges[0].T
+	var b strings.Builder
+	for _, e := range edges {
+		fmt.Fprintf(&b, "%d %d %d\n", e.Src, e.Dst, e.T+shift)
+	}
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("later-%d.txt", seed))
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, _, err := ingest.LoadFile(path, ingest.FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, path
+}
+
+// union is what two streams' alerts together must be.
+func union(a, b expectation) expectation {
+	u := expectation{ids: maps.Clone(a.ids), counts: maps.Clone(a.counts)}
+	maps.Copy(u.ids, b.ids)
+	for q, n := range b.counts {
+		u.counts[q] += n
+	}
+	return u
+}
+
+// streamOf returns a graph's records and its sentinels for n partitions.
+func streamOf(w *window.Window, n int) []kafka.Record {
+	return append(slices.Collect(kafka.WindowRecords(w)), sentinelsFor(w, n)...)
+}
+
+// resetLogged matches the ERROR line of an offset reset, with the
+// partition, the offset asked for and the log's bounds.
+var resetLogged = regexp.MustCompile(`level=ERROR msg="kafka: [^"]*" topic=edges partition=\d+ offset=\d+ log_start=\d+ log_end=\d+ reading_from=\d+ offset_reset=\w+ reason=\w+`)
+
+// waitCommitted waits until group has committed at least n records of
+// the edge topic.
+func waitCommitted(t *testing.T, brokers []string, group string, n int64) map[int]int64 {
+	t.Helper()
+	var c map[int]int64
+	if !testenv.Poll(time.Minute, 50*time.Millisecond, func() bool {
+		var err error
+		c, err = tryCommitted(brokers, group)
+		return err == nil && kafkatest.Sum(c) >= n
+	}) {
+		t.Fatalf("group %s committed %v within a minute; want %d records", group, c, n)
+	}
+	return c
+}
+
+// TestEdgeTopicRecreatedWhileRunning deletes the edge topic under a
+// running daemon that has read and committed a stream, creates it again
+// (with as many partitions, and with fewer) and writes a second stream to
+// it: the daemon finds its offsets out of range (or the topic gone and
+// back), says so (an ERROR line with the partition, its offset and the
+// new log's bounds; the reset counted), reads the new log from its start
+// and mines the second stream; offsets of partitions gone are dropped,
+// not committed over and over (counted), and /readyz is ready again. Its
+// alerts are those of `monitor mine` on both streams.
+func TestEdgeTopicRecreatedWhileRunning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("deletes and creates the edge topic under a running daemon")
+	}
+	wA, graphA := synthGraph(t, 3000)
+	wB, graphB := laterGraph(t, 2000, 7, wA.LastT()+86400)
+	queries := writeQueries(t, e2eQueries)
+	expA, expB := mineExpectation(t, graphA, queries), mineExpectation(t, graphB, queries)
+	for _, c := range []struct {
+		name       string
+		partitions int
+	}{
+		{"as many partitions", 4},
+		{"fewer partitions", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			brokers := kafkatest.StartBroker(t, kafka.TopicSpec{Name: "edges", Partitions: 4})
+			logs := &testenv.SyncBuffer{}
+			in := startLoggedInstance(t, withMetadataRefresh(singleConfig(brokers, "recreate", queries), "1s"), logs)
+
+			kafkatest.SendRecords(t, brokers, "edges", inPartition(4), streamOf(wA, 4))
+			check(t, "the first stream", expA, waitFor(t, brokers, expA))
+			waitCommitted(t, brokers, "recreate", int64(wA.Len()))
+
+			kafkatest.RecreateTopic(t, brokers, "edges", c.partitions)
+			kafkatest.SendRecords(t, brokers, "edges", inPartition(c.partitions), streamOf(wB, c.partitions))
+			check(t, "both streams, the topic created again between them", union(expA, expB), waitFor(t, brokers, union(expA, expB)))
+			waitReadiness(t, in.info.MetricsAddr, true, "")
+			if !resetLogged.MatchString(logs.String()) {
+				t.Errorf("no ERROR line about the reset offsets:\n%s", testenv.Tail(logs.String(), 40))
+			}
+			for _, l := range strings.Split(logs.String(), "\n") {
+				if strings.Contains(l, "level=ERROR") {
+					t.Logf("logged: %s", l)
+				}
+			}
+			if n := in.metric(t, "motifwatch_offset_resets_total"); n < float64(c.partitions) {
+				t.Errorf("motifwatch_offset_resets_total = %v; want one per partition at least (%d)", n, c.partitions)
+			}
+			for p := c.partitions; p < 4; p++ {
+				if !testenv.Poll(30*time.Second, 50*time.Millisecond, func() bool {
+					return in.metric(t, "motifwatch_kafka_commits_dropped_total", "partition", strconv.Itoa(p)) >= 1
+				}) {
+					t.Errorf("partition %d is gone, and motifwatch_kafka_commits_dropped_total{partition=%q} stayed 0", p, strconv.Itoa(p))
+				}
+			}
+			if !testenv.Poll(30*time.Second, 50*time.Millisecond, func() bool {
+				return in.metric(t, "motifwatch_edge_topic_partitions") == float64(c.partitions) && in.metric(t, "motifwatch_edge_partitions_unread") == 0 &&
+					in.metric(t, "motifwatch_edge_partitions_fetch_failing") == 0
+			}) {
+				t.Errorf("edge topic partitions %v, unread %v, fetch failing %v; want %d, 0, 0", in.metric(t, "motifwatch_edge_topic_partitions"),
+					in.metric(t, "motifwatch_edge_partitions_unread"), in.metric(t, "motifwatch_edge_partitions_fetch_failing"), c.partitions)
+			}
+			if late := in.metric(t, "motifwatch_pipeline_records_total", "outcome", "late"); late != 0 {
+				t.Errorf("%v records late; want none", late)
+			}
+			if err := in.stop(); err != nil {
+				t.Errorf("daemon stopped with %v", err)
+			}
+		})
+	}
+}
+
+// restoreCommits commits offsets for group as a broker restored from an
+// older copy (or one that keeps the offsets of deleted topics) holds
+// them: past the ends of a log that is shorter now.
+func restoreCommits(t *testing.T, brokers []string, group string, offsets map[int]int64) {
+	t.Helper()
+	admin, err := kafka.NewAdmin(brokers, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	commits := map[int]kafka.Commit{}
+	for p, o := range offsets {
+		commits[p] = kafka.Commit{Offset: o}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := admin.CommitOutsideGroup(ctx, group, "edges", commits); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRestartPastTheLogEnd restarts a daemon whose group's committed
+// offsets lie past the end of the edge topic's log: the topic deleted and
+// created again while it was stopped (with the offsets kept, as a
+// restored broker has them), or its log truncated. The start must not
+// wait for records that will never come: it finds the offsets out of
+// range, says so (ERROR, counted) and reads on as kafka.offset_reset
+// says: earliest mines the new log from its start, latest skips what is
+// there and mines what comes after.
+func TestRestartPastTheLogEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("restarts daemons over a topic created again")
+	}
+	wA, graphA := synthGraph(t, 3000)
+	wB, graphB := laterGraph(t, 1000, 7, wA.LastT()+86400)
+	queries := writeQueries(t, e2eQueries)
+	expA, expB := mineExpectation(t, graphA, queries), mineExpectation(t, graphB, queries)
+	for _, c := range []struct {
+		name, reset string
+		recreate    bool
+	}{
+		{"topic created again, earliest", "earliest", true},
+		{"offsets past the end, latest", "latest", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			brokers := kafkatest.StartBroker(t, kafka.TopicSpec{Name: "edges", Partitions: 4})
+			cfg := withMetadataRefresh(singleConfig(brokers, "restart", queries), "1s")
+			first := startDaemon(t, cfg)
+			kafkatest.SendRecords(t, brokers, "edges", inPartition(4), streamOf(wA, 4))
+			check(t, "the first stream", expA, waitFor(t, brokers, expA))
+			waitCommitted(t, brokers, "restart", int64(wA.Len()))
+			if err := first.stop(); err != nil {
+				t.Fatalf("first daemon stopped with %v", err)
+			}
+			committed, err := tryCommitted(brokers, "restart")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := expA
+			if c.recreate {
+				kafkatest.RecreateTopic(t, brokers, "edges", 4)
+				kafkatest.SendRecords(t, brokers, "edges", inPartition(4), streamOf(wB, 4))
+				restoreCommits(t, brokers, "restart", committed)
+				want = union(expA, expB)
+			} else {
+				past := map[int]int64{}
+				for p, o := range committed {
+					past[p] = o + 1000
+				}
+				restoreCommits(t, brokers, "restart", past)
+			}
+
+			logs := &testenv.SyncBuffer{}
+			cfg = strings.Replace(cfg, "kafka:\n", "kafka:\n  offset_reset: "+c.reset+"\n", 1)
+			start := time.Now()
+			second := startLoggedInstance(t, cfg, logs) // fails the test if not started within 30s
+			t.Logf("restarted in %v", time.Since(start).Round(time.Millisecond))
+			if !c.recreate {
+				// Latest: what the log holds is skipped; what comes once the
+				// reader has placed itself at the end (it has fetched every
+				// partition) is mined.
+				if !testenv.Poll(time.Minute, 20*time.Millisecond, func() bool {
+					for p := range 4 {
+						if !second.labelled(t, "motifwatch_consumer_lag_records", "partition", strconv.Itoa(p)) {
+							return false
+						}
+					}
+					return true
+				}) {
+					t.Fatal("the restarted daemon did not fetch every partition within a minute")
+				}
+				kafkatest.SendRecords(t, brokers, "edges", inPartition(4), streamOf(wB, 4))
+				want = union(expA, expB)
+			}
+			check(t, c.name, want, waitFor(t, brokers, want))
+			waitReadiness(t, second.info.MetricsAddr, true, "")
+			if n := len(resetLogged.FindAllString(logs.String(), -1)); n != 4 {
+				t.Errorf("%d ERROR lines about offsets out of range; want one per partition (4):\n%s", n, testenv.Tail(logs.String(), 40))
+			}
+			if n := second.metric(t, "motifwatch_offset_resets_total", "reason", "past_end"); n != 4 {
+				t.Errorf("motifwatch_offset_resets_total{reason=\"past_end\"} = %v; want 4", n)
+			}
+			if err := second.stop(); err != nil {
+				t.Errorf("daemon stopped with %v", err)
 			}
 		})
 	}

@@ -251,6 +251,10 @@ func replayPartition(ctx context.Context, brokers []string, dialer *kafkago.Dial
 		MinBytes:  1,
 		MaxBytes:  10 << 20,
 		MaxWait:   250 * time.Millisecond,
+		// An offset past the log's end is an error, not a wait for
+		// records that may never come (the caller checks its offsets
+		// against the log first; this covers a log truncated since).
+		OffsetOutOfRangeError: true,
 	})
 	defer r.Close()
 	if err := r.SetOffset(start); err != nil {

@@ -51,6 +51,48 @@ func (a *Admin) Commits(ctx context.Context, group, topic string, partitions []i
 	return out, nil
 }
 
+// GroupAssignment is which partitions of a topic the members of a
+// consumer group hold.
+type GroupAssignment struct {
+	// State is the group's state: Stable once its members have their
+	// assignment (PreparingRebalance, CompletingRebalance, Empty, Dead).
+	State   string
+	Members int
+	// Assigned are the partitions of the topic some member holds.
+	Assigned map[int]bool
+}
+
+// GroupAssignment describes group's members and the partitions of topic
+// assigned to them.
+func (a *Admin) GroupAssignment(ctx context.Context, group, topic string) (GroupAssignment, error) {
+	res, err := a.c.DescribeGroups(ctx, &kafkago.DescribeGroupsRequest{GroupIDs: []string{group}})
+	err = CleanError(err) // no kafka-go method names in messages
+	if err != nil {
+		return GroupAssignment{}, fmt.Errorf("kafka admin: describing group %s: %w", group, err)
+	}
+	for _, g := range res.Groups {
+		if g.GroupID != group {
+			continue
+		}
+		if g.Error != nil {
+			return GroupAssignment{}, fmt.Errorf("kafka admin: describing group %s: %w", group, g.Error)
+		}
+		out := GroupAssignment{State: g.GroupState, Members: len(g.Members), Assigned: map[int]bool{}}
+		for _, m := range g.Members {
+			for _, t := range m.MemberAssignments.Topics {
+				if t.Topic != topic {
+					continue
+				}
+				for _, p := range t.Partitions {
+					out.Assigned[p] = true
+				}
+			}
+		}
+		return out, nil
+	}
+	return GroupAssignment{}, fmt.Errorf("kafka admin: describing group %s: no answer", group)
+}
+
 // Committed returns group's committed offsets (the next to read) for the
 // partitions of topic, as Commits does, without the metadata.
 func (a *Admin) Committed(ctx context.Context, group, topic string) (map[int]int64, error) {

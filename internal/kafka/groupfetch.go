@@ -188,6 +188,10 @@ func (g *GroupFetcher) Lag() map[int]int64 {
 	return f.Lag()
 }
 
+// Rejoin ends the current generation so that the group assigns the
+// topic's partitions anew (Member.Rejoin); reading resumes in the next.
+func (g *GroupFetcher) Rejoin() { g.member.Rejoin() }
+
 // Failing returns the partitions of the current generation whose last
 // fetch failed.
 func (g *GroupFetcher) Failing() []int {

@@ -44,12 +44,6 @@ type MemberOptions struct {
 	// StartLatest makes Generation.Offsets of a partition without a
 	// committed offset kafkago.LastOffset; by default kafkago.FirstOffset.
 	StartLatest bool
-	// WatchPartitions, if positive, is how often the member reads the
-	// topic's partition count: when it changes (partitions added, the
-	// topic deleted or created again) the generation ends and the group
-	// rebalances, so that the partitions the topic has now are assigned
-	// (kafka-go's WatchPartitionChanges, on every member).
-	WatchPartitions time.Duration
 }
 
 // Member is one instance's membership of a consumer group, used only to
@@ -107,9 +101,6 @@ func NewMember(opts MemberOptions) (*Member, error) {
 	if opts.StartLatest {
 		cfg.StartOffset = kafkago.LastOffset
 	}
-	if opts.WatchPartitions > 0 {
-		cfg.WatchPartitionChanges, cfg.PartitionWatchInterval = true, opts.WatchPartitions
-	}
 	if opts.Logger != nil {
 		l := opts.Logger
 		cfg.ErrorLogger = kafkago.LoggerFunc(func(format string, args ...any) {
@@ -154,6 +145,9 @@ type Generation struct {
 	owned    map[int]bool
 	released chan struct{}
 	once     sync.Once
+	// rejoin, closed by Member.Rejoin, ends the generation.
+	rejoin     chan struct{}
+	rejoinOnce sync.Once
 }
 
 // Next waits for this member's next generation. The previous one must
@@ -164,7 +158,8 @@ func (m *Member) Next(ctx context.Context) (*Generation, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Generation{ID: kg.ID, MemberID: kg.MemberID, m: m, owned: map[int]bool{}, released: make(chan struct{}), Offsets: map[int]int64{}}
+	g := &Generation{ID: kg.ID, MemberID: kg.MemberID, m: m, owned: map[int]bool{}, released: make(chan struct{}),
+		rejoin: make(chan struct{}), Offsets: map[int]int64{}}
 	for _, a := range kg.Assignments[m.topic] {
 		g.Partitions = append(g.Partitions, a.ID)
 		g.owned[a.ID] = true
@@ -174,9 +169,14 @@ func (m *Member) Next(ctx context.Context) (*Generation, error) {
 	ending := make(chan struct{})
 	g.Ending = ending
 	// kafka-go waits for the functions started on a generation before it
-	// rejoins: this one holds the rejoin until the handover is done.
+	// rejoins: this one holds the rejoin until the handover is done. Its
+	// return after Rejoin ends the generation (kafka-go ends it when any
+	// of its functions returns).
 	kg.Start(func(ctx context.Context) {
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-g.rejoin:
+		}
 		close(ending)
 		<-g.released
 	})
@@ -184,6 +184,22 @@ func (m *Member) Next(ctx context.Context) (*Generation, error) {
 	m.cur = g
 	m.mu.Unlock()
 	return g, nil
+}
+
+// Rejoin ends the current generation, if any, as a rebalance does
+// (Ending closes; the member rejoins once it is released), so that the
+// group assigns the topic's partitions anew: partitions were added, or
+// the topic was gone when they were last assigned. The group's leader
+// computes the assignment, and a coordinator may answer a follower that
+// rejoins with the assignment it had: every member of the group should
+// call it on the same evidence, so that the leader's does.
+func (m *Member) Rejoin() {
+	m.mu.Lock()
+	g := m.cur
+	m.mu.Unlock()
+	if g != nil {
+		g.rejoinOnce.Do(func() { close(g.rejoin) })
+	}
 }
 
 // Owns reports whether partition is this generation's.
