@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/ingest"
@@ -438,5 +442,58 @@ func TestRestartPastTheLogEnd(t *testing.T) {
 				t.Errorf("daemon stopped with %v", err)
 			}
 		})
+	}
+}
+
+// TestPartitionFetchFailing makes every fetch of one partition of the
+// edge topic fail (the broker answers KAFKA_STORAGE_ERROR) while the
+// others flow: the daemon counts the failures by partition, shows the
+// partition failing, says degraded (partition_fetch_failing, naming it)
+// in /readyz, and recovers by itself once the fetches succeed again,
+// its alerts then equal to `monitor mine`'s.
+func TestPartitionFetchFailing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("injects fetch failures into a broker under a running daemon")
+	}
+	w, graph := synthGraph(t, 2000)
+	queries := writeQueries(t, e2eQueries)
+	exp := mineExpectation(t, graph, queries)
+	b := startTestBroker(t, false)
+	brokers := b.Addrs()
+	logs := &testenv.SyncBuffer{}
+	in := startLoggedInstance(t, withMetadataRefresh(singleConfig(brokers, "failing", queries), "200ms"), logs)
+	fault := b.Cluster().Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Fetch}, Topic: "edges", Partitions: []int32{1}, Err: kerr.KafkaStorageError, Count: -1})
+	kafkatest.SendRecords(t, brokers, "edges", inPartition(3), streamOf(w, 3))
+	if !testenv.Poll(time.Minute, 20*time.Millisecond, func() bool {
+		code, body := readyz(in.info.MetricsAddr)
+		return code == http.StatusOK && strings.Contains(body, "partition_fetch_failing: fetches of partitions [1] of topic edges fail")
+	}) {
+		code, body := readyz(in.info.MetricsAddr)
+		t.Fatalf("/readyz %d %q within a minute of failing fetches of partition 1; want 200 degraded naming partition_fetch_failing and partition 1", code, body)
+	}
+	if n := in.metric(t, "motifwatch_kafka_fetch_errors_total", "partition", "1"); n < 1 {
+		t.Errorf(`motifwatch_kafka_fetch_errors_total{partition="1"} = %v; want > 0`, n)
+	}
+	if n := in.metric(t, "motifwatch_kafka_fetch_errors_total", "partition", "0") + in.metric(t, "motifwatch_kafka_fetch_errors_total", "partition", "2"); n != 0 {
+		t.Errorf("fetch errors counted for partitions 0 and 2 (%v); only partition 1's fail", n)
+	}
+	if got := in.metric(t, "motifwatch_edge_partitions_fetch_failing"); got != 1 {
+		t.Errorf("motifwatch_edge_partitions_fetch_failing = %v; want 1", got)
+	}
+	fault.Remove()
+	check(t, "after partition 1's fetches failed for a while", exp, waitFor(t, brokers, exp))
+	waitReadiness(t, in.info.MetricsAddr, true, "")
+	if !testenv.Poll(30*time.Second, 20*time.Millisecond, func() bool {
+		_, body := readyz(in.info.MetricsAddr)
+		return !strings.Contains(body, "partition_fetch_failing") && in.metric(t, "motifwatch_edge_partitions_fetch_failing") == 0
+	}) {
+		_, body := readyz(in.info.MetricsAddr)
+		t.Errorf("/readyz %q, fetch failing %v after the fetches recovered; want partition_fetch_failing lifted and 0", body, in.metric(t, "motifwatch_edge_partitions_fetch_failing"))
+	}
+	if !strings.Contains(logs.String(), `msg="degraded: partition_fetch_failing"`) || !strings.Contains(logs.String(), `msg="recovered: partition_fetch_failing"`) {
+		t.Errorf("the log does not say when partition 1's fetches began and ceased to fail:\n%s", testenv.Tail(logs.String(), 30))
+	}
+	if err := in.stop(); err != nil {
+		t.Errorf("daemon stopped with %v", err)
 	}
 }
