@@ -224,14 +224,23 @@ func (p *pipeline) resetPartition(part int, pos *kafka.Position, asked int64, re
 	if err := p.awaitMined(); err != nil {
 		return err
 	}
-	policy := p.cfg.Kafka.OffsetReset
+	// Where reading resumed: as kafka.offset_reset says when the source
+	// found the offset out of range, else where the group's committed
+	// offset (or, without one, the log's start) put it.
+	policy := "group"
+	if pos.Reset != nil {
+		policy = pos.Reset.Policy.String()
+	}
 	msg := "kafka: offset out of range: reading resumes as kafka.offset_reset says; records between are not read"
-	switch reason {
-	case kafka.ResetBeforeStart:
+	switch {
+	case reason == kafka.ResetBeforeStart:
 		msg = "kafka: offset out of range: records were deleted (retention) before they were read; reading resumes as kafka.offset_reset says"
-	case reasonGroupLowered:
+	case reason == reasonGroupLowered:
 		msg = "kafka: the group's committed offset fell below this daemon's last commit (the topic deleted and created again, or its offsets reset): reading follows it"
-		policy = "group"
+	case reason == reasonRecreated:
+		msg = "kafka: a partition of the edge topic that was gone is read again, from its new log; what the old log held past the offset was not read"
+	case pos.Reset == nil:
+		msg = "kafka: the partition's log is shorter than what this daemon read (truncated, or the topic created again): reading follows the group's offset"
 	}
 	p.log.Error(msg, "topic", p.cfg.Kafka.EdgeTopic, "partition", part, "offset", asked, "log_start", pos.LogStart, "log_end", pos.LogEnd,
 		"reading_from", pos.Offset, "offset_reset", policy, "reason", reason)

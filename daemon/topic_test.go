@@ -17,6 +17,7 @@ import (
 	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
+	"github.com/motifwatch/motifwatch/stream"
 )
 
 // fakeReader is a pipeline's source as the topic watch sees it.
@@ -171,5 +172,61 @@ func TestCommitKnownDropsGonePartitions(t *testing.T) {
 	}
 	if len(calls) != 1 {
 		t.Errorf("commits %v; want the refused one alone", calls)
+	}
+}
+
+// TestResetPartitionHoldsCommits: a partition whose offset was reset
+// (its topic created again) still has edges of its old log in the
+// reorder buffer, ahead of the new log's in the partition's order: the
+// commits of the new log's records must not pass those still buffered,
+// which the buffer's lowest offset (its earliest-added edge's, an old
+// one) does not show. They are held at the reset position until the old
+// edges are released; the reset is logged at ERROR and counted.
+func TestResetPartitionHoldsCommits(t *testing.T) {
+	clock := time.Unix(1_800_000_000, 0)
+	p, _, logs := capPipeline(t, stream.Options{}, time.Hour, clock)
+	p.cfg = config.DefaultConfig()
+	p.readFrom, p.resetAtStart, p.lost = map[int]int64{0: 0}, map[int]int64{}, map[int]int64{}
+	ctx := context.Background()
+	take := func(off, ts int64) {
+		m := record(off, "a", "b", ts)
+		m.HighWaterMark = off + 1
+		if err := p.take(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range int64(5) {
+		take(i, 100+i)
+	}
+	if err := p.batch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.committable()[0]; got != 4 {
+		t.Fatalf("committable %d before the reset; want 4 (the edge at t=104 is buffered)", got)
+	}
+	// The topic is created again: three records, read from its start.
+	pos := &kafka.Position{Offset: 0, LogStart: 0, LogEnd: 3, Reset: &kafka.OffsetReset{Asked: 5, Reason: kafka.ResetPastEnd, Policy: kafka.ResetEarliest}}
+	if err := p.takePosition(ctx, 0, pos); err != nil {
+		t.Fatal(err)
+	}
+	for i := range int64(3) {
+		take(i, 104+i)
+	}
+	if got := p.committable()[0]; got != 0 {
+		t.Fatalf("committable %d with the new log's offsets 0-2 buffered behind the old log's 4; want 0", got)
+	}
+	if err := p.batch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Released up to t=105 (106 is its partition's newest): the old edge,
+	// and the new log's offsets 0 and 1; offset 2 is buffered.
+	if got := p.committable()[0]; got != 2 {
+		t.Errorf("committable %d once the old log's edge was released; want 2", got)
+	}
+	if !strings.Contains(logs.String(), `level=ERROR msg="kafka: offset out of range: reading resumes as kafka.offset_reset says; records between are not read" topic=edges partition=0 offset=5 log_start=0 log_end=3 reading_from=0 offset_reset=earliest reason=past_end`) {
+		t.Errorf("no ERROR line for the reset:\n%s", logs)
+	}
+	if got := counterValue(p.pm.offsetResets.WithLabelValues("0", kafka.ResetPastEnd)); got != 1 {
+		t.Errorf(`motifwatch_offset_resets_total{partition="0",reason="past_end"} = %v; want 1`, got)
 	}
 }
