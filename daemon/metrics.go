@@ -102,7 +102,7 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 		fetchErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_kafka_fetch_errors_total",
 			Help: "Failed fetches and offset lookups of the edge topic, by partition (retried with backoff)."}, []string{"partition"}),
 		offsetResets: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_offset_resets_total",
-			Help: "Times reading a partition of the edge topic resumed elsewhere than asked (kafka.offset_reset), by partition and reason: before_start (retention deleted records before they were read), past_end (the log is shorter than the offset: the topic created again, a truncated log, a restored broker), group_offset_lowered (the group's committed offset fell below this daemon's own commit: the topic created again, or the offsets reset)."}, []string{"partition", "reason"}),
+			Help: "Times reading a partition of the edge topic resumed elsewhere than asked (kafka.offset_reset), by partition and reason: before_start (retention deleted records before they were read), past_end (the log is shorter than the offset: the topic created again, a truncated log, a restored broker), recreated (a partition that was gone is read again, from its new log)."}, []string{"partition", "reason"}),
 		commitsDropped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_kafka_commits_dropped_total",
 			Help: "Offsets of edge-topic partitions that no longer exist (deleted with the topic, or the topic created again with fewer) dropped instead of committed, by partition."}, []string{"partition"}),
 		stageSeconds: newStageSeconds(),

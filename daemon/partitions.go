@@ -25,10 +25,12 @@ import (
 //   - Offsets out of range: a position that resumes elsewhere than asked
 //     (the fetcher found its offset outside the log:
 //     kafka.offset_reset), or that shows the log shorter than what the
-//     pipeline read, or below what it committed (the group's offsets
-//     dropped with the topic), resets the partition: logged at ERROR,
-//     counted, and its bookkeeping (next offset, history, resume state)
-//     starts again at the new position.
+//     pipeline read, or the first of a partition that was gone, resets
+//     the partition: logged at ERROR, counted, and its bookkeeping (next
+//     offset, history, resume state) starts again at the new position.
+//     (A new generation's start below what the pipeline committed is no
+//     sign: the group's offsets are read when the generation starts, and
+//     a commit of the one before may land after.)
 //   - Partitions gone: offsets of a partition the topic no longer has
 //     are dropped, not committed (commitKnown), and the partition is
 //     forgotten: a commit refused for it must not be retried forever.
@@ -86,14 +88,9 @@ func (g *goneSet) found(partition int) {
 	g.mu.Unlock()
 }
 
-// Reset reasons besides kafka's (ResetBeforeStart, ResetPastEnd), for
-// motifwatch_offset_resets_total: a position below the pipeline's own
-// last commit (the group's offsets dropped with the topic, or reset), and
-// a partition that was gone and came back.
-const (
-	reasonGroupLowered = "group_offset_lowered"
-	reasonRecreated    = "recreated"
-)
+// reasonRecreated is the reset reason, besides kafka's (ResetBeforeStart,
+// ResetPastEnd), of a partition that was gone and is read again.
+const reasonRecreated = "recreated"
 
 // outOfRange is a committed offset found outside its partition's log at
 // start, and where reading resumes instead.
@@ -160,14 +157,29 @@ func (p *pipeline) knows(partition int) bool {
 // takePosition takes in where the source starts or resumes reading a
 // partition (a chunk without records).
 func (p *pipeline) takePosition(ctx context.Context, part int, pos *kafka.Position) error {
-	pending := pos.LogEnd > pos.Offset
-	if asked, ok := p.lost[part]; ok {
-		// The partition was gone and is read again.
-		if pos.Reset != nil {
-			return p.resetPartition(part, pos, pos.Reset.Asked, pos.Reset.Reason)
+	if pos.Gone {
+		// The source holds the partition until told where to go on: from
+		// where it was, or from its new log's start if the topic was
+		// created again; a look at the topic newer than now says which
+		// (applyTopicChanges).
+		p.held[part] = p.topic.current().looks
+		p.topic.refreshNow()
+		return nil
+	}
+	if asked, ok := p.seeking[part]; ok {
+		if !pos.Seek {
+			// A new reader (a new generation of the group) started from
+			// the group's offsets, not where this pipeline asked.
+			p.src.Seek(part, kafka.FirstOffset)
+			return nil
 		}
+		delete(p.seeking, part)
 		return p.resetPartition(part, pos, asked, reasonRecreated)
 	}
+	if asked, ok := p.lost[part]; ok {
+		return p.recreate(part, asked)
+	}
+	pending := pos.LogEnd > pos.Offset
 	if pos.Reset != nil {
 		if asked, ok := p.resetAtStart[part]; ok && asked == pos.Reset.Asked {
 			// The rebuild found this offset out of range and said so; the
@@ -192,20 +204,38 @@ func (p *pipeline) takePosition(ctx context.Context, part int, pos *kafka.Positi
 		return nil
 	}
 	// The source starts again (a new generation of the group) at the
-	// group's committed offset: normally at or below what the pipeline
-	// took in (those records come again and are skipped), unless the log
-	// itself was reset.
+	// group's committed offset: at or below what the pipeline took in
+	// (those records come again and are skipped), unless the log itself
+	// is shorter now.
 	if pos.LogEnd < next {
 		return p.resetPartition(part, pos, next, kafka.ResetPastEnd)
 	}
-	// What the pipeline committed last is read on the mining goroutine's
-	// side of the queue: wait for it.
+	return nil
+}
+
+// recreate reads a partition again from the start of its new log: the
+// topic was deleted and created again (the topic watch saw it gone, or
+// with fewer partitions than before; records of a partition gone came
+// again). Its offsets in the old log mean nothing in the new one, whose
+// records may already reach past them. The pipeline stops committing
+// it, asks the source to read it from its first record (the group's
+// offsets may be stale: written after the topic came back), and drops
+// its chunks until the source says it has (a Position with Seek); then
+// the partition's bookkeeping starts again (resetPartition: logged,
+// counted). asked is where the pipeline was in the old log.
+func (p *pipeline) recreate(part int, asked int64) error {
+	if _, ok := p.seeking[part]; ok {
+		return nil
+	}
+	// The batches in flight commit what they took before.
 	if err := p.awaitMined(); err != nil {
 		return err
 	}
-	if last, ok := p.unsettled.last[part]; ok && pos.Offset < last {
-		return p.resetPartition(part, pos, last, reasonGroupLowered)
-	}
+	delete(p.next, part)
+	delete(p.lost, part)
+	p.seeking[part] = asked
+	p.reorder.AddPartition(part, true) // records to read: it holds the watermark
+	p.src.Seek(part, kafka.FirstOffset)
 	return nil
 }
 
@@ -228,15 +258,16 @@ func (p *pipeline) resetPartition(part int, pos *kafka.Position, asked int64, re
 	// found the offset out of range, else where the group's committed
 	// offset (or, without one, the log's start) put it.
 	policy := "group"
-	if pos.Reset != nil {
+	switch {
+	case pos.Reset != nil:
 		policy = pos.Reset.Policy.String()
+	case reason == reasonRecreated:
+		policy = kafka.ResetEarliest.String() // a new log, from its first record (recreate)
 	}
 	msg := "kafka: offset out of range: reading resumes as kafka.offset_reset says; records between are not read"
 	switch {
 	case reason == kafka.ResetBeforeStart:
 		msg = "kafka: offset out of range: records were deleted (retention) before they were read; reading resumes as kafka.offset_reset says"
-	case reason == reasonGroupLowered:
-		msg = "kafka: the group's committed offset fell below this daemon's last commit (the topic deleted and created again, or its offsets reset): reading follows it"
 	case reason == reasonRecreated:
 		msg = "kafka: a partition of the edge topic that was gone is read again, from its new log; what the old log held past the offset was not read"
 	case pos.Reset == nil:
@@ -259,38 +290,42 @@ func (p *pipeline) resetPartition(part int, pos *kafka.Position, asked int64, re
 	return nil
 }
 
-// partitionBack reports a partition that was gone and whose records come
-// again without a position saying where its reading resumed: the source
-// read on from where it was in the old log (the new log had grown past
-// it before the reader noticed), so the new log's records below offset
-// were not read. Without topic ids (kafka-go has none) that is all that
-// can be known.
-func (p *pipeline) partitionBack(part int, offset int64) {
-	asked := p.lost[part]
-	delete(p.lost, part)
-	p.log.Error("kafka: a partition of the edge topic that was gone is read again from where it was: the topic was created again and grew past that offset before it was read; records below it were not read", "topic", p.cfg.Kafka.EdgeTopic,
-		"partition", part, "offset", asked, "reading_from", offset, "reason", reasonRecreated)
-	p.pm.offsetResets.WithLabelValues(strconv.Itoa(part), reasonRecreated).Inc()
-	p.gone.found(part)
-}
-
 // applyTopicChanges, before a release, registers the partitions the
 // topic watch found that the pipeline does not know yet (they hold the
-// watermark before their reader starts) and forgets those the topic
-// lost, or that commits found gone.
-func (p *pipeline) applyTopicChanges() {
-	var gone []int
+// watermark before their reader starts), forgets those the topic lost or
+// that commits found gone, and reads again from their new logs'
+// start the partitions of a topic created again. A partition is lost
+// when the watch saw it go, between two of its views this pipeline
+// applied: the first view it applies may be older than what its start
+// read, and a partition absent from it is not gone. A topic never loses
+// partitions but by being deleted and created again: when the watch saw
+// the topic gone, or with fewer partitions, the partitions it has now
+// are new logs.
+func (p *pipeline) applyTopicChanges() error {
+	var gone, again []int
 	if v := p.topic.current(); v.seq != p.topicSeq && v.seq != 0 {
-		p.topicSeq = v.seq
-		for _, part := range sortedKeys(v.parts) {
-			if !p.knows(part) {
-				b := v.parts[part]
-				p.registerPartition(part, b.Start, b.End > b.Start)
+		prev, prevExists, first := p.topicParts, p.topicExists, p.topicSeq == 0
+		p.topicSeq, p.topicParts, p.topicExists = v.seq, v.parts, v.exists
+		recreated := false
+		if !first {
+			for _, part := range sortedKeys(prev) {
+				if _, ok := v.parts[part]; !ok {
+					recreated = prevExists && v.exists
+					if p.knows(part) {
+						gone = append(gone, part)
+					}
+				}
 			}
 		}
-		for _, part := range p.partitionsKnown() {
-			if _, ok := v.parts[part]; !ok {
-				gone = append(gone, part)
+		for _, part := range sortedKeys(v.parts) {
+			_, lost := p.lost[part]
+			_, read := p.next[part]
+			switch {
+			case lost || recreated && read:
+				again = append(again, part)
+			case !p.knows(part):
+				b := v.parts[part]
+				p.registerPartition(part, b.Start, b.End > b.Start)
 			}
 		}
 	}
@@ -301,6 +336,46 @@ func (p *pipeline) applyTopicChanges() {
 	}
 	if len(gone) > 0 {
 		p.forget(gone)
+	}
+	for _, part := range again {
+		asked, ok := p.lost[part]
+		if !ok {
+			asked = p.next[part]
+		}
+		if err := p.recreate(part, asked); err != nil {
+			return err
+		}
+	}
+	p.release(p.topic.current())
+	return nil
+}
+
+// release tells the source where to go on with the partitions it holds
+// (found unknown: kafka.Position.Gone) once a look at the topic newer
+// than that is applied: a partition read again from its new log
+// (recreate) is the seek's; one gone stays held; the others go on where
+// they were (the topic was not seen gone: a transient answer, or a topic
+// created again and filled within the moment, which no look can tell).
+func (p *pipeline) release(v topicView) {
+	for part, looks := range p.held {
+		// (Without a topic watch, nothing is waited for.)
+		if p.topic != nil && v.looks <= looks {
+			continue
+		}
+		delete(p.held, part)
+		if _, ok := p.seeking[part]; ok {
+			continue
+		}
+		if _, ok := v.parts[part]; !ok && p.topic != nil {
+			continue // gone: forgotten; held until it comes back
+		}
+		if next, ok := p.next[part]; ok {
+			p.src.Seek(part, next)
+		} else if from, ok := p.readFrom[part]; ok {
+			p.src.Seek(part, from)
+		} else {
+			p.src.Seek(part, kafka.FirstOffset)
+		}
 	}
 }
 
@@ -331,6 +406,7 @@ func (p *pipeline) forget(parts []int) {
 		delete(p.next, part)
 		delete(p.readFrom, part)
 		delete(p.resetAtStart, part)
+		delete(p.seeking, part)
 		p.historyBefore = withoutEntry(p.historyBefore, part)
 		p.resume = withoutEntry(p.resume, part)
 		p.clamps = withoutEntry(p.clamps, part)

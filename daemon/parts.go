@@ -130,7 +130,7 @@ func (s *pipelineParts) fetchOptions() kafka.FetcherOptions {
 	}
 	fetchErrors := s.pm.kafkaErrors.WithLabelValues(opFetch)
 	return kafka.FetcherOptions{Decoder: s.dec, MaxWait: min(w.BatchMaxWait, 250*time.Millisecond),
-		InFlightBytes: inFlight, FetchBytes: fetch, OffsetReset: resetPolicy(s.cfg),
+		InFlightBytes: inFlight, FetchBytes: fetch, OffsetReset: resetPolicy(s.cfg), HoldGone: true,
 		OnFetchError: func(partition int, err error) {
 			fetchErrors.Inc()
 			if s.topic != nil {

@@ -104,12 +104,18 @@ type pipeline struct {
 	// the topic watch's view last applied; clamps hold reset partitions'
 	// commits (replaced, never written: released batches read them);
 	// gone is the partitions commits found gone.
-	topicSeq uint64
-	clamps   map[int]commitClamp
+	topicSeq    uint64
+	topicParts  map[int]kafka.Bounds
+	topicExists bool
+	clamps      map[int]commitClamp
 	gone     goneSet
 	// lost[p] is where the pipeline was in partition p when it was found
-	// gone: if it comes back, reading resumes elsewhere (a reset).
-	lost map[int]int64
+	// gone: if it comes back, it is read from its new log's start;
+	// seeking[p] is that offset while the source seeks there (recreate).
+	lost, seeking map[int]int64
+	// held[p]: the source holds partition p, found unknown at the topic
+	// watch's look count held[p] (release).
+	held map[int]uint64
 }
 
 // mode is how an instance takes part in its consumer group: where its
@@ -172,7 +178,7 @@ func (s *pipelineParts) newPipeline(qs querySet, st start, m mode) (*pipeline, e
 		commitRetry: newRetrier(opCommit, s.log, s.health, s.pm),
 		dlqRetry:    newRetrier(opDeadLetter, s.log, s.health, s.pm),
 		queries:     querySet{stream: qs.stream, alerts: qs.alerts},
-		next:        map[int]int64{}, lost: map[int]int64{}, endCheckEvery: endCheckInterval(w.IdleTimeout),
+		next:        map[int]int64{}, lost: map[int]int64{}, seeking: map[int]int64{}, held: map[int]uint64{}, endCheckEvery: endCheckInterval(w.IdleTimeout),
 		maxBuffered: w.MaxBuffered, maxBufferedBytes: max(int64(w.MaxBufferedBytes)-s.fetchQueueBytes(), 0),
 		future: newFutureCap(w.MaxFuture, s.schema.TimeUnit, time.Now)}, nil
 }

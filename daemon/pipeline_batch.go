@@ -107,7 +107,9 @@ func (p *pipeline) startBatch(ctx context.Context) error {
 	p.flushCounts()
 	start := time.Now()
 	p.reorder.IgnoreSilenceBefore(p.health.quietFrom())
-	p.applyTopicChanges()
+	if err := p.applyTopicChanges(); err != nil {
+		return err
+	}
 	p.refreshPending(ctx)
 	// Edges released early (takeChunk, a cap) go first: they precede
 	// everything still buffered in (t, seq) order.

@@ -19,8 +19,14 @@ func (p *pipeline) takeChunk(ctx context.Context, c *kafka.Chunk) error {
 	if c.Position != nil {
 		return p.takePosition(ctx, c.Partition, c.Position)
 	}
-	if _, ok := p.lost[c.Partition]; ok && len(c.Recs) > 0 {
-		p.partitionBack(c.Partition, c.Recs[0].Offset)
+	// A partition being read again from its new log's start: these
+	// records come from where the reader was, and come again after the
+	// seek (partitions.go, recreate).
+	if _, ok := p.seeking[c.Partition]; ok {
+		return nil
+	}
+	if asked, ok := p.lost[c.Partition]; ok && len(c.Recs) > 0 {
+		return p.recreate(c.Partition, asked)
 	}
 	defer p.flushCounts()
 	p.stage[stageFetch] += c.FetchTime

@@ -22,6 +22,7 @@ func (f *fakeSource) Next(ctx context.Context) (*kafka.Chunk, error) {
 
 func (f *fakeSource) Done(*kafka.Chunk) {}
 func (f *fakeSource) Pause([]int)       {}
+func (f *fakeSource) Seek(int, int64)   {}
 
 func (f *fakeSource) Commit(_ context.Context, offsets map[int]int64) error {
 	f.commits = append(f.commits, offsets)

@@ -22,4 +22,8 @@ type recordSource interface {
 	// Pause stops fetching the partitions listed and resumes the others
 	// (pipeline.pauseAhead).
 	Pause(partitions []int)
+	// Seek moves the reading of a partition (kafka.Fetcher.Seek): a
+	// Position with Seek set marks where its records start again
+	// (partitions.go: a topic created again).
+	Seek(partition int, offset int64)
 }

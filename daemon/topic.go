@@ -68,6 +68,8 @@ type topicWatch struct {
 	unreadSince time.Time
 	// failing is the partitions whose last fetch failed, with the error.
 	failing map[int]error
+	// kick asks for a look now (refreshNow).
+	kick chan struct{}
 }
 
 // partitionReader is what the watch asks of a pipeline's source: the
@@ -81,24 +83,44 @@ type partitionReader interface {
 // topicView is the edge topic as of the last metadata refresh.
 type topicView struct {
 	// seq counts the views that differed from the one before (0: none
-	// read yet).
-	seq uint64
+	// read yet); looks counts every look that got an answer.
+	seq, looks uint64
 	// exists: the topic was found; parts are its partitions' log bounds.
 	exists bool
 	parts  map[int]kafka.Bounds
 }
 
 func newTopicWatch(topic string, every time.Duration, admin *kafka.Admin, log *slog.Logger, pm *pipelineMetrics, degraded *lookout) *topicWatch {
-	return &topicWatch{topic: topic, every: every, admin: admin, log: log, pm: pm, degraded: degraded, failing: map[int]error{}}
+	return &topicWatch{topic: topic, every: every, admin: admin, log: log, pm: pm, degraded: degraded, failing: map[int]error{},
+		kick: make(chan struct{}, 1)}
 }
 
-// run looks at the topic every w.every until ctx ends.
+// run looks at the topic every w.every, and when asked (refreshNow),
+// until ctx ends.
 func (w *topicWatch) run(ctx context.Context) error {
 	for {
 		w.refresh(ctx)
-		if !sleep(ctx, w.every) {
+		t := time.NewTimer(w.every)
+		select {
+		case <-ctx.Done():
+			t.Stop()
 			return nil
+		case <-t.C:
+		case <-w.kick:
+			t.Stop()
 		}
+	}
+}
+
+// refreshNow asks for a look at the topic now (a fetch found a partition
+// unknown: the pipeline waits for a view newer than that).
+func (w *topicWatch) refreshNow() {
+	if w == nil {
+		return
+	}
+	select {
+	case w.kick <- struct{}{}:
+	default: // a look is asked for already
 	}
 }
 
@@ -147,7 +169,7 @@ func (w *topicWatch) refresh(ctx context.Context) {
 	w.mu.Lock()
 	prev := w.view
 	changed := prev.seq == 0 || prev.exists != exists || !slices.Equal(sortedKeys(prev.parts), sortedKeys(parts))
-	next := topicView{seq: prev.seq, exists: exists, parts: parts}
+	next := topicView{seq: prev.seq, looks: prev.looks + 1, exists: exists, parts: parts}
 	if changed {
 		next.seq++
 	}
@@ -168,7 +190,14 @@ func (w *topicWatch) refresh(ctx context.Context) {
 			rejoin()
 		}
 	}
-	w.checkReader(reader, next, unassigned)
+	if gap := w.checkReader(reader, next, unassigned); len(gap) > 0 && rejoin != nil && len(unassigned) == 0 {
+		// This member's fetcher was made without them (its start read
+		// metadata older than the group's assignment): a new generation
+		// makes it again.
+		w.log.Info("kafka group: this instance does not fetch partitions of the edge topic it should; rejoining so that its reader is made again", "topic", w.topic, "group", group,
+			"unread", gap, "partitions", len(parts))
+		rejoin()
+	}
 }
 
 // assignment compares group's assignment, once the group is settled
@@ -241,10 +270,11 @@ func (w *topicWatch) logChanges(prev, next topicView) {
 // checkReader counts the partitions of the topic that no member of the
 // group holds (unassigned) or that the running pipeline should read and
 // does not fetch, and those whose fetches fail, and puts the degraded
-// conditions in force or lifts them.
-func (w *topicWatch) checkReader(reader partitionReader, v topicView, unassigned []int) {
+// conditions in force or lifts them. It returns the partitions this
+// member should fetch and has not fetched over two looks.
+func (w *topicWatch) checkReader(reader partitionReader, v topicView, unassigned []int) (fetchGap []int) {
 	unread := slices.Clone(unassigned)
-	var failing []int
+	var gap, failing []int
 	if reader != nil {
 		read := reader.Partitions()
 		// A source that fetches nothing stands by (or joins its group):
@@ -252,9 +282,10 @@ func (w *topicWatch) checkReader(reader partitionReader, v topicView, unassigned
 		if len(read) > 0 {
 			for _, p := range sortedKeys(v.parts) {
 				if !slices.Contains(read, p) && !slices.Contains(unread, p) {
-					unread = append(unread, p)
+					gap = append(gap, p)
 				}
 			}
+			unread = append(unread, gap...)
 			slices.Sort(unread)
 		}
 		failing = reader.Failing()
@@ -270,8 +301,9 @@ func (w *topicWatch) checkReader(reader partitionReader, v topicView, unassigned
 		w.unread, w.unreadSince = unread, time.Now()
 	default:
 		// Unread over two looks: not a rebalance under way.
-		w.degraded.set(condPartitionUnread, fmt.Sprintf("partitions %v of topic %s (of %d) are not fetched by this instance since %s: their records are not mined",
+		w.degraded.set(condPartitionUnread, fmt.Sprintf("partitions %v of topic %s (of %d) have no reader: no member of the group holds them, or this instance does not fetch them, since %s; their records are not mined",
 			unread, w.topic, len(v.parts), w.unreadSince.Format(time.RFC3339)))
+		fetchGap = gap
 	}
 	// The source's own view of failing partitions is the truth (a
 	// fetcher closed at the end of a generation reports no recovery).
@@ -283,7 +315,7 @@ func (w *topicWatch) checkReader(reader partitionReader, v topicView, unassigned
 	w.pm.failingPartitions.Set(float64(len(next)))
 	if len(next) == 0 {
 		w.degraded.lift(condFetchFailing)
-		return
+		return fetchGap
 	}
 	var last error
 	for _, p := range failing {
@@ -292,6 +324,7 @@ func (w *topicWatch) checkReader(reader partitionReader, v topicView, unassigned
 		}
 	}
 	w.degraded.set(condFetchFailing, fmt.Sprintf("fetches of partitions %v of topic %s fail (each retries): %v", failing, w.topic, last))
+	return fetchGap
 }
 
 // fetchFailed records a failed fetch of partition (from its goroutine).

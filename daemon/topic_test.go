@@ -55,10 +55,14 @@ func testTopicWatch(t *testing.T, partitions int) (*topicWatch, *health, *pipeli
 // TestTopicWatchUnreadPartitions: a partition of the topic that the
 // running pipeline's source does not fetch is counted at once, and puts
 // partition_unread in force once it stays unread over two looks (not
-// during the moment a rebalance takes); a source that fetches nothing
-// stands by and counts nothing; reading every partition lifts it.
+// during the moment a rebalance takes), when the member is also made to
+// rejoin its group (its reader is made again); a source that fetches
+// nothing stands by and counts nothing; reading every partition lifts
+// it.
 func TestTopicWatchUnreadPartitions(t *testing.T) {
 	w, h, pm, logs := testTopicWatch(t, 4)
+	rejoins := 0
+	w.setGroup("no-such-group", func() { rejoins++ })
 	ctx := context.Background()
 	w.refresh(ctx)
 	if got := gaugeValue(pm.topicPartitions); got != 4 {
@@ -66,13 +70,16 @@ func TestTopicWatchUnreadPartitions(t *testing.T) {
 	}
 	w.setReader(fakeReader{read: []int{0, 1, 2}})
 	w.refresh(ctx)
-	if got, st := gaugeValue(pm.unreadPartitions), state(h); got != 1 || st != stateReady {
-		t.Fatalf("after one look: unread %v, state %q; want 1 and still ready (a rebalance may be under way)", got, st)
+	if got, st := gaugeValue(pm.unreadPartitions), state(h); got != 1 || st != stateReady || rejoins != 0 {
+		t.Fatalf("after one look: unread %v, state %q, %d rejoins; want 1, still ready and none (a rebalance may be under way)", got, st, rejoins)
 	}
 	w.refresh(ctx)
 	st, why := h.state()
-	if st != stateDegraded || !strings.Contains(why, "partition_unread: partitions [3] of topic edges (of 4) are not fetched") {
+	if st != stateDegraded || !strings.Contains(why, "partition_unread: partitions [3] of topic edges (of 4) have no reader") {
 		t.Fatalf("after two looks: state %q %q; want degraded, partition_unread naming partition 3", st, why)
+	}
+	if rejoins != 1 {
+		t.Errorf("%d rejoins after two looks with partition 3 not fetched; want 1", rejoins)
 	}
 	if !strings.Contains(logs.String(), `msg="degraded: partition_unread"`) {
 		t.Errorf("no log line for the unread partition:\n%s", logs)

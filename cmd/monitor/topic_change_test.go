@@ -201,6 +201,9 @@ func TestEdgeTopicGrows(t *testing.T) {
 					t.Errorf("daemon stopped with %v", err)
 				}
 			}
+			if t.Failed() {
+				t.Logf("the daemons' log:\n%s", testenv.Tail(logs.String(), 80))
+			}
 		})
 	}
 }

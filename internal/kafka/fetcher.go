@@ -12,6 +12,7 @@ import (
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/protocol"
 
 	"github.com/motifwatch/motifwatch/ingest"
 )
@@ -48,6 +49,15 @@ type FetcherOptions struct {
 	// after a backoff); OnFetchOK with the first success after failures.
 	OnFetchError func(partition int, err error)
 	OnFetchOK    func(partition int)
+	// HoldGone makes a partition whose fetch finds it unknown (the broker
+	// answers UNKNOWN_TOPIC_OR_PARTITION, or the metadata lists it no
+	// more: deleted with its topic?) stop, with a Position whose Gone is
+	// set, until Seek says where to go on: its topic may be created
+	// again, with a new log that the old position means nothing in, and
+	// only the reader can tell (by the topic's metadata) whether to go on
+	// where it was or from the new log's start. Without it, the
+	// partition retries where it was.
+	HoldGone bool
 }
 
 // ResetPolicy says where reading resumes when the offset to read from
@@ -84,10 +94,10 @@ const (
 
 // Position says where the reading of a partition starts or resumes. A
 // Fetcher delivers one, in a chunk of its own without records, before
-// the first records of each partition it reads and after each offset
-// reset: the reader learns the partition's log bounds (for a partition
-// it did not know, whether it has records to wait for) and every
-// discontinuity, in order with the records.
+// the first records of each partition it reads, after each offset reset
+// and after each Seek: the reader learns the partition's log bounds (for
+// a partition it did not know, whether it has records to wait for) and
+// every discontinuity, in order with the records.
 type Position struct {
 	// Offset is the next record read; LogStart and LogEnd are the
 	// partition's first offset kept and the offset the next record
@@ -96,6 +106,12 @@ type Position struct {
 	// Reset is set when the offset to read from lay outside the log and
 	// reading resumed at Offset instead (FetcherOptions.OffsetReset).
 	Reset *OffsetReset
+	// Seek: the position follows a Seek (the partition's chunks fetched
+	// before it came before it).
+	Seek bool
+	// Gone: a fetch found the partition unknown, and its reading holds
+	// until Seek (FetcherOptions.HoldGone); Offset is where it was.
+	Gone bool
 }
 
 // OffsetReset is an offset found outside its partition's log.
@@ -124,6 +140,7 @@ type Fetcher struct {
 	own     *kafkago.Transport
 	dec     *ingest.Decoder
 	maxWait time.Duration
+	hold    bool
 	reset   ResetPolicy
 	onErr   func(int, error)
 	onOK    func(int)
@@ -154,6 +171,8 @@ type partFetch struct {
 	// goroutine only); failed mirrors it for Failing.
 	failing bool
 	failed  atomic.Bool
+	// seek is an offset Seek asked for, not applied yet.
+	seek atomic.Pointer[int64]
 }
 
 // chunksPerPartition is how many fetches of one partition can be under
@@ -214,7 +233,7 @@ func NewFetcher(opts FetcherOptions, from map[int]int64) (*Fetcher, error) {
 	if opts.FetchBytes <= 0 || opts.FetchBytes > opts.InFlightBytes/2 {
 		opts.FetchBytes = opts.InFlightBytes / 2
 	}
-	f := &Fetcher{topic: opts.Topic, dec: opts.Decoder, maxWait: opts.MaxWait, reset: opts.OffsetReset,
+	f := &Fetcher{topic: opts.Topic, dec: opts.Decoder, maxWait: opts.MaxWait, reset: opts.OffsetReset, hold: opts.HoldGone,
 		onErr: opts.OnFetchError, onOK: opts.OnFetchOK,
 		budget: byteBudget{max: opts.InFlightBytes, space: make(chan struct{}, 1)},
 		out:    make(chan *Chunk, max(len(from), 1)), errc: make(chan error, 1),
@@ -306,6 +325,21 @@ func (f *Fetcher) Pause(paused []int) {
 			signal(pf.wake)
 		}
 	}
+}
+
+// Seek moves the reading of partition to offset (kafkago.FirstOffset and
+// LastOffset are looked up; one outside the log is reset as
+// FetcherOptions.OffsetReset says) once its fetch under way, if any, is
+// done: the chunks fetched before come first, then a Position with Seek
+// set, then the records from there. A partition not read is ignored.
+// It may be called from any goroutine.
+func (f *Fetcher) Seek(partition int, offset int64) {
+	pf := f.parts[partition]
+	if pf == nil {
+		return
+	}
+	pf.seek.Store(&offset)
+	signal(pf.wake) // a paused partition moves too
 }
 
 // Partitions returns the partitions read, in increasing order.
@@ -414,7 +448,7 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 		return
 	}
 	for {
-		for pf.paused.Load() {
+		for pf.paused.Load() && pf.seek.Load() == nil {
 			select {
 			case <-pf.wake:
 			case <-ctx.Done():
@@ -427,6 +461,25 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 		case <-ctx.Done():
 			return
 		}
+		if to := pf.seek.Swap(nil); to != nil {
+			pf.next = *to
+			var pos *Position
+			for pos == nil {
+				var err error
+				if pos, err = f.place(ctx, pf); err != nil && !fail(err) {
+					return
+				}
+			}
+			succeeded()
+			pos.Seek = true
+			c.Position, c.Fetched = pos, time.Now()
+			select {
+			case fetched <- c:
+			case <-ctx.Done():
+				return
+			}
+			continue
+		}
 		if !f.budget.acquire(ctx, pf.maxBytes) {
 			return
 		}
@@ -435,6 +488,14 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 		c.Fetched = time.Now()
 		c.FetchTime = c.Fetched.Sub(t0)
 		f.budget.adjust(pf.maxBytes, c.bytes)
+		if err != nil && f.hold && unknownPartition(err) {
+			fail(err) // counted and told; the wait is the seek's
+			c.done()
+			if !f.holdGone(ctx, pf, fetched) {
+				return
+			}
+			continue
+		}
 		if err != nil {
 			c.done()
 			if !fail(err) {
@@ -456,6 +517,38 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 			return
 		}
 	}
+}
+
+// unknownPartition reports whether a fetch error says that the partition
+// does not exist (any more): the broker's UNKNOWN_TOPIC_OR_PARTITION, or
+// kafka-go's metadata without the topic or partition.
+func unknownPartition(err error) bool {
+	return errors.Is(err, kafkago.UnknownTopicOrPartition) || errors.Is(err, protocol.ErrNoTopic) || errors.Is(err, protocol.ErrNoPartition)
+}
+
+// holdGone tells the reader that pf was found unknown (a Position with
+// Gone set) and waits for a Seek; false once ctx ends.
+func (f *Fetcher) holdGone(ctx context.Context, pf *partFetch, fetched chan<- *Chunk) bool {
+	var c *Chunk
+	select {
+	case c = <-pf.free:
+	case <-ctx.Done():
+		return false
+	}
+	c.Position, c.Fetched = &Position{Offset: pf.next, LogStart: -1, LogEnd: -1, Gone: true}, time.Now()
+	select {
+	case fetched <- c:
+	case <-ctx.Done():
+		return false
+	}
+	for pf.seek.Load() == nil {
+		select {
+		case <-pf.wake:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
 }
 
 // decodeFetched decodes one partition's fetches, in order, and hands them

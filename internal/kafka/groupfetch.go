@@ -188,6 +188,18 @@ func (g *GroupFetcher) Lag() map[int]int64 {
 	return f.Lag()
 }
 
+// Seek moves the reading of partition in the current generation (see
+// Fetcher.Seek); without one (joining, standing by) it does nothing:
+// the next generation starts from the group's committed offsets.
+func (g *GroupFetcher) Seek(partition int, offset int64) {
+	g.mu.Lock()
+	f := g.f
+	g.mu.Unlock()
+	if f != nil {
+		f.Seek(partition, offset)
+	}
+}
+
 // Rejoin ends the current generation so that the group assigns the
 // topic's partitions anew (Member.Rejoin); reading resumes in the next.
 func (g *GroupFetcher) Rejoin() { g.member.Rejoin() }

@@ -15,3 +15,7 @@ type (
 	// Dialer opens readers' connections (TLS, SASL, client id).
 	Dialer = kafkago.Dialer
 )
+
+// FirstOffset stands for a partition's first offset kept, to be looked up
+// (Fetcher.Seek, NewFetcher).
+const FirstOffset = kafkago.FirstOffset
