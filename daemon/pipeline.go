@@ -108,7 +108,7 @@ type pipeline struct {
 	topicParts  map[int]kafka.Bounds
 	topicExists bool
 	clamps      map[int]commitClamp
-	gone     goneSet
+	gone        goneSet
 	// lost[p] is where the pipeline was in partition p when it was found
 	// gone: if it comes back, it is read from its new log's start;
 	// seeking[p] is that offset while the source seeks there (recreate).
