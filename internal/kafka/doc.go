@@ -10,7 +10,12 @@
 // fetches per partition, one goroutine each, and decodes them (ingest's
 // Decoder) there, pausing partitions that run ahead in event time when
 // told (ingest.Reorder.AppendAhead); the ingest package reorders what was
-// fetched;
+// fetched. The fetcher checks each partition's offset against the log's
+// bounds and resets one outside them (FetcherOptions.OffsetReset, as a
+// consumer's auto.offset.reset), and tells its reader where each
+// partition's reading starts or resumes (Position, in order with the
+// records: a start, a reset, a Seek, or a partition found unknown and
+// held until the reader says where to go on, FetcherOptions.HoldGone);
 // records that cannot become edges go to a DeadLetter topic with the
 // reason and their source in headers, capped in size and batched, with
 // permanent errors told from transient ones. An Admin answers the
@@ -20,9 +25,12 @@
 //
 // Scale-out: a Member is an instance's membership of the consumer group,
 // used only to learn the partitions it owns in each generation and to
-// commit their offsets fenced by the generation (ErrFenced); a Fetcher
+// commit their offsets fenced by the generation (ErrFenced; a commit
+// refused for some partitions is a CommitError naming them); a Fetcher
 // reads every partition outside the group, because every instance's
-// window needs every edge.
+// window needs every edge. Member.Rejoin ends a generation so that the
+// group assigns the topic's partitions anew (partitions added), and
+// Admin.GroupAssignment says which partitions the group's members hold.
 //
 // Output: an AlertSink writes alert records to the alert topic
 // (acknowledged by all in-sync replicas, transient failures retried with

@@ -465,3 +465,73 @@ func TestFetcherPositionsAndOffsetResets(t *testing.T) {
 		}
 	})
 }
+
+// TestFetcherHoldsGonePartitionUntilSeek: with HoldGone, a partition
+// whose topic is deleted under the fetcher stops with a Position marked
+// Gone at the offset it had reached, and stays there (records written
+// to the topic created again are not read from that offset on) until
+// Seek tells it where to go on: then a Position marked Seek, and the new
+// log's records from its first. Seek also moves a partition that reads
+// normally, after the chunks fetched before it.
+func TestFetcherHoldsGonePartitionUntilSeek(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "edges"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	brokers := c.ListenAddrs()
+	var msgs []kafkago.Message
+	for i := range 10 {
+		msgs = append(msgs, edgeRecord(0, i))
+	}
+	produce(t, brokers, "edges", msgs...)
+	f, err := NewFetcher(FetcherOptions{Brokers: brokers, Topic: "edges", Decoder: jsonDecoder(t), MaxWait: 20 * time.Millisecond, HoldGone: true},
+		map[int]int64{0: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, offs := positionsAndRecords(t, f, 10); !slices.Equal(offs, offsetsFrom(0, 10)) {
+		t.Fatalf("offsets %v; want 0-9", offs)
+	}
+	f.Seek(0, 6)
+	pos, offs := positionsAndRecords(t, f, 4)
+	if len(pos) != 1 || !pos[0].Seek || pos[0].Offset != 6 || !slices.Equal(offs, offsetsFrom(6, 10)) {
+		t.Fatalf("after Seek(0, 6): positions %+v, offsets %v; want one Seek position at 6, then 6-9", pos, offs)
+	}
+
+	if err := c.DeleteTopic("edges"); err != nil {
+		t.Fatal(err)
+	}
+	var gone *Position
+	for gone == nil {
+		ch := nextChunk(t, f.Next, time.Minute)
+		if ch.Position != nil && ch.Position.Gone {
+			gone = ch.Position
+		} else if len(ch.Recs) > 0 {
+			t.Fatalf("records %d-%d after the topic was deleted", ch.Recs[0].Offset, ch.Recs[len(ch.Recs)-1].Offset)
+		}
+		f.Done(ch)
+	}
+	if gone.Offset != 10 {
+		t.Errorf("the Gone position is at %d; want 10, where the partition was", gone.Offset)
+	}
+	if err := c.CreateTopic("edges", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := 10; i < 15; i++ {
+		msgs = append(msgs, edgeRecord(0, i))
+	}
+	produce(t, brokers, "edges", msgs...) // the new log grows past the old position 10
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	if ch, err := f.Next(ctx); err == nil {
+		t.Errorf("a chunk (position %+v, %d records) from a partition held gone", ch.Position, len(ch.Recs))
+		f.Done(ch)
+	}
+	cancel()
+	f.Seek(0, FirstOffset)
+	pos, offs = positionsAndRecords(t, f, 15)
+	if len(pos) != 1 || !pos[0].Seek || pos[0].Offset != 0 || !slices.Equal(offs, offsetsFrom(0, 15)) {
+		t.Errorf("after Seek(0, FirstOffset): positions %+v, offsets %v; want one Seek position at 0, then 0-14", pos, offs)
+	}
+}
