@@ -42,11 +42,8 @@ is 503 "connecting: <last error>" and each failed attempt is logged
   MONITOR_KAFKA_BROKERS=kafka-1:9092 monitor run --config config.yaml`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := config.Load(path)
+			cfg, err := loadRunConfig(path)
 			if err != nil {
-				return err
-			}
-			if err := demoDefaults(cfg); err != nil {
 				return err
 			}
 			log := newLogger(cfg, cmd.ErrOrStderr())
@@ -55,6 +52,20 @@ is 503 "connecting: <last error>" and each failed attempt is logged
 	}
 	cmd.Flags().StringVar(&path, "config", "", "configuration file (YAML); default: the embedded demo")
 	return cmd
+}
+
+// loadRunConfig loads a configuration the way `monitor run` takes it:
+// `monitor validate` calls it too, so the two accept exactly the same
+// files (a file with the demo on and no queries runs the demo's).
+func loadRunConfig(path string) (*config.Config, error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := demoDefaults(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }
 
 // demoDefaults gives the demo its queries when the configuration has

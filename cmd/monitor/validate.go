@@ -42,7 +42,7 @@ failing.`,
 }
 
 func runValidate(path string, stdout, stderr io.Writer) error {
-	cfg, err := config.Load(path)
+	cfg, err := loadRunConfig(path)
 	var queries []*motif.Query
 	if err == nil {
 		for _, w := range cfg.Warnings() {

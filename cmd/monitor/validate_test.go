@@ -146,3 +146,36 @@ func TestValidateSecurityWarnings(t *testing.T) {
 		t.Errorf("validate %s (0644): stderr %q; want %q", allowed, errOut, want)
 	}
 }
+
+// TestValidateAcceptsWhatRunRuns is the README's second step (issue 26):
+// `monitor config --defaults > c.yaml && monitor validate c.yaml` exited
+// 1 ("no queries") while `monitor run --config c.yaml` ran the demo on
+// the same file. The two now load a file the same way.
+func TestValidateAcceptsWhatRunRuns(t *testing.T) {
+	defaults, errOut, code := monitor(t, "config", "--defaults")
+	if code != 0 {
+		t.Fatalf("monitor config --defaults: exit %d: %s", code, errOut)
+	}
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte(defaults), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := validateCmd(t, path)
+	if code != 0 || !strings.HasPrefix(out, "config OK: 3 queries (") || !strings.HasSuffix(out, "brokers embedded with the demo feed\n") {
+		t.Errorf("monitor validate on the defaults: exit %d, stdout %q, stderr %q; want the demo's 3 queries accepted", code, out, errOut)
+	}
+	// Without the demo there is nothing to run: both refuse it.
+	noDemo := strings.Replace(defaults, "\ndemo: null\n", "\ndemo: false\n", 1)
+	if noDemo == defaults {
+		t.Fatal("the defaults have no 'demo: null' line to turn off")
+	}
+	if err := os.WriteFile(path, []byte(noDemo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := validateCmd(t, path); code != 1 || !strings.Contains(errOut, "no queries") {
+		t.Errorf("monitor validate, demo off and no queries: exit %d, stderr %q; want 1, no queries", code, errOut)
+	}
+	if _, errOut, code := monitor(t, "run", "--config", path); code == 0 || !strings.Contains(errOut, "no queries") {
+		t.Errorf("monitor run, demo off and no queries: exit %d, stderr %q; want a failure, no queries", code, errOut)
+	}
+}
