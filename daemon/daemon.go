@@ -120,6 +120,13 @@ func Run(ctx context.Context, o Options) error {
 	// topics), the alert sink, the dead-letter writer.
 	k, err := connectKafka(ctx, cfg, log, ready, pm)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped (SIGTERM) while the brokers did not answer yet: a
+			// clean stop, not a failed run (exit status 0; a supervisor
+			// would take 1 for a crash). Nothing was read, nothing is owed.
+			log.Warn("stopped before connecting to the kafka brokers", "brokers", cfg.Kafka.Brokers, "err", err)
+			return nil
+		}
 		return err
 	}
 	defer k.close()
