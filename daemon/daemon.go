@@ -310,7 +310,8 @@ func connectKafka(ctx context.Context, cfg *config.Config, log *slog.Logger, rea
 	k := kafkaClients{brokers: cfg.Kafka.Brokers, transport: transport, dialer: dialer}
 	if cfg.Embedded() {
 		ec := &cfg.Kafka.Embedded
-		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes)})
+		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes),
+			OnStorageError: func(error) { pm.embeddedStorage.Inc() }})
 		if err != nil {
 			return kafkaClients{}, fmt.Errorf("kafka.embedded {dir: %q, port: %d, retention_bytes: %s}: starting the embedded broker: %w", ec.Dir, ec.Port, ec.RetentionBytes, err)
 		}
