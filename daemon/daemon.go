@@ -80,10 +80,19 @@ func Run(ctx context.Context, o Options) error {
 	// starts, above all while the brokers do not (connect).
 	ready := newHealth()
 	ready.setConnecting(true)
-	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready.status)
+	mc := &cfg.Metrics
+	maxConns, nofile, lowered := httpConnCap(mc.MaxConnections)
+	httpSrv, err := newHTTPServer(mc.Listen, httpOptions{maxConns: maxConns, readHeaderTimeout: mc.ReadHeaderTimeout, writeTimeout: mc.WriteTimeout,
+		idleTimeout: mc.IdleTimeout, log: log}, reg, reg, ready.status)
 	if err != nil {
-		return fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
+		return fmt.Errorf("metrics.listen %s: %w", mc.Listen, err)
 	}
+	if lowered {
+		log.Warn("metrics.max_connections lowered to half the open-files limit: HTTP clients must leave descriptors for Kafka",
+			"configured", mc.MaxConnections, "max_connections", maxConns, "open_files_limit", nofile)
+	}
+	log.Info("HTTP connections capped", "max_connections", maxConns, "open_files_limit", nofile, "read_header_timeout", mc.ReadHeaderTimeout,
+		"write_timeout", mc.WriteTimeout, "idle_timeout", mc.IdleTimeout)
 	board := newStatusBoard(schema.TimeUnit, EngineStatus{}, nil)
 	board.ready = ready.status
 	httpSrv.handleStatus(board)
