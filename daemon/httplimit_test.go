@@ -156,34 +156,47 @@ func healthz(addr string) (int, error) {
 // were never closed: ~20,000 of them took every descriptor of the
 // process, and Kafka's calls failed with "too many open files". Three
 // times as many silent connections as the cap: the server never holds
-// more than the cap (counted on the listener, apart from the server's
-// own bookkeeping), the others wait in the kernel's backlog, each silent
-// one is closed after read_header_timeout, and /healthz, queued behind
-// them, is answered once they are gone; the metrics say the cap acted.
+// more than the cap (counted on the listener, apart from the server's own
+// bookkeeping), the others wait in the kernel's backlog with /healthz
+// queued behind them, the metrics say the cap acted, and /healthz is
+// answered once they are gone.
 func TestHTTPConnectionCap(t *testing.T) {
 	const limit = 4
-	srv, ln, reg := startCapped(t, httpOptions{maxConns: limit, readHeaderTimeout: 500 * time.Millisecond, writeTimeout: 10 * time.Second, idleTimeout: time.Hour})
+	srv, ln, reg := startCapped(t, httpOptions{maxConns: limit, readHeaderTimeout: time.Hour, writeTimeout: 10 * time.Second, idleTimeout: time.Hour})
 	var hogs []net.Conn
 	for range 3 * limit {
 		hogs = append(hogs, dial(t, srv.Addr()))
 	}
-	code, err := healthz(srv.Addr())
-	if err != nil || code != http.StatusOK {
-		t.Fatalf("/healthz behind %d silent connections: %d, %v; want 200 once they are closed", len(hogs), code, err)
+	type result struct {
+		code int
+		err  error
 	}
-	for i, c := range hogs {
-		if !closedByServer(c) {
-			t.Errorf("silent connection %d was not closed by the server (read_header_timeout)", i)
-		}
+	answered := make(chan result, 1)
+	go func() {
+		code, err := healthz(srv.Addr())
+		answered <- result{code, err}
+	}()
+	if !testenv.Poll(time.Minute, 10*time.Millisecond, func() bool {
+		return gathered(t, reg, "motifwatch_http_connections_capped_total") >= 1 && gathered(t, reg, "motifwatch_http_connections") == limit
+	}) {
+		t.Fatalf("the cap never acted: %v open, capped %v", gathered(t, reg, "motifwatch_http_connections"), gathered(t, reg, "motifwatch_http_connections_capped_total"))
 	}
-	if _, peak := ln.counts(); peak > limit || peak < limit {
-		t.Errorf("peak open connections %d; want the cap, %d", peak, limit)
+	select {
+	case r := <-answered:
+		t.Fatalf("/healthz answered (%d, %v) while %d silent connections held every slot", r.code, r.err, limit)
+	default:
 	}
 	if got := gathered(t, reg, "motifwatch_http_connections_limit"); got != limit {
 		t.Errorf("motifwatch_http_connections_limit = %v; want %d", got, limit)
 	}
-	if got := gathered(t, reg, "motifwatch_http_connections_capped_total"); got < 1 {
-		t.Errorf("motifwatch_http_connections_capped_total = %v; want ≥ 1", got)
+	for _, c := range hogs {
+		c.Close()
+	}
+	if r := <-answered; r.err != nil || r.code != http.StatusOK {
+		t.Errorf("/healthz once the silent connections are gone: %d, %v; want 200", r.code, r.err)
+	}
+	if _, peak := ln.counts(); peak > limit {
+		t.Errorf("peak open connections %d; want at most the cap, %d", peak, limit)
 	}
 	if !testenv.Poll(time.Minute, 10*time.Millisecond, func() bool {
 		open, _ := ln.counts()
@@ -194,6 +207,26 @@ func TestHTTPConnectionCap(t *testing.T) {
 	}
 }
 
+// TestHTTPReadHeaderTimeout: a connection that sends no request is closed
+// after read_header_timeout, not before: it cannot hold its slot.
+func TestHTTPReadHeaderTimeout(t *testing.T) {
+	const wait = 300 * time.Millisecond
+	srv, ln, _ := startCapped(t, httpOptions{maxConns: 8, readHeaderTimeout: wait, writeTimeout: 10 * time.Second, idleTimeout: time.Hour})
+	for i := range 3 {
+		dialed := time.Now()
+		c := dial(t, srv.Addr())
+		if !closedByServer(c) {
+			t.Errorf("silent connection %d still open after a minute; want it closed after %v", i, wait)
+		} else if d := time.Since(dialed); d < wait {
+			t.Errorf("silent connection %d closed after %v; want not before %v", i, d, wait)
+		}
+	}
+	if !testenv.Poll(time.Minute, 10*time.Millisecond, func() bool { open, _ := ln.counts(); return open == 0 }) {
+		open, _ := ln.counts()
+		t.Errorf("%d connections still open on the server", open)
+	}
+}
+
 // TestHTTPIdleTimeout: a kept-alive connection left idle is closed by
 // the server after idle_timeout, not before (it used to stay open for
 // ever).
@@ -201,19 +234,19 @@ func TestHTTPIdleTimeout(t *testing.T) {
 	const idle = 300 * time.Millisecond
 	srv, ln, _ := startCapped(t, httpOptions{maxConns: 8, readHeaderTimeout: time.Hour, writeTimeout: 10 * time.Second, idleTimeout: idle})
 	var conns []net.Conn
+	var sent []time.Time // before each request: the server's idle spell starts after it
 	for range 3 {
 		c := dial(t, srv.Addr())
+		sent = append(sent, time.Now())
 		keepAlive(t, c)
 		conns = append(conns, c)
 	}
-	idleSince := time.Now()
 	for i, c := range conns {
 		if !closedByServer(c) {
 			t.Errorf("idle connection %d still open after a minute; want it closed after %v", i, idle)
+		} else if d := time.Since(sent[i]); d < idle {
+			t.Errorf("idle connection %d closed %v after its request; want not before %v", i, d, idle)
 		}
-	}
-	if d := time.Since(idleSince); d < idle {
-		t.Errorf("idle connections closed after %v; want not before %v", d, idle)
 	}
 	if !testenv.Poll(time.Minute, 10*time.Millisecond, func() bool { open, _ := ln.counts(); return open == 0 }) {
 		open, _ := ln.counts()
