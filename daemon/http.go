@@ -54,7 +54,8 @@ func newHTTPServer(addr string, o httpOptions, reg prometheus.Registerer, gather
 // newHTTPServerOn serves on ln (tests count its connections).
 func newHTTPServerOn(ln net.Listener, o httpOptions, reg prometheus.Registerer, gatherer prometheus.Gatherer, ready func() (bool, string)) (*httpServer, error) {
 	if o.maxConns < 1 || o.readHeaderTimeout <= 0 || o.writeTimeout <= 0 || o.idleTimeout <= 0 {
-		return nil, fmt.Errorf("http server: limits %+v: each must be positive", o)
+		return nil, fmt.Errorf("http server: max connections %d, read header timeout %v, write timeout %v, idle timeout %v: each must be positive",
+			o.maxConns, o.readHeaderTimeout, o.writeTimeout, o.idleTimeout)
 	}
 	m, err := newHTTPMetrics(reg)
 	if err != nil {
