@@ -351,10 +351,26 @@ func (a *Alerts) For(query string) AlertPolicy {
 	return p
 }
 
-// Metrics configures the HTTP endpoint (/metrics, /healthz, /readyz).
+// Metrics configures the HTTP endpoint (/metrics, /healthz, /readyz,
+// the status page). Its connections are capped and timed out so that no
+// number of HTTP clients can take the descriptors Kafka needs.
 type Metrics struct {
 	// Listen is host:port; port 0 picks a free port.
 	Listen string `mapstructure:"listen"`
+	// MaxConnections caps the open HTTP connections; more wait in the
+	// kernel's listen backlog (holding no descriptor of the process) until
+	// one closes, and idle keep-alive connections are closed to make room.
+	// The daemon lowers it to half its open-files limit if higher.
+	MaxConnections int `mapstructure:"max_connections"`
+	// ReadHeaderTimeout bounds the wait for a request, headers included
+	// (the endpoints take no body), from the connection's start or its
+	// first byte after an idle spell.
+	ReadHeaderTimeout time.Duration `mapstructure:"read_header_timeout"`
+	// WriteTimeout bounds serving one request, from the end of its
+	// headers to the last byte of the answer (a scrape of /metrics).
+	WriteTimeout time.Duration `mapstructure:"write_timeout"`
+	// IdleTimeout closes a keep-alive connection idle this long.
+	IdleTimeout time.Duration `mapstructure:"idle_timeout"`
 }
 
 // Health sets the thresholds of the degraded conditions: the daemon
@@ -368,6 +384,14 @@ type Health struct {
 	// the check off (a feed whose times are not wall-clock times).
 	MaxWatermarkDelay time.Duration `mapstructure:"max_watermark_delay"`
 }
+
+// Default HTTP server limits (Metrics).
+const (
+	DefaultHTTPMaxConnections    = 256
+	DefaultHTTPReadHeaderTimeout = 5 * time.Second
+	DefaultHTTPWriteTimeout      = time.Minute
+	DefaultHTTPIdleTimeout       = time.Minute
+)
 
 // Log configures the daemon's slog output.
 type Log struct {
@@ -432,7 +456,8 @@ func DefaultConfig() *Config {
 			RateBurst:     2000,
 			PerQuery:      map[string]QueryAlerts{},
 		},
-		Metrics:         Metrics{Listen: "127.0.0.1:9464"},
+		Metrics: Metrics{Listen: "127.0.0.1:9464", MaxConnections: DefaultHTTPMaxConnections, ReadHeaderTimeout: DefaultHTTPReadHeaderTimeout,
+			WriteTimeout: DefaultHTTPWriteTimeout, IdleTimeout: DefaultHTTPIdleTimeout},
 		Health:          Health{MaxRejectedRatio: 0.5, MaxWatermarkDelay: 15 * time.Minute},
 		GPM:             DefaultGPM(),
 		ShutdownTimeout: 15 * time.Second,

@@ -39,6 +39,12 @@ func (c *Config) Validate() error {
 	if err := checkHostPort(c.Metrics.Listen, true); err != nil {
 		v.fail("metrics.listen", "%q %v", c.Metrics.Listen, err)
 	}
+	if n := c.Metrics.MaxConnections; n < 1 {
+		v.fail("metrics.max_connections", "%d must be at least 1 (HTTP connections are always capped, so that they cannot take the descriptors Kafka needs)", n)
+	}
+	v.positive("metrics.read_header_timeout", c.Metrics.ReadHeaderTimeout)
+	v.positive("metrics.write_timeout", c.Metrics.WriteTimeout)
+	v.positive("metrics.idle_timeout", c.Metrics.IdleTimeout)
 	if c.Demo != nil && *c.Demo && !c.Embedded() {
 		v.fail("demo", "true needs kafka.brokers: embedded (the demo feed would write into topic %q of a real cluster)", c.Kafka.EdgeTopic)
 	}

@@ -80,10 +80,19 @@ func Run(ctx context.Context, o Options) error {
 	// starts, above all while the brokers do not (connect).
 	ready := newHealth()
 	ready.setConnecting(true)
-	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready.state)
+	mc := &cfg.Metrics
+	maxConns, nofile, lowered := httpConnCap(mc.MaxConnections)
+	httpSrv, err := newHTTPServer(mc.Listen, httpOptions{maxConns: maxConns, readHeaderTimeout: mc.ReadHeaderTimeout, writeTimeout: mc.WriteTimeout,
+		idleTimeout: mc.IdleTimeout, log: log}, reg, reg, ready.state)
 	if err != nil {
-		return fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
+		return fmt.Errorf("metrics.listen %s: %w", mc.Listen, err)
 	}
+	if lowered {
+		log.Warn("metrics.max_connections lowered to half the open-files limit: HTTP clients must leave descriptors for Kafka",
+			"configured", mc.MaxConnections, "max_connections", maxConns, "open_files_limit", nofile)
+	}
+	log.Info("HTTP connections capped", "max_connections", maxConns, "open_files_limit", nofile, "read_header_timeout", mc.ReadHeaderTimeout,
+		"write_timeout", mc.WriteTimeout, "idle_timeout", mc.IdleTimeout)
 	board := newStatusBoard(schema.TimeUnit, EngineStatus{}, nil)
 	board.state = ready.state
 	httpSrv.handleStatus(board)
@@ -126,6 +135,13 @@ func Run(ctx context.Context, o Options) error {
 	// topics), the alert sink, the dead-letter writer.
 	k, err := connectKafka(ctx, cfg, log, ready, pm)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped (SIGTERM) while the brokers did not answer yet: a
+			// clean stop, not a failed run (exit status 0; a supervisor
+			// would take 1 for a crash). Nothing was read, nothing is owed.
+			log.Warn("stopped before connecting to the kafka brokers", "brokers", cfg.Kafka.Brokers, "err", err)
+			return nil
+		}
 		return err
 	}
 	defer k.close()
@@ -322,7 +338,8 @@ func connectKafka(ctx context.Context, cfg *config.Config, log *slog.Logger, rea
 	k := kafkaClients{brokers: cfg.Kafka.Brokers, transport: transport, dialer: dialer}
 	if cfg.Embedded() {
 		ec := &cfg.Kafka.Embedded
-		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes)})
+		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes),
+			OnStorageError: func(error) { pm.embeddedStorage.Inc() }})
 		if err != nil {
 			return kafkaClients{}, fmt.Errorf("kafka.embedded {dir: %q, port: %d, retention_bytes: %s}: starting the embedded broker: %w", ec.Dir, ec.Port, ec.RetentionBytes, err)
 		}

@@ -29,6 +29,10 @@ type pipelineMetrics struct {
 	kafkaErrors     *prometheus.CounterVec
 	kafkaReconnects *prometheus.CounterVec
 	redelivered     prometheus.Counter
+	// embeddedStorage counts the embedded broker's failures to write
+	// kafka.embedded.dir (its producers, the daemon's writers included,
+	// get an unexpected server error meanwhile).
+	embeddedStorage prometheus.Counter
 	// stageSeconds splits each batch's time by stage (stages.go).
 	stageSeconds *prometheus.HistogramVec
 	stages       [numStages]prometheus.Observer
@@ -82,6 +86,8 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 			Help: "Broker operations that succeeded again after failing: the ends of outages, by operation."}, []string{"operation"}),
 		redelivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_kafka_redelivered_records_total",
 			Help: "Records delivered again after the consumer rejoined its group, below offsets already taken in; skipped."}),
+		embeddedStorage: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_embedded_broker_storage_errors_total",
+			Help: "Failed writes of the embedded broker (kafka.brokers: embedded) to kafka.embedded.dir, such as a full disk: the records or state of each were not stored, and their producer got an error."}),
 		stageSeconds: newStageSeconds(),
 	}
 	if reg == nil {
@@ -101,6 +107,7 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 	m.kafkaErrors = promreg.Register(reg, m.kafkaErrors, &err)
 	m.kafkaReconnects = promreg.Register(reg, m.kafkaReconnects, &err)
 	m.redelivered = promreg.Register(reg, m.redelivered, &err)
+	m.embeddedStorage = promreg.Register(reg, m.embeddedStorage, &err)
 	m.stageSeconds = promreg.Register(reg, m.stageSeconds, &err)
 	m.stageObservers()
 	for _, op := range []string{opFetch, opCommit, opAlertWrite, opDeadLetter, opProbe} {
