@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -16,6 +17,9 @@ import (
 // its prefix count in the entry they stop on. Each list ends with a
 // sentinel (T and pf at their maximum, in over the whole list), so
 // searches stop on it and counts after the last edge need no branch.
+// Edges may also lie at the largest time: the sentinel's pf still follows
+// theirs, and the search for the edges after a time (after) returns it
+// for the largest.
 type pairEdge struct {
 	T int64
 	// pf packs the edge's position, relative to the window's first, above
@@ -102,6 +106,16 @@ func (l *pairList) seek(from int, t int64) int {
 	return search(ts, max(lo, (k0-1)*blockLen), hi, t)
 }
 
+// after returns the first index at or after from whose time is after t.
+// No edge is after 2^63 − 1 (and seek(t+1) would wrap): then it is the
+// sentinel's.
+func (l *pairList) after(from int, t int64) int {
+	if t == math.MaxInt64 {
+		return len(l.e) - 1
+	}
+	return l.seek(from, t+1)
+}
+
 // counted returns the counted edges before index i, out of and into the
 // own end.
 func (l *pairList) counted(i int) [2]int64 {
@@ -147,7 +161,8 @@ type queued struct {
 // light side within δ can be in no triple and are skipped by galloping.
 //
 // at is where b's and c's walk starts (nextActive's stop: every edge
-// before it is isolated).
+// before it is isolated). t(k) − δ and t(p) + δ are saturated: at the
+// ends of the int64 range they select the edges the true bounds do.
 func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *[]queued, raw *Raw) {
 	ae := a.e
 	var cnt [4]int64
@@ -165,7 +180,8 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 		e := &lists[side].e[at[side]]
 		at[side]++
 		t := e.T
-		for head < len(q) && q[head].t < t-delta {
+		from, to := motif.SubTicks(t, delta), motif.AddTicks(t, delta) // e's δ window
+		for head < len(q) && q[head].t < from {
 			o := &q[head]
 			head++
 			l := o.label
@@ -185,8 +201,8 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 		// cache at each step.
 		// Most light edges move no cursor, or one a step: the tests
 		// before each seek are inlined, seek is a call.
-		if ae[il].T < t-delta {
-			il = a.seek(il, t-delta)
+		if ae[il].T < from {
+			il = a.seek(il, from)
 		}
 		if ip = max(ip, il); ae[ip].T < t {
 			ip = a.seek(ip, t)
@@ -194,8 +210,8 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 		for ae[ip].T == t && ae[ip].pf < e.pf {
 			ip++
 		}
-		if ih = max(ih, ip); ae[ih].T <= t+delta {
-			ih = a.seek(ih, t+delta+1)
+		if ih = max(ih, ip); ae[ih].T <= to {
+			ih = a.after(ih, to)
 		}
 		in := ae[ip].in
 		pa := [2]uint32{uint32(ip) - in, in}
@@ -298,11 +314,13 @@ func nextActive(b, c *pairList, at *[2]int, delta int64) (int, bool) {
 		}
 		k := at[side^1] // other[k-1] is before e, other[k] after it
 		last := len(other) - 1
-		if (k == 0 || e.T-other[k-1].T > delta) && (k == last || other[k].T-e.T > delta) {
+		// Neither neighbour within δ (the bounds saturated, as the
+		// difference of two times need not fit in an int64).
+		if (k == 0 || other[k-1].T < motif.SubTicks(e.T, delta)) && (k == last || other[k].T > motif.AddTicks(e.T, delta)) {
 			if k == last {
 				at[side] = len(own) - 1 // the other side is over: nothing more on this one
 			} else {
-				at[side] = ol.seek(at[side]+1, other[k].T-delta)
+				at[side] = ol.seek(at[side]+1, motif.SubTicks(other[k].T, delta))
 			}
 			continue
 		}
@@ -343,7 +361,9 @@ func search(ts []pairEdge, lo, hi int, t int64) int {
 // slots its edges fall in, folded into 64 bits: slot k = ⌊(t − t0)/δ⌋
 // sets bit k mod 64. Two edges within δ of each other lie in the same or
 // adjacent slots, so two pairs whose bits do not touch, even shifted by
-// one, have no edges within δ (see near).
+// one, have no edges within δ (see near). t − t0 is taken unsigned, exact
+// for any two int64 times (t0 the earlier), where the signed difference
+// would wrap past 2^63 − 1.
 type timeSpan struct {
 	first, last int64
 	slots       uint64
@@ -353,16 +373,17 @@ type timeSpan struct {
 // order, with t0 the window's first time and width max(δ, 1): one
 // division per slot entered, not per edge.
 func slots(l []pairEdge, t0, width int64) uint64 {
-	if width <= 0 {
-		return math.MaxUint64 // the window's times span more than int64: no filter
-	}
-	var set uint64
-	end := int64(math.MinInt64) // the current slot's end (wrapped past MaxInt64: every edge divides)
+	var set, end uint64 // end: the current slot's end, as an offset from t0 (none yet: 0)
+	wd := uint64(width)
 	for i := range l {
-		if t := l[i].T; t >= end {
-			k := (t - t0) / width
-			set |= 1 << (uint64(k) & 63)
-			end = t0 + (k+1)*width
+		if off := uint64(l[i].T - t0); off >= end {
+			k := off / wd
+			set |= 1 << (k & 63)
+			if hi, lo := bits.Mul64(k+1, wd); hi == 0 {
+				end = lo
+			} else {
+				end = math.MaxUint64 // no offset reaches (k+1)·width: the rest of the list is in slot k
+			}
 		}
 	}
 	return set
@@ -384,7 +405,7 @@ func (s timeSpan) near(s2 timeSpan) bool {
 // static triangles of a long graph fail it (sides active months apart),
 // and it reads no edge list.
 func (s timeSpan) meets(s2, s3 timeSpan, delta int64) bool {
-	return max(s.first, s2.first, s3.first) <= min(s.last, s2.last, s3.last)+delta
+	return max(s.first, s2.first, s3.first) <= motif.AddTicks(min(s.last, s2.last, s3.last), delta)
 }
 
 // triangles lists the static triangles in degree order and counts each
@@ -471,9 +492,6 @@ func (c *counter) triangles(ctx context.Context) error {
 	}
 	span := make([]timeSpan, pairs)
 	t0, width := c.w.T(first), max(c.delta, 1)
-	if c.w.T(c.sc.hi-1)-t0 < 0 {
-		width = 0 // t − t0 overflows
-	}
 	cursors := make([][]int64, c.workers)
 	err = c.heavyFirst(ctx, n, 16, 2*int64(c.w.Len()), c.degree, func(wk, u int) { // chunks of 16: as in centres
 		if foff[u] == foff[u+1] {
