@@ -36,6 +36,15 @@ struct Ev {
 
 #define CENTRE_STATE 10
 
+// sub_ticks is motif.SubTicks for d >= 0 (the host passes no negative δ):
+// t - d saturated at the smallest int64, so that near -2^63 the δ window's
+// start does not wrap to near 2^63 (the scan then ran past its sequence).
+// LLONG_MIN + d cannot overflow for d >= 0.
+__device__ __forceinline__ long long sub_ticks(long long t, long long d) {
+    const long long min_ticks = -9223372036854775807LL - 1;
+    return t < min_ticks + d ? min_ticks : t - d;
+}
+
 // flush adds a thread's n counters to the block's and then the block's to
 // raw: local counter k goes to raw[k + base], or raw[k - split + base2]
 // from k = split on.
@@ -70,7 +79,8 @@ extern "C" __global__ void count3Centres(const long long *off, const long long *
         long long s = 0;
         for (long long k = 0; k < len; k++) {
             Ev e = e0[k];
-            while (e0[s].t < e.t - delta) {
+            const long long from = sub_ticks(e.t, delta);
+            while (e0[s].t < from) {
                 Ev a = e0[s];
                 int da = a.flags & F_IN;
                 long long *nb = st + (long long)a.local * CENTRE_STATE;
