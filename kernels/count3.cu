@@ -36,13 +36,12 @@ struct Ev {
 
 #define CENTRE_STATE 10
 
-// sub_ticks is motif.SubTicks for d >= 0 (the host passes no negative δ):
-// t - d saturated at the smallest int64, so that near -2^63 the δ window's
-// start does not wrap to near 2^63 (the scan then ran past its sequence).
-// LLONG_MIN + d cannot overflow for d >= 0.
-__device__ __forceinline__ long long sub_ticks(long long t, long long d) {
-    const long long min_ticks = -9223372036854775807LL - 1;
-    return t < min_ticks + d ? min_ticks : t - d;
+// apart is motif/count3's apart (event.go): u - t > d for times t <= u and
+// d >= 0 (the host passes no negative δ), exact for any two int64 times as
+// the difference is taken unsigned. The signed t < u - d wrapped near
+// -2^63, and the scan ran past its sequence.
+__device__ __forceinline__ bool apart(long long t, long long u, long long d) {
+    return (unsigned long long)u - (unsigned long long)t > (unsigned long long)d;
 }
 
 // flush adds a thread's n counters to the block's and then the block's to
@@ -79,8 +78,7 @@ extern "C" __global__ void count3Centres(const long long *off, const long long *
         long long s = 0;
         for (long long k = 0; k < len; k++) {
             Ev e = e0[k];
-            const long long from = sub_ticks(e.t, delta);
-            while (e0[s].t < from) {
+            while (apart(e0[s].t, e.t, delta)) {
                 Ev a = e0[s];
                 int da = a.flags & F_IN;
                 long long *nb = st + (long long)a.local * CENTRE_STATE;

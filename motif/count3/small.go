@@ -1,7 +1,5 @@
 package count3
 
-import "github.com/motifwatch/motifwatch/motif"
-
 // smallState is scanSmall's per-neighbour state over the δ window W (the
 // centre's edges before the current one, no older than δ): the
 // neighbour's edges in W by direction (c1), and its ordered pairs (pp,
@@ -33,7 +31,7 @@ func scanSmall(ev []Event, st []smallState, delta int64, raw *Raw) {
 	s := 0
 	for k := range ev {
 		e := &ev[k]
-		for from := motif.SubTicks(e.T, delta); ev[s].T < from; {
+		for apart(ev[s].T, e.T, delta) {
 			a := &ev[s]
 			da := int(a.Flags & fIn)
 			n := &st[a.Local]

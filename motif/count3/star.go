@@ -1,7 +1,5 @@
 package count3
 
-import "github.com/motifwatch/motifwatch/motif"
-
 // nbrState is the centre pass's per-neighbour state over the δ window W
 // (the centre's edges before the current one, no older than δ):
 // c1[d] edges with the neighbour by direction, pp[2*d1+d2] ordered pairs
@@ -26,15 +24,15 @@ type nbrState struct {
 //   - four-node stars (three distinct neighbours): every pair in W (p2,
 //     kept like pp over all neighbours) minus the four kinds above.
 //
-// delta is not negative (Count's callers check), so W's start, the
-// saturated e.T − δ, never passes k.
+// delta is not negative (Count and CountSequences check), so W's start
+// never passes k.
 func scanCentre(ev []Event, st []nbrState, delta int64, raw *Raw) {
 	var spp, p2 [4]int64
 	var pk, ps [2]int64 // edges by direction before k, before s
 	s := 0
 	for k := range ev {
 		e := &ev[k]
-		for from := motif.SubTicks(e.T, delta); ev[s].T < from; {
+		for apart(ev[s].T, e.T, delta) {
 			a := &ev[s]
 			da := int(a.Flags & fIn)
 			n := &st[a.Local]

@@ -161,8 +161,10 @@ type queued struct {
 // light side within δ can be in no triple and are skipped by galloping.
 //
 // at is where b's and c's walk starts (nextActive's stop: every edge
-// before it is isolated). t(k) − δ and t(p) + δ are saturated: at the
-// ends of the int64 range they select the edges the true bounds do.
+// before it is isolated). Times may lie anywhere in the int64 range: the
+// window tests are apart's exact differences, and the bounds searched for
+// (t − δ, t + δ) are saturated, which selects the edges the true bounds
+// do.
 func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *[]queued, raw *Raw) {
 	ae := a.e
 	var cnt [4]int64
@@ -180,8 +182,7 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 		e := &lists[side].e[at[side]]
 		at[side]++
 		t := e.T
-		from, to := motif.SubTicks(t, delta), motif.AddTicks(t, delta) // e's δ window
-		for head < len(q) && q[head].t < from {
+		for head < len(q) && apart(q[head].t, t, delta) {
 			o := &q[head]
 			head++
 			l := o.label
@@ -201,8 +202,8 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 		// cache at each step.
 		// Most light edges move no cursor, or one a step: the tests
 		// before each seek are inlined, seek is a call.
-		if ae[il].T < from {
-			il = a.seek(il, from)
+		if ae[il].T < t && apart(ae[il].T, t, delta) { // apart needs the order (ae[il] may lie after t)
+			il = a.seek(il, motif.SubTicks(t, delta))
 		}
 		if ip = max(ip, il); ae[ip].T < t {
 			ip = a.seek(ip, t)
@@ -210,8 +211,8 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 		for ae[ip].T == t && ae[ip].pf < e.pf {
 			ip++
 		}
-		if ih = max(ih, ip); ae[ih].T <= to {
-			ih = a.after(ih, to)
+		if ih = max(ih, ip); !apart(t, ae[ih].T, delta) { // ae[ih] is no earlier than ae[ip], so than t
+			ih = a.after(ih, motif.AddTicks(t, delta))
 		}
 		in := ae[ip].in
 		pa := [2]uint32{uint32(ip) - in, in}
@@ -314,9 +315,7 @@ func nextActive(b, c *pairList, at *[2]int, delta int64) (int, bool) {
 		}
 		k := at[side^1] // other[k-1] is before e, other[k] after it
 		last := len(other) - 1
-		// Neither neighbour within δ (the bounds saturated, as the
-		// difference of two times need not fit in an int64).
-		if (k == 0 || other[k-1].T < motif.SubTicks(e.T, delta)) && (k == last || other[k].T > motif.AddTicks(e.T, delta)) {
+		if (k == 0 || apart(other[k-1].T, e.T, delta)) && (k == last || apart(e.T, other[k].T, delta)) {
 			if k == last {
 				at[side] = len(own) - 1 // the other side is over: nothing more on this one
 			} else {
@@ -369,20 +368,36 @@ type timeSpan struct {
 	slots       uint64
 }
 
+// slotGrid is the δ-wide time slots of a window: slot k is [t0 + k·width,
+// t0 + (k+1)·width), t0 the window's first time, width max(δ, 1). Offsets
+// from t0 are unsigned, so exact for every time of the window; the slots
+// below last end at or before 2^63 − 1, the others past every time.
+type slotGrid struct {
+	t0          int64
+	width, last uint64
+}
+
+func newSlotGrid(t0, delta int64) slotGrid {
+	g := slotGrid{t0: t0, width: uint64(max(delta, 1))}
+	g.last = (uint64(math.MaxInt64) - uint64(t0)) / g.width // 2^63 − 1 − t0, exact unsigned
+	return g
+}
+
 // slots returns the timeSpan.slots of a list (sentinel excluded) in time
-// order, with t0 the window's first time and width max(δ, 1): one
-// division per slot entered, not per edge.
-func slots(l []pairEdge, t0, width int64) uint64 {
-	var set, end uint64 // end: the current slot's end, as an offset from t0 (none yet: 0)
-	wd := uint64(width)
+// order: one division per slot entered, not per edge. Not inlined: in the
+// pair-list pass its loop lost its registers (4% more instructions there).
+//
+//go:noinline
+func (g slotGrid) slots(l []pairEdge) uint64 {
+	var set uint64
+	end := int64(math.MinInt64) // the current slot's end (none yet)
 	for i := range l {
-		if off := uint64(l[i].T - t0); off >= end {
-			k := off / wd
+		if t := l[i].T; t >= end {
+			k := uint64(t-g.t0) / g.width
 			set |= 1 << (k & 63)
-			if hi, lo := bits.Mul64(k+1, wd); hi == 0 {
-				end = lo
-			} else {
-				end = math.MaxUint64 // no offset reaches (k+1)·width: the rest of the list is in slot k
+			end = math.MaxInt64 // the slot ends past every time: the rest of the list is in it
+			if k < g.last {
+				end = g.t0 + int64((k+1)*g.width) // at most 2^63 − 1: exact
 			}
 		}
 	}
@@ -405,7 +420,8 @@ func (s timeSpan) near(s2 timeSpan) bool {
 // static triangles of a long graph fail it (sides active months apart),
 // and it reads no edge list.
 func (s timeSpan) meets(s2, s3 timeSpan, delta int64) bool {
-	return max(s.first, s2.first, s3.first) <= motif.AddTicks(min(s.last, s2.last, s3.last), delta)
+	first, last := max(s.first, s2.first, s3.first), min(s.last, s2.last, s3.last)
+	return first <= last || !apart(last, first, delta)
 }
 
 // triangles lists the static triangles in degree order and counts each
@@ -491,7 +507,7 @@ func (c *counter) triangles(ctx context.Context) error {
 		cAll, cIn = make([]uint32, loff[pairs]), make([]uint32, loff[pairs])
 	}
 	span := make([]timeSpan, pairs)
-	t0, width := c.w.T(first), max(c.delta, 1)
+	grid := newSlotGrid(c.w.T(first), c.delta)
 	cursors := make([][]int64, c.workers)
 	err = c.heavyFirst(ctx, n, 16, 2*int64(c.w.Len()), c.degree, func(wk, u int) { // chunks of 16: as in centres
 		if foff[u] == foff[u+1] {
@@ -528,7 +544,7 @@ func (c *counter) triangles(ctx context.Context) error {
 			if cAll != nil {
 				cAll[loff[j+1]-1], cIn[loff[j+1]-1] = ca, ci
 			}
-			span[j] = timeSpan{l[0].T, l[len(l)-2].T, slots(l[:len(l)-1], t0, width)}
+			span[j] = timeSpan{l[0].T, l[len(l)-2].T, grid.slots(l[:len(l)-1])}
 			for k, i := toff[j], 0; k < toff[j+1]; k, i = k+1, i+blockLen {
 				top[k] = l[i].T
 			}
