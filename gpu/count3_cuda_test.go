@@ -88,12 +88,26 @@ func extremeDelta(rng *rand.Rand) int64 {
 // counter for counter, SNAP's grid counted with the device equals the
 // oracle, and the GPU backend's counting engine (count3 over the GPU
 // engine, the centre pass on the device) answers a SNAP query as the
-// oracle does. A negative δ counts nothing on the device.
+// oracle does; a four-node star and the Small family's shapes (two-edge,
+// two-node four-edge), mined by the GPU engine as the GPU backend does
+// and counted by that counting engine (MOTIFWATCH_GPU_COUNT_SMALL=1), equal
+// the oracle too. A negative δ counts nothing on the device.
 func TestCount3DeviceExtreme(t *testing.T) {
 	c := testCounter(t)
-	eng := count3.NewEngine(testEngines(t)["1dev"], count3.Options{Workers: 2, Device: c})
+	gpuEng := testEngines(t)["1dev"]
+	eng := count3.NewEngine(gpuEng, count3.Options{Workers: 2, Device: c})
 	rng := rand.New(rand.NewPCG(24, 8))
 	grid := motif.SNAPGrid()
+	others, err := motif.ParseQueries([]byte(`queries:
+  - {name: star4, delta: 1, edges: [c -> x, y -> c, c -> z]}
+  - {name: relay, delta: 1, edges: [A -> B, B -> C]}
+  - {name: fan-in, delta: 1, edges: [x -> hub, y -> hub]}
+  - {name: reply, delta: 1, edges: [a -> b, b -> a]}
+  - {name: round-trip-twice, delta: 1, edges: [a -> b, b -> a, a -> b, b -> a]}
+`), "others.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var matched int64
 	for iter := range 300 {
 		cfg := oracle.ExtremeWindowConfig()
@@ -151,6 +165,28 @@ func TestCount3DeviceExtreme(t *testing.T) {
 		}
 		if res.Matches != int64(len(ms)) {
 			t.Fatalf("iteration %d, delta %d: %s through the GPU backend's counting engine %d, the oracle %d", iter, delta, q.Name, res.Matches, len(ms))
+		}
+		for _, q := range others {
+			q := *q
+			q.Delta = motif.TicksSpan(delta)
+			p, err := motif.Compile(&q, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, err := oracle.Mine(w, &q, whole.Range, motif.Batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, e := range map[string]motif.Engine{"the GPU engine": gpuEng, "the counting engine": eng} {
+				res, err := e.Mine(context.Background(), w, p, whole)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Matches != int64(len(ms)) {
+					t.Fatalf("iteration %d, delta %d: %s mined by %s %d, the oracle %d\n%s", iter, delta, q.Name, name, res.Matches, len(ms), oracle.FormatWindow(w))
+				}
+			}
+			matched += int64(len(ms))
 		}
 	}
 	if matched == 0 {

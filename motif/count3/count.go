@@ -104,9 +104,9 @@ func resize[T any](s []T, n int) []T {
 // Count returns the raw counters of the triples of the requested families
 // in w, with window delta, whose last edge lies in req.Range and is not
 // masked by req.RootMask. Totals do not depend on the worker count. Times
-// and delta may lie anywhere in the int64 range: every interval end is
-// saturated (motif.AddTicks, motif.SubTicks), never wrapped. A negative
-// delta admits no triple.
+// and delta may lie anywhere in the int64 range: window tests take exact
+// differences (apart) and searched bounds are saturated (motif.AddTicks,
+// motif.SubTicks), never wrapped. A negative delta admits no triple.
 func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request, fam Families, opts Options) (Raw, error) {
 	var raw Raw
 	if err := req.CheckRootMask(); err != nil {
