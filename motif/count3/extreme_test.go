@@ -145,7 +145,7 @@ func TestCountMatchesOracleExtreme(t *testing.T) {
 	cfg := oracle.ExtremeWindowConfig()
 	cfg.MaxEdges = 16
 	var seen, seenWide [Cells]int64
-	iters := 1200
+	iters := 700
 	if testing.Short() {
 		iters = 300
 	}
@@ -206,7 +206,7 @@ func TestCountHeavyPairExtreme(t *testing.T) {
 		}},
 	} {
 		w := heavyPairWindow(t, rng, 300, 100, at.time)
-		for _, delta := range []int64{4, 40, maxT / 2, maxT - 1, maxT} {
+		for _, delta := range []int64{4, 40, maxT / 2, maxT} {
 			for _, req := range []motif.Request{{Range: motif.WholeWindow(w), Horizon: motif.Batch}, randomRequest(rng, w)} {
 				checkTriangles(t, at.name, w, delta, req)
 			}
