@@ -51,11 +51,13 @@ func (e *Engine) Counter() (*Counter, error) {
 	return &Counter{d: d}, nil
 }
 
-// CountSequences implements count3.Device: one thread per sequence.
+// CountSequences implements count3.Device: one thread per sequence. A
+// negative delta admits no triple (and the kernel's saturated window
+// start assumes none).
 func (c *Counter) CountSequences(ctx context.Context, s *count3.Sequences, delta int64) (count3.Raw, error) {
 	var raw count3.Raw
 	n := int64(len(s.Off) - 1)
-	if n <= 0 {
+	if n <= 0 || delta < 0 {
 		return raw, nil
 	}
 	if err := ctx.Err(); err != nil {
