@@ -26,27 +26,18 @@ for step in $what; do
 	gpm)
 		scripts/device-gpm.sh bin/gpu.test .devdata 2>&1 | tee -a "$summary" | tail -40
 		;;
-	occupancy)
-		g=/tmp/tg10m.txt
-		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
-		for occ in ${OCCUPANCIES:-4 6 8}; do
-			MOTIFWATCH_GPU_OCCUPANCY=$occ timeout 200 bin/monitor mine --graph "$g" --motif M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13 --delta 3600 --backend gpu --format json \
-				>"$out/occ$occ.json" 2>"$out/occ$occ.err"
-			echo "tgraphgen 10M delta 3600, occupancy $occ (rc $?):" >>"$summary"
-			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(' '.join('%s=%d:%.1fms' % (q['name'], q['matches'], q['seconds']*1000) for q in r['queries']))" "$out/occ$occ.json" >>"$summary" 2>&1
-		done
-		;;
 	variants)
-		# The 10M-edge rows under tuning knobs, one line each:
-		# VARIANTS="name:ENV=V,ENV=V name2:..." (default below).
+		# The 10M-edge rows under the engine's options, one line each:
+		# VARIANTS="name:--flag=V,--flag=V name2:..." (default below; the
+		# kernel's thresholds are no flags: sweep them with a test binary).
 		g=/tmp/tg10m.txt
 		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
-		for v in ${VARIANTS:-default: sweep:MOTIFWATCH_GPU_TAILSUB=-1 sub1024:MOTIFWATCH_GPU_TAILSUB=1024 chunks4:MOTIFWATCH_GPU_CHUNKS=4}; do
+		for v in ${VARIANTS:-default: chunks4:--gpu-chunks=4}; do
 			name=${v%%:*}
-			envs=${v#*:}
-			env ${envs//,/ } timeout 200 bin/monitor mine --graph "$g" --motif ${MOTIFS:-M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13} --delta ${DELTA:-3600} --backend gpu --format json \
+			flags=${v#*:}
+			timeout 200 bin/monitor mine ${flags//,/ } --graph "$g" --motif ${MOTIFS:-M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13} --delta ${DELTA:-3600} --backend gpu --format json \
 				>"$out/var-$name.json" 2>"$out/var-$name.err"
-			echo -n "variant $name (${envs:-defaults}, rc $?): " >>"$summary"
+			echo -n "variant $name (${flags:-defaults}, rc $?): " >>"$summary"
 			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(' '.join('%s=%d:%.1fms' % (q['name'], q['matches'], q['seconds']*1000) for q in r['queries']))" "$out/var-$name.json" >>"$summary" 2>/dev/null || echo "failed: $(tail -1 "$out/var-$name.err")" >>"$summary"
 		done
 		;;
@@ -91,15 +82,14 @@ for step in $what; do
 		g=/tmp/tg10m.txt
 		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
 		for d in 3600 86400; do
-			# gpudev: the device counter (off by default, gpu.Options.Count3Device).
+			# gpudev: the device counter (off by default, --gpu-count3-on-device).
 			for be in ${COUNT3_BACKENDS:-gpu gpudev cpu}; do
 				b=${be%dev}
-				[[ $be == gpudev ]] && export MOTIFWATCH_GPU_COUNT3=1 || unset MOTIFWATCH_GPU_COUNT3
-				timeout 300 bin/monitor mine --graph "$g" --snap3 --delta $d --backend $b --format json >"$out/snap3-$be-$d.json" 2>"$out/snap3-$be-$d.err"
+				dev=(); [[ $be == gpudev ]] && dev=(--gpu-count3-on-device)
+				timeout 300 bin/monitor mine --graph "$g" --snap3 --delta $d --backend $b "${dev[@]}" --format json >"$out/snap3-$be-$d.json" 2>"$out/snap3-$be-$d.err"
 				echo -n "snap3 tgraphgen 10M delta $d backend $be (rc $?): " >>"$summary"
 				python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('count %.3fs total %.2fs load %.2fs cells %d' % (r['queries'][0]['seconds'], r['seconds'], r['load_seconds'], sum(map(sum, r['snap3']))))" "$out/snap3-$be-$d.json" >>"$summary" 2>&1
 			done
-			unset MOTIFWATCH_GPU_COUNT3
 		done
 		;;
 	gpmbench)
