@@ -7,7 +7,10 @@
 #   (cd ../shared/tools/tgraphgen && go build -o ../../../main/bin/tgraphgen .)
 #   mkdir -p .devdata/temporal && cp ../shared/data/temporal/CollegeMsg.txt .devdata/temporal/
 # then, on the GPU machine, from the repository root:
-#   scripts/device-gpu.sh [tests] [bench] [bench86400] [count3]
+#   scripts/device-gpu.sh [tests] [bench] [bench86400] [count3] [coldstart]
+# The binaries embed kernels/*.sm_90.fatbin; after a .cu or .ptx changed,
+# rebuild those on the GPU machine first (scripts/kernels-sm90.sh, CUDA 13's
+# ptxas; docs/GPU.md), or the kernels test fails.
 # Logs go to $OUT (or ./device-out); the last lines are a summary table.
 set -uo pipefail
 out=${OUT:-device-out}
@@ -20,7 +23,7 @@ summary=$out/summary.txt
 for step in $what; do
 	case $step in
 	tests)
-		(cd gpu && MOTIFWATCH_DATA=$root/.devdata timeout 300 ../bin/gpu.test -test.run 'Plan|Diff|College|Streaming|Skew' -test.v -test.count=1 2>&1) | tee "$out/gpu-test.log" | grep -E '^(---|===|ok|FAIL|PASS|panic)|matches|splits|totals' | tail -80
+		(cd gpu && MOTIFWATCH_DATA=$root/.devdata timeout 300 ../bin/gpu.test -test.run 'Plan|Encode|Kernel|Expand|Diff|College|Streaming|Skew|Modules|Count3|Batch' -test.v -test.count=1 2>&1) | tee "$out/gpu-test.log" | grep -E '^(---|===|ok|FAIL|PASS|panic)|matches|splits|totals' | tail -80
 		grep -E '^(--- FAIL|--- PASS|PASS|FAIL)' "$out/gpu-test.log" >>"$summary"
 		;;
 	gpm)
@@ -91,6 +94,22 @@ for step in $what; do
 				python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('count %.3fs total %.2fs load %.2fs cells %d' % (r['queries'][0]['seconds'], r['seconds'], r['load_seconds'], sum(map(sum, r['snap3']))))" "$out/snap3-$be-$d.json" >>"$summary" 2>&1
 			done
 		done
+		;;
+	coldstart)
+		# A start with no driver cache (CUDA_CACHE_DISABLE=1), to the first
+		# launch and past it: whole `monitor mine` processes on CollegeMsg
+		# (M1, delta 3600), fresh each; BASE=path/to/an/older/monitor runs it
+		# alternately for comparison. Then each module's load from its sm_90
+		# code and from its PTX (the driver's full compile), per module.
+		for i in 1 2 3; do
+			for b in bin/monitor ${BASE:-}; do
+				t0=$(date +%s%N)
+				CUDA_CACHE_DISABLE=1 $b mine --graph .devdata/temporal/CollegeMsg.txt --motif M1 --delta 3600 --backend gpu --format json --progress 0 \
+					>"$out/cold.json" 2>"$out/cold.err"
+				echo "cold start $b run $i (rc $?): $(( ($(date +%s%N) - t0) / 1000000 )) ms, $(grep -o 'kernels=.*' "$out/cold.err")" | tee -a "$summary"
+			done
+		done
+		(cd gpu && CUDA_CACHE_DISABLE=1 timeout 120 ../bin/gpu.test -test.run 'TestModulesLoadBothWays' -test.v -test.count=1 2>&1) | grep -E 'loaded|opened|^--- ' | tee -a "$summary"
 		;;
 	gpmbench)
 		(cd gpu && MOTIFWATCH_DATA=$root/.devdata timeout 90 ../bin/gpu.test -test.run '^$' -test.bench 'GPMCiteseer' -test.benchtime 1x 2>&1) | tee "$out/gpm-bench.log" | grep -E '^Benchmark' >>"$summary"
