@@ -281,6 +281,29 @@ type Engine struct {
 	Workers int `mapstructure:"workers"`
 	// Devices lists GPU ordinals; empty = all visible devices.
 	Devices []int `mapstructure:"devices"`
+	// GPU holds the GPU engine's few tuning options (gpu.Options); the
+	// kernel's thresholds are measured rules, not configuration.
+	GPU GPU `mapstructure:"gpu"`
+}
+
+// GPU tunes the GPU engine (gpu.Options, field by field).
+type GPU struct {
+	// Chunks is how many root chunks a mining call is cut into per device;
+	// 0 = 4 with several devices, 1 with one.
+	Chunks int `mapstructure:"chunks"`
+	// PartitionEdges, if positive, mines in time partitions of at most
+	// this many root edges; 0 = only when the window would not fit a
+	// device (MemoryFraction).
+	PartitionEdges int64 `mapstructure:"partition_edges"`
+	// MemoryFraction is the share of a device's memory the window mirror
+	// may take before mining switches to time partitions.
+	MemoryFraction float64 `mapstructure:"memory_fraction"`
+	// Count3OnDevice runs the SNAP-shape counters' centre pass on the
+	// device instead of the host's cores (slower, measured).
+	Count3OnDevice bool `mapstructure:"count3_on_device"`
+	// CountSmallOnHost counts the two-edge and two-node four-edge count
+	// queries on the host's cores instead of mining them on the device.
+	CountSmallOnHost bool `mapstructure:"count_small_on_host"`
 }
 
 // Queries names the motif queries to run.
@@ -446,7 +469,7 @@ func DefaultConfig() *Config {
 			MaxBuffered:        1_000_000,
 			MaxBufferedBytes:   256 << 20,
 		},
-		Engine:  Engine{Backend: backend.CPU, Devices: []int{}},
+		Engine:  Engine{Backend: backend.CPU, Devices: []int{}, GPU: GPU{MemoryFraction: 0.3}},
 		Queries: Queries{Files: []string{}, ReloadInterval: 2 * time.Second},
 		Alerts: Alerts{
 			Sink:          SinkKafka,

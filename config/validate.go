@@ -508,6 +508,15 @@ func (v *validator) engine() {
 			v.fail(fmt.Sprintf("engine.devices[%d]", i), "%d must not be negative", d)
 		}
 	}
+	if e.GPU.Chunks < 0 {
+		v.fail("engine.gpu.chunks", "%d must not be negative (0 = 4 per device with several devices, 1 with one)", e.GPU.Chunks)
+	}
+	if e.GPU.PartitionEdges < 0 {
+		v.fail("engine.gpu.partition_edges", "%d must not be negative (0 = partitions only when the window does not fit)", e.GPU.PartitionEdges)
+	}
+	if f := e.GPU.MemoryFraction; !(f > 0 && f <= 1) {
+		v.fail("engine.gpu.memory_fraction", "%v must be in (0, 1]", f)
+	}
 }
 
 func (v *validator) queries() {

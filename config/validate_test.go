@@ -172,6 +172,10 @@ func TestValidateRules(t *testing.T) {
 		{"workers", func(c *Config) { c.Engine.Workers = -2 }, `engine.workers: -2 must not be negative`},
 		{"devices on cpu", func(c *Config) { c.Engine.Devices = []int{0} }, `engine.devices: [0] given but engine.backend is cpu`},
 		{"device negative", func(c *Config) { c.Engine.Backend = backend.GPU; c.Engine.Devices = []int{-1} }, `engine.devices[0]: -1 must not be negative`},
+		{"gpu chunks", func(c *Config) { c.Engine.GPU.Chunks = -1 }, `engine.gpu.chunks: -1 must not be negative`},
+		{"gpu partition edges", func(c *Config) { c.Engine.GPU.PartitionEdges = -5 }, `engine.gpu.partition_edges: -5 must not be negative`},
+		{"gpu memory fraction 0", func(c *Config) { c.Engine.GPU.MemoryFraction = 0 }, `engine.gpu.memory_fraction: 0 must be in (0, 1]`},
+		{"gpu memory fraction over 1", func(c *Config) { c.Engine.GPU.MemoryFraction = 1.5 }, `engine.gpu.memory_fraction: 1.5 must be in (0, 1]`},
 		{"no queries", func(c *Config) { c.Queries.Inline = nil }, `queries: no queries (give queries.files or queries.inline)`},
 		{"query file twice", func(c *Config) { c.Queries.Files = []string{"a.yaml", "a.yaml"} }, `queries.files[1]: "a.yaml" is also queries.files[0]`},
 		{"reload interval", func(c *Config) { c.Queries.ReloadInterval = 0 }, `queries.reload_interval: 0s must be positive`},
@@ -247,6 +251,10 @@ func TestValidateAccepts(t *testing.T) {
 		{"zero lateness", func(c *Config) { c.Window.AllowedLateness = 0 }},
 		{"gpu devices", func(c *Config) { c.Engine.Backend = backend.GPU; c.Engine.Devices = []int{0, 3} }},
 		{"gpu logical partitions", func(c *Config) { c.Engine.Backend = backend.GPU; c.Engine.Devices = []int{0, 0} }},
+		{"gpu tuning", func(c *Config) {
+			c.Engine.Backend = backend.GPU
+			c.Engine.GPU = GPU{Chunks: 8, PartitionEdges: 1 << 20, MemoryFraction: 1, Count3OnDevice: true, CountSmallOnHost: true}
+		}},
 		{"auto", func(c *Config) { c.Engine.Backend = backend.Auto; c.Engine.Workers = 16 }},
 		{"unlimited alerts", func(c *Config) { c.Alerts.RateLimit, c.Alerts.RateBurst = 0, 0 }},
 		{"count mode to stdout", func(c *Config) { c.Alerts.Mode, c.Alerts.Sink = alerts.ModeCount, SinkStdout }},

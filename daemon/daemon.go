@@ -399,11 +399,18 @@ func newSink(cfg *config.Config, stdout io.Writer, brokers []string, transport *
 	return sink, nil
 }
 
+// GPUOptions are the GPU engine's options of the config's engine section
+// (engine.devices and engine.gpu.*), for the daemon and monitor mine.
+func GPUOptions(e config.Engine) gpu.Options {
+	return gpu.Options{Devices: e.Devices, Chunks: e.GPU.Chunks, PartitionEdges: e.GPU.PartitionEdges,
+		MemoryFraction: e.GPU.MemoryFraction, Count3Device: e.GPU.Count3OnDevice, CountSmallOnHost: e.GPU.CountSmallOnHost}
+}
+
 // newEngine picks the mining backend (engine.backend): cpu, gpu (an error
 // when no device is usable) or auto (the GPU when usable, else the CPU
 // with a warning). Device metrics are registered either way.
 func newEngine(cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) (*engine.Selected, error) {
-	sel, err := engine.Select(cfg.Engine.Backend, cfg.Engine.Workers, gpu.Options{Devices: cfg.Engine.Devices}, log)
+	sel, err := engine.Select(cfg.Engine.Backend, cfg.Engine.Workers, GPUOptions(cfg.Engine), log)
 	if err != nil {
 		return nil, fmt.Errorf("engine.backend: %s: %w", cfg.Engine.Backend, err)
 	}
