@@ -26,8 +26,8 @@ func liveHeap() int64 {
 // window.max_bytes, and it is honest: the heap that the processor, the
 // window and the decoders' node dictionary keep (live objects after a
 // collection) is never more than the cap plus the batch in hand. Before
-// the node dictionary and the edges' metadata were counted the heap held
-// about three times the cap.
+// the node dictionary and the edges' metadata were counted, the heap held
+// 2.5 times the cap (10.5 MB).
 func TestMemoryCapHoldsTheHeap(t *testing.T) {
 	const (
 		maxBytes = 4 << 20

@@ -257,7 +257,6 @@ func New(opts Options) (*Processor, error) {
 	if col, kind, ok := w.Schema().NodeAttr(window.LabelAttr); ok && kind == window.String {
 		p.labelCol = col
 	}
-	p.limitKeys(false) // before the first batch, too: decoders key names from the start
 	return p, nil
 }
 
