@@ -107,6 +107,9 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	if err := noteMemoryBudget(cfg, reg, log); err != nil {
+		return err
+	}
 	am, err := alerts.NewMetrics(reg)
 	if err != nil {
 		return err

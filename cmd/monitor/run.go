@@ -10,6 +10,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/gcfloor"
 	"github.com/motifwatch/motifwatch/synth"
 )
 
@@ -47,6 +48,13 @@ is 503 "connecting: <last error>" and each failed attempt is logged
 				return err
 			}
 			log := newLogger(cfg, cmd.ErrOrStderr())
+			// The Go runtime's memory limit is the caps' budget (the daemon
+			// logs both): without it the collector lets the heap reach
+			// twice what is live before collecting.
+			if b, ok := cfg.MemoryBudget(); ok {
+				undo, _ := gcfloor.Limit(b.Total())
+				defer undo()
+			}
 			return daemon.Run(cmd.Context(), daemon.Options{Config: cfg, Logger: log, Stdout: cmd.OutOrStdout()})
 		},
 	}
