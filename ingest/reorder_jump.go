@@ -117,6 +117,9 @@ type Discarded struct {
 	Edge Edge
 	// PartitionTime is its partition's time when it was dropped.
 	PartitionTime int64
+	// Cap: dropped to bring the buffer within a cap (else: its partition
+	// went on at its old time for MaxJump).
+	Cap bool
 }
 
 // JumpEventKind says what happened to a partition's time.
@@ -292,7 +295,11 @@ func (r *Reorder) hold(p *partState, k reorderKey) {
 		st.min, st.max = min(st.min, k.t), max(st.max, k.t)
 	}
 	st.n++
-	r.event(JumpHeld, p, k.t, p.maxT)
+	if r.reference(p) != math.MinInt64 {
+		// (A fresh partition's first edges wait for their own streak:
+		// nothing to tell.)
+		r.event(JumpHeld, p, k.t, p.maxT)
+	}
 }
 
 // checkStreak confirms p's streak of held edges if it is long and wide
@@ -318,7 +325,9 @@ func (r *Reorder) confirm(p *partState) {
 	p.maxT = max(p.maxT, to)
 	r.stream = max(r.stream, p.maxT)
 	p.streak.end()
-	r.event(JumpConfirmed, p, p.maxT, from)
+	if from != math.MinInt64 || r.w != minWatermark {
+		r.event(JumpConfirmed, p, p.maxT, from)
+	}
 	r.sweep(p)
 	r.settle(p)
 }
@@ -338,7 +347,7 @@ func (r *Reorder) settle(p *partState) {
 				r.compactQueue(p)
 				return
 			default:
-				r.discard(p, h.slot)
+				r.discard(p, h.slot, false)
 			}
 		}
 		p.qhead++
@@ -416,8 +425,8 @@ func (r *Reorder) heldParts() []*partState {
 }
 
 // discard drops the held edge in slot: out of the buffer, into the
-// discarded edges for the caller.
-func (r *Reorder) discard(p *partState, slot int32) {
+// discarded edges for the caller (byCap: to relieve a cap).
+func (r *Reorder) discard(p *partState, slot int32, byCap bool) {
 	m := r.slotMeta(slot)
 	e := r.slot(slot)
 	r.heldRemove(p, int(m.pos))
@@ -427,7 +436,7 @@ func (r *Reorder) discard(p *partState, slot int32) {
 	p.bytes -= m.bytes
 	r.n--
 	r.bytes -= m.bytes
-	r.discarded = append(r.discarded, Discarded{Edge: *e, PartitionTime: p.maxT})
+	r.discarded = append(r.discarded, Discarded{Edge: *e, PartitionTime: p.maxT, Cap: byCap})
 	r.event(JumpDiscarded, p, e.T, p.maxT)
 	r.freeSlot(slot)
 }
@@ -488,7 +497,7 @@ func (r *Reorder) relieve() (jumped bool) {
 		for i := p.qhead; i < len(p.queue) && r.overCap(); i++ {
 			h := &p.queue[i]
 			if k, ok := r.heldKey(p, h); ok && pass(h) && r.ahead(p, k.t) {
-				r.discard(p, h.slot)
+				r.discard(p, h.slot, true)
 			}
 		}
 	}

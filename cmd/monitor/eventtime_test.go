@@ -1,0 +1,179 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
+	"github.com/motifwatch/motifwatch/internal/testenv"
+)
+
+// TestDaemonOutlierCostsItself is issue 24 item 2 over Kafka: a record
+// stamped 50 minutes after the wall clock (inside the default
+// window.max_future of 1h: a producer's skewed clock) amid a stream that
+// goes on at its own time. Before the jump rule it moved the watermark
+// by hours and every on-time edge after it was dead-lettered as late,
+// with the daemon ready and nothing logged. Now it costs only itself:
+// held, then dead-lettered as future once its partition has gone on for
+// window.max_jump (default 10m) at its old time; nothing is late, and the
+// alerts equal `monitor mine` over the stream without it. Cases: one
+// record; a burst of three in a row from one producer; and one on a
+// partition whose neighbours are idle (so its own time is the
+// watermark).
+func TestDaemonOutlierCostsItself(t *testing.T) {
+	queries := writeQueries(t, e2eQueries)
+	for _, c := range []struct {
+		name       string
+		partitions int
+		outliers   int
+		// idleOthers: the stream moves to partition 1 alone, the others
+		// silent past the idle timeout, before the outliers come.
+		idleOthers bool
+	}{
+		{"one record", 1, 1, false},
+		{"a burst of three", 1, 3, false},
+		{"one partition of three, the others idle", 3, 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			outlierCostsItself(t, queries, c.partitions, c.outliers, c.idleOthers)
+		})
+	}
+}
+
+func outlierCostsItself(t *testing.T, queries string, partitions, outliers int, idleOthers bool) {
+	brokers := kafkatest.StartBroker(t)
+	cfg := strings.Replace(e2eConfig(brokers, "outlier", queries, 5*time.Second), "partitions: 3", fmt.Sprintf("partitions: %d", partitions), 1)
+	d := startDaemon(t, cfg)
+
+	// The stream: 800 edges among 12 nodes, 3 s apart, three hours
+	// before the wall clock (a live feed a little behind, or a replay).
+	now := time.Now()
+	base := now.Add(-3 * time.Hour).Unix()
+	rng := rand.New(rand.NewPCG(24, 2))
+	type edge struct {
+		src, dst string
+		t, seq   int64
+	}
+	var stream []edge
+	for i := range 800 {
+		s := rng.IntN(12)
+		dd := (s + 1 + rng.IntN(11)) % 12
+		stream = append(stream, edge{fmt.Sprint("n", s), fmt.Sprint("n", dd), base + 3*int64(i), int64(i)})
+	}
+	value := func(e edge) string {
+		return fmt.Sprintf(`{"src":%q,"dst":%q,"t":%d,"seq":%d}`, e.src, e.dst, e.t, e.seq)
+	}
+	msgs := func(es []edge, part func(i int) int) []kafka.Message {
+		out := make([]kafka.Message, len(es))
+		for i, e := range es {
+			out[i] = kafka.Message{Value: []byte(value(e)), Partition: part(i)}
+		}
+		return out
+	}
+	roundRobin := func(i int) int { return i % partitions }
+	send := func(ms []kafka.Message) {
+		t.Helper()
+		kafkatest.Send(t, brokers, "edges", kafkatest.SendOptions{}, ms...)
+	}
+	consumed := 0
+	waitTaken := func(n int) {
+		t.Helper()
+		consumed += n
+		testenv.WaitMetrics(t, d.info.MetricsAddr, 60*time.Second, 100*time.Millisecond, fmt.Sprintf("daemon consumed %d records", consumed), func(m map[string]float64) bool {
+			return m["motifwatch_ingest_records_consumed_total"] >= float64(consumed)
+		})
+	}
+
+	batches := func(m map[string]float64) float64 { return m["motifwatch_batch_seconds_count"] }
+	waitBatches := func(n int) {
+		t.Helper()
+		after := batches(testenv.Scrape(t, d.info.MetricsAddr)) + float64(n)
+		testenv.WaitMetrics(t, d.info.MetricsAddr, 60*time.Second, 50*time.Millisecond, fmt.Sprintf("%d more batches", n), func(m map[string]float64) bool {
+			return batches(m) >= after
+		})
+	}
+
+	send(msgs(stream[:200], roundRobin))
+	waitTaken(200)
+	outlierPart := 0
+	if idleOthers {
+		// The other partitions fall silent past the idle timeout (2s):
+		// partition 1's time alone makes the watermark. Sleeping longer
+		// than needed only makes sure of it.
+		outlierPart = 1
+		time.Sleep(4 * time.Second)
+	}
+	// The outliers, dated 50 minutes after the wall clock, seconds apart,
+	// in a row (a producer's batch), with node ids of the stream's.
+	var bad []kafka.Message
+	for k := range outliers {
+		e := edge{"n1", "n2", now.Add(50*time.Minute).Unix() + int64(k), int64(10_000 + k)}
+		bad = append(bad, kafka.Message{Value: []byte(value(e)), Partition: outlierPart})
+	}
+	send(bad)
+	// A live stream goes on after the outliers were taken in and a batch
+	// released (else they would merely wait in the buffer with the rest).
+	waitTaken(outliers)
+	waitBatches(2)
+	next := roundRobin
+	if idleOthers {
+		next = func(int) int { return outlierPart }
+	}
+	send(msgs(stream[200:400], next))
+	send(msgs(stream[400:], roundRobin))
+	// The passing of time: a sentinel two hours on (still before the wall
+	// clock) carries the watermark past every anti-edge interval.
+	sentinel := edge{"sentinel-a", "sentinel-b", stream[len(stream)-1].t + 7200, 100_000}
+	send([]kafka.Message{{Value: []byte(value(sentinel))}})
+
+	// `monitor mine` over the stream without the outliers.
+	var file strings.Builder
+	for _, e := range stream {
+		fmt.Fprintf(&file, "%s %s %d\n", e.src, e.dst, e.t)
+	}
+	graph := filepath.Join(t.TempDir(), "stream.txt")
+	if err := os.WriteFile(graph, []byte(file.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exp := mineExpectation(t, graph, queries)
+	if len(exp.ids) == 0 || exp.counts["path-count"] == 0 {
+		t.Fatalf("expectation has nothing to compare: %v", exp.counts)
+	}
+	check(t, "alerts", exp, waitFor(t, brokers, exp))
+
+	// The outliers were dead-lettered as future once their partition had
+	// gone on for max_jump; nothing was late.
+	testenv.WaitMetrics(t, d.info.MetricsAddr, 30*time.Second, 100*time.Millisecond, "the outliers dead-lettered", func(m map[string]float64) bool {
+		return m[`motifwatch_ingest_records_dead_lettered_total{reason="future"}`] >= float64(outliers)
+	})
+	m := testenv.Scrape(t, d.info.MetricsAddr)
+	for name, want := range map[string]float64{
+		`motifwatch_pipeline_records_total{outcome="late"}`:              0,
+		`motifwatch_ingest_records_dead_lettered_total{reason="future"}`: float64(outliers),
+		`motifwatch_ingest_held_edges_dead_lettered_total`:               float64(outliers),
+		`motifwatch_ingest_held_edges`:                                   0,
+	} {
+		if got := m[name]; got != want {
+			t.Errorf("%s = %v; want %v", name, got, want)
+		}
+	}
+	// Held: the outliers, the sentinel (until the input went quiet and
+	// the wall clock confirmed it) and, where partitions came back from
+	// idleness faster than the watermark moved, some of their records
+	// until it caught up (nothing lost: the alerts are exact).
+	if got := m[`motifwatch_ingest_edges_held_total`]; got < float64(outliers+1) || (partitions == 1 && got != float64(outliers+1)) {
+		t.Errorf("motifwatch_ingest_edges_held_total = %v; want %d (the outliers and the sentinel)", got, outliers+1)
+	}
+	reasons := deadLetterReasons(t, brokers)
+	for _, b := range bad {
+		if r := reasons[string(b.Value)]; !strings.Contains(r, "future edge") || !strings.Contains(r, "max_jump") {
+			t.Errorf("dead letter of %s: reason %q; want a future edge held past window.max_jump", b.Value, r)
+		}
+	}
+}
