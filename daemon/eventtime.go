@@ -66,6 +66,7 @@ func (p *pipeline) deadLetterDiscarded(ctx context.Context, d *ingest.Discarded)
 		reason += fmt.Sprintf("; the record's value (over %d bytes) was not kept in the reorder buffer: read it at its source offset", ingest.RawKeepMax)
 	}
 	m := kafka.Message{Topic: o.Topic, Partition: o.Partition, Offset: o.Offset, Value: e.Raw}
+	p.im.HeldDeadLettered(1)
 	return p.deadLetter(ctx, m, ingest.ClassFuture, reason)
 }
 

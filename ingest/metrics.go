@@ -251,7 +251,8 @@ func (m *Metrics) SetWatermark(w int64, tick time.Duration, now time.Time) {
 }
 
 // Jumps counts what the jump rule did (Reorder.AppendJumpEvents): edges
-// held, held edges dead-lettered, confirmed jumps.
+// held, confirmed jumps. (Discarded edges are counted where they are
+// dead-lettered: HeldDeadLettered.)
 func (m *Metrics) Jumps(evs []JumpEvent) {
 	if m == nil {
 		return
@@ -260,11 +261,17 @@ func (m *Metrics) Jumps(evs []JumpEvent) {
 		switch ev.Kind {
 		case JumpHeld:
 			m.held.Add(float64(ev.Edges))
-		case JumpDiscarded:
-			m.heldDead.Add(float64(ev.Edges))
 		case JumpConfirmed, JumpClock:
 			m.jumps.Add(float64(ev.Edges))
 		}
+	}
+}
+
+// HeldDeadLettered counts n held edges, never confirmed, queued for the
+// dead-letter topic (class future).
+func (m *Metrics) HeldDeadLettered(n int) {
+	if m != nil {
+		m.heldDead.Add(float64(n))
 	}
 }
 

@@ -63,7 +63,8 @@ func TestMetrics(t *testing.T) {
 	m.DeadLetterWriteFailed(DeadLetterTransient, 4)
 	m.DeadLetterWriteFailed(DeadLetterPermanent, 0) // present from the start anyway
 	m.DeadLetterLost(ClassDecode, 1)
-	m.Jumps([]JumpEvent{{Kind: JumpHeld, Edges: 3}, {Kind: JumpDiscarded, Edges: 2}, {Kind: JumpConfirmed, Edges: 1}, {Kind: JumpClock, Edges: 1}})
+	m.Jumps([]JumpEvent{{Kind: JumpHeld, Edges: 3}, {Kind: JumpDiscarded, Edges: 5}, {Kind: JumpConfirmed, Edges: 1}, {Kind: JumpClock, Edges: 1}})
+	m.HeldDeadLettered(2)
 	m.SetEventTime(1, []PartitionTime{{Partition: 0, Time: 1001, Watermark: 1000}, {Partition: 2, Time: minWatermark, Watermark: minWatermark}})
 
 	// A second Metrics on the same registry shares the counters.
@@ -117,6 +118,7 @@ func TestMetricsNil(t *testing.T) {
 	m.SetBuffered(1)
 	m.SetWatermark(1, time.Second, time.Now())
 	m.Jumps([]JumpEvent{{Kind: JumpHeld, Edges: 1}})
+	m.HeldDeadLettered(1)
 	m.SetEventTime(1, []PartitionTime{{Partition: 1}})
 
 	m, err := NewMetrics(nil) // unregistered but working

@@ -153,7 +153,8 @@ func (k JumpEventKind) String() string {
 }
 
 // JumpEvent is what the jump rule did to a partition since the events
-// were last taken (AppendJumpEvents), one per kind and partition.
+// were last taken (AppendJumpEvents), one per kind and partition. Edges
+// marked History (read again after a restart) make no events.
 type JumpEvent struct {
 	Kind      JumpEventKind
 	Partition int
@@ -295,9 +296,9 @@ func (r *Reorder) hold(p *partState, k reorderKey) {
 		st.min, st.max = min(st.min, k.t), max(st.max, k.t)
 	}
 	st.n++
-	if r.reference(p) != math.MinInt64 {
-		// (A fresh partition's first edges wait for their own streak:
-		// nothing to tell.)
+	if r.reference(p) != math.MinInt64 && !r.slot(k.slot).History {
+		// (A fresh partition's first edges wait for their own streak, and
+		// History was told of before a restart: nothing to tell.)
 		r.event(JumpHeld, p, k.t, p.maxT)
 	}
 }
@@ -437,7 +438,9 @@ func (r *Reorder) discard(p *partState, slot int32, byCap bool) {
 	r.n--
 	r.bytes -= m.bytes
 	r.discarded = append(r.discarded, Discarded{Edge: *e, PartitionTime: p.maxT, Cap: byCap})
-	r.event(JumpDiscarded, p, e.T, p.maxT)
+	if !e.History {
+		r.event(JumpDiscarded, p, e.T, p.maxT)
+	}
 	r.freeSlot(slot)
 }
 

@@ -28,25 +28,64 @@ import (
 // watermark).
 func TestDaemonOutlierCostsItself(t *testing.T) {
 	queries := writeQueries(t, e2eQueries)
-	for _, c := range []struct {
-		name       string
-		partitions int
-		outliers   int
-		// idleOthers: the stream moves to partition 1 alone, the others
-		// silent past the idle timeout, before the outliers come.
-		idleOthers bool
-	}{
-		{"one record", 1, 1, false},
-		{"a burst of three", 1, 3, false},
-		{"one partition of three, the others idle", 3, 1, true},
+	for _, c := range []outlierCase{
+		{name: "one record", partitions: 1, outliers: 1},
+		{name: "a burst of three", partitions: 1, outliers: 3},
+		{name: "one partition of three, the others idle", partitions: 3, outliers: 1, idleOthers: true},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			outlierCostsItself(t, queries, c.partitions, c.outliers, c.idleOthers)
-		})
+		t.Run(c.name, func(t *testing.T) { outlierCostsItself(t, queries, c) })
 	}
 }
 
-func outlierCostsItself(t *testing.T, queries string, partitions, outliers int, idleOthers bool) {
+// TestDaemonOutlierAcrossRestart: the rule keeps no state across a clean
+// restart and needs none. Stopped while the outlier is held (the commit
+// stays below it), the next daemon reads it again, holds it again and
+// dead-letters it once. Stopped after it was dead-lettered: if the commit
+// passed it, the next daemon reads it back as history and drops it
+// without a second dead letter; if a held match kept the commit below it
+// (square-no-shortcut holds matches for an hour of event time), it is
+// read again and dead-lettered again, like every dead letter in the span
+// a restart reads again (at least once; the headers carry the source
+// offset). Either way the alerts over both runs equal `monitor mine`'s,
+// none doubled, and nothing is late.
+func TestDaemonOutlierAcrossRestart(t *testing.T) {
+	queries := writeQueries(t, e2eQueries)
+	// Without anti-edges nothing is held for long: the commit follows the
+	// stream closely.
+	unheld := writeQueries(t, `queries:
+  - name: tri-cycle
+    delta: 3600
+    edges: [A -> B, B -> C, C -> A]
+  - name: path-count
+    delta: 1200
+    edges: [A -> B, B -> C, C -> D]
+`)
+	for _, c := range []struct {
+		outlierCase
+		queries string
+	}{
+		{outlierCase{name: "stopped while held", partitions: 1, outliers: 1, restartAfter: 60}, queries},
+		{outlierCase{name: "stopped after its dead letter, commit past it", partitions: 1, outliers: 1, restartAfter: 300}, unheld},
+		{outlierCase{name: "stopped after its dead letter, commit below it", partitions: 1, outliers: 1, restartAfter: 300}, queries},
+	} {
+		t.Run(c.name, func(t *testing.T) { outlierCostsItself(t, c.queries, c.outlierCase) })
+	}
+}
+
+type outlierCase struct {
+	name       string
+	partitions int
+	outliers   int
+	// idleOthers: the stream moves to partition 1 alone, the others
+	// silent past the idle timeout, before the outliers come.
+	idleOthers bool
+	// restartAfter > 0: the daemon is stopped cleanly this many records
+	// after the outliers, and a new one goes on.
+	restartAfter int
+}
+
+func outlierCostsItself(t *testing.T, queries string, c outlierCase) {
+	partitions, outliers, idleOthers := c.partitions, c.outliers, c.idleOthers
 	brokers := kafkatest.StartBroker(t)
 	cfg := strings.Replace(e2eConfig(brokers, "outlier", queries, 5*time.Second), "partitions: 3", fmt.Sprintf("partitions: %d", partitions), 1)
 	d := startDaemon(t, cfg)
@@ -125,8 +164,29 @@ func outlierCostsItself(t *testing.T, queries string, partitions, outliers int, 
 	if idleOthers {
 		next = func(int) int { return outlierPart }
 	}
-	send(msgs(stream[200:400], next))
-	send(msgs(stream[400:], roundRobin))
+	var stopped pipelineTotals
+	wantDead := 1 // dead letters of each outlier
+	if c.restartAfter > 0 {
+		// A clean stop and a new daemon, c.restartAfter records on.
+		cut := 200 + c.restartAfter
+		send(msgs(stream[200:cut], next))
+		waitTaken(c.restartAfter)
+		waitBatches(2)
+		stopped = totals(testenv.Scrape(t, d.info.MetricsAddr))
+		if err := d.stop(); err != nil {
+			t.Fatalf("first daemon: %v", err)
+		}
+		committed := kafkatest.Committed(t, brokers, "outlier", "edges")[0]
+		if stopped.heldDead > 0 && committed <= 200 {
+			wantDead = 2 // dead-lettered, and read again after the restart
+		}
+		t.Logf("stopped with %v held edges dead-lettered, committed offset %d (the outlier's: 200)", stopped.heldDead, committed)
+		d = startDaemon(t, cfg)
+		send(msgs(stream[cut:], roundRobin))
+	} else {
+		send(msgs(stream[200:400], next))
+		send(msgs(stream[400:], roundRobin))
+	}
 	// The passing of time: a sentinel two hours on (still before the wall
 	// clock) carries the watermark past every anti-edge interval.
 	sentinel := edge{"sentinel-a", "sentinel-b", stream[len(stream)-1].t + 7200, 100_000}
@@ -148,32 +208,52 @@ func outlierCostsItself(t *testing.T, queries string, partitions, outliers int, 
 	check(t, "alerts", exp, waitFor(t, brokers, exp))
 
 	// The outliers were dead-lettered as future once their partition had
-	// gone on for max_jump; nothing was late.
+	// gone on for max_jump (before or after the restart); nothing was
+	// late.
+	want := float64(wantDead * outliers)
 	testenv.WaitMetrics(t, d.info.MetricsAddr, 30*time.Second, 100*time.Millisecond, "the outliers dead-lettered", func(m map[string]float64) bool {
-		return m[`motifwatch_ingest_records_dead_lettered_total{reason="future"}`] >= float64(outliers)
+		return stopped.future+totals(m).future >= want
 	})
 	m := testenv.Scrape(t, d.info.MetricsAddr)
-	for name, want := range map[string]float64{
-		`motifwatch_pipeline_records_total{outcome="late"}`:              0,
-		`motifwatch_ingest_records_dead_lettered_total{reason="future"}`: float64(outliers),
-		`motifwatch_ingest_held_edges_dead_lettered_total`:               float64(outliers),
-		`motifwatch_ingest_held_edges`:                                   0,
-	} {
-		if got := m[name]; got != want {
-			t.Errorf("%s = %v; want %v", name, got, want)
-		}
+	now2 := totals(m)
+	if late, future, dead := stopped.late+now2.late, stopped.future+now2.future, stopped.heldDead+now2.heldDead; late != 0 || future != want || dead != want {
+		t.Errorf("late %v, dead-lettered as future %v (of them held %v); want 0, %v, %v", late, future, dead, want, want)
+	}
+	if got := m[`motifwatch_ingest_held_edges`]; got != 0 {
+		t.Errorf("motifwatch_ingest_held_edges = %v; want 0", got)
 	}
 	// Held: the outliers, the sentinel (until the input went quiet and
 	// the wall clock confirmed it) and, where partitions came back from
 	// idleness faster than the watermark moved, some of their records
 	// until it caught up (nothing lost: the alerts are exact).
-	if got := m[`motifwatch_ingest_edges_held_total`]; got < float64(outliers+1) || (partitions == 1 && got != float64(outliers+1)) {
+	if got := m[`motifwatch_ingest_edges_held_total`]; c.restartAfter == 0 && (got < float64(outliers+1) || (partitions == 1 && got != float64(outliers+1))) {
 		t.Errorf("motifwatch_ingest_edges_held_total = %v; want %d (the outliers and the sentinel)", got, outliers+1)
 	}
-	reasons := deadLetterReasons(t, brokers)
-	for _, b := range bad {
-		if r := reasons[string(b.Value)]; !strings.Contains(r, "future edge") || !strings.Contains(r, "max_jump") {
-			t.Errorf("dead letter of %s: reason %q; want a future edge held past window.max_jump", b.Value, r)
+	dead := map[string]int{}
+	for _, msg := range kafkatest.ReadTopic(t, brokers, "edges-dlq") {
+		dead[string(msg.Value)]++
+		for _, h := range msg.Headers {
+			if h.Key == kafka.HeaderReason && (!strings.Contains(string(h.Value), "future edge") || !strings.Contains(string(h.Value), "max_jump")) {
+				t.Errorf("dead letter of %s: reason %q; want a future edge held past window.max_jump", msg.Value, h.Value)
+			}
 		}
 	}
+	for _, b := range bad {
+		if dead[string(b.Value)] != wantDead {
+			t.Errorf("outlier %s dead-lettered %d times; want %d", b.Value, dead[string(b.Value)], wantDead)
+		}
+	}
+	if len(dead) != len(bad) {
+		t.Errorf("dead letters of %d records; want the %d outliers", len(dead), len(bad))
+	}
+}
+
+// pipelineTotals are the counts of one daemon's run that the outlier
+// tests add up over a restart.
+type pipelineTotals struct{ late, future, heldDead float64 }
+
+func totals(m map[string]float64) pipelineTotals {
+	return pipelineTotals{late: m[`motifwatch_pipeline_records_total{outcome="late"}`],
+		future:   m[`motifwatch_ingest_records_dead_lettered_total{reason="future"}`],
+		heldDead: m[`motifwatch_ingest_held_edges_dead_lettered_total`]}
 }
