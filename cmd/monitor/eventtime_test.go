@@ -257,3 +257,55 @@ func totals(m map[string]float64) pipelineTotals {
 		future:   m[`motifwatch_ingest_records_dead_lettered_total{reason="future"}`],
 		heldDead: m[`motifwatch_ingest_held_edges_dead_lettered_total`]}
 }
+
+// TestDaemonFollowsAClockJump: the whole feed's clock moves two hours
+// ahead mid-stream and stays there (every producer's clock stepped, or a
+// replay crossed a gap). Each partition holds the new time until three
+// records in a row spread over window.max_jump confirm it, then the
+// watermark follows: nothing is late or dead-lettered, every partition's
+// jump is counted, and the alerts equal `monitor mine` over the same
+// edges.
+func TestDaemonFollowsAClockJump(t *testing.T) {
+	queries := writeQueries(t, e2eQueries)
+	brokers := kafkatest.StartBroker(t)
+	d := startDaemon(t, e2eConfig(brokers, "jump", queries, 5*time.Second))
+	base := time.Now().Add(-6 * time.Hour).Unix()
+	rng := rand.New(rand.NewPCG(24, 3))
+	var file strings.Builder
+	var msgs []kafka.Message
+	var last int64
+	for i := range 900 {
+		s := rng.IntN(12)
+		dd := (s + 1 + rng.IntN(11)) % 12
+		tm := base + 3*int64(i)
+		if i >= 300 {
+			tm += 7200 // the jump
+		}
+		last = tm
+		fmt.Fprintf(&file, "n%d n%d %d\n", s, dd, tm)
+		msgs = append(msgs, kafka.Message{Partition: i % 3,
+			Value: fmt.Appendf(nil, `{"src":"n%d","dst":"n%d","t":%d,"seq":%d}`, s, dd, tm, i)})
+	}
+	graph := filepath.Join(t.TempDir(), "stream.txt")
+	if err := os.WriteFile(graph, []byte(file.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exp := mineExpectation(t, graph, queries)
+	kafkatest.Send(t, brokers, "edges", kafkatest.SendOptions{}, msgs[:300]...)
+	testenv.WaitMetrics(t, d.info.MetricsAddr, 60*time.Second, 100*time.Millisecond, "the first 300 records taken in", func(m map[string]float64) bool {
+		return m["motifwatch_ingest_records_consumed_total"] >= 300
+	})
+	kafkatest.Send(t, brokers, "edges", kafkatest.SendOptions{}, msgs[300:]...)
+	sentinel := fmt.Sprintf(`{"src":"sentinel-a","dst":"sentinel-b","t":%d,"seq":100000}`, last+7200)
+	kafkatest.Send(t, brokers, "edges", kafkatest.SendOptions{}, kafkatest.Values(sentinel)...)
+	check(t, "alerts", exp, waitFor(t, brokers, exp))
+	m := testenv.Scrape(t, d.info.MetricsAddr)
+	if late, future := totals(m).late, totals(m).future; late != 0 || future != 0 {
+		t.Errorf("late %v, dead-lettered as future %v; want none", late, future)
+	}
+	// Each partition's jump, and the sentinel's (confirmed by the wall
+	// clock once the input went quiet).
+	if got := m["motifwatch_ingest_time_jumps_total"]; got < 3 {
+		t.Errorf("motifwatch_ingest_time_jumps_total = %v; want the 3 partitions' jumps at least", got)
+	}
+}
