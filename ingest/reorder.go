@@ -291,9 +291,13 @@ func (r *Reorder) AddFrom(e *Edge) (late bool) {
 		p.streak.end()
 		return true
 	}
-	held := r.jump.on() && r.ahead(p, e.T)
-	if !held {
-		r.advance(p, e.T)
+	held := false
+	if r.jump.on() {
+		if held = r.ahead(p, e.T); !held {
+			r.advance(p, e.T)
+		}
+	} else {
+		p.maxT = max(p.maxT, e.T)
 	}
 	r.maxT = max(r.maxT, e.T)
 
@@ -428,7 +432,11 @@ func (r *Reorder) AddRun(edges []Edge, lim RunLimits) int {
 		return 0
 	}
 	p.touched, p.heard = true, true
-	r.advance(p, maxT)
+	if r.jump.on() {
+		r.advance(p, maxT)
+	} else {
+		p.maxT = maxT
+	}
 	r.maxT = max(r.maxT, maxT)
 	r.arrivals += int64(k)
 	p.n += k

@@ -207,7 +207,12 @@ func (r *Reorder) Held() int { return r.nHeld }
 // StreamTime returns the latest partition time (math.MinInt64 before
 // any): the newest edge time the buffer believes, held edges aside.
 // Without the jump rule it is MaxT.
-func (r *Reorder) StreamTime() int64 { return r.stream }
+func (r *Reorder) StreamTime() int64 {
+	if !r.jump.on() {
+		return r.maxT
+	}
+	return r.stream
+}
 
 // PartitionTime is one partition's event time (AppendPartitionTimes).
 type PartitionTime struct {
@@ -262,21 +267,19 @@ func (r *Reorder) bootstrapping(p *partState) bool {
 	return r.jump.on() && p.maxT == math.MinInt64 && r.w == minWatermark && len(p.held) > 0
 }
 
-// advance takes an edge of p at t in range: it moves p's time, ends p's
-// streak of held edges, and settles the held edges.
+// advance takes an edge of p at t in range under the rule: it moves p's
+// time, ends p's streak of held edges, and settles the held edges.
 func (r *Reorder) advance(p *partState, t int64) {
 	if t > p.maxT {
-		if r.jump.on() && p.maxT != math.MinInt64 {
+		if p.maxT != math.MinInt64 {
 			p.cont = satAdd(p.cont, satDiff(t, p.maxT))
 		}
 		p.maxT = t
 		r.stream = max(r.stream, t)
 	}
-	if r.jump.on() {
-		p.streak.end()
-		if p.qhead < len(p.queue) {
-			r.settle(p)
-		}
+	p.streak.end()
+	if p.qhead < len(p.queue) {
+		r.settle(p)
 	}
 }
 
