@@ -118,7 +118,7 @@ func TestJumpBurstCostsItself(t *testing.T) {
 			r := NewReorder(0, 0, nil)
 			r.SetJumpRule(jumpRule)
 			feed(r, steady("a", 0, 1000, 1, 30, 0)...)
-			r.AppendJumpEvents(nil) // the fresh start's
+			r.AppendJumpEvents(nil)                 // the fresh start's
 			burst := steady("X", 0, 5000, 0, n, 30) // all at t=5000
 			feed(r, burst...)
 			if got, w := r.Release(); w >= 1030 || len(got) != 29 {
