@@ -260,6 +260,17 @@ type Window struct {
 	// reason future), so one bad timestamp cannot carry the watermark
 	// into the future and make every later edge late.
 	MaxFuture time.Duration `mapstructure:"max_future"`
+	// MaxJump makes event time robust to outliers: an edge dated more
+	// than this after its partition's time (or the time every partition
+	// has reached) does not move the watermark; it is held until
+	// JumpConfirmations edges in a row, spread over at least MaxJump,
+	// confirm the jump, or dead-lettered (reason future) once its
+	// partition has gone on at its old time for MaxJump. 0 turns the rule
+	// off: every edge moves its partition's time. docs/EVENT-TIME.md.
+	MaxJump time.Duration `mapstructure:"max_jump"`
+	// JumpConfirmations is the number of edges in a row, all ahead, that
+	// confirm a jump (at least 2).
+	JumpConfirmations int `mapstructure:"jump_confirmations"`
 	// MaxBuffered caps the edges the reorder buffer holds while the
 	// watermark has not passed them: past it the watermark is raised
 	// early (a burst at one timestamp, a partition whose time stands
@@ -466,6 +477,8 @@ func DefaultConfig() *Config {
 			MaxMineSteps:       250_000_000,
 			MaxMineTime:        10 * time.Second,
 			MaxFuture:          time.Hour,
+			MaxJump:            10 * time.Minute,
+			JumpConfirmations:  3,
 			MaxBuffered:        1_000_000,
 			MaxBufferedBytes:   256 << 20,
 		},

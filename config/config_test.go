@@ -73,6 +73,8 @@ func TestLoadFullFile(t *testing.T) {
 		{"window.batch_max_wait", c.Window.BatchMaxWait, 50 * time.Millisecond},
 		{"window.max_mine_steps", c.Window.MaxMineSteps, int64(50_000_000)},
 		{"window.max_mine_time", c.Window.MaxMineTime, 2 * time.Second},
+		{"window.max_jump", c.Window.MaxJump, 2 * time.Minute},
+		{"window.jump_confirmations", c.Window.JumpConfirmations, 4},
 		{"engine.devices", c.Engine.Devices, []int{0, 1}},
 		{"engine.gpu", c.Engine.GPU, GPU{Chunks: 2, MemoryFraction: 0.5, CountSmallOnHost: true}},
 		{"queries.files", c.Queries.Files, []string{filepath.Join("testdata", "queries", "fraud.yaml"), filepath.Join("testdata", "queries", "labels.yaml")}},

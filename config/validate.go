@@ -490,6 +490,28 @@ func (v *validator) caps() {
 		// refuse ordinary edges.
 		v.fail("window.max_future", "%s must exceed window.allowed_lateness %s (0 = no check)", durText(w.MaxFuture), durText(w.AllowedLateness))
 	}
+	v.jumps()
+}
+
+// jumps checks the rule against outliers in event time.
+func (v *validator) jumps() {
+	w := &v.c.Window
+	switch {
+	case w.MaxJump < 0:
+		v.fail("window.max_jump", "%s must not be negative (0 = off)", durText(w.MaxJump))
+	case w.MaxJump == 0:
+		return
+	case w.MaxJump <= w.AllowedLateness:
+		// Edges within the lateness of a held one must catch it up (the
+		// rule's guarantee that an orderly stream loses nothing), and a
+		// partition's disorder must not read as a jump.
+		v.fail("window.max_jump", "%s must exceed window.allowed_lateness %s (0 = off)", durText(w.MaxJump), durText(w.AllowedLateness))
+	case v.c.Input.TimeUnit > 0 && w.MaxJump < v.c.Input.TimeUnit:
+		v.fail("window.max_jump", "%s is less than one input.time_unit %s (0 = off)", durText(w.MaxJump), durText(v.c.Input.TimeUnit))
+	}
+	if w.JumpConfirmations < 2 {
+		v.fail("window.jump_confirmations", "%d must be at least 2 (a record cannot confirm itself)", w.JumpConfirmations)
+	}
 }
 
 func (v *validator) engine() {

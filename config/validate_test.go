@@ -164,6 +164,12 @@ func TestValidateRules(t *testing.T) {
 		{"csv duplicate", func(c *Config) { c.Input.Format = "csv"; c.Input.CSVColumns = []string{"src", "dst", "t", "src"} }, `input.csv_columns[3]: "src" is also input.csv_columns[0]`},
 		{"max record bytes", func(c *Config) { c.Input.MaxRecordBytes = -1 }, `input.max_record_bytes: -1 must be positive`},
 		{"lateness", func(c *Config) { c.Window.AllowedLateness = -time.Second }, `window.allowed_lateness: -1s must not be negative`},
+		{"max jump", func(c *Config) { c.Window.MaxJump = -time.Minute }, `window.max_jump: -1m must not be negative (0 = off)`},
+		{"max jump within lateness", func(c *Config) { c.Window.MaxJump = c.Window.AllowedLateness }, `window.max_jump: 5s must exceed window.allowed_lateness 5s (0 = off)`},
+		{"max jump under a tick", func(c *Config) {
+			c.Window.AllowedLateness, c.Window.MaxJump, c.Input.TimeUnit = 0, time.Millisecond, time.Second
+		}, `window.max_jump: 1ms is less than one input.time_unit 1s (0 = off)`},
+		{"jump confirmations", func(c *Config) { c.Window.JumpConfirmations = 1 }, `window.jump_confirmations: 1 must be at least 2`},
 		{"batch size", func(c *Config) { c.Window.BatchSize = 0 }, `window.batch_size: 0 must be positive`},
 		{"batch wait", func(c *Config) { c.Window.BatchMaxWait = 0 }, `window.batch_max_wait: 0s must be positive`},
 		{"idle timeout", func(c *Config) { c.Window.IdleTimeout = -time.Minute }, `window.idle_timeout: -1m must be positive`},

@@ -173,7 +173,7 @@ func Run(ctx context.Context, o Options) error {
 	// The pipeline: one, or a scaled-out instance's per generation of the
 	// group, from the parts every pipeline shares.
 	parts := &pipelineParts{cfg: cfg, log: log, reg: reg, engine: engine, backend: backend, schema: schema, sink: sink,
-		dec: dec, dlq: dlq, am: am, im: im, pm: pm, health: ready, alertRetry: alertRetry,
+		dec: dec, dlq: dlq, am: am, im: im, pm: pm, health: ready, alertRetry: alertRetry, times: newEventTimes(),
 		probe:      func(ctx context.Context) error { return kafka.WaitReady(ctx, brokers, transport) },
 		endOffsets: func(ctx context.Context) (map[int]int64, error) { return k.admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic) },
 		updates:    make(chan querySet), snapshots: snapshots, onBatch: o.OnBatch, board: board}

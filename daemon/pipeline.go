@@ -98,6 +98,13 @@ type pipeline struct {
 	// future is window.max_future; capLimiter rate-limits cap log lines.
 	future     futureCap
 	capLimiter *ratelog.Limiter
+
+	// The jump rule's (eventtime.go): scratch for what the reorder buffer
+	// hands over after each release, and the limiter of its log lines.
+	discards    []ingest.Discarded
+	jumpEvents  []ingest.JumpEvent
+	partTimes   []ingest.PartitionTime
+	jumpLimiter *ratelog.Limiter
 }
 
 // mode is how an instance takes part in its consumer group: where its

@@ -125,6 +125,10 @@ func (p *pipeline) startBatch(ctx context.Context) error {
 	if wm != math.MinInt64 {
 		p.im.SetWatermark(wm, p.schema.TimeUnit, time.Now())
 	}
+	// Held edges the release discarded: dead letters of this batch.
+	if err := p.settleEventTime(ctx, wm); err != nil {
+		return err
+	}
 	// Everything taken in so far is the batch's: its offsets, its dead
 	// letters, its stages (an empty batch leaves the stages to the next).
 	j.taken = p.taken()
