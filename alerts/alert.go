@@ -91,11 +91,17 @@ type Alert struct {
 	To         time.Time `json:"to,omitzero"`
 	DetectedAt time.Time `json:"detected_at"`
 	// IncidentID identifies an incident: a hash of the query, the grouped
-	// nodes and the id of its first match. MatchIDs lists the ids of its
-	// matches in detection order, at most MaxIncidentMatchIDs of them
-	// (Count is exact either way).
-	IncidentID string   `json:"incident_id,omitempty"`
-	MatchIDs   []string `json:"match_ids,omitempty"`
+	// nodes and the id of its first match.
+	IncidentID string `json:"incident_id,omitempty"`
+	// MatchIDs lists, in detection order, the ids of an incident's
+	// matches (at most MaxIncidentMatchIDs) or of the matches a
+	// rate_limited record held back (at most MaxRateLimitedMatchIDs), so
+	// that they can be found again (`monitor mine` gives the same ids).
+	// Count is exact either way; MatchIDsOmitted is how many ids the cap
+	// left out (Count − len(MatchIDs)), so that a flood cannot make one
+	// record huge.
+	MatchIDs        []string `json:"match_ids,omitempty"`
+	MatchIDsOmitted int64    `json:"match_ids_omitted,omitempty"`
 	// Provisional marks a match reported before its anti-edge intervals
 	// closed, because the daemon already held max_held_matches open ones.
 	Provisional bool `json:"provisional,omitempty"`
@@ -120,12 +126,13 @@ func (a Alert) MarshalJSON() ([]byte, error) {
 		LastTime    string          `json:"last_time,omitempty"`
 		Count       int64           `json:"count,omitempty"`
 		MatchIDs    []string        `json:"match_ids,omitempty"`
+		Omitted     int64           `json:"match_ids_omitted,omitempty"`
 		From        time.Time       `json:"from,omitzero"`
 		To          time.Time       `json:"to,omitzero"`
 		DetectedAt  time.Time       `json:"detected_at"`
 		Provisional bool            `json:"provisional,omitempty"`
 	}{a.Kind, a.Query, a.Description, a.MatchID, a.IncidentID, a.Nodes, a.Edges, nil, nil, a.FirstTime, a.LastTime,
-		a.Count, a.MatchIDs, a.From, a.To, a.DetectedAt, a.Provisional}
+		a.Count, a.MatchIDs, a.MatchIDsOmitted, a.From, a.To, a.DetectedAt, a.Provisional}
 	if a.Kind == KindMatch || a.Kind == KindIncident {
 		out.First, out.Last = &a.First, &a.Last
 	}

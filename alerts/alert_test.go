@@ -63,6 +63,7 @@ func TestAlertJSONFields(t *testing.T) {
 			Edges: []Edge{{Src: "x", Dst: "y", T: 3, Time: "t3", Seq: 4, Partition: 5, Offset: 6, Attrs: map[string]any{"amount": 1.5}}},
 			First: 3, Last: 3, FirstTime: "t3", LastTime: "t3", DetectedAt: at, Provisional: true},
 		{Kind: KindIncident, Query: "q", IncidentID: "i", Count: 2, MatchIDs: []string{"a", "b"}, From: at, To: at.Add(time.Second), DetectedAt: at},
+		{Kind: KindRateLimited, Query: "q", Count: 5, MatchIDs: []string{"a", "b"}, MatchIDsOmitted: 3, From: at, To: at.Add(time.Second), DetectedAt: at},
 	} {
 		raw, err := json.Marshal(a)
 		if err != nil {

@@ -12,6 +12,12 @@ import (
 // Count stays exact past it.
 const MaxIncidentMatchIDs = 1000
 
+// MaxRateLimitedMatchIDs bounds the ids of held-back matches that one
+// rate_limited record lists (the first ones of its interval); Count
+// stays exact past it. Match ids are 32 hex digits, so the list stays
+// under 35 KB, well inside a broker's default 1 MiB record limit.
+const MaxRateLimitedMatchIDs = 1000
+
 // Grouping folds a query's matches into incidents: the matches that map
 // every node of By to the same graph nodes, detected within Within of
 // the first of them, make one KindIncident record, written when the
@@ -93,7 +99,8 @@ func (q *route) fold(a *Alert, t time.Time, flush uint64) {
 func (in *incident) record(query string, to, t time.Time) Alert {
 	return Alert{Kind: KindIncident, Query: query, Description: in.first.Description, Nodes: in.nodes,
 		IncidentID: incidentID(query, in.key, in.first.MatchID), Count: in.count, MatchIDs: in.ids,
-		First: in.first.First, Last: in.last, FirstTime: in.first.FirstTime, LastTime: in.lastTime,
+		MatchIDsOmitted: in.count - int64(len(in.ids)),
+		First:           in.first.First, Last: in.last, FirstTime: in.first.FirstTime, LastTime: in.lastTime,
 		From: in.opened, To: to, DetectedAt: t}
 }
 

@@ -122,6 +122,10 @@ type RouterOptions struct {
 // only when their Count is non-zero: an interval with no matches, or with
 // none held back, writes nothing.
 //
+// A KindRateLimited record lists the ids of the matches it held back (the
+// first MaxRateLimitedMatchIDs of its interval, with the number left
+// out), so that they can be looked up again.
+//
 // Records cover intervals [From, To) of detection time (the Router's
 // clock when Flush routed the match). An interval's records are written
 // by the first Flush or Tick at or after its end; when a query is removed
@@ -165,6 +169,9 @@ type route struct {
 	since time.Time     // tallies below started at max(since, Router.from)
 	count int64         // count mode: matches in the current interval
 	held  int64         // enumerate mode: matches held back in it
+	// heldIDs are the ids of the first held-back matches of the
+	// interval (at most MaxRateLimitedMatchIDs), for its summary record.
+	heldIDs []string
 	// incidents are the open incidents by group key (Group set).
 	incidents map[string]*incident
 
@@ -431,8 +438,9 @@ func (r *Router) emit(name string, q *route, t, to time.Time) {
 		q.count = 0
 	}
 	if q.held > 0 {
-		r.out = append(r.out, Alert{Kind: KindRateLimited, Query: name, Count: q.held, From: from, To: to, DetectedAt: t})
-		q.held = 0
+		r.out = append(r.out, Alert{Kind: KindRateLimited, Query: name, Count: q.held, MatchIDs: q.heldIDs,
+			MatchIDsOmitted: q.held - int64(len(q.heldIDs)), From: from, To: to, DetectedAt: t})
+		q.held, q.heldIDs = 0, nil // the record keeps the slice
 	}
 }
 
@@ -475,6 +483,9 @@ func (r *Router) route(t time.Time) {
 			}
 			if q.lim != nil && !q.lim.AllowN(t, 1) {
 				q.held++
+				if len(q.heldIDs) < MaxRateLimitedMatchIDs {
+					q.heldIDs = append(q.heldIDs, a.MatchID)
+				}
 				q.limited.Inc()
 				r.limited++
 				continue

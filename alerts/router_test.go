@@ -623,6 +623,19 @@ func TestRouterConservation(t *testing.T) {
 				}
 				got[a.Query] += a.Count
 			}
+			// A held-back match is recoverable: its id is in the summary
+			// (this test never holds back more than the cap).
+			if a.Kind == KindRateLimited {
+				if int64(len(a.MatchIDs)) != a.Count || a.MatchIDsOmitted != 0 {
+					t.Errorf("seed %d: rate_limited record counts %d with %d ids (%d omitted); want every id", seed, a.Count, len(a.MatchIDs), a.MatchIDsOmitted)
+				}
+				for _, id := range a.MatchIDs {
+					if ids[id] {
+						t.Errorf("seed %d: match %s reported twice", seed, id)
+					}
+					ids[id] = true
+				}
+			}
 		}
 		for _, q := range names {
 			if got[q] != added[q] {
@@ -677,3 +690,73 @@ func (m *memSinkForCount) Write(_ context.Context, a []Alert) error {
 	return nil
 }
 func (m *memSinkForCount) Close() error { return nil }
+
+// TestRouterRateLimitedIDs: a rate_limited record lists the ids of the
+// matches it held back, in detection order, so that they can be found
+// again (`monitor mine` gives the same ids); past MaxRateLimitedMatchIDs
+// it says how many it left out, so a flood cannot make it huge.
+func TestRouterRateLimitedIDs(t *testing.T) {
+	clk := &clock{t0}
+	sink := &memSink{}
+	r, err := NewRouter(RouterOptions{Interval: time.Minute}, sink, nil, clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetQueries(map[string]QueryOptions{"q": {RateLimit: 1, Burst: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	clk.t = t0.Add(time.Second)
+	held := 5
+	for i := range 2 + held {
+		r.Add([]Alert{{Query: "q", MatchID: fmt.Sprintf("id-%d", i)}})
+	}
+	if err := r.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	clk.t = t0.Add(2 * time.Second)
+	n := MaxRateLimitedMatchIDs + 250
+	for i := range n {
+		r.Add([]Alert{{Query: "q", MatchID: fmt.Sprintf("flood-%d", i)}})
+	}
+	if err := r.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Tick(context.Background(), t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	var rl []Alert
+	for _, a := range sink.got {
+		if a.Kind == KindRateLimited {
+			rl = append(rl, a)
+		}
+	}
+	if len(rl) != 1 {
+		t.Fatalf("records %v; want one rate_limited", summaries(sink.got))
+	}
+	a := rl[0]
+	if a.Count != int64(held+n-1) { // the flood's first match takes the token refilled after 1 s
+		t.Errorf("count = %d; want %d", a.Count, held+n-1)
+	}
+	want := []string{"id-2", "id-3", "id-4", "id-5", "id-6"}
+	for i := range MaxRateLimitedMatchIDs - held {
+		want = append(want, fmt.Sprintf("flood-%d", i+1))
+	}
+	if !slices.Equal(a.MatchIDs, want) {
+		t.Errorf("match ids: %d listed, first %v; want the first %d held back (%v …)", len(a.MatchIDs), a.MatchIDs[:min(8, len(a.MatchIDs))], len(want), want[:8])
+	}
+	omitted := int64(held + n - 1 - MaxRateLimitedMatchIDs)
+	if a.MatchIDsOmitted != omitted {
+		t.Errorf("match_ids_omitted = %d; want %d (count %d − %d listed)", a.MatchIDsOmitted, omitted, a.Count, MaxRateLimitedMatchIDs)
+	}
+	js, err := a.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), fmt.Sprintf(`"match_ids_omitted":%d`, omitted)) || !strings.Contains(string(js), `"match_ids":["id-2",`) {
+		t.Errorf("record JSON lacks the ids or the omitted count: %.300s", js)
+	}
+	var back Alert
+	if err := back.UnmarshalJSONStrict(js); err != nil || back.MatchIDsOmitted != omitted || len(back.MatchIDs) != MaxRateLimitedMatchIDs {
+		t.Errorf("read back: %v, %d ids, %d omitted", err, len(back.MatchIDs), back.MatchIDsOmitted)
+	}
+}

@@ -279,6 +279,17 @@ type Window struct {
 	// reason future), so one bad timestamp cannot carry the watermark
 	// into the future and make every later edge late.
 	MaxFuture time.Duration `mapstructure:"max_future"`
+	// MaxJump makes event time robust to outliers: an edge dated more
+	// than this after its partition's time (or the time every partition
+	// has reached) does not move the watermark; it is held until
+	// JumpConfirmations edges in a row, spread over at least MaxJump,
+	// confirm the jump, or dead-lettered (reason future) once its
+	// partition has gone on at its old time for MaxJump. 0 turns the rule
+	// off: every edge moves its partition's time. docs/EVENT-TIME.md.
+	MaxJump time.Duration `mapstructure:"max_jump"`
+	// JumpConfirmations is the number of edges in a row, all ahead, that
+	// confirm a jump (at least 2).
+	JumpConfirmations int `mapstructure:"jump_confirmations"`
 	// MaxBuffered caps the edges the reorder buffer holds while the
 	// watermark has not passed them: past it the watermark is raised
 	// early (a burst at one timestamp, a partition whose time stands
@@ -300,6 +311,29 @@ type Engine struct {
 	Workers int `mapstructure:"workers"`
 	// Devices lists GPU ordinals; empty = all visible devices.
 	Devices []int `mapstructure:"devices"`
+	// GPU holds the GPU engine's few tuning options (gpu.Options); the
+	// kernel's thresholds are measured rules, not configuration.
+	GPU GPU `mapstructure:"gpu"`
+}
+
+// GPU tunes the GPU engine (gpu.Options, field by field).
+type GPU struct {
+	// Chunks is how many root chunks a mining call is cut into per device;
+	// 0 = 4 with several devices, 1 with one.
+	Chunks int `mapstructure:"chunks"`
+	// PartitionEdges, if positive, mines in time partitions of at most
+	// this many root edges; 0 = only when the window would not fit a
+	// device (MemoryFraction).
+	PartitionEdges int64 `mapstructure:"partition_edges"`
+	// MemoryFraction is the share of a device's memory the window mirror
+	// may take before mining switches to time partitions.
+	MemoryFraction float64 `mapstructure:"memory_fraction"`
+	// Count3OnDevice runs the SNAP-shape counters' centre pass on the
+	// device instead of the host's cores (slower, measured).
+	Count3OnDevice bool `mapstructure:"count3_on_device"`
+	// CountSmallOnHost counts the two-edge and two-node four-edge count
+	// queries on the host's cores instead of mining them on the device.
+	CountSmallOnHost bool `mapstructure:"count_small_on_host"`
 }
 
 // Queries names the motif queries to run.
@@ -370,10 +404,26 @@ func (a *Alerts) For(query string) AlertPolicy {
 	return p
 }
 
-// Metrics configures the HTTP endpoint (/metrics, /healthz, /readyz).
+// Metrics configures the HTTP endpoint (/metrics, /healthz, /readyz,
+// the status page). Its connections are capped and timed out so that no
+// number of HTTP clients can take the descriptors Kafka needs.
 type Metrics struct {
 	// Listen is host:port; port 0 picks a free port.
 	Listen string `mapstructure:"listen"`
+	// MaxConnections caps the open HTTP connections; more wait in the
+	// kernel's listen backlog (holding no descriptor of the process) until
+	// one closes, and idle keep-alive connections are closed to make room.
+	// The daemon lowers it to half its open-files limit if higher.
+	MaxConnections int `mapstructure:"max_connections"`
+	// ReadHeaderTimeout bounds the wait for a request, headers included
+	// (the endpoints take no body), from the connection's start or its
+	// first byte after an idle spell.
+	ReadHeaderTimeout time.Duration `mapstructure:"read_header_timeout"`
+	// WriteTimeout bounds serving one request, from the end of its
+	// headers to the last byte of the answer (a scrape of /metrics).
+	WriteTimeout time.Duration `mapstructure:"write_timeout"`
+	// IdleTimeout closes a keep-alive connection idle this long.
+	IdleTimeout time.Duration `mapstructure:"idle_timeout"`
 }
 
 // Health sets the thresholds of the degraded conditions: the daemon
@@ -387,6 +437,14 @@ type Health struct {
 	// the check off (a feed whose times are not wall-clock times).
 	MaxWatermarkDelay time.Duration `mapstructure:"max_watermark_delay"`
 }
+
+// Default HTTP server limits (Metrics).
+const (
+	DefaultHTTPMaxConnections    = 256
+	DefaultHTTPReadHeaderTimeout = 5 * time.Second
+	DefaultHTTPWriteTimeout      = time.Minute
+	DefaultHTTPIdleTimeout       = time.Minute
+)
 
 // Log configures the daemon's slog output.
 type Log struct {
@@ -440,10 +498,12 @@ func DefaultConfig() *Config {
 			MaxMineSteps:       250_000_000,
 			MaxMineTime:        10 * time.Second,
 			MaxFuture:          time.Hour,
+			MaxJump:            10 * time.Minute,
+			JumpConfirmations:  3,
 			MaxBuffered:        1_000_000,
 			MaxBufferedBytes:   256 << 20,
 		},
-		Engine:  Engine{Backend: backend.CPU, Devices: []int{}},
+		Engine:  Engine{Backend: backend.CPU, Devices: []int{}, GPU: GPU{MemoryFraction: 0.3}},
 		Queries: Queries{Files: []string{}, ReloadInterval: 2 * time.Second},
 		Alerts: Alerts{
 			Sink:          SinkKafka,
@@ -453,7 +513,8 @@ func DefaultConfig() *Config {
 			RateBurst:     2000,
 			PerQuery:      map[string]QueryAlerts{},
 		},
-		Metrics:         Metrics{Listen: "127.0.0.1:9464"},
+		Metrics: Metrics{Listen: "127.0.0.1:9464", MaxConnections: DefaultHTTPMaxConnections, ReadHeaderTimeout: DefaultHTTPReadHeaderTimeout,
+			WriteTimeout: DefaultHTTPWriteTimeout, IdleTimeout: DefaultHTTPIdleTimeout},
 		Health:          Health{MaxRejectedRatio: 0.5, MaxWatermarkDelay: 15 * time.Minute},
 		GPM:             DefaultGPM(),
 		ShutdownTimeout: 15 * time.Second,

@@ -73,7 +73,10 @@ func TestLoadFullFile(t *testing.T) {
 		{"window.batch_max_wait", c.Window.BatchMaxWait, 50 * time.Millisecond},
 		{"window.max_mine_steps", c.Window.MaxMineSteps, int64(50_000_000)},
 		{"window.max_mine_time", c.Window.MaxMineTime, 2 * time.Second},
+		{"window.max_jump", c.Window.MaxJump, 2 * time.Minute},
+		{"window.jump_confirmations", c.Window.JumpConfirmations, 4},
 		{"engine.devices", c.Engine.Devices, []int{0, 1}},
+		{"engine.gpu", c.Engine.GPU, GPU{Chunks: 2, MemoryFraction: 0.5, CountSmallOnHost: true}},
 		{"queries.files", c.Queries.Files, []string{filepath.Join("testdata", "queries", "fraud.yaml"), filepath.Join("testdata", "queries", "labels.yaml")}},
 		{"queries.inline[0].name", c.Queries.Inline[0]["name"], "Big.Transfer"},
 		{"alerts.rate_limit", c.Alerts.RateLimit, 50.5},
@@ -132,6 +135,7 @@ func TestEnvOverrides(t *testing.T) {
 	t.Setenv("MONITOR_DEMO", "false")                                  // a nil default
 	t.Setenv("MONITOR_QUERIES_FILES", "queries/fraud.yaml")            // paths from the environment stay as given
 	t.Setenv("MONITOR_KAFKA_DEAD_LETTER_TOPIC", "dlq")                 // underscores in the key
+	t.Setenv("MONITOR_ENGINE_GPU_PARTITION_EDGES", "4096")             // a GPU option
 	t.Setenv("MONITOR_SOMETHING_UNKNOWN", "ignored: not a config key") // not ours
 	c, err := Parse([]byte("window:\n  allowed_lateness: 3s\n"+oneQuery), "env.yaml")
 	if err != nil {
@@ -145,6 +149,7 @@ func TestEnvOverrides(t *testing.T) {
 		{"window.allowed_lateness", c.Window.AllowedLateness, 10 * time.Second},
 		{"input.format", c.Input.Format, "csv"},
 		{"engine.devices", c.Engine.Devices, []int{0, 2}},
+		{"engine.gpu.partition_edges", c.Engine.GPU.PartitionEdges, int64(4096)},
 		{"alerts.rate_limit", c.Alerts.RateLimit, 2.5},
 		{"kafka.tls.insecure_skip_verify", c.Kafka.TLS.InsecureSkipVerify, true},
 		{"demo", c.Demo != nil && !*c.Demo, true},

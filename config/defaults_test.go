@@ -46,7 +46,7 @@ func TestConfigDocumentsEveryKey(t *testing.T) {
 	}
 	// Keys are documented as `section.key` in the first cell of a table row.
 	documented := map[string]bool{}
-	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_.]+)`").FindAllStringSubmatch(string(doc), -1) {
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z0-9_.]+)`").FindAllStringSubmatch(string(doc), -1) {
 		documented[m[1]] = true
 	}
 	keys := Keys()

@@ -39,6 +39,12 @@ func (c *Config) Validate() error {
 	if err := checkHostPort(c.Metrics.Listen, true); err != nil {
 		v.fail("metrics.listen", "%q %v", c.Metrics.Listen, err)
 	}
+	if n := c.Metrics.MaxConnections; n < 1 {
+		v.fail("metrics.max_connections", "%d must be at least 1 (HTTP connections are always capped, so that they cannot take the descriptors Kafka needs)", n)
+	}
+	v.positive("metrics.read_header_timeout", c.Metrics.ReadHeaderTimeout)
+	v.positive("metrics.write_timeout", c.Metrics.WriteTimeout)
+	v.positive("metrics.idle_timeout", c.Metrics.IdleTimeout)
 	if c.Demo != nil && *c.Demo && !c.Embedded() {
 		v.fail("demo", "true needs kafka.brokers: embedded (the demo feed would write into topic %q of a real cluster)", c.Kafka.EdgeTopic)
 	}
@@ -491,6 +497,28 @@ func (v *validator) caps() {
 		// refuse ordinary edges.
 		v.fail("window.max_future", "%s must exceed window.allowed_lateness %s (0 = no check)", durText(w.MaxFuture), durText(w.AllowedLateness))
 	}
+	v.jumps()
+}
+
+// jumps checks the rule against outliers in event time.
+func (v *validator) jumps() {
+	w := &v.c.Window
+	switch {
+	case w.MaxJump < 0:
+		v.fail("window.max_jump", "%s must not be negative (0 = off)", durText(w.MaxJump))
+	case w.MaxJump == 0:
+		return
+	case w.MaxJump <= w.AllowedLateness:
+		// Edges within the lateness of a held one must catch it up (the
+		// rule's guarantee that an orderly stream loses nothing), and a
+		// partition's disorder must not read as a jump.
+		v.fail("window.max_jump", "%s must exceed window.allowed_lateness %s (0 = off)", durText(w.MaxJump), durText(w.AllowedLateness))
+	case v.c.Input.TimeUnit > 0 && w.MaxJump < v.c.Input.TimeUnit:
+		v.fail("window.max_jump", "%s is less than one input.time_unit %s (0 = off)", durText(w.MaxJump), durText(v.c.Input.TimeUnit))
+	}
+	if w.JumpConfirmations < 2 {
+		v.fail("window.jump_confirmations", "%d must be at least 2 (a record cannot confirm itself)", w.JumpConfirmations)
+	}
 }
 
 func (v *validator) engine() {
@@ -508,6 +536,15 @@ func (v *validator) engine() {
 		if d < 0 {
 			v.fail(fmt.Sprintf("engine.devices[%d]", i), "%d must not be negative", d)
 		}
+	}
+	if e.GPU.Chunks < 0 {
+		v.fail("engine.gpu.chunks", "%d must not be negative (0 = 4 per device with several devices, 1 with one)", e.GPU.Chunks)
+	}
+	if e.GPU.PartitionEdges < 0 {
+		v.fail("engine.gpu.partition_edges", "%d must not be negative (0 = partitions only when the window does not fit)", e.GPU.PartitionEdges)
+	}
+	if f := e.GPU.MemoryFraction; !(f > 0 && f <= 1) {
+		v.fail("engine.gpu.memory_fraction", "%v must be in (0, 1]", f)
 	}
 }
 

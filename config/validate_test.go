@@ -164,6 +164,12 @@ func TestValidateRules(t *testing.T) {
 		{"csv duplicate", func(c *Config) { c.Input.Format = "csv"; c.Input.CSVColumns = []string{"src", "dst", "t", "src"} }, `input.csv_columns[3]: "src" is also input.csv_columns[0]`},
 		{"max record bytes", func(c *Config) { c.Input.MaxRecordBytes = -1 }, `input.max_record_bytes: -1 must be positive`},
 		{"lateness", func(c *Config) { c.Window.AllowedLateness = -time.Second }, `window.allowed_lateness: -1s must not be negative`},
+		{"max jump", func(c *Config) { c.Window.MaxJump = -time.Minute }, `window.max_jump: -1m must not be negative (0 = off)`},
+		{"max jump within lateness", func(c *Config) { c.Window.MaxJump = c.Window.AllowedLateness }, `window.max_jump: 5s must exceed window.allowed_lateness 5s (0 = off)`},
+		{"max jump under a tick", func(c *Config) {
+			c.Window.AllowedLateness, c.Window.MaxJump, c.Input.TimeUnit = 0, time.Millisecond, time.Second
+		}, `window.max_jump: 1ms is less than one input.time_unit 1s (0 = off)`},
+		{"jump confirmations", func(c *Config) { c.Window.JumpConfirmations = 1 }, `window.jump_confirmations: 1 must be at least 2`},
 		{"batch size", func(c *Config) { c.Window.BatchSize = 0 }, `window.batch_size: 0 must be positive`},
 		{"batch wait", func(c *Config) { c.Window.BatchMaxWait = 0 }, `window.batch_max_wait: 0s must be positive`},
 		{"idle timeout", func(c *Config) { c.Window.IdleTimeout = -time.Minute }, `window.idle_timeout: -1m must be positive`},
@@ -172,6 +178,10 @@ func TestValidateRules(t *testing.T) {
 		{"workers", func(c *Config) { c.Engine.Workers = -2 }, `engine.workers: -2 must not be negative`},
 		{"devices on cpu", func(c *Config) { c.Engine.Devices = []int{0} }, `engine.devices: [0] given but engine.backend is cpu`},
 		{"device negative", func(c *Config) { c.Engine.Backend = backend.GPU; c.Engine.Devices = []int{-1} }, `engine.devices[0]: -1 must not be negative`},
+		{"gpu chunks", func(c *Config) { c.Engine.GPU.Chunks = -1 }, `engine.gpu.chunks: -1 must not be negative`},
+		{"gpu partition edges", func(c *Config) { c.Engine.GPU.PartitionEdges = -5 }, `engine.gpu.partition_edges: -5 must not be negative`},
+		{"gpu memory fraction 0", func(c *Config) { c.Engine.GPU.MemoryFraction = 0 }, `engine.gpu.memory_fraction: 0 must be in (0, 1]`},
+		{"gpu memory fraction over 1", func(c *Config) { c.Engine.GPU.MemoryFraction = 1.5 }, `engine.gpu.memory_fraction: 1.5 must be in (0, 1]`},
 		{"no queries", func(c *Config) { c.Queries.Inline = nil }, `queries: no queries (give queries.files or queries.inline)`},
 		{"query file twice", func(c *Config) { c.Queries.Files = []string{"a.yaml", "a.yaml"} }, `queries.files[1]: "a.yaml" is also queries.files[0]`},
 		{"reload interval", func(c *Config) { c.Queries.ReloadInterval = 0 }, `queries.reload_interval: 0s must be positive`},
@@ -247,6 +257,10 @@ func TestValidateAccepts(t *testing.T) {
 		{"zero lateness", func(c *Config) { c.Window.AllowedLateness = 0 }},
 		{"gpu devices", func(c *Config) { c.Engine.Backend = backend.GPU; c.Engine.Devices = []int{0, 3} }},
 		{"gpu logical partitions", func(c *Config) { c.Engine.Backend = backend.GPU; c.Engine.Devices = []int{0, 0} }},
+		{"gpu tuning", func(c *Config) {
+			c.Engine.Backend = backend.GPU
+			c.Engine.GPU = GPU{Chunks: 8, PartitionEdges: 1 << 20, MemoryFraction: 1, Count3OnDevice: true, CountSmallOnHost: true}
+		}},
 		{"auto", func(c *Config) { c.Engine.Backend = backend.Auto; c.Engine.Workers = 16 }},
 		{"unlimited alerts", func(c *Config) { c.Alerts.RateLimit, c.Alerts.RateBurst = 0, 0 }},
 		{"count mode to stdout", func(c *Config) { c.Alerts.Mode, c.Alerts.Sink = alerts.ModeCount, SinkStdout }},

@@ -13,10 +13,11 @@ import (
 )
 
 // futureCap is window.max_future: a record dated more than max ticks
-// after both the wall clock and the newest edge the reorder buffer has
-// taken is dead-lettered (class future) instead of buffered. Without it
-// one record from a broken clock (year 2100) would raise its partition's
-// time, hence the watermark, and every later edge would be late.
+// after both the wall clock and the newest edge time the reorder buffer
+// believes (its StreamTime: held edges aside, window.max_jump) is
+// dead-lettered (class future) instead of buffered. It is the outer bound
+// of the jump rule: a record from a broken clock (year 2100) is refused
+// at once instead of held.
 //
 // The reference is the later of the two so that a replay running ahead
 // of the wall clock (the demo feed, `produce --speedup`) still passes:
@@ -68,7 +69,7 @@ func (f *futureCap) limit(newest int64) int64 {
 // refuseFuture dead-letters m if its edge is dated too far ahead; it
 // reports whether it did.
 func (p *pipeline) refuseFuture(ctx context.Context, m kafka.Message, e *ingest.Edge) (bool, error) {
-	reason := p.future.check(e.T, p.reorder.MaxT())
+	reason := p.future.check(e.T, p.reorder.StreamTime())
 	if reason == "" {
 		return false, nil
 	}

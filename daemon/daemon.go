@@ -80,10 +80,19 @@ func Run(ctx context.Context, o Options) error {
 	// starts, above all while the brokers do not (connect).
 	ready := newHealth()
 	ready.setConnecting(true)
-	httpSrv, err := newHTTPServer(cfg.Metrics.Listen, reg, ready.state)
+	mc := &cfg.Metrics
+	maxConns, nofile, lowered := httpConnCap(mc.MaxConnections)
+	httpSrv, err := newHTTPServer(mc.Listen, httpOptions{maxConns: maxConns, readHeaderTimeout: mc.ReadHeaderTimeout, writeTimeout: mc.WriteTimeout,
+		idleTimeout: mc.IdleTimeout, log: log}, reg, reg, ready.state)
 	if err != nil {
-		return fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
+		return fmt.Errorf("metrics.listen %s: %w", mc.Listen, err)
 	}
+	if lowered {
+		log.Warn("metrics.max_connections lowered to half the open-files limit: HTTP clients must leave descriptors for Kafka",
+			"configured", mc.MaxConnections, "max_connections", maxConns, "open_files_limit", nofile)
+	}
+	log.Info("HTTP connections capped", "max_connections", maxConns, "open_files_limit", nofile, "read_header_timeout", mc.ReadHeaderTimeout,
+		"write_timeout", mc.WriteTimeout, "idle_timeout", mc.IdleTimeout)
 	board := newStatusBoard(schema.TimeUnit, EngineStatus{}, nil)
 	board.state = ready.state
 	httpSrv.handleStatus(board)
@@ -96,6 +105,9 @@ func Run(ctx context.Context, o Options) error {
 	// Metrics.
 	pm, err := newPipelineMetrics(reg)
 	if err != nil {
+		return err
+	}
+	if err := noteMemoryBudget(cfg, reg, log); err != nil {
 		return err
 	}
 	am, err := alerts.NewMetrics(reg)
@@ -126,6 +138,13 @@ func Run(ctx context.Context, o Options) error {
 	// topics), the alert sink, the dead-letter writer.
 	k, err := connectKafka(ctx, cfg, log, ready, pm)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped (SIGTERM) while the brokers did not answer yet: a
+			// clean stop, not a failed run (exit status 0; a supervisor
+			// would take 1 for a crash). Nothing was read, nothing is owed.
+			log.Warn("stopped before connecting to the kafka brokers", "brokers", cfg.Kafka.Brokers, "err", err)
+			return nil
+		}
 		return err
 	}
 	defer k.close()
@@ -162,7 +181,7 @@ func Run(ctx context.Context, o Options) error {
 	// The pipeline: one, or a scaled-out instance's per generation of the
 	// group, from the parts every pipeline shares.
 	parts := &pipelineParts{cfg: cfg, log: log, reg: reg, engine: engine, backend: backend, schema: schema, sink: sink,
-		dec: dec, dlq: dlq, am: am, im: im, pm: pm, health: ready, alertRetry: alertRetry,
+		dec: dec, dlq: dlq, am: am, im: im, pm: pm, health: ready, alertRetry: alertRetry, times: newEventTimes(),
 		probe:      func(ctx context.Context) error { return kafka.WaitReady(ctx, brokers, transport) },
 		endOffsets: func(ctx context.Context) (map[int]int64, error) { return k.admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic) },
 		updates:    make(chan querySet), snapshots: snapshots, onBatch: o.OnBatch, board: board, topic: topic}
@@ -334,7 +353,8 @@ func connectKafka(ctx context.Context, cfg *config.Config, log *slog.Logger, rea
 	k := kafkaClients{brokers: cfg.Kafka.Brokers, transport: transport, dialer: dialer}
 	if cfg.Embedded() {
 		ec := &cfg.Kafka.Embedded
-		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes)})
+		emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Logger: log, Port: ec.Port, DataDir: ec.Dir, RetentionBytes: int64(ec.RetentionBytes),
+			OnStorageError: func(error) { pm.embeddedStorage.Inc() }})
 		if err != nil {
 			return kafkaClients{}, fmt.Errorf("kafka.embedded {dir: %q, port: %d, retention_bytes: %s}: starting the embedded broker: %w", ec.Dir, ec.Port, ec.RetentionBytes, err)
 		}
@@ -394,11 +414,18 @@ func newSink(cfg *config.Config, stdout io.Writer, brokers []string, transport *
 	return sink, nil
 }
 
+// GPUOptions are the GPU engine's options of the config's engine section
+// (engine.devices and engine.gpu.*), for the daemon and monitor mine.
+func GPUOptions(e config.Engine) gpu.Options {
+	return gpu.Options{Devices: e.Devices, Chunks: e.GPU.Chunks, PartitionEdges: e.GPU.PartitionEdges,
+		MemoryFraction: e.GPU.MemoryFraction, Count3Device: e.GPU.Count3OnDevice, CountSmallOnHost: e.GPU.CountSmallOnHost}
+}
+
 // newEngine picks the mining backend (engine.backend): cpu, gpu (an error
 // when no device is usable) or auto (the GPU when usable, else the CPU
 // with a warning). Device metrics are registered either way.
 func newEngine(cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) (*engine.Selected, error) {
-	sel, err := engine.Select(cfg.Engine.Backend, cfg.Engine.Workers, gpu.Options{Devices: cfg.Engine.Devices}, log)
+	sel, err := engine.Select(cfg.Engine.Backend, cfg.Engine.Workers, GPUOptions(cfg.Engine), log)
 	if err != nil {
 		return nil, fmt.Errorf("engine.backend: %s: %w", cfg.Engine.Backend, err)
 	}

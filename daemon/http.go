@@ -3,6 +3,10 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -24,13 +28,43 @@ type httpServer struct {
 	mux    *http.ServeMux // more pages: statuspage.go
 }
 
-// state is the readiness state (stateReady, stateDegraded, stateNotReady)
-// and its reasons.
-func newHTTPServer(addr string, gatherer prometheus.Gatherer, state func() (string, string)) (*httpServer, error) {
+// httpOptions are the server's limits (config.Metrics): at most maxConns
+// connections open (httplimit.go), a request read within
+// readHeaderTimeout, answered within writeTimeout, and a kept-alive
+// connection closed after idleTimeout idle.
+type httpOptions struct {
+	maxConns                                     int
+	readHeaderTimeout, writeTimeout, idleTimeout time.Duration
+	// log receives the server's own errors (a failing Accept, a handler's
+	// panic) at WARN; nil discards them.
+	log *slog.Logger
+}
+
+func newHTTPServer(addr string, o httpOptions, reg prometheus.Registerer, gatherer prometheus.Gatherer, state func() (string, string)) (*httpServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
+	h, err := newHTTPServerOn(ln, o, reg, gatherer, state)
+	if err != nil {
+		ln.Close()
+	}
+	return h, err
+}
+
+// newHTTPServerOn serves on ln (tests count its connections).
+// state is the readiness state (stateReady, stateDegraded, stateNotReady)
+// and its reasons.
+func newHTTPServerOn(ln net.Listener, o httpOptions, reg prometheus.Registerer, gatherer prometheus.Gatherer, state func() (string, string)) (*httpServer, error) {
+	if o.maxConns < 1 || o.readHeaderTimeout <= 0 || o.writeTimeout <= 0 || o.idleTimeout <= 0 {
+		return nil, fmt.Errorf("http server: max connections %d, read header timeout %v, write timeout %v, idle timeout %v: each must be positive",
+			o.maxConns, o.readHeaderTimeout, o.writeTimeout, o.idleTimeout)
+	}
+	m, err := newHTTPMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	limited := newLimitListener(ln, o.maxConns, m)
 	// Method patterns: GET also serves HEAD, and the mux answers other
 	// methods with 405 and an Allow header. Register further pages the
 	// same way ("GET /{$}" for a page at /): a method-less catch-all such
@@ -55,7 +89,19 @@ func newHTTPServer(addr string, gatherer prometheus.Gatherer, state func() (stri
 			w.Write([]byte("ready\n"))
 		}
 	})
-	return &httpServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln, served: make(chan error, 1), mux: mux}, nil
+	srv := &http.Server{Handler: mux,
+		// The endpoints take no body: the whole request, not only its
+		// headers, must arrive within readHeaderTimeout.
+		ReadHeaderTimeout: o.readHeaderTimeout, ReadTimeout: o.readHeaderTimeout,
+		WriteTimeout: o.writeTimeout, IdleTimeout: o.idleTimeout,
+		ConnState: limited.connState,
+	}
+	if o.log != nil {
+		srv.ErrorLog = slog.NewLogLogger(o.log.Handler(), slog.LevelWarn)
+	} else {
+		srv.ErrorLog = log.New(io.Discard, "", 0)
+	}
+	return &httpServer{srv: srv, ln: limited, served: make(chan error, 1), mux: mux}, nil
 }
 
 // Addr returns the address the server listens on (useful with port 0).

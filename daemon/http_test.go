@@ -17,7 +17,8 @@ import (
 func TestHTTPMethods(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(prometheus.NewCounter(prometheus.CounterOpts{Name: "test_total", Help: "t"}))
-	srv, err := newHTTPServer("127.0.0.1:0", reg, func() (string, string) { return stateReady, "" })
+	srv, err := newHTTPServer("127.0.0.1:0", httpOptions{maxConns: 8, readHeaderTimeout: 5 * time.Second, writeTimeout: 5 * time.Second, idleTimeout: time.Minute},
+		reg, reg, func() (string, string) { return stateReady, "" })
 	if err != nil {
 		t.Fatal(err)
 	}

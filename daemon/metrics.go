@@ -40,6 +40,10 @@ type pipelineMetrics struct {
 	fetchErrors       *prometheus.CounterVec
 	offsetResets      *prometheus.CounterVec
 	commitsDropped    *prometheus.CounterVec
+	// embeddedStorage counts the embedded broker's failures to write
+	// kafka.embedded.dir (its producers, the daemon's writers included,
+	// get an unexpected server error meanwhile).
+	embeddedStorage prometheus.Counter
 	// stageSeconds splits each batch's time by stage (stages.go).
 	stageSeconds *prometheus.HistogramVec
 	stages       [numStages]prometheus.Observer
@@ -105,6 +109,8 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 			Help: "Times reading a partition of the edge topic resumed elsewhere than asked (kafka.offset_reset), by partition and reason: before_start (retention deleted records before they were read), past_end (the log is shorter than the offset: the topic created again, a truncated log, a restored broker), recreated (a partition that was gone is read again, from its new log)."}, []string{"partition", "reason"}),
 		commitsDropped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_kafka_commits_dropped_total",
 			Help: "Offsets of edge-topic partitions that no longer exist (deleted with the topic, or the topic created again with fewer) dropped instead of committed, by partition."}, []string{"partition"}),
+		embeddedStorage: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_embedded_broker_storage_errors_total",
+			Help: "Failed writes of the embedded broker (kafka.brokers: embedded) to kafka.embedded.dir, such as a full disk: the records or state of each were not stored, and their producer got an error."}),
 		stageSeconds: newStageSeconds(),
 	}
 	if reg == nil {
@@ -130,6 +136,7 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 	m.fetchErrors = promreg.Register(reg, m.fetchErrors, &err)
 	m.offsetResets = promreg.Register(reg, m.offsetResets, &err)
 	m.commitsDropped = promreg.Register(reg, m.commitsDropped, &err)
+	m.embeddedStorage = promreg.Register(reg, m.embeddedStorage, &err)
 	m.stageSeconds = promreg.Register(reg, m.stageSeconds, &err)
 	m.stageObservers()
 	for _, op := range []string{opFetch, opCommit, opAlertWrite, opDeadLetter, opProbe} {

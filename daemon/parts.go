@@ -58,6 +58,9 @@ type pipelineParts struct {
 	onBatch func(BatchReport)
 	// board is what the status page and the status line show (nil: none).
 	board *statusBoard
+	// times is the event time as of the last batch (eventtime.go; nil:
+	// not kept).
+	times *eventTimes
 }
 
 // nodeKeys is the decoder's node dictionary, which the processor shares.
@@ -104,6 +107,8 @@ func (s *pipelineParts) newReorder() *ingest.Reorder {
 	reorder := ingest.NewReorder(int64(w.AllowedLateness/s.schema.TimeUnit), w.IdleTimeout, time.Now)
 	reorder.SetMaxBuffered(w.MaxBuffered)
 	reorder.SetMaxBytes(int64(w.MaxBufferedBytes) - s.fetchQueueBytes())
+	reorder.SetJumpRule(ingest.JumpRule{MaxJump: int64(w.MaxJump / s.schema.TimeUnit), Confirmations: w.JumpConfirmations,
+		Tick: s.schema.TimeUnit})
 	return reorder
 }
 

@@ -116,6 +116,13 @@ type pipeline struct {
 	// held[p]: the source holds partition p, found unknown at the topic
 	// watch's look count held[p] (release).
 	held map[int]uint64
+
+	// The jump rule's (eventtime.go): scratch for what the reorder buffer
+	// hands over after each release, and the limiter of its log lines.
+	discards    []ingest.Discarded
+	jumpEvents  []ingest.JumpEvent
+	partTimes   []ingest.PartitionTime
+	jumpLimiter *ratelog.Limiter
 }
 
 // mode is how an instance takes part in its consumer group: where its

@@ -132,6 +132,10 @@ func (p *pipeline) startBatch(ctx context.Context) error {
 		p.im.SetWatermark(wm, p.schema.TimeUnit, time.Now())
 	}
 	p.liftClamps(wm)
+	// Held edges the release discarded: dead letters of this batch.
+	if err := p.settleEventTime(ctx, wm); err != nil {
+		return err
+	}
 	// Everything taken in so far is the batch's: its offsets, its dead
 	// letters, its stages (an empty batch leaves the stages to the next).
 	j.taken, j.floor, j.clamps = p.taken(), p.historyBefore, p.clamps

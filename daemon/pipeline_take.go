@@ -121,7 +121,7 @@ func (p *pipeline) takeRun(c *kafka.Chunk, i int) int {
 			lim.MaxBytes = p.maxBufferedBytes - bytes
 		}
 	}
-	lim.MaxT = p.future.limit(p.reorder.MaxT())
+	lim.MaxT = p.future.limit(p.reorder.StreamTime())
 	n = p.reorder.AddRun(c.Edges[i:i+n], lim)
 	if n == 0 {
 		return 0

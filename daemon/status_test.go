@@ -162,7 +162,9 @@ func TestStatusPageHandlers(t *testing.T) {
 
 	// Degraded: consuming, so ready, but the page and the JSON say what
 	// the daemon cannot see.
-	b.state = func() (string, string) { return stateDegraded, "input_rejected: 30 of the last minute's 32 records were dead-lettered" }
+	b.state = func() (string, string) {
+		return stateDegraded, "input_rejected: 30 of the last minute's 32 records were dead-lettered"
+	}
 	html, _ = get("/")
 	if want := `<span class="bad" id="ready">degraded: input_rejected: 30 of the last minute&#39;s 32 records were dead-lettered</span>`; !strings.Contains(html, want) {
 		t.Errorf("degraded page lacks %q", want)

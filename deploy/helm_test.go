@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -139,6 +140,11 @@ func TestHelmChartRenders(t *testing.T) {
 			}
 			if cfg.Metrics.Listen != "0.0.0.0:9464" {
 				t.Errorf("metrics.listen = %q; want 0.0.0.0:9464", cfg.Metrics.Listen)
+			}
+			// values.config.metrics passes through beside the listen
+			// address the chart sets (it used to replace the section).
+			if !strings.Contains(cm.Data["config.yaml"], "max_connections: 256") || cfg.Metrics.MaxConnections != 256 || cfg.Metrics.IdleTimeout != time.Minute {
+				t.Errorf("metrics = %+v; want values.yaml's max_connections and idle_timeout\n%s", cfg.Metrics, cm.Data["config.yaml"])
 			}
 
 			spec := dep.Spec.Template.Spec

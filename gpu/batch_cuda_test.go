@@ -135,27 +135,27 @@ func BenchmarkBatchOverWindow(b *testing.B) {
 // worth of them) count what the oracle counts for each query, with the
 // default options, with every work-sharing kind forced (each task
 // carries its query), with the queries interleaved by groups of three
-// roots at occupancy 8, and plan by plan where a batch cannot share a
+// roots, and plan by plan where a batch cannot share a
 // launch (two logical devices).
 func TestDiffGPUBatch(t *testing.T) {
 	engs := testEngines(t)
 	// Every work-sharing kind forced, and the closing-edge pruning on
 	// every plan that has a prunable closing edge (a launch with one runs
 	// the pruning's build for all its plans).
-	forced, err := gpu.New(gpu.Options{Devices: []int{0}, TailSubtract: 1, PairMin: 1, ExpandRun: 3, SplitTail: 2, SplitRun: 1,
-		RootGuide: 1 << 20, ClosePruneAll: true})
+	forced, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(gpu.Tuning{TailSubtract: 1, PairMin: 1, ExpandRun: 3, SplitTail: 2, SplitRun: 1,
+		RootGuide: 1 << 20, ClosePruneAll: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer forced.Close()
 	// Queries interleaved by groups of three roots (a group's slots past
-	// the range are empty pieces), at another occupancy.
-	grouped, err := gpu.New(gpu.Options{Devices: []int{0}, BatchGroup: 3, BatchOccupancy: 8, SplitRun: 1})
+	// the range are empty pieces).
+	grouped, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(gpu.Tuning{BatchGroup: 3, SplitRun: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer grouped.Close()
-	batchEngs := map[string]*gpu.Engine{"1dev": engs["1dev"], "1dev-forced-splits": forced, "1dev-group3-occ8": grouped,
+	batchEngs := map[string]*gpu.Engine{"1dev": engs["1dev"], "1dev-forced-splits": forced, "1dev-group3": grouped,
 		"2part (plan by plan)": engs["2part-tinybuf-subtract"]}
 	cases := 400
 	if testing.Short() {
@@ -223,7 +223,7 @@ func TestDiffGPUBatch(t *testing.T) {
 func TestCollegeMsgBatchEqualsCPU(t *testing.T) {
 	w := loadCollegeMsg(t)
 	// The same with the queries interleaved by groups of 32 roots.
-	grouped, err := gpu.New(gpu.Options{Devices: []int{0}, BatchGroup: 32})
+	grouped, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(gpu.Tuning{BatchGroup: 32}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,15 +30,15 @@ type Counter struct {
 
 var _ count3.Device = (*Counter)(nil)
 
-// Counter loads kernels/count3.ptx on the engine's first device (at
-// once, so a PTX the driver cannot compile fails here) and returns the
+// Counter loads kernels' count3 module on the engine's first device (at
+// once, so a module the driver cannot load fails here) and returns the
 // device counter.
 func (e *Engine) Counter() (*Counter, error) {
 	d := e.devs[0]
 	err := d.do(func() error {
-		mod, err := cu.LoadData(kernels.Count3PTX)
+		mod, err := d.loadModule("count3", kernels.Count3SM90, kernels.Count3PTX)
 		if err != nil {
-			return d.fail("load kernels/count3.ptx", err)
+			return err
 		}
 		if d.fns[count3Kernel], err = mod.Function(count3Kernel); err != nil {
 			return d.fail("kernel "+count3Kernel, err)
@@ -51,11 +51,13 @@ func (e *Engine) Counter() (*Counter, error) {
 	return &Counter{d: d}, nil
 }
 
-// CountSequences implements count3.Device: one thread per sequence.
+// CountSequences implements count3.Device: one thread per sequence. A
+// negative delta admits no triple (and the kernel's saturated window
+// start assumes none).
 func (c *Counter) CountSequences(ctx context.Context, s *count3.Sequences, delta int64) (count3.Raw, error) {
 	var raw count3.Raw
 	n := int64(len(s.Off) - 1)
-	if n <= 0 {
+	if n <= 0 || delta < 0 {
 		return raw, nil
 	}
 	if err := ctx.Err(); err != nil {

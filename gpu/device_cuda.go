@@ -25,6 +25,10 @@ type device struct {
 	name    string
 	sms     int
 	total   int64
+	// ccMajor, ccMinor: the compute capability (loadModule: the sm_90
+	// code on 9.x); code: what loadModule loaded, per module.
+	ccMajor, ccMinor int
+	code             []string
 
 	calls chan func()
 	ctx   cu.CUContext
@@ -40,11 +44,9 @@ type device struct {
 	// mining buffers
 	ctl, queue, out, mask cu.DevicePtr
 	queueCap, outCap      int64
-	// The mining kernel's blocks per multiprocessor for one query
-	// (Options.Occupancy) and for several in one launch (BatchOccupancy):
-	// mineKernel names the build; Options.BatchGroup.
-	occupancy, occupancyQ, group int
-	// expand2Roots: Options.Expand2Roots (0 with Expand2All).
+	// group: tuning.BatchGroup.
+	group int
+	// expand2Roots: tuning.Expand2Roots (0 with Expand2All).
 	expand2Roots int64
 	maskCap      int64
 	host         []int64 // staging for drained match records
@@ -103,13 +105,19 @@ func (d *device) start(o Options) error {
 	if d.total, err = dev.TotalMem(); err != nil {
 		return d.fail("total memory", err)
 	}
+	if d.ccMajor, err = dev.Attribute(cu.ComputeCapabilityMajor); err != nil {
+		return d.fail("compute capability", err)
+	}
+	if d.ccMinor, err = dev.Attribute(cu.ComputeCapabilityMinor); err != nil {
+		return d.fail("compute capability", err)
+	}
 	if d.ctx, err = dev.MakeContext(cu.SchedAuto); err != nil {
 		return d.fail("create context", err)
 	}
-	// All modules load at start: a PTX the driver cannot compile fails here,
-	// not in the middle of a batch.
-	if d.mod, err = cu.LoadData(kernels.TemporalPTX); err != nil {
-		return d.fail("load kernels/temporal.ptx", err)
+	// All modules load at start: a module the driver cannot load fails
+	// here, not in the middle of a batch.
+	if d.mod, err = d.loadModule("temporal", kernels.TemporalSM90, kernels.TemporalPTX); err != nil {
+		return err
 	}
 	for _, n := range kernelNames {
 		if d.fns[n], err = d.mod.Function(n); err != nil {
@@ -123,20 +131,8 @@ func (d *device) start(o Options) error {
 		return d.fail("constant PF", err)
 	}
 	d.queueCap, d.outCap = int64(o.QueueTasks), int64(o.OutRecords)
-	switch o.Occupancy {
-	case 4, 5, 6, 8:
-		d.occupancy = o.Occupancy
-	default:
-		return fmt.Errorf("gpu: occupancy %d: the mining kernel is built for 4, 5, 6 or 8 blocks per multiprocessor", o.Occupancy)
-	}
-	switch o.BatchOccupancy {
-	case 4, 5, 6, 8:
-		d.occupancyQ = o.BatchOccupancy
-	default:
-		return fmt.Errorf("gpu: batch occupancy %d: the mining kernel is built for 4, 5, 6 or 8 blocks per multiprocessor", o.BatchOccupancy)
-	}
-	d.group = o.BatchGroup
-	d.expand2Roots = o.Expand2Roots
+	d.group = o.tune.BatchGroup
+	d.expand2Roots = o.tune.Expand2Roots
 	if d.ctl, err = d.pool.get(d, maxQueries*ctlSlots*8); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,7 +88,8 @@ func (e *Engine) Close() error {
 func (e *Engine) Devices() []DeviceInfo {
 	out := make([]DeviceInfo, len(e.devs))
 	for i, d := range e.devs {
-		out[i] = DeviceInfo{Index: i, Ordinal: d.ordinal, Name: d.name, Multiprocessors: d.sms, TotalBytes: d.total}
+		out[i] = DeviceInfo{Index: i, Ordinal: d.ordinal, Name: d.name, Multiprocessors: d.sms, TotalBytes: d.total,
+			ComputeCapability: fmt.Sprintf("%d.%d", d.ccMajor, d.ccMinor), Kernels: strings.Join(d.code, "; ")}
 	}
 	return out
 }
@@ -160,9 +162,9 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	if err != nil {
 		return motif.Result{}, err
 	}
-	if enc.expanded2() && e.opts.expand2Light(w, p, lo, hi) {
-		// Options.Expand2Fanout: mined as on a light window.
-		if enc, err = e.opts.encodeLight(p, req.Sink == nil); err != nil {
+	if enc.expanded2() && e.opts.tune.expand2Light(w, p, lo, hi) {
+		// tuning.Expand2Fanout: mined as on a light window.
+		if enc, err = e.opts.tune.encodeLight(p, req.Sink == nil); err != nil {
 			return motif.Result{}, err
 		}
 	}
@@ -312,13 +314,13 @@ var errStopped = errors.New("gpu: sink stopped mining")
 
 // encode lays p out for the kernel with the engine's options.
 func (e *Engine) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
-	return e.opts.encode(p, count)
+	return e.opts.tune.encode(p, count)
 }
 
 // needPairs: mining p needs the pair-ordered adjacency (anti-edges, or an
 // option that reads closing edges or counted last steps from it).
 func (e *Engine) needPairs(p *motif.Plan, enc *encodedPlan) bool {
-	return len(p.Antis) > 0 || e.opts.PairMin >= 0 || (e.opts.TailSubtract >= 0 && enc.P[pTally] != 0)
+	return len(p.Antis) > 0 || e.opts.tune.PairMin >= 0 || (e.opts.tune.TailSubtract >= 0 && enc.P[pTally] != 0)
 }
 
 // MineBatch counts the matches of several plans over the same request
@@ -522,18 +524,15 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 		}
 		outPtr, outCap = d.out, d.outCap
 	}
-	occ, prune := d.occupancy, false
-	if nq > 1 {
-		occ = d.occupancyQ
-	}
+	prune := false
 	for _, enc := range encs {
 		prune = prune || enc.pruned()
 	}
-	kernel, grid := mineKernel(occ, nq > 1, prune), d.sms*occ
+	kernel, grid := mineKernel(nq > 1, prune), d.sms*miningOccupancy
 	if nq == 1 && encs[0].expanded2() && hi-lo >= d.expand2Roots {
 		// expand2's builds (the plan's P_EXPAND2 slot is read by them
-		// alone), at their one occupancy.
-		kernel, grid = mineKernelX(prune), d.sms*expand2Occupancy
+		// alone).
+		kernel = mineKernelX(prune)
 	}
 	// Suspensions always find room: splits stop short of the last
 	// warps × steps slots.

@@ -67,7 +67,7 @@ func firstRunMean(w *window.Window, p *motif.Plan, lo, hi int64) float64 {
 // paid for every root) and gained M11 6% and M13 12% on tg10m (6.4);
 // plans of four edges (expanded step 1, the root's own runs) gained on
 // both, so they are left alone.
-func (o Options) expand2Light(w *window.Window, p *motif.Plan, lo, hi int64) bool {
+func (o tuning) expand2Light(w *window.Window, p *motif.Plan, lo, hi int64) bool {
 	if o.Expand2Fanout < 0 || p.K() < 5 || hi-lo < o.Expand2Roots {
 		return false
 	}
@@ -84,10 +84,10 @@ func (o Options) expand2Light(w *window.Window, p *motif.Plan, lo, hi int64) boo
 // anchor's run of possible closing edges is mostly empty and the pruning
 // cuts most roots at their first step: z06's M13 3.85 → 3.01 ms, g100's
 // (mean step-1 run 1.5) 13.13 → 12.75 (H200, main 275701b,
-// MOTIFWATCH_GPU_CLOSEPRUNE=2, BENCHMARKS.md), whose mine6 and mine6p
+// ClosePruneAll, BENCHMARKS.md), whose mine6 and mine6p
 // compile to the instructions of this tree's but for register numbers and
 // one instruction.
-func (o Options) encodeLight(p *motif.Plan, count bool) (*encodedPlan, error) {
+func (o tuning) encodeLight(p *motif.Plan, count bool) (*encodedPlan, error) {
 	o.Expand2Run = -1
 	enc, err := o.encode(p, count)
 	if err != nil || o.NoClosePrune || enc.pruned() {

@@ -78,9 +78,6 @@ func TestFirstRunMean(t *testing.T) {
 // four-edge plans, small launches, Expand2All and a negative
 // Expand2Fanout never drop it.
 func TestExpand2Light(t *testing.T) {
-	for _, env := range []string{"MOTIFWATCH_GPU_EXPAND2_FANOUT", "MOTIFWATCH_GPU_EXPAND2_ALL", "MOTIFWATCH_GPU_EXPAND2_ROOTS"} {
-		t.Setenv(env, "")
-	}
 	var chain, hub [][3]int64
 	for i := int64(0); i < 1000; i++ {
 		chain = append(chain, [3]int64{2 * i, 2*i + 1, i})
@@ -92,13 +89,13 @@ func TestExpand2Light(t *testing.T) {
 		}
 	}
 	light, heavy := fanoutWindow(t, chain), fanoutWindow(t, hub)
-	if o := (Options{}).withDefaults(); o.Expand2Fanout != defaultExpand2Fanout {
+	if o := (tuning{}).withDefaults(); o.Expand2Fanout != defaultExpand2Fanout {
 		t.Errorf("Expand2Fanout %d, want %d", o.Expand2Fanout, defaultExpand2Fanout)
 	}
-	small := Options{Expand2Roots: 100}.withDefaults()
+	small := tuning{Expand2Roots: 100}.withDefaults()
 	for _, c := range []struct {
 		what  string
-		o     Options
+		o     tuning
 		w     *window.Window
 		name  string
 		light bool
@@ -108,18 +105,18 @@ func TestExpand2Light(t *testing.T) {
 		{"heavy, M13", small, heavy, "M13", false},
 		{"heavy, M12", small, heavy, "M12", false},
 		{"light, M5 (four edges)", small, light, "M5", false},
-		{"light, M13, 2^20 roots", Options{}.withDefaults(), light, "M13", false},
-		{"light, M13, fanout -1", Options{Expand2Roots: 100, Expand2Fanout: -1}.withDefaults(), light, "M13", false},
-		{"light, M13, Expand2All", Options{Expand2All: true}.withDefaults(), light, "M13", false},
+		{"light, M13, 2^20 roots", tuning{}.withDefaults(), light, "M13", false},
+		{"light, M13, fanout -1", tuning{Expand2Roots: 100, Expand2Fanout: -1}.withDefaults(), light, "M13", false},
+		{"light, M13, Expand2All", tuning{Expand2All: true}.withDefaults(), light, "M13", false},
 	} {
 		p := compileBuiltin(t, c.w, c.name, 3600)
 		if got := c.o.expand2Light(c.w, p, c.w.First(), c.w.End()); got != c.light {
 			t.Errorf("%s: expand2Light %v (mean step-1 run %.2f), want %v", c.what, got, firstRunMean(c.w, p, c.w.First(), c.w.End()), c.light)
 		}
 	}
-	t.Setenv("MOTIFWATCH_GPU_EXPAND2_FANOUT", "-1")
-	if o := (Options{Expand2Roots: 100}).withDefaults(); o.expand2Light(light, compileBuiltin(t, light, "M13", 3600), light.First(), light.End()) {
-		t.Error("MOTIFWATCH_GPU_EXPAND2_FANOUT=-1: expand2Light on a light window")
+	// The engine's Options carry the same defaults (withDefaults).
+	if o := (Options{}).withDefaults(); o.tune != (tuning{}).withDefaults() {
+		t.Errorf("Options{}.withDefaults() tuning %+v, want %+v", o.tune, (tuning{}).withDefaults())
 	}
 }
 
@@ -128,14 +125,11 @@ func TestExpand2Light(t *testing.T) {
 // M12 as by default, M13 as with ClosePruneAll), not where it is mapped
 // later (M10), nor with NoClosePrune; otherwise it is the default's.
 func TestEncodeLight(t *testing.T) {
-	for _, env := range []string{"MOTIFWATCH_GPU_CLOSEPRUNE", "MOTIFWATCH_GPU_EXPAND2", "MOTIFWATCH_GPU_EXPAND2_ALL"} {
-		t.Setenv(env, "")
-	}
 	w := fanoutWindow(t, [][3]int64{{1, 2, 1}})
 	pruned := map[string]bool{"M3": true, "M4": true, "M9": true, "M11": true, "M12": true, "M13": true}
 	for _, name := range []string{"M1", "M3", "M4", "M5", "M7", "M9", "M10", "M11", "M12", "M13"} {
 		p := compileBuiltin(t, w, name, 3600)
-		o := Options{}.withDefaults()
+		o := tuning{}.withDefaults()
 		enc, err := o.encodeLight(p, true)
 		if err != nil {
 			t.Fatal(err)
@@ -143,11 +137,11 @@ func TestEncodeLight(t *testing.T) {
 		if enc.expanded2() || enc.pruned() != pruned[name] {
 			t.Errorf("%s: light encoding expanded2 %v, pruned %v; want false, %v", name, enc.expanded2(), enc.pruned(), pruned[name])
 		}
-		ref := Options{Expand2Run: -1, ClosePruneAll: name == "M13"}.withDefaults()
+		ref := tuning{Expand2Run: -1, ClosePruneAll: name == "M13"}.withDefaults()
 		if want, _ := ref.encode(p, true); !slices.Equal(enc.P[:], want.P[:]) {
 			t.Errorf("%s: light encoding differs from the default's without expand2 (M13: with ClosePruneAll)", name)
 		}
-		if enc, _ := (Options{NoClosePrune: true}).withDefaults().encodeLight(p, true); enc.pruned() || enc.expanded2() {
+		if enc, _ := (tuning{NoClosePrune: true}).withDefaults().encodeLight(p, true); enc.pruned() || enc.expanded2() {
 			t.Errorf("%s, NoClosePrune: light encoding pruned %v, expanded2 %v", name, enc.pruned(), enc.expanded2())
 		}
 	}

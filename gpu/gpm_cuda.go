@@ -39,7 +39,10 @@ type GPM struct {
 
 var _ gpm.Engine = (*GPM)(nil)
 
-// NewGPM opens the device and loads kernels/gpm.ptx.
+// gpmKernels are the gpm module's kernels.
+var gpmKernels = []string{"gpmRun", "gpmCliquePA", "gpmMoveExt", "gpmZero"}
+
+// NewGPM opens the device and loads kernels' gpm module.
 func NewGPM(o GPMOptions) (*GPM, error) {
 	if o.Threshold <= 0 || o.Threshold > 1 {
 		o.Threshold = 0.5
@@ -49,11 +52,11 @@ func NewGPM(o GPMOptions) (*GPM, error) {
 		return nil, fmt.Errorf("%w: %v", ErrNoDevice, err)
 	}
 	err = d.do(func() error {
-		mod, err := cu.LoadData(kernels.GPMPTX)
+		mod, err := d.loadModule("gpm", kernels.GPMSM90, kernels.GPMPTX)
 		if err != nil {
-			return d.fail("load kernels/gpm.ptx", err)
+			return err
 		}
-		for _, n := range []string{"gpmRun", "gpmCliquePA", "gpmMoveExt", "gpmZero"} {
+		for _, n := range gpmKernels {
 			if d.fns[n], err = mod.Function(n); err != nil {
 				return d.fail("kernel "+n, err)
 			}

@@ -8,6 +8,12 @@ type DeviceInfo struct {
 	Name            string
 	Multiprocessors int
 	TotalBytes      int64
+	// ComputeCapability is the device's, "9.0" for an H100 or H200.
+	ComputeCapability string
+	// Kernels says, per module loaded at start, whether its sm_90 machine
+	// code was loaded or its PTX compiled by the driver (and why), and the
+	// time taken: "temporal: sm_90 (35 ms)".
+	Kernels string
 }
 
 // DeviceStats are one device's running figures.

@@ -1,17 +1,13 @@
 package gpu
 
-import (
-	"os"
-	"strconv"
-)
+// miningOccupancy is the mining kernel's resident blocks of 128 threads per
+// multiprocessor (80 registers), its one build: the fastest measured
+// (BENCHMARKS.md); the builds at 4, 5 and 8 were dropped (issue 27: each
+// was a full compile for the driver at a cold start, and never the default).
+const miningOccupancy = 6
 
-// defaultOccupancy is the mining kernel build used unless configured: 6
-// blocks of 128 threads per multiprocessor (80 registers), the fastest
-// build measured (BENCHMARKS.md).
-const defaultOccupancy = 6
-
-// Defaults of Options.ExpandRun and SplitTail (issue 16, measured on an
-// H200: BENCHMARKS.md).
+// Defaults of the kernel's thresholds (tuning), measured on an H200
+// (issue 16, BENCHMARKS.md).
 const (
 	defaultExpandRun  = 512
 	defaultSplitTail  = 2048
@@ -19,13 +15,17 @@ const (
 	defaultRootGuide  = 4
 	defaultRootClaim  = 128
 	defaultExpand2Run = 512
-	// defaultExpand2Roots: see Options.Expand2Roots.
+	// defaultExpand2Roots: see tuning.Expand2Roots.
 	defaultExpand2Roots = 1 << 20
-	// defaultExpand2Fanout: see Options.Expand2Fanout.
+	// defaultExpand2Fanout: see tuning.Expand2Fanout.
 	defaultExpand2Fanout = 2
 )
 
-// Options configure the GPU engine.
+// Options configure the GPU engine. The daemon sets them from the config's
+// engine section (engine.devices, engine.gpu.*: docs/CONFIG.md), monitor
+// mine and monitor bench from their --devices and --gpu-* flags; the
+// library reads no environment. The kernel's thresholds are not options:
+// they are the measured rules of tuning, which only tests change.
 type Options struct {
 	// Devices lists the CUDA device ordinals to use; an ordinal may repeat
 	// to run several logical partitions on one GPU (each its own context),
@@ -39,77 +39,103 @@ type Options struct {
 	// QueueTasks is the device work queue's capacity (subtrees handed
 	// between warps). 0: 1<<16.
 	QueueTasks int
-	// Occupancy is the mining kernel's resident blocks per multiprocessor
-	// (4, 5, 6 or 8, each a build of the kernel with its register budget);
-	// the grid is that many blocks per multiprocessor. 0: the default
-	// below, or $MOTIFWATCH_GPU_OCCUPANCY. The closing-edge pruning has a
-	// build at the default only: at another occupancy every plan is mined
-	// unpruned (the same counts).
-	Occupancy int
-	// BatchOccupancy is Occupancy for the launches that mine several
-	// queries at once (Engine.MineBatch; the kernel's mineq builds). 0:
-	// Occupancy, or $MOTIFWATCH_GPU_BATCH_OCCUPANCY.
-	BatchOccupancy int
-	// BatchGroup interleaves a MineBatch launch's queries by groups of this
-	// many roots (a warp mines the same roots for query after query while
-	// their neighbourhoods are in its caches) instead of mining them query
-	// after query. 0: query after query, or $MOTIFWATCH_GPU_BATCH_GROUP.
-	BatchGroup int
 	// Chunks is how many root chunks a mining call is cut into per device,
 	// pulled by the devices in turn so a slow chunk cannot stall the rest.
 	// 0: 4 with several devices, 1 with one (each chunk is a launch whose
 	// slowest warp the next one waits for; one device balances its warps
-	// inside a launch), or $MOTIFWATCH_GPU_CHUNKS.
+	// inside a launch). engine.gpu.chunks, --gpu-chunks.
 	Chunks int
+	// PartitionEdges, if positive, mines in time partitions of at most this
+	// many root edges: each device holds only a partition's edges and the
+	// delta of history before it (Everest's major and minor partitions),
+	// taking partitions in time order. Without it, partitions are used only
+	// when the window would not fit a device (see MemoryFraction).
+	// engine.gpu.partition_edges, --gpu-partition-edges.
+	PartitionEdges int64
+	// MemoryFraction is the share of a device's memory the window mirror
+	// may take before mining switches to time partitions. 0: 0.3 (the
+	// adjacency is rebuilt beside the old one, and scratch needs room).
+	// engine.gpu.memory_fraction, --gpu-memory-fraction.
+	MemoryFraction float64
+	// Count3Device runs motif/count3's centre pass (the two-node and star
+	// cells of SNAP's 36 shapes) on the device (gpu.Counter) instead of on
+	// the host's cores (the triangle pass runs on the host either way).
+	// Off by default: it is slower than the host's cores (BENCHMARKS.md),
+	// because the host still builds every sequence and a hub's sequence
+	// runs on one device thread. engine.gpu.count3_on_device,
+	// --gpu-count3-on-device.
+	Count3Device bool
+	// CountSmallOnHost counts motif/count3's Small family (two-edge and
+	// two-node four-edge count queries) on the host's cores instead of
+	// mining them with the kernel. Off by default: the counting costs the
+	// whole window, which the kernel beats at narrow δ;
+	// scripts/bench-small.sh prices the two on a device.
+	// engine.gpu.count_small_on_host, --gpu-count-small-on-host.
+	CountSmallOnHost bool
+
+	// tune: the kernel's thresholds and switches; the zero value is the
+	// measured defaults. Tests force the kernel's rare paths through it
+	// (export_test.go's WithTuning).
+	tune tuning
+}
+
+// tuning holds the mining kernel's thresholds and feature switches. Each
+// default is a measured rule (BENCHMARKS.md); a field's zero value means
+// its default, a negative one "never" where that applies. They are not
+// configuration: tests set them to drive every path of the kernel against
+// the oracle, and an experiment that sweeps one builds a test binary.
+type tuning struct {
 	// TailSubtract is the run length from which a counted last step is
 	// computed as the run's length minus, per mapped node, the run's edges
 	// to it (binary searches in the pair-ordered adjacency) instead of
 	// sweeping the run. 0: never (measured no faster on the H200 at δ =
-	// 3600 and 86400: BENCHMARKS.md), or $MOTIFWATCH_GPU_TAILSUB;
-	// negative: never.
+	// 3600 and 86400: BENCHMARKS.md); negative: never.
 	TailSubtract int
 	// PairMin is the list length from which a closing edge's candidates
 	// come from the pair-ordered adjacency (a binary search to the run of
 	// edges from→to) instead of a scan of the shorter of from's out-run
 	// and to's in-run. 0: never (with ranked run ends and galloping, the
-	// scan was faster at every threshold measured: BENCHMARKS.md), or
-	// $MOTIFWATCH_GPU_PAIRMIN; negative: never.
+	// scan was faster at every threshold measured: BENCHMARKS.md);
+	// negative: never.
 	PairMin int
 	// ExpandRun is the longest run of the step above a counted last step
 	// that the mining kernel expands across a warp's lanes (every
 	// candidate of a chunk's short runs checked at once, their last-step
 	// runs counted together) instead of binding its candidates one at a
 	// time; longer runs are walked depth-first and split between warps.
-	// 0: 512, or $MOTIFWATCH_GPU_EXPAND; negative: never.
+	// 0: 512; negative: never.
 	ExpandRun int
 	// SplitTail is the length past which a counted last step's swept run
 	// is cut into tasks of this many candidates for idle warps (a heavy
-	// candidate's run on a small graph with a wide window). 0: 2048, or
-	// $MOTIFWATCH_GPU_SPLITTAIL; negative: never.
+	// candidate's run on a small graph with a wide window). 0: 2048;
+	// negative: never.
 	SplitTail int
 	// SplitRun is the length of a candidate's next-step run from which,
 	// while warps wait for work, the mining kernel hands that candidate of
 	// a chunk to an idle warp as a task of its own (count mode, steps above
 	// the one over the counted last step) instead of walking it after the
 	// chunk's other candidates. Only heavy candidates: a task costs
-	// microseconds on the queue's lock. 0: 256, or
-	// $MOTIFWATCH_GPU_SPLITRUN; negative: never.
+	// microseconds on the queue's lock. 0: 256; negative: never.
 	SplitRun int
 	// RootGuide sets how many roots a warp of the mining kernel claims at
 	// a time: the roots left divided by RootGuide times the launch's
 	// warps, between 1 and RootClaim (guided self-scheduling: the last
 	// claims are single roots, and a batch of fewer roots than RootClaim
-	// per warp is spread over every warp). 0: 4, or $MOTIFWATCH_GPU_GUIDE;
-	// negative: always RootClaim.
+	// per warp is spread over every warp). 0: 4; negative: always
+	// RootClaim.
 	RootGuide int
 	// RootClaim is the most roots a warp claims at a time, rounded up to
 	// a multiple of 32 (a warp walks them 32 at a time): larger claims
 	// cost fewer atomics on the shared root counter, which bound a window
-	// of light roots. 0: 128, or $MOTIFWATCH_GPU_CLAIM.
+	// of light roots. 0: 128.
 	RootClaim int
+	// BatchGroup interleaves a MineBatch launch's queries by groups of this
+	// many roots (a warp mines the same roots for query after query while
+	// their neighbourhoods are in its caches) instead of mining them query
+	// after query. 0: query after query.
+	BatchGroup int
 	// NoGallop turns off galloping back from a run's end to its start
-	// (binary search over the whole list instead); for measurements, or
-	// $MOTIFWATCH_GPU_GALLOP=0.
+	// (binary search over the whole list instead).
 	NoGallop bool
 	// NoClosePrune turns off the closing-edge pruning: a query with a
 	// closing edge whose first-mapped endpoint is mapped two or more steps
@@ -118,17 +144,15 @@ type Options struct {
 	// early pruning; counts unchanged). It runs on a kernel build of its
 	// own, for the plans whose shape says it pays (closePays: of the
 	// built-in motifs M3, M4, M9, M11, M12); every other plan runs the
-	// plain build. For measurements, or $MOTIFWATCH_GPU_CLOSEPRUNE=0.
+	// plain build.
 	NoClosePrune bool
 	// ClosePruneAll prunes every plan that has such a closing edge (M7,
-	// M10, M13 too), not only those closePays picks; for measurements, or
-	// $MOTIFWATCH_GPU_CLOSEPRUNE=2.
+	// M10, M13 too), not only those closePays picks.
 	ClosePruneAll bool
 	// NoCompact turns off the gathering of the expanded step's surviving
 	// candidates into full warps before their last-step runs are searched
 	// and counted (a closing step keeps few of its candidates), which the
-	// pruning's kernel build does (the plain build never gathers); for
-	// measurements, or $MOTIFWATCH_GPU_COMPACT=0.
+	// pruning's kernel build does (the plain build never gathers).
 	NoCompact bool
 	// Expand2Run is the longest run of the step two above a counted last
 	// step (plans of four edges or more) that the mining kernel expands
@@ -136,14 +160,13 @@ type Options struct {
 	// instead of binding that step's candidates one at a time; the plans
 	// whose shape says it pays (expand2Pays: every built-in motif of four
 	// edges or more but M10) run the kernel's build with it (mine6x,
-	// mine6px) on launches of at least Expand2Roots roots. 0: 512, or
-	// $MOTIFWATCH_GPU_EXPAND2; negative: off.
+	// mine6px) on launches of at least Expand2Roots roots. 0: 512;
+	// negative: off.
 	Expand2Run int
 	// Expand2Roots is the fewest roots a one-query launch mines for it to
 	// run expand2 (smaller windows are bound by a launch's latency and
 	// tail, not by idle lanes: CollegeMsg's 60k roots lost 10-19% with it
-	// on several motifs at delta 86400). 0: 2^20, or
-	// $MOTIFWATCH_GPU_EXPAND2_ROOTS.
+	// on several motifs at delta 86400). 0: 2^20.
 	Expand2Roots int64
 	// Expand2Fanout is the least mean step-1 run per root (edges within
 	// delta before the root in the list step 1 scans, estimated from 64
@@ -152,48 +175,12 @@ type Options struct {
 	// root, to run expand2: on a light window few partial matches get
 	// that far, and the expand2 build's heavier common path cost z06's
 	// M11-M13 (mean run 0.41) 4-23% where tg10m's (6.4) gained up to 12%.
-	// 0: 2, or $MOTIFWATCH_GPU_EXPAND2_FANOUT; negative: no such floor
-	// (every launch of Expand2Roots roots or more runs it).
+	// 0: 2; negative: no such floor (every launch of Expand2Roots roots
+	// or more runs it).
 	Expand2Fanout int
 	// Expand2All runs expand2 on every plan it applies to (M10 too) and
-	// every launch, whatever its size and fanout; for tests and measurements, or
-	// $MOTIFWATCH_GPU_EXPAND2_ALL=1.
+	// every launch, whatever its size and fanout.
 	Expand2All bool
-	// PartitionEdges, if positive, mines in time partitions of at most this
-	// many root edges: each device holds only a partition's edges and the
-	// delta of history before it (Everest's major and minor partitions),
-	// taking partitions in time order. Without it, partitions are used only
-	// when the window would not fit a device (see MemoryFraction).
-	PartitionEdges int64
-	// MemoryFraction is the share of a device's memory the window mirror
-	// may take before mining switches to time partitions. 0: 0.3 (the
-	// adjacency is rebuilt beside the old one, and scratch needs room).
-	MemoryFraction float64
-	// Count3Device runs motif/count3's centre pass (the two-node and star
-	// cells of SNAP's 36 shapes) on the device (gpu.Counter) instead of on
-	// the host's cores; or $MOTIFWATCH_GPU_COUNT3=1 (the triangle pass
-	// runs on the host either way). Off by default: it is slower than the
-	// host's cores (BENCHMARKS.md), because the host still builds every
-	// sequence and a hub's sequence runs on one device thread.
-	Count3Device bool
-	// CountSmallOnHost counts motif/count3's Small family (two-edge and
-	// two-node four-edge count queries) on the host's cores instead of
-	// mining them with the kernel; or $MOTIFWATCH_GPU_COUNT_SMALL=1. Off by
-	// default: the counting costs the whole window, which the kernel beats
-	// at narrow δ; scripts/bench-small.sh prices the two on a device.
-	CountSmallOnHost bool
-}
-
-// Count3OnDevice reports whether the counting passes are to run on the
-// device (Count3Device or $MOTIFWATCH_GPU_COUNT3=1).
-func (o Options) Count3OnDevice() bool {
-	return o.Count3Device || envInt("MOTIFWATCH_GPU_COUNT3", 0) == 1
-}
-
-// SmallOnHost reports whether the Small family is counted on the host
-// (CountSmallOnHost or $MOTIFWATCH_GPU_COUNT_SMALL=1).
-func (o Options) SmallOnHost() bool {
-	return o.CountSmallOnHost || envInt("MOTIFWATCH_GPU_COUNT_SMALL", 0) == 1
 }
 
 func (o Options) withDefaults() Options {
@@ -203,79 +190,48 @@ func (o Options) withDefaults() Options {
 	if o.QueueTasks <= 0 {
 		o.QueueTasks = 1 << 16
 	}
-	if o.Chunks <= 0 {
-		o.Chunks = envInt("MOTIFWATCH_GPU_CHUNKS", 0)
-	}
-	if o.PairMin == 0 {
-		o.PairMin = envInt("MOTIFWATCH_GPU_PAIRMIN", -1)
-	}
-	if envInt("MOTIFWATCH_GPU_GALLOP", 1) == 0 {
-		o.NoGallop = true
-	}
-	if envInt("MOTIFWATCH_GPU_COMPACT", 1) == 0 {
-		o.NoCompact = true
-	}
-	switch envInt("MOTIFWATCH_GPU_CLOSEPRUNE", 1) {
-	case 0:
-		o.NoClosePrune = true
-	case 2:
-		o.ClosePruneAll = true
-	}
-	if o.TailSubtract == 0 {
-		o.TailSubtract = envInt("MOTIFWATCH_GPU_TAILSUB", -1)
-	}
-	if o.ExpandRun == 0 {
-		o.ExpandRun = envInt("MOTIFWATCH_GPU_EXPAND", defaultExpandRun)
-	}
-	if o.SplitTail == 0 {
-		o.SplitTail = envInt("MOTIFWATCH_GPU_SPLITTAIL", defaultSplitTail)
-	}
-	if o.SplitRun == 0 {
-		o.SplitRun = envInt("MOTIFWATCH_GPU_SPLITRUN", defaultSplitRun)
-	}
-	if o.RootGuide == 0 {
-		o.RootGuide = envInt("MOTIFWATCH_GPU_GUIDE", defaultRootGuide)
-	}
-	if o.RootClaim <= 0 {
-		o.RootClaim = envInt("MOTIFWATCH_GPU_CLAIM", defaultRootClaim)
-	}
-	o.RootClaim = (max(o.RootClaim, 1) + 31) / 32 * 32
-	if o.Occupancy == 0 {
-		o.Occupancy = defaultOccupancy
-		o.Occupancy = envInt("MOTIFWATCH_GPU_OCCUPANCY", defaultOccupancy)
-	}
-	if o.BatchOccupancy == 0 {
-		o.BatchOccupancy = envInt("MOTIFWATCH_GPU_BATCH_OCCUPANCY", o.Occupancy)
-	}
-	if o.BatchGroup == 0 {
-		o.BatchGroup = max(envInt("MOTIFWATCH_GPU_BATCH_GROUP", 0), 0)
-	}
-	if o.Expand2Run == 0 {
-		o.Expand2Run = envInt("MOTIFWATCH_GPU_EXPAND2", defaultExpand2Run)
-	}
-	if o.Expand2Roots <= 0 {
-		o.Expand2Roots = int64(envInt("MOTIFWATCH_GPU_EXPAND2_ROOTS", defaultExpand2Roots))
-	}
-	if o.Expand2Fanout == 0 {
-		o.Expand2Fanout = envInt("MOTIFWATCH_GPU_EXPAND2_FANOUT", defaultExpand2Fanout)
-	}
-	if envInt("MOTIFWATCH_GPU_EXPAND2_ALL", 0) == 1 {
-		o.Expand2All = true
-	}
-	if o.Expand2All {
-		o.Expand2Roots, o.Expand2Fanout = 0, -1
-	}
 	if o.MemoryFraction <= 0 {
 		o.MemoryFraction = 0.3
 	}
+	o.tune = o.tune.withDefaults()
 	return o
 }
 
-// envInt reads an integer tuning knob from the environment (benchmarks
-// sweep them without a rebuild), or returns def.
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
+func (t tuning) withDefaults() tuning {
+	if t.PairMin == 0 {
+		t.PairMin = -1
 	}
-	return def
+	if t.TailSubtract == 0 {
+		t.TailSubtract = -1
+	}
+	if t.ExpandRun == 0 {
+		t.ExpandRun = defaultExpandRun
+	}
+	if t.SplitTail == 0 {
+		t.SplitTail = defaultSplitTail
+	}
+	if t.SplitRun == 0 {
+		t.SplitRun = defaultSplitRun
+	}
+	if t.RootGuide == 0 {
+		t.RootGuide = defaultRootGuide
+	}
+	if t.RootClaim <= 0 {
+		t.RootClaim = defaultRootClaim
+	}
+	t.RootClaim = (max(t.RootClaim, 1) + 31) / 32 * 32
+	t.BatchGroup = max(t.BatchGroup, 0)
+	if t.Expand2Run == 0 {
+		t.Expand2Run = defaultExpand2Run
+	}
+	if t.Expand2Roots <= 0 {
+		t.Expand2Roots = defaultExpand2Roots
+	}
+	if t.Expand2Fanout == 0 {
+		t.Expand2Fanout = defaultExpand2Fanout
+	}
+	if t.Expand2All {
+		t.Expand2Roots, t.Expand2Fanout = 0, -1
+	}
+	return t
 }

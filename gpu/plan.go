@@ -29,13 +29,13 @@ const (
 	pN     = 1
 	pDelta = 2
 	pTally = 3
-	// pTailSub: see Options.TailSubtract (negative: never).
+	// pTailSub: see tuning.TailSubtract (negative: never).
 	pTailSub = 4
-	// pPairMin: see Options.PairMin; pGallop: 1 unless Options.NoGallop.
+	// pPairMin: see tuning.PairMin; pGallop: 1 unless tuning.NoGallop.
 	pPairMin = 5
 	pGallop  = 6
-	// pExpand: see Options.ExpandRun; pSplitTail: Options.SplitTail;
-	// pSplitRun: Options.SplitRun; pGuide: Options.RootGuide (0: never,
+	// pExpand: see tuning.ExpandRun; pSplitTail: tuning.SplitTail;
+	// pSplitRun: tuning.SplitRun; pGuide: tuning.RootGuide (0: never,
 	// all four).
 	pExpand    = 7
 	pSteps     = 8
@@ -47,11 +47,11 @@ const (
 	pGuide     = pSplitTail + 2
 	// pClose: the closing-edge pruning (closePrune); pcEdge… its slots.
 	pClose = pSplitTail + 3
-	// pCompact: 1 unless Options.NoCompact.
+	// pCompact: 1 unless tuning.NoCompact.
 	pCompact = pSplitTail + 9
-	// pClaim: Options.RootClaim.
+	// pClaim: tuning.RootClaim.
 	pClaim = pSplitTail + 10
-	// pExpand2: Options.Expand2Run where expand2 applies (expands2), else 0.
+	// pExpand2: tuning.Expand2Run where expand2 applies (expands2), else 0.
 	pExpand2 = pSplitTail + 11
 	planLen  = pSplitTail + 12
 
@@ -286,7 +286,7 @@ func closePays(p *motif.Plan, e *encodedPlan) bool {
 // a kernel build with it, mineKernel).
 func (e *encodedPlan) pruned() bool { return e.P[pClose+pcEdge] >= 0 }
 
-// noClosePrune turns the closing-edge pruning off (Options.NoClosePrune).
+// noClosePrune turns the closing-edge pruning off (tuning.NoClosePrune).
 func (e *encodedPlan) noClosePrune() {
 	e.P[pClose+pcEdge] = -1
 	for d := 0; d < e.K; d++ {
@@ -306,11 +306,11 @@ func kernelKind(k motif.OperandKind) int64 {
 	return opkLit
 }
 
-// encode lays p out for the kernel with the options o (defaults applied;
+// encode lays p out for the kernel with the thresholds o (defaults applied;
 // the same option slots in every plan: the kernel reads them from query
 // 0's) and keeps the closing-edge pruning only where it pays (closePays),
 // or everywhere (ClosePruneAll), or nowhere (NoClosePrune).
-func (o Options) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
+func (o tuning) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	enc, err := encodePlan(p, count)
 	if err != nil {
 		return nil, err
@@ -351,7 +351,7 @@ func expands2(e *encodedPlan) bool {
 // does not tell CollegeMsg at delta 86400, where expand2 cost M3-M6 and
 // M9 10-19%, from tg10m (7.3 edges within delta in the root's source's
 // in-list, per root, on both): its size does (60k roots against 10M), so
-// small launches run without it (Options.Expand2Roots).
+// small launches run without it (tuning.Expand2Roots).
 func expand2Pays(p *motif.Plan) bool {
 	k := p.K()
 	return k >= 4 && p.Steps[k-3].Bind != motif.BindBoth

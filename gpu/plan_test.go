@@ -265,13 +265,10 @@ func TestClosePrune(t *testing.T) {
 // only for the plans whose pruning pays (closePays: anchor at the root,
 // closing edge in the anchor's other list than the root's), the plain build
 // for every other plan; with the pruning off, forced on every prunable
-// plan, at another occupancy, and for batches (one launch: the pruning's
+// plan, and for batches (one launch: the pruning's
 // build when one of its plans has it). Every name chosen is a kernel of the
 // module (kernelNames, checked against the PTX).
 func TestKernelChoice(t *testing.T) {
-	for _, env := range []string{"MOTIFWATCH_GPU_CLOSEPRUNE", "MOTIFWATCH_GPU_OCCUPANCY", "MOTIFWATCH_GPU_BATCH_OCCUPANCY", "MOTIFWATCH_GPU_EXPAND2", "MOTIFWATCH_GPU_EXPAND2_ALL", "MOTIFWATCH_GPU_EXPAND2_ROOTS"} {
-		t.Setenv(env, "")
-	}
 	w, err := window.New(window.Schema{TimeUnit: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +284,7 @@ func TestKernelChoice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pick := func(o Options, batch bool, names ...string) string {
+	pick := func(o tuning, batch bool, names ...string) string {
 		t.Helper()
 		o = o.withDefaults()
 		prune := false
@@ -298,11 +295,7 @@ func TestKernelChoice(t *testing.T) {
 			}
 			prune = prune || enc.pruned()
 		}
-		occ := o.Occupancy
-		if batch {
-			occ = o.BatchOccupancy
-		}
-		k := mineKernel(occ, batch, prune)
+		k := mineKernel(batch, prune)
 		if !slices.Contains(kernelNames, k) {
 			t.Errorf("%v: kernel %s is not in the module", names, k)
 		}
@@ -314,21 +307,19 @@ func TestKernelChoice(t *testing.T) {
 		want := map[bool]string{true: "mine6p", false: "mine6"}
 		for _, c := range []struct {
 			what string
-			o    Options
+			o    tuning
 			want string
 		}{
-			{"default", Options{}, want[pays[name]]},
-			{"NoClosePrune", Options{NoClosePrune: true}, "mine6"},
-			{"ClosePruneAll", Options{ClosePruneAll: true}, want[prunable[name]]},
-			{"occupancy 5", Options{Occupancy: 5}, "mine5"},
-			{"occupancy 8, ClosePruneAll", Options{Occupancy: 8, ClosePruneAll: true}, "mine8"},
+			{"default", tuning{}, want[pays[name]]},
+			{"NoClosePrune", tuning{NoClosePrune: true}, "mine6"},
+			{"ClosePruneAll", tuning{ClosePruneAll: true}, want[prunable[name]]},
 		} {
 			if got := pick(c.o, false, name); got != c.want {
 				t.Errorf("%s, %s: kernel %s, want %s", name, c.what, got, c.want)
 			}
 		}
 		// The encoding itself: pruning slots only where the build prunes.
-		enc, _ := Options{}.withDefaults().encode(plans[name], true)
+		enc, _ := tuning{}.withDefaults().encode(plans[name], true)
 		if enc.pruned() != pays[name] || closePays(plans[name], enc) != pays[name] {
 			t.Errorf("%s: pruned %v, closePays %v; want %v", name, enc.pruned(), closePays(plans[name], enc), pays[name])
 		}
@@ -341,7 +332,7 @@ func TestKernelChoice(t *testing.T) {
 	applies := func(p *motif.Plan, enc *encodedPlan) bool { return p.K() >= 4 && enc.P[pTally] != 0 }
 	for name, p := range plans {
 		for _, all := range []bool{false, true} {
-			o := Options{Expand2All: all}.withDefaults()
+			o := tuning{Expand2All: all}.withDefaults()
 			enc, err := o.encode(p, true)
 			if err != nil {
 				t.Fatal(err)
@@ -364,37 +355,22 @@ func TestKernelChoice(t *testing.T) {
 				t.Errorf("%s: expand2 in enumerate mode", name)
 			}
 		}
-		if enc, _ := (Options{Expand2Run: -1, Expand2All: true}).withDefaults().encode(p, true); enc.expanded2() {
+		if enc, _ := (tuning{Expand2Run: -1, Expand2All: true}).withDefaults().encode(p, true); enc.expanded2() {
 			t.Errorf("%s: expand2 with Expand2Run -1", name)
 		}
 	}
-	t.Setenv("MOTIFWATCH_GPU_EXPAND2_ALL", "1")
-	t.Setenv("MOTIFWATCH_GPU_EXPAND2", "64")
-	if enc, _ := (Options{}).withDefaults().encode(plans["M10"], true); enc.P[pExpand2] != 64 {
-		t.Errorf("M10 with MOTIFWATCH_GPU_EXPAND2_ALL=1, MOTIFWATCH_GPU_EXPAND2=64: P_EXPAND2 %d, want 64", enc.P[pExpand2])
+	if enc, _ := (tuning{Expand2All: true, Expand2Run: 64}).withDefaults().encode(plans["M10"], true); enc.P[pExpand2] != 64 {
+		t.Errorf("M10 with Expand2All, Expand2Run 64: P_EXPAND2 %d, want 64", enc.P[pExpand2])
 	}
-	t.Setenv("MOTIFWATCH_GPU_EXPAND2_ALL", "")
-	t.Setenv("MOTIFWATCH_GPU_EXPAND2", "")
-	t.Setenv("MOTIFWATCH_GPU_CLOSEPRUNE", "2")
-	if got := pick(Options{}, false, "M10"); got != "mine6p" {
-		t.Errorf("M10 with MOTIFWATCH_GPU_CLOSEPRUNE=2: kernel %s, want mine6p", got)
-	}
-	t.Setenv("MOTIFWATCH_GPU_CLOSEPRUNE", "0")
-	if got := pick(Options{}, false, "M11"); got != "mine6" {
-		t.Errorf("M11 with MOTIFWATCH_GPU_CLOSEPRUNE=0: kernel %s, want mine6", got)
-	}
-	t.Setenv("MOTIFWATCH_GPU_CLOSEPRUNE", "")
 	for _, c := range []struct {
-		o     Options
+		o     tuning
 		names []string
 		want  string
 	}{
-		{Options{}, []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10"}, "mineq6p"}, // BatchOverWindow's ten
-		{Options{}, []string{"M1", "M2", "M5", "M6", "M7", "M8", "M10", "M13"}, "mineq6"},
-		{Options{ClosePruneAll: true}, []string{"M1", "M7"}, "mineq6p"},
-		{Options{NoClosePrune: true}, []string{"M3", "M11"}, "mineq6"},
-		{Options{BatchOccupancy: 8}, []string{"M3", "M11"}, "mineq8"},
-		{Options{Occupancy: 5}, []string{"M11"}, "mineq5"}, // the batch's occupancy follows Occupancy
+		{tuning{}, []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10"}, "mineq6p"}, // BatchOverWindow's ten
+		{tuning{}, []string{"M1", "M2", "M5", "M6", "M7", "M8", "M10", "M13"}, "mineq6"},
+		{tuning{ClosePruneAll: true}, []string{"M1", "M7"}, "mineq6p"},
+		{tuning{NoClosePrune: true}, []string{"M3", "M11"}, "mineq6"},
 	} {
 		if got := pick(c.o, true, c.names...); got != c.want {
 			t.Errorf("batch %v %+v: kernel %s, want %s", c.names, c.o, got, c.want)

@@ -38,7 +38,7 @@ type devWindow struct {
 	// (possibly hub-sized) list. It shares out.off; built lazily, when a
 	// mining call whose plan uses it finds it older than the adjacency
 	// (pairsFresh): anti-edges always, closing edges and counted last
-	// steps past Options.PairMin and TailSubtract.
+	// steps past tuning.PairMin and TailSubtract.
 	pairs      pairList
 	pairsFresh bool
 	// ranks holds, per column slot (edge e = u→v), where e falls in the

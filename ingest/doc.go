@@ -12,7 +12,9 @@
 // Streaming mode (the records come from internal/kafka): a Decoder turns
 // each record value (JSON or CSV) into an Edge; a Reorder buffer holds
 // edges until the watermark passes them and releases them in (T, Seq)
-// order; Metrics counts all of it, the dead-lettered records included.
+// order, a JumpRule keeping a record far ahead of its partition's time
+// from moving the watermark alone (reorder_jump.go); Metrics counts all
+// of it, the dead-lettered records included.
 //
 // Data flows one way, ingest → window → engine: package ingest imports
 // window, never motif, gpu, the engines or alerts. The decoders and the

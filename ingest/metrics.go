@@ -43,6 +43,11 @@ func (e *DecodeError) Class() string {
 //	reorder_buffer_edges                edges waiting in the reorder buffer
 //	watermark_ticks                     the last released watermark, in window ticks
 //	watermark_delay_seconds             wall clock minus the watermark's time
+//	partition_watermark_ticks{partition} each partition's share of the watermark (its time − lateness − 1)
+//	edges_held_total                    edges that came more than window.max_jump ahead of their partition's time (held, not believed)
+//	held_edges_dead_lettered_total      of those, never confirmed: dead-lettered as future
+//	held_edges                          held edges waiting in the reorder buffer
+//	time_jumps_total                    jumps of a partition's time that later records (or the wall clock) confirmed
 //
 // The consumer's lag is the daemon's motifwatch_consumer_lag_records, per
 // partition.
@@ -57,6 +62,12 @@ type Metrics struct {
 	buffer       prometheus.Gauge
 	watermark    prometheus.Gauge
 	delay        prometheus.Gauge
+	// The jump rule (JumpRule).
+	partWatermark *prometheus.GaugeVec
+	held          prometheus.Counter
+	heldDead      prometheus.Counter
+	heldNow       prometheus.Gauge
+	jumps         prometheus.Counter
 }
 
 // NewMetrics creates the metrics and registers them with reg (nil: not
@@ -103,7 +114,27 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}),
 		delay: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "motifwatch_ingest_watermark_delay_seconds",
-			Help: "Wall-clock time minus the watermark's time.",
+			Help: "Wall-clock time minus the watermark's time: how far the watermark trails the wall clock.",
+		}),
+		partWatermark: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "motifwatch_ingest_partition_watermark_ticks",
+			Help: "Each partition's share of the watermark (its time minus the lateness, in window ticks); the watermark is the least over the partitions that are not idle.",
+		}, []string{"partition"}),
+		held: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "motifwatch_ingest_edges_held_total",
+			Help: "Edges that came more than window.max_jump ahead of their partition's time: held, not believed, until confirmed, caught up or dead-lettered.",
+		}),
+		heldDead: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "motifwatch_ingest_held_edges_dead_lettered_total",
+			Help: "Held edges never confirmed (their partition went on at its old time): dead-lettered as future.",
+		}),
+		heldNow: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "motifwatch_ingest_held_edges",
+			Help: "Held edges waiting in the reorder buffer.",
+		}),
+		jumps: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "motifwatch_ingest_time_jumps_total",
+			Help: "Jumps of a partition's time by more than window.max_jump that later records (or, the input quiet, the wall clock) confirmed.",
 		}),
 	}
 	if reg == nil {
@@ -120,6 +151,11 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m.buffer = promreg.Register(reg, m.buffer, &err)
 	m.watermark = promreg.Register(reg, m.watermark, &err)
 	m.delay = promreg.Register(reg, m.delay, &err)
+	m.partWatermark = promreg.Register(reg, m.partWatermark, &err)
+	m.held = promreg.Register(reg, m.held, &err)
+	m.heldDead = promreg.Register(reg, m.heldDead, &err)
+	m.heldNow = promreg.Register(reg, m.heldNow, &err)
+	m.jumps = promreg.Register(reg, m.jumps, &err)
 	if err != nil {
 		return nil, err
 	}
@@ -212,4 +248,43 @@ func (m *Metrics) SetWatermark(w int64, tick time.Duration, now time.Time) {
 	wall := float64(w) * tick.Seconds()
 	nowS := float64(now.UnixNano()) / 1e9
 	m.delay.Set(nowS - wall)
+}
+
+// Jumps counts what the jump rule did (Reorder.AppendJumpEvents): edges
+// held, confirmed jumps. (Discarded edges are counted where they are
+// dead-lettered: HeldDeadLettered.)
+func (m *Metrics) Jumps(evs []JumpEvent) {
+	if m == nil {
+		return
+	}
+	for _, ev := range evs {
+		switch ev.Kind {
+		case JumpHeld:
+			m.held.Add(float64(ev.Edges))
+		case JumpConfirmed, JumpClock:
+			m.jumps.Add(float64(ev.Edges))
+		}
+	}
+}
+
+// HeldDeadLettered counts n held edges, never confirmed, queued for the
+// dead-letter topic (class future).
+func (m *Metrics) HeldDeadLettered(n int) {
+	if m != nil {
+		m.heldDead.Add(float64(n))
+	}
+}
+
+// SetEventTime sets the held edges and each partition's share of the
+// watermark (partitions without a time yet are left out).
+func (m *Metrics) SetEventTime(held int, parts []PartitionTime) {
+	if m == nil {
+		return
+	}
+	m.heldNow.Set(float64(held))
+	for _, p := range parts {
+		if p.Time != minWatermark {
+			m.partWatermark.WithLabelValues(strconv.Itoa(p.Partition)).Set(float64(p.Watermark))
+		}
+	}
 }

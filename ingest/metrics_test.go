@@ -63,6 +63,9 @@ func TestMetrics(t *testing.T) {
 	m.DeadLetterWriteFailed(DeadLetterTransient, 4)
 	m.DeadLetterWriteFailed(DeadLetterPermanent, 0) // present from the start anyway
 	m.DeadLetterLost(ClassDecode, 1)
+	m.Jumps([]JumpEvent{{Kind: JumpHeld, Edges: 3}, {Kind: JumpDiscarded, Edges: 5}, {Kind: JumpConfirmed, Edges: 1}, {Kind: JumpClock, Edges: 1}})
+	m.HeldDeadLettered(2)
+	m.SetEventTime(1, []PartitionTime{{Partition: 0, Time: 1001, Watermark: 1000}, {Partition: 2, Time: minWatermark, Watermark: minWatermark}})
 
 	// A second Metrics on the same registry shares the counters.
 	m2, err := NewMetrics(reg)
@@ -82,13 +85,18 @@ func TestMetrics(t *testing.T) {
 		"motifwatch_ingest_dead_letter_write_failures_total{kind=permanent} 0",
 		"motifwatch_ingest_dead_letter_write_failures_total{kind=transient} 4",
 		"motifwatch_ingest_edges_decoded_total{} 8",
+		"motifwatch_ingest_edges_held_total{} 3",
 		"motifwatch_ingest_edges_late_total{} 1",
+		"motifwatch_ingest_held_edges_dead_lettered_total{} 2",
+		"motifwatch_ingest_held_edges{} 1",
+		"motifwatch_ingest_partition_watermark_ticks{partition=0} 1000",
 		"motifwatch_ingest_records_consumed_total{partition=0} 6",
 		"motifwatch_ingest_records_consumed_total{partition=3} 2",
 		"motifwatch_ingest_records_dead_lettered_total{reason=decode} 3",
 		"motifwatch_ingest_records_dead_lettered_total{reason=late} 1",
 		"motifwatch_ingest_records_dead_lettered_total{reason=oversize} 2",
 		"motifwatch_ingest_reorder_buffer_edges{} 42",
+		"motifwatch_ingest_time_jumps_total{} 2",
 		"motifwatch_ingest_watermark_delay_seconds{} 30.5",
 		"motifwatch_ingest_watermark_ticks{} 1000",
 	}
@@ -109,6 +117,9 @@ func TestMetricsNil(t *testing.T) {
 	m.DeadLetterLost(ClassLate, 1)
 	m.SetBuffered(1)
 	m.SetWatermark(1, time.Second, time.Now())
+	m.Jumps([]JumpEvent{{Kind: JumpHeld, Edges: 1}})
+	m.HeldDeadLettered(1)
+	m.SetEventTime(1, []PartitionTime{{Partition: 1}})
 
 	m, err := NewMetrics(nil) // unregistered but working
 	if err != nil || m == nil {

@@ -13,12 +13,16 @@ import (
 // Add assigns (monotonic over the buffer's life) and writes into the
 // released edge's Seq.
 //
-// The watermark: each partition (Origin.Partition) has the largest T
-// added from it, maxT_p; the watermark is the smallest maxT_p − lateness − 1
-// over the partitions that are not idle (the −1: an edge tied with its
-// partition's newest time is never late, whatever the lateness), where a
-// partition is idle when nothing was added from it for the idle duration. When every partition is
-// idle the watermark is the largest T added, and everything is released.
+// The watermark: each partition (Origin.Partition) has a time, maxT_p:
+// the largest T added from it, or with a JumpRule (SetJumpRule) the
+// largest T it has confirmed, so that an edge far ahead moves nothing
+// alone (reorder_jump.go). The watermark is the smallest
+// maxT_p − lateness − 1 over the partitions that are not idle (the −1: an
+// edge tied with its partition's newest time is never late, whatever the
+// lateness), where a partition is idle when nothing was added from it for
+// the idle duration. When every partition is idle the watermark is the
+// largest T added (with a JumpRule: the latest partition time), and
+// everything up to it is released.
 // The watermark never decreases. An edge whose T is at or below the last
 // released watermark is late: it would have to go before or among edges
 // already released, so Add refuses it (the caller dead-letters it).
@@ -35,6 +39,14 @@ type Reorder struct {
 
 	w    int64 // the last released watermark
 	maxT int64 // largest T added, over all partitions
+	// jump is the rule against outliers (off: the zero rule); stream is
+	// the latest partition time, nHeld the edges in the partitions' held
+	// heaps; discarded and events wait for the caller (reorder_jump.go).
+	jump      JumpRule
+	stream    int64
+	nHeld     int
+	discarded []Discarded
+	events    []JumpEvent
 	// maxBuffered caps the edges held (0: no cap); forced counts edges a
 	// release let go early because of it.
 	maxBuffered int
@@ -100,6 +112,9 @@ type slotMeta struct {
 	part  *partState
 	qi    int64 // index in part's offset queue (edges in the heap)
 	bytes int64 // e.Bytes() when added
+	// held: the edge is in part's held heap, at index pos (JumpRule).
+	held bool
+	pos  int32
 }
 
 // noSlot marks an edge that lies in a caller's array (AddRun).
@@ -107,7 +122,9 @@ const noSlot = -1
 
 // partState is one partition's watermark input and its buffered offsets.
 type partState struct {
-	id      int
+	id int
+	// maxT is the partition's time: the largest T added from it, or
+	// confirmed under a JumpRule (jumpState).
 	maxT    int64
 	touched bool // an edge was added since the last Release
 	seen    time.Time
@@ -129,6 +146,9 @@ type partState struct {
 	// run holds its buffered edges that arrived in key order (each after
 	// the previous one in the run), oldest first.
 	run edgeRun
+
+	// The edges held by the JumpRule, and the evidence about them.
+	jumpState
 }
 
 // minOffset returns the lowest offset among p's buffered edges.
@@ -218,10 +238,11 @@ func (q *edgeRun) pop() (e *Edge, arr int64, slot int32) {
 }
 
 // mergeHead is one source of a Release's merge: a partition's run, or
-// the heap (p nil).
+// its held heap (held), or the heap (p nil).
 type mergeHead struct {
-	k reorderKey
-	p *partState
+	k    reorderKey
+	p    *partState
+	held bool
 }
 
 // slotPage is the number of edges per page of Reorder.pages.
@@ -243,6 +264,7 @@ func NewReorder(lateness int64, idle time.Duration, now func() time.Time) *Reord
 		now:      now,
 		w:        minWatermark,
 		maxT:     math.MinInt64,
+		stream:   math.MinInt64,
 		parts:    make(map[int]*partState),
 	}
 }
@@ -265,9 +287,18 @@ func (r *Reorder) AddFrom(e *Edge) (late bool) {
 	}
 	p.touched, p.heard = true, true
 	if e.T <= r.w && r.w != minWatermark {
+		// Evidence that the partition goes on at its old time.
+		p.streak.end()
 		return true
 	}
-	p.maxT = max(p.maxT, e.T)
+	held := false
+	if r.jump.on() {
+		if held = r.ahead(p, e.T); !held {
+			r.advance(p, e.T)
+		}
+	} else {
+		p.maxT = max(p.maxT, e.T)
+	}
 	r.maxT = max(r.maxT, e.T)
 
 	arr := r.arrivals
@@ -286,14 +317,21 @@ func (r *Reorder) AddFrom(e *Edge) (late bool) {
 	se.Seq = seq
 	*m = slotMeta{part: p, bytes: size}
 	k := reorderKey{t: e.T, seq: seq, arr: arr, slot: slot}
-	if p.run.accepts(&k) {
+	switch {
+	case held:
+		m.qi = p.q.push(e.Origin.Offset)
+		r.hold(p, k)
+	case p.run.accepts(&k):
 		page, at := slot/slotPage, slot%slotPage
 		p.run.push(segment{edges: r.pages[page][at : at+1 : at+1], arr0: arr, slot: slot}, k)
-	} else {
+	default:
 		m.qi = p.q.push(e.Origin.Offset)
 		r.push(k)
 	}
 	r.n++
+	if held {
+		r.checkStreak(p)
+	}
 	return false
 }
 
@@ -350,6 +388,15 @@ func (r *Reorder) AddRun(edges []Edge, lim RunLimits) int {
 		r.lastPart = p
 	}
 	maxLen, maxBytes := lim.MaxLen, lim.MaxBytes
+	if r.jump.on() {
+		// Edges ahead are for Add, and so is every edge of a partition
+		// with held edges: what each one settles depends on where it lies.
+		ref := r.reference(p)
+		if ref == math.MinInt64 || p.qhead < len(p.queue) {
+			return 0
+		}
+		lim.MaxT = min(lim.MaxT, satAdd(ref, r.jump.MaxJump))
+	}
 	if r.maxBuffered > 0 {
 		maxLen = min(maxLen, r.maxBuffered)
 	}
@@ -385,7 +432,11 @@ func (r *Reorder) AddRun(edges []Edge, lim RunLimits) int {
 		return 0
 	}
 	p.touched, p.heard = true, true
-	p.maxT = maxT
+	if r.jump.on() {
+		r.advance(p, maxT)
+	} else {
+		p.maxT = maxT
+	}
 	r.maxT = max(r.maxT, maxT)
 	r.arrivals += int64(k)
 	p.n += k
@@ -498,6 +549,28 @@ func (r *Reorder) copyOut(dst []Edge) []Edge {
 // r.order (their room not freed yet) and returns the watermark.
 func (r *Reorder) release() int64 {
 	now := r.now()
+	w := r.releaseTo(r.target(now))
+	if r.jump.on() && r.settleHeld() {
+		// A jump taken to make room: the watermark follows it first.
+		w = r.releaseTo(r.target(now))
+		r.settleAll()
+	}
+	// The caps: a burst at one timestamp, or a partition whose time never
+	// moves, would otherwise be held without bound. Raise the watermark
+	// to the oldest buffered edges' time until at most maxBuffered edges
+	// of at most maxBytes remain; later edges at or below it are late
+	// (dead-lettered, counted).
+	for r.overCap() {
+		n := len(r.order)
+		w = r.releaseTo(r.minT())
+		r.forced += int64(len(r.order) - n)
+	}
+	return w
+}
+
+// target computes the watermark from the partitions' times at now (a
+// partition added to since the last call counts as seen now).
+func (r *Reorder) target(now time.Time) int64 {
 	w := int64(math.MaxInt64)
 	active := false
 	if r.flowing.IsZero() && r.n > 0 {
@@ -511,7 +584,7 @@ func (r *Reorder) release() int64 {
 			continue
 		}
 		if p.maxT == math.MinInt64 {
-			if r.awaited(p) {
+			if r.awaited(p) || r.bootstrapping(p) {
 				// Records to come (or, from a partition known but not heard
 				// from and not yet idle, maybe: a reader that starts late must
 				// not find its partition's edges late), none seen: nothing
@@ -533,18 +606,7 @@ func (r *Reorder) release() int64 {
 		w = min(w, pw)
 	}
 	if !active {
-		w = r.maxT // every partition idle: release everything
-	}
-	w = r.releaseTo(w)
-	// The caps: a burst at one timestamp, or a partition whose time never
-	// moves, would otherwise be held without bound. Raise the watermark
-	// to the oldest buffered edges' time until at most maxBuffered edges
-	// of at most maxBytes remain; later edges at or below it are late
-	// (dead-lettered, counted).
-	for r.overCap() {
-		n := len(r.order)
-		w = r.releaseTo(r.minT())
-		r.forced += int64(len(r.order) - n)
+		w = r.idleWatermark(now) // every partition idle: release everything
 	}
 	return w
 }
@@ -614,7 +676,7 @@ func (r *Reorder) AppendAhead(dst []int) []int {
 			continue
 		}
 		if p.maxT == math.MinInt64 {
-			if r.awaited(p) {
+			if r.awaited(p) || r.bootstrapping(p) {
 				behind = math.MinInt64
 			}
 			continue
@@ -712,6 +774,9 @@ func (r *Reorder) releaseTo(w int64) int64 {
 				h = append(h, mergeHead{k: k, p: p})
 			}
 		}
+		if len(p.held) > 0 && p.held[0].t <= w {
+			h = append(h, mergeHead{k: p.held[0], p: p, held: true})
+		}
 	}
 	if len(r.heap) > 0 && r.heap[0].t <= w {
 		h = append(h, mergeHead{k: r.heap[0]})
@@ -723,7 +788,13 @@ func (r *Reorder) releaseTo(w int64) int64 {
 		top := &h[0]
 		// Advance the source; keep it while its next edge is released too.
 		more := false
-		if p := top.p; p != nil {
+		if p := top.p; p != nil && top.held {
+			r.emitHeld(p)
+			if len(p.held) > 0 {
+				top.k = p.held[0]
+				more = top.k.t <= w
+			}
+		} else if p != nil {
 			r.emitRun(p)
 			if p.run.len() > 0 {
 				top.k = p.run.headKey()
@@ -797,6 +868,9 @@ func (r *Reorder) minT() int64 {
 	for _, p := range r.parts {
 		if p.run.len() > 0 {
 			t = min(t, p.run.headEdge().T)
+		}
+		if len(p.held) > 0 {
+			t = min(t, p.held[0].t)
 		}
 	}
 	return t

@@ -44,17 +44,24 @@ func benchReorderInput(n, parts int, jitter int64) []Edge {
 // an allowed lateness of 10,000 ticks (about 10,000 edges buffered).
 // edges/s is the throughput of Add + Release per edge. refs: the daemon's
 // way, edges added by pointer (AddFrom), handed out in place
-// (AppendReleaseRefs) and recycled after the batch.
+// (AppendReleaseRefs) and recycled after the batch. jump: under the
+// JumpRule (max_jump 60,000 ticks: nothing is held; its cost on a
+// well-behaved stream).
 func BenchmarkReorder(b *testing.B) {
 	const n = 1 << 20
 	for _, bc := range []struct {
 		parts  int
 		jitter int64
 		refs   bool
-	}{{1, 0, false}, {4, 0, false}, {4, 1000, false}, {16, 10000, false}, {4, 0, true}, {16, 10000, true}} {
+		jump   bool
+	}{{1, 0, false, false}, {4, 0, false, false}, {4, 1000, false, false}, {16, 10000, false, false},
+		{4, 0, true, false}, {16, 10000, true, false}, {4, 0, true, true}, {16, 10000, true, true}} {
 		name := fmt.Sprintf("parts=%d/jitter=%d", bc.parts, bc.jitter)
 		if bc.refs {
 			name += "/refs"
+		}
+		if bc.jump {
+			name += "/jump"
 		}
 		b.Run(name, func(b *testing.B) {
 			in := benchReorderInput(n, bc.parts, bc.jitter)
@@ -62,6 +69,9 @@ func BenchmarkReorder(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				r := NewReorder(10_000, time.Minute, nil)
+				if bc.jump {
+					r.SetJumpRule(JumpRule{MaxJump: 60_000, Confirmations: 3})
+				}
 				released := 0
 				var buf []Edge
 				var refs []*Edge

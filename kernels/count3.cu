@@ -36,6 +36,14 @@ struct Ev {
 
 #define CENTRE_STATE 10
 
+// apart is motif/count3's apart (event.go): u - t > d for times t <= u and
+// d >= 0 (the host passes no negative δ), exact for any two int64 times as
+// the difference is taken unsigned. The signed t < u - d wrapped near
+// -2^63, and the scan ran past its sequence.
+__device__ __forceinline__ bool apart(long long t, long long u, long long d) {
+    return (unsigned long long)u - (unsigned long long)t > (unsigned long long)d;
+}
+
 // flush adds a thread's n counters to the block's and then the block's to
 // raw: local counter k goes to raw[k + base], or raw[k - split + base2]
 // from k = split on.
@@ -70,7 +78,7 @@ extern "C" __global__ void count3Centres(const long long *off, const long long *
         long long s = 0;
         for (long long k = 0; k < len; k++) {
             Ev e = e0[k];
-            while (e0[s].t < e.t - delta) {
+            while (apart(e0[s].t, e.t, delta)) {
                 Ev a = e0[s];
                 int da = a.flags & F_IN;
                 long long *nb = st + (long long)a.local * CENTRE_STATE;

@@ -1,11 +1,28 @@
-// Package kernels holds the CUDA C sources of motifwatch's GPU engines and
-// the PTX built from them, embedded so that the binary needs no nvcc where
-// it runs: the driver JIT-compiles the PTX for the device at start.
+// Package kernels holds the CUDA C sources of motifwatch's GPU engines, the
+// PTX built from them and the machine code built from that PTX for sm_90
+// (Hopper: the H100 and H200), all embedded so that the binary needs no
+// nvcc where it runs.
 //
-// After editing a .cu, regenerate its .ptx with `go generate ./kernels`
-// and commit both: the go:generate lines below run scripts/nvcc.sh, CUDA
-// 11.8's nvcc that scripts/cuda-toolkit.sh fetches into third_party/ (no
-// GPU needed; ARCHITECTURE.md, "Building the CUDA parts").
+// gpu loads a module's sm_90 code on a device of compute capability 9.x:
+// no compile at start. Anywhere else, or if the driver refuses that code,
+// it loads the PTX, which the driver compiles for the device at start
+// (several seconds for temporal.ptx without a warm driver cache).
+//
+// After editing a .cu:
+//   - regenerate its .ptx with `go generate ./kernels` (the go:generate
+//     lines below run scripts/nvcc.sh, CUDA 11.8's nvcc that
+//     scripts/cuda-toolkit.sh fetches into third_party/; no GPU needed);
+//   - rebuild the sm_90 code with scripts/kernels-sm90.sh on a machine with
+//     CUDA 13's ptxas and fatbinary (the GPU machines have them; CUDA
+//     11.8's ptxas crashes on temporal.ptx), which rewrites *.sm_90.fatbin
+//     and sm_90.sum;
+//   - commit all of them. TestSM90UpToDate fails while sm_90.sum's hashes
+//     of the .cu and .ptx files differ from the files: a stale binary
+//     cannot pass CI.
+//
+// The sm_90 code is a fatbin (a container the driver reads: ELF machine
+// code, compressed), not a bare cubin: a cubin is an ELF file, which the
+// CI refuses to see tracked (build outputs), and the fatbin is smaller.
 package kernels
 
 import _ "embed"
@@ -20,6 +37,13 @@ import _ "embed"
 //go:embed temporal.ptx
 var TemporalPTX string
 
+// TemporalSM90 is kernels/temporal.sm_90.fatbin: TemporalPTX compiled for
+// sm_90 (scripts/kernels-sm90.sh; registers and spills per kernel in
+// BENCHMARKS.md).
+//
+//go:embed temporal.sm_90.fatbin
+var TemporalSM90 string
+
 // GPMPTX is kernels/gpm.ptx: DuMato-style static GPM (clique and motif
 // counting, one warp per traversal; pattern-aware cliques). ptxas
 // -arch=sm_90 -v: gpmRun 48 registers (launch bounds: 10 blocks of 128 per
@@ -29,9 +53,19 @@ var TemporalPTX string
 //go:embed gpm.ptx
 var GPMPTX string
 
+// GPMSM90 is kernels/gpm.sm_90.fatbin: GPMPTX compiled for sm_90.
+//
+//go:embed gpm.sm_90.fatbin
+var GPMSM90 string
+
 // Count3PTX is kernels/count3.ptx: the centre pass of motif/count3
 // (SNAP's 36 three-edge motifs: the two-node and star cells). ptxas
 // -arch=sm_90 -v: count3Centres 56 registers, 416 B stack; no spills.
 //
 //go:embed count3.ptx
 var Count3PTX string
+
+// Count3SM90 is kernels/count3.sm_90.fatbin: Count3PTX compiled for sm_90.
+//
+//go:embed count3.sm_90.fatbin
+var Count3SM90 string

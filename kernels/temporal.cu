@@ -1833,31 +1833,26 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	flushCounts(ctl, M ? ws.countsOf : 0, lane, &nm, &no);
 }
 
-// The same kernel at four occupancies: more resident warps hide more
-// memory latency, fewer registers spill more. gpu/engine_cuda.go picks one
-// (Options.Occupancy) and sizes the grid to fill the chip with it. mine*
+// One occupancy, 6 blocks of 128 threads per multiprocessor (80
+// registers): the fastest measured (BENCHMARKS.md); gpu/engine_cuda.go
+// sizes the grid to fill the chip with it. The builds at 4, 5 and 8 were
+// the same code under other launch bounds, and each cost the driver a
+// full compile at every cold start, so they are gone (issue 27). mine*
 // mine one query (plan at offset 0 of P and PF); mineq* the nq queries of
 // a batch (Engine.MineBatch: count mode, no budget or deadline), each
 // warp reading its current query's plan through an offset. Separate
 // builds, so one query's launch pays nothing for the batches' offsets.
 // The *p builds add the closing-edge pruning and the gathering (F_PRUNE |
-// F_COMPACT), at the default occupancy only: gpu/kernelnames.go runs them
-// for the launches whose plans the pruning pays for (closePays), every
-// other launch runs the plain build (the PTX grows by two kernels, not
-// eight: the driver JIT-compiles each at first start).
+// F_COMPACT), the *x builds expand2 (F_EXP2): gpu/kernelnames.go runs
+// them for the launches whose plans they pay for (closePays,
+// expand2Pays), every other launch runs the plain build.
 #define MINE_KERNEL(name, occ, multi, feat) \
 	extern "C" __global__ void __launch_bounds__(WARPS * 32, occ) name(MINE_PARAMS) { mineBody<multi, feat>(MINE_ARGS); }
-MINE_KERNEL(mine4, 4, false, 0)
-MINE_KERNEL(mine5, 5, false, 0)
 MINE_KERNEL(mine6, 6, false, 0)
-MINE_KERNEL(mine8, 8, false, 0)
 MINE_KERNEL(mine6p, 6, false, F_PRUNE | F_COMPACT)
 MINE_KERNEL(mine6x, 6, false, F_EXP2)
 MINE_KERNEL(mine6px, 6, false, F_PRUNE | F_COMPACT | F_EXP2)
-MINE_KERNEL(mineq4, 4, true, 0)
-MINE_KERNEL(mineq5, 5, true, 0)
 MINE_KERNEL(mineq6, 6, true, 0)
-MINE_KERNEL(mineq8, 8, true, 0)
 MINE_KERNEL(mineq6p, 6, true, F_PRUNE | F_COMPACT)
 
 // ======================= device window maintenance =======================

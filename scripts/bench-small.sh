@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prices motif/count3's Small family (two-edge and two-node four-edge count
 # queries) on the GPU backend: mined by the kernel (the default) against
-# counted on the host's cores (MOTIFWATCH_GPU_COUNT_SMALL=1), per query and
+# counted on the host's cores (--gpu-count-small-on-host), per query and
 # δ, on one graph; and the CPU backend's counting beside them. Counts must
 # agree (the script stops if not). It builds nothing: run it where the
 # binary and the graph are (the H200 host, for the GPU rows).
@@ -31,13 +31,13 @@ echo "graph: $graph ($(wc -l < "$graph") lines); machine: $(nproc) cores; $(date
 
 # one BACKEND QUERY DELTA: prints "seconds matches"
 one() {
-	local env=() flags=(--backend cpu)
+	local flags=(--backend cpu)
 	case $1 in
 	gpu-kernel) flags=(--backend gpu) ;;
-	gpu-count) flags=(--backend gpu); env=(MOTIFWATCH_GPU_COUNT_SMALL=1) ;;
+	gpu-count) flags=(--backend gpu --gpu-count-small-on-host) ;;
 	esac
 	printf 'queries:\n  - name: q\n    delta: %s\n    edges: %s\n' "$3" "${queries[$2]}" > "$dir/q.yaml"
-	if ! env "${env[@]}" "$bin" mine --graph "$graph" --query "$dir/q.yaml" "${flags[@]}" \
+	if ! "$bin" mine --graph "$graph" --query "$dir/q.yaml" "${flags[@]}" \
 		--format json --progress 0 > "$dir/out.json" 2> "$dir/err.txt"; then
 		echo "monitor mine ($1, $2, δ $3) failed:" >&2
 		cat "$dir/err.txt" >&2

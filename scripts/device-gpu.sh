@@ -7,7 +7,10 @@
 #   (cd ../shared/tools/tgraphgen && go build -o ../../../main/bin/tgraphgen .)
 #   mkdir -p .devdata/temporal && cp ../shared/data/temporal/CollegeMsg.txt .devdata/temporal/
 # then, on the GPU machine, from the repository root:
-#   scripts/device-gpu.sh [tests] [bench] [bench86400] [count3]
+#   scripts/device-gpu.sh [tests] [bench] [bench86400] [count3] [coldstart]
+# The binaries embed kernels/*.sm_90.fatbin; after a .cu or .ptx changed,
+# rebuild those on the GPU machine first (scripts/kernels-sm90.sh, CUDA 13's
+# ptxas; docs/GPU.md), or the kernels test fails.
 # Logs go to $OUT (or ./device-out); the last lines are a summary table.
 set -uo pipefail
 out=${OUT:-device-out}
@@ -20,33 +23,24 @@ summary=$out/summary.txt
 for step in $what; do
 	case $step in
 	tests)
-		(cd gpu && MOTIFWATCH_DATA=$root/.devdata timeout 300 ../bin/gpu.test -test.run 'Plan|Diff|College|Streaming|Skew' -test.v -test.count=1 2>&1) | tee "$out/gpu-test.log" | grep -E '^(---|===|ok|FAIL|PASS|panic)|matches|splits|totals' | tail -80
+		(cd gpu && MOTIFWATCH_DATA=$root/.devdata timeout 300 ../bin/gpu.test -test.run 'Plan|Encode|Kernel|Expand|Diff|College|Streaming|Skew|Modules|Count3|Batch' -test.v -test.count=1 2>&1) | tee "$out/gpu-test.log" | grep -E '^(---|===|ok|FAIL|PASS|panic)|matches|splits|totals' | tail -80
 		grep -E '^(--- FAIL|--- PASS|PASS|FAIL)' "$out/gpu-test.log" >>"$summary"
 		;;
 	gpm)
 		scripts/device-gpm.sh bin/gpu.test .devdata 2>&1 | tee -a "$summary" | tail -40
 		;;
-	occupancy)
-		g=/tmp/tg10m.txt
-		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
-		for occ in ${OCCUPANCIES:-4 6 8}; do
-			MOTIFWATCH_GPU_OCCUPANCY=$occ timeout 200 bin/monitor mine --graph "$g" --motif M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13 --delta 3600 --backend gpu --format json \
-				>"$out/occ$occ.json" 2>"$out/occ$occ.err"
-			echo "tgraphgen 10M delta 3600, occupancy $occ (rc $?):" >>"$summary"
-			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(' '.join('%s=%d:%.1fms' % (q['name'], q['matches'], q['seconds']*1000) for q in r['queries']))" "$out/occ$occ.json" >>"$summary" 2>&1
-		done
-		;;
 	variants)
-		# The 10M-edge rows under tuning knobs, one line each:
-		# VARIANTS="name:ENV=V,ENV=V name2:..." (default below).
+		# The 10M-edge rows under the engine's options, one line each:
+		# VARIANTS="name:--flag=V,--flag=V name2:..." (default below; the
+		# kernel's thresholds are no flags: sweep them with a test binary).
 		g=/tmp/tg10m.txt
 		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
-		for v in ${VARIANTS:-default: sweep:MOTIFWATCH_GPU_TAILSUB=-1 sub1024:MOTIFWATCH_GPU_TAILSUB=1024 chunks4:MOTIFWATCH_GPU_CHUNKS=4}; do
+		for v in ${VARIANTS:-default: chunks4:--gpu-chunks=4}; do
 			name=${v%%:*}
-			envs=${v#*:}
-			env ${envs//,/ } timeout 200 bin/monitor mine --graph "$g" --motif ${MOTIFS:-M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13} --delta ${DELTA:-3600} --backend gpu --format json \
+			flags=${v#*:}
+			timeout 200 bin/monitor mine ${flags//,/ } --graph "$g" --motif ${MOTIFS:-M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13} --delta ${DELTA:-3600} --backend gpu --format json \
 				>"$out/var-$name.json" 2>"$out/var-$name.err"
-			echo -n "variant $name (${envs:-defaults}, rc $?): " >>"$summary"
+			echo -n "variant $name (${flags:-defaults}, rc $?): " >>"$summary"
 			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(' '.join('%s=%d:%.1fms' % (q['name'], q['matches'], q['seconds']*1000) for q in r['queries']))" "$out/var-$name.json" >>"$summary" 2>/dev/null || echo "failed: $(tail -1 "$out/var-$name.err")" >>"$summary"
 		done
 		;;
@@ -91,16 +85,31 @@ for step in $what; do
 		g=/tmp/tg10m.txt
 		[[ -f $g ]] || bin/tgraphgen -edges 10000000 -seed 1 >"$g"
 		for d in 3600 86400; do
-			# gpudev: the device counter (off by default, gpu.Options.Count3Device).
+			# gpudev: the device counter (off by default, --gpu-count3-on-device).
 			for be in ${COUNT3_BACKENDS:-gpu gpudev cpu}; do
 				b=${be%dev}
-				[[ $be == gpudev ]] && export MOTIFWATCH_GPU_COUNT3=1 || unset MOTIFWATCH_GPU_COUNT3
-				timeout 300 bin/monitor mine --graph "$g" --snap3 --delta $d --backend $b --format json >"$out/snap3-$be-$d.json" 2>"$out/snap3-$be-$d.err"
+				dev=(); [[ $be == gpudev ]] && dev=(--gpu-count3-on-device)
+				timeout 300 bin/monitor mine --graph "$g" --snap3 --delta $d --backend $b "${dev[@]}" --format json >"$out/snap3-$be-$d.json" 2>"$out/snap3-$be-$d.err"
 				echo -n "snap3 tgraphgen 10M delta $d backend $be (rc $?): " >>"$summary"
 				python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('count %.3fs total %.2fs load %.2fs cells %d' % (r['queries'][0]['seconds'], r['seconds'], r['load_seconds'], sum(map(sum, r['snap3']))))" "$out/snap3-$be-$d.json" >>"$summary" 2>&1
 			done
-			unset MOTIFWATCH_GPU_COUNT3
 		done
+		;;
+	coldstart)
+		# A start with no driver cache (CUDA_CACHE_DISABLE=1), to the first
+		# launch and past it: whole `monitor mine` processes on CollegeMsg
+		# (M1, delta 3600), fresh each; BASE=path/to/an/older/monitor runs it
+		# alternately for comparison. Then each module's load from its sm_90
+		# code and from its PTX (the driver's full compile), per module.
+		for i in 1 2 3; do
+			for b in bin/monitor ${BASE:-}; do
+				t0=$(date +%s%N)
+				CUDA_CACHE_DISABLE=1 $b mine --graph .devdata/temporal/CollegeMsg.txt --motif M1 --delta 3600 --backend gpu --format json --progress 0 \
+					>"$out/cold.json" 2>"$out/cold.err"
+				echo "cold start $b run $i (rc $?): $(( ($(date +%s%N) - t0) / 1000000 )) ms, $(grep -o 'kernels=.*' "$out/cold.err")" | tee -a "$summary"
+			done
+		done
+		(cd gpu && CUDA_CACHE_DISABLE=1 timeout 120 ../bin/gpu.test -test.run 'TestModulesLoadBothWays' -test.v -test.count=1 2>&1) | grep -E 'loaded|opened|^--- ' | tee -a "$summary"
 		;;
 	gpmbench)
 		(cd gpu && MOTIFWATCH_DATA=$root/.devdata timeout 90 ../bin/gpu.test -test.run '^$' -test.bench 'GPMCiteseer' -test.benchtime 1x 2>&1) | tee "$out/gpm-bench.log" | grep -E '^Benchmark' >>"$summary"

@@ -15,8 +15,9 @@ import (
 // and query every capLogEvery, with the number of actions in between:
 // nothing is lost silently.
 //
-//   - MaxBytes (window_bytes): after a batch, if the window's memory
-//     (window.Window.Bytes, the motifwatch_window_bytes gauge) is above
+//   - MaxBytes (window_bytes): after a batch, if the memory held for the
+//     window (Processor.Bytes, the motifwatch_window_bytes gauge: the
+//     window, the decoders' node dictionary, the edges' metadata) is above
 //     MaxBytes, the oldest edges are evicted early until it is at most
 //     3/4 of MaxBytes (the slack keeps the cap from acting on every
 //     batch) and the window is shrunk (window.Window.Shrink). Edges
@@ -148,14 +149,22 @@ func (p *Processor) truncated(q *registered, runs []run, cap, key string, limit 
 }
 
 // capBytes applies the memory cap after a batch (see Caps) and returns
-// the window's memory after it: Window.Bytes walks every adjacency list,
-// so a batch measures it once, here, for the cap, the gauge and
+// the memory held for the window after it: Bytes walks every adjacency
+// list, so a batch measures it once, here, for the cap, the gauge and
 // Output.WindowBytes alike.
 func (p *Processor) capBytes(out *Output) int64 {
-	b := p.w.Bytes()
+	b := p.Bytes()
 	limit := p.opts.MaxBytes
 	if limit <= 0 || b <= limit {
 		return b
+	}
+	// The decoders' node dictionary may hold the names of nodes long gone
+	// (it renews itself only when a new name comes): dropping them loses
+	// nothing but a lookup.
+	if k := p.opts.NodeKeys; k != nil && k.Renew() {
+		if b = p.Bytes(); b <= limit {
+			return b
+		}
 	}
 	before, target := b, limit/4*3
 	evicted := 0
@@ -170,7 +179,8 @@ func (p *Processor) capBytes(out *Output) int64 {
 		evicted += p.w.EvictTo(to)
 		p.w.Shrink()
 		p.compactMeta()
-		freed := b - p.w.Bytes()
+		p.limitKeys(true) // fewer live nodes: fewer names kept
+		freed := b - p.Bytes()
 		b -= freed
 		p.log.Debug("window memory cap round", "round", round, "evicted", n, "freed", freed, "bytes", b, "target", target, "edges", p.w.Len())
 		if freed < (b-target)/8 {

@@ -54,7 +54,8 @@ type Options struct {
 	Backend backend.Backend
 	// NodeKeys is the node dictionary of the decoders whose edges come in
 	// (ingest.DecodeOptions.NodeKeys), or nil. The processor keeps its
-	// generations about twice the window's live nodes.
+	// generations about twice the window's live nodes, and counts it in
+	// Bytes (the memory cap).
 	NodeKeys *window.Keys
 	// AppendWorkers share appending a large batch to the window and
 	// evicting from it (window.Window.SetWorkers); 0: GOMAXPROCS, at
@@ -83,8 +84,8 @@ type Output struct {
 	Refused []Refused
 	// Stages is where the batch's time went.
 	Stages Stages
-	// WindowBytes is the window's memory after the batch (Window.Bytes,
-	// measured once per batch).
+	// WindowBytes is the memory held for the window after the batch
+	// (Processor.Bytes, measured once per batch).
 	WindowBytes int64
 }
 
@@ -521,9 +522,7 @@ func (p *Processor) appendColumns(runs []run, first int64, out *Output) ([]run, 
 	if n := len(runs); n > 0 {
 		runs[n-1].trim()
 	}
-	if k := p.opts.NodeKeys; k != nil {
-		k.SetLimit(2*p.w.IDs().Len() + minKeyLimit)
-	}
+	p.limitKeys(false)
 	p.lastAppended = out.Appended
 	return runs, nil
 }
@@ -687,10 +686,6 @@ func (p *Processor) knownIDs(batch []*ingest.Edge) []uint32 {
 
 // knownIDsMin is the batch from which append looks ids up in parallel.
 const knownIDsMin = 4096
-
-// minKeyLimit is the least a generation of Options.NodeKeys holds: a
-// small window must not start one every few batches.
-const minKeyLimit = 1 << 16
 
 // selfLoop reports e.Src == e.Dst, from their keys when they tell (no
 // string compare: the names lie apart from the edge, in the decoders'

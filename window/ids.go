@@ -14,6 +14,9 @@ type IDs struct {
 	names  []string
 	free   []uint32
 	live   int
+	// mapPeak is the most entries byName has held since it was made: a
+	// Go map keeps the memory of its peak (bytes).
+	mapPeak int
 
 	// InternKey's table: byKey[n] is the id that the name of Key (keyGen,
 	// n) got, valid while stamps[id] still equals its stamp. stamps[id]
@@ -46,6 +49,7 @@ func (d *IDs) Intern(name string) (uint32, bool) {
 		d.stamps = append(d.stamps, 1)
 	}
 	d.byName[name] = id
+	d.mapPeak = max(d.mapPeak, len(d.byName))
 	d.live++
 	return id, true
 }
@@ -147,14 +151,15 @@ func (d *IDs) Len() int { return d.live }
 // arrays indexed by dense id need.
 func (d *IDs) Cap() int { return len(d.names) }
 
-// bytes estimates the heap held by the dictionary.
+// bytes bounds the heap held by the dictionary: the names (shared with
+// the decoders' Keys, which count them too), the name map at its peak,
+// and the arrays indexed by dense id or key.
 func (d *IDs) bytes() int64 {
 	var b int64
 	for _, s := range d.names {
-		b += int64(len(s))
+		b += stringBytes(len(s))
 	}
-	// map entry: key header (16) + value (4) + overhead (~20); names slice header 16.
-	b += int64(len(d.byName))*40 + int64(cap(d.names))*16 + int64(cap(d.free))*4
+	b += mapBytes(d.mapPeak, nameSlot) + int64(cap(d.names))*16 + int64(cap(d.free))*4
 	b += int64(cap(d.byKey))*8 + int64(cap(d.stamps))*4
 	return b
 }
@@ -196,7 +201,7 @@ func (d *IDs) Adopt(names []string) (wait func() error, err error) {
 	return func() error {
 		once.Do(func() {
 			err = <-done
-			d.byName = m
+			d.byName, d.mapPeak = m, len(m)
 		})
 		return err
 	}, nil

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Key names a node through a Keys dictionary: its generation in the high
@@ -56,8 +57,11 @@ const defaultKeyLimit = 1 << 22
 const keyShards = 64
 
 type keyGen struct {
-	gen    uint32
-	next   atomic.Uint32 // numbers handed out
+	gen  uint32
+	next atomic.Uint32 // numbers handed out
+	// names is the bytes the runtime allocated for the generation's
+	// copies of the names (stringBytes), for Bytes.
+	names  atomic.Int64
 	shards [keyShards]keyShard
 }
 
@@ -96,6 +100,49 @@ func (k *Keys) SetLimit(n int) { k.limit.Store(int64(min(max(n, 1), 1<<31))) }
 
 // Len returns the number of names in the current generation.
 func (k *Keys) Len() int { return int(k.cur.Load().next.Load()) }
+
+// Limit returns the number of names after which a new generation starts
+// (SetLimit).
+func (k *Keys) Limit() int { return int(k.limit.Load()) }
+
+// Renew starts a new, empty generation now if the current one holds more
+// names than the limit, as the next new name would: the window's memory
+// cap calls it after lowering the limit, so that the names of nodes gone
+// from the window are not kept until one more name comes. The old
+// generation is garbage once the edges keyed by it are gone. It reports
+// whether it did.
+func (k *Keys) Renew() bool {
+	g := k.cur.Load()
+	if int64(g.next.Load()) <= k.limit.Load() {
+		return false
+	}
+	return k.cur.CompareAndSwap(g, newKeyGen())
+}
+
+// keySlot is a slot of a shard's map: the name's string header and its
+// keyVal, padded.
+const keySlot = int64(unsafe.Sizeof(struct {
+	k string
+	v keyVal
+}{}))
+
+// Bytes bounds the heap the current generation holds: its maps (counted
+// as mapBytes does, from each shard's entries: a generation never
+// deletes) and its copies of the names. A name that a live node of the
+// window also holds is counted here and in the window's dictionary, so
+// the two together overcount it a little, never undercount.
+func (k *Keys) Bytes() int64 {
+	g := k.cur.Load()
+	b := int64(unsafe.Sizeof(*g)) + g.names.Load()
+	for i := range g.shards {
+		s := &g.shards[i]
+		s.mu.RLock()
+		n := len(s.m)
+		s.mu.RUnlock()
+		b += mapBytes(n, keySlot)
+	}
+	return b
+}
 
 // Of returns name's key and the dictionary's copy of the name (equal to
 // name).
@@ -149,6 +196,7 @@ func (k *Keys) add(g *keyGen, s *keyShard, name string) (Key, string) {
 	}
 	n := g.next.Add(1) - 1
 	s.m[name] = keyVal{name: name, n: n}
+	g.names.Add(stringBytes(len(name)))
 	s.mu.Unlock()
 	return g.key(n), name
 }

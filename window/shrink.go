@@ -94,7 +94,7 @@ func (d *IDs) shrink() int {
 	for k, v := range d.byName {
 		byName[k] = v
 	}
-	d.byName = byName
+	d.byName, d.mapPeak = byName, len(byName)
 	return n
 }
 

@@ -14,6 +14,8 @@ type Strings struct {
 	values  []string
 	refs    []int32 // live edges holding each code; pinnedRef: never released
 	free    []uint32
+	// mapPeak is the most entries byValue has held (bytes).
+	mapPeak int
 }
 
 const pinnedRef = -1
@@ -47,6 +49,7 @@ func (s *Strings) Code(v string) uint32 {
 		s.refs = append(s.refs, 0)
 	}
 	s.byValue[v] = c
+	s.mapPeak = max(s.mapPeak, len(s.byValue))
 	return c
 }
 
@@ -75,3 +78,12 @@ func (s *Strings) Value(code uint32) string { return s.values[code] }
 
 // Len returns the number of distinct values held.
 func (s *Strings) Len() int { return len(s.values) - len(s.free) }
+
+// bytes bounds the heap the dictionary holds (see IDs.bytes).
+func (s *Strings) bytes() int64 {
+	var b int64
+	for _, v := range s.values {
+		b += stringBytes(len(v))
+	}
+	return b + mapBytes(s.mapPeak, nameSlot) + int64(cap(s.values))*16 + int64(cap(s.refs))*4 + int64(cap(s.free))*4
+}

@@ -41,8 +41,15 @@ their interval.
 
 Without --follow it prints what the topic held when it started and exits;
 with --follow it keeps printing new records until interrupted. --json
-prints the raw records, one per line. --config takes the brokers, the
-alert topic and TLS/SASL from a daemon configuration file.`,
+prints the records, one per line. --config takes the brokers, the alert
+topic and TLS/SASL from a daemon configuration file.
+
+Ids, names and values come from the edge producers and the query authors:
+characters a terminal would act on rather than show (escape sequences,
+line breaks, DEL, C1 controls, bidi overrides, the Unicode line
+separators) are printed as escapes (\x1b, \n, \u202e). --json writes
+them as JSON \u escapes, so each line still decodes to the record's exact
+values.`,
 		Example: `  monitor alerts --brokers kafka-1:9092
   monitor alerts --brokers kafka-1:9092 --topic motif-alerts --follow
   monitor alerts --config config.yaml --follow --query money-ring
@@ -92,21 +99,26 @@ func runAlerts(ctx context.Context, cmd *cobra.Command, o alertsOptions) error {
 	errOut := cmd.ErrOrStderr()
 	return kafka.ReadAlerts(ctx, ropts, func(r kafka.AlertRecord) error {
 		if r.Err != nil {
-			fmt.Fprintln(errOut, "monitor alerts:", r.Err)
+			fmt.Fprintln(errOut, "monitor alerts:", termText(r.Err.Error()))
 			return nil
 		}
 		if o.query != "" && r.Alert.Query != o.query {
 			return nil
 		}
 		if o.json {
-			_, err := fmt.Fprintf(out, "%s\n", r.Value)
+			line, err := jsonLine(r.Value)
+			if err != nil { // cannot be: the record was decoded
+				return fmt.Errorf("partition %d offset %d: %w", r.Partition, r.Offset, err)
+			}
+			_, err = fmt.Fprintf(out, "%s\n", line)
 			return err
 		}
 		return printAlert(out, &r)
 	})
 }
 
-// printAlert writes one record readably:
+// printAlert writes one record readably, every field from the record
+// through termText (termtext.go):
 //
 //	2026-01-02T03:04:05.123Z  match  money-ring  8af06d9b1114…  (p1@42)
 //	  money goes A→B→C→A within 10 minutes, …
@@ -119,16 +131,16 @@ func printAlert(w io.Writer, r *kafka.AlertRecord) error {
 	if a.Kind == alerts.KindIncident {
 		id = a.IncidentID
 	}
-	fmt.Fprintf(&b, "%s  %s  %s", a.DetectedAt.UTC().Format("2006-01-02T15:04:05.000Z"), a.Kind, a.Query)
+	fmt.Fprintf(&b, "%s  %s  %s", a.DetectedAt.UTC().Format("2006-01-02T15:04:05.000Z"), termText(string(a.Kind)), termText(a.Query))
 	if id != "" {
-		fmt.Fprintf(&b, "  %s", id)
+		fmt.Fprintf(&b, "  %s", termText(id))
 	}
 	if a.Provisional {
 		b.WriteString("  provisional")
 	}
 	fmt.Fprintf(&b, "  (partition %d, offset %d)\n", r.Partition, r.Offset)
 	if a.Description != "" {
-		fmt.Fprintf(&b, "  %s\n", a.Description)
+		fmt.Fprintf(&b, "  %s\n", termText(a.Description))
 	}
 	switch a.Kind {
 	case alerts.KindMatch, alerts.KindIncident:
@@ -137,17 +149,17 @@ func printAlert(w io.Writer, r *kafka.AlertRecord) error {
 				tickOrTime(a.Last, a.LastTime), a.From.UTC().Format(time.TimeOnly), a.To.UTC().Format(time.TimeOnly))
 		}
 		if len(a.Nodes) > 0 {
-			fmt.Fprintf(&b, "  nodes  %s\n", alerts.NodesText(a.Nodes))
+			fmt.Fprintf(&b, "  nodes  %s\n", termText(alerts.NodesText(a.Nodes)))
 		}
 		for i, e := range a.Edges {
-			fmt.Fprintf(&b, "  %d  %s -> %s  %s", i+1, e.Src, e.Dst, tickOrTime(e.T, e.Time))
+			fmt.Fprintf(&b, "  %d  %s -> %s  %s", i+1, termText(e.Src), termText(e.Dst), tickOrTime(e.T, e.Time))
 			if attrs := attrList(e.Attrs); attrs != "" {
 				fmt.Fprintf(&b, "  %s", attrs)
 			}
 			b.WriteByte('\n')
 		}
-		if a.Kind == alerts.KindIncident && len(a.MatchIDs) > 0 {
-			fmt.Fprintf(&b, "  match ids  %s\n", strings.Join(a.MatchIDs, " "))
+		if a.Kind == alerts.KindIncident {
+			matchIDs(&b, a)
 		}
 	default:
 		what := "matches"
@@ -155,14 +167,32 @@ func printAlert(w io.Writer, r *kafka.AlertRecord) error {
 			what = "match alerts held back by the rate limit"
 		}
 		fmt.Fprintf(&b, "  %d %s in [%s, %s)\n", a.Count, what, a.From.UTC().Format(time.RFC3339), a.To.UTC().Format(time.RFC3339))
+		matchIDs(&b, a)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+// matchIDs writes the match ids an incident or rate_limited record
+// lists, and how many it left out.
+func matchIDs(b *strings.Builder, a *alerts.Alert) {
+	if len(a.MatchIDs) == 0 {
+		return
+	}
+	b.WriteString("  match ids ")
+	for _, id := range a.MatchIDs {
+		b.WriteString(" ")
+		b.WriteString(termText(id))
+	}
+	if a.MatchIDsOmitted > 0 {
+		fmt.Fprintf(b, " (%d more not listed)", a.MatchIDsOmitted)
+	}
+	b.WriteByte('\n')
+}
+
 func tickOrTime(t int64, iso string) string {
 	if iso != "" {
-		return iso
+		return termText(iso)
 	}
 	return "t=" + strconv.FormatInt(t, 10)
 }
@@ -171,7 +201,7 @@ func attrList(m map[string]any) string {
 	names := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(names))
 	for i, k := range names {
-		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
+		parts[i] = termText(fmt.Sprintf("%s=%v", k, m[k]))
 	}
 	return strings.Join(parts, " ")
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/internal/kafka"
@@ -129,5 +131,125 @@ func TestAlertsCommandUnreachable(t *testing.T) {
 	msg := err.Error()
 	if !strings.Contains(msg, "127.0.0.1:1") || !strings.Contains(msg, `"motif-alerts"`) || strings.Contains(msg, "kafka.(") {
 		t.Errorf("error %q; want the brokers and the topic named, and no kafka-go method names", msg)
+	}
+}
+
+// hostile holds what a terminal must never receive raw: escape sequences
+// (clear the screen, set the window title, CSI as a C1 character), a
+// forged line (newline, carriage return, the Unicode line and paragraph
+// separators), DEL, and bidi overrides that reorder what is shown.
+const hostile = "\x1b[2J\x1b]0;pwned\x07|\nFORGED 2026-03-04T05:06:07.000Z  match  fake|\r|\x7f|\u009b31m|\u202e|\u2066|\u2028|\u2029|\u200f|\t"
+
+// unsafeRune reports a rune that must not reach a terminal raw.
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20 && r != '\n', r == 0x7f, r >= 0x80 && r <= 0x9f, r == utf8.RuneError:
+		return true
+	case r == 0x2028, r == 0x2029, r == 0x200e, r == 0x200f, r == 0x061c, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// checkTerminalSafe fails if out holds a byte a terminal would act on, or
+// a line that does not start the way the command's lines do.
+func checkTerminalSafe(t *testing.T, what, out string, lineStart ...string) {
+	t.Helper()
+	if !utf8.ValidString(out) {
+		t.Errorf("%s is not valid UTF-8: %q", what, out)
+	}
+	for i, r := range out {
+		if unsafeRune(r) {
+			t.Errorf("%s holds %U raw at byte %d: %q", what, r, i, out)
+			break
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		ok := false
+		for _, p := range lineStart {
+			ok = ok || strings.HasPrefix(line, p)
+		}
+		if !ok {
+			t.Errorf("%s: line %q starts unlike the command's lines (%q): a forged line", what, line, lineStart)
+		}
+	}
+}
+
+// TestAlertsCommandEscapesControlCharacters: ids, names, labels, times,
+// attributes and descriptions of alert records are foreign input (the
+// edge producers' and the query authors'; any producer can write to the
+// topic). `monitor alerts` used to print them raw: an id could clear the
+// screen, retitle the terminal or forge a line. Now every field of the
+// readable form shows control characters as escapes, --json prints each
+// record as one line of valid JSON with them escaped (the same record
+// when decoded), and errors about undecodable records are escaped too.
+func TestAlertsCommandEscapesControlCharacters(t *testing.T) {
+	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "motif-alerts", Partitions: 1})
+	h := func(tag string) string { return tag + hostile }
+	match := alerts.Alert{Kind: alerts.KindMatch, Query: h("query"), Description: h("description"), MatchID: h("id"),
+		Nodes: map[string]alerts.Node{h("node"): {ID: h("nodeid"), Label: h("label")}},
+		Edges: []alerts.Edge{{Src: h("src"), Dst: h("dst"), T: 1, Time: h("time"), Attrs: map[string]any{h("attr"): h("value")}}},
+		First: 1, Last: 1, DetectedAt: at}
+	incident := alerts.Alert{Kind: alerts.KindIncident, Query: "q", IncidentID: h("incident"), Count: 2, MatchIDs: []string{h("m1"), h("m2")},
+		Nodes: map[string]alerts.Node{"T": {ID: h("grouped")}}, FirstTime: h("first"), LastTime: h("last"), DetectedAt: at, From: at, To: at}
+	limited := alerts.Alert{Kind: alerts.KindRateLimited, Query: "q", Count: 3, MatchIDs: []string{h("held")}, MatchIDsOmitted: 2,
+		DetectedAt: at, From: at, To: at}
+	kafkatest.WriteAlerts(t, ctx, addrs, "motif-alerts", match, incident, limited)
+	// From a foreign producer: a record spread over lines, with raw DEL,
+	// a raw line separator and a byte that is not UTF-8 (0x9b: CSI in an
+	// 8-bit terminal) in its strings; and one that is no JSON at all.
+	raw := "{\n\"kind\": \"match\",\n\"query\": \"raw\x7f\u2028\x9b[31m\", \"match_id\": \"r\u202e1\"}\n"
+	kafkatest.Send(t, addrs, "motif-alerts", kafkatest.SendOptions{}, kafkatest.Values(raw, "\x1b[2Jnot json\nFORGED")...)
+
+	var out, errOut testenv.SyncBuffer
+	if err := alertsCmd(ctx, &out, &errOut, "--brokers", addrs[0]); err != nil {
+		t.Fatalf("monitor alerts: %v\n%s", err, errOut.String())
+	}
+	got := out.String()
+	checkTerminalSafe(t, "the readable output", got, "2026-03-04T", "0001-01-01T", "  ") // the foreign record has no detected_at
+	checkTerminalSafe(t, "the error output", errOut.String(), "monitor alerts: ")
+	for _, tag := range []string{"query", "description", "id", "node", "nodeid", "label", "src", "dst", "time", "attr", "value",
+		"incident", "m1", "m2", "grouped", "first", "last", "held"} {
+		want := tag + `\x1b[2J\x1b]0;pwned\x07|\nFORGED 2026-03-04T05:06:07.000Z  match  fake|\r|\x7f|\u009b31m|\u202e|\u2066|\u2028|\u2029|\u200f|\t`
+		if !strings.Contains(got, want) {
+			t.Errorf("the readable output lacks field %s escaped as %q:\n%q", tag, want, got)
+		}
+	}
+	if !strings.Contains(got, `raw\x7f\u2028\ufffd[31m`) || !strings.Contains(got, `r\u202e1`) {
+		t.Errorf("the foreign record's fields are not escaped:\n%q", got)
+	}
+	if !strings.Contains(got, "2 more not listed") {
+		t.Errorf("the rate_limited record does not say how many ids it left out:\n%q", got)
+	}
+	if !strings.Contains(errOut.String(), "not an alert record") {
+		t.Errorf("no error for the record that is not JSON:\n%q", errOut.String())
+	}
+
+	var js, jsErr testenv.SyncBuffer
+	if err := alertsCmd(ctx, &js, &jsErr, "--brokers", addrs[0], "--json"); err != nil {
+		t.Fatal(err)
+	}
+	checkTerminalSafe(t, "the --json output", js.String(), "{")
+	lines := strings.Split(strings.TrimSuffix(js.String(), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("--json printed %d lines; want one per record (4):\n%q", len(lines), js.String())
+	}
+	for i, want := range []alerts.Alert{match, incident, limited} {
+		var back alerts.Alert
+		if err := back.UnmarshalJSONStrict([]byte(lines[i])); err != nil {
+			t.Errorf("--json line %d is not a record: %v: %s", i, err, lines[i])
+			continue
+		}
+		if !back.DetectedAt.Equal(want.DetectedAt) {
+			t.Errorf("--json line %d: detected_at %v; want %v", i, back.DetectedAt, want.DetectedAt)
+		}
+		back.DetectedAt, back.From, back.To = want.DetectedAt, want.From, want.To
+		if !reflect.DeepEqual(back, want) {
+			t.Errorf("--json line %d decodes to\n%+v\nwant\n%+v", i, back, want)
+		}
+	}
+	var foreign alerts.Alert
+	if err := foreign.UnmarshalJSONStrict([]byte(lines[3])); err != nil || foreign.Query != "raw\x7f\u2028\ufffd[31m" || foreign.MatchID != "r\u202e1" {
+		t.Errorf("--json foreign record %s decodes to %+v, %v; want the record's own values", lines[3], foreign, err)
 	}
 }

@@ -48,6 +48,7 @@ type benchOptions struct {
 	produceBatch          int
 	timeout               time.Duration
 	cpuProfile            string
+	gpu                   *gpuFlags
 }
 
 func newBenchCmd() *cobra.Command {
@@ -99,6 +100,7 @@ figure at that load.`,
 	f.IntVar(&o.produceBatch, "produce-batch", 10_000, "records per produce request")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the consuming phase (pprof) to this file")
+	o.gpu = addGPUFlags(f)
 	return cmd
 }
 
@@ -122,7 +124,7 @@ func (o *benchOptions) check() error {
 	case o.timeout <= 0:
 		return usage("--timeout %v must be positive", o.timeout)
 	}
-	return nil
+	return o.gpu.check("bench")
 }
 
 // benchReport is what bench prints (--format json: this, as JSON).
@@ -520,6 +522,9 @@ func benchConfig(o benchOptions, brokers []string, dir string) (*config.Config, 
 	}
 	if o.workers >= 0 {
 		cfg.Engine.Workers = o.workers
+	}
+	if o.gpu != nil {
+		o.gpu.apply(&cfg.Engine.GPU)
 	}
 	if o.batchSize > 0 {
 		cfg.Window.BatchSize = o.batchSize

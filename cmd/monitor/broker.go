@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,7 +31,10 @@ topics, records and committed offsets are lost when it stops. With --dir
 they are written there and reloaded at the next start (with the same --dir).
 --retention-bytes bounds every partition (0: keep everything): every 10 s
 the oldest records of a partition holding more are dropped, which bounds
-the broker's memory (or --dir).
+the broker's memory (or --dir). Its warnings and errors go to stderr:
+a write to --dir that fails (a full disk) is logged as an ERROR naming
+the file, at most once every 10 s; its clients get an unexpected server
+error (code -1) meanwhile.
 Ctrl-C (or SIGTERM) stops it cleanly. It is meant for development and
 trials, not for production volumes.`,
 		Example: `  monitor broker
@@ -59,8 +63,12 @@ trials, not for production volumes.`,
 				}
 			}
 			ctx := cmd.Context()
+			// The broker's warnings and errors (a full --dir above all,
+			// which its clients see only as an unexpected server error)
+			// go to stderr.
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 			emb, err := kafka.StartEmbedded(ctx, kafka.EmbeddedOptions{Port: port, DataDir: dir, Topics: specs, DefaultPartitions: partitions,
-				RetentionBytes: int64(retentionBytes)})
+				RetentionBytes: int64(retentionBytes), Logger: log})
 			if err != nil {
 				return err
 			}

@@ -29,6 +29,7 @@ type brokerProcess struct {
 	cmd    *exec.Cmd
 	addr   string
 	out    *testenv.SyncBuffer // stdout after the address line
+	errOut *testenv.SyncBuffer // stderr: the log
 	done   chan error
 	exited bool
 }
@@ -48,7 +49,7 @@ func startBrokerProcess(t *testing.T, args ...string) *brokerProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	b := &brokerProcess{cmd: cmd, out: &testenv.SyncBuffer{}, done: make(chan error, 1)}
+	b := &brokerProcess{cmd: cmd, out: &testenv.SyncBuffer{}, errOut: stderr, done: make(chan error, 1)}
 	t.Cleanup(func() {
 		if !b.exited {
 			cmd.Process.Kill()
@@ -202,6 +203,71 @@ func values(ms []kafka.Message) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestBrokerCommandDiskFull: `monitor broker --dir` on a full disk used
+// to answer producers with "Unknown: an unexpected server error" and say
+// nothing. Now it logs an ERROR naming the directory, the file and the
+// error on stderr, and keeps serving.
+func TestBrokerCommandDiskFull(t *testing.T) {
+	dir := t.TempDir()
+	b := startBrokerProcess(t, "--port", "0", "--dir", dir, "--topics", "edges", "--partitions", "1")
+	want := kafkatest.FillDisk(t, dir, "edges")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tr := &kafka.Transport{}
+	defer tr.CloseIdleConnections()
+	w := &kafkago.Writer{Addr: kafkago.TCP(b.addr), Topic: "edges", Transport: tr, RequiredAcks: kafkago.RequireAll, BatchTimeout: time.Millisecond, MaxAttempts: 1}
+	defer w.Close()
+	if err := w.WriteMessages(ctx, kafka.Message{Value: []byte("x")}); err == nil {
+		t.Fatal("a produce to a full disk succeeded")
+	}
+	line := `level=ERROR msg="embedded broker cannot write its data directory; producers get an unexpected server error (code -1) until it can" dir=` + dir
+	if !testenv.Poll(time.Minute, 10*time.Millisecond, func() bool {
+		return strings.Contains(b.errOut.String(), line) && strings.Contains(b.errOut.String(), want)
+	}) {
+		t.Errorf("stderr lacks %s … %s:\n%s", line, want, b.errOut.String())
+	}
+	b.interrupt(t)
+}
+
+// TestDaemonEmbeddedBrokerDiskFull: the daemon's embedded broker on a
+// full kafka.embedded.dir counts each failed write in
+// motifwatch_embedded_broker_storage_errors_total and logs it as an
+// ERROR (before: a warning per batch and no metric).
+func TestDaemonEmbeddedBrokerDiskFull(t *testing.T) {
+	dir := t.TempDir()
+	queries := writeQueries(t, "queries:\n  - {name: pair, delta: 60, edges: [A -> B, B -> A]}\n")
+	cfg := fmt.Sprintf(`kafka:
+  brokers: embedded
+  embedded: {dir: %s}
+  partitions: 1
+demo: false
+queries:
+  files: [%s]
+metrics:
+  listen: 127.0.0.1:0
+`, dir, queries)
+	logs := &testenv.SyncBuffer{}
+	d := startLoggedDaemon(t, cfg, logs)
+	want := kafkatest.FillDisk(t, dir, "edges")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tr := &kafka.Transport{}
+	defer tr.CloseIdleConnections()
+	w := &kafkago.Writer{Addr: kafkago.TCP(d.info.Brokers...), Topic: "edges", Transport: tr, RequiredAcks: kafkago.RequireAll, BatchTimeout: time.Millisecond, MaxAttempts: 1}
+	defer w.Close()
+	if err := w.WriteMessages(ctx, kafka.Message{Value: []byte(`{"src":"a","dst":"b","t":1}`)}); err == nil {
+		t.Fatal("a produce to a full disk succeeded")
+	}
+	testenv.WaitMetrics(t, d.info.MetricsAddr, time.Minute, 20*time.Millisecond, "motifwatch_embedded_broker_storage_errors_total counts the failed write",
+		func(m map[string]float64) bool { return m["motifwatch_embedded_broker_storage_errors_total"] >= 1 })
+	if !strings.Contains(logs.String(), `level=ERROR msg="embedded broker cannot write its data directory`) || !strings.Contains(logs.String(), want) {
+		t.Errorf("no ERROR line for the full disk; log:\n%s", testenv.Tail(logs.String(), 20))
+	}
+	if err := d.stop(); err != nil {
+		t.Errorf("stop: %v", err)
+	}
 }
 
 // TestDaemonEmbeddedBrokerDir runs the daemon twice on its embedded

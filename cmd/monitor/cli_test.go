@@ -96,6 +96,9 @@ func TestMineChecksArgumentsBeforeReading(t *testing.T) {
 		{[]string{"--motif", "M1", "--delta", "10", "--workers", "-3"}, 2, "mine: --workers -3 must not be negative"},
 		{[]string{"--motif", "M1", "--delta", "10", "--backend", "tpu"}, 2, `mine: --backend "tpu": want cpu, gpu or auto`},
 		{[]string{"--motif", "M1", "--delta", "10", "--backend", "gpu", "--devices", "-1"}, 2, "--devices -1"},
+		{[]string{"--motif", "M1", "--delta", "10", "--gpu-chunks", "-1"}, 2, "mine: --gpu-chunks -1 must not be negative"},
+		{[]string{"--motif", "M1", "--delta", "10", "--gpu-partition-edges", "-2"}, 2, "mine: --gpu-partition-edges -2 must not be negative"},
+		{[]string{"--motif", "M1", "--delta", "10", "--gpu-memory-fraction", "1.5"}, 2, "mine: --gpu-memory-fraction 1.5 must be in (0, 1]"},
 		{[]string{"--motif", "M1", "--delta", "10", "--time-unit", "0s"}, 2, "--time-unit 0s must be positive"},
 		{[]string{"--motif", "M1", "--delta", "10", "--progress", "-1s"}, 2, "--progress -1s must not be negative"},
 		{[]string{"--motif", "M1", "--delta", "10", "--format", "xml"}, 2, `--format "xml": want table, json or csv`},
@@ -358,6 +361,24 @@ func TestMineTraceMarksLoadPhases(t *testing.T) {
 	for _, region := range []string{"load: parse", "load: merge ids", "load: copy columns", "load: window append"} {
 		if !bytes.Contains(b, []byte(region)) {
 			t.Errorf("trace has no region %q", region)
+		}
+	}
+}
+
+// TestBenchChecksGPUFlags: bench checks its --gpu-* flags (the config's
+// engine.gpu overrides) before it produces anything.
+func TestBenchChecksGPUFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gpu-chunks", "-3"}, "bench: --gpu-chunks -3 must not be negative"},
+		{[]string{"--gpu-memory-fraction", "0"}, "bench: --gpu-memory-fraction 0 must be in (0, 1]"},
+	} {
+		args := append([]string{"bench", "--edges", "10"}, c.args...)
+		_, errOut, code := run(t, args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("monitor %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(args, " "), code, errOut, c.want)
 		}
 	}
 }

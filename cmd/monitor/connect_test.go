@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,10 +144,61 @@ func TestStartWithWrongSASLPassword(t *testing.T) {
 				t.Errorf("no warning for plain in clear text; log:\n%s", testenv.Tail(logs.String(), 20))
 			}
 			err := d.Stop()
-			if err == nil || !strings.Contains(err.Error(), "stopped before the brokers answered") || !strings.Contains(err.Error(), "SASL Authentication Failed") {
-				t.Errorf("Run after a stop while connecting = %v; want the last (authentication) error", err)
+			if err != nil {
+				t.Errorf("Run after a stop while connecting = %v; want nil (a clean stop)", err)
+			}
+			stopped := `level=WARN msg="stopped before connecting to the kafka brokers"`
+			if i := strings.Index(logs.String(), stopped); i < 0 || !strings.Contains(logs.String()[i:], "SASL Authentication Failed") {
+				t.Errorf("no line %s with the last (authentication) error; log:\n%s", stopped, testenv.Tail(logs.String(), 20))
 			}
 			assertNoSecrets(t, "the log and error of a refused login", logs.String()+fmt.Sprint(err), "")
 		})
+	}
+}
+
+// TestSIGTERMWhileConnecting: `monitor run` stopped by SIGTERM while its
+// brokers do not answer (a wrong address, Kafka not up yet) is a clean
+// stop: exit status 0 and a line saying it stopped before connecting,
+// with the last error. It used to exit 1 as if the run had failed, which
+// a supervisor takes for a crash.
+func TestSIGTERMWhileConnecting(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+	queries := writeQueries(t, "queries:\n  - {name: path-count, delta: 60, edges: [A -> B, B -> C]}\n")
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(e2eConfig([]string{addr}, "sigterm", queries, 0)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "MONITOR_TEST_MAIN=1", "MONITOR_TEST_ARGS=run --config "+path)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var logs strings.Builder
+	sc := bufio.NewScanner(stderr)
+	signalled := false
+	for sc.Scan() {
+		fmt.Fprintln(&logs, sc.Text())
+		if !signalled && strings.Contains(sc.Text(), `msg="kafka brokers not reachable; retrying"`) {
+			cmd.Process.Signal(syscall.SIGTERM)
+			signalled = true
+		}
+	}
+	err = cmd.Wait()
+	if !signalled {
+		t.Fatalf("monitor run ended before its first failed attempt to connect: %v\n%s", err, logs.String())
+	}
+	if err != nil {
+		t.Errorf("monitor run stopped by SIGTERM while connecting: %v; want exit status 0\n%s", err, logs.String())
+	}
+	want := `level=WARN msg="stopped before connecting to the kafka brokers" brokers=[` + addr + `]`
+	if !strings.Contains(logs.String(), want) || !strings.Contains(logs.String(), "connection refused") {
+		t.Errorf("no line %s with the last error; log:\n%s", want, logs.String())
+	}
+	if strings.Contains(logs.String(), "monitor: ") {
+		t.Errorf("a clean stop printed an error; log:\n%s", logs.String())
 	}
 }

@@ -22,8 +22,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/gpm"
-	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/internal/engine"
@@ -56,6 +57,7 @@ type mineOptions struct {
 	progress      time.Duration
 	cpuProfile    string
 	execTrace     string
+	gpu           *gpuFlags
 }
 
 func newMineCmd() *cobra.Command {
@@ -110,6 +112,7 @@ partial, and exits with status 130.`,
 	f.DurationVar(&o.progress, "progress", 5*time.Second, "interval of progress lines on stderr (0: none)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of loading and mining to this file")
 	f.StringVar(&o.execTrace, "trace", "", "write an execution trace of loading and mining to this file (go tool trace)")
+	o.gpu = addGPUFlags(f)
 	o.cache.add(f)
 	return cmd
 }
@@ -198,7 +201,7 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	if ctx.Err() != nil {
 		return interruptedError{fmt.Errorf("mine: interrupted while loading %s: nothing mined", o.graph)}
 	}
-	engine, err := engine.Select(o.backend, o.workers, gpu.Options{Devices: o.devices}, slog.New(slog.NewTextHandler(stderr, nil)))
+	engine, err := engine.Select(o.backend, o.workers, daemon.GPUOptions(config.Engine{Devices: o.devices, GPU: o.gpu.options()}), slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
 		return err
 	}
@@ -301,6 +304,9 @@ func (o *mineOptions) check() error {
 		return usageError{fmt.Errorf("mine: --time-unit %s must be positive", o.timeUnit)}
 	}
 	if err := o.cache.check("mine"); err != nil {
+		return err
+	}
+	if err := o.gpu.check("mine"); err != nil {
 		return err
 	}
 	if err := checkEngineFlags("mine", o.backend, o.workers, o.devices); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/gcfloor"
 	"github.com/motifwatch/motifwatch/synth"
 )
 
@@ -42,19 +43,37 @@ is 503 "connecting: <last error>" and each failed attempt is logged
   MONITOR_KAFKA_BROKERS=kafka-1:9092 monitor run --config config.yaml`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := config.Load(path)
+			cfg, err := loadRunConfig(path)
 			if err != nil {
 				return err
 			}
-			if err := demoDefaults(cfg); err != nil {
-				return err
-			}
 			log := newLogger(cfg, cmd.ErrOrStderr())
+			// The Go runtime's memory limit is the caps' budget (the daemon
+			// logs both): without it the collector lets the heap reach
+			// twice what is live before collecting.
+			if b, ok := cfg.MemoryBudget(); ok {
+				undo, _ := gcfloor.Limit(b.Total())
+				defer undo()
+			}
 			return daemon.Run(cmd.Context(), daemon.Options{Config: cfg, Logger: log, Stdout: cmd.OutOrStdout()})
 		},
 	}
 	cmd.Flags().StringVar(&path, "config", "", "configuration file (YAML); default: the embedded demo")
 	return cmd
+}
+
+// loadRunConfig loads a configuration the way `monitor run` takes it:
+// `monitor validate` calls it too, so the two accept exactly the same
+// files (a file with the demo on and no queries runs the demo's).
+func loadRunConfig(path string) (*config.Config, error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := demoDefaults(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }
 
 // demoDefaults gives the demo its queries when the configuration has

@@ -42,7 +42,7 @@ failing.`,
 }
 
 func runValidate(path string, stdout, stderr io.Writer) error {
-	cfg, err := config.Load(path)
+	cfg, err := loadRunConfig(path)
 	var queries []*motif.Query
 	if err == nil {
 		for _, w := range cfg.Warnings() {
@@ -58,7 +58,18 @@ func runValidate(path string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("validate: %s: %s", path, plural(len(problems), "problem"))
 	}
 	fmt.Fprintln(stdout, validateSummary(cfg, queries))
+	fmt.Fprintln(stdout, memorySummary(cfg))
 	return nil
+}
+
+// memorySummary is the line `monitor validate` prints about the memory
+// budget (docs/CONFIG.md, Memory): size a container's limit from it.
+func memorySummary(cfg *config.Config) string {
+	b, ok := cfg.MemoryBudget()
+	if !ok {
+		return "memory budget: none (a cap it needs is 0: window.max_bytes, window.max_buffered_bytes or kafka.embedded.retention_bytes); memory grows with the input"
+	}
+	return "memory budget: " + b.String() + ": monitor run's Go memory limit (docs/CONFIG.md, Memory); give the process 1.5× it"
 }
 
 // validateSummary is the line `monitor validate` prints for a good config:

@@ -24,11 +24,11 @@ func TestValidateGoodConfigs(t *testing.T) {
 		file, want string
 	}{
 		{"testdata/config-good.yaml",
-			"config OK: 3 queries (big-cycle, cycle-no-return, ping-pong), window span 2m5s (largest delta 2m), brokers embedded with the demo feed\n"},
+			"config OK: 3 queries (big-cycle, cycle-no-return, ping-pong), window span 2m5s (largest delta 2m), brokers embedded with the demo feed\nmemory budget: 2512MiB (window 2048MiB + buffered 320MiB + base 84MiB + embedded broker 60MiB): monitor run's Go memory limit (docs/CONFIG.md, Memory); give the process 1.5× it\n"},
 		{"testdata/config-remote.yaml",
-			"config OK: 1 query (burst), window span 1m35s (largest delta 1m30s), brokers kafka-1:9092,kafka-2:9092\n"},
+			"config OK: 1 query (burst), window span 1m35s (largest delta 1m30s), brokers kafka-1:9092,kafka-2:9092\nmemory budget: 2452MiB (window 2048MiB + buffered 320MiB + base 84MiB): monitor run's Go memory limit (docs/CONFIG.md, Memory); give the process 1.5× it\n"},
 		{"../../config/testdata/embedded-dir.good.yaml",
-			"config OK: 1 query (q), window span 1m5s (largest delta 1m), brokers embedded (data in ../../config/testdata/broker-data) with the demo feed\n"},
+			"config OK: 1 query (q), window span 1m5s (largest delta 1m), brokers embedded (data in ../../config/testdata/broker-data) with the demo feed\nmemory budget: 2572MiB (window 2048MiB + buffered 320MiB + base 84MiB + embedded broker 120MiB): monitor run's Go memory limit (docs/CONFIG.md, Memory); give the process 1.5× it\n"},
 	} {
 		out, errOut, code := validateCmd(t, c.file)
 		if code != 0 || out != c.want {
@@ -41,7 +41,7 @@ func TestValidateAppliesEnvironment(t *testing.T) {
 	t.Setenv("MONITOR_WINDOW_ALLOWED_LATENESS", "1m")
 	t.Setenv("MONITOR_KAFKA_BROKERS", "kafka:9092")
 	out, errOut, code := validateCmd(t, "testdata/config-good.yaml")
-	if want := "window span 3m (largest delta 2m), brokers kafka:9092\n"; code != 0 || !strings.HasSuffix(out, want) {
+	if want := "window span 3m (largest delta 2m), brokers kafka:9092\n"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and a line ending %q", code, out, errOut, want)
 	}
 	t.Setenv("MONITOR_WINDOW_BATCH_SIZE", "-3")
@@ -144,5 +144,38 @@ func TestValidateSecurityWarnings(t *testing.T) {
 	_, errOut, _ = validateCmd(t, allowed)
 	if want := "warning: " + allowed + ":3: kafka.sasl.password: " + allowed + " holds the password and is readable by group and others (mode 0644)"; !strings.Contains(errOut, want) {
 		t.Errorf("validate %s (0644): stderr %q; want %q", allowed, errOut, want)
+	}
+}
+
+// TestValidateAcceptsWhatRunRuns is the README's second step (issue 26):
+// `monitor config --defaults > c.yaml && monitor validate c.yaml` exited
+// 1 ("no queries") while `monitor run --config c.yaml` ran the demo on
+// the same file. The two now load a file the same way.
+func TestValidateAcceptsWhatRunRuns(t *testing.T) {
+	defaults, errOut, code := monitor(t, "config", "--defaults")
+	if code != 0 {
+		t.Fatalf("monitor config --defaults: exit %d: %s", code, errOut)
+	}
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte(defaults), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := validateCmd(t, path)
+	if code != 0 || !strings.HasPrefix(out, "config OK: 3 queries (") || !strings.Contains(out, "brokers embedded with the demo feed\n") {
+		t.Errorf("monitor validate on the defaults: exit %d, stdout %q, stderr %q; want the demo's 3 queries accepted", code, out, errOut)
+	}
+	// Without the demo there is nothing to run: both refuse it.
+	noDemo := strings.Replace(defaults, "\ndemo: null\n", "\ndemo: false\n", 1)
+	if noDemo == defaults {
+		t.Fatal("the defaults have no 'demo: null' line to turn off")
+	}
+	if err := os.WriteFile(path, []byte(noDemo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := validateCmd(t, path); code != 1 || !strings.Contains(errOut, "no queries") {
+		t.Errorf("monitor validate, demo off and no queries: exit %d, stderr %q; want 1, no queries", code, errOut)
+	}
+	if _, errOut, code := monitor(t, "run", "--config", path); code == 0 || !strings.Contains(errOut, "no queries") {
+		t.Errorf("monitor run, demo off and no queries: exit %d, stderr %q; want a failure, no queries", code, errOut)
 	}
 }

@@ -119,17 +119,18 @@ func Select(b backend.Backend, workers int, opts gpu.Options, log *slog.Logger) 
 	}
 	for _, d := range g.Devices() {
 		log.Info("GPU device opened", "index", d.Index, "ordinal", d.Ordinal, "name", d.Name,
-			"multiprocessors", d.Multiprocessors, "memory_mib", d.TotalBytes>>20)
+			"multiprocessors", d.Multiprocessors, "memory_mib", d.TotalBytes>>20,
+			"compute_capability", d.ComputeCapability, "kernels", d.Kernels)
 	}
 	// The Small family (two-edge and two-node four-edge shapes) stays
 	// with the GPU kernel unless asked (gpu.Options.CountSmallOnHost): on
 	// the host's cores its counting costs the whole window, which the
 	// kernel beats at narrow δ; the trade-off against wide windows is not
 	// measured on a device yet.
-	if !opts.SmallOnHost() {
+	if !opts.CountSmallOnHost {
 		counting.Families = count3.Grid3
 	}
-	if opts.Count3OnDevice() {
+	if opts.Count3Device {
 		if c, err := g.Counter(); err != nil {
 			log.Warn("SNAP-shape counting on the CPU", "reason", err.Error())
 		} else {

@@ -20,6 +20,12 @@
 // It never overrides what the user set: with GOGC in the environment it
 // does nothing, and a GOMEMLIMIT below Floor is the limit it uses (and
 // restores).
+//
+// It also owns the memory limit of a long run: `monitor run` sets the
+// daemon's memory budget (config.MemoryBudget) as the limit with Limit,
+// which keeps the collector from letting the heap reach twice what is
+// live (GOGC=100) when the caps are full. A GOMEMLIMIT in the
+// environment wins.
 package gcfloor
 
 import (
@@ -65,7 +71,7 @@ func init() {
 		defer state.mu.Unlock()
 		state.holding = false
 		debug.SetGCPercent(gogc)
-		debug.SetMemoryLimit(limit)
+		debug.SetMemoryLimit(state.limit) // the user's, or Limit's since
 		close(restored)
 	}, 0)
 }
@@ -88,4 +94,34 @@ func Raise(n int64) {
 	}
 	state.floor = n
 	debug.SetMemoryLimit(min(state.limit, n))
+}
+
+// Limit makes n bytes the Go runtime's memory limit from now on (once
+// the floor is gone, if it still holds: the limit is then the lower of
+// the two), unless GOMEMLIMIT is set in the environment, which it keeps
+// (ok false). undo restores the limit before the call (for a caller
+// that runs in a process that lives on, such as a test).
+func Limit(n int64) (undo func(), ok bool) {
+	if os.Getenv("GOMEMLIMIT") != "" || n <= 0 {
+		return func() {}, false
+	}
+	state.mu.Lock()
+	defer state.mu.Unlock()
+	if state.holding {
+		prev := state.limit
+		state.limit = n
+		debug.SetMemoryLimit(min(n, state.floor))
+		return func() {
+			state.mu.Lock()
+			defer state.mu.Unlock()
+			state.limit = prev
+			if state.holding {
+				debug.SetMemoryLimit(min(prev, state.floor))
+			} else {
+				debug.SetMemoryLimit(prev)
+			}
+		}, true
+	}
+	prev := debug.SetMemoryLimit(n)
+	return func() { debug.SetMemoryLimit(prev) }, true
 }

@@ -122,3 +122,67 @@ func TestRaise(t *testing.T) {
 		t.Fatalf("after the first collection and Raise(2 GiB): GOGC %d, limit %d; want 100, %d", gogc, limit, user)
 	}
 }
+
+// TestLimit (in a child process, before any collection): Limit's limit
+// waits under the floor while it holds, is the limit once the defaults
+// are back, is set at once after that, and undo restores the one before;
+// a GOMEMLIMIT in the environment is kept.
+func TestLimit(t *testing.T) {
+	if os.Getenv("GCFLOOR_TEST_LIMIT_CHILD") == "" {
+		for _, limit := range []string{"", "805306368"} { // none, 768 MiB
+			cmd := exec.Command(os.Args[0], "-test.run=^TestLimit$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), "GCFLOOR_TEST_LIMIT_CHILD=1")
+			if limit != "" {
+				cmd.Env = append(cmd.Env, "GOMEMLIMIT="+limit)
+			}
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "--- PASS") {
+				t.Errorf("GOMEMLIMIT=%q: %v\n%s", limit, err, out)
+			}
+		}
+		return
+	}
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set: gcfloor leaves the collector alone")
+	}
+	select {
+	case <-restored:
+		t.Skip("a collection already ran before the test")
+	default:
+	}
+	if v := os.Getenv("GOMEMLIMIT"); v != "" {
+		before := debug.SetMemoryLimit(-1)
+		if _, ok := Limit(1 << 30); ok {
+			t.Errorf("Limit with GOMEMLIMIT=%s set = ok; want it kept", v)
+		}
+		if _, limit := settings(); limit != before {
+			t.Errorf("after Limit with GOMEMLIMIT=%s: limit %d; want %d", v, limit, before)
+		}
+		return
+	}
+	undo, ok := Limit(1 << 30)
+	if !ok {
+		t.Fatal("Limit(1 GiB) not applied")
+	}
+	if gogc, limit := settings(); gogc != -1 || limit != Floor {
+		t.Fatalf("after Limit(1 GiB) while the floor holds: GOGC %d, limit %d; want -1, the floor %d", gogc, limit, Floor)
+	}
+	runtime.GC()
+	select {
+	case <-restored:
+	case <-time.After(time.Minute):
+		t.Fatal("the defaults were not restored after a collection")
+	}
+	if gogc, limit := settings(); gogc != 100 || limit != 1<<30 {
+		t.Fatalf("after the first collection: GOGC %d, limit %d; want 100, Limit's 1 GiB", gogc, limit)
+	}
+	undo2, _ := Limit(512 << 20)
+	if _, limit := settings(); limit != 512<<20 {
+		t.Errorf("after Limit(512 MiB): limit %d; want %d", limit, 512<<20)
+	}
+	undo2()
+	undo()
+	if _, limit := settings(); limit != math.MaxInt64 {
+		t.Errorf("after both undos: limit %d; want none (%d)", limit, int64(math.MaxInt64))
+	}
+}

@@ -2,14 +2,20 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"log/slog"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/motifwatch/motifwatch/internal/ratelog"
 )
 
 // EmbeddedOptions configures StartEmbedded. The zero value starts one
@@ -54,6 +60,11 @@ type EmbeddedOptions struct {
 	// Logger receives the broker's warnings and errors (its request log at
 	// debug level); nil discards them.
 	Logger *slog.Logger
+	// OnStorageError, if set, is called with every failure to write
+	// DataDir (a full disk, a read-only or removed directory), from the
+	// broker's goroutine: it must return quickly. Logger gets one ERROR
+	// line for them every 10 s.
+	OnStorageError func(error)
 }
 
 // DefaultCleanInterval is EmbeddedOptions.CleanInterval's default.
@@ -110,7 +121,7 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 		kfake.NumBrokers(n),
 		kfake.DefaultNumPartitions(parts),
 		kfake.ClusterID("motifwatch-embedded"),
-		kfake.WithLogger(slogLogger{opts.Logger}),
+		kfake.WithLogger(&brokerLog{l: opts.Logger, dir: opts.DataDir, onStorage: opts.OnStorageError, limit: ratelog.New(storageLogEvery, nil)}),
 		kfake.BrokerConfigs(retentionConfigs(opts.RetentionBytes)),
 	}
 	if opts.Port != 0 {
@@ -217,11 +228,34 @@ func (e *Embedded) clean(interval time.Duration) {
 	}
 }
 
-// slogLogger adapts a *slog.Logger to kfake's Logger. kfake logs every
-// request at its info level, so that goes to debug.
-type slogLogger struct{ l *slog.Logger }
+// storageLogEvery is how often the broker logs failures to write its
+// data directory; the next line says how many were held back.
+const storageLogEvery = 10 * time.Second
 
-func (s slogLogger) Logf(level kfake.LogLevel, format string, args ...any) {
+// brokerLog adapts a *slog.Logger to kfake's Logger. kfake logs every
+// request at its info level, so that goes to debug.
+//
+// It also picks out kfake's failures to write the data directory: kfake
+// answers the producer with a bare UNKNOWN_SERVER_ERROR and logs a
+// warning per batch, which on a full disk is a flood that says nothing
+// of what to do. Any warning or error of kfake's that carries a
+// filesystem error (*fs.PathError, *os.LinkError, *os.SyscallError) is
+// one: it goes to onStorage every time, and to the log as one ERROR line
+// naming the directory, the file and the error per storageLogEvery.
+type brokerLog struct {
+	l         *slog.Logger
+	dir       string
+	onStorage func(error)
+	limit     *ratelog.Limiter
+}
+
+func (s *brokerLog) Logf(level kfake.LogLevel, format string, args ...any) {
+	if level == kfake.LogLevelError || level == kfake.LogLevelWarn {
+		if path, err := storageError(args); err != nil {
+			s.storage(err, path, fmt.Sprintf(format, args...))
+			return
+		}
+	}
 	if s.l == nil {
 		return
 	}
@@ -241,4 +275,50 @@ func (s slogLogger) Logf(level kfake.LogLevel, format string, args ...any) {
 		return
 	}
 	s.l.Log(ctx, l, fmt.Sprintf(format, args...), "component", "embedded-broker")
+}
+
+// storage reports one failure to write the data directory; what is
+// kfake's own line (it names the partition or state file).
+func (s *brokerLog) storage(err error, path, what string) {
+	if s.onStorage != nil {
+		s.onStorage(err)
+	}
+	if s.l == nil {
+		return
+	}
+	ok, held := s.limit.Allow("storage")
+	if !ok {
+		return
+	}
+	attrs := []any{"dir", s.dir, "path", path, "err", err, "broker_said", what, "component", "embedded-broker"}
+	if errors.Is(err, syscall.ENOSPC) {
+		attrs = append(attrs, "disk_full", true)
+	}
+	if held > 0 {
+		attrs = append(attrs, "held_back", held)
+	}
+	s.l.Error("embedded broker cannot write its data directory; producers get an unexpected server error (code -1) until it can", attrs...)
+}
+
+// storageError returns the first filesystem error among a log line's
+// arguments, and the file it names.
+func storageError(args []any) (path string, err error) {
+	for _, a := range args {
+		e, ok := a.(error)
+		if !ok {
+			continue
+		}
+		var pe *iofs.PathError
+		var le *os.LinkError
+		var se *os.SyscallError
+		switch {
+		case errors.As(e, &pe):
+			return pe.Path, e
+		case errors.As(e, &le):
+			return le.New, e
+		case errors.As(e, &se):
+			return "", e
+		}
+	}
+	return "", nil
 }

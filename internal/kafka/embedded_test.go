@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // testTransport is a transport closed at the end of the test, so no
@@ -274,5 +278,59 @@ func TestWaitReady(t *testing.T) {
 	}
 	if err := kafka.WaitReady(ctx, nil, nil); !errors.Is(err, kafka.ErrNoBrokers) {
 		t.Errorf("WaitReady with no brokers = %v; want ErrNoBrokers", err)
+	}
+}
+
+// TestEmbeddedStorageErrorsLogged: when the embedded broker cannot write
+// its data directory (a full disk), producers only get "[-1] Unknown: an
+// unexpected server error occurred"; the broker used to say nothing beyond a warning per batch (and
+// nothing at all under `monitor broker`). Now it logs an ERROR naming the
+// directory, the file and the error, at most once per 10 s with the
+// number held back, and reports every failure to OnStorageError (the
+// daemon's metric).
+func TestEmbeddedStorageErrorsLogged(t *testing.T) {
+	ctx := testContext(t)
+	dir := t.TempDir()
+	logs := &testenv.SyncBuffer{}
+	var failures atomic.Int64
+	start := time.Now()
+	emb := kafkatest.StartEmbedded(t, kafka.EmbeddedOptions{DataDir: dir, Topics: []kafka.TopicSpec{{Name: "edges", Partitions: 1}},
+		Logger:         slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		OnStorageError: func(error) { failures.Add(1) }})
+	want := kafkatest.FillDisk(t, dir, "edges")
+
+	w := &kafkago.Writer{Addr: kafkago.TCP(emb.Addrs()...), Topic: "edges", Transport: testTransport(t), BatchTimeout: time.Millisecond,
+		RequiredAcks: kafkago.RequireAll, MaxAttempts: 1}
+	defer w.Close()
+	const produces = 20
+	for i := range produces {
+		err := w.WriteMessages(ctx, kafkago.Message{Value: []byte(fmt.Sprint(i))})
+		if err == nil {
+			t.Fatalf("produce %d to a full disk succeeded", i)
+		}
+		if i == 0 {
+			t.Logf("the producer sees: %v", err)
+		}
+	}
+	elapsed := time.Since(start)
+	seg := filepath.Join(dir, "partitions", "edges-0", "0.dat")
+	line := fmt.Sprintf(`level=ERROR msg="embedded broker cannot write its data directory; producers get an unexpected server error (code -1) until it can" dir=%s path=%s`, dir, seg)
+	var errLines []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "level=ERROR") {
+			errLines = append(errLines, l)
+		}
+	}
+	if len(errLines) == 0 || !strings.HasPrefix(errLines[0][strings.Index(errLines[0], "level="):], line) || !strings.Contains(errLines[0], want) {
+		t.Fatalf("no ERROR line %s … %s; log:\n%s", line, want, logs.String())
+	}
+	if max := 1 + int(elapsed/(10*time.Second)); len(errLines) > max {
+		t.Errorf("%d ERROR lines in %v; want at most %d (one per 10 s):\n%s", len(errLines), elapsed, max, strings.Join(errLines, "\n"))
+	}
+	if strings.Contains(logs.String(), "level=WARN msg=\"persist batch") {
+		t.Errorf("the failure is also logged as kfake's warning per batch:\n%s", logs.String())
+	}
+	if n := failures.Load(); n < produces {
+		t.Errorf("OnStorageError called %d times; want every failed write (%d produces)", n, produces)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/protocol"
@@ -29,10 +30,15 @@ type FetcherOptions struct {
 	// MaxWait bounds how long the broker holds a fetch of a partition with
 	// nothing new (default 250ms: the latency of a quiet topic).
 	MaxWait time.Duration
-	// InFlightBytes bounds the records' bytes fetched and not yet handed
-	// back through Done (default 4 MiB): a fetch waits for room. One
-	// fetch is always admitted, so a record larger than the bound still
-	// passes, alone.
+	// InFlightBytes bounds the memory of the chunks fetched and not yet
+	// handed back through Done (default 4 MiB): their records, copies of
+	// the keys and values, decoded edges (Chunk's arrays, counted by
+	// capacity, and each edge's ingest.Edge.Bytes). A fetch waits for
+	// room. One fetch is always admitted, so a record larger than the
+	// bound still passes, alone. A chunk handed back keeps its arrays for
+	// its partition's next fetch only while they cost at most its share of
+	// the bound (InFlightBytes over the chunks of all partitions), so the
+	// idle chunks hold at most InFlightBytes too.
 	InFlightBytes int64
 	// FetchBytes is the largest fetch of all partitions together (each
 	// asks for its part of it; default and most: InFlightBytes/2, so
@@ -145,12 +151,14 @@ type Fetcher struct {
 	onErr   func(int, error)
 	onOK    func(int)
 	budget  byteBudget
-	out     chan *Chunk
-	errc    chan error
-	parts   map[int]*partFetch
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	closed  atomic.Bool
+	// keep is the most an idle chunk keeps of its arrays (Chunk.done).
+	keep   int64
+	out    chan *Chunk
+	errc   chan error
+	parts  map[int]*partFetch
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	closed atomic.Bool
 
 	mu  sync.Mutex
 	lag map[int]int64
@@ -236,6 +244,7 @@ func NewFetcher(opts FetcherOptions, from map[int]int64) (*Fetcher, error) {
 	f := &Fetcher{topic: opts.Topic, dec: opts.Decoder, maxWait: opts.MaxWait, reset: opts.OffsetReset, hold: opts.HoldGone,
 		onErr: opts.OnFetchError, onOK: opts.OnFetchOK,
 		budget: byteBudget{max: opts.InFlightBytes, space: make(chan struct{}, 1)},
+		keep:   opts.InFlightBytes / int64(chunksPerPartition*max(len(from), 1)),
 		out:    make(chan *Chunk, max(len(from), 1)), errc: make(chan error, 1),
 		parts: make(map[int]*partFetch, len(from)), lag: map[int]int64{}}
 	transport := opts.Transport
@@ -303,6 +312,11 @@ func (c *Chunk) done() {
 	}
 	c.Recs, c.Errs = c.Recs[:0], c.Errs[:0]
 	c.Position = nil
+	if c.arrayBytes() > c.from.owner.keep {
+		// Larger than its share of the bound: an idle chunk would hold
+		// memory that nothing counts. The next fetch allocates anew.
+		c.Recs, c.Errs, c.Edges, c.buf, c.spans = nil, nil, nil, nil, nil
+	}
 	select {
 	case c.from.free <- c:
 	default: // never: only chunksPerPartition chunks exist
@@ -602,6 +616,7 @@ func (f *Fetcher) fetch(ctx context.Context, pf *partFetch, c *Chunk) error {
 	}
 	hwm := res.HighWatermark
 	buf, spans := c.buf[:0], c.spans[:0]
+	var headers int64 // the records' headers' memory
 	for {
 		rec, err := res.Records.ReadRecord()
 		if errors.Is(err, io.EOF) {
@@ -626,6 +641,7 @@ func (f *Fetcher) fetch(ctx context.Context, pf *partFetch, c *Chunk) error {
 		m := kafkago.Message{Topic: f.topic, Partition: pf.id, Offset: rec.Offset, HighWaterMark: hwm, Time: rec.Time}
 		for _, h := range rec.Headers {
 			m.Headers = append(m.Headers, kafkago.Header{Key: h.Key, Value: h.Value})
+			headers += int64(unsafe.Sizeof(h)) + int64(len(h.Key)+len(h.Value))
 		}
 		c.Recs = append(c.Recs, m)
 	}
@@ -635,7 +651,7 @@ func (f *Fetcher) fetch(ctx context.Context, pf *partFetch, c *Chunk) error {
 		c.Recs[i].Value = spans[i].value.in(buf)
 	}
 	c.buf, c.spans = buf, spans
-	c.bytes = int64(cap(buf)) + int64(len(c.Recs))*recordOverhead
+	c.bytes = c.arrayBytes() + headers
 	if n := len(c.Recs); n > 0 {
 		f.mu.Lock()
 		f.lag[pf.id] = max(hwm-c.Recs[n-1].Offset-1, 0)
@@ -648,9 +664,24 @@ func (f *Fetcher) fetch(ctx context.Context, pf *partFetch, c *Chunk) error {
 	return nil
 }
 
-// recordOverhead is what a record costs besides its key and value: the
-// message struct and its edge.
-const recordOverhead = 160
+// Sizes of a chunk's array elements, for arrayBytes.
+const (
+	messageBytes = int64(unsafe.Sizeof(kafkago.Message{}))
+	spanBytes    = int64(unsafe.Sizeof(recordSpan{}))
+	errBytes     = int64(unsafe.Sizeof(error(nil)))
+	edgeBytes    = int64(unsafe.Sizeof(ingest.Edge{}))
+)
+
+// arrayBytes is the memory of c's arrays, by capacity: what it holds
+// besides its decoded edges' own (their strings and raw values, counted
+// by decode).
+func (c *Chunk) arrayBytes() int64 {
+	return int64(cap(c.buf)) + int64(cap(c.Recs))*messageBytes + int64(cap(c.spans))*spanBytes +
+		int64(cap(c.Errs))*errBytes + int64(cap(c.Edges))*edgeBytes
+}
+
+// decodedErrBytes is what a decoding error holds, about: its message.
+const decodedErrBytes = 128
 
 // span is where a key or value lies in a chunk's buffer (n -1: nil).
 type span struct{ at, n int }
@@ -695,6 +726,7 @@ func closeBytes(b io.Closer) {
 // decode decodes c's records into its edges and errors, and gives each
 // edge its Raw value (one allocation per fetch, not per record).
 func (f *Fetcher) decode(c *Chunk) {
+	fetched := c.arrayBytes() // as counted by fetch, before the arrays below grow
 	n := len(c.Recs)
 	if cap(c.Edges) < n {
 		c.Edges = make([]ingest.Edge, n)
@@ -710,6 +742,8 @@ func (f *Fetcher) decode(c *Chunk) {
 		}
 	}
 	raw := make([]byte, 0, raws)
+	was := c.bytes
+	c.bytes = c.arrayBytes() + (was - fetched)
 	for i := range c.Recs {
 		m := &c.Recs[i]
 		c.Edges[i], c.Errs[i] = f.dec.Decode(m.Value, ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset})
@@ -718,7 +752,17 @@ func (f *Fetcher) decode(c *Chunk) {
 			raw = append(raw, m.Value...)
 			c.Edges[i].Raw = raw[at:len(raw):len(raw)]
 		}
+		// The edge's strings, attributes and raw value: what Bytes
+		// counts beyond the struct, which arrayBytes has (Bytes' own
+		// struct size includes the reorder buffer's bookkeeping: a
+		// little over).
+		if c.Errs[i] == nil {
+			c.bytes += int64(c.Edges[i].Bytes()) - edgeBytes
+		} else {
+			c.bytes += decodedErrBytes
+		}
 	}
+	f.budget.adjust(was, c.bytes)
 }
 
 // place looks up the partition's log bounds and settles pf.next: the

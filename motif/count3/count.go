@@ -73,9 +73,13 @@ type Options struct {
 }
 
 // CountSequences runs the centre pass over s on the CPU, sequence by
-// sequence: the reference for a Device.
+// sequence: the reference for a Device. A negative delta admits no
+// triple.
 func CountSequences(s *Sequences, delta int64) Raw {
 	var raw Raw
+	if delta < 0 {
+		return raw
+	}
 	var ns []nbrState
 	for i := range len(s.Off) - 1 {
 		ev := s.Events[s.Off[i]:s.Off[i+1]]
@@ -99,14 +103,17 @@ func resize[T any](s []T, n int) []T {
 
 // Count returns the raw counters of the triples of the requested families
 // in w, with window delta, whose last edge lies in req.Range and is not
-// masked by req.RootMask. Totals do not depend on the worker count.
+// masked by req.RootMask. Totals do not depend on the worker count. Times
+// and delta may lie anywhere in the int64 range: window tests take exact
+// differences (apart) and searched bounds are saturated (motif.AddTicks,
+// motif.SubTicks), never wrapped. A negative delta admits no triple.
 func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request, fam Families, opts Options) (Raw, error) {
 	var raw Raw
 	if err := req.CheckRootMask(); err != nil {
 		return raw, err
 	}
 	sc := scope{lo: req.Range.Lo, hi: min(req.Range.Hi, w.End()), mask: req.RootMask}
-	if sc.hi <= max(sc.lo, w.First()) || w.Len() == 0 {
+	if sc.hi <= max(sc.lo, w.First()) || w.Len() == 0 || delta < 0 {
 		return raw, nil
 	}
 	// Node ids index the window's dictionary, so its size bounds them: a
@@ -252,7 +259,7 @@ func (c *counter) pieces(v uint32, limit int64) []centreRange {
 		}
 		from := first
 		if lo > first {
-			t := c.w.T(lo) - c.delta
+			t := motif.SubTicks(c.w.T(lo), c.delta)
 			from = first + int64(sort.Search(int(lo-first), func(i int) bool { return c.w.T(first+int64(i)) >= t }))
 		}
 		rs = append(rs, centreRange{from: from, to: end, count: lo})

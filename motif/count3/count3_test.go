@@ -281,7 +281,19 @@ func TestCountDenseMatchesEngine(t *testing.T) {
 // count.
 func TestCountHeavyPair(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 29))
-	const thirds = 2567
+	w := heavyPairWindow(t, rng, 2567, 60, func(t int64) int64 { return t })
+	for _, delta := range []int64{4, 40} {
+		for _, req := range []motif.Request{{Range: motif.WholeWindow(w), Horizon: motif.Batch}, randomRequest(rng, w)} {
+			checkTriangles(t, "heavy pair", w, delta, req)
+		}
+	}
+}
+
+// heavyPairWindow is a heavy pair 0–1 of heavy edges and thirds nodes
+// with one or two edges to each of its ends, at times time(t) for t
+// uniform in [0, 300), in time order.
+func heavyPairWindow(t *testing.T, rng *rand.Rand, thirds, heavy int, time func(int64) int64) *window.Window {
+	t.Helper()
 	w, err := window.New(oracle.Schema())
 	if err != nil {
 		t.Fatal(err)
@@ -298,12 +310,12 @@ func TestCountHeavyPair(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			u, v = v, u
 		}
-		es = append(es, edge{u, v, rng.Int64N(300)})
+		es = append(es, edge{u, v, time(rng.Int64N(300))})
 	}
-	for range 60 { // the heavy pair 0–1
+	for range heavy { // the heavy pair 0–1
 		add(0, 1)
 	}
-	for x := uint32(2); x < thirds+2; x++ {
+	for x := uint32(2); x < uint32(thirds)+2; x++ {
 		for range 1 + rng.IntN(2) {
 			add(0, x)
 		}
@@ -317,33 +329,36 @@ func TestCountHeavyPair(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, delta := range []int64{4, 40} {
-		for _, req := range []motif.Request{{Range: motif.WholeWindow(w), Horizon: motif.Batch}, randomRequest(rng, w)} {
-			cpu := motif.NewCPU(2)
-			var want [Cells]int64
-			for c, q := range cellQueries(delta) {
-				if Family(Cell(c)) != Triangles {
-					continue
-				}
-				p, err := motif.Compile(q, w)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := cpu.Mine(context.Background(), w, p, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want[c] = res.Matches
-			}
-			for _, workers := range []int{1, 3} {
-				raw, err := Count(context.Background(), w, delta, req, Triangles, Options{Workers: workers})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := raw.Cells(); got != want {
-					t.Errorf("delta %d, range %v, %d workers: got %v, want %v", delta, req.Range, workers, got, want)
-				}
-			}
+	return w
+}
+
+// checkTriangles compares the triangle cells, counted alone with 1 and 3
+// workers, against the general engine.
+func checkTriangles(t *testing.T, name string, w *window.Window, delta int64, req motif.Request) {
+	t.Helper()
+	cpu := motif.NewCPU(2)
+	var want [Cells]int64
+	for c, q := range cellQueries(delta) {
+		if Family(Cell(c)) != Triangles {
+			continue
+		}
+		p, err := motif.Compile(q, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cpu.Mine(context.Background(), w, p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[c] = res.Matches
+	}
+	for _, workers := range []int{1, 3} {
+		raw, err := Count(context.Background(), w, delta, req, Triangles, Options{Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := raw.Cells(); got != want {
+			t.Errorf("%s, delta %d, range %v, %d workers: got %v, want %v", name, delta, req.Range, workers, got, want)
 		}
 	}
 }

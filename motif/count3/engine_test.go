@@ -229,13 +229,23 @@ func TestEngineCountsTwoEdgeHopLimits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	cfg := oracle.DefaultWindowConfig()
 	cfg.MaxEdges = 40
+	testTwoEdgeHopLimits(t, rng, cfg, 300, func() (int64, int64) {
+		delta := 2 + rng.Int64N(12)
+		return delta, rng.Int64N(delta + 1)
+	})
+}
+
+// testTwoEdgeHopLimits counts every two-edge cell with a hop limit on
+// windows of cfg, with δ and the hop limit from limits, through Engine,
+// against the oracle.
+func testTwoEdgeHopLimits(t *testing.T, rng *rand.Rand, cfg oracle.WindowConfig, iters int, limits func() (delta, hop int64)) {
+	t.Helper()
 	spy := &spyEngine{Engine: motif.NewCPU(1)}
 	e := NewEngine(spy, Options{Workers: 2})
 	var matched int64
-	for iter := range 300 {
+	for iter := range iters {
 		w := oracle.RandomWindow(rng, cfg)
-		delta := 2 + rng.Int64N(12)
-		hop := rng.Int64N(delta + 1)
+		delta, hop := limits()
 		for c := Pair2; c < Pair4; c++ {
 			q := cellQueries(delta)[c]
 			within := motif.TicksSpan(hop)
@@ -270,7 +280,7 @@ func TestEngineCountsTwoEdgeHopLimits(t *testing.T) {
 	}
 	// Requests over less than 1/MinShare of the window go to the wrapped
 	// engine by design; the rest are counted.
-	if e.Runs() < 300 || matched == 0 {
+	if e.Runs() < iters || matched == 0 {
 		t.Errorf("%d counting runs (want one or more a window), the wrapped engine asked %d times; %d matches in all (want some)", e.Runs(), spy.calls, matched)
 	}
 }

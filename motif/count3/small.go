@@ -24,12 +24,14 @@ type smallState struct {
 // the earliest of its neighbour's too, so it takes away the pairs and
 // triples that start with it — the neighbour's edges and pairs left in W,
 // once its own counts are updated, all lie after it.
+//
+// delta is not negative, as for scanCentre.
 func scanSmall(ev []Event, st []smallState, delta int64, raw *Raw) {
 	var w1 [2]int64 // edges in W by direction
 	s := 0
 	for k := range ev {
 		e := &ev[k]
-		for ev[s].T < e.T-delta {
+		for apart(ev[s].T, e.T, delta) {
 			a := &ev[s]
 			da := int(a.Flags & fIn)
 			n := &st[a.Local]

@@ -23,13 +23,16 @@ type nbrState struct {
 //   - two-node: pp[v], counted at the lower-id end of the pair only;
 //   - four-node stars (three distinct neighbours): every pair in W (p2,
 //     kept like pp over all neighbours) minus the four kinds above.
+//
+// delta is not negative (Count and CountSequences check), so W's start
+// never passes k.
 func scanCentre(ev []Event, st []nbrState, delta int64, raw *Raw) {
 	var spp, p2 [4]int64
 	var pk, ps [2]int64 // edges by direction before k, before s
 	s := 0
 	for k := range ev {
 		e := &ev[k]
-		for ev[s].T < e.T-delta {
+		for apart(ev[s].T, e.T, delta) {
 			a := &ev[s]
 			da := int(a.Flags & fIn)
 			n := &st[a.Local]

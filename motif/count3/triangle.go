@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -16,6 +17,9 @@ import (
 // its prefix count in the entry they stop on. Each list ends with a
 // sentinel (T and pf at their maximum, in over the whole list), so
 // searches stop on it and counts after the last edge need no branch.
+// Edges may also lie at the largest time: the sentinel's pf still follows
+// theirs, and the search for the edges after a time (after) returns it
+// for the largest.
 type pairEdge struct {
 	T int64
 	// pf packs the edge's position, relative to the window's first, above
@@ -102,6 +106,16 @@ func (l *pairList) seek(from int, t int64) int {
 	return search(ts, max(lo, (k0-1)*blockLen), hi, t)
 }
 
+// after returns the first index at or after from whose time is after t.
+// No edge is after 2^63 − 1 (and seek(t+1) would wrap): then it is the
+// sentinel's.
+func (l *pairList) after(from int, t int64) int {
+	if t == math.MaxInt64 {
+		return len(l.e) - 1
+	}
+	return l.seek(from, t+1)
+}
+
 // counted returns the counted edges before index i, out of and into the
 // own end.
 func (l *pairList) counted(i int) [2]int64 {
@@ -147,7 +161,10 @@ type queued struct {
 // light side within δ can be in no triple and are skipped by galloping.
 //
 // at is where b's and c's walk starts (nextActive's stop: every edge
-// before it is isolated).
+// before it is isolated). Times may lie anywhere in the int64 range: the
+// window tests are apart's exact differences, and the bounds searched for
+// (t − δ, t + δ) are saturated, which selects the edges the true bounds
+// do.
 func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *[]queued, raw *Raw) {
 	ae := a.e
 	var cnt [4]int64
@@ -165,7 +182,7 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 		e := &lists[side].e[at[side]]
 		at[side]++
 		t := e.T
-		for head < len(q) && q[head].t < t-delta {
+		for head < len(q) && apart(q[head].t, t, delta) {
 			o := &q[head]
 			head++
 			l := o.label
@@ -185,8 +202,8 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 		// cache at each step.
 		// Most light edges move no cursor, or one a step: the tests
 		// before each seek are inlined, seek is a call.
-		if ae[il].T < t-delta {
-			il = a.seek(il, t-delta)
+		if ae[il].T < t && apart(ae[il].T, t, delta) { // apart needs the order (ae[il] may lie after t)
+			il = a.seek(il, motif.SubTicks(t, delta))
 		}
 		if ip = max(ip, il); ae[ip].T < t {
 			ip = a.seek(ip, t)
@@ -194,8 +211,8 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 		for ae[ip].T == t && ae[ip].pf < e.pf {
 			ip++
 		}
-		if ih = max(ih, ip); ae[ih].T <= t+delta {
-			ih = a.seek(ih, t+delta+1)
+		if ih = max(ih, ip); !apart(t, ae[ih].T, delta) { // ae[ih] is no earlier than ae[ip], so than t
+			ih = a.after(ih, motif.AddTicks(t, delta))
 		}
 		in := ae[ip].in
 		pa := [2]uint32{uint32(ip) - in, in}
@@ -298,11 +315,11 @@ func nextActive(b, c *pairList, at *[2]int, delta int64) (int, bool) {
 		}
 		k := at[side^1] // other[k-1] is before e, other[k] after it
 		last := len(other) - 1
-		if (k == 0 || e.T-other[k-1].T > delta) && (k == last || other[k].T-e.T > delta) {
+		if (k == 0 || apart(other[k-1].T, e.T, delta)) && (k == last || apart(e.T, other[k].T, delta)) {
 			if k == last {
 				at[side] = len(own) - 1 // the other side is over: nothing more on this one
 			} else {
-				at[side] = ol.seek(at[side]+1, other[k].T-delta)
+				at[side] = ol.seek(at[side]+1, motif.SubTicks(other[k].T, delta))
 			}
 			continue
 		}
@@ -343,26 +360,45 @@ func search(ts []pairEdge, lo, hi int, t int64) int {
 // slots its edges fall in, folded into 64 bits: slot k = ⌊(t − t0)/δ⌋
 // sets bit k mod 64. Two edges within δ of each other lie in the same or
 // adjacent slots, so two pairs whose bits do not touch, even shifted by
-// one, have no edges within δ (see near).
+// one, have no edges within δ (see near; slotGrid).
 type timeSpan struct {
 	first, last int64
 	slots       uint64
 }
 
+// slotGrid is the δ-wide time slots of a window: slot k is [t0 + k·width,
+// t0 + (k+1)·width), t0 the window's first time, width max(δ, 1). Offsets
+// t − t0 are taken unsigned, exact for every time of the window where the
+// signed difference would wrap past 2^63 − 1; the slots below last end at
+// or before 2^63 − 1, the others past every time.
+type slotGrid struct {
+	t0          int64
+	width, last uint64
+}
+
+func newSlotGrid(t0, delta int64) slotGrid {
+	g := slotGrid{t0: t0, width: uint64(max(delta, 1))}
+	g.last = (uint64(math.MaxInt64) - uint64(t0)) / g.width // 2^63 − 1 − t0, exact unsigned
+	return g
+}
+
 // slots returns the timeSpan.slots of a list (sentinel excluded) in time
-// order, with t0 the window's first time and width max(δ, 1): one
-// division per slot entered, not per edge.
-func slots(l []pairEdge, t0, width int64) uint64 {
-	if width <= 0 {
-		return math.MaxUint64 // the window's times span more than int64: no filter
-	}
+// order: one division per slot entered, not per edge. Not inlined: inlined
+// in the pair-list pass, its loop lost its registers (8% more instructions
+// in that pass's closure on CollegeMsg).
+//
+//go:noinline
+func (g slotGrid) slots(l []pairEdge) uint64 {
 	var set uint64
-	end := int64(math.MinInt64) // the current slot's end (wrapped past MaxInt64: every edge divides)
+	end := int64(math.MinInt64) // the current slot's end (none yet)
 	for i := range l {
 		if t := l[i].T; t >= end {
-			k := (t - t0) / width
-			set |= 1 << (uint64(k) & 63)
-			end = t0 + (k+1)*width
+			k := uint64(t-g.t0) / g.width
+			set |= 1 << (k & 63)
+			end = math.MaxInt64 // the slot ends past every time: the rest of the list is in it
+			if k < g.last {
+				end = g.t0 + int64((k+1)*g.width) // at most 2^63 − 1: exact
+			}
 		}
 	}
 	return set
@@ -384,7 +420,8 @@ func (s timeSpan) near(s2 timeSpan) bool {
 // static triangles of a long graph fail it (sides active months apart),
 // and it reads no edge list.
 func (s timeSpan) meets(s2, s3 timeSpan, delta int64) bool {
-	return max(s.first, s2.first, s3.first) <= min(s.last, s2.last, s3.last)+delta
+	first, last := max(s.first, s2.first, s3.first), min(s.last, s2.last, s3.last)
+	return first <= last || !apart(last, first, delta)
 }
 
 // triangles lists the static triangles in degree order and counts each
@@ -470,10 +507,7 @@ func (c *counter) triangles(ctx context.Context) error {
 		cAll, cIn = make([]uint32, loff[pairs]), make([]uint32, loff[pairs])
 	}
 	span := make([]timeSpan, pairs)
-	t0, width := c.w.T(first), max(c.delta, 1)
-	if c.w.T(c.sc.hi-1)-t0 < 0 {
-		width = 0 // t − t0 overflows
-	}
+	grid := newSlotGrid(c.w.T(first), c.delta)
 	cursors := make([][]int64, c.workers)
 	err = c.heavyFirst(ctx, n, 16, 2*int64(c.w.Len()), c.degree, func(wk, u int) { // chunks of 16: as in centres
 		if foff[u] == foff[u+1] {
@@ -510,7 +544,7 @@ func (c *counter) triangles(ctx context.Context) error {
 			if cAll != nil {
 				cAll[loff[j+1]-1], cIn[loff[j+1]-1] = ca, ci
 			}
-			span[j] = timeSpan{l[0].T, l[len(l)-2].T, slots(l[:len(l)-1], t0, width)}
+			span[j] = timeSpan{l[0].T, l[len(l)-2].T, grid.slots(l[:len(l)-1])}
 			for k, i := toff[j], 0; k < toff[j+1]; k, i = k+1, i+blockLen {
 				top[k] = l[i].T
 			}

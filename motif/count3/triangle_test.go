@@ -2,9 +2,13 @@ package count3
 
 import (
 	"cmp"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/motifwatch/motifwatch/motif"
 )
 
 // seek, with and without a block index, returns the first index at or
@@ -73,6 +77,7 @@ func TestCountSmallBatches(t *testing.T) {
 	TestCountMatchesEngine(t)
 	TestCountDenseMatchesEngine(t)
 	TestCountHeavyPair(t)
+	TestCountDenseMatchesEngineExtreme(t)
 }
 
 // near is a necessary condition: two lists with an edge of each within δ
@@ -97,11 +102,71 @@ func TestNear(t *testing.T) {
 				within = within || max(x.T-y.T, y.T-x.T) <= delta
 			}
 		}
-		width := max(delta, 1)
-		a := timeSpan{slots: slots(ls[0], t0, width)}
-		b := timeSpan{slots: slots(ls[1], t0, width)}
+		g := newSlotGrid(t0, delta)
+		a := timeSpan{slots: g.slots(ls[0])}
+		b := timeSpan{slots: g.slots(ls[1])}
 		if within && (!a.near(b) || !b.near(a)) {
 			t.Fatalf("delta %d, t0 %d, lists %v and %v: an edge of each within delta, but not near", delta, t0, ls[0], ls[1])
 		}
+	}
+}
+
+// TestNear at the ends of the int64 range: windows from near −2^63, around
+// 0 or near 2^63 − 1 to as late as 2^63 − 1 (spans past 2^63 − 1, slots
+// ending past the largest time), δ from 0 to 2^63 − 1; within δ is decided
+// exactly (math/big).
+func TestNearExtreme(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 13))
+	deltas := []func() int64{
+		func() int64 { return rng.Int64N(20) },
+		func() int64 { return math.MaxInt64/2 + rng.Int64N(3) },
+		func() int64 { return math.MaxInt64 - rng.Int64N(3) },
+		func() int64 { return rng.Int64N(math.MaxInt64) },
+	}
+	starts := []func() int64{
+		func() int64 { return math.MinInt64 + rng.Int64N(50) },
+		func() int64 { return rng.Int64N(200) - 100 },
+		func() int64 { return math.MaxInt64 - rng.Int64N(50) },
+	}
+	var checked int
+	for range 20000 {
+		delta := deltas[rng.IntN(len(deltas))]()
+		t0 := starts[rng.IntN(len(starts))]()
+		var ls [2][]pairEdge
+		for i := range ls {
+			tt := t0
+			for range 1 + rng.IntN(6) {
+				// A step: a few ticks, about δ, or a jump to the last
+				// ticks of the range.
+				switch rng.IntN(3) {
+				case 0:
+					tt = motif.AddTicks(tt, rng.Int64N(4))
+				case 1:
+					tt = motif.AddTicks(tt, max(delta-rng.Int64N(3), 0))
+				default:
+					tt = max(tt, math.MaxInt64-rng.Int64N(40))
+				}
+				ls[i] = append(ls[i], pairEdge{T: tt})
+			}
+		}
+		within := false
+		for _, x := range ls[0] {
+			for _, y := range ls[1] {
+				d := new(big.Int).Sub(big.NewInt(x.T), big.NewInt(y.T))
+				within = within || d.Abs(d).Cmp(big.NewInt(delta)) <= 0
+			}
+		}
+		g := newSlotGrid(t0, delta)
+		a := timeSpan{slots: g.slots(ls[0])}
+		b := timeSpan{slots: g.slots(ls[1])}
+		if within {
+			checked++
+			if !a.near(b) || !b.near(a) {
+				t.Fatalf("delta %d, t0 %d, lists %v and %v: an edge of each within delta, but not near", delta, t0, ls[0], ls[1])
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Errorf("only %d cases had an edge of each list within delta", checked)
 	}
 }

@@ -33,8 +33,10 @@ type WindowConfig struct {
 	Missing            float64 // probability that an attribute is unset (NaN or "")
 	Evict              float64 // probability of a few evicted edges before the live ones, so First() > 0
 	// Extreme is the probability that the times lie at an end of the
-	// int64 range: just above its minimum, just below its maximum, or
-	// both (interval ends computed naively would overflow there).
+	// int64 range (just above its minimum, just below its maximum, or
+	// both), around 0, or at both ends and around 0: interval ends and
+	// gaps computed naively would overflow there, at the ends for any δ,
+	// around 0 for a δ near 2^63 − 1.
 	Extreme float64
 }
 
@@ -73,16 +75,27 @@ func RandomWindow(rng *rand.Rand, cfg WindowConfig) *window.Window {
 		ts[i] = base + rng.Int64N(span)
 	}
 	if cfg.Extreme > 0 && rng.Float64() < cfg.Extreme {
-		// Times counted from an end of the int64 range; "both" puts each
-		// edge at either end at random.
-		end := rng.IntN(3)
+		// Times counted from an end of the int64 range or centred on 0;
+		// "both" puts each edge at either end at random, "all" at either
+		// end or around 0.
+		const low, high, both, zero, all = 0, 1, 2, 3, 4
+		at := rng.IntN(5)
 		for i := range ts {
 			off := ts[i] - base
-			switch {
-			case end == 0 || end == 2 && rng.IntN(2) == 0:
+			where := at
+			switch at {
+			case both:
+				where = rng.IntN(2)
+			case all:
+				where = []int{low, high, zero}[rng.IntN(3)]
+			}
+			switch where {
+			case low:
 				ts[i] = math.MinInt64 + off
-			default:
+			case high:
 				ts[i] = math.MaxInt64 - off
+			default:
+				ts[i] = off - span/2
 			}
 		}
 	}

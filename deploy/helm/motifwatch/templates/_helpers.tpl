@@ -25,7 +25,14 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{/* The daemon's config.yaml: values.config with the keys the chart owns. */}}
 {{- define "motifwatch.config" -}}
 {{- $cfg := deepCopy .Values.config -}}
-{{- $_ := set $cfg "metrics" (dict "listen" (printf "0.0.0.0:%d" (int .Values.service.port))) -}}
+{{- /* metrics.listen binds 0.0.0.0: every address of the pod, so the
+endpoints (unauthenticated; the status page shows the last alerts) are
+exposed to the whole pod network, not only to the Service. Restrict who
+reaches the port with a NetworkPolicy. The other metrics keys (the HTTP
+connection cap and timeouts) pass through from values.config.metrics. */ -}}
+{{- $metrics := deepCopy (default dict $cfg.metrics) -}}
+{{- $_ := set $metrics "listen" (printf "0.0.0.0:%d" (int .Values.service.port)) -}}
+{{- $_ := set $cfg "metrics" $metrics -}}
 {{- $files := list -}}
 {{- range $name, $_ := .Values.queries -}}
 {{- $files = append $files (printf "/etc/motifwatch/queries/%s" $name) -}}
