@@ -156,6 +156,7 @@ func TestEdgeTopicGrows(t *testing.T) {
 				}
 			}
 
+			grown := time.Now()
 			kafkatest.AddPartitions(t, brokers, "edges", 8)
 			kafkatest.SendRecords(t, brokers, "edges", inPartition(8), toNew)
 			// Each instance reads the new partitions from their start:
@@ -166,6 +167,7 @@ func TestEdgeTopicGrows(t *testing.T) {
 						i, in.consumedFrom(t, 4, 8), len(toNew), testenv.Tail(logs.String(), 30))
 				}
 			}
+			t.Logf("the records of the new partitions taken in %v after the growth (metadata_refresh 1s)", time.Since(grown).Round(time.Millisecond))
 			kafkatest.SendRecords(t, brokers, "edges", inPartition(8), toOld)
 			kafkatest.SendRecords(t, brokers, "edges", inPartition(8), sentinelsFor(w, 8))
 
