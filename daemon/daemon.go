@@ -20,6 +20,7 @@ import (
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/backend"
+	"github.com/motifwatch/motifwatch/internal/buildinfo"
 	"github.com/motifwatch/motifwatch/internal/engine"
 	"github.com/motifwatch/motifwatch/internal/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
@@ -98,7 +99,8 @@ func Run(ctx context.Context, o Options) error {
 	httpSrv.handleStatus(board)
 	httpSrv.start()
 	defer httpSrv.stop(time.Second)
-	log.Info("motifwatch starting", "metrics", httpSrv.Addr(), "brokers", cfg.Kafka.Brokers)
+	build := buildinfo.Read()
+	log.Info("motifwatch starting", "version", build.String(), "metrics", httpSrv.Addr(), "brokers", cfg.Kafka.Brokers)
 	if o.Listening != nil {
 		o.Listening(httpSrv.Addr())
 	}
@@ -133,6 +135,7 @@ func Run(ctx context.Context, o Options) error {
 	board.setEngine(engineStatus(engine, cfg))
 	pm.queries.Set(float64(len(queries)))
 	pm.info.WithLabelValues(backend.String(), strconv.Itoa(engineWorkers(engine, cfg))).Set(1)
+	pm.build.WithLabelValues(build.Version, build.Revision, strconv.FormatBool(build.Modified), build.GoVersion).Set(1)
 
 	// Clients: Kafka (the embedded broker or the configured cluster, and
 	// topics), the alert sink, the dead-letter writer.

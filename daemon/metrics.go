@@ -18,6 +18,7 @@ type pipelineMetrics struct {
 	queries        prometheus.Gauge
 	reloads        *prometheus.CounterVec
 	info           *prometheus.GaugeVec
+	build          *prometheus.GaugeVec
 	lag            *prometheus.GaugeVec
 	// pausedPartitions counts the partitions not fetched for now because
 	// they run ahead in event time (pipeline.pauseAhead).
@@ -85,6 +86,9 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 		queries: prometheus.NewGauge(prometheus.GaugeOpts{Name: "motifwatch_queries", Help: "Registered queries."}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_query_reloads_total",
 			Help: "Query hot reloads by result (applied, rejected)."}, []string{"result"}),
+		build: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_build_info",
+			Help: "The running build (value 1): version, VCS revision (\"\" when unknown), whether its tree was modified, Go version."},
+			[]string{"version", "revision", "modified", "goversion"}),
 		info: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_engine_info",
 			Help: "The mining backend in use (value 1) and its worker count."}, []string{"backend", "workers"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_consumer_lag_records",
@@ -125,6 +129,7 @@ func newPipelineMetrics(reg prometheus.Registerer) (*pipelineMetrics, error) {
 	m.queries = promreg.Register(reg, m.queries, &err)
 	m.reloads = promreg.Register(reg, m.reloads, &err)
 	m.info = promreg.Register(reg, m.info, &err)
+	m.build = promreg.Register(reg, m.build, &err)
 	m.lag = promreg.Register(reg, m.lag, &err)
 	m.pausedPartitions = promreg.Register(reg, m.pausedPartitions, &err)
 	m.kafkaErrors = promreg.Register(reg, m.kafkaErrors, &err)

@@ -68,6 +68,16 @@ func TestDaemonSaysWhenItCannotSee(t *testing.T) {
 			t.Errorf("%d log lines 'degraded: %s'; want 1 (once when it starts)\n%s", n, cond, testenv.Tail(logs.String(), 30))
 		}
 	}
+	// The build is named on /metrics (issue 26 item 7): one series, 1.
+	builds := 0
+	for k, v := range m {
+		if strings.HasPrefix(k, "motifwatch_build_info{") && strings.Contains(k, `goversion="go`) && v == 1 {
+			builds++
+		}
+	}
+	if builds != 1 {
+		t.Errorf("%d motifwatch_build_info series with a Go version at 1; want 1", builds)
+	}
 	st := getStatus(t, d.info.MetricsAddr)
 	if st.State != "degraded" || !st.Ready || !strings.Contains(st.Degraded, "input_rejected") {
 		t.Errorf("/api/status state %q ready %v degraded %q; want degraded, ready, input_rejected", st.State, st.Ready, st.Degraded)

@@ -20,11 +20,14 @@ import (
 	// First of the module's packages to initialise: no collection until
 	// the heap nears its floor (a small run never collects).
 	_ "github.com/motifwatch/motifwatch/internal/gcfloor"
+
+	"github.com/motifwatch/motifwatch/internal/buildinfo"
 	"github.com/motifwatch/motifwatch/internal/kafka"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
+// version is the build's identity line (internal/buildinfo): version,
+// VCS revision, commit time and Go version.
+var version = buildinfo.Read().String()
 
 // Exit statuses (README "Mining a file"): 2 for bad usage, 1 for runtime
 // errors, 130 after an interrupt (128 + SIGINT, as shells report it).
