@@ -48,6 +48,10 @@ is 503 "connecting: <last error>" and each failed attempt is logged
 				return err
 			}
 			log := newLogger(cfg, cmd.ErrOrStderr())
+			if path == "" && cfg.DemoEnabled() {
+				log.Info("no --config: running the demo (an in-process broker, a synthetic feed with planted patterns, three demo queries); " +
+					"for your own Kafka: monitor config --defaults > config.yaml, set kafka.brokers and queries, then monitor run --config config.yaml")
+			}
 			// The Go runtime's memory limit is the caps' budget (the daemon
 			// logs both): without it the collector lets the heap reach
 			// twice what is live before collecting.

@@ -626,3 +626,31 @@ func TestRunDemoAndSIGTERM(t *testing.T) {
 		t.Fatalf("still running 20s after SIGTERM")
 	}
 }
+
+// TestRunWithoutConfigSaysItIsTheDemo: `monitor run` with no --config
+// says at once that it runs the demo and how to run on one's own Kafka
+// (issue 26 item 7), then stops cleanly on SIGTERM.
+func TestRunWithoutConfigSaysItIsTheDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the daemon as a process")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "MONITOR_TEST_MAIN=1", "MONITOR_TEST_ARGS=run", "MONITOR_METRICS_LISTEN=127.0.0.1:0")
+	var stderr testenv.SyncBuffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	want := "no --config: running the demo"
+	if !testenv.Poll(30*time.Second, 50*time.Millisecond, func() bool { return strings.Contains(stderr.String(), want) }) {
+		t.Fatalf("no %q line within 30s:\n%s", want, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "monitor run --config config.yaml") {
+		t.Errorf("the demo line does not say how to run for real:\n%s", stderr.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit after SIGTERM: %v\n%s", err, testenv.Tail(stderr.String(), 20))
+	}
+}
