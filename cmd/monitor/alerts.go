@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -25,6 +27,9 @@ type alertsOptions struct {
 	follow  bool
 	json    bool
 	query   string
+	// deadLetters reads the dead-letter topic instead: each record's
+	// source, reason and value.
+	deadLetters bool
 }
 
 func newAlertsCmd() *cobra.Command {
@@ -38,6 +43,11 @@ then the motif's nodes and the matched edges with their times and
 attributes. Incident records (queries with group_by) show the grouped
 nodes, the match count and the time span; count and rate_limited records
 their interval.
+
+--dead-letters reads the dead-letter topic instead (the config's
+kafka.dead_letter_topic, or edges-dlq): per record the source topic,
+partition and offset, the reason it was refused, the source time, whether
+it was truncated, and the start of the value.
 
 Without --follow it prints what the topic held when it started and exits;
 with --follow it keeps printing new records until interrupted. --json
@@ -53,7 +63,8 @@ values.`,
 		Example: `  monitor alerts --brokers kafka-1:9092
   monitor alerts --brokers kafka-1:9092 --topic motif-alerts --follow
   monitor alerts --config config.yaml --follow --query money-ring
-  monitor alerts --brokers kafka-1:9092 --json | jq .match_id`,
+  monitor alerts --brokers kafka-1:9092 --json | jq .match_id
+  monitor alerts --config config.yaml --dead-letters`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runAlerts(cmd.Context(), cmd, o)
@@ -66,11 +77,15 @@ values.`,
 	f.BoolVar(&o.follow, "follow", false, "keep printing new records until interrupted")
 	f.BoolVar(&o.json, "json", false, "print the raw JSON records, one per line")
 	f.StringVar(&o.query, "query", "", "print only the records of this query")
+	f.BoolVar(&o.deadLetters, "dead-letters", false, "read the dead-letter topic: each refused record's source, reason and value")
 	return cmd
 }
 
 func runAlerts(ctx context.Context, cmd *cobra.Command, o alertsOptions) error {
-	ropts := kafka.AlertReadOptions{Brokers: o.brokers, Topic: o.topic, Follow: o.follow}
+	ropts := kafka.AlertReadOptions{Brokers: o.brokers, Topic: o.topic, Follow: o.follow, Undecoded: o.deadLetters}
+	if o.deadLetters && o.query != "" {
+		return usageError{fmt.Errorf("--dead-letters and --query: dead letters belong to no query")}
+	}
 	switch {
 	case o.config != "" && len(o.brokers) > 0:
 		return usageError{fmt.Errorf("--config and --brokers: give one (--config takes the brokers from the file)")}
@@ -85,6 +100,9 @@ func runAlerts(ctx context.Context, cmd *cobra.Command, o alertsOptions) error {
 		ropts.Brokers = cfg.Kafka.Brokers
 		if ropts.Topic == "" {
 			ropts.Topic = cfg.Kafka.AlertTopic
+			if o.deadLetters {
+				ropts.Topic = cfg.Kafka.DeadLetterTopic
+			}
 		}
 		if ropts.Transport, ropts.Dialer, err = kafka.Clients(&cfg.Kafka); err != nil {
 			return err
@@ -94,9 +112,20 @@ func runAlerts(ctx context.Context, cmd *cobra.Command, o alertsOptions) error {
 	}
 	if ropts.Topic == "" {
 		ropts.Topic = config.DefaultConfig().Kafka.AlertTopic
+		if o.deadLetters {
+			ropts.Topic = config.DefaultConfig().Kafka.DeadLetterTopic
+		}
 	}
 	out := cmd.OutOrStdout()
 	errOut := cmd.ErrOrStderr()
+	if o.deadLetters {
+		return kafka.ReadAlerts(ctx, ropts, func(r kafka.AlertRecord) error {
+			if o.json {
+				return printDeadLetterJSON(out, &r)
+			}
+			return printDeadLetter(out, &r)
+		})
+	}
 	return kafka.ReadAlerts(ctx, ropts, func(r kafka.AlertRecord) error {
 		if r.Err != nil {
 			fmt.Fprintln(errOut, "monitor alerts:", termText(r.Err.Error()))
@@ -212,4 +241,76 @@ func matchesText(n int64) string {
 		return "1 match"
 	}
 	return strconv.FormatInt(n, 10) + " matches"
+}
+
+// deadLetterValueShown is how much of a dead letter's value is printed.
+const deadLetterValueShown = 200
+
+// printDeadLetter writes one dead letter readably, every field through
+// termText:
+//
+//	edges/0@5  decode: missing field "dst"  (partition 0, offset 3)
+//	  source time 2026-01-02T03:04:05Z  truncated value, 1048176 bytes, sha256 9f…
+//	  value {"src":"a",
+func printDeadLetter(w io.Writer, r *kafka.AlertRecord) error {
+	h := r.Headers
+	var b strings.Builder
+	source := "unknown source"
+	if h[kafka.HeaderSourceTopic] != "" {
+		source = fmt.Sprintf("%s/%s@%s", h[kafka.HeaderSourceTopic], h[kafka.HeaderSourcePartition], h[kafka.HeaderSourceOffset])
+	}
+	reason := h[kafka.HeaderReason]
+	if reason == "" {
+		reason = "no reason given (not written by motifwatch?)"
+	}
+	fmt.Fprintf(&b, "%s  %s  (partition %d, offset %d)\n", termText(source), termText(reason), r.Partition, r.Offset)
+	var facts []string
+	if t := h[kafka.HeaderSourceTime]; t != "" {
+		facts = append(facts, "source time "+termText(t))
+	}
+	if cut := h[kafka.HeaderTruncated]; cut != "" {
+		facts = append(facts, fmt.Sprintf("truncated %s, %s bytes, sha256 %s", termText(cut), termText(h[kafka.HeaderOriginalSize]),
+			termText(h[kafka.HeaderOriginalSHA256])))
+	}
+	if len(facts) > 0 {
+		fmt.Fprintf(&b, "  %s\n", strings.Join(facts, "  "))
+	}
+	v := r.Value
+	more := ""
+	if len(v) > deadLetterValueShown {
+		more = fmt.Sprintf(" … (%d more bytes)", len(v)-deadLetterValueShown)
+		v = v[:deadLetterValueShown]
+	}
+	fmt.Fprintf(&b, "  value %s%s\n", termText(string(v)), more)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// printDeadLetterJSON writes one dead letter as a JSON line: where it is,
+// its headers and its whole value (a string when it is valid UTF-8, else
+// base64 under value_base64).
+func printDeadLetterJSON(w io.Writer, r *kafka.AlertRecord) error {
+	rec := struct {
+		Partition   int               `json:"partition"`
+		Offset      int64             `json:"offset"`
+		Headers     map[string]string `json:"headers,omitempty"`
+		Value       *string           `json:"value,omitempty"`
+		ValueBase64 []byte            `json:"value_base64,omitempty"`
+	}{Partition: r.Partition, Offset: r.Offset, Headers: r.Headers}
+	if utf8.Valid(r.Value) {
+		v := string(r.Value)
+		rec.Value = &v
+	} else {
+		rec.ValueBase64 = r.Value
+	}
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	line, err := jsonLine(raw)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", line)
+	return err
 }

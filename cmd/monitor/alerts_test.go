@@ -253,3 +253,60 @@ func TestAlertsCommandEscapesControlCharacters(t *testing.T) {
 		t.Errorf("--json foreign record %s decodes to %+v, %v; want the record's own values", lines[3], foreign, err)
 	}
 }
+
+// TestAlertsCommandReadsDeadLetters: `monitor alerts --dead-letters`
+// prints each dead letter's source, reason and value (issue 26 item 7:
+// before, the command printed one "not an alert record" error per dead
+// letter), escaped for the terminal; --json gives headers and the whole
+// value, base64 where it is not UTF-8.
+func TestAlertsCommandReadsDeadLetters(t *testing.T) {
+	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "edges-dlq", Partitions: 1})
+	hdr := func(kv ...string) []kafka.Header {
+		var hs []kafka.Header
+		for i := 0; i < len(kv); i += 2 {
+			hs = append(hs, kafka.Header{Key: kv[i], Value: []byte(kv[i+1])})
+		}
+		return hs
+	}
+	long := `{"src":"` + strings.Repeat("a", 300)
+	kafkatest.Send(t, addrs, "edges-dlq", kafkatest.SendOptions{},
+		kafka.Message{Value: []byte("{\"src\":\"\x1b[31mevil\","), Headers: hdr(kafka.HeaderReason, `decode: missing field "dst"`,
+			kafka.HeaderSourceTopic, "edges", kafka.HeaderSourcePartition, "2", kafka.HeaderSourceOffset, "41",
+			kafka.HeaderSourceTime, "2026-03-04T05:06:07Z")},
+		kafka.Message{Value: []byte(long), Headers: hdr(kafka.HeaderReason, "oversize: 1048576 bytes",
+			kafka.HeaderSourceTopic, "edges", kafka.HeaderSourcePartition, "0", kafka.HeaderSourceOffset, "7",
+			kafka.HeaderTruncated, "value", kafka.HeaderOriginalSize, "1048576", kafka.HeaderOriginalSHA256, "9f00")},
+		kafka.Message{Value: []byte{0xff, 0xfe, 'x'}, Headers: hdr(kafka.HeaderReason, "decode: invalid UTF-8")})
+
+	var out, errOut testenv.SyncBuffer
+	if err := alertsCmd(ctx, &out, &errOut, "--brokers", addrs[0], "--dead-letters"); err != nil {
+		t.Fatalf("monitor alerts --dead-letters: %v\n%s", err, errOut.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"edges/2@41  decode: missing field \"dst\"  (partition 0, offset 0)\n  source time 2026-03-04T05:06:07Z\n  value {\"src\":\"\\x1b[31mevil\",\n",
+		"edges/0@7  oversize: 1048576 bytes  (partition 0, offset 1)\n  truncated value, 1048576 bytes, sha256 9f00\n",
+		"  value " + long[:200] + " … (108 more bytes)\n",
+		"unknown source  decode: invalid UTF-8  (partition 0, offset 2)\n  value \\xff\\xfex\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.ContainsRune(got, 0x1b) || errOut.String() != "" {
+		t.Errorf("raw ESC printed, or errors %q:\n%s", errOut.String(), got)
+	}
+
+	var raw, rawErr testenv.SyncBuffer
+	if err := alertsCmd(ctx, &raw, &rawErr, "--brokers", addrs[0], "--dead-letters", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(raw.String()), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"motifwatch-reason":"decode: missing field \"dst\""`) ||
+		!strings.Contains(lines[0], `"value":"{\"src\":\"\u001b[31mevil\","`) || !strings.Contains(lines[2], `"value_base64":"//54"`) {
+		t.Errorf("--json printed:\n%s", raw.String())
+	}
+	if err := alertsCmd(ctx, &raw, &rawErr, "--brokers", addrs[0], "--dead-letters", "--query", "q"); err == nil {
+		t.Errorf("--dead-letters --query accepted")
+	}
+}

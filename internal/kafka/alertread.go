@@ -26,6 +26,10 @@ type AlertReadOptions struct {
 	// returns once it has delivered every record that was on the topic
 	// when it started.
 	Follow bool
+	// Undecoded delivers the records as they are, not decoded as alert
+	// records (Alert and Err stay zero): for the dead-letter topic, read
+	// with the same client.
+	Undecoded bool
 }
 
 // AlertRecord is one record read from the alert topic: the raw value, where
@@ -35,8 +39,12 @@ type AlertRecord struct {
 	Partition int
 	Offset    int64
 	Value     []byte
-	Alert     alerts.Alert
-	Err       error
+	// Headers are the record's headers by key (the last of a repeated
+	// key): a dead letter's motifwatch-* headers say where it came from
+	// and why.
+	Headers map[string]string
+	Alert   alerts.Alert
+	Err     error
 }
 
 // ReadAlerts reads the alert topic from the beginning of each partition and
@@ -134,7 +142,15 @@ func readAlertPartition(ctx context.Context, opts AlertReadOptions, p int, first
 			return fmt.Errorf("kafka: reading topic %q partition %d at offset %d: %w", opts.Topic, p, r.Offset(), CleanError(err))
 		}
 		rec := AlertRecord{Partition: m.Partition, Offset: m.Offset, Value: m.Value}
-		if err := rec.Alert.UnmarshalJSONStrict(m.Value); err != nil {
+		if len(m.Headers) > 0 {
+			rec.Headers = make(map[string]string, len(m.Headers))
+			for _, h := range m.Headers {
+				rec.Headers[h.Key] = string(h.Value)
+			}
+		}
+		if opts.Undecoded {
+			// Nothing to decode.
+		} else if err := rec.Alert.UnmarshalJSONStrict(m.Value); err != nil {
 			rec.Err = fmt.Errorf("topic %q partition %d offset %d: not an alert record: %w", opts.Topic, p, m.Offset, err)
 		}
 		select {
