@@ -75,28 +75,6 @@ func startCapped(t *testing.T, opts httpOptions) (*httpServer, *countingListener
 	return srv, ln, reg
 }
 
-// gathered returns the value of the unlabelled series name in reg.
-func gathered(t *testing.T, reg prometheus.Gatherer, name string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			m := mf.GetMetric()[0]
-			switch {
-			case m.Counter != nil:
-				return m.Counter.GetValue()
-			case m.Gauge != nil:
-				return m.Gauge.GetValue()
-			}
-		}
-	}
-	t.Fatalf("no series %s", name)
-	return 0
-}
-
 // dial opens a raw TCP connection to addr, closed when the test ends.
 func dial(t *testing.T, addr string) net.Conn {
 	t.Helper()
@@ -177,16 +155,16 @@ func TestHTTPConnectionCap(t *testing.T) {
 		answered <- result{code, err}
 	}()
 	if !testenv.Poll(time.Minute, 10*time.Millisecond, func() bool {
-		return gathered(t, reg, "motifwatch_http_connections_capped_total") >= 1 && gathered(t, reg, "motifwatch_http_connections") == limit
+		return testenv.Gathered(t, reg, "motifwatch_http_connections_capped_total") >= 1 && testenv.Gathered(t, reg, "motifwatch_http_connections") == limit
 	}) {
-		t.Fatalf("the cap never acted: %v open, capped %v", gathered(t, reg, "motifwatch_http_connections"), gathered(t, reg, "motifwatch_http_connections_capped_total"))
+		t.Fatalf("the cap never acted: %v open, capped %v", testenv.Gathered(t, reg, "motifwatch_http_connections"), testenv.Gathered(t, reg, "motifwatch_http_connections_capped_total"))
 	}
 	select {
 	case r := <-answered:
 		t.Fatalf("/healthz answered (%d, %v) while %d silent connections held every slot", r.code, r.err, limit)
 	default:
 	}
-	if got := gathered(t, reg, "motifwatch_http_connections_limit"); got != limit {
+	if got := testenv.Gathered(t, reg, "motifwatch_http_connections_limit"); got != limit {
 		t.Errorf("motifwatch_http_connections_limit = %v; want %d", got, limit)
 	}
 	for _, c := range hogs {
@@ -200,10 +178,10 @@ func TestHTTPConnectionCap(t *testing.T) {
 	}
 	if !testenv.Poll(time.Minute, 10*time.Millisecond, func() bool {
 		open, _ := ln.counts()
-		return gathered(t, reg, "motifwatch_http_connections") == float64(open)
+		return testenv.Gathered(t, reg, "motifwatch_http_connections") == float64(open)
 	}) {
 		open, _ := ln.counts()
-		t.Errorf("motifwatch_http_connections = %v; want the %d open", gathered(t, reg, "motifwatch_http_connections"), open)
+		t.Errorf("motifwatch_http_connections = %v; want the %d open", testenv.Gathered(t, reg, "motifwatch_http_connections"), open)
 	}
 }
 
@@ -267,7 +245,7 @@ func TestHTTPCapShedsIdle(t *testing.T) {
 	if err != nil || code != http.StatusOK {
 		t.Fatalf("/healthz with %d idle connections open: %d, %v; want 200", limit, code, err)
 	}
-	if got := gathered(t, reg, "motifwatch_http_connections_shed_total"); got < 1 {
+	if got := testenv.Gathered(t, reg, "motifwatch_http_connections_shed_total"); got < 1 {
 		t.Errorf("motifwatch_http_connections_shed_total = %v; want ≥ 1", got)
 	}
 	if _, peak := ln.counts(); peak > limit {

@@ -134,10 +134,10 @@ metrics:
 	if !testenv.Poll(60*time.Second, 50*time.Millisecond, func() bool { return len(readAlerts(t, d.info.Brokers)) == 1 }) {
 		t.Fatalf("no alert while HTTP clients hog the server; log:\n%s", testenv.Tail(logs.String(), 30))
 	}
-	if open := gatheredValue(t, reg, "motifwatch_http_connections"); open > maxConns {
+	if open := testenv.Gathered(t, reg, "motifwatch_http_connections"); open > maxConns {
 		t.Errorf("motifwatch_http_connections = %v; want at most %d", open, maxConns)
 	}
-	if gatheredValue(t, reg, "motifwatch_http_connections_capped_total") < 1 {
+	if testenv.Gathered(t, reg, "motifwatch_http_connections_capped_total") < 1 {
 		t.Errorf("motifwatch_http_connections_capped_total did not count the cap")
 	}
 	if strings.Contains(logs.String(), "too many open files") {
@@ -168,24 +168,4 @@ func errStrings(errs []error) []string {
 	}
 	slices.Sort(s)
 	return s
-}
-
-// gatheredValue returns the value of the unlabelled series name in reg.
-func gatheredValue(t *testing.T, reg prometheus.Gatherer, name string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			m := mf.GetMetric()[0]
-			if m.Counter != nil {
-				return m.Counter.GetValue()
-			}
-			return m.Gauge.GetValue()
-		}
-	}
-	t.Fatalf("no series %s", name)
-	return 0
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Scrape reads http://addr/metrics (Prometheus text format). The result
@@ -69,4 +71,27 @@ func WaitMetrics(t testing.TB, addr string, timeout, interval time.Duration, wha
 		t.Fatalf("%s: not within %s; metrics: %v", what, timeout, m)
 	}
 	return m
+}
+
+// Gathered returns the value of the unlabelled counter or gauge name in
+// reg, gathered in-process (Scrape reads a server's /metrics instead).
+func Gathered(t testing.TB, reg prometheus.Gatherer, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			m := mf.GetMetric()[0]
+			switch {
+			case m.Counter != nil:
+				return m.Counter.GetValue()
+			case m.Gauge != nil:
+				return m.Gauge.GetValue()
+			}
+		}
+	}
+	t.Fatalf("no series %s", name)
+	return 0
 }
