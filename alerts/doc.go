@@ -3,7 +3,7 @@
 // deterministic match id so consumers can deduplicate across restarts, a
 // per-query rate limit whose overflow is counted and summarised (never
 // dropped silently), and the stdout sink; the Kafka sink (acks from all
-// in-sync replicas) is internal/kafka's.
+// in-sync replicas) is kafka's.
 //
 // Package alerts knows nothing of windows or engines: it receives Alert
 // values, and imports none of window, motif, ingest or gpu. Writes are
@@ -15,7 +15,7 @@
 //
 //   - Alert, Edge, MatchID: the record and its id.
 //   - Sink: what a sink implements; WriterSink (JSON lines) here, the
-//     Kafka one (AlertSink) in internal/kafka.
+//     Kafka one (AlertSink) in kafka.
 //   - Router: per-query modes and rate limits, count and
 //     rate-limited summary records per interval, hot reload; one goroutine
 //     drives it (Add and Flush per batch, Tick on a timer, Close).

@@ -601,7 +601,7 @@ func parentField(f string) string {
 }
 
 // Bounds of kafka.dead_letter_max_bytes (DefaultDeadLetterMaxBytes and
-// MinDeadLetterMaxBytes of internal/kafka, checked equal by a test; config
+// MinDeadLetterMaxBytes of kafka, checked equal by a test; config
 // does not import it). The maximum keeps a capped record within one
 // produce request of a kafka-go writer sized for it.
 const (

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"maps"
 
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // committer records how far the pipeline has settled its input (offsets:

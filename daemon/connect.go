@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 )
 

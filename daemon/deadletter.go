@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/motifwatch/motifwatch/ingest"
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // deadLetter is where undecodable and late records go (kafka.DeadLetter).

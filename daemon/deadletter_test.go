@@ -12,7 +12,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/stream"
 )
 

@@ -31,6 +31,6 @@
 // with one implementation per mode, never a field whose nil selects one.
 //
 // Package daemon is the only package that sees config, ingest, stream,
-// alerts and internal/kafka together; cmd/monitor only parses flags and
+// alerts and kafka together; cmd/monitor only parses flags and
 // calls Run.
 package daemon

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/config"
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // historyStart returns where a rebuilt window's history starts: per

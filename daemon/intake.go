@@ -3,7 +3,7 @@ package daemon
 import (
 	"context"
 
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // The intake runs ahead of the pipeline goroutine: the source fetches

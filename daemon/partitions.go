@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/motifwatch/motifwatch/config"
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // How a pipeline keeps up with the edge topic's partitions changing under

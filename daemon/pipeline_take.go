@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/ingest"
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // takeChunk takes a decoded chunk in, closing a batch whenever

@@ -7,8 +7,8 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
-	"github.com/motifwatch/motifwatch/internal/kafka"
-	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
+	"github.com/motifwatch/motifwatch/kafka"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 )
 
 // TestResumeStateThroughResumeGroup: a clean shutdown's resume state is

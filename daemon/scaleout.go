@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/motifwatch/motifwatch/config"
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/internal/promreg"
 	"github.com/motifwatch/motifwatch/motif"
 )

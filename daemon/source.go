@@ -3,7 +3,7 @@ package daemon
 import (
 	"context"
 
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // recordSource is where a pipeline's records come from, fetched and

@@ -13,7 +13,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
-	"github.com/motifwatch/motifwatch/internal/engine"
+	"github.com/motifwatch/motifwatch/engine"
 	"github.com/motifwatch/motifwatch/stream"
 )
 

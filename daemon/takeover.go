@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // takeoverGuard decides, before the pipeline takes a record in, whether

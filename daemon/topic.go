@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // topicWatch follows the edge topic's partitions: every

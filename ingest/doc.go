@@ -9,7 +9,7 @@
 // boundaries and parsed in parallel, merged in file order, and optionally
 // through a binary cache of the parsed edges (FileOptions.CacheDir).
 //
-// Streaming mode (the records come from internal/kafka): a Decoder turns
+// Streaming mode (the records come from kafka): a Decoder turns
 // each record value (JSON or CSV) into an Edge; a Reorder buffer holds
 // edges until the watermark passes them and releases them in (T, Seq)
 // order, a JumpRule keeping a record far ahead of its partition's time

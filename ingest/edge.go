@@ -51,7 +51,7 @@ type Edge struct {
 	// Raw is the record's value as consumed (nil from a file, and for
 	// values over RawKeepMax), kept so that an edge refused after the
 	// reorder buffer (stream.Refused) can be dead-lettered as it came. It
-	// lies in a buffer shared by the edges of one fetch (internal/kafka's
+	// lies in a buffer shared by the edges of one fetch (kafka's
 	// Fetcher), alive until the last of them is gone.
 	Raw []byte
 }

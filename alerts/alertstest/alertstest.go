@@ -1,6 +1,6 @@
 // Package alertstest holds alert records for the tests of the packages
 // that write them (the stdout sink in alerts, the Kafka sink in
-// internal/kafka), so that both check their encodings against one set.
+// kafka), so that both check their encodings against one set.
 package alertstest
 
 import (

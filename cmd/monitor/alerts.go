@@ -16,7 +16,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // alertsOptions are the flags of `monitor alerts`.

@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/internal/kafka"
-	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
+	"github.com/motifwatch/motifwatch/kafka"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/daemon"
-	"github.com/motifwatch/motifwatch/internal/kafka"
-	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
+	"github.com/motifwatch/motifwatch/kafka"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 

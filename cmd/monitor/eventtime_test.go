@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/motifwatch/motifwatch/internal/kafka"
-	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
+	"github.com/motifwatch/motifwatch/kafka"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 

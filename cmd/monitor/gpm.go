@@ -17,7 +17,7 @@ import (
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/internal/backend"
-	"github.com/motifwatch/motifwatch/internal/engine"
+	"github.com/motifwatch/motifwatch/engine"
 )
 
 // gpmOptions are the flags of `monitor gpm`.

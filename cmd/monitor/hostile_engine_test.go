@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 

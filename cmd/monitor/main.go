@@ -22,7 +22,7 @@ import (
 	_ "github.com/motifwatch/motifwatch/internal/gcfloor"
 
 	"github.com/motifwatch/motifwatch/internal/buildinfo"
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // version is the build's identity line (internal/buildinfo): version,

@@ -27,7 +27,7 @@ import (
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/backend"
-	"github.com/motifwatch/motifwatch/internal/engine"
+	"github.com/motifwatch/motifwatch/engine"
 	"github.com/motifwatch/motifwatch/internal/gcfloor"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/synth"

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/motifwatch/motifwatch/internal/kafka"
-	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
+	"github.com/motifwatch/motifwatch/kafka"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/synth"
 )

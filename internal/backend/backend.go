@@ -1,7 +1,7 @@
 // Package backend names the mining backends (cpu, gpu, auto) once, for
 // config's engine.backend, the --backend flags of `monitor mine`, `gpm`
 // and `bench`, and the daemon. It is a leaf: building the engine a backend
-// names is internal/engine's job.
+// names is engine's job.
 package backend
 
 import "fmt"

@@ -110,27 +110,27 @@ func TestEnginesReachNoHTTP(t *testing.T) {
 	}
 }
 
-// kafkaTest is internal/kafka's test harness: the one package besides
-// internal/kafka that imports a Kafka client, and only tests import it.
-const kafkaTest = module + "internal/kafka/kafkatest"
+// kafkaTest is kafka's test harness: the one package besides
+// kafka that imports a Kafka client, and only tests import it.
+const kafkaTest = module + "kafka/kafkatest"
 
 // testHelpers are the packages only tests may import.
 var testHelpers = []string{module + "internal/testenv", kafkaTest}
 
-// TestKafkaInOnePackage: of the module's packages, only internal/kafka
+// TestKafkaInOnePackage: of the module's packages, only kafka
 // imports a Kafka client library; the daemon and the commands speak
 // Kafka through it. (Tests may: they play the outside world, through
 // kafkatest or directly; TestHelpersOnlyInTests keeps kafkatest theirs.)
 func TestKafkaInOnePackage(t *testing.T) {
 	kafkaLibs := []string{"github.com/segmentio/kafka-go", "github.com/twmb/franz-go"}
 	for _, p := range deps(t, module+"...") {
-		if !strings.HasPrefix(p.path, module) || p.path == module+"internal/kafka" || p.path == kafkaTest {
+		if !strings.HasPrefix(p.path, module) || p.path == module+"kafka" || p.path == kafkaTest {
 			continue
 		}
 		for _, imp := range p.imports {
 			for _, lib := range kafkaLibs {
 				if imp == lib || strings.HasPrefix(imp, lib+"/") {
-					t.Errorf("%s imports %s: Kafka is spoken in internal/kafka only", p.path, imp)
+					t.Errorf("%s imports %s: Kafka is spoken in kafka only", p.path, imp)
 				}
 			}
 		}

@@ -7,7 +7,7 @@
 //
 // It imports only the standard library, so any package's tests may use
 // it (the daemon's own tests included); the Kafka side (brokers,
-// producing, reading topics and offsets) is internal/kafka/kafkatest, and
+// producing, reading topics and offsets) is kafka/kafkatest, and
 // helpers that need the daemon stay with the tests that use them. Nothing
 // but tests imports it (internal/layering checks).
 package testenv

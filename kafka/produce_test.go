@@ -15,8 +15,8 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/ingest"
-	"github.com/motifwatch/motifwatch/internal/kafka"
-	"github.com/motifwatch/motifwatch/internal/kafka/kafkatest"
+	"github.com/motifwatch/motifwatch/kafka"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/internal/backend"
-	"github.com/motifwatch/motifwatch/internal/engine"
+	"github.com/motifwatch/motifwatch/engine"
 	"github.com/motifwatch/motifwatch/motif/count3"
 )
 

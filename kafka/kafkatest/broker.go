@@ -10,7 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // StartBroker starts an embedded broker (kafka.StartEmbedded) with topics

@@ -11,7 +11,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/internal/kafka"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // readTimeout bounds one read of a topic or of offsets.

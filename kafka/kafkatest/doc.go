@@ -5,9 +5,9 @@
 // serve), producing edge records and raw messages the way an outside
 // producer would, and reading a topic, the alert log, log start, end and
 // a group's committed offsets back. The tests of cmd/monitor, daemon and
-// internal/kafka's external tests use it instead of each writing its own.
+// kafka's external tests use it instead of each writing its own.
 //
-// It lives under internal/kafka because it speaks Kafka (the layering
+// It lives under kafka because it speaks Kafka (the layering
 // test allows a Kafka client there only); nothing but tests imports it,
 // which the layering test checks too. internal/testenv is its
 // counterpart for the daemon and /metrics.
