@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/ingest"
-	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
+	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/stream"
 )
 

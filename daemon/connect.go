@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // connectLogEvery is how often connect logs failed attempts of one kind

@@ -9,8 +9,8 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
-	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // The daemon's side of the jump rule (ingest.JumpRule, window.max_jump):

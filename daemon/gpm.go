@@ -12,8 +12,8 @@ import (
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
-	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/internal/promreg"
+	"github.com/motifwatch/motifwatch/kafka"
 )
 
 // snapshotJob is the periodic static-GPM job (config gpm): every

@@ -11,8 +11,8 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
-	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
+	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/stream"
 )
 

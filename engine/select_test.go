@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/motifwatch/motifwatch/engine"
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/internal/backend"
-	"github.com/motifwatch/motifwatch/engine"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 	"github.com/motifwatch/motifwatch/window"

@@ -10,9 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
-	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 func alertsCmd(ctx context.Context, out, errOut *testenv.SyncBuffer, args ...string) error {

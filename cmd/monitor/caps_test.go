@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
-	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // TestDaemonCapsAct drives hostile input through the daemon over Kafka: a

@@ -19,9 +19,9 @@ import (
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
-	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // connectingDaemon is a daemon started in the background that may not

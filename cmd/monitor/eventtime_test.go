@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
-	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // TestDaemonOutlierCostsItself is issue 24 item 2 over Kafka: a record

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/alerts"
-	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 )
 
 // TestDaemonHostileIDsAndMiningBomb drives issue 12's items 5 and 6

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
-	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // TestRunStaysWithinMemoryBudget: `monitor run` (a child process, the

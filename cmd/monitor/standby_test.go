@@ -11,8 +11,8 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/daemon"
-	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 )
 
 // TestStandbyTakeover: two instances without scale-out share a group. The
