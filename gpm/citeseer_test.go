@@ -2,21 +2,16 @@ package gpm_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/motifwatch/motifwatch/gpm"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
-const citeseerPath = "../../shared/data/static/citeseer.edgelist"
-
-// citeseer loads the shared citeseer graph or skips.
+// citeseer loads the reference citeseer graph (the module's testdata/).
 func citeseer(tb testing.TB) *gpm.Graph {
 	tb.Helper()
-	if _, err := os.Stat(citeseerPath); err != nil {
-		tb.Skipf("citeseer not found at %s (../shared/data is absent on a user's clone): %v", citeseerPath, err)
-	}
-	g, _, err := gpm.Load(citeseerPath)
+	g, _, err := gpm.Load(testenv.Data(tb, "static/citeseer.edgelist"))
 	if err != nil {
 		tb.Fatal(err)
 	}

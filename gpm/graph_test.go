@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/gpm"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -89,11 +90,7 @@ func TestSharedHeaders(t *testing.T) {
 		file string
 		v, e int64
 	}{{"ca-GrQc.txt", 5242, 28980}, {"email-Eu-core.txt", 1005, 24929}} {
-		path := filepath.Join("../../shared/data/static", c.file)
-		if _, err := os.Stat(path); err != nil {
-			t.Skipf("%s absent (../shared/data is not on a user's clone)", path)
-		}
-		g, st, err := gpm.Load(path)
+		g, st, err := gpm.Load(testenv.Data(t, "static/"+c.file))
 		if err != nil {
 			t.Fatal(err)
 		}

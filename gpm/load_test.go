@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // onePass is Load's definition written for clarity, not speed: the lines
@@ -246,11 +248,16 @@ func TestParallelLoadErrorLines(t *testing.T) {
 func TestReferenceFilesParallel(t *testing.T) {
 	defer func(n int64) { minChunk = n }(minChunk)
 	minChunk = 4 << 10
-	paths, _ := filepath.Glob("../../shared/data/static/*")
-	if len(paths) == 0 {
-		t.Skip("../shared/data/static is absent (not on a user's clone)")
+	dir, err := testenv.DataDir()
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, path := range paths {
+	gz, _ := filepath.Glob(filepath.Join(dir, "static", "*.gz"))
+	if len(gz) < 5 {
+		t.Fatalf("%d reference graphs under %s/static; want the 5 that testdata/README.md lists", len(gz), dir)
+	}
+	for _, name := range gz {
+		path := testenv.Data(t, "static/"+strings.TrimSuffix(filepath.Base(name), ".gz"))
 		text, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

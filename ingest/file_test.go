@@ -16,6 +16,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -440,15 +441,10 @@ func TestLoadNodeFileMalformed(t *testing.T) {
 	}
 }
 
-// collegeMsg is SNAP's CollegeMsg temporal network, shared by the project
-// but absent on a user's clone.
-const collegeMsg = "../../shared/data/temporal/CollegeMsg.txt"
-
+// TestLoadCollegeMsg loads SNAP's CollegeMsg temporal network (the
+// module's testdata/).
 func TestLoadCollegeMsg(t *testing.T) {
-	if _, err := os.Stat(collegeMsg); err != nil {
-		t.Skipf("CollegeMsg not available (%v): the shared data set lives in ../shared/data next to the repository", err)
-	}
-	w, st, err := LoadFile(collegeMsg, FileOptions{})
+	w, st, err := LoadFile(testenv.Data(t, "temporal/CollegeMsg.txt"), FileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"sort"
 	"testing"
 	"time"
 
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
@@ -153,15 +153,14 @@ func compare(t *testing.T, label string, wantIDs map[string]bool, wantCounts map
 
 func loadGraph(t *testing.T) *window.Window {
 	t.Helper()
-	const college = "../../shared/data/temporal/CollegeMsg.txt"
-	if _, err := os.Stat(college); err == nil && !testing.Short() {
-		w, _, err := ingest.LoadFile(college, ingest.FileOptions{})
+	if !testing.Short() {
+		w, _, err := ingest.LoadFile(testenv.Data(t, "temporal/CollegeMsg.txt"), ingest.FileOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return w
 	}
-	t.Log("CollegeMsg absent (or -short): using a synthetic graph")
+	t.Log("-short: a synthetic graph instead of CollegeMsg")
 	w, err := synth.Window(synth.Default(20000, 3))
 	if err != nil {
 		t.Fatal(err)

@@ -9,19 +9,18 @@ import (
 	"testing"
 
 	"github.com/motifwatch/motifwatch/gpu"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
-const citeseer = "../../../shared/data/static/citeseer.edgelist"
-
-func needCiteseer(t *testing.T) {
+// needCiteseer returns the path of the reference citeseer graph (the
+// module's testdata/).
+func needCiteseer(t *testing.T) string {
 	t.Helper()
-	if _, err := os.Stat(citeseer); err != nil {
-		t.Skipf("citeseer not found at %s (../shared/data is absent on a user's clone): %v", citeseer, err)
-	}
+	return testenv.Data(t, "static/citeseer.edgelist")
 }
 
 func TestGpmMotifTable(t *testing.T) {
-	needCiteseer(t)
+	citeseer := needCiteseer(t)
 	out, errOut, code := monitor(t, "gpm", "--graph", citeseer, "--app", "motif", "-k", "4", "--workers", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -47,7 +46,7 @@ func TestGpmMotifTable(t *testing.T) {
 // TestGpmCliquesToTwelve is the documented run of clique counting up to
 // k = 12 on citeseer (the largest clique has 6 vertices).
 func TestGpmCliquesToTwelve(t *testing.T) {
-	needCiteseer(t)
+	citeseer := needCiteseer(t)
 	want := map[string]uint64{"3": 1166, "4": 255, "5": 46, "6": 4, "7": 0, "12": 0}
 	for k, n := range want {
 		for _, run := range [][2]string{{"on", "pa"}, {"off", "pa"}, {"on", "dm"}} {
@@ -97,7 +96,7 @@ func TestGpmEnumerate(t *testing.T) {
 // TestGpmCache: with --cache, the first run writes the parsed graph and
 // the second loads it, with the same counts.
 func TestGpmCache(t *testing.T) {
-	needCiteseer(t)
+	citeseer := needCiteseer(t)
 	dir := t.TempDir()
 	for _, want := range []string{"written", "hit"} {
 		out, errOut, code := monitor(t, "gpm", "--graph", citeseer, "--app", "clique", "-k", "4", "--format", "json", "--cache", dir)

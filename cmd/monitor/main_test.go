@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // TestMain lets the test binary act as the monitor command: tests re-run
@@ -39,8 +41,6 @@ func monitor(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return o.String(), e.String(), code
 }
 
-const collegeMsg = "../../../shared/data/temporal/CollegeMsg.txt"
-
 // snapReference is ARCHITECTURE.md's grid for CollegeMsg at delta = 3600 s.
 const snapReference = `126693 75319 2663 2050 132203 184137
 92053 64324 2309 1657 109701 125024
@@ -51,9 +51,7 @@ const snapReference = `126693 75319 2663 2050 132203 184137
 `
 
 func TestSnap3OnCollegeMsgMatchesReference(t *testing.T) {
-	if _, err := os.Stat(collegeMsg); err != nil {
-		t.Skipf("CollegeMsg not found at %s (../shared/data is absent on a user's clone): %v", collegeMsg, err)
-	}
+	collegeMsg := testenv.Data(t, "temporal/CollegeMsg.txt")
 	for _, workers := range []string{"1", "2"} {
 		out, errOut, code := monitor(t, "mine", "--graph", collegeMsg, "--snap3", "--delta", "3600", "--workers", workers, "--format", "csv")
 		if code != 0 {

@@ -240,12 +240,10 @@ func check(t *testing.T, label string, exp expectation, o observed) {
 
 func loadCollege(t *testing.T) (*window.Window, string) {
 	t.Helper()
-	if _, err := os.Stat(collegeMsg); err != nil {
-		t.Skipf("CollegeMsg not found at %s (../shared/data is absent on a user's clone)", collegeMsg)
-	}
 	if testing.Short() {
 		t.Skip("end-to-end replay of CollegeMsg skipped in -short mode")
 	}
+	collegeMsg := testenv.Data(t, "temporal/CollegeMsg.txt")
 	w, _, err := ingest.LoadFile(collegeMsg, ingest.FileOptions{})
 	if err != nil {
 		t.Fatal(err)

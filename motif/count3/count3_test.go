@@ -5,11 +5,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 	"github.com/motifwatch/motifwatch/window"
@@ -224,14 +224,9 @@ var collegeMsgGrid = Grid{
 	{278779, 156065, 244621, 129349, 131496, 188240},
 }
 
-const collegeMsg = "../../../shared/data/temporal/CollegeMsg.txt"
-
 func loadCollegeMsg(tb testing.TB) *window.Window {
 	tb.Helper()
-	if _, err := os.Stat(collegeMsg); err != nil {
-		tb.Skipf("CollegeMsg absent (%v): the shared data folder is not next to this checkout", err)
-	}
-	w, _, err := ingest.LoadFile(collegeMsg, ingest.FileOptions{})
+	w, _, err := ingest.LoadFile(testenv.Data(tb, "temporal/CollegeMsg.txt"), ingest.FileOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}
