@@ -176,8 +176,23 @@ func TestFetcherPause(t *testing.T) {
 	}
 	defer f.Close()
 	f.Pause([]int{1})
-	// Let a fetch under way before the pause come back empty.
-	time.Sleep(200 * time.Millisecond)
+	// A fetch of partition 1 may be under way: wait until it is over,
+	// not for a while. A Seek wakes the paused partition to place itself
+	// (after any fetch under way) and hand out a Position; then it parks
+	// until resumed. Nothing is produced before, so whatever was under
+	// way came back empty.
+	f.Seek(1, 0)
+	for {
+		c := nextChunk(t, f.Next, time.Minute)
+		parked := c.Partition == 1 && c.Position != nil && c.Position.Seek
+		if len(c.Recs) > 0 {
+			t.Fatalf("records of partition %d before any was produced", c.Partition)
+		}
+		f.Done(c)
+		if parked {
+			break
+		}
+	}
 	produce(t, brokers, "edges", edgeRecord(0, 0), edgeRecord(1, 0), edgeRecord(0, 1), edgeRecord(1, 1))
 	var got []int
 	for len(got) < 2 {
@@ -187,6 +202,9 @@ func TestFetcherPause(t *testing.T) {
 		}
 		f.Done(c)
 	}
+	// Nothing more may come while partition 1 is paused: a negative
+	// check can only watch for a while (longer than MaxWait, so a fetch
+	// that broke the pause would have returned).
 	quiet, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	if c, err := f.Next(quiet); err == nil {
