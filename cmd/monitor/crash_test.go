@@ -128,6 +128,9 @@ func waitPlan(brokers []string, group string, plan killPlan, from, total int64) 
 		c, err := tryCommitted(brokers, group)
 		return err == nil && kafkatest.Sum(c) >= target
 	})
+	// Not a wait for anything: a random delay past the commit point puts
+	// the kill at a random moment of the pipeline (the behaviour under
+	// test is a crash at any moment).
 	time.Sleep(plan.jitter)
 	return reached
 }

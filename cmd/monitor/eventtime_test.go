@@ -143,8 +143,10 @@ func outlierCostsItself(t *testing.T, queries string, c outlierCase) {
 	outlierPart := 0
 	if idleOthers {
 		// The other partitions fall silent past the idle timeout (2s):
-		// partition 1's time alone makes the watermark. Sleeping longer
-		// than needed only makes sure of it.
+		// partition 1's time alone makes the watermark. A sleep, not a
+		// wait on a condition: time passing with no record is the
+		// behaviour under test (twice the timeout, so a slow machine
+		// cannot shorten the silence the daemon sees).
 		outlierPart = 1
 		time.Sleep(4 * time.Second)
 	}

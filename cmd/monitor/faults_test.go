@@ -121,7 +121,14 @@ func TestBrokerFaults(t *testing.T) {
 	b.Stop()
 	notReady := waitReadiness(t, d.info.MetricsAddr, false, "kafka probe failing")
 	t.Logf("broker stopped: /readyz 503 after %v", notReady.Round(time.Millisecond))
-	time.Sleep(3*time.Second - time.Since(down))
+	// The broker stays down until the daemon has retried (and failed)
+	// its probe twice more: the outage spans backoffs, whatever the
+	// machine's speed.
+	probeErrors := `motifwatch_kafka_errors_total{operation="probe"}`
+	failed := testenv.Scrape(t, d.info.MetricsAddr)[probeErrors]
+	testenv.WaitMetrics(t, d.info.MetricsAddr, 60*time.Second, 50*time.Millisecond, "two more failed probes while the broker is down", func(m map[string]float64) bool {
+		return m[probeErrors] >= failed+2
+	})
 	b.Start()
 	back := waitReadiness(t, d.info.MetricsAddr, true, "")
 	t.Logf("broker restarted after %v down: /readyz 200 again %v later", time.Since(down).Round(time.Millisecond)-back, back.Round(time.Millisecond))
@@ -132,9 +139,13 @@ func TestBrokerFaults(t *testing.T) {
 	produceSentinels(t, b.Addrs(), w)
 	notReady = waitReadiness(t, d.info.MetricsAddr, false, "kafka alert_write failing")
 	t.Logf("alert writes failing: /readyz 503 after %v", notReady.Round(time.Millisecond))
-	// Keep it failing a while: the snapshots taken meanwhile show whether
-	// a commit passed an alert not written.
-	time.Sleep(2 * time.Second)
+	// Keep it failing over several retries: the snapshots taken meanwhile
+	// show whether a commit passed an alert not written.
+	writeErrors := `motifwatch_kafka_errors_total{operation="alert_write"}`
+	failed = testenv.Scrape(t, d.info.MetricsAddr)[writeErrors]
+	testenv.WaitMetrics(t, d.info.MetricsAddr, 60*time.Second, 50*time.Millisecond, "three more failed alert writes", func(m map[string]float64) bool {
+		return m[writeErrors] >= failed+3
+	})
 	fault.Remove()
 	back = waitReadiness(t, d.info.MetricsAddr, true, "")
 	t.Logf("alert writes allowed again: /readyz 200 %v later", back.Round(time.Millisecond))

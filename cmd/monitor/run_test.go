@@ -190,25 +190,36 @@ func observe(as []alerts.Alert) observed {
 	return o
 }
 
-// waitFor polls the alert topic until it holds what exp expects (then a
-// little longer, so extras would show) or the deadline passes.
+// waitFor polls the alert topic until it holds at least what exp
+// expects (every count reached) or 90 s pass, and returns what it read.
+// Alerts written after that (extras, duplicates) show only in a later
+// read: stoppedAlerts reads again after the daemon stopped, when no more
+// can come.
 func waitFor(t *testing.T, brokers []string, exp expectation) observed {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		o := observe(readAlerts(t, brokers))
-		complete := true
+	var o observed
+	testenv.Poll(90*time.Second, 200*time.Millisecond, func() bool {
+		o = observe(readAlerts(t, brokers))
 		for q, c := range exp.counts {
 			if o.counts[q] < c {
-				complete = false
+				return false
 			}
 		}
-		if complete || time.Now().After(deadline) {
-			time.Sleep(500 * time.Millisecond)
-			return observe(readAlerts(t, brokers))
-		}
-		time.Sleep(200 * time.Millisecond)
+		return true
+	})
+	return o
+}
+
+// stoppedAlerts waits for the alerts exp expects, stops the daemon and
+// returns every alert on the topic: a stopped daemon writes nothing
+// more, so this read holds any extra or duplicate alert too.
+func stoppedAlerts(t *testing.T, brokers []string, exp expectation, d *runningDaemon) observed {
+	t.Helper()
+	waitFor(t, brokers, exp)
+	if err := d.stop(); err != nil {
+		t.Errorf("daemon stopped with %v", err)
 	}
+	return observe(readAlerts(t, brokers))
 }
 
 func check(t *testing.T, label string, exp expectation, o observed) {
@@ -317,10 +328,7 @@ func TestDaemonEqualsMine(t *testing.T) {
 			}
 			d := startDaemon(t, cfg)
 			produceAs(t, brokers, c.format, withSentinel(w, shuffled(kafka.WindowRecords(w), c.shuffle)))
-			check(t, c.name, exp, waitFor(t, brokers, exp))
-			if err := d.stop(); err != nil {
-				t.Errorf("daemon stopped with %v", err)
-			}
+			check(t, c.name, exp, stoppedAlerts(t, brokers, exp, d))
 		})
 	}
 }
@@ -377,31 +385,30 @@ func TestDaemonRestartIsExactlyOnce(t *testing.T) {
 	}
 	d2 := startDaemon(t, cfg)
 	produce(t, brokers, withSentinel(w, slices.Values(second)))
-	check(t, "restart", exp, waitFor(t, brokers, exp))
-	if err := d2.stop(); err != nil {
-		t.Errorf("second daemon: %v", err)
-	}
+	check(t, "restart", exp, stoppedAlerts(t, brokers, exp, d2))
 }
 
-// waitConsumed waits until the daemon has taken in n records and the
-// reorder buffer is empty. The buffer's gauge is set when a batch is
-// released, so it counts only from a batch started after the records
-// were taken in (the counter of records moves first: an empty buffer
-// seen in between is the previous batch's). Records held by
-// window.max_jump leave the buffer when the input goes quiet.
+// waitConsumed waits until the daemon has taken in n records and
+// settled every one of them: each has its outcome counted
+// (motifwatch_pipeline_records_total: appended, late, dead-lettered, …;
+// a record held in the reorder buffer has none yet, one held by
+// window.max_jump leaves when the input goes quiet), the reorder buffer
+// is empty, and a batch has ended since, so the batch that took the last
+// of them in is over. Batches run on batch_max_wait also when no record
+// comes, so the counter moves on an idle daemon.
 func waitConsumed(t *testing.T, addr string, n int64) {
 	t.Helper()
-	batches := math.Inf(1)
-	testenv.WaitMetrics(t, addr, 60*time.Second, 100*time.Millisecond, fmt.Sprintf("daemon consumed %d records", n), func(m map[string]float64) bool {
-		if m["motifwatch_ingest_records_consumed_total"] < float64(n) {
-			return false
+	settledAt := math.Inf(1)
+	testenv.WaitMetrics(t, addr, 60*time.Second, 50*time.Millisecond, fmt.Sprintf("daemon consumed and settled %d records", n), func(m map[string]float64) bool {
+		if math.IsInf(settledAt, 1) {
+			if m["motifwatch_ingest_records_consumed_total"] < float64(n) || m["motifwatch_pipeline_records_total"] < float64(n) ||
+				m["motifwatch_ingest_reorder_buffer_edges"] != 0 {
+				return false
+			}
+			settledAt = m["motifwatch_batch_seconds_count"]
 		}
-		if math.IsInf(batches, 1) {
-			batches = m["motifwatch_batch_seconds_count"]
-		}
-		return m["motifwatch_batch_seconds_count"] >= batches+2 && m["motifwatch_ingest_reorder_buffer_edges"] == 0
+		return m["motifwatch_batch_seconds_count"] >= settledAt+2
 	})
-	time.Sleep(500 * time.Millisecond) // let the idle release and its batch finish
 }
 
 // TestDaemonLosesNothing mixes malformed JSON, missing fields, bad
