@@ -341,6 +341,11 @@ func (k kafkaClients) close() {
 	if k.admin != nil {
 		k.admin.Close()
 	}
+	if k.transport != nil {
+		// Its pooled connections (two goroutines each) would outlive Run:
+		// a daemon run in-process (tests, embedding) must stop whole.
+		k.transport.CloseIdleConnections()
+	}
 	if k.embedded != nil {
 		k.embedded.Close()
 	}

@@ -20,7 +20,12 @@ func TestResumeStateThroughResumeGroup(t *testing.T) {
 	addrs := kafkatest.StartBroker(t, kafka.TopicSpec{Name: "edges", Partitions: 2})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client := &kafkago.Client{Addr: kafkago.TCP(addrs...), Timeout: 10 * time.Second}
+	// A transport of its own, closed at the end: kafka-go's default one
+	// keeps its connections for the life of the process (TestMain's leak
+	// check would count them).
+	tr := &kafkago.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &kafkago.Client{Addr: kafkago.TCP(addrs...), Timeout: 10 * time.Second, Transport: tr}
 	admin, err := kafka.NewAdmin(addrs, nil)
 	if err != nil {
 		t.Fatal(err)
