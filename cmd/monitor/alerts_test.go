@@ -39,6 +39,7 @@ func sampleMatch(id string) alerts.Alert {
 // readably, then exits (no --follow); --json prints them raw, --query
 // filters.
 func TestAlertsCommandPrintsTopic(t *testing.T) {
+	t.Parallel()
 	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "motif-alerts", Partitions: 2})
 	kafkatest.WriteAlerts(t, ctx, addrs, "motif-alerts", sampleMatch("9f1c"),
 		alerts.Alert{Kind: alerts.KindIncident, Query: "fan-in", IncidentID: "inc7", Count: 15, MatchIDs: []string{"m1", "m2"},
@@ -81,6 +82,7 @@ func TestAlertsCommandPrintsTopic(t *testing.T) {
 // TestAlertsCommandFollow checks that --follow prints records written
 // after it started, and stops cleanly when interrupted.
 func TestAlertsCommandFollow(t *testing.T) {
+	t.Parallel()
 	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "motif-alerts", Partitions: 2})
 	var out, errOut testenv.SyncBuffer
 	cctx, cancel := context.WithCancel(ctx)
@@ -184,6 +186,7 @@ func checkTerminalSafe(t *testing.T, what, out string, lineStart ...string) {
 // record as one line of valid JSON with them escaped (the same record
 // when decoded), and errors about undecodable records are escaped too.
 func TestAlertsCommandEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
 	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "motif-alerts", Partitions: 1})
 	h := func(tag string) string { return tag + hostile }
 	match := alerts.Alert{Kind: alerts.KindMatch, Query: h("query"), Description: h("description"), MatchID: h("id"),
@@ -260,6 +263,7 @@ func TestAlertsCommandEscapesControlCharacters(t *testing.T) {
 // letter), escaped for the terminal; --json gives headers and the whole
 // value, base64 where it is not UTF-8.
 func TestAlertsCommandReadsDeadLetters(t *testing.T) {
+	t.Parallel()
 	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "edges-dlq", Partitions: 1})
 	hdr := func(kv ...string) []kafka.Header {
 		var hs []kafka.Header

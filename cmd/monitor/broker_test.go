@@ -104,6 +104,7 @@ func (b *brokerProcess) interrupt(t *testing.T) {
 // same --dir serves the same records; without --dir it says that
 // everything is lost at exit.
 func TestBrokerCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	b := startBrokerProcess(t, "--port", "0", "--dir", dir, "--topics", "trial,other", "--partitions", "3")
 	if !strings.HasPrefix(b.addr, "127.0.0.1:") {

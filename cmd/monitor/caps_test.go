@@ -20,6 +20,7 @@ import (
 // record is on the dead-letter topic with its reason: the record
 // accounting still adds up.
 func TestDaemonCapsAct(t *testing.T) {
+	t.Parallel()
 	brokers := kafkatest.StartBroker(t)
 	queries := writeQueries(t, "queries:\n  - name: fan\n    delta: 3600\n    edges: [A -> B, A -> C]\n")
 	cfg := strings.Replace(e2eConfig(brokers, "caps", queries, 10*time.Second), "partitions: 3", "partitions: 1", 1)

@@ -118,6 +118,7 @@ func TestStartWithBrokersUnreachable(t *testing.T) {
 // error naming the mechanism and user, never the password; a stop ends
 // the wait with that error.
 func TestStartWithWrongSASLPassword(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ kfakeMech, mechanism, extra, logName string }{
 		{"SCRAM-SHA-256", "scram-sha-256", "", "SASL SCRAM-SHA-256"},
 		{"PLAIN", "plain", ", allow_insecure: true", "SASL PLAIN"},
@@ -162,7 +163,11 @@ func TestStartWithWrongSASLPassword(t *testing.T) {
 // with the last error. It used to exit 1 as if the run had failed, which
 // a supervisor takes for a crash.
 func TestSIGTERMWhileConnecting(t *testing.T) {
-	addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+	t.Parallel()
+	// Held refused for the whole test: a free port picked and closed
+	// again was once the daemon's own metrics port (listen :0), which
+	// answered the Kafka probe with HTTP instead of refusing it.
+	addr := testenv.RefusedAddr(t)
 	queries := writeQueries(t, "queries:\n  - {name: path-count, delta: 60, edges: [A -> B, B -> C]}\n")
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	if err := os.WriteFile(path, []byte(e2eConfig([]string{addr}, "sigterm", queries, 0)), 0o644); err != nil {

@@ -155,6 +155,7 @@ func committedSum(t *testing.T, brokers []string, group string) int64 {
 // last edge not yet committed when it died); and no commit may ever have
 // passed a match that was not on the alert topic yet.
 func TestCrashRecovery(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills the daemon as a process")
 	}
@@ -284,6 +285,7 @@ func checkDuplicatesExplained(t *testing.T, snaps []snapshot, log []logged, dups
 // (Before the fix, records fetched but still buffered at the stop were
 // taken as already mined on restart, and their matches were lost.)
 func TestCleanRestartsAreExactlyOnce(t *testing.T) {
+	t.Parallel()
 	seed := crashSeed(t)
 	t.Logf("seed %d (rerun with MOTIFWATCH_CRASH_SEED=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 0x7465726d))

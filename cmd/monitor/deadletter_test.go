@@ -74,6 +74,7 @@ func waitPathAlert(t *testing.T, brokers []string, d *runningDaemon) {
 // before, the broker refused the dead letter (MESSAGE_TOO_LARGE), the
 // writer retried it every 5 s forever and nothing was mined again.
 func TestDaemonHostileRecordsDoNotWedge(t *testing.T) {
+	t.Parallel()
 	brokers := kafkatest.StartBroker(t)
 	d := startDaemon(t, hostileConfig(t, brokers, "hostile"))
 	// Undecodable: an unterminated string. Sized so that the record fits
@@ -132,6 +133,7 @@ func TestDaemonHostileRecordsDoNotWedge(t *testing.T) {
 // dead letter, never the daemon: counted lost, logged at error with its
 // source position, and the valid edges are mined.
 func TestDaemonDeadLetterLost(t *testing.T) {
+	t.Parallel()
 	brokers := kafkatest.StartBroker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -21,6 +21,7 @@ import (
 // it stays ready (it consumes) but says degraded, with each condition's
 // reason, in /readyz, /api/status, motifwatch_degraded and one log line.
 func TestDaemonSaysWhenItCannotSee(t *testing.T) {
+	t.Parallel()
 	brokers := kafkatest.StartBroker(t)
 	var logs testenv.SyncBuffer
 	d := startDaemonWith(t, hostileConfig(t, brokers, "blind"), newTestLogger(&logs))

@@ -27,13 +27,17 @@ import (
 // partition whose neighbours are idle (so its own time is the
 // watermark).
 func TestDaemonOutlierCostsItself(t *testing.T) {
+	t.Parallel()
 	queries := writeQueries(t, e2eQueries)
 	for _, c := range []outlierCase{
 		{name: "one record", partitions: 1, outliers: 1},
 		{name: "a burst of three", partitions: 1, outliers: 3},
 		{name: "one partition of three, the others idle", partitions: 3, outliers: 1, idleOthers: true},
 	} {
-		t.Run(c.name, func(t *testing.T) { outlierCostsItself(t, queries, c) })
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			outlierCostsItself(t, queries, c)
+		})
 	}
 }
 
@@ -49,6 +53,7 @@ func TestDaemonOutlierCostsItself(t *testing.T) {
 // offset). Either way the alerts over both runs equal `monitor mine`'s,
 // none doubled, and nothing is late.
 func TestDaemonOutlierAcrossRestart(t *testing.T) {
+	t.Parallel()
 	queries := writeQueries(t, e2eQueries)
 	// Without anti-edges nothing is held for long: the commit follows the
 	// stream closely.
@@ -68,7 +73,10 @@ func TestDaemonOutlierAcrossRestart(t *testing.T) {
 		{outlierCase{name: "stopped after its dead letter, commit past it", partitions: 1, outliers: 1, restartAfter: 300}, unheld},
 		{outlierCase{name: "stopped after its dead letter, commit below it", partitions: 1, outliers: 1, restartAfter: 300}, queries},
 	} {
-		t.Run(c.name, func(t *testing.T) { outlierCostsItself(t, c.queries, c.outlierCase) })
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			outlierCostsItself(t, c.queries, c.outlierCase)
+		})
 	}
 }
 
@@ -268,6 +276,7 @@ func totals(m map[string]float64) pipelineTotals {
 // jump is counted, and the alerts equal `monitor mine` over the same
 // edges.
 func TestDaemonFollowsAClockJump(t *testing.T) {
+	t.Parallel()
 	queries := writeQueries(t, e2eQueries)
 	brokers := kafkatest.StartBroker(t)
 	d := startDaemon(t, e2eConfig(brokers, "jump", queries, 5*time.Second))

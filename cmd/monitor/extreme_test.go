@@ -46,6 +46,7 @@ const extremeQueries = `queries:
 // counted shapes of every family and SNAP's grid, the brute-force
 // oracle's counts.
 func TestMineExtremeTimestamps(t *testing.T) {
+	t.Parallel()
 	const maxT, minT = math.MaxInt64, math.MinInt64
 	rng := rand.New(rand.NewPCG(24, 8))
 	var matched int64

@@ -20,6 +20,7 @@ import (
 // window.max_mine_steps: the query is truncated for the batch, counted
 // like max_matches_per_batch.
 func TestDaemonHostileIDsAndMiningBomb(t *testing.T) {
+	t.Parallel()
 	brokers := kafkatest.StartBroker(t)
 	queries := writeQueries(t, "queries:\n  - {name: reply, delta: 3600, edges: [A -> B, B -> A]}\n  - {name: bomb, delta: 3600, edges: [A -> B, B -> C]}\n")
 	cfg := strings.Replace(e2eConfig(brokers, "hostile-engine", queries, 10*time.Second), "partitions: 3", "partitions: 1", 1)

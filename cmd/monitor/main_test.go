@@ -11,17 +11,20 @@ import (
 	"testing"
 
 	"github.com/motifwatch/motifwatch/internal/testenv"
+	"go.uber.org/goleak"
 )
 
 // TestMain lets the test binary act as the monitor command: tests re-run
 // it with MONITOR_TEST_MAIN=1 to check real exit statuses and output.
+// Run as tests, it fails the package if a goroutine outlives them: every
+// daemon, broker and client the tests start must stop whole.
 func TestMain(m *testing.M) {
 	if os.Getenv("MONITOR_TEST_MAIN") == "1" {
 		os.Args = append([]string{"monitor"}, strings.Fields(os.Getenv("MONITOR_TEST_ARGS"))...)
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 func monitor(t *testing.T, args ...string) (stdout, stderr string, code int) {

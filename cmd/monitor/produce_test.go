@@ -48,6 +48,7 @@ type record struct {
 }
 
 func TestProduceFileToTopic(t *testing.T) {
+	t.Parallel()
 	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "edges", Partitions: 3})
 	// cycle.txt: a small graph of transfers with amounts.
 	errOut, err := produceCmd(ctx, "--file", "testdata/cycle.txt", "--brokers", strings.Join(addrs, ","), "--progress", "1ns")
@@ -91,6 +92,7 @@ func TestProduceFileToTopic(t *testing.T) {
 }
 
 func TestProduceCSVCreatesTopic(t *testing.T) {
+	t.Parallel()
 	ctx, addrs := embedded(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "edges.txt")
@@ -120,6 +122,7 @@ func TestProduceCSVCreatesTopic(t *testing.T) {
 }
 
 func TestProduceRate(t *testing.T) {
+	t.Parallel()
 	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "edges"})
 	dir := t.TempDir()
 	file := filepath.Join(dir, "edges.txt")
@@ -144,6 +147,7 @@ func TestProduceRate(t *testing.T) {
 }
 
 func TestProduceDemoFeed(t *testing.T) {
+	t.Parallel()
 	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "edges", Partitions: 2})
 	errOut, err := produceCmd(ctx, "--demo", "--edges", "300", "--speedup", "1e6", "--brokers", addrs[0])
 	if err != nil {
@@ -184,6 +188,7 @@ func TestProduceDemoFeed(t *testing.T) {
 }
 
 func TestProduceDemoStopsOnInterrupt(t *testing.T) {
+	t.Parallel()
 	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "edges"})
 	short, cancel := context.WithTimeout(ctx, 400*time.Millisecond)
 	defer cancel()

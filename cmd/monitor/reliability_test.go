@@ -217,6 +217,7 @@ func reliabilityConfig(brokers []string, group, queries string) string {
 // alert came after the snapshot, a missing or extra match, a duplicate,
 // and a count that falls short.
 func TestReliabilityChecks(t *testing.T) {
+	t.Parallel()
 	match := func(id string, part int, off int64, lastPart int, lastOff int64) logged {
 		return logged{Alert: alerts.Alert{Kind: alerts.KindMatch, Query: "tri-cycle", MatchID: id,
 			Edges: []alerts.Edge{{Partition: lastPart, Offset: lastOff - 1}, {Partition: lastPart, Offset: lastOff}}}, Partition: part, Offset: off}

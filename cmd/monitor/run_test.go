@@ -301,6 +301,7 @@ func produceAs(t *testing.T, brokers []string, format kafka.Format, records iter
 // mine` on the same file: the same match ids, once each, and the same
 // counts — in file order, and shuffled within the allowed lateness.
 func TestDaemonEqualsMine(t *testing.T) {
+	t.Parallel()
 	w, graph := loadCollege(t)
 	queries := writeQueries(t, e2eQueries)
 	exp := mineExpectation(t, graph, queries)
@@ -321,6 +322,7 @@ func TestDaemonEqualsMine(t *testing.T) {
 		{"csv records", 0, 0, kafka.CSV},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			brokers := kafkatest.StartBroker(t)
 			cfg := e2eConfig(brokers, "e2e", queries, c.lateness)
 			if c.format == kafka.CSV {
@@ -362,6 +364,7 @@ func shuffled(src iter.Seq[kafka.Record], maxShift int64) iter.Seq[kafka.Record]
 // of the replay and starts a new one: alerts over both runs equal an
 // uninterrupted run's (`monitor mine`): none missing, none doubled.
 func TestDaemonRestartIsExactlyOnce(t *testing.T) {
+	t.Parallel()
 	w, graph := loadCollege(t)
 	queries := writeQueries(t, e2eQueries)
 	exp := mineExpectation(t, graph, queries)
@@ -417,6 +420,7 @@ func waitConsumed(t *testing.T, addr string, n int64) {
 // self-loops + late + dead-lettered), and every bad one is on the
 // dead-letter topic with its reason and source position.
 func TestDaemonLosesNothing(t *testing.T) {
+	t.Parallel()
 	brokers := kafkatest.StartBroker(t)
 	queries := writeQueries(t, e2eQueries)
 	cfg := strings.Replace(e2eConfig(brokers, "lossless", queries, 10*time.Second), "partitions: 3", "partitions: 1", 1)
@@ -488,6 +492,7 @@ func TestDaemonLosesNothing(t *testing.T) {
 // valid change applies with the next batch, an invalid one is rejected
 // and the old set stays.
 func TestDaemonHotReload(t *testing.T) {
+	t.Parallel()
 	brokers := kafkatest.StartBroker(t)
 	queries := writeQueries(t, "queries:\n  - {name: pair, delta: 60, edges: [A -> B, B -> A]}\n")
 	cfg := strings.Replace(e2eConfig(brokers, "reload", queries, 0), "  per_query:\n    path-count: {mode: count}\n", "", 1)
@@ -570,6 +575,7 @@ func TestRunBadConfig(t *testing.T) {
 // a free metrics port): the demo's alerts reach stdout within seconds,
 // and SIGTERM stops it cleanly and promptly.
 func TestRunDemoAndSIGTERM(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the daemon as a process")
 	}
@@ -636,6 +642,7 @@ func TestRunDemoAndSIGTERM(t *testing.T) {
 // says at once that it runs the demo and how to run on one's own Kafka
 // (issue 26 item 7), then stops cleanly on SIGTERM.
 func TestRunWithoutConfigSaysItIsTheDemo(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the daemon as a process")
 	}

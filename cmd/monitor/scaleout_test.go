@@ -247,6 +247,7 @@ func checkUnion(t *testing.T, label string, want expectation, got observed, fenc
 // scaled-out instances' alerts equals the single instance's (which equals
 // `monitor mine`), match ids and counts, with no duplicate.
 func TestScaleOut(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs up to four daemons over Kafka")
 	}

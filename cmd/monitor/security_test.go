@@ -98,6 +98,7 @@ log:
 // password or the private key; a wrong password stops the start with an
 // error that names the mechanism and not the password.
 func TestDaemonOverTLSAndSCRAM(t *testing.T) {
+	t.Parallel()
 	certFile, keyFile, pair := selfSigned(t)
 	brokers, tr, dialer := secureBroker(t, pair)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -29,6 +29,7 @@ import (
 // loaded machine: 488 late edges, 159 alerts missing and 5 extra) would
 // make the daemon's alerts differ for reasons this test is not about.
 func TestStandbyTakeover(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs three daemons over Kafka")
 	}

@@ -111,6 +111,7 @@ func (in *instance) labelled(t *testing.T, name, label, value string) bool {
 // in its lag metric and no partition unread; its alerts equal `monitor
 // mine`'s on the whole graph.
 func TestEdgeTopicGrows(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs daemons over Kafka while the topic grows")
 	}
@@ -139,6 +140,7 @@ func TestEdgeTopicGrows(t *testing.T) {
 		{"scale-out", scaleOutConfig, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			brokers := kafkatest.StartBroker(t, kafka.TopicSpec{Name: "edges", Partitions: 4})
 			logs := &testenv.SyncBuffer{}
 			cfg := withMetadataRefresh(c.config(brokers, "grow", queries), "1s")
@@ -279,6 +281,7 @@ func waitCommitted(t *testing.T, brokers []string, group string, n int64) map[in
 // not committed over and over (counted), and /readyz is ready again. Its
 // alerts are those of `monitor mine` on both streams.
 func TestEdgeTopicRecreatedWhileRunning(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("deletes and creates the edge topic under a running daemon")
 	}
@@ -294,6 +297,7 @@ func TestEdgeTopicRecreatedWhileRunning(t *testing.T) {
 		{"fewer partitions", 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			brokers := kafkatest.StartBroker(t, kafka.TopicSpec{Name: "edges", Partitions: 4})
 			logs := &testenv.SyncBuffer{}
 			in := startLoggedInstance(t, withMetadataRefresh(singleConfig(brokers, "recreate", queries), "1s"), logs)
@@ -371,6 +375,7 @@ func restoreCommits(t *testing.T, brokers []string, group string, offsets map[in
 // says: earliest mines the new log from its start, latest skips what is
 // there and mines what comes after.
 func TestRestartPastTheLogEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("restarts daemons over a topic created again")
 	}
@@ -386,6 +391,7 @@ func TestRestartPastTheLogEnd(t *testing.T) {
 		{"offsets past the end, latest", "latest", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			brokers := kafkatest.StartBroker(t, kafka.TopicSpec{Name: "edges", Partitions: 4})
 			cfg := withMetadataRefresh(singleConfig(brokers, "restart", queries), "1s")
 			first := startDaemon(t, cfg)
@@ -457,6 +463,7 @@ func TestRestartPastTheLogEnd(t *testing.T) {
 // in /readyz, and recovers by itself once the fetches succeed again,
 // its alerts then equal to `monitor mine`'s.
 func TestPartitionFetchFailing(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("injects fetch failures into a broker under a running daemon")
 	}

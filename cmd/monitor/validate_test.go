@@ -8,15 +8,10 @@ import (
 	"testing"
 )
 
-// validateCmd runs `monitor validate` in a child process; it skips the
-// test while main.go does not register the subcommand yet.
+// validateCmd runs `monitor validate` in a child process.
 func validateCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	stdout, stderr, code = monitor(t, append([]string{"validate"}, args...)...)
-	if strings.Contains(stderr, `unknown command "validate"`) {
-		t.Skip("monitor validate is not registered in main.go")
-	}
-	return stdout, stderr, code
+	return monitor(t, append([]string{"validate"}, args...)...)
 }
 
 func TestValidateGoodConfigs(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -108,5 +109,23 @@ func TestSyncBufferTailPoll(t *testing.T) {
 	}
 	if p := FreePort(t); p <= 0 {
 		t.Errorf("FreePort = %d", p)
+	}
+}
+
+func TestRefusedAddr(t *testing.T) {
+	addr := RefusedAddr(t)
+	for range 3 {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			t.Fatalf("a connection to %s was accepted; want it refused", addr)
+		}
+		if !strings.Contains(err.Error(), "connection refused") {
+			t.Fatalf("dialing %s: %v; want connection refused", addr, err)
+		}
+	}
+	if l, err := net.Listen("tcp", addr); err == nil {
+		l.Close()
+		t.Fatalf("another listener took %s while it was held", addr)
 	}
 }
