@@ -137,7 +137,9 @@ func TestDaemonDeadLetterLost(t *testing.T) {
 	brokers := kafkatest.StartBroker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c := &kafkago.Client{Addr: kafkago.TCP(brokers...)}
+	tr := &kafkago.Transport{} // not kafka-go's default: that one is never closed
+	defer tr.CloseIdleConnections()
+	c := &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: tr}
 	res, err := c.CreateTopics(ctx, &kafkago.CreateTopicsRequest{Topics: []kafkago.TopicConfig{
 		{Topic: "edges", NumPartitions: 3, ReplicationFactor: 1},
 		{Topic: "edges-dlq", NumPartitions: 3, ReplicationFactor: 1,

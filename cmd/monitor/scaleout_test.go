@@ -276,12 +276,9 @@ func TestScaleOut(t *testing.T) {
 		d := startDaemon(t, singleConfig(brokers, "single", queries))
 		produce(t, brokers, all())
 		produceSentinels(t, brokers, w)
-		o := waitFor(t, brokers, mine)
+		o := stoppedAlerts(t, brokers, mine, d)
 		check(t, "single instance vs monitor mine", mine, o)
 		single = asExpectation(o)
-		if err := d.stop(); err != nil {
-			t.Errorf("daemon stopped with %v", err)
-		}
 	})
 	if t.Failed() {
 		return

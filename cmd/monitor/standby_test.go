@@ -76,11 +76,7 @@ func TestStandbyTakeover(t *testing.T) {
 	t.Logf("standby: %v", standby.Err())
 
 	restarted := startInstance(t, cfg)
-	o := waitFor(t, brokers, mine)
-	check(t, "active, then the standby's takeover and restart", mine, o)
-	if err := restarted.stop(); err != nil {
-		t.Errorf("restarted instance stopped with %v", err)
-	}
+	check(t, "active, then the standby's takeover and restart", mine, stoppedAlerts(t, brokers, mine, restarted.runningDaemon))
 }
 
 // waitTaken waits until the daemon has taken in n records (they may still
@@ -97,7 +93,9 @@ func waitTaken(t *testing.T, addr string, n int64) {
 // assignment.
 func waitGroupStable(t *testing.T, brokers []string, group string, members int) {
 	t.Helper()
-	client := &kafkago.Client{Addr: kafkago.TCP(brokers...)}
+	tr := &kafkago.Transport{} // not kafka-go's default: that one is never closed
+	defer tr.CloseIdleConnections()
+	client := &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: tr}
 	var last string
 	ok := testenv.Poll(5*time.Minute, 50*time.Millisecond, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
