@@ -14,7 +14,7 @@ import (
 // (plain TCP, no login) even where other keys of those sections are set.
 func TestKafkaClientOptions(t *testing.T) {
 	on := config.Kafka{ClientID: "mw-1", MetadataRefresh: 2 * time.Second,
-		TLS: config.TLS{Enabled: true, CAFile: "ca.pem", CertFile: "c.pem", KeyFile: "k.pem", InsecureSkipVerify: true, ServerName: "kafka.internal"},
+		TLS:  config.TLS{Enabled: true, CAFile: "ca.pem", CertFile: "c.pem", KeyFile: "k.pem", InsecureSkipVerify: true, ServerName: "kafka.internal"},
 		SASL: config.SASL{Mechanism: config.SASLScramSHA256, Username: "u", Password: "p", AllowInsecure: true}}
 	off := config.Kafka{ClientID: "mw-2", TLS: config.TLS{ServerName: "ignored"}, SASL: config.SASL{Username: "ignored"}}
 	for _, c := range []struct {
