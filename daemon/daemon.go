@@ -65,7 +65,7 @@ func Run(ctx context.Context, o Options) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	queries, schema, err := cfg.Check()
+	queries, schema, err := Check(cfg)
 	if err != nil {
 		return err
 	}

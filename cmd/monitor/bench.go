@@ -547,7 +547,7 @@ func benchConfig(o benchOptions, brokers []string, dir string) (*config.Config, 
 		}
 		cfg.Queries.Files = []string{path}
 	}
-	if _, _, err := cfg.Check(); err != nil {
+	if _, _, err := daemon.Check(cfg); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	return cfg, nil
