@@ -62,7 +62,7 @@ func (p Partitioning) String() string {
 	return fmt.Sprintf("Partitioning(%d)", uint8(p))
 }
 
-// ProduceOptions configures Produce and ProduceFile.
+// ProduceOptions configures Produce (and feed.ProduceWindow).
 type ProduceOptions struct {
 	Brokers []string
 	// Transport carries the connection settings (Dial, TLS, SASL,
@@ -81,7 +81,7 @@ type ProduceOptions struct {
 	OmitSeq bool
 	// TimeUnit is the duration of one tick of Record.T (default 1s): the
 	// message timestamp is T×TimeUnit after the Unix epoch, truncated to
-	// Kafka's milliseconds. ProduceFile uses the window's unit instead.
+	// Kafka's milliseconds. feed.ProduceWindow uses the window's unit instead.
 	TimeUnit     time.Duration
 	Partitioning Partitioning
 	// Rate limits the output to this many records per second (0: as fast
