@@ -2,10 +2,10 @@
 //   - the packages that compute (window, motif, gpm, synth, ingest, stream,
 //     alerts, config) never reach a network client;
 //   - Kafka's client libraries are imported by kafka alone (and its test
-//     harness kafkatest); among tests, only those of kafka, daemon and
-//     cmd/monitor import them (they play the outside world: a raw reader,
-//     an injected broker fault, a TLS or SASL cluster); every other test
-//     reaches Kafka through kafkatest;
+//     harness kafkatest); among tests, only those of kafka and cmd/monitor
+//     import them (the end-to-end tests play the outside world: an
+//     injected broker fault, a TLS or SASL cluster); every other test,
+//     the daemon's included, reaches Kafka through kafkatest;
 //   - only tests import a test harness (kafkatest, internal/testenv);
 //   - kafka imports neither config, window nor synth: its options are its
 //     own, the daemon translates the configuration, and package feed

@@ -247,12 +247,12 @@ func TestKafkaKnowsNoConfigWindowOrSynth(t *testing.T) {
 }
 
 // kafkaSpeakers are the packages whose tests may import a Kafka client
-// library directly: kafka and its harness, and the daemon and the
-// commands, whose end-to-end tests play the outside world with it
-// (faults injected into the broker, a raw reader beside the daemon's
-// group, a SASL or TLS cluster). Every other test reaches Kafka through
-// kafkatest, or not at all.
-var kafkaSpeakers = []string{"kafka", "daemon", "cmd/monitor"}
+// library directly: kafka and its harness, and cmd/monitor, whose
+// end-to-end tests play the outside world with it (faults injected into
+// the broker with kfake and kmsg, a SASL or TLS cluster, topics with
+// settings of their own, a producer's partitioner). Every other test,
+// the daemon's included, reaches Kafka through kafkatest, or not at all.
+var kafkaSpeakers = []string{"kafka", "cmd/monitor"}
 
 // TestKafkaClientInTestsOnlyWhereKafkaIsSpoken: the rule above, for test
 // files (TestKafkaInOnePackage covers the packages themselves).
