@@ -74,7 +74,7 @@ func deps(t *testing.T, patterns ...string) []pkg {
 // package of ours imports it: the daemon alone serves HTTP.
 func TestComputeReachesNoNetworkClient(t *testing.T) {
 	var patterns []string
-	for _, p := range []string{"window", "motif/...", "gpm/...", "synth", "ingest", "stream", "alerts", "config"} {
+	for _, p := range []string{"window", "motif/...", "gpm/...", "gpu", "engine", "synth", "ingest", "stream", "alerts", "config"} {
 		patterns = append(patterns, module+p)
 	}
 	reached := map[string]bool{}
