@@ -24,6 +24,7 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
@@ -329,7 +330,7 @@ func TestDaemonEqualsMine(t *testing.T) {
 				cfg = strings.Replace(cfg, "input:\n", "input:\n  format: csv\n  csv_columns: [src, dst, t, seq]\n", 1)
 			}
 			d := startDaemon(t, cfg)
-			produceAs(t, brokers, c.format, withSentinel(w, shuffled(kafka.WindowRecords(w), c.shuffle)))
+			produceAs(t, brokers, c.format, withSentinel(w, shuffled(feed.Window(w), c.shuffle)))
 			check(t, c.name, exp, stoppedAlerts(t, brokers, exp, d))
 		})
 	}
@@ -372,7 +373,7 @@ func TestDaemonRestartIsExactlyOnce(t *testing.T) {
 	cfg := e2eConfig(brokers, "restart", queries, 0)
 	var first, second []kafka.Record
 	cut := int64(w.Len() / 2)
-	for r := range kafka.WindowRecords(w) {
+	for r := range feed.Window(w) {
 		r.Attrs = slices.Clone(r.Attrs)
 		if r.Seq < cut {
 			first = append(first, r)
@@ -499,14 +500,7 @@ func TestDaemonHotReload(t *testing.T) {
 	d := startDaemon(t, cfg)
 	waitMetric := func(name string, want float64) {
 		t.Helper()
-		deadline := time.Now().Add(time.Minute)
-		for time.Now().Before(deadline) {
-			if testenv.Scrape(t, d.info.MetricsAddr)[name] == want {
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		t.Fatalf("%s never became %v: %v", name, want, testenv.Scrape(t, d.info.MetricsAddr)[name])
+		testenv.WaitMetrics(t, d.info.MetricsAddr, time.Minute, 50*time.Millisecond, fmt.Sprintf("%s = %v", name, want), func(m map[string]float64) bool { return m[name] == want })
 	}
 	waitMetric("motifwatch_queries", 1)
 	two := "queries:\n  - {name: pair, delta: 60, edges: [A -> B, B -> A]}\n  - {name: triangle, delta: 60, edges: [A -> B, B -> C, C -> A]}\n"
@@ -546,14 +540,9 @@ func TestDaemonHotReload(t *testing.T) {
 	produce(t, brokers, slices.Values([]kafka.Record{
 		{Src: "x", Dst: "y", T: 10, Seq: 0}, {Src: "y", Dst: "z", T: 20, Seq: 1}, {Src: "z", Dst: "x", T: 30, Seq: 2},
 	}))
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		if observe(readAlerts(t, brokers)).counts["triangle"] == 1 {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !testenv.Poll(time.Minute, 100*time.Millisecond, func() bool { return observe(readAlerts(t, brokers)).counts["triangle"] == 1 }) {
+		t.Errorf("no triangle alert after the reload")
 	}
-	t.Errorf("no triangle alert after the reload")
 }
 
 func TestRunBadConfig(t *testing.T) {
