@@ -1,7 +1,8 @@
 // Package testenv is the harness of motifwatch's process-level tests: a
 // long-running service (the daemon) run in the test's process until the
 // test ends, /metrics scraped and waited on, free loopback ports, a log
-// buffer safe for concurrent writers, and polling with a deadline. The
+// buffer safe for concurrent writers, polling with a deadline, and the
+// reference graphs shipped gzipped in the module's testdata/ (Data). The
 // tests of cmd/monitor, deploy, daemon and config use it instead of each
 // writing its own.
 //
