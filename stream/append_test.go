@@ -104,6 +104,42 @@ func TestAppendWorkersAgree(t *testing.T) {
 			}
 		}
 	}
+	// The window holds exactly the edges taken (no self-loop, none
+	// refused), in order, position p the p-th: their nodes, times,
+	// attributes and metadata.
+	var taken []*ingest.Edge
+	takenAlike := func(when string, batch []ingest.Edge, out *Output) {
+		t.Helper()
+		no := map[int64]bool{}
+		for _, r := range out.Refused {
+			no[r.Edge.Seq] = true
+		}
+		for i := range batch {
+			if e := &batch[i]; e.Src != e.Dst && !no[e.Seq] {
+				taken = append(taken, e)
+			}
+		}
+		p := procs[0]
+		w := p.Window()
+		if w.End() != int64(len(taken)) {
+			t.Fatalf("%s: window ends at %d; %d edges taken", when, w.End(), len(taken))
+		}
+		for pos := w.First(); pos < w.End(); pos++ {
+			e := taken[pos]
+			if w.IDs().Name(w.Src(pos)) != e.Src || w.IDs().Name(w.Dst(pos)) != e.Dst || w.T(pos) != e.T || p.meta.at(pos).seq != e.Seq {
+				t.Fatalf("%s: window edge %d is %s->%s at %d (seq %d); edge taken %s->%s at %d (seq %d)", when, pos,
+					w.IDs().Name(w.Src(pos)), w.IDs().Name(w.Dst(pos)), w.T(pos), p.meta.at(pos).seq, e.Src, e.Dst, e.T, e.Seq)
+			}
+			if x, want := w.EdgeAttr(0, pos), number(e, 0); math.Float64bits(x) != math.Float64bits(want) {
+				t.Fatalf("%s: window edge %d amount %v; want %v", when, pos, x, want)
+			}
+			for col := 1; col < 3; col++ {
+				if got := w.Strings().Value(uint32(w.EdgeAttr(col, pos))); got != e.Attrs[col].Str {
+					t.Fatalf("%s: window edge %d attribute %d %q; want %q", when, pos, col, got, e.Attrs[col].Str)
+				}
+			}
+		}
+	}
 	const n = 5000
 	alerted, refused := 0, 0
 	for i := 0; i < len(edges); i += n {
@@ -135,6 +171,7 @@ func TestAppendWorkersAgree(t *testing.T) {
 		alerted += len(a.Alerts)
 		refused += len(a.Refused)
 		sameWindow(fmt.Sprint("batch at ", i))
+		takenAlike(fmt.Sprint("batch at ", i), edges[i:j], a)
 	}
 	if alerted == 0 || refused == 0 {
 		t.Fatalf("%d alerts, %d edges refused: the test tests too little", alerted, refused)
