@@ -462,7 +462,7 @@ func TestParallelAppendEqualsBatch(t *testing.T) {
 }
 
 // TestParallelAppendKeepsFlags: a batch taken by the workers
-// (appendParallel) with self-loops, History and Replayed edges and
+// (passes 1 and 2 on eight workers) with self-loops, History and Replayed edges and
 // another instance's partitions mines, holds and offsets exactly as one
 // goroutine's append: the same alerts and counts, window, held matches'
 // offsets and appended/self-loop counts, batch after batch.
