@@ -54,9 +54,9 @@ type Options struct {
 	// generations about twice the window's live nodes, and counts it in
 	// Bytes (the memory cap).
 	NodeKeys *window.Keys
-	// AppendWorkers share appending a large batch to the window and
-	// evicting from it (window.Window.SetWorkers); 0: GOMAXPROCS, at
-	// most 8.
+	// AppendWorkers share appending a large batch to the window (the
+	// appender's first passes and window.Window.AppendBatch) and evicting
+	// from it (window.Window.SetWorkers); 0: GOMAXPROCS, at most 8.
 	AppendWorkers int
 }
 
