@@ -16,7 +16,8 @@ import (
 )
 
 // cellQueries returns a query per cell: SNAP's grid, then the four-node
-// stars (centre c, leaves x, y, z), then the Small family's.
+// stars (centre c, leaves x, y, z), then the Small family's, then the
+// four-node paths (the library's built-ins, by the cell's name).
 func cellQueries(delta int64) [Cells]*motif.Query {
 	var qs [Cells]*motif.Query
 	grid := motif.SNAPGrid()
@@ -60,6 +61,13 @@ func cellQueries(delta int64) [Cells]*motif.Query {
 	}
 	for d := range 8 {
 		small(Pair4+Cell(d), 2, []int{0, 0, 0, 0}, []int{0, d >> 2, d >> 1 & 1, d & 1})
+	}
+	for c := Path4; c < Cells; c++ {
+		q, err := motif.Builtin(c.String())
+		if err != nil {
+			panic(err)
+		}
+		qs[c] = q
 	}
 	for _, q := range qs {
 		q.Delta = motif.TicksSpan(delta)

@@ -52,6 +52,9 @@ func newPhases(fam Families, workers int) *phases {
 	if fam&Small != 0 {
 		names = append(names, "small")
 	}
+	if fam&Paths != 0 {
+		names = append(names, "paths")
+	}
 	now := time.Now()
 	return &phases{name: strings.Join(names, "+"), start: now, last: now, cpu: processCPU(), busy: make([]paddedDuration, workers)}
 }

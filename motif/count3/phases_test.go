@@ -30,7 +30,8 @@ func TestPhases(t *testing.T) {
 		{Triangles, "triangles", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
 		{Grid3, "stars+triangles", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
 		{Small, "small", []string{"centres"}},
-		{All, "stars+triangles+small", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
+		{Paths, "paths", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count", "paths"}},
+		{All, "stars+triangles+small+paths", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count", "paths"}},
 	} {
 		phasesOn = func() bool { return false }
 		want, err := Count(context.Background(), w, 20, req, tc.fam, Options{Workers: 3})
