@@ -2,192 +2,263 @@ package count3
 
 import (
 	"context"
-	"slices"
+	"math"
+	"sort"
 
 	"github.com/motifwatch/motifwatch/window"
 )
 
-// pathEvent is an edge at one end of a path's middle edge: its position,
-// time and direction (1 = into that end), and whether it may end a triple.
-type pathEvent struct {
-	pos, t  int64
-	in      int8
-	counted bool
+// seqEntry is an edge in a node's sequence (its incident edges, self-loops
+// left out, in position order, before the scope's end), with the node's
+// edges before it by direction: in1 into the node of all of them
+// (index − in1 out of it), c0 and c1 of the counted ones. Counts fit in
+// uint32: a window holds fewer than 2^32 edges (window.Adj.Rel).
+type seqEntry struct {
+	pos, t      int64
+	other       uint32
+	in1, c0, c1 uint32
+	flags       uint8 // fIn, fCounted
 }
 
-// pathBuf is a worker's four side lists of the current middle edge s→t:
-// the edges at s (not to t) and at t (not to s) before and after it within
-// δ of it, each in position order.
+// pathSeqs are every node's sequences: node v's at ent[off[v]:off[v]+n[v]].
+type pathSeqs struct {
+	off []int64
+	n   []int32
+	ent []seqEntry
+}
+
+func (s *pathSeqs) of(v uint32) []seqEntry { return s.ent[s.off[v] : s.off[v]+int64(s.n[v])] }
+
+// midPairEdge is an edge of the middle edge's own pair within δ of it, at the
+// far node of the pass (see pathsFrom): its position and prefix counts of
+// the pair's edges before it, like seqEntry's.
+type midPairEdge struct {
+	pos    int64
+	before [4]int64 // all out, all in, counted out, counted in (at the far node)
+}
+
+// pathBuf is a worker's scratch: the middle pair's edges near the middle edge.
 type pathBuf struct {
-	sb, sa, tb, ta []pathEvent
+	pair []midPairEdge
 }
 
 // paths runs the path pass: every edge s→t before the scope's end is the
 // middle edge M of the paths a–s–t–d whose left edge L joins s to a ≠ t
-// and right edge R joins t to d ≠ s. Its four side lists (pathBuf) hold
-// every candidate L and R within δ of M, and each of the four temporal
-// orders of L, M and R that make a motif (M is not last: a motif's second
-// edge touches its first) is a merge of two of them:
-//   - L and R both after M (M first): the two lists merged by position,
-//     each edge pairing with the other side's edges before it; all lie
-//     within δ of M, so every pair is in the window;
-//   - L before M before R (or R, M, L): for each later edge, the earlier
-//     side's edges no more than δ before it, a pointer that only moves
-//     forward as the later edge's time grows.
+// and right edge R joins t to d ≠ s. The four temporal orders of L, M and
+// R that make a motif (M is never last: a motif's second edge touches its
+// first, and L and R share no node) are counted from the side of M with
+// fewer edges within δ of it: for each of that side's edges x, the other
+// side's edges y that complete a path with x are a range of the other
+// node's sequence (by position, and for the orders with M between them by
+// time: y within δ of x), counted through the sequence's prefix counts at
+// two searched points, less the pair s–t's own edges in the range (they
+// join y's node to x's, not to a fourth node), which come from x's side.
+// So a middle edge costs its lighter end's edges near it times a binary
+// search, not the pairs it makes: a hub's edges each cost their other
+// end's.
 //
-// A pair is counted when its last edge is counted, so Range and RootMask
+// A path is counted when its last edge is counted, so Range and RootMask
 // hold as in the other passes. The pass does not ask whether a = d: those
 // triples are triangles, which Count takes off afterwards from the
-// triangle pass's counters (triPaths). Its cost is, per middle edge, the
-// edges of its ends within δ of it: the window's wedges, not its paths.
+// triangle pass's counters (triPaths).
 func (c *counter) paths(ctx context.Context) error {
+	sq := &pathSeqs{off: make([]int64, c.nodes+1), n: make([]int32, c.nodes)}
+	for v := range c.nodes {
+		sq.off[v+1] = sq.off[v] + int64(len(c.w.Out(uint32(v)))+len(c.w.In(uint32(v))))
+	}
+	sq.ent = make([]seqEntry, sq.off[c.nodes])
+	err := c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			sq.n[v] = int32(c.fillSeq(uint32(v), sq.ent[sq.off[v]:sq.off[v+1]]))
+		}
+	})
+	c.ph.mark("path-sequences")
+	if err != nil {
+		return err
+	}
 	lo := c.w.First()
-	n := int(c.sc.hi - lo)
 	bufs := make([]pathBuf, c.workers)
-	return c.parallel(ctx, n, 64, func(wk, i0, i1 int) {
+	return c.parallel(ctx, int(c.sc.hi-lo), 256, func(wk, i0, i1 int) {
+		r := (*[RawLen - rawPath]int64)(c.raws[wk].Raw[rawPath:])
 		for i := i0; i < i1; i++ {
-			c.pathsThrough(lo+int64(i), &bufs[wk], &c.raws[wk].Raw)
+			c.pathsThrough(sq, lo+int64(i), &bufs[wk], r)
 		}
 	})
 }
 
+// fillSeq writes node v's sequence into dst and returns its length.
+func (c *counter) fillSeq(v uint32, dst []seqEntry) int {
+	out, in := c.w.Out(v), c.w.In(v)
+	i, j, n := 0, 0, 0
+	var in1, c0, c1 uint32
+	for {
+		var a window.Adj
+		var fl uint8
+		switch {
+		case i < len(out) && (j >= len(in) || out[i].Rel < in[j].Rel):
+			a = out[i]
+			i++
+		case j < len(in):
+			a, fl = in[j], fIn
+			j++
+		default:
+			return n
+		}
+		pos := c.w.Pos(a)
+		if pos >= c.sc.hi {
+			return n // both lists are in position order
+		}
+		if a.Other == v {
+			continue
+		}
+		counted := c.sc.counted(pos)
+		if counted {
+			fl |= fCounted
+		}
+		dst[n] = seqEntry{pos: pos, t: a.T, other: a.Other, in1: in1, c0: c0, c1: c1, flags: fl}
+		n++
+		switch {
+		case fl&fIn != 0:
+			in1++
+			if counted {
+				c1++
+			}
+		case counted:
+			c0++
+		}
+	}
+}
+
+// before returns the edges of q before index i by direction: all of them
+// and the counted ones.
+func before(q []seqEntry, i int) (all, cnt [2]int64) {
+	if i < len(q) {
+		e := &q[i]
+		return [2]int64{int64(i) - int64(e.in1), int64(e.in1)}, [2]int64{int64(e.c0), int64(e.c1)}
+	}
+	if i == 0 {
+		return
+	}
+	e := &q[i-1]
+	d := int64(e.flags & fIn)
+	all = [2]int64{int64(i-1) - int64(e.in1) + 1 - d, int64(e.in1) + d}
+	cnt = [2]int64{int64(e.c0), int64(e.c1)}
+	if e.flags&fCounted != 0 {
+		cnt[d]++
+	}
+	return all, cnt
+}
+
+// at returns the index of q's first edge at or after position p.
+func at(q []seqEntry, lo, hi int, p int64) int {
+	return lo + sort.Search(hi-lo, func(i int) bool { return q[lo+i].pos >= p })
+}
+
+// span returns q's edges within δ of the one at index i (time tm): the
+// index range [lo, hi).
+func (c *counter) span(q []seqEntry, i int, tm int64) (int, int) {
+	lo := sort.Search(i, func(k int) bool { return !apart(q[k].t, tm, c.delta) })
+	hi := i + 1 + sort.Search(len(q)-i-1, func(k int) bool { return apart(tm, q[i+1+k].t, c.delta) })
+	return lo, hi
+}
+
 // pathsThrough adds the paths whose middle edge is the one at position p.
-func (c *counter) pathsThrough(p int64, b *pathBuf, raw *Raw) {
+func (c *counter) pathsThrough(sq *pathSeqs, p int64, b *pathBuf, r *[RawLen - rawPath]int64) {
 	w := c.w
 	s, t := w.Src(p), w.Dst(p)
 	if s == t {
 		return
 	}
 	tm := w.T(p)
-	b.sb, b.sa = c.side(s, t, p, tm, b.sb[:0], b.sa[:0])
-	b.tb, b.ta = c.side(t, s, p, tm, b.tb[:0], b.ta[:0])
-	r := (*[RawLen - rawPath]int64)(raw[rawPath:])
-	mergeSides(b.sa, b.ta, r, 2, 3) // M first: M L R, M R L
-	c.across(b.sb, b.ta, r, 0, 0)   // L M R
-	c.across(b.tb, b.sa, r, 1, 1)   // R M L
+	S, T := sq.of(s), sq.of(t)
+	iS, iT := at(S, 0, len(S), p), at(T, 0, len(T), p)
+	sLo, sHi := c.span(S, iS, tm)
+	tLo, tHi := c.span(T, iT, tm)
+	if sHi-sLo <= tHi-tLo {
+		c.pathsFrom(S[:sHi], sLo, iS, T[:tHi], iT, t, true, p, b, r)
+	} else {
+		c.pathsFrom(T[:tHi], tLo, iT, S[:sHi], iS, s, false, p, b, r)
+	}
 }
 
-// side gathers v's edges other than those to (or from) other and its
-// self-loops, within δ of time tm, before position p (into before) and
-// after it but before the scope's end (into after), both in position
-// order.
-func (c *counter) side(v, other uint32, p, tm int64, before, after []pathEvent) ([]pathEvent, []pathEvent) {
-	w := c.w
-	lists := [2][]window.Adj{w.Out(v), w.In(v)}
-	var at [2]int
-	for d, l := range lists {
-		at[d], _ = slices.BinarySearchFunc(l, p, func(a window.Adj, p int64) int {
-			return cmpInt(w.Pos(a), p)
-		})
+// pathsFrom counts the paths through the middle edge at position p (at
+// index iX of the near side's sequence X and iY of the far side's Y, both
+// cut at the end of the middle edge's δ window) from the near side: each
+// of X's edges x from xLo on, not to the far node y, against a range of
+// Y's edges. xIsS says whether the near side is the middle edge's source
+// (x is L, y R) or its target.
+func (c *counter) pathsFrom(X []seqEntry, xLo, iX int, Y []seqEntry, iY int, y uint32, xIsS bool, p int64, b *pathBuf, r *[RawLen - rawPath]int64) {
+	// The pair's edges near the middle one (itself among them), from X:
+	// Y's counts less theirs are the edges to a fourth node.
+	b.pair = b.pair[:0]
+	var run [4]int64
+	for i := xLo; i < len(X); i++ {
+		if e := &X[i]; e.other == y {
+			b.pair = append(b.pair, midPairEdge{pos: e.pos, before: run})
+			d := 1 - int(e.flags&fIn) // the direction at y
+			run[d]++
+			if e.flags&fCounted != 0 {
+				run[2+d]++
+			}
+		}
 	}
-	// Before p, newest first, then reversed.
-	i, j := at[0]-1, at[1]-1
-	for i >= 0 || j >= 0 {
-		var a window.Adj
-		var in int8
-		if j < 0 || (i >= 0 && lists[0][i].Rel > lists[1][j].Rel) {
-			a = lists[0][i]
-			i--
+	pair := b.pair
+	// far returns Y's edges to a fourth node before index i, all and
+	// counted, by direction at y.
+	far := func(i int) (all, cnt [2]int64) {
+		all, cnt = before(Y, i)
+		bound := int64(math.MaxInt64)
+		if i < len(Y) {
+			bound = Y[i].pos
+		}
+		k := sort.Search(len(pair), func(k int) bool { return pair[k].pos >= bound })
+		pb := run
+		if k < len(pair) {
+			pb = pair[k].before
+		}
+		return [2]int64{all[0] - pb[0], all[1] - pb[1]}, [2]int64{cnt[0] - pb[2], cnt[1] - pb[3]}
+	}
+	// Orders (raw o): x first then M then y, M x y, M y x, y M x.
+	oXMY, oMXY, oMYX, oYMX := 0, 2, 3, 1
+	if !xIsS {
+		oXMY, oMXY, oMYX, oYMX = 1, 3, 2, 0
+	}
+	add := func(o int, dx uint8, n [2]int64) {
+		if xIsS {
+			r[4*o+2*int(dx)] += n[0]
+			r[4*o+2*int(dx)+1] += n[1]
 		} else {
-			a, in = lists[1][j], 1
-			j--
-		}
-		if apart(a.T, tm, c.delta) {
-			break // older edges of both lists are further still
-		}
-		if a.Other != other && a.Other != v {
-			pos := w.Pos(a)
-			before = append(before, pathEvent{pos: pos, t: a.T, in: in, counted: c.sc.counted(pos)})
+			r[4*o+int(dx)] += n[0]
+			r[4*o+2+int(dx)] += n[1]
 		}
 	}
-	slices.Reverse(before)
-	i, j = at[0], at[1]
-	for {
-		var a window.Adj
-		var in int8
-		switch {
-		case i < len(lists[0]) && (j >= len(lists[1]) || lists[0][i].Rel < lists[1][j].Rel):
-			a = lists[0][i]
-			i++
-		case j < len(lists[1]):
-			a, in = lists[1][j], 1
-			j++
-		default:
-			return before, after
-		}
-		pos := w.Pos(a)
-		if pos >= c.sc.hi || apart(tm, a.T, c.delta) {
-			return before, after
-		}
-		if pos != p && a.Other != other && a.Other != v {
-			after = append(after, pathEvent{pos: pos, t: a.T, in: in, counted: c.sc.counted(pos)})
-		}
-	}
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// mergeSides adds the pairs of an s-side edge x and a t-side edge y (both
-// after M) with x first to order xy, y first to order yx. The later edge
-// of each pair ends the triple, so it adds only when that edge is
-// counted.
-func mergeSides(xs, ys []pathEvent, r *[RawLen - rawPath]int64, xy, yx int) {
-	var cx, cy [2]int64
-	i, j := 0, 0
-	for i < len(xs) || j < len(ys) {
-		if j >= len(ys) || (i < len(xs) && xs[i].pos < ys[j].pos) {
-			dl := xs[i].in
-			if xs[i].counted {
-				r[4*yx+2*int(dl)] += cy[0]
-				r[4*yx+2*int(dl)+1] += cy[1]
-			}
-			cx[dl]++
-			i++
+	sub := func(a, b [2]int64) [2]int64 { return [2]int64{a[0] - b[0], a[1] - b[1]} }
+	mAll, _ := far(iY)                // y before M
+	afterAll, afterCnt := far(iY + 1) // y before M or M itself (a pair edge)
+	_, endCnt := far(len(Y))          // y up to δ after M
+	for i := xLo; i < len(X); i++ {
+		x := &X[i]
+		if x.other == y {
 			continue
 		}
-		dr := ys[j].in
-		if ys[j].counted {
-			r[4*xy+int(dr)] += cx[0]
-			r[4*xy+2+int(dr)] += cx[1]
-		}
-		cy[dr]++
-		j++
-	}
-}
-
-// across adds the pairs of an earlier edge e (before M) and a later edge
-// l (after M, counted) no more than δ apart, to order o. lateIsS is 1
-// when the later edges are the s side (L, direction dl) and the earlier
-// the t side (R, dr), 0 the other way round.
-func (c *counter) across(early, late []pathEvent, r *[RawLen - rawPath]int64, o, lateIsS int) {
-	var total, gone [2]int64
-	for _, e := range early {
-		total[e.in]++
-	}
-	k := 0
-	for _, l := range late {
-		for k < len(early) && apart(early[k].t, l.t, c.delta) {
-			gone[early[k].in]++
-			k++
-		}
-		if !l.counted {
+		dx := x.flags & fIn
+		if x.pos < p {
+			// x M y: y after M, no more than δ after x, counted.
+			j := iY + 1 + sort.Search(len(Y)-iY-1, func(k int) bool { return apart(x.t, Y[iY+1+k].t, c.delta) })
+			_, cnt := far(j)
+			add(oXMY, dx, sub(cnt, afterCnt))
 			continue
 		}
-		for d := range 2 {
-			n := total[d] - gone[d]
-			if lateIsS == 1 { // late is L (dl), early is R (dr)
-				r[4*o+2*int(l.in)+d] += n
-			} else {
-				r[4*o+2*d+int(l.in)] += n
-			}
+		ix := at(Y, iY+1, len(Y), x.pos)
+		all, cnt := far(ix)
+		add(oMXY, dx, sub(endCnt, cnt)) // M x y: y after x, counted
+		if x.flags&fCounted == 0 {
+			continue
 		}
+		add(oMYX, dx, sub(all, afterAll)) // M y x
+		// y M x: y before M, no more than δ before x.
+		j := sort.Search(iY, func(k int) bool { return !apart(Y[k].t, x.t, c.delta) })
+		jAll, _ := far(j)
+		add(oYMX, dx, sub(mAll, jAll))
 	}
 }

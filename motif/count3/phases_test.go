@@ -30,8 +30,8 @@ func TestPhases(t *testing.T) {
 		{Triangles, "triangles", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
 		{Grid3, "stars+triangles", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
 		{Small, "small", []string{"centres"}},
-		{Paths, "paths", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count", "paths"}},
-		{All, "stars+triangles+small+paths", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count", "paths"}},
+		{Paths, "paths", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count", "path-sequences", "paths"}},
+		{All, "stars+triangles+small+paths", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count", "path-sequences", "paths"}},
 	} {
 		phasesOn = func() bool { return false }
 		want, err := Count(context.Background(), w, 20, req, tc.fam, Options{Workers: 3})
