@@ -2,7 +2,7 @@ package count3
 
 import (
 	"context"
-	"math"
+	"math/bits"
 	"sort"
 
 	"github.com/motifwatch/motifwatch/window"
@@ -175,19 +175,27 @@ func (c *counter) pathsThrough(sq *pathSeqs, p int64, b *pathBuf, r *[RawLen - r
 	sLo, sHi := c.span(S, iS, tm)
 	tLo, tHi := c.span(T, iT, tm)
 	if sHi-sLo <= tHi-tLo {
-		c.pathsFrom(S[:sHi], sLo, iS, T[:tHi], iT, t, true, p, b, r)
+		c.pathsFrom(S[:sHi], sLo, T[:tHi], tLo, iT, t, true, p, b, r)
 	} else {
-		c.pathsFrom(T[:tHi], tLo, iT, S[:sHi], iS, s, false, p, b, r)
+		c.pathsFrom(T[:tHi], tLo, S[:sHi], sLo, iS, s, false, p, b, r)
 	}
 }
 
+// pathWalk, when set, makes pathsFrom walk (true) or search (false) for
+// every middle edge: tests check both ways against the oracle.
+var pathWalk *bool
+
 // pathsFrom counts the paths through the middle edge at position p (at
 // index iX of the near side's sequence X and iY of the far side's Y, both
-// cut at the end of the middle edge's δ window) from the near side: each
-// of X's edges x from xLo on, not to the far node y, against a range of
-// Y's edges. xIsS says whether the near side is the middle edge's source
-// (x is L, y R) or its target.
-func (c *counter) pathsFrom(X []seqEntry, xLo, iX int, Y []seqEntry, iY int, y uint32, xIsS bool, p int64, b *pathBuf, r *[RawLen - rawPath]int64) {
+// cut at the end of the middle edge's δ window, which starts at xLo and
+// yLo) from the near side: each of X's edges x, not to the far node y,
+// against ranges of Y's edges. xIsS says whether the near side is the
+// middle edge's source (x is L, y R) or its target.
+//
+// The ranges' ends move forward with x (by position and by time): where
+// Y's window is short against X's times a search, they are walked like a
+// merge, else searched for each x.
+func (c *counter) pathsFrom(X []seqEntry, xLo int, Y []seqEntry, yLo, iY int, y uint32, xIsS bool, p int64, b *pathBuf, r *[RawLen - rawPath]int64) {
 	// The pair's edges near the middle one (itself among them), from X:
 	// Y's counts less theirs are the edges to a fourth node.
 	b.pair = b.pair[:0]
@@ -207,14 +215,20 @@ func (c *counter) pathsFrom(X []seqEntry, xLo, iX int, Y []seqEntry, iY int, y u
 	// counted, by direction at y.
 	far := func(i int) (all, cnt [2]int64) {
 		all, cnt = before(Y, i)
-		bound := int64(math.MaxInt64)
-		if i < len(Y) {
-			bound = Y[i].pos
-		}
-		k := sort.Search(len(pair), func(k int) bool { return pair[k].pos >= bound })
 		pb := run
-		if k < len(pair) {
-			pb = pair[k].before
+		if i < len(Y) {
+			bound := Y[i].pos
+			lo, hi := 0, len(pair)
+			for lo < hi {
+				if h := int(uint(lo+hi) >> 1); pair[h].pos < bound {
+					lo = h + 1
+				} else {
+					hi = h
+				}
+			}
+			if lo < len(pair) {
+				pb = pair[lo].before
+			}
 		}
 		return [2]int64{all[0] - pb[0], all[1] - pb[1]}, [2]int64{cnt[0] - pb[2], cnt[1] - pb[3]}
 	}
@@ -236,6 +250,14 @@ func (c *counter) pathsFrom(X []seqEntry, xLo, iX int, Y []seqEntry, iY int, y u
 	mAll, _ := far(iY)                // y before M
 	afterAll, afterCnt := far(iY + 1) // y before M or M itself (a pair edge)
 	_, endCnt := far(len(Y))          // y up to δ after M
+	walk := len(Y)-yLo < (len(X)-xLo)*bits.Len(uint(len(Y)-yLo))
+	if pathWalk != nil {
+		walk = *pathWalk
+	}
+	// The ranges' ends: ix, Y's first edge after x; ja, Y's first edge
+	// after M more than δ after x; jb, Y's first edge no more than δ
+	// before x.
+	ix, ja, jb := iY+1, iY+1, yLo
 	for i := xLo; i < len(X); i++ {
 		x := &X[i]
 		if x.other == y {
@@ -244,12 +266,24 @@ func (c *counter) pathsFrom(X []seqEntry, xLo, iX int, Y []seqEntry, iY int, y u
 		dx := x.flags & fIn
 		if x.pos < p {
 			// x M y: y after M, no more than δ after x, counted.
-			j := iY + 1 + sort.Search(len(Y)-iY-1, func(k int) bool { return apart(x.t, Y[iY+1+k].t, c.delta) })
-			_, cnt := far(j)
+			if walk {
+				for ja < len(Y) && !apart(x.t, Y[ja].t, c.delta) {
+					ja++
+				}
+			} else {
+				ja = iY + 1 + sort.Search(len(Y)-iY-1, func(k int) bool { return apart(x.t, Y[iY+1+k].t, c.delta) })
+			}
+			_, cnt := far(ja)
 			add(oXMY, dx, sub(cnt, afterCnt))
 			continue
 		}
-		ix := at(Y, iY+1, len(Y), x.pos)
+		if walk {
+			for ix < len(Y) && Y[ix].pos < x.pos {
+				ix++
+			}
+		} else {
+			ix = at(Y, iY+1, len(Y), x.pos)
+		}
 		all, cnt := far(ix)
 		add(oMXY, dx, sub(endCnt, cnt)) // M x y: y after x, counted
 		if x.flags&fCounted == 0 {
@@ -257,8 +291,14 @@ func (c *counter) pathsFrom(X []seqEntry, xLo, iX int, Y []seqEntry, iY int, y u
 		}
 		add(oMYX, dx, sub(all, afterAll)) // M y x
 		// y M x: y before M, no more than δ before x.
-		j := sort.Search(iY, func(k int) bool { return !apart(Y[k].t, x.t, c.delta) })
-		jAll, _ := far(j)
+		if walk {
+			for jb < iY && apart(Y[jb].t, x.t, c.delta) {
+				jb++
+			}
+		} else {
+			jb = yLo + sort.Search(iY-yLo, func(k int) bool { return !apart(Y[yLo+k].t, x.t, c.delta) })
+		}
+		jAll, _ := far(jb)
 		add(oYMX, dx, sub(mAll, jAll))
 	}
 }
