@@ -71,11 +71,12 @@ and Everest text) with the exact parallel CPU engine, and print the counts
 
 Queries come from YAML files (motifwatch's format or Everest's; the
 language is in docs/QUERIES.md), from the built-in library (--motif
-M1..M13, M4-A, snap-1-1..snap-6-6; 'monitor motifs' lists them), or --snap3
-for SNAP's 6x6 grid of 3-edge motif counts, labelled as SNAP's figure.
-Count-mode queries of those 36 shapes or of four-node stars (and --snap3)
-are counted by counting algorithms (motif/count3), not enumerated; with
---backend cpu so are two-edge queries and two-node four-edge ones
+M1..M13, M4-A, snap-1-1..snap-6-6, path4-123-fff..path4-213-bbb; 'monitor
+motifs' lists them), or --snap3 for SNAP's 6x6 grid of 3-edge motif
+counts, labelled as SNAP's figure. Count-mode queries of those 36 shapes
+or of four-node stars (and --snap3) are counted by counting algorithms
+(motif/count3), not enumerated; with --backend cpu so are four-node
+paths (M1, M2, path4-*), two-edge queries and two-node four-edge ones
 (--explain says which).
 
 Every flag is checked, and every query file read, before the graph is

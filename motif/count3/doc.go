@@ -1,8 +1,9 @@
 // Package count3 counts SNAP's 36 three-edge temporal motifs (the 2- and
 // 3-node motifs of Paranjape, Benson and Leskovec, "Motifs in temporal
-// networks", WSDM 2017) with counting algorithms instead of enumerating
-// their matches, so its cost follows the number of edges and static
-// triangles, not the number of matches.
+// networks", WSDM 2017), and the four-node three-edge stars and paths,
+// with counting algorithms instead of enumerating their matches, so its
+// cost follows the number of edges, static triangles and (for paths)
+// wedges, not the number of matches.
 //
 // Semantics are the project's (ARCHITECTURE.md, "Semantics"): an edge
 // sequence e1 < e2 < e3 in (t, seq) order — window positions — with t3 − t1 ≤ δ (inclusive),
@@ -30,6 +31,22 @@
 //     a triangle costs its light sides' edges near each other, not its
 //     heavy side's; sides whose time spans cannot meet within δ are
 //     skipped unread.
+//
+// Four-node, three-edge paths a–s–t–d (paths.go; cells Path4, the
+// library's path4-<ranks>-<dirs>) are counted around their middle edge
+// s→t in every temporal order that makes a motif (the middle edge is never
+// last): from the end with fewer edges within δ of it, each of that end's
+// edges x is matched against a range of the other end's position-ordered
+// sequence (after the middle edge and up to δ after x, or between the two,
+// or back to δ before x), counted through the sequence's prefix counts by
+// direction, less the pair s–t's own edges in the range. The range ends
+// are searched per x or, where the far side's window is short against
+// that, walked with x. Where the two ends would meet (a = d) the triples
+// are triangles: Count takes the triangle pass's counters off the path
+// counters through a fixed map (each triangle counted once around each of
+// its sides), so the path family runs the triangle pass too. A middle edge
+// costs its lighter end's nearby edges times a search: the window's
+// wedges, not its paths.
 //
 // Beyond the 36 cells, the Small family (small.go) counts every two-edge
 // motif (two-node pairs; wedges: a centre with two distinct neighbours)
