@@ -373,29 +373,16 @@ func checkTriangles(t *testing.T, name string, w *window.Window, delta int64, re
 
 // The paths counted alone (Count(Paths): the triangle pass runs only to
 // take its triangles off) equal their cells in an all-family run, with
-// no other cell counted, whether the path pass walks or searches the
-// far side of every middle edge (the all-family run chooses per edge);
-// and a Triangles run plus a Paths run add up to a run of both, as
-// Engine's cache needs.
+// no other cell counted; and a Triangles run plus a Paths run add up to
+// a run of both, as Engine's cache needs.
 func TestCountPathsAlone(t *testing.T) {
-	for _, walk := range []bool{true, false} {
-		pathWalk = &walk
-		testCountPathsAlone(t)
-	}
-	pathWalk = nil
-}
-
-func testCountPathsAlone(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 1))
 	for iter := range 60 {
 		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 10, MaxEdges: 200, MaxTime: 60, SelfLoop: 0.03, Evict: 0.3}
 		w := oracle.RandomWindow(rng, cfg)
 		delta := 1 + rng.Int64N(20)
 		req := randomRequest(rng, w)
-		pw := pathWalk
-		pathWalk = nil
 		all := countCells(t, w, delta, req, 2)
-		pathWalk = pw
 		for _, workers := range []int{1, 3} {
 			paths, err := Count(context.Background(), w, delta, req, Paths, Options{Workers: workers})
 			if err != nil {
@@ -408,7 +395,7 @@ func testCountPathsAlone(t *testing.T) {
 					want = all[c]
 				}
 				if got[c] != want {
-					t.Fatalf("iteration %d, %d workers, walk %v: %v counted alone %d, want %d", iter, workers, *pathWalk, Cell(c), got[c], want)
+					t.Fatalf("iteration %d, %d workers: %v counted alone %d, want %d", iter, workers, Cell(c), got[c], want)
 				}
 			}
 			tri, err := Count(context.Background(), w, delta, req, Triangles, Options{Workers: workers})

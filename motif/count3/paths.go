@@ -2,7 +2,7 @@ package count3
 
 import (
 	"context"
-	"math/bits"
+	"github.com/motifwatch/motifwatch/motif"
 	"sort"
 
 	"github.com/motifwatch/motifwatch/window"
@@ -29,33 +29,51 @@ type pathSeqs struct {
 
 func (s *pathSeqs) of(v uint32) []seqEntry { return s.ent[s.off[v] : s.off[v]+int64(s.n[v])] }
 
-// midPairEdge is an edge of the middle edge's own pair within δ of it, at the
-// far node of the pass (see pathsFrom): its position and prefix counts of
-// the pair's edges before it, like seqEntry's.
-type midPairEdge struct {
-	pos    int64
-	before [4]int64 // all out, all in, counted out, counted in (at the far node)
+// pathPairEdge is an edge of the pair being counted (its middle edges), in
+// position order: position, time, class (0: from the near node x to the
+// far node y, 1: the other way) and flags at the far node (fIn: into y;
+// fCounted).
+type pathPairEdge struct {
+	pos, t int64
+	cls    uint8
+	flags  uint8
 }
 
-// pathBuf is a worker's scratch: the middle pair's edges near the middle edge.
+// pairSums are prefix sums over a pair's edges, by class: the edges (n),
+// and for each edge m, by direction at the far node, the far node's edges
+// to fourth nodes that are counted and up to δ after m (endC), counted and
+// up to m (upToC), all up to m (upTo) and all before m (before)
+// (pathsOfPair).
+type pairSums struct {
+	n                         [2]int64
+	endC, upToC, upTo, before [2][2]int64
+}
+
+// pathBuf is a worker's scratch for one pair.
 type pathBuf struct {
-	pair []midPairEdge
+	pair []pathPairEdge
+	far  [][4]int64 // the pair's edges before each, at the far node: out, in, counted out, counted in
+	sums []pairSums
 }
 
 // paths runs the path pass: every edge s→t before the scope's end is the
 // middle edge M of the paths a–s–t–d whose left edge L joins s to a ≠ t
 // and right edge R joins t to d ≠ s. The four temporal orders of L, M and
 // R that make a motif (M is never last: a motif's second edge touches its
-// first, and L and R share no node) are counted from the side of M with
-// fewer edges within δ of it: for each of that side's edges x, the other
-// side's edges y that complete a path with x are a range of the other
-// node's sequence (by position, and for the orders with M between them by
-// time: y within δ of x), counted through the sequence's prefix counts at
-// two searched points, less the pair s–t's own edges in the range (they
-// join y's node to x's, not to a fourth node), which come from x's side.
-// So a middle edge costs its lighter end's edges near it times a binary
-// search, not the pairs it makes: a hub's edges each cost their other
-// end's.
+// first, and L and R share no node) are counted per node pair {x, y}, all
+// its edges as M at once, from its node x of lower degree: for each of
+// x's edges e not to y and near one of the pair's edges, the pair's edges
+// that e completes a path with are two ranges of the pair's list (before
+// e and no more than δ before it; after e and within δ), and for each such
+// M the far edges f are a range of y's position-ordered sequence whose
+// ends depend on e alone (y's first edge after e, δ after e, δ before e)
+// or on M alone (M's place in y's sequence, δ after M). So a range of M
+// adds a count at e's ends times the range's size plus prefix sums over
+// the pair's list of the counts at M's ends (pairSums), each count read
+// through the sequence's prefix counts less the pair's own edges. A pair
+// costs its edges and x's edges near them, times a search: the window's
+// wedges at their lighter ends, not its paths, and a pair's repeated
+// edges share the work.
 //
 // A path is counted when its last edge is counted, so Range and RootMask
 // hold as in the other passes. The pass does not ask whether a = d: those
@@ -72,16 +90,20 @@ func (c *counter) paths(ctx context.Context) error {
 			sq.n[v] = int32(c.fillSeq(uint32(v), sq.ent[sq.off[v]:sq.off[v+1]]))
 		}
 	})
+	c.w.IndexPairs() // before the workers, which read Between
 	c.ph.mark("path-sequences")
 	if err != nil {
 		return err
 	}
-	lo := c.w.First()
 	bufs := make([]pathBuf, c.workers)
-	return c.parallel(ctx, int(c.sc.hi-lo), 256, func(wk, i0, i1 int) {
+	// Each node counts its pairs with higher ids; a node's weight is its
+	// sequence (its pairs read their lighter ends, but a hub has many).
+	return c.heavyFirst(ctx, c.nodes, 16, sq.off[c.nodes], func(u int) int64 { return int64(sq.n[u]) }, func(wk, u int) {
 		r := (*[RawLen - rawPath]int64)(c.raws[wk].Raw[rawPath:])
-		for i := i0; i < i1; i++ {
-			c.pathsThrough(sq, lo+int64(i), &bufs[wk], r)
+		for _, v := range c.nbr[c.off[u] : c.off[u]+int64(c.deg[u])] {
+			if v > uint32(u) {
+				c.pathsOfPair(sq, uint32(u), v, &bufs[wk], r)
+			}
 		}
 	})
 }
@@ -154,64 +176,53 @@ func at(q []seqEntry, lo, hi int, p int64) int {
 	return lo + sort.Search(hi-lo, func(i int) bool { return q[lo+i].pos >= p })
 }
 
-// span returns q's edges within δ of the one at index i (time tm): the
-// index range [lo, hi).
-func (c *counter) span(q []seqEntry, i int, tm int64) (int, int) {
-	lo := sort.Search(i, func(k int) bool { return !apart(q[k].t, tm, c.delta) })
-	hi := i + 1 + sort.Search(len(q)-i-1, func(k int) bool { return apart(tm, q[i+1+k].t, c.delta) })
-	return lo, hi
-}
-
-// pathsThrough adds the paths whose middle edge is the one at position p.
-func (c *counter) pathsThrough(sq *pathSeqs, p int64, b *pathBuf, r *[RawLen - rawPath]int64) {
-	w := c.w
-	s, t := w.Src(p), w.Dst(p)
-	if s == t {
-		return
+// pathsOfPair adds the paths whose middle edge joins u and v.
+func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen - rawPath]int64) {
+	w, delta := c.w, c.delta
+	xn, yn := u, v
+	if sq.n[v] < sq.n[u] {
+		xn, yn = v, u
 	}
-	tm := w.T(p)
-	S, T := sq.of(s), sq.of(t)
-	iS, iT := at(S, 0, len(S), p), at(T, 0, len(T), p)
-	sLo, sHi := c.span(S, iS, tm)
-	tLo, tHi := c.span(T, iT, tm)
-	if sHi-sLo <= tHi-tLo {
-		c.pathsFrom(S[:sHi], sLo, T[:tHi], tLo, iT, t, true, p, b, r)
-	} else {
-		c.pathsFrom(T[:tHi], tLo, S[:sHi], sLo, iS, s, false, p, b, r)
-	}
-}
-
-// pathWalk, when set, makes pathsFrom walk (true) or search (false) for
-// every middle edge: tests check both ways against the oracle.
-var pathWalk *bool
-
-// pathsFrom counts the paths through the middle edge at position p (at
-// index iX of the near side's sequence X and iY of the far side's Y, both
-// cut at the end of the middle edge's δ window, which starts at xLo and
-// yLo) from the near side: each of X's edges x, not to the far node y,
-// against ranges of Y's edges. xIsS says whether the near side is the
-// middle edge's source (x is L, y R) or its target.
-//
-// The ranges' ends move forward with x (by position and by time): where
-// Y's window is short against X's times a search, they are walked like a
-// merge, else searched for each x.
-func (c *counter) pathsFrom(X []seqEntry, xLo int, Y []seqEntry, yLo, iY int, y uint32, xIsS bool, p int64, b *pathBuf, r *[RawLen - rawPath]int64) {
-	// The pair's edges near the middle one (itself among them), from X:
-	// Y's counts less theirs are the edges to a fourth node.
+	X, Y := sq.of(xn), sq.of(yn)
+	// The pair's edges, merged from its two directions.
 	b.pair = b.pair[:0]
-	var run [4]int64
-	for i := xLo; i < len(X); i++ {
-		if e := &X[i]; e.other == y {
-			b.pair = append(b.pair, midPairEdge{pos: e.pos, before: run})
-			d := 1 - int(e.flags&fIn) // the direction at y
-			run[d]++
-			if e.flags&fCounted != 0 {
-				run[2+d]++
-			}
+	xy, yx := w.Between(xn, yn), w.Between(yn, xn)
+	for i, j := 0, 0; i < len(xy) || j < len(yx); {
+		var a window.Adj
+		var cls uint8
+		if j >= len(yx) || (i < len(xy) && xy[i].Rel < yx[j].Rel) {
+			a = xy[i]
+			i++
+		} else {
+			a, cls = yx[j], 1
+			j++
 		}
+		pos := w.Pos(a)
+		if pos >= c.sc.hi {
+			break // both lists are in position order
+		}
+		fl := fIn * (1 - cls) // x→y is into y
+		if c.sc.counted(pos) {
+			fl |= fCounted
+		}
+		b.pair = append(b.pair, pathPairEdge{pos: pos, t: a.T, cls: cls, flags: fl})
 	}
 	pair := b.pair
-	// far returns Y's edges to a fourth node before index i, all and
+	if len(pair) == 0 {
+		return
+	}
+	b.far = b.far[:0]
+	var run [4]int64
+	for _, m := range pair {
+		b.far = append(b.far, run)
+		d := int(m.flags & fIn)
+		run[d]++
+		if m.flags&fCounted != 0 {
+			run[2+d]++
+		}
+	}
+	farRun := b.far
+	// far returns y's edges to a fourth node before index i of Y, all and
 	// counted, by direction at y.
 	far := func(i int) (all, cnt [2]int64) {
 		all, cnt = before(Y, i)
@@ -227,18 +238,32 @@ func (c *counter) pathsFrom(X []seqEntry, xLo int, Y []seqEntry, yLo, iY int, y 
 				}
 			}
 			if lo < len(pair) {
-				pb = pair[lo].before
+				pb = farRun[lo]
 			}
 		}
 		return [2]int64{all[0] - pb[0], all[1] - pb[1]}, [2]int64{cnt[0] - pb[2], cnt[1] - pb[3]}
 	}
-	// Orders (raw o): x first then M then y, M x y, M y x, y M x.
-	oXMY, oMXY, oMYX, oYMX := 0, 2, 3, 1
-	if !xIsS {
-		oXMY, oMXY, oMYX, oYMX = 1, 3, 2, 0
+	// Prefix sums over the pair's edges of the counts at each edge's ends.
+	b.sums = append(b.sums[:0], pairSums{})
+	for k, m := range pair {
+		iy := at(Y, 0, len(Y), m.pos)
+		end := iy + 1 + sort.Search(len(Y)-iy-1, func(j int) bool { return apart(m.t, Y[iy+1+j].t, delta) })
+		_, endC := far(end)
+		upTo, upToC := far(iy + 1)
+		bef, _ := far(iy)
+		s := b.sums[k]
+		s.n[m.cls]++
+		for d := range 2 {
+			s.endC[m.cls][d] += endC[d]
+			s.upToC[m.cls][d] += upToC[d]
+			s.upTo[m.cls][d] += upTo[d]
+			s.before[m.cls][d] += bef[d]
+		}
+		b.sums = append(b.sums, s)
 	}
-	add := func(o int, dx uint8, n [2]int64) {
-		if xIsS {
+	sums := b.sums
+	add := func(cls, o int, dx uint8, n [2]int64) {
+		if cls == 0 { // x is the middle edge's source: x's edge is L
 			r[4*o+2*int(dx)] += n[0]
 			r[4*o+2*int(dx)+1] += n[1]
 		} else {
@@ -246,59 +271,80 @@ func (c *counter) pathsFrom(X []seqEntry, xLo int, Y []seqEntry, yLo, iY int, y 
 			r[4*o+2+int(dx)] += n[1]
 		}
 	}
-	sub := func(a, b [2]int64) [2]int64 { return [2]int64{a[0] - b[0], a[1] - b[1]} }
-	mAll, _ := far(iY)                // y before M
-	afterAll, afterCnt := far(iY + 1) // y before M or M itself (a pair edge)
-	_, endCnt := far(len(Y))          // y up to δ after M
-	walk := len(Y)-yLo < (len(X)-xLo)*bits.Len(uint(len(Y)-yLo))
-	if pathWalk != nil {
-		walk = *pathWalk
-	}
-	// The ranges' ends: ix, Y's first edge after x; ja, Y's first edge
-	// after M more than δ after x; jb, Y's first edge no more than δ
-	// before x.
-	ix, ja, jb := iY+1, iY+1, yLo
-	for i := xLo; i < len(X); i++ {
-		x := &X[i]
-		if x.other == y {
-			continue
+	// Orders (raw o) by class: e M f, M e f, M f e, f M e, where e is x's
+	// edge and f y's.
+	orders := [2][4]int{{0, 2, 3, 1}, {1, 3, 2, 0}}
+	// x's edges near the pair's edges: the union of their δ windows, in
+	// position order. The pair ranges [aLo, aHi) (before e, within δ) and
+	// [aHi, bHi) (after e, within δ) only move forward.
+	aLo, aHi, bHi := 0, 0, 0
+	for k := 0; k < len(pair); {
+		lo, hi := motif.SubTicks(pair[k].t, delta), motif.AddTicks(pair[k].t, delta)
+		for k++; k < len(pair) && motif.SubTicks(pair[k].t, delta) <= hi; k++ {
+			hi = max(hi, motif.AddTicks(pair[k].t, delta))
 		}
-		dx := x.flags & fIn
-		if x.pos < p {
-			// x M y: y after M, no more than δ after x, counted.
-			if walk {
-				for ja < len(Y) && !apart(x.t, Y[ja].t, c.delta) {
-					ja++
+		for i := sort.Search(len(X), func(i int) bool { return X[i].t >= lo }); i < len(X) && X[i].t <= hi; i++ {
+			e := &X[i]
+			if e.other == yn {
+				continue
+			}
+			for aHi < len(pair) && pair[aHi].pos < e.pos {
+				aHi++
+			}
+			for aLo < aHi && apart(pair[aLo].t, e.t, delta) {
+				aLo++
+			}
+			bHi = max(bHi, aHi)
+			for bHi < len(pair) && !apart(e.t, pair[bHi].t, delta) {
+				bHi++
+			}
+			if aLo == bHi {
+				continue
+			}
+			dx := e.flags & fIn
+			ix := at(Y, 0, len(Y), e.pos)
+			sa, sh, sb := &sums[aLo], &sums[aHi], &sums[bHi]
+			if aLo < aHi { // M before e
+				all, cnt := far(ix)
+				counted := e.flags&fCounted != 0
+				var jbAll [2]int64
+				if counted {
+					jb := sort.Search(ix, func(j int) bool { return !apart(Y[j].t, e.t, delta) })
+					jbAll, _ = far(jb)
 				}
-			} else {
-				ja = iY + 1 + sort.Search(len(Y)-iY-1, func(k int) bool { return apart(x.t, Y[iY+1+k].t, c.delta) })
+				for cls := range 2 {
+					n := sh.n[cls] - sa.n[cls]
+					if n == 0 {
+						continue
+					}
+					var mef, mfe, fme [2]int64
+					for d := range 2 {
+						mef[d] = sh.endC[cls][d] - sa.endC[cls][d] - n*cnt[d]
+						mfe[d] = n*all[d] - (sh.upTo[cls][d] - sa.upTo[cls][d])
+						fme[d] = sh.before[cls][d] - sa.before[cls][d] - n*jbAll[d]
+					}
+					add(cls, orders[cls][1], dx, mef)
+					if counted {
+						add(cls, orders[cls][2], dx, mfe)
+						add(cls, orders[cls][3], dx, fme)
+					}
+				}
 			}
-			_, cnt := far(ja)
-			add(oXMY, dx, sub(cnt, afterCnt))
-			continue
-		}
-		if walk {
-			for ix < len(Y) && Y[ix].pos < x.pos {
-				ix++
+			if aHi < bHi { // M after e
+				ja := ix + sort.Search(len(Y)-ix, func(j int) bool { return apart(e.t, Y[ix+j].t, delta) })
+				_, jaC := far(ja)
+				for cls := range 2 {
+					n := sb.n[cls] - sh.n[cls]
+					if n == 0 {
+						continue
+					}
+					var emf [2]int64
+					for d := range 2 {
+						emf[d] = n*jaC[d] - (sb.upToC[cls][d] - sh.upToC[cls][d])
+					}
+					add(cls, orders[cls][0], dx, emf)
+				}
 			}
-		} else {
-			ix = at(Y, iY+1, len(Y), x.pos)
 		}
-		all, cnt := far(ix)
-		add(oMXY, dx, sub(endCnt, cnt)) // M x y: y after x, counted
-		if x.flags&fCounted == 0 {
-			continue
-		}
-		add(oMYX, dx, sub(all, afterAll)) // M y x
-		// y M x: y before M, no more than δ before x.
-		if walk {
-			for jb < iY && apart(Y[jb].t, x.t, c.delta) {
-				jb++
-			}
-		} else {
-			jb = yLo + sort.Search(iY-yLo, func(k int) bool { return !apart(Y[yLo+k].t, x.t, c.delta) })
-		}
-		jAll, _ := far(jb)
-		add(oYMX, dx, sub(mAll, jAll))
 	}
 }
