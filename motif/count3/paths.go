@@ -171,6 +171,24 @@ func before(q []seqEntry, i int) (all, cnt [2]int64) {
 	return all, cnt
 }
 
+// seek returns the first index i in [from, n) with ok(i), for ok false
+// then true along the indices (n if none), like triangle.go's gallop: steps that double from
+// from, then a binary search of the last step, so that a search that
+// moves forward a little costs little (the path pass's range ends move
+// forward with the near node's edges).
+func seek(n, from int, ok func(i int) bool) int {
+	lo, step := from, 1
+	for lo < n && !ok(lo) {
+		next := lo + step
+		if next >= n || ok(next) {
+			hi := min(next, n)
+			return lo + 1 + sort.Search(hi-lo-1, func(k int) bool { return ok(lo + 1 + k) })
+		}
+		lo, step = next, 2*step
+	}
+	return lo
+}
+
 // at returns the index of q's first edge at or after position p.
 func at(q []seqEntry, lo, hi int, p int64) int {
 	return lo + sort.Search(hi-lo, func(i int) bool { return q[lo+i].pos >= p })
@@ -245,9 +263,10 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	}
 	// Prefix sums over the pair's edges of the counts at each edge's ends.
 	b.sums = append(b.sums[:0], pairSums{})
+	iy, end := 0, 0
 	for k, m := range pair {
-		iy := at(Y, 0, len(Y), m.pos)
-		end := iy + 1 + sort.Search(len(Y)-iy-1, func(j int) bool { return apart(m.t, Y[iy+1+j].t, delta) })
+		iy = seek(len(Y), iy, func(j int) bool { return Y[j].pos >= m.pos })
+		end = seek(len(Y), max(end, iy+1), func(j int) bool { return apart(m.t, Y[j].t, delta) })
 		_, endC := far(end)
 		upTo, upToC := far(iy + 1)
 		bef, _ := far(iy)
@@ -278,6 +297,7 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	// position order. The pair ranges [aLo, aHi) (before e, within δ) and
 	// [aHi, bHi) (after e, within δ) only move forward.
 	aLo, aHi, bHi := 0, 0, 0
+	ix, ja, jb := 0, 0, 0 // on Y: the first edge after e, more than δ after e, no more than δ before e
 	for k := 0; k < len(pair); {
 		lo, hi := motif.SubTicks(pair[k].t, delta), motif.AddTicks(pair[k].t, delta)
 		for k++; k < len(pair) && motif.SubTicks(pair[k].t, delta) <= hi; k++ {
@@ -302,14 +322,14 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 				continue
 			}
 			dx := e.flags & fIn
-			ix := at(Y, 0, len(Y), e.pos)
+			ix = seek(len(Y), ix, func(j int) bool { return Y[j].pos >= e.pos })
 			sa, sh, sb := &sums[aLo], &sums[aHi], &sums[bHi]
 			if aLo < aHi { // M before e
 				all, cnt := far(ix)
 				counted := e.flags&fCounted != 0
 				var jbAll [2]int64
 				if counted {
-					jb := sort.Search(ix, func(j int) bool { return !apart(Y[j].t, e.t, delta) })
+					jb = seek(ix, jb, func(j int) bool { return !apart(Y[j].t, e.t, delta) })
 					jbAll, _ = far(jb)
 				}
 				for cls := range 2 {
@@ -331,7 +351,7 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 				}
 			}
 			if aHi < bHi { // M after e
-				ja := ix + sort.Search(len(Y)-ix, func(j int) bool { return apart(e.t, Y[ix+j].t, delta) })
+				ja = seek(len(Y), max(ja, ix), func(j int) bool { return apart(e.t, Y[j].t, delta) })
 				_, jaC := far(ja)
 				for cls := range 2 {
 					n := sb.n[cls] - sh.n[cls]
