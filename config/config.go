@@ -225,7 +225,8 @@ type Fields struct {
 	Src  string `mapstructure:"src"`
 	Dst  string `mapstructure:"dst"`
 	Time string `mapstructure:"time"`
-	// Seq orders edges with equal times; "" orders them by arrival.
+	// Seq orders edges with equal times; "" orders them by arrival, as
+	// does a record without the field.
 	Seq string `mapstructure:"seq"`
 	// SrcLabel and DstLabel hold optional node labels ("" = none).
 	SrcLabel string `mapstructure:"src_label"`
@@ -480,7 +481,7 @@ func DefaultConfig() *Config {
 			Format:         "json",
 			TimeUnit:       time.Second,
 			Timestamp:      Timestamp{Unit: "s"},
-			Fields:         Fields{Src: "src", Dst: "dst", Time: "t"},
+			Fields:         Fields{Src: "src", Dst: "dst", Time: "t", Seq: "seq"},
 			CSVColumns:     []string{"src", "dst", "t"},
 			Attributes:     map[string]string{},
 			MaxRecordBytes: 1 << 20,
