@@ -84,11 +84,18 @@ func (c *Config) parseQueries(files []queryFile) ([]*motif.Query, map[string]str
 			if l, ok := lines[q.Name]; ok {
 				loc = fmt.Sprintf("%s:%d", f.path, l)
 			}
+			if err := checkAlertMeta(q, f.path, loc); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 			add(q, loc, "")
 		}
 	}
 	for i := range c.Queries.Inline {
 		q, loc, err := c.inlineQuery(i)
+		if err == nil {
+			err = checkAlertMeta(q, c.Source, loc)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -173,6 +180,9 @@ func (c *Config) inlineQuery(i int) (*motif.Query, string, error) {
 	// "query.where[0]" becomes "queries.inline[2].where[0]".
 	for j := range q.Where {
 		q.Where[j].Field = renameQueryField(q.Where[j].Field, field)
+	}
+	for j := range q.Annotations { // lines of the re-marshalled text: loc's line instead
+		q.Annotations[j].Field, q.Annotations[j].Line = renameQueryField(q.Annotations[j].Field, field), 0
 	}
 	loc := "config"
 	if c.Source != "" {
@@ -504,4 +514,55 @@ func locPrefix(where map[string]string, name string) string {
 		return loc + ": "
 	}
 	return ""
+}
+
+// AlertMeta returns what q's alert records carry for routing: its
+// severity, labels and compiled annotation templates (alerts.Meta).
+func AlertMeta(q *motif.Query) (alerts.Meta, error) {
+	m := alerts.Meta{Severity: q.Severity, Labels: q.Labels}
+	if err := alerts.CheckLabels(q.Labels); err != nil {
+		return m, err
+	}
+	if len(q.Annotations) == 0 {
+		return m, nil
+	}
+	texts := make(map[string]string, len(q.Annotations))
+	for _, a := range q.Annotations {
+		texts[a.Name] = a.Text
+	}
+	nodes := make([]string, len(q.Nodes))
+	for i, n := range q.Nodes {
+		nodes[i] = n.Name
+	}
+	var err error
+	m.Annotations, err = alerts.ParseAnnotations(texts, nodes)
+	return m, err
+}
+
+// checkAlertMeta checks q's labels and annotation templates, naming the
+// file and line (source, or loc "file:line" of the query's name when the
+// annotation's own line is unknown), the query and the field.
+func checkAlertMeta(q *motif.Query, source, loc string) error {
+	_, err := AlertMeta(q)
+	if err == nil {
+		return nil
+	}
+	where, field := loc, "labels"
+	var ae *alerts.AnnotationError
+	if errors.As(err, &ae) {
+		for _, a := range q.Annotations {
+			if a.Name != ae.Name {
+				continue
+			}
+			field = a.Field
+			if a.Line > 0 && source != "" {
+				where = fmt.Sprintf("%s:%d", source, a.Line)
+			}
+			err = ae.Err
+		}
+	}
+	if where != "" {
+		where += ": "
+	}
+	return fmt.Errorf("%squery %q: %s: %w", where, q.Name, field, err)
 }
