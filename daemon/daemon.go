@@ -435,11 +435,11 @@ func newSink(cfg *config.Config, stdout io.Writer, brokers []string, transport *
 }
 
 // newNotifier returns the Alertmanager notifier (alerts.alertmanager),
-// or nil when no URL is set.
+// or nil when no URL is set (its metrics are registered either way).
 func newNotifier(cfg *config.Config, log *slog.Logger, reg prometheus.Registerer) (*alertmanager.Notifier, error) {
 	am := &cfg.Alerts.Alertmanager
 	if am.URL == "" {
-		return nil, nil
+		return nil, alertmanager.RegisterMetrics(reg)
 	}
 	n, err := alertmanager.New(alertmanager.Options{URL: am.URL, Timeout: am.Timeout, QueueBytes: int64(am.QueueBytes),
 		EndsAfter: am.EndsAfter, Logger: log, Registerer: reg})

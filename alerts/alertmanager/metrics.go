@@ -14,6 +14,14 @@ type metrics struct {
 	queued     prometheus.Gauge
 }
 
+// RegisterMetrics registers the notifier's metrics with reg without a
+// Notifier, so that they exist (at 0) when no Alertmanager is configured
+// and the shipped rules and dashboards name known series either way.
+func RegisterMetrics(reg prometheus.Registerer) error {
+	_, err := newMetrics(reg)
+	return err
+}
+
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m := &metrics{
 		sent: prometheus.NewCounter(prometheus.CounterOpts{Name: "motifwatch_alertmanager_sent_total",
