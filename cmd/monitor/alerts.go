@@ -206,10 +206,10 @@ func printAlert(w io.Writer, r *kafka.AlertRecord) error {
 // routing writes what a record carries for routing, when it does (older
 // records carry none of it):
 //
-//	  severity page  team=fraud  from mw-0 (topic edges, group motifwatch)
-//	  summary  money-ring: acct-1 → acct-2 → acct-3
-//	  runbook_url  https://runbooks.example/money-ring
-//	  status  http://mw-0:9464/
+//	severity page  team=fraud  from mw-0 (topic edges, group motifwatch)
+//	summary  money-ring: acct-1 → acct-2 → acct-3
+//	runbook_url  https://runbooks.example/money-ring
+//	status  http://mw-0:9464/
 func routing(b *strings.Builder, a *alerts.Alert) {
 	var head []string
 	if a.Severity != "" {
