@@ -45,6 +45,9 @@ type Config struct {
 	// inline holds the YAML nodes of queries.inline when loaded from a
 	// file, for error lines; aligned with Queries.Inline.
 	inline []*yaml.Node
+	// queryLocs maps each query name to where it is defined ("file:line"),
+	// as of the last parse of the queries, for warnings found after it.
+	queryLocs map[string]string
 }
 
 // Kafka.OffsetReset values.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -105,7 +106,40 @@ func (c *Config) parseQueries(files []queryFile) ([]*motif.Query, map[string]str
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
+	c.queryLocs = where
 	return out, where, nil
+}
+
+// QueryWarnings lists what is allowed in queries but cannot work with
+// c's input: an edge attribute a query reads that no record can carry
+// (CSV input whose input.csv_columns has no column of that name). Each
+// names the query's file and line, the query, the condition and the
+// attribute. (With JSON input any record may carry any attribute: the
+// daemon says so at run time, motifwatch_query_attribute_missing.)
+func (c *Config) QueryWarnings(queries []*motif.Query) []error {
+	if c.Input.Format != "csv" {
+		return nil
+	}
+	var out []error
+	for _, q := range queries {
+		said := map[string]bool{}
+		for i := range q.Where {
+			p := &q.Where[i]
+			for _, o := range [2]*motif.Operand{&p.Left, &p.Right} {
+				if o.Kind != motif.EdgeAttr || said[o.Attr] || slices.Contains(c.Input.CSVColumns, o.Attr) {
+					continue
+				}
+				said[o.Attr] = true
+				field := p.Field
+				if field != "" {
+					field += ": "
+				}
+				out = append(out, fmt.Errorf("%squery %q: %s%q: edge attribute %q is in no record: input.csv_columns %v has no %q column",
+					locPrefix(c.queryLocs, q.Name), q.Name, field, p.Text, o.Attr, c.Input.CSVColumns, o.Attr))
+			}
+		}
+	}
+	return out
 }
 
 // nameLines maps each query name in a query file to the line of its name.

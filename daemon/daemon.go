@@ -76,7 +76,7 @@ func Run(ctx context.Context, o Options) error {
 		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	for _, w := range cfg.Warnings() {
+	for _, w := range append(cfg.Warnings(), cfg.QueryWarnings(queries)...) {
 		log.Warn("configuration: " + w.Error())
 	}
 
