@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/ingest"
-	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 )
 
@@ -81,7 +81,7 @@ func TestDefaultsKeepMineIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	produce(t, brokers, withSentinel(w, kafka.WindowRecords(w)))
+	produce(t, brokers, withSentinel(w, feed.Window(w)))
 	check(t, "defaults", exp, waitFor(t, brokers, exp))
 	if err := d.stop(); err != nil {
 		t.Errorf("daemon stopped with %v", err)
