@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/motifwatch/motifwatch/bench"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/mine"
 )
 
 // TestBenchCountsEqualMine runs monitor bench on a small synthetic file
@@ -19,7 +21,7 @@ import (
 // same count as monitor mine on the same file.
 func TestBenchCountsEqualMine(t *testing.T) {
 	dir := t.TempDir()
-	recs, err := benchRecords(benchOptions{edges: 5000, seed: 3}, os.Stderr)
+	recs, err := bench.Records(bench.Options{Edges: 5000, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +30,7 @@ func TestBenchCountsEqualMine(t *testing.T) {
 		fmt.Fprintf(&b, "%s %s %d\n", r.Src, r.Dst, r.T)
 	}
 	graph, queries := filepath.Join(dir, "g.txt"), filepath.Join(dir, "q.yaml")
-	text, err := everestQueries(3600)
+	text, err := bench.EverestQueries(3600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestBenchCountsEqualMine(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench: exit %d: %s", code, errOut)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bench output is not JSON: %v\n%s", err, out)
 	}
@@ -55,12 +57,12 @@ func TestBenchCountsEqualMine(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("mine: exit %d: %s", code, errOut)
 	}
-	var mine mineReport
-	if err := json.Unmarshal([]byte(out), &mine); err != nil {
+	var mined mine.Report
+	if err := json.Unmarshal([]byte(out), &mined); err != nil {
 		t.Fatalf("mine output is not JSON: %v\n%s", err, out)
 	}
 	total := 0.0
-	for _, q := range mine.Queries {
+	for _, q := range mined.Queries {
 		if got := rep.Matches[q.Name]; got != float64(q.Matches) {
 			t.Errorf("%s: bench mined %v; mine counts %d", q.Name, got, q.Matches)
 		}
@@ -125,7 +127,7 @@ func TestBenchSkewedBacklogNothingLate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench: exit %d: %s", code, errOut)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bench output is not JSON: %v\n%s", err, out)
 	}
@@ -139,11 +141,11 @@ func TestBenchSkewedBacklogNothingLate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("mine: exit %d: %s", code, errOut)
 	}
-	var mine mineReport
-	if err := json.Unmarshal([]byte(out), &mine); err != nil {
+	var mined mine.Report
+	if err := json.Unmarshal([]byte(out), &mined); err != nil {
 		t.Fatalf("mine output is not JSON: %v\n%s", err, out)
 	}
-	for _, q := range mine.Queries {
+	for _, q := range mined.Queries {
 		if got := rep.Matches[q.Name]; got != float64(q.Matches) || q.Matches == 0 {
 			t.Errorf("%s: bench mined %v; mine counts %d (want equal, not 0)", q.Name, got, q.Matches)
 		}

@@ -11,9 +11,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/gpmrun"
+	"github.com/motifwatch/motifwatch/mine"
 )
 
 // In-process tests of the command line: execute runs the cobra commands
@@ -165,7 +166,7 @@ func TestEngineFlagsAgree(t *testing.T) {
 func TestMineTableCSVAndTotal(t *testing.T) {
 	args := []string{"mine", "--synthetic", "20000", "--motif", "M1,M4", "--delta", "1h", "--progress", "0"}
 	js, _, code := run(t, append(args, "--format", "json")...)
-	var rep mineReport
+	var rep mine.Report
 	if code != 0 || json.Unmarshal([]byte(js), &rep) != nil || len(rep.Queries) != 2 {
 		t.Fatalf("json: exit %d, %s", code, js)
 	}
@@ -190,7 +191,7 @@ func TestMineTableCSVAndTotal(t *testing.T) {
 func TestSnap3GridIsLabelled(t *testing.T) {
 	args := []string{"mine", "--synthetic", "3000", "--snap3", "--delta", "1h", "--progress", "0"}
 	js, _, code := run(t, append(args, "--format", "json")...)
-	var rep mineReport
+	var rep mine.Report
 	if code != 0 || json.Unmarshal([]byte(js), &rep) != nil || len(rep.SNAP3) != 6 {
 		t.Fatalf("json: exit %d, %s", code, js)
 	}
@@ -230,7 +231,7 @@ func TestGpmCSVAndSeparators(t *testing.T) {
 	g := writeTemp(t, "ring.txt", b.String())
 	args := []string{"gpm", "--graph", g, "--app", "motif", "-k", "4", "--progress", "0"}
 	js, _, code := run(t, append(args, "--format", "json")...)
-	var rep gpmReport
+	var rep gpmrun.Report
 	if code != 0 || json.Unmarshal([]byte(js), &rep) != nil || rep.Total < 1000 {
 		t.Fatalf("json: exit %d, %s", code, js)
 	}
@@ -319,26 +320,6 @@ func TestConfigDefaultsAndMotifs(t *testing.T) {
 		if code != 0 || !slices.Contains(lines, want) {
 			t.Errorf("motifs lacks %q:\n%s", want, out)
 		}
-	}
-}
-
-func TestProgressLine(t *testing.T) {
-	got := progressLine("mining M1 (root edges)", 250, 1000, 1234567, true, "matches", 3*time.Second)
-	want := "mining M1 (root edges): 25.0%, 1,234,567 matches so far, 3s, ETA 9s"
-	if got != want {
-		t.Errorf("progressLine = %q; want %q", got, want)
-	}
-	got = progressLine("gpm", 0, 10, 0, false, "subgraphs", 1500*time.Millisecond)
-	if want := "gpm: 0.0%, 1.5s"; got != want {
-		t.Errorf("progressLine at the start = %q; want %q (no ETA yet, no count)", got, want)
-	}
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567", 3979317: "3,979,317"} {
-		if got := grouped(n); got != want {
-			t.Errorf("grouped(%d) = %q; want %q", n, got, want)
-		}
-	}
-	if got := grouped(uint64(18446744073709551615)); got != "18,446,744,073,709,551,615" {
-		t.Errorf("grouped(max uint64) = %q", got)
 	}
 }
 
