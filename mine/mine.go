@@ -14,6 +14,7 @@ import (
 	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/internal/progress"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/count3"
 )
 
 // Options say what to mine and how. The zero value of a field is its
@@ -68,6 +69,11 @@ type QueryResult struct {
 	// IDs are the enumerated matches' ids, as the daemon's alerts carry
 	// them for the same file replayed by `monitor produce`.
 	IDs []string `json:"match_ids,omitempty"`
+
+	// cell is the counted shape the query is (family), when it is one.
+	cell   count3.Cell
+	family string
+	delta  int64
 }
 
 // Edge is one edge of an enumerated match.
@@ -88,6 +94,10 @@ type Report struct {
 	BadLines int64          `json:"bad_lines,omitempty"`
 	Queries  []*QueryResult `json:"queries"`
 	SNAP3    [][]int64      `json:"snap3,omitempty"`
+	// Totals sum the counts within a family of shapes whose members
+	// count disjoint sets of edge sequences (Total); counts of unrelated
+	// motifs are never added up.
+	Totals []Total `json:"totals,omitempty"`
 	// Partial: interrupted (Ctrl-C); the queries listed are those begun,
 	// of Planned.
 	Partial bool    `json:"partial,omitempty"`
@@ -180,6 +190,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mining %s: %w", q.Name, err)
 		}
+		if c, ok := count3.Shape(p); ok {
+			run.cell, run.family, run.delta = c, family(c), count3.Delta(p)
+		}
 		report.Queries = append(report.Queries, run)
 		if run.Partial {
 			report.Partial = true
@@ -189,6 +202,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	report.Seconds = time.Since(start).Seconds()
 	report.BytesPerEdge = w.BytesPerEdge()
 	report.PeakRSS = progress.PeakRSS()
+	report.Totals = totals(report.Queries)
 	if o.SNAP3 && !report.Partial {
 		report.SNAP3 = make([][]int64, 6)
 		for i := range 6 {

@@ -155,3 +155,32 @@ func TestRunInterruptedWhileLoading(t *testing.T) {
 		t.Errorf("Run after cancel: %v, %v; want no report and an error wrapping context.Canceled", rep, err)
 	}
 }
+
+// TestTotalsOnlyWithinAFamily: counts are added up only over distinct
+// shapes of one family with one window (issue 26.6: M1 + M4 + M4-A was
+// totalled); a family of one, a repeated shape, or unrelated motifs get
+// no total.
+func TestTotalsOnlyWithinAFamily(t *testing.T) {
+	mineTotals := func(motifs ...string) *Report {
+		t.Helper()
+		rep, err := Run(context.Background(), Options{Synthetic: 4000, Seed: 3, Motifs: motifs, Delta: "1h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	if rep := mineTotals("M1", "M4", "M4-A"); len(rep.Totals) != 0 {
+		t.Errorf("M1, M4, M4-A: totals %+v; want none (unrelated motifs)", rep.Totals)
+	}
+	if rep := mineTotals("snap-1-1", "snap-1-1", "M1"); len(rep.Totals) != 0 {
+		t.Errorf("snap-1-1 twice: totals %+v; want none (a shape counted twice)", rep.Totals)
+	}
+	rep := mineTotals("M1", "snap-1-1", "snap-2-3", "snap-6-6", "M4")
+	var want int64
+	for _, q := range rep.Queries[1:4] {
+		want += q.Matches
+	}
+	if len(rep.Totals) != 1 || rep.Totals[0] != (Total{Family: "snap", Queries: 3, Matches: want, Seconds: rep.Totals[0].Seconds}) || want == 0 {
+		t.Errorf("M1, three SNAP shapes, M4: totals %+v; want one, snap: 3 queries, %d matches", rep.Totals, want)
+	}
+}

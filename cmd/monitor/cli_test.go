@@ -175,16 +175,37 @@ func TestMineTableCSVAndTotal(t *testing.T) {
 		t.Fatalf("M1 has %d matches; the check of thousands separators needs more than 1,000", m1)
 	}
 	table, _, _ := run(t, args...)
-	for _, want := range []string{"M1     1h     " + grouped(m1), "TOTAL         " + grouped(m1+m4)} {
-		if !strings.Contains(table, want) {
-			t.Errorf("table lacks %q:\n%s", want, table)
-		}
+	if want := "M1     1h     " + grouped(m1); !strings.Contains(table, want) {
+		t.Errorf("table lacks %q:\n%s", want, table)
+	}
+	if strings.Contains(table, "TOTAL") {
+		t.Errorf("table totals M1 and M4, unrelated motifs:\n%s", table)
 	}
 	out, _, code := run(t, append(args, "--format", "csv")...)
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	if code != 0 || err != nil || len(recs) != 3 || strings.Join(recs[0], ",") != "query,delta,matches,truncated,partial,seconds" ||
 		recs[1][0] != "M1" || recs[1][2] != fmt.Sprint(m1) || recs[2][2] != fmt.Sprint(m4) {
 		t.Errorf("csv (exit %d, %v):\n%s", code, err, out)
+	}
+}
+
+// TestMineTotalsWithinAFamily: the table's TOTAL row adds up distinct
+// shapes of one family only (issue 26.6: M1 + M4 + M4-A was totalled).
+func TestMineTotalsWithinAFamily(t *testing.T) {
+	args := []string{"mine", "--synthetic", "20000", "--delta", "1h", "--progress", "0"}
+	table, _, code := run(t, append(args, "--motif", "M1,M4,M4-A")...)
+	if code != 0 || strings.Contains(table, "TOTAL") {
+		t.Errorf("M1,M4,M4-A (exit %d): a TOTAL of unrelated motifs:\n%s", code, table)
+	}
+	js, _, code := run(t, append(args, "--motif", "M1,snap-1-1,snap-5-5", "--format", "json")...)
+	var rep mine.Report
+	if code != 0 || json.Unmarshal([]byte(js), &rep) != nil || len(rep.Queries) != 3 {
+		t.Fatalf("json: exit %d, %s", code, js)
+	}
+	table, _, _ = run(t, append(args, "--motif", "M1,snap-1-1,snap-5-5")...)
+	want := "TOTAL snap-* " + grouped(rep.Queries[1].Matches+rep.Queries[2].Matches) + " "
+	if !strings.Contains(strings.Join(strings.Fields(table), " "), want) || strings.Count(table, "TOTAL") != 1 {
+		t.Errorf("table lacks %q (and no other TOTAL):\n%s", want, table)
 	}
 }
 

@@ -149,12 +149,8 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	if err := o.print(stdout, report); err != nil {
 		return err
 	}
-	var total int64
-	for _, r := range report.Queries {
-		total += r.Matches
-	}
-	fmt.Fprintf(stderr, "mine: %d edges, %d queries, %d matches in %.2fs on the %s, peak RSS %.1f MiB\n",
-		report.Edges, len(report.Queries), total, report.Seconds, strings.ToUpper(report.Backend.String()), float64(report.PeakRSS)/(1<<20))
+	fmt.Fprintf(stderr, "mine: %d edges, %d queries in %.2fs on the %s, peak RSS %.1f MiB\n",
+		report.Edges, len(report.Queries), report.Seconds, strings.ToUpper(report.Backend.String()), float64(report.PeakRSS)/(1<<20))
 	if report.Backend == backend.GPU {
 		fmt.Fprintf(stderr, "mine: window to the devices in %.3fs, %.1f device bytes per window edge\n", report.UploadSeconds, report.DeviceBytesPerEdge)
 	}
@@ -228,15 +224,12 @@ func (o *mineOptions) print(stdout io.Writer, r *mine.Report) error {
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "QUERY\tDELTA\tMATCHES\tSECONDS")
-	var total int64
-	var secs float64
 	for _, q := range r.Queries {
-		total += q.Matches
-		secs += q.Seconds
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\n", q.Name, q.Delta, matchCount(q), q.Seconds)
 	}
-	if len(r.Queries) > 1 {
-		fmt.Fprintf(tw, "TOTAL\t\t%s\t%.3f\n", grouped(total), secs)
+	// Totals only within a family (mine.Total): M1 + M4 counts nothing.
+	for _, t := range r.Totals {
+		fmt.Fprintf(tw, "TOTAL %s-*\t\t%s\t%.3f\n", t.Family, grouped(t.Matches), t.Seconds)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
