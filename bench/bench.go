@@ -79,8 +79,11 @@ type Report struct {
 	LatencyP99 float64 `json:"latency_p99_seconds"`
 	LatencyMax float64 `json:"latency_max_seconds"`
 	// Stages is each stage's total seconds over the run, and its share
-	// of Seconds (fetch and decode overlap the other stages).
-	Stages []Stage `json:"stages"`
+	// of Seconds; Lanes sums them by where they run (Lanes): fetch and
+	// decode run on every partition at once, so their shares are busy
+	// time and can pass 1; each serial lane's is at most 1.
+	Stages []Stage    `json:"stages"`
+	Lanes  []LaneTime `json:"lanes"`
 	// Late and DeadLettered records were not mined (a loaded machine can
 	// stall a partition past idle_timeout): the counts then differ from
 	// monitor mine's.
@@ -291,6 +294,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	for i, d := range stages {
 		rep.Stages = append(rep.Stages, Stage{Stage: daemon.StageNames[i], Seconds: d.Seconds(), Share: d.Seconds() / rep.Seconds})
 	}
+	rep.Lanes = LaneTimes(rep.Stages, rep.Partitions, rep.Seconds)
 	rep.Backend = engineBackend(reg)
 	for _, m := range metricSeries(reg, "motifwatch_mined_matches_total") {
 		for _, l := range m.GetLabel() {

@@ -152,3 +152,43 @@ func TestBenchSkewedBacklogNothingLate(t *testing.T) {
 	}
 	t.Logf("%d batches, %.0f edges/s", rep.Batches, rep.EdgesPerSecond)
 }
+
+// TestBenchStageSharesAreLabelled: stages that run on every partition at
+// once are printed as busy time per wall time, per partition too, and the
+// serial lanes are summed apart (issue 26.6: "fetch 394%" read as a share
+// of the wall time).
+func TestBenchStageSharesAreLabelled(t *testing.T) {
+	rep := &bench.Report{Edges: 1000, Partitions: 4, Seconds: 1, Matches: map[string]float64{}}
+	for _, s := range []struct {
+		name string
+		secs float64
+	}{{"fetch", 3.94}, {"decode", 0.4}, {"reorder", 0.3}, {"window", 0.1}, {"device_sync", 0}, {"mine", 0.5},
+		{"alert_write", 0.1}, {"commit", 0.05}, {"mine_wait", 0.2}} {
+		rep.Stages = append(rep.Stages, bench.Stage{Stage: s.name, Seconds: s.secs, Share: s.secs})
+	}
+	var b strings.Builder
+	if err := printBench(&b, "table", rep); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, l := range strings.Split(b.String(), "\n") {
+		f := strings.Fields(l)
+		if len(f) > 0 {
+			rows[f[0]] = strings.Join(f, " ")
+		}
+	}
+	for first, want := range map[string]string{
+		"fetch":     "fetch [intake, concurrent] 3.940 394.0% busy (98.5% per partition)",
+		"reorder":   "reorder [pipeline, serial] 0.300 30.0%",
+		"mine_wait": "mine_wait [pipeline, serial] 0.200 20.0%",
+		"pipeline":  "pipeline lane, serial sum 0.500 50.0%",
+		"batch":     "batch lane, serial sum 0.750 75.0%",
+	} {
+		if rows[first] != want {
+			t.Errorf("row %q; want %q\n%s", rows[first], want, b.String())
+		}
+	}
+	if !strings.Contains(b.String(), "summed over the 4 partitions") {
+		t.Errorf("no note on what the concurrent shares mean:\n%s", b.String())
+	}
+}
