@@ -167,9 +167,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	t0 := time.Now()
 	_, counts := eng.(*gpm.CPU) // the GPU engine reports its counts at the end
+	meter := progress.Meter{What: fmt.Sprintf("gpm %s k=%d (root vertices)", o.App, o.K), Noun: "subgraphs",
+		Total: int64(g.N()), Input: g.M(), Counts: counts}
 	stop := progress.Every(o.Progress, func() {
-		fmt.Fprintln(o.Log, progress.Line(fmt.Sprintf("gpm %s k=%d (root vertices)", o.App, o.K), job.Progress.Roots.Load(), int64(g.N()),
-			job.Progress.Found.Load(), counts, "subgraphs", time.Since(t0)))
+		line, warning := meter.Sample(job.Progress.Roots.Load(), job.Progress.Found.Load(), time.Since(t0))
+		fmt.Fprintln(o.Log, line)
+		if warning != "" {
+			fmt.Fprintln(o.Log, warning)
+		}
 	})
 	res, err := eng.Run(ctx, g, job)
 	stop()

@@ -38,9 +38,13 @@ func (o *Options) mineOne(ctx context.Context, eng *engine.Selected, w *window.W
 	start := time.Now()
 	// The CPU engine reports its running count; the GPU's comes at the end.
 	counts := eng.Backend == backend.CPU
+	meter := progress.Meter{What: "mining " + run.Name + " (root edges)", Noun: "matches", Total: int64(w.Len()), Input: int64(w.Len()), Counts: counts}
 	stop := progress.Every(o.Progress, func() {
-		fmt.Fprintln(o.Log, progress.Line("mining "+run.Name+" (root edges)", req.Progress.Load(), int64(w.Len()),
-			req.Found.Load(), counts, "matches", time.Since(start)))
+		line, warning := meter.Sample(req.Progress.Load(), req.Found.Load(), time.Since(start))
+		fmt.Fprintln(o.Log, line)
+		if warning != "" {
+			fmt.Fprintln(o.Log, warning)
+		}
 	})
 	res, err := eng.Mine(ctx, w, p, req)
 	stop()

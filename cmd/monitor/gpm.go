@@ -61,7 +61,9 @@ The file is parsed on every CPU, and the parsed graph kept in a binary cache
 directory) that later runs load while the file is unchanged.
 
 Progress lines (stderr) show the share of root vertices started, the
-subgraphs counted so far and an ETA (roots differ in work: a rough one).
+subgraphs counted so far and an ETA while the recent rate holds steady
+("ETA unknown" otherwise: roots differ in work), and warn once when the
+count explodes past what the graph's size suggests.
 Ctrl-C prints the counts so far, marked partial, and exits with status 130.`,
 		Example: `  monitor gpm --graph citeseer.edgelist --app motif -k 4
   monitor gpm --graph citeseer.edgelist --app clique -k 12 --format json

@@ -72,8 +72,9 @@ are counted by counting algorithms (motif/count3), not enumerated; with
 
 Every flag is checked, and every query file read, before the graph is
 loaded. Progress lines (stderr) show the share of root edges done, the
-matches so far and an ETA. Ctrl-C prints the counts so far, marked
-partial, and exits with status 130.`,
+matches so far and an ETA while the recent rate holds steady ("ETA
+unknown" otherwise), and warn once when the count explodes. Ctrl-C
+prints the counts so far, marked partial, and exits with status 130.`,
 		Example: `  monitor mine --graph CollegeMsg.txt --snap3 --delta 3600
   monitor mine --graph edges.txt --motif M4,M4-A --delta 1h --format csv
   monitor mine --graph edges.txt --query fraud.yaml --enumerate 20

@@ -1,7 +1,6 @@
 package progress
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,23 +24,6 @@ func Grouped[T int64 | uint64 | int](n T) string {
 			b.WriteByte(',')
 		}
 		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// Line is one progress line of a long run: the share done, the count so
-// far (when the engine reports one), the time taken and the estimated
-// time left, from the share done so far.
-func Line(what string, done, total, found int64, counts bool, noun string, elapsed time.Duration) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %.1f%%", what, 100*float64(done)/float64(max(total, 1)))
-	if counts {
-		fmt.Fprintf(&b, ", %s %s so far", Grouped(found), noun)
-	}
-	fmt.Fprintf(&b, ", %s", elapsed.Round(100*time.Millisecond))
-	if done > 0 && done < total {
-		left := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
-		fmt.Fprintf(&b, ", ETA %s", left.Round(time.Second))
 	}
 	return b.String()
 }
