@@ -67,7 +67,7 @@ figure at that load.`,
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{fmt.Errorf("bench: %w", err)} })
 	f := cmd.Flags()
-	f.StringVar(&o.config, "config", "", "daemon configuration (window, engine, caps; its Kafka topics are replaced by fresh ones)")
+	f.StringVar(&o.config, "config", "", "daemon configuration file (window, engine, caps; its Kafka topics are replaced by fresh ones)")
 	f.StringVar(&o.queries, "queries", "", "query file (default: the config's queries, else M1–M10 at δ 3600)")
 	f.StringVar(&o.file, "file", "", "edge file to produce (default: synthetic edges)")
 	f.StringSliceVar(&o.brokers, "brokers", nil, "Kafka brokers, host:port[,...] (default: an embedded broker)")
