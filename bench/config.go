@@ -13,6 +13,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/motif"
 )
@@ -55,7 +56,7 @@ func runConfig(o Options, brokers []string, dir string) (*config.Config, error) 
 		}
 		cfg.Queries.Files = []string{path}
 	}
-	if _, _, err := cfg.Check(); err != nil {
+	if _, _, err := daemon.Check(cfg); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	return cfg, nil

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/synth"
@@ -27,7 +28,7 @@ func Records(o Options) ([]kafka.Record, error) {
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "bench: loaded %s: %d edges (%d self-loops dropped)\n", o.File, w.Len(), st.SelfLoops)
 		}
-		return slices.Collect(kafka.WindowRecords(w)), nil
+		return slices.Collect(feed.Window(w)), nil
 	}
 	// tgraphgen's defaults: ~8 edges per node, a mean gap of 25 s, Zipf
 	// 1.2, replies 0.3, closures 0.1, bursts 0.2.
