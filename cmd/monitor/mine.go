@@ -164,9 +164,6 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 }
 
 func (o *mineOptions) check() error {
-	if o.backend == "" {
-		o.backend = backend.CPU // options built in code, as the tests do
-	}
 	switch {
 	case o.graph == "" && o.synthetic == 0:
 		return usageError{fmt.Errorf("mine: give --graph FILE or --synthetic N")}
