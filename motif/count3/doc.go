@@ -35,18 +35,20 @@
 // Four-node, three-edge paths a–s–t–d (paths.go; cells Path4, the
 // library's path4-<ranks>-<dirs>) are counted around their middle edge
 // s→t in every temporal order that makes a motif (the middle edge is never
-// last): from the end with fewer edges within δ of it, each of that end's
-// edges x is matched against a range of the other end's position-ordered
-// sequence (after the middle edge and up to δ after x, or between the two,
-// or back to δ before x), counted through the sequence's prefix counts by
-// direction, less the pair s–t's own edges in the range. The range ends
-// are searched per x or, where the far side's window is short against
-// that, walked with x. Where the two ends would meet (a = d) the triples
-// are triangles: Count takes the triangle pass's counters off the path
+// last), per node pair {s, t} with all its edges as middle edges at once:
+// every node's edges are laid out in position order with prefix counts by
+// direction; from the pair's end with fewer edges, each of its edges e
+// near the pair's edges meets two ranges of the pair's edges (before e and
+// after e, within δ), and for each of those the far end's edges that
+// complete a path are a range of its sequence whose ends depend on e alone
+// or on the middle edge alone — so a range of middle edges adds a count at
+// e's ends times its size plus prefix sums over the pair's edges, less the
+// pair's own edges. Where the two far ends would coincide the triples are
+// triangles: Count takes the triangle pass's counters off the path
 // counters through a fixed map (each triangle counted once around each of
-// its sides), so the path family runs the triangle pass too. A middle edge
-// costs its lighter end's nearby edges times a search: the window's
-// wedges, not its paths.
+// its sides), so the path family runs the triangle pass too. A pair costs
+// its lighter end's edges near it times a search: the window's wedges,
+// not its paths.
 //
 // Beyond the 36 cells, the Small family (small.go) counts every two-edge
 // motif (two-node pairs; wedges: a centre with two distinct neighbours)
