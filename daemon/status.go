@@ -417,6 +417,9 @@ func (b *statusBoard) snapshot() Status {
 		s.Ingest.WatermarkTime = alerts.TickTime(wm, b.tick)
 	}
 	s.Input = m.input()
+	if !b.hasWatermark {
+		s.Input.WatermarkDelaySeconds = nil // the gauge reads 0 before the first watermark
+	}
 	s.Partitions = b.partitions(m, down, now)
 	var first statusSample
 	var span float64

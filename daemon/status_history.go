@@ -90,7 +90,9 @@ func (r *historyRing) push(s historySample) {
 // sample times and, for each series, its values in the same order
 // (oldest first; null where unknown).
 type History struct {
-	StepSeconds       float64                 `json:"step_seconds"`
+	StepSeconds float64 `json:"step_seconds"`
+	// Capacity is how many samples the history keeps at most.
+	Capacity          int                     `json:"capacity"`
 	Times             []int64                 `json:"times"` // Unix milliseconds
 	EdgesPerSecond    []jsonNumber            `json:"edges_per_second"`
 	RejectedPerSecond []jsonNumber            `json:"rejected_per_second"`
@@ -123,7 +125,7 @@ func (v *jsonNumber) UnmarshalJSON(b []byte) error {
 
 // history returns the ring's samples, oldest first.
 func (r *historyRing) history() History {
-	h := History{StepSeconds: historyStep.Seconds(), Times: make([]int64, 0, r.n), MatchesPerMinute: map[string][]jsonNumber{}}
+	h := History{StepSeconds: historyStep.Seconds(), Capacity: historyLen, Times: make([]int64, 0, r.n), MatchesPerMinute: map[string][]jsonNumber{}}
 	start := (r.next - r.n + historyLen) % historyLen
 	col := func(ser *[historyLen]float32) []jsonNumber {
 		out := make([]jsonNumber, r.n)

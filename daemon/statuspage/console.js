@@ -28,11 +28,18 @@ function dur(s) {
     s < 172800 ? (s / 3600).toFixed(1) + ' h' : (s / 86400).toFixed(1) + ' d';
   return (neg ? '−' : '') + out;
 }
+// trails says how far a watermark trails the clock (a replay at speed
+// runs ahead of it).
+const trails = (s) => s < 0 ? 'ahead by ' + dur(-s) : dur(s);
 const clock = (t) => t ? new Date(t).toISOString().slice(11, 19) : '';
 
-// spark draws values (null: unknown, a gap) as a line in svg.
-function spark(svg, values) {
-  const W = 120, H = 30;
+// spark draws values (null: unknown, a gap), sampled at times (Unix ms),
+// in svg on a time axis that ends at the newest sample and spans the
+// history kept (at least a minute, at most the ring's capacity), the same
+// for every sparkline.
+function spark(svg, values, times) {
+  const W = 120, H = 30, h = last.history, end = times.length ? times[times.length - 1] : 0;
+  const span = Math.min(h.capacity * h.step_seconds * 1000, Math.max(60000, times.length ? end - times[0] : 0));
   let line = svg.querySelector('path.line'), area = svg.querySelector('path.area');
   if (!line) {
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
@@ -42,23 +49,23 @@ function spark(svg, values) {
     svg.append(area, line);
   }
   const known = values.filter((v) => v !== null);
-  const max = Math.max(1e-9, ...known), n = values.length;
+  const max = Math.max(1e-9, ...known);
   let d = '', a = '', pen = false, start = 0, prevX = 0, points = 0;
+  const close = () => { if (pen) a += `L${prevX.toFixed(1)},${H}L${start.toFixed(1)},${H}Z`; pen = false; };
   values.forEach((v, i) => {
-    const x = n > 1 ? (i * W) / (n - 1) : W, y = H - 1 - ((H - 2) * v) / max;
-    if (v === null) { if (pen) a += `L${prevX.toFixed(1)},${H}L${start.toFixed(1)},${H}Z`; pen = false; return; }
+    if (v === null) { close(); return; }
+    const x = Math.max(0, W - ((end - times[i]) * W) / span), y = H - 1 - ((H - 2) * v) / max;
     d += `${pen ? 'L' : 'M'}${x.toFixed(1)},${y.toFixed(1)}`;
     a += pen ? `L${x.toFixed(1)},${y.toFixed(1)}` : `M${x.toFixed(1)},${H}L${x.toFixed(1)},${y.toFixed(1)}`;
     if (!pen) start = x;
     pen = true; prevX = x; points++;
   });
-  if (pen) a += `L${prevX.toFixed(1)},${H}L${start.toFixed(1)},${H}Z`;
+  close();
   line.setAttribute('d', d); area.setAttribute('d', a);
   svg.setAttribute('data-points', points);
-  const t = known.length ? `max ${num(max)} over the last ${dur(values.length * (last ? last.history.step_seconds : 5))}` : 'no samples yet';
   let title = svg.querySelector('title');
   if (!title) { title = document.createElementNS('http://www.w3.org/2000/svg', 'title'); svg.prepend(title); }
-  setText(title, t);
+  setText(title, known.length ? `max ${num(max)}, min ${num(Math.min(...known))} over the last ${dur(span / 1000)}` : 'no samples yet');
 }
 const newSpark = () => { const s = document.createElementNS('http://www.w3.org/2000/svg', 'svg'); s.setAttribute('class', 'spark'); return s; };
 
@@ -108,14 +115,14 @@ function banner(s) {
 
 function history(s) {
   const h = s.history, n = (a) => a.length ? a[a.length - 1] : null;
-  const card = (id, vals, fmt, bad) => {
+  const card = (id, vals, fmt, bad, now) => {
     const c = $(id);
-    spark(c.querySelector('svg'), vals);
-    setText(c.querySelector('.v'), fmt(n(vals)));
+    spark(c.querySelector('svg'), vals, h.times);
+    setText(c.querySelector('.v'), fmt(now === undefined ? n(vals) : now));
     c.classList.toggle('bad', !!bad);
   };
   card('h-edges', h.edges_per_second, num);
-  card('h-lag', h.lag_records, num, !s.brokers.reachable);
+  card('h-lag', h.lag_records, num, s.ingest.lag_records === null, s.ingest.lag_records);
   card('h-latency', h.latency_p99_seconds, (v) => v === null ? 'no batch' : dur(v));
   card('h-rejected', h.rejected_per_second, num, n(h.rejected_per_second) > 0);
   setText($('h-span'), h.times.length ? `last ${dur((h.times[h.times.length - 1] - h.times[0]) / 1000)}, a sample every ${h.step_seconds} s` : 'no samples yet');
@@ -135,7 +142,8 @@ function input(s) {
     ['future', num(i.future), `too far ahead of their partition: dead-lettered; ${num(i.held_future)} held now, waiting for confirmation`, i.future > 0],
     ['dead letters lost', num(lost), by(i.dead_letter_lost) || 'none: the dead-letter topic took every one', lost > 0],
     ['self loops', num(i.outcomes.self_loop || 0), 'never match'],
-    ['watermark trails the wall clock by', dur(i.watermark_delay_seconds), s.ingest.watermark_time || 'no watermark yet'],
+    ['watermark trails the wall clock by', i.watermark_delay_seconds === undefined ? 'no watermark yet' : trails(i.watermark_delay_seconds),
+      s.ingest.watermark_time || ''],
   ];
   rows($('input'), items, (r) => r[0], () => cells('', 'n', ''), (r, it) => {
     setText(r.children[0], it[0]); setText(r.children[1], it[1]); setText(r.children[2], it[2]);
@@ -149,7 +157,7 @@ function partitions(s) {
     setText(c[0], p.partition); setText(c[1], num(p.records));
     setText(c[2], num(p.lag)); setClass(c[2], p.lag === null ? 'n unknown' : 'n');
     setText(c[3], p.watermark_time || (p.watermark !== undefined ? p.watermark : 'none yet'));
-    setText(c[4], p.trails_seconds === undefined ? '' : dur(p.trails_seconds));
+    setText(c[4], p.trails_seconds === undefined ? '' : trails(p.trails_seconds));
     setText(c[5], num(p.fetch_errors)); setClass(c[5], p.fetch_errors > 0 ? 'n bad' : 'n');
   });
   if (!s.partitions.length) rows($('partitions'), [0], () => 'none', () => el('tr', {}, el('td', {colspan: 6, class: 'muted'}, 'no partition read yet')), () => {});
@@ -171,7 +179,7 @@ function queries(s) {
     setText(c[0].children[0], q.name); setText(c[0].children[1], q.description || '');
     setText(c[1], q.text); setText(c[2], q.delta + ', ' + q.mode + (q.group_by ? ', incidents by ' + q.group_by.join(', ') : ''));
     setText(c[3], num(q.matches)); setText(c[4], num(q.matches_per_minute));
-    spark(c[5].children[0], hist[q.name] || []);
+    spark(c[5].children[0], hist[q.name] || [], s.history.times);
     setText(c[6], num(q.alerts_written) + (q.alerts_failed ? ` (${num(q.alerts_failed)} failed)` : ''));
     setText(c[7], num(q.rate_limited)); setText(c[8], num(q.truncated)); setClass(c[8], q.truncated > 0 ? 'n bad' : 'n');
     setText(c[9], q.last_match ? clock(q.last_match) : 'never');
