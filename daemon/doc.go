@@ -11,8 +11,9 @@
 // time, so the window, the processor and the router need no lock either
 // (pipeline_batch.go). A fetcher goroutine feeds it records, the query watcher sends it new query sets, and the
 // HTTP server reads metrics, readiness and the status board (status.go:
-// the status page at /, /api/status, and the periodic status line, fed
-// by the pipeline after every batch). Every actor is started and
+// the status console at /, /api/status, and the periodic status line, fed
+// by the pipeline after every batch, with the rest read from the metrics
+// registry and a history sampled every 5 s: status_history.go). Every actor is started and
 // stopped by one run group; SIGTERM finishes the batch in hand, flushes
 // alerts, commits offsets (with the state a restart needs in the commit
 // metadata) and exits within the shutdown timeout.
