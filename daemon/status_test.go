@@ -31,7 +31,7 @@ func (c *fakeClock) now() time.Time { return c.t }
 
 var statusT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func testBoard(t *testing.T) (*statusBoard, *fakeClock) {
+func testBoard(t testing.TB) (*statusBoard, *fakeClock) {
 	t.Helper()
 	clk := &fakeClock{t: statusT0}
 	b := newStatusBoard(time.Second, EngineStatus{Backend: "cpu", Workers: 2, Devices: []string{}}, clk.now)
@@ -230,7 +230,7 @@ type consoleRegistry struct {
 	am  *alerts.Metrics
 }
 
-func newConsoleRegistry(t *testing.T) consoleRegistry {
+func newConsoleRegistry(t testing.TB) consoleRegistry {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	pm, err := newPipelineMetrics(reg)

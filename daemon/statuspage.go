@@ -81,7 +81,9 @@ func statusHandlers(b *statusBoard) (page, api http.HandlerFunc) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
+		if !r.URL.Query().Has("compact") { // the console asks for it compact; people read it indented
+			enc.SetIndent("", "  ")
+		}
 		enc.Encode(b.snapshot())
 	}
 	return page, api

@@ -233,7 +233,7 @@ function render(s) {
 async function refresh() {
   timer = 0;
   try {
-    const r = await fetch('api/status', {cache: 'no-store'});
+    const r = await fetch('api/status?compact', {cache: 'no-store'});
     if (!r.ok) throw new Error(r.status + ' ' + r.statusText);
     const s = await r.json();
     refreshes++;
