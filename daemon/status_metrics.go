@@ -75,14 +75,14 @@ func (m *statusMetrics) rejected() float64 {
 // partition reported one.
 func (m *statusMetrics) lagTotal() (int64, bool) {
 	var sum float64
-	any := false
+	found := false
 	for _, p := range m.partitions {
 		if p.lag != nil {
 			sum += *p.lag
-			any = true
+			found = true
 		}
 	}
-	return int64(sum), any
+	return int64(sum), found
 }
 
 // readMetrics gathers the registry (an empty result without one).
