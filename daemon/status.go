@@ -16,6 +16,7 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/engine"
+	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/buildinfo"
 	"github.com/motifwatch/motifwatch/stream"
 )
@@ -460,7 +461,7 @@ func (m *statusMetrics) input() InputStatus {
 		return out
 	}
 	return InputStatus{RecordsReceived: int64(m.consumed), EdgesAccepted: int64(m.outcomes["appended"]), Outcomes: ints(m.outcomes),
-		DeadLettered: ints(m.deadLettered), DeadLetterLost: ints(m.deadLost), Late: int64(m.late), Future: int64(m.deadLettered["future"]),
+		DeadLettered: ints(m.deadLettered), DeadLetterLost: ints(m.deadLost), Late: int64(m.late), Future: int64(m.deadLettered[ingest.ClassFuture]),
 		HeldFuture: int64(m.heldNow), WatermarkDelaySeconds: m.watermarkDelay}
 }
 
