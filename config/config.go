@@ -569,6 +569,14 @@ func (e *FieldError) Error() string {
 	return where + e.Field + ": " + e.Msg
 }
 
+// FieldError returns an error about field, located by where its value
+// came from (file:line or environment variable) as Validate's are: for
+// the checks that the packages reading a Config make of the values they
+// own (daemon.Check: gpm.app and gpm.k against the gpm engine).
+func (c *Config) FieldError(field, format string, args ...any) *FieldError {
+	return c.fieldErr(field, format, args...)
+}
+
 // fieldErr returns a *FieldError for field, located by c's origins.
 func (c *Config) fieldErr(field, format string, args ...any) *FieldError {
 	e := &FieldError{File: c.Source, Field: field, Msg: fmt.Sprintf(format, args...)}

@@ -18,6 +18,7 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/engine"
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/backend"
@@ -64,7 +65,7 @@ func Run(ctx context.Context, o Options) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	queries, schema, err := cfg.Check()
+	queries, schema, err := Check(cfg)
 	if err != nil {
 		return err
 	}
@@ -356,9 +357,9 @@ func (k kafkaClients) close() {
 // connectKafka starts the embedded broker if configured, waits until the
 // brokers answer (connect.go) and creates the topics.
 func connectKafka(ctx context.Context, cfg *config.Config, log *slog.Logger, ready *health, pm *pipelineMetrics) (kafkaClients, error) {
-	transport, dialer, err := kafka.Clients(&cfg.Kafka)
+	transport, dialer, err := kafka.Clients(KafkaClientOptions(&cfg.Kafka))
 	if err != nil {
-		return kafkaClients{}, err
+		return kafkaClients{}, fmt.Errorf("kafka.tls, kafka.sasl: %w", err)
 	}
 	k := kafkaClients{brokers: cfg.Kafka.Brokers, transport: transport, dialer: dialer}
 	if cfg.Embedded() {
@@ -507,12 +508,12 @@ func decodeOptions(cfg *config.Config, schema *window.Schema) ingest.DecodeOptio
 func demo(ctx context.Context, log *slog.Logger, brokers []string, tr *kafka.Transport, cfg *config.Config, unit time.Duration) error {
 	feedCfg := synth.DefaultFeed(uint64(time.Now().UnixNano()))
 	feedCfg.Start = time.Now().Truncate(unit)
-	feed, err := synth.NewFeed(feedCfg)
+	src, err := synth.NewFeed(feedCfg)
 	if err != nil {
 		return err
 	}
 	log.Info("demo feed producing", "topic", cfg.Kafka.EdgeTopic)
-	_, err = kafka.Produce(ctx, kafka.FeedRecords(feed, unit), kafka.ProduceOptions{Brokers: brokers, Transport: tr,
+	_, err = kafka.Produce(ctx, feed.Demo(src, unit), kafka.ProduceOptions{Brokers: brokers, Transport: tr,
 		Topic: cfg.Kafka.EdgeTopic, TimeUnit: unit, Speedup: 240, BatchSize: 100})
 	if ctx.Err() != nil {
 		return nil

@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
-	kafkago "github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/kafka"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
@@ -37,7 +36,7 @@ func (f *scriptedDLQ) Write(_ context.Context, recs []kafka.DeadRecord) (kafka.D
 	var out kafka.DeadOutcome
 	for _, r := range recs {
 		if f.lose[r.Msg.Offset] {
-			out.Lost = append(out.Lost, kafka.LostRecord{DeadRecord: r, Err: kafkago.MessageSizeTooLarge})
+			out.Lost = append(out.Lost, kafka.LostRecord{DeadRecord: r, Err: kafkatest.ErrMessageSizeTooLarge})
 			out.Refused += 2
 		} else {
 			out.Written = append(out.Written, r)

@@ -31,7 +31,11 @@
 // per concern (record source, committer, duty policy, takeover guard)
 // with one implementation per mode, never a field whose nil selects one.
 //
-// Package daemon is the only package that sees config, ingest, stream,
-// alerts and kafka together; cmd/monitor only parses flags and
-// calls Run.
+// Package daemon is where config meets the packages that read it:
+// KafkaClientOptions translates the kafka section into kafka's own
+// options, and Check adds to config's checks those of the values that an
+// engine owns (gpm.app, gpm.k), so that neither kafka nor config imports
+// the other or an engine. Nothing imports daemon but cmd/monitor, whose
+// run subcommand loads the configuration, sets the Go memory limit from
+// it and calls Run.
 package daemon

@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
@@ -130,8 +130,7 @@ gpm: {every: 1s, app: clique, k: 3, topic: gpm-counts}
 	d := testenv.Start(t, 30*time.Second, func(ctx context.Context, started func(Info)) error {
 		return Run(ctx, Options{Config: cfg, Registry: reg, Stdout: io.Discard, Started: started})
 	})
-	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: d.Info.Brokers, Topic: "gpm-counts", MaxWait: 100 * time.Millisecond})
-	defer r.Close()
+	r := kafkatest.Reader(t, d.Info.Brokers, "gpm-counts", "")
 	rctx, rcancel := context.WithTimeout(context.Background(), time.Minute)
 	defer rcancel()
 	var rec gpmRecord

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/internal/testenv"
@@ -141,7 +140,7 @@ func TestCommitKnownDropsGonePartitions(t *testing.T) {
 	unknown := func(parts ...int) error {
 		e := &kafka.CommitError{Group: "g", Topic: "edges", Partitions: map[int]error{}}
 		for _, part := range parts {
-			e.Partitions[part] = kafkago.UnknownTopicOrPartition
+			e.Partitions[part] = kafkatest.ErrUnknownTopicOrPartition
 		}
 		return e
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/kafka"
 )
 
@@ -104,8 +105,8 @@ func runAlerts(ctx context.Context, cmd *cobra.Command, o alertsOptions) error {
 				ropts.Topic = cfg.Kafka.DeadLetterTopic
 			}
 		}
-		if ropts.Transport, ropts.Dialer, err = kafka.Clients(&cfg.Kafka); err != nil {
-			return err
+		if ropts.Transport, ropts.Dialer, err = kafka.Clients(daemon.KafkaClientOptions(&cfg.Kafka)); err != nil {
+			return fmt.Errorf("%s: kafka.tls, kafka.sasl: %w", o.config, err)
 		}
 	case len(o.brokers) == 0:
 		return usageError{fmt.Errorf("no brokers: give --brokers HOST:PORT[,...] or --config FILE")}

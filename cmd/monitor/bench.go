@@ -25,6 +25,7 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/kafka"
@@ -416,7 +417,7 @@ func benchRecords(o benchOptions, stderr io.Writer) ([]kafka.Record, error) {
 			return nil, err
 		}
 		fmt.Fprintf(stderr, "bench: loaded %s: %d edges (%d self-loops dropped)\n", o.file, w.Len(), st.SelfLoops)
-		return slices.Collect(kafka.WindowRecords(w)), nil
+		return slices.Collect(feed.Window(w)), nil
 	}
 	// tgraphgen's defaults: ~8 edges per node, a mean gap of 25 s, Zipf
 	// 1.2, replies 0.3, closures 0.1, bursts 0.2.
@@ -546,7 +547,7 @@ func benchConfig(o benchOptions, brokers []string, dir string) (*config.Config, 
 		}
 		cfg.Queries.Files = []string{path}
 	}
-	if _, _, err := cfg.Check(); err != nil {
+	if _, _, err := daemon.Check(cfg); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	return cfg, nil

@@ -24,6 +24,7 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
@@ -318,7 +319,7 @@ func TestDaemonEqualsMine(t *testing.T) {
 				cfg = strings.Replace(cfg, "input:\n", "input:\n  format: csv\n  csv_columns: [src, dst, t, seq]\n", 1)
 			}
 			d := startDaemon(t, cfg)
-			produceAs(t, brokers, c.format, withSentinel(w, shuffled(kafka.WindowRecords(w), c.shuffle)))
+			produceAs(t, brokers, c.format, withSentinel(w, shuffled(feed.Window(w), c.shuffle)))
 			check(t, c.name, exp, waitFor(t, brokers, exp))
 			if err := d.stop(); err != nil {
 				t.Errorf("daemon stopped with %v", err)
@@ -363,7 +364,7 @@ func TestDaemonRestartIsExactlyOnce(t *testing.T) {
 	cfg := e2eConfig(brokers, "restart", queries, 0)
 	var first, second []kafka.Record
 	cut := int64(w.Len() / 2)
-	for r := range kafka.WindowRecords(w) {
+	for r := range feed.Window(w) {
 		r.Attrs = slices.Clone(r.Attrs)
 		if r.Seq < cut {
 			first = append(first, r)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/motif"
 )
 
@@ -48,7 +49,7 @@ func runValidate(path string, stdout, stderr io.Writer) error {
 		for _, w := range cfg.Warnings() {
 			fmt.Fprintln(stderr, "warning:", w)
 		}
-		queries, _, err = cfg.Check()
+		queries, _, err = daemon.Check(cfg)
 	}
 	if err != nil {
 		problems := leafErrors(err)
