@@ -100,8 +100,8 @@ func TestPipelineSnapshot(t *testing.T) {
 		}
 	}
 	requests := make(chan chan<- *gpm.Graph)
-	p := &pipeline{proc: proc}
-	go func() { p.snapshot(<-requests) }() // the pipeline loop's case
+	m := &miner{proc: proc}
+	go func() { m.snapshot(<-requests) }() // the pipeline loop's case
 	g, err := snapshotter(requests)(context.Background())
 	if err != nil || g.N() != 3 || g.M() != 3 {
 		t.Fatalf("snapshot: %v, err %v; want 3 vertices and 3 edges", g, err)

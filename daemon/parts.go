@@ -44,7 +44,7 @@ type pipelineParts struct {
 	probe      func(context.Context) error
 	// endOffsets reads the edge topic's log-end offsets (nil: pending
 	// partitions are known from fetched records alone; see
-	// pipeline.refreshPending).
+	// batcher.refreshPending).
 	endOffsets func(context.Context) (map[int]int64, error)
 	// topic follows the edge topic's partitions (topic.go; nil: the
 	// partitions known at start, and those the source delivers).
@@ -120,7 +120,7 @@ func (s *pipelineParts) fetchQueueBytes() int64 { return int64(s.cfg.Window.MaxB
 // fetchOptions configures the fetcher of a pipeline's records (brokers,
 // topic and transport aside). A fetch is kept small against the reorder
 // buffer's caps: a partition that runs ahead is paused only once its
-// edges are buffered (pipeline.pauseAhead), and up to two more of its
+// edges are buffered (intake.pauseAhead), and up to two more of its
 // fetches may be under way by then; an edge in the buffer weighs about
 // 4-5 times its JSON record, and a record can be as small as ~30 bytes.
 func (s *pipelineParts) fetchOptions() kafka.FetcherOptions {
