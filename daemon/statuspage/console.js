@@ -197,6 +197,13 @@ function alertRow(a) {
     el('span', {class: 'kind-' + a.kind}, a.kind + (a.count ? ' ×' + a.count : '') + (a.provisional ? ' (provisional)' : '')),
     el('span', {}, a.query), el('span', {}, nodes(a.nodes)), el('span', {title: when}, when)));
   d.append(el('div', {}, 'id ', el('code', {}, alertID(a)), a.description ? ' · ' + a.description : ''));
+  // The query file's severity, labels and annotations (runbook links
+  // stay text: they come from files an operator may not control).
+  const kv = (m) => Object.keys(m || {}).sort().map((k) => `${k}=${m[k]}`).join(' ');
+  if (a.severity || a.labels || a.annotations) {
+    d.append(el('div', {class: 'muted'}, a.severity ? 'severity ' + a.severity : '', a.labels ? ' · labels ' + kv(a.labels) : '',
+      a.annotations ? ' · ' + kv(a.annotations) : ''));
+  }
   if (a.edges && a.edges.length) {
     const t = el('table', {class: 'edges'}, el('tr', {}, ...['src', 'dst', 'time', 'partition', 'offset', 'attributes'].map((h) => el('th', {}, h))));
     for (const e of a.edges) t.append(el('tr', {}, el('td', {}, e.src), el('td', {}, e.dst), el('td', {}, e.time || String(e.t)),
