@@ -80,8 +80,11 @@ func newStatusBoard(tick time.Duration, engine EngineStatus, now func() time.Tim
 	if now == nil {
 		now = time.Now
 	}
-	return &statusBoard{now: now, started: now(), tick: tick, engine: engine, matches: map[string]int64{},
-		lastMatch: map[string]time.Time{}, hist: newHistoryRing()}
+	started := now()
+	// The first sample's rates are since the start, from zero: the
+	// registry is the daemon's own, its counters start with it.
+	return &statusBoard{now: now, started: started, tick: tick, engine: engine, matches: map[string]int64{},
+		lastMatch: map[string]time.Time{}, hist: newHistoryRing(), histPrev: &historyTotals{at: started}}
 }
 
 // setBrokers records the brokers the daemon reached (the embedded

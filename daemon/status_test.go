@@ -438,3 +438,19 @@ func TestHistogramQuantile(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryFirstSampleSinceStart: what came in before the first sample
+// is a rate since the start, not lost to the baseline.
+func TestHistoryFirstSampleSinceStart(t *testing.T) {
+	b, clk := testBoard(t)
+	r := newConsoleRegistry(t)
+	b.gather = r.reg
+	clk.t = statusT0.Add(historyStep)
+	b.batch(batchStatus{edges: 250, matches: map[string]int64{"fan": 5}})
+	r.pm.countRecords("dead_lettered", 40)
+	b.sample()
+	h := b.hist.history()
+	if len(h.Times) != 1 || h.EdgesPerSecond[0] != 50 || h.RejectedPerSecond[0] != 8 || h.MatchesPerMinute["fan"][0] != 60 {
+		t.Errorf("first sample: edges/s %v, rejected/s %v, fan %v/min; want 50, 8, 60", h.EdgesPerSecond, h.RejectedPerSecond, h.MatchesPerMinute["fan"])
+	}
+}
