@@ -168,6 +168,11 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 			return motif.Result{}, err
 		}
 	}
+	if e.opts.tune.lightClaims(w, p, lo, hi) {
+		// tuning.RootMin: claims of whole root chunks (enc is this
+		// call's own).
+		enc.P[pClaimMin] = int64(e.opts.tune.RootMin)
+	}
 	needPairs := e.needPairs(p, enc)
 	if len(e.devs) == 0 {
 		return motif.Result{}, ErrNoDevice

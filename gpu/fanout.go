@@ -103,3 +103,22 @@ func (o tuning) encodeLight(p *motif.Plan, count bool) (*encodedPlan, error) {
 	}
 	return enc, nil
 }
+
+// lightRun is the mean step-1 run per root (firstRunMean) below which a
+// launch's roots are light: most end at their first step, and a claim of
+// single roots costs more (its atomic, 31 idle lanes) than their work.
+const lightRun = 2
+
+// lightClaims reports whether a one-query launch over the roots [lo, hi)
+// of w takes its guided claims in whole chunks of tuning.RootMin roots
+// (P_CLAIMMIN) instead of letting them shrink to single roots: a launch of
+// at least Expand2Roots roots whose mean step-1 run is below lightRun.
+// Smaller launches (a streaming batch, CollegeMsg) need single-root
+// claims to spread their roots over every warp, and a heavy window's last
+// roots are each worth a warp (BENCHMARKS.md, "Claims").
+func (o tuning) lightClaims(w *window.Window, p *motif.Plan, lo, hi int64) bool {
+	if o.RootMinAll || hi-lo < o.Expand2Roots {
+		return false
+	}
+	return firstRunMean(w, p, lo, hi) < lightRun
+}

@@ -146,3 +146,55 @@ func TestEncodeLight(t *testing.T) {
 		}
 	}
 }
+
+// TestLightClaims: a launch of at least Expand2Roots roots takes claims
+// floored at RootMin (32 by default, rounded up to whole chunks of 32, at
+// most RootClaim) where its mean step-1 run is below lightRun, whatever
+// the plan's size; a heavy window and a smaller launch keep single-root
+// claims, as does every batch's encoding; RootMinAll floors every
+// encoding.
+func TestLightClaims(t *testing.T) {
+	var chain, hub [][3]int64
+	for i := int64(0); i < 1000; i++ {
+		chain = append(chain, [3]int64{2 * i, 2*i + 1, i})
+		if i%2 == 0 {
+			hub = append(hub, [3]int64{1 + i%50, 0, i})
+		} else {
+			hub = append(hub, [3]int64{0, 1 + i%50, i})
+		}
+	}
+	light, heavy := fanoutWindow(t, chain), fanoutWindow(t, hub)
+	small := tuning{Expand2Roots: 100}.withDefaults()
+	for _, c := range []struct {
+		what  string
+		o     tuning
+		w     *window.Window
+		name  string
+		light bool
+	}{
+		{"light, M1", small, light, "M1", true},
+		{"light, M5", small, light, "M5", true},
+		{"light, M13", small, light, "M13", true},
+		{"heavy, M1", small, heavy, "M1", false},
+		{"heavy, M13", small, heavy, "M13", false},
+		{"light, M1, 2^20 roots", tuning{}.withDefaults(), light, "M1", false},
+		{"light, M1, RootMinAll (encoded already)", tuning{Expand2Roots: 100, RootMinAll: true}.withDefaults(), light, "M1", false},
+	} {
+		p := compileBuiltin(t, c.w, c.name, 3600)
+		if got := c.o.lightClaims(c.w, p, c.w.First(), c.w.End()); got != c.light {
+			t.Errorf("%s: lightClaims %v (mean step-1 run %.2f), want %v", c.what, got, firstRunMean(c.w, p, c.w.First(), c.w.End()), c.light)
+		}
+	}
+	for _, c := range []struct{ min, claim, want int }{{0, 0, 32}, {1, 0, 32}, {33, 0, 64}, {64, 0, 64}, {512, 0, 128}, {0, 40, 32}, {100, 64, 64}} {
+		if got := (tuning{RootMin: c.min, RootClaim: c.claim}).withDefaults().RootMin; got != c.want {
+			t.Errorf("RootMin %d, RootClaim %d: floor %d, want %d", c.min, c.claim, got, c.want)
+		}
+	}
+	p := compileBuiltin(t, light, "M1", 3600)
+	if enc, _ := (tuning{}).withDefaults().encode(p, true); enc.P[pClaimMin] != 1 {
+		t.Errorf("default encoding: claim floor %d, want 1", enc.P[pClaimMin])
+	}
+	if enc, _ := (tuning{RootMin: 64, RootMinAll: true}).withDefaults().encode(p, true); enc.P[pClaimMin] != 64 {
+		t.Errorf("RootMinAll: claim floor %d, want 64", enc.P[pClaimMin])
+	}
+}

@@ -14,6 +14,7 @@ const (
 	defaultSplitRun   = 256
 	defaultRootGuide  = 4
 	defaultRootClaim  = 128
+	defaultRootMin    = 32
 	defaultExpand2Run = 512
 	// defaultExpand2Roots: see tuning.Expand2Roots.
 	defaultExpand2Roots = 1 << 20
@@ -129,6 +130,20 @@ type tuning struct {
 	// cost fewer atomics on the shared root counter, which bound a window
 	// of light roots. 0: 128.
 	RootClaim int
+	// RootMin is the fewest roots a guided claim takes on a light
+	// launch (lightClaims: a one-query launch of at least Expand2Roots
+	// roots whose mean step-1 run is below lightRun), rounded up to a
+	// multiple of 32 (at most RootClaim): whole chunks of roots, which a
+	// warp evaluates 32 at a time. Other launches' claims shrink to single
+	// roots, which spread a heavy window's last roots over every warp
+	// (claims of 32 cost tg10m's 100k-root batch 10% and CollegeMsg's rows
+	// 2-4x on an H100) but on a light one cost more in claims and idle
+	// lanes than the roots' work (z06's rows gained 4-17% with 32).
+	// 0: 32.
+	RootMin int
+	// RootMinAll applies RootMin to every launch (tests: the claim floor
+	// on small windows).
+	RootMinAll bool
 	// BatchGroup interleaves a MineBatch launch's queries by groups of this
 	// many roots (a warp mines the same roots for query after query while
 	// their neighbourhoods are in its caches) instead of mining them query
@@ -220,6 +235,10 @@ func (t tuning) withDefaults() tuning {
 		t.RootClaim = defaultRootClaim
 	}
 	t.RootClaim = (max(t.RootClaim, 1) + 31) / 32 * 32
+	if t.RootMin == 0 {
+		t.RootMin = defaultRootMin
+	}
+	t.RootMin = min((max(t.RootMin, 1)+31)/32*32, t.RootClaim)
 	t.BatchGroup = max(t.BatchGroup, 0)
 	if t.Expand2Run == 0 {
 		t.Expand2Run = defaultExpand2Run

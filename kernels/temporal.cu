@@ -110,7 +110,11 @@ typedef unsigned int u32;
 // that expand2 expands across lanes, with the step after it (a build with
 // F_EXP2); 0: never. Per plan: the host sets it only where it applies.
 #define P_EXPAND2 (P_SPLITTAIL + 11)
-#define P_SIZE (P_SPLITTAIL + 12)
+// P_CLAIMMIN: the fewest roots a guided claim takes (1: the claims shrink
+// to single roots at the end; else a multiple of 32, at most P_CLAIM: whole
+// root chunks, for a launch of many light roots).
+#define P_CLAIMMIN (P_SPLITTAIL + 12)
+#define P_SIZE (P_SPLITTAIL + 13)
 
 #define BIND_ROOT 0
 #define BIND_FROM 1
@@ -1732,6 +1736,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	// The options (P_GUIDE among them) are the same in every query's plan.
 	const u64 guide = (u64)max(P[P_GUIDE], (i64)0) * (u64)gridDim.x * WARPS;
 	const u64 claimMax = (u64)max(P[P_CLAIM], (i64)32);
+	const u64 claimMin = (u64)min(max(P[P_CLAIMMIN], (i64)1), (i64)claimMax);
 	u64 nm = 0, no = 0;
 	bool idle = false, active = false;
 	while (true) {
@@ -1742,7 +1747,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 			if (*(volatile u64 *)&ctl[C_OVERFLOW] || *(volatile u64 *)&ctl[C_TRUNC]) {
 				got = -1;
 			} else if ((next = *(volatile u64 *)&ctl[C_ROOTNEXT]) < slots &&
-				   (claim = guide ? max(min((slots - next) / guide, claimMax), (u64)1) : claimMax,
+				   (claim = guide ? max(min((slots - next) / guide, claimMax) / claimMin * claimMin, claimMin) : claimMax,
 				    start = atomicAdd(&ctl[C_ROOTNEXT], claim)) < slots) {
 				got = 1;
 				end = min(start + claim, slots);
