@@ -111,13 +111,15 @@ const lightRun = 2
 
 // lightClaims reports whether a one-query launch over the roots [lo, hi)
 // of w takes its guided claims in whole chunks of tuning.RootMin roots
-// (P_CLAIMMIN) instead of letting them shrink to single roots: a launch of
-// at least Expand2Roots roots whose mean step-1 run is below lightRun.
-// Smaller launches (a streaming batch, CollegeMsg) need single-root
-// claims to spread their roots over every warp, and a heavy window's last
-// roots are each worth a warp (BENCHMARKS.md, "Claims").
+// (P_CLAIMMIN) instead of letting them shrink to single roots: a plan of
+// at most four edges, a launch of at least Expand2Roots roots whose mean
+// step-1 run is below lightRun. Smaller launches (a streaming batch,
+// CollegeMsg) need single-root claims to spread their roots over every
+// warp, a heavy window's last roots are each worth a warp, and so are a
+// five-edge plan's on light windows (M13 on z10 and g100 lost 2% with
+// whole chunks, M11 and M12 gained on z06 only; BENCHMARKS.md, "Claims").
 func (o tuning) lightClaims(w *window.Window, p *motif.Plan, lo, hi int64) bool {
-	if o.RootMinAll || hi-lo < o.Expand2Roots {
+	if o.RootMinAll || p.K() > 4 || hi-lo < o.Expand2Roots {
 		return false
 	}
 	return firstRunMean(w, p, lo, hi) < lightRun

@@ -147,12 +147,12 @@ func TestEncodeLight(t *testing.T) {
 	}
 }
 
-// TestLightClaims: a launch of at least Expand2Roots roots takes claims
-// floored at RootMin (32 by default, rounded up to whole chunks of 32, at
-// most RootClaim) where its mean step-1 run is below lightRun, whatever
-// the plan's size; a heavy window and a smaller launch keep single-root
-// claims, as does every batch's encoding; RootMinAll floors every
-// encoding.
+// TestLightClaims: a launch of at least Expand2Roots roots of a plan of
+// at most four edges takes claims floored at RootMin (32 by default,
+// rounded up to whole chunks of 32, at most RootClaim) where its mean
+// step-1 run is below lightRun; a heavy window, a five-edge plan and a
+// smaller launch keep single-root claims, as does every batch's encoding;
+// RootMinAll floors every encoding.
 func TestLightClaims(t *testing.T) {
 	var chain, hub [][3]int64
 	for i := int64(0); i < 1000; i++ {
@@ -174,7 +174,9 @@ func TestLightClaims(t *testing.T) {
 	}{
 		{"light, M1", small, light, "M1", true},
 		{"light, M5", small, light, "M5", true},
-		{"light, M13", small, light, "M13", true},
+		{"light, M4", small, light, "M4", true},
+		{"light, M13 (five edges)", small, light, "M13", false},
+		{"light, M10 (five edges)", small, light, "M10", false},
 		{"heavy, M1", small, heavy, "M1", false},
 		{"heavy, M13", small, heavy, "M13", false},
 		{"light, M1, 2^20 roots", tuning{}.withDefaults(), light, "M1", false},

@@ -1703,6 +1703,16 @@ __device__ __forceinline__ void flushCounts(u64 *ctl, int q, int lane, u64 *nm, 
 	*no = 0;
 }
 
+// guidedClaim: the roots left over guide, at most claimMax (a multiple of
+// 32) and at least P_CLAIMMIN: 1, or a multiple of 32 (whole chunks; then
+// the claim is rounded down to whole chunks too). P_CLAIMMIN is read here,
+// at the claim, not held across the search (a register live there made
+// mine6 and mineq6 spill more).
+__device__ __noinline__ u64 guidedClaim(u64 left, u64 guide, u64 claimMax) {
+	const u64 c = min(left / guide, claimMax), floor = (u64)P[P_CLAIMMIN];
+	return floor > 1 ? max(c & ~(u64)31, min(floor, claimMax)) : max(c, (u64)1);
+}
+
 template <bool M, int F>
 __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	__shared__ typename WSOf<F>::T wss[WARPS];
@@ -1736,7 +1746,6 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	// The options (P_GUIDE among them) are the same in every query's plan.
 	const u64 guide = (u64)max(P[P_GUIDE], (i64)0) * (u64)gridDim.x * WARPS;
 	const u64 claimMax = (u64)max(P[P_CLAIM], (i64)32);
-	const u64 claimMin = (u64)min(max(P[P_CLAIMMIN], (i64)1), (i64)claimMax);
 	u64 nm = 0, no = 0;
 	bool idle = false, active = false;
 	while (true) {
@@ -1747,7 +1756,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 			if (*(volatile u64 *)&ctl[C_OVERFLOW] || *(volatile u64 *)&ctl[C_TRUNC]) {
 				got = -1;
 			} else if ((next = *(volatile u64 *)&ctl[C_ROOTNEXT]) < slots &&
-				   (claim = guide ? max(min((slots - next) / guide, claimMax) / claimMin * claimMin, claimMin) : claimMax,
+				   (claim = guide ? guidedClaim(slots - next, guide, claimMax) : claimMax,
 				    start = atomicAdd(&ctl[C_ROOTNEXT], claim)) < slots) {
 				got = 1;
 				end = min(start + claim, slots);
