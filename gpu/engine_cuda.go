@@ -168,10 +168,10 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 			return motif.Result{}, err
 		}
 	}
-	if e.opts.tune.lightClaims(w, p, lo, hi) {
-		// tuning.RootMin: claims of whole root chunks (enc is this
-		// call's own).
-		enc.P[pClaimMin] = int64(e.opts.tune.RootMin)
+	if c := e.opts.tune.chunkClaim(p, lo, hi); c > 0 {
+		// tuning.ChunkRoots: claims of whole root chunks, not guided
+		// (enc is this call's own).
+		enc.P[pGuide], enc.P[pClaim] = 0, c
 	}
 	needPairs := e.needPairs(p, enc)
 	if len(e.devs) == 0 {

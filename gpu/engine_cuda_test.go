@@ -47,25 +47,27 @@ func testEngines(t *testing.T) map[string]*gpu.Engine {
 		// and up to 3 (longer runs walked) with every swept last-step run
 		// past 2 cut into tasks. Work sharing: the defaults; none of the
 		// kernel's optional kinds (32-root claims, halves of long runs
-		// only); every candidate with a run handed on and guided claims
-		// floored at 64 roots (tuning.RootMin, as on a light launch; the
-		// default engine's claims here are single roots). The closing-edge pruning: where it pays (the default);
+		// only); every candidate with a run handed on and single-root
+		// claims. The closing-edge pruning: where it pays (the default);
 		// on every plan that has a prunable closing edge (its kernel build
 		// on the plans the default mines without it), here with
-		// suspensions on a tiny output buffer. expand2 (the step two above
+		// suspensions on a tiny output buffer. Claims of whole root chunks
+		// (tuning.ChunkRoots, 32 or 64 roots, as on a 10M-edge window) on
+		// every launch of a plan of up to four edges, with those
+		// suspensions. expand2 (the step two above
 		// the counted last one and the next across lanes): the default
 		// engine's rule (on launches of 2^20 roots or more, none here); on
 		// every run of a plan of four edges or more, with the pruning
 		// (mine6px); on runs of up to 2 (longer ones walked) with tail
 		// splits (mine6x).
 		two, err := gpu.New(gpu.Options{Devices: []int{0, 0}, OutRecords: 5, Chunks: 3}.WithTuning(gpu.Tuning{TailSubtract: 1, PairMin: 1, ExpandRun: -1,
-			SplitTail: -1, SplitRun: -1, RootGuide: -1, ClosePruneAll: true, Expand2Run: 1 << 30, Expand2All: true}))
+			SplitTail: -1, SplitRun: -1, RootGuide: -1, ChunkRoots: 1, ClosePruneAll: true, Expand2Run: 1 << 30, Expand2All: true}))
 		if err != nil {
 			enginesErr = err
 			return
 		}
 		parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 4, OutRecords: 7}.WithTuning(gpu.Tuning{TailSubtract: -1, PairMin: -1, NoGallop: true,
-			ExpandRun: 3, SplitTail: 2, SplitRun: 1, RootGuide: 1 << 20, RootMin: 64, RootMinAll: true, Expand2Run: 2, Expand2All: true}))
+			ExpandRun: 3, SplitTail: 2, SplitRun: 1, RootGuide: 1 << 20, Expand2Run: 2, Expand2All: true}))
 		if err != nil {
 			enginesErr = err
 			return

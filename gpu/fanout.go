@@ -104,23 +104,25 @@ func (o tuning) encodeLight(p *motif.Plan, count bool) (*encodedPlan, error) {
 	return enc, nil
 }
 
-// lightRun is the mean step-1 run per root (firstRunMean) below which a
-// launch's roots are light: most end at their first step, and a claim of
-// single roots costs more (its atomic, 31 idle lanes) than their work.
-const lightRun = 2
-
-// lightClaims reports whether a one-query launch over the roots [lo, hi)
-// of w takes its guided claims in whole chunks of tuning.RootMin roots
-// (P_CLAIMMIN) instead of letting them shrink to single roots: a plan of
-// at most four edges, a launch of at least Expand2Roots roots whose mean
-// step-1 run is below lightRun. Smaller launches (a streaming batch,
-// CollegeMsg) need single-root claims to spread their roots over every
-// warp, a heavy window's last roots are each worth a warp, and so are a
-// five-edge plan's on light windows (M13 on z10 and g100 lost 2% with
-// whole chunks, M11 and M12 gained on z06 only; BENCHMARKS.md, "Claims").
-func (o tuning) lightClaims(w *window.Window, p *motif.Plan, lo, hi int64) bool {
-	if o.RootMinAll || p.K() > 4 || hi-lo < o.Expand2Roots {
-		return false
+// chunkClaim returns the claim, in roots, of a one-query launch over the
+// roots [lo, hi) of a plan p of at most four edges that takes its claims
+// in whole chunks (64 roots for three edges, 32 for four; no guided
+// shrinking, P_GUIDE 0), or 0 where the claims stay guided (they shrink to
+// single roots as the roots run out): a launch of at least ChunkRoots
+// roots. On 10M-edge windows the last claims' single roots cost more (a
+// claim's atomic, 31 idle lanes at the root chunk) than they spread: with
+// chunks, z06's rows M1-M9 gained 7-18%, z10's and g100's 2-15%, tg10m's
+// 0-7% (H100; BENCHMARKS.md, "Claims"). A three-edge plan's roots are
+// cheaper, so its claims are larger (claims of 32 cost z06's M1 30%); a
+// five-edge plan's and a smaller launch's (a streaming batch, CollegeMsg)
+// stay guided: claims of 32 left most warps idle there (tg10m's 100k-root
+// batch 10% slower, CollegeMsg's rows 2-4x).
+func (o tuning) chunkClaim(p *motif.Plan, lo, hi int64) int64 {
+	if o.ChunkRoots < 0 || hi-lo < o.ChunkRoots || p.K() > 4 {
+		return 0
 	}
-	return firstRunMean(w, p, lo, hi) < lightRun
+	if p.K() <= 3 {
+		return 64
+	}
+	return 32
 }

@@ -147,56 +147,42 @@ func TestEncodeLight(t *testing.T) {
 	}
 }
 
-// TestLightClaims: a launch of at least Expand2Roots roots of a plan of
-// at most four edges takes claims floored at RootMin (32 by default,
-// rounded up to whole chunks of 32, at most RootClaim) where its mean
-// step-1 run is below lightRun; a heavy window, a five-edge plan and a
-// smaller launch keep single-root claims, as does every batch's encoding;
-// RootMinAll floors every encoding.
-func TestLightClaims(t *testing.T) {
-	var chain, hub [][3]int64
+// TestChunkClaim: a launch of at least ChunkRoots roots of a plan of
+// three edges claims 64 roots at a time, of four edges 32, on a light
+// window as on a heavy one; a five-edge plan, a smaller launch and a
+// negative ChunkRoots keep guided claims (0); the default is 2^20.
+func TestChunkClaim(t *testing.T) {
+	var hub [][3]int64
 	for i := int64(0); i < 1000; i++ {
-		chain = append(chain, [3]int64{2 * i, 2*i + 1, i})
 		if i%2 == 0 {
 			hub = append(hub, [3]int64{1 + i%50, 0, i})
 		} else {
 			hub = append(hub, [3]int64{0, 1 + i%50, i})
 		}
 	}
-	light, heavy := fanoutWindow(t, chain), fanoutWindow(t, hub)
-	small := tuning{Expand2Roots: 100}.withDefaults()
+	w := fanoutWindow(t, hub)
+	small := tuning{ChunkRoots: 100}.withDefaults()
 	for _, c := range []struct {
 		what  string
 		o     tuning
-		w     *window.Window
 		name  string
-		light bool
+		claim int64
 	}{
-		{"light, M1", small, light, "M1", true},
-		{"light, M5", small, light, "M5", true},
-		{"light, M4", small, light, "M4", true},
-		{"light, M13 (five edges)", small, light, "M13", false},
-		{"light, M10 (five edges)", small, light, "M10", false},
-		{"heavy, M1", small, heavy, "M1", false},
-		{"heavy, M13", small, heavy, "M13", false},
-		{"light, M1, 2^20 roots", tuning{}.withDefaults(), light, "M1", false},
-		{"light, M1, RootMinAll (encoded already)", tuning{Expand2Roots: 100, RootMinAll: true}.withDefaults(), light, "M1", false},
+		{"M1 (three edges)", small, "M1", 64},
+		{"M2 (three edges)", small, "M2", 64},
+		{"M4 (four edges)", small, "M4", 32},
+		{"M7 (four edges)", small, "M7", 32},
+		{"M10 (five edges)", small, "M10", 0},
+		{"M13 (five edges)", small, "M13", 0},
+		{"M1, 2^20 roots", tuning{}.withDefaults(), "M1", 0},
+		{"M1, never", tuning{ChunkRoots: -1}.withDefaults(), "M1", 0},
 	} {
-		p := compileBuiltin(t, c.w, c.name, 3600)
-		if got := c.o.lightClaims(c.w, p, c.w.First(), c.w.End()); got != c.light {
-			t.Errorf("%s: lightClaims %v (mean step-1 run %.2f), want %v", c.what, got, firstRunMean(c.w, p, c.w.First(), c.w.End()), c.light)
+		p := compileBuiltin(t, w, c.name, 3600)
+		if got := c.o.chunkClaim(p, w.First(), w.End()); got != c.claim {
+			t.Errorf("%s: chunkClaim %d, want %d", c.what, got, c.claim)
 		}
 	}
-	for _, c := range []struct{ min, claim, want int }{{0, 0, 32}, {1, 0, 32}, {33, 0, 64}, {64, 0, 64}, {512, 0, 128}, {0, 40, 32}, {100, 64, 64}} {
-		if got := (tuning{RootMin: c.min, RootClaim: c.claim}).withDefaults().RootMin; got != c.want {
-			t.Errorf("RootMin %d, RootClaim %d: floor %d, want %d", c.min, c.claim, got, c.want)
-		}
-	}
-	p := compileBuiltin(t, light, "M1", 3600)
-	if enc, _ := (tuning{}).withDefaults().encode(p, true); enc.P[pClaimMin] != 1 {
-		t.Errorf("default encoding: claim floor %d, want 1", enc.P[pClaimMin])
-	}
-	if enc, _ := (tuning{RootMin: 64, RootMinAll: true}).withDefaults().encode(p, true); enc.P[pClaimMin] != 64 {
-		t.Errorf("RootMinAll: claim floor %d, want 64", enc.P[pClaimMin])
+	if got := (tuning{}).withDefaults().ChunkRoots; got != defaultChunkRoots || defaultChunkRoots != 1<<20 {
+		t.Errorf("ChunkRoots default %d, want 2^20", got)
 	}
 }

@@ -9,12 +9,13 @@ const miningOccupancy = 6
 // Defaults of the kernel's thresholds (tuning), measured on an H200
 // (issue 16, BENCHMARKS.md).
 const (
-	defaultExpandRun  = 512
-	defaultSplitTail  = 2048
-	defaultSplitRun   = 256
-	defaultRootGuide  = 4
-	defaultRootClaim  = 128
-	defaultRootMin    = 32
+	defaultExpandRun = 512
+	defaultSplitTail = 2048
+	defaultSplitRun  = 256
+	defaultRootGuide = 4
+	defaultRootClaim = 128
+	// defaultChunkRoots: see tuning.ChunkRoots.
+	defaultChunkRoots = 1 << 20
 	defaultExpand2Run = 512
 	// defaultExpand2Roots: see tuning.Expand2Roots.
 	defaultExpand2Roots = 1 << 20
@@ -130,20 +131,11 @@ type tuning struct {
 	// cost fewer atomics on the shared root counter, which bound a window
 	// of light roots. 0: 128.
 	RootClaim int
-	// RootMin is the fewest roots a guided claim takes on a light
-	// launch (lightClaims: a one-query launch of at least Expand2Roots
-	// roots whose mean step-1 run is below lightRun), rounded up to a
-	// multiple of 32 (at most RootClaim): whole chunks of roots, which a
-	// warp evaluates 32 at a time. Other launches' claims shrink to single
-	// roots, which spread a heavy window's last roots over every warp
-	// (claims of 32 cost tg10m's 100k-root batch 10% and CollegeMsg's rows
-	// 2-4x on an H100) but on a light one cost more in claims and idle
-	// lanes than the roots' work (z06's rows gained 4-17% with 32).
-	// 0: 32.
-	RootMin int
-	// RootMinAll applies RootMin to every launch (tests: the claim floor
-	// on small windows).
-	RootMinAll bool
+	// ChunkRoots is the fewest roots a one-query launch of a plan of at
+	// most four edges mines for its claims to be whole chunks of roots
+	// (chunkClaim: 64 for three edges, 32 for four, never guided down to
+	// single roots). 0: 2^20; negative: never.
+	ChunkRoots int64
 	// BatchGroup interleaves a MineBatch launch's queries by groups of this
 	// many roots (a warp mines the same roots for query after query while
 	// their neighbourhoods are in its caches) instead of mining them query
@@ -235,10 +227,9 @@ func (t tuning) withDefaults() tuning {
 		t.RootClaim = defaultRootClaim
 	}
 	t.RootClaim = (max(t.RootClaim, 1) + 31) / 32 * 32
-	if t.RootMin == 0 {
-		t.RootMin = defaultRootMin
+	if t.ChunkRoots == 0 {
+		t.ChunkRoots = defaultChunkRoots
 	}
-	t.RootMin = min((max(t.RootMin, 1)+31)/32*32, t.RootClaim)
 	t.BatchGroup = max(t.BatchGroup, 0)
 	if t.Expand2Run == 0 {
 		t.Expand2Run = defaultExpand2Run

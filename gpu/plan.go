@@ -53,9 +53,7 @@ const (
 	pClaim = pSplitTail + 10
 	// pExpand2: tuning.Expand2Run where expand2 applies (expands2), else 0.
 	pExpand2 = pSplitTail + 11
-	// pClaimMin: 1, or tuning.RootMin on a light launch (lightClaims).
-	pClaimMin = pSplitTail + 12
-	planLen   = pSplitTail + 13
+	planLen  = pSplitTail + 12
 
 	pcEdge, pcNode, pcSel, pcPrev, pcNext, pcRank = 0, 1, 2, 3, 4, 5
 
@@ -321,10 +319,7 @@ func (o tuning) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	enc.P[pExpand], enc.P[pSplitTail] = max(int64(o.ExpandRun), 0), max(int64(o.SplitTail), 0)
 	enc.P[pSplitRun], enc.P[pGuide] = max(int64(o.SplitRun), 0), max(int64(o.RootGuide), 0)
 	enc.P[pCompact] = boolInt(!o.NoCompact)
-	enc.P[pClaim], enc.P[pClaimMin] = int64(o.RootClaim), 1
-	if o.RootMinAll {
-		enc.P[pClaimMin] = int64(o.RootMin)
-	}
+	enc.P[pClaim] = int64(o.RootClaim)
 	if o.NoClosePrune || (!o.ClosePruneAll && !closePays(p, enc)) {
 		enc.noClosePrune()
 	}

@@ -57,7 +57,7 @@ func TestPlanLayoutMatchesKernel(t *testing.T) {
 		"P_TAILSUB": pTailSub, "P_PAIRMIN": pPairMin, "P_GALLOP": pGallop, "P_EXPAND": pExpand, "P_SPLITTAIL": pSplitTail, "P_SPLITRUN": pSplitRun, "P_GUIDE": pGuide, "P_PREDS": pPreds, "PRED_SZ": predSize,
 		"PR_OP": prOp, "PR_LKIND": prLKind, "PR_LINDEX": prLIndex, "PR_LCOL": prLCol, "PR_RKIND": prRKind,
 		"PR_RINDEX": prRIndex, "PR_RCOL": prRCol, "PR_LISTOFF": prListOff, "PR_LISTLEN": prListLen,
-		"P_ANTIS": pAntis, "ANTI_SZ": antiSize, "P_NODEORDER": pNodes, "P_CLAIM": pClaim, "P_CLAIMMIN": pClaimMin, "P_SIZE": planLen,
+		"P_ANTIS": pAntis, "ANTI_SZ": antiSize, "P_NODEORDER": pNodes, "P_CLAIM": pClaim, "P_SIZE": planLen,
 		"OPK_LIT": opkLit, "OPK_LIST": opkList, "OPK_EDGE": opkEdge, "OPK_NODE": opkNode,
 		"BIND_ROOT": int64(motif.BindRoot), "BIND_FROM": int64(motif.BindFrom), "BIND_TO": int64(motif.BindTo), "BIND_BOTH": int64(motif.BindBoth),
 		"OP_EQ": int64(motif.OpEq), "OP_NE": int64(motif.OpNe), "OP_LT": int64(motif.OpLt), "OP_LE": int64(motif.OpLe),

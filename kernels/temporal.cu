@@ -110,11 +110,7 @@ typedef unsigned int u32;
 // that expand2 expands across lanes, with the step after it (a build with
 // F_EXP2); 0: never. Per plan: the host sets it only where it applies.
 #define P_EXPAND2 (P_SPLITTAIL + 11)
-// P_CLAIMMIN: the fewest roots a guided claim takes (1: the claims shrink
-// to single roots at the end; else a multiple of 32, at most P_CLAIM: whole
-// root chunks, for a launch of many light roots).
-#define P_CLAIMMIN (P_SPLITTAIL + 12)
-#define P_SIZE (P_SPLITTAIL + 13)
+#define P_SIZE (P_SPLITTAIL + 12)
 
 #define BIND_ROOT 0
 #define BIND_FROM 1
@@ -1703,16 +1699,6 @@ __device__ __forceinline__ void flushCounts(u64 *ctl, int q, int lane, u64 *nm, 
 	*no = 0;
 }
 
-// guidedClaim: the roots left over guide, at most claimMax (a multiple of
-// 32) and at least P_CLAIMMIN: 1, or a multiple of 32 (whole chunks; then
-// the claim is rounded down to whole chunks too). P_CLAIMMIN is read here,
-// at the claim, not held across the search (a register live there made
-// mine6 and mineq6 spill more).
-__device__ __noinline__ u64 guidedClaim(u64 left, u64 guide, u64 claimMax) {
-	const u64 c = min(left / guide, claimMax), floor = (u64)P[P_CLAIMMIN];
-	return floor > 1 ? max(c & ~(u64)31, min(floor, claimMax)) : max(c, (u64)1);
-}
-
 template <bool M, int F>
 __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 	__shared__ typename WSOf<F>::T wss[WARPS];
@@ -1756,7 +1742,7 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 			if (*(volatile u64 *)&ctl[C_OVERFLOW] || *(volatile u64 *)&ctl[C_TRUNC]) {
 				got = -1;
 			} else if ((next = *(volatile u64 *)&ctl[C_ROOTNEXT]) < slots &&
-				   (claim = guide ? guidedClaim(slots - next, guide, claimMax) : claimMax,
+				   (claim = guide ? max(min((slots - next) / guide, claimMax), (u64)1) : claimMax,
 				    start = atomicAdd(&ctl[C_ROOTNEXT], claim)) < slots) {
 				got = 1;
 				end = min(start + claim, slots);
