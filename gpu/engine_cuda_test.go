@@ -52,9 +52,8 @@ func testEngines(t *testing.T) map[string]*gpu.Engine {
 		// on every plan that has a prunable closing edge (its kernel build
 		// on the plans the default mines without it), here with
 		// suspensions on a tiny output buffer. Claims of whole root chunks
-		// (tuning.ChunkRoots, 32 or 64 roots, as on a 10M-edge window) on
-		// every launch of a plan of up to four edges, with those
-		// suspensions. expand2 (the step two above
+		// (tuning.ChunkRoots, 32 roots, as on a 10M-edge window) on every
+		// launch of a four-edge plan, with those suspensions. expand2 (the step two above
 		// the counted last one and the next across lanes): the default
 		// engine's rule (on launches of 2^20 roots or more, none here); on
 		// every run of a plan of four edges or more, with the pruning

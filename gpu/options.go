@@ -131,10 +131,10 @@ type tuning struct {
 	// cost fewer atomics on the shared root counter, which bound a window
 	// of light roots. 0: 128.
 	RootClaim int
-	// ChunkRoots is the fewest roots a one-query launch of a plan of at
-	// most four edges mines for its claims to be whole chunks of roots
-	// (chunkClaim: 64 for three edges, 32 for four, never guided down to
-	// single roots). 0: 2^20; negative: never.
+	// ChunkRoots is the fewest roots a one-query launch of a four-edge
+	// plan mines for its claims to be whole chunks of 32 roots
+	// (chunkClaim: never guided down to single roots). 0: 2^20;
+	// negative: never.
 	ChunkRoots int64
 	// BatchGroup interleaves a MineBatch launch's queries by groups of this
 	// many roots (a warp mines the same roots for query after query while
