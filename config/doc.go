@@ -19,7 +19,14 @@
 // WindowSpan the history the daemon must keep. QueryWatcher re-reads the
 // query files while the daemon runs and hands over each new valid set.
 //
-// Package config imports motif and window (to parse queries and describe
-// the window schema), and alerts for its Mode type; never kafka, cu,
-// ingest or the engines: those read a Config, not the other way round.
+// Config holds plain values: where a value's valid range is an engine's
+// to say (gpm.app, gpm.k), daemon.Check checks it against the engine,
+// with errors located as Validate's (FieldError).
+//
+// Package config imports motif and window (to parse queries into motif's
+// query model and describe the window schema), alerts for its Mode type
+// and leaf helpers under internal/; never kafka, ingest, the daemon or an
+// engine (gpm, gpu, engine, stream, motif/count3, motif/oracle), directly
+// or through its dependencies (internal/layering checks it): those read a
+// Config, not the other way round.
 package config

@@ -1,10 +1,6 @@
 package config
 
-import (
-	"time"
-
-	"github.com/motifwatch/motifwatch/gpm"
-)
+import "time"
 
 // GPM configures the periodic static-GPM snapshot job: every Every, the
 // window's live edges become an undirected graph (directions and times
@@ -14,7 +10,10 @@ import (
 type GPM struct {
 	// Every is the snapshot interval; 0 (the default) turns the job off.
 	Every time.Duration `mapstructure:"every"`
-	// App is clique or motif; K the subgraph size in vertices.
+	// App is clique or motif; K the subgraph size in vertices. They are
+	// plain values here: which apps and sizes exist is the gpm engine's to
+	// say, and the daemon checks them against it (daemon.Check), so that
+	// config imports no engine.
 	App string `mapstructure:"app"`
 	K   int    `mapstructure:"k"`
 	// Topic receives the snapshot records; "" means metrics only.
@@ -26,9 +25,10 @@ type GPM struct {
 
 // DefaultGPM is the job's configuration when the file leaves it out: off,
 // and when switched on with just `every`, 4-vertex motifs with one worker.
-func DefaultGPM() GPM { return GPM{App: string(gpm.Motif), K: 4, Workers: 1} }
+func DefaultGPM() GPM { return GPM{App: "motif", K: 4, Workers: 1} }
 
 // gpm checks the snapshot job; its settings matter only when it is on.
+// App and K are the engine's: daemon.Check checks them.
 func (v *validator) gpm() {
 	g := &v.c.GPM
 	if g.Every < 0 {
@@ -39,16 +39,6 @@ func (v *validator) gpm() {
 	}
 	if g.Every < time.Second {
 		v.fail("gpm.every", "%s is below the minimum of 1s (each snapshot copies the window)", durText(g.Every))
-	}
-	app, err := gpm.ParseApp(g.App)
-	if err != nil {
-		v.oneOf("gpm.app", g.App, string(gpm.Clique), string(gpm.Motif))
-	} else if err := (gpm.Job{App: app, K: g.K}).Validate(); err != nil {
-		hi := gpm.MaxCliqueK
-		if app == gpm.Motif {
-			hi = gpm.MaxMotifK
-		}
-		v.fail("gpm.k", "%d out of range for %s (want 2 to %d)", g.K, g.App, hi)
 	}
 	if g.Workers < 0 {
 		v.fail("gpm.workers", "%d must not be negative (0 = one per CPU)", g.Workers)

@@ -1,15 +1,12 @@
 package daemon
 
 import (
-	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"time"
 
-	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
-	"github.com/motifwatch/motifwatch/kafka"
-	"github.com/motifwatch/motifwatch/stream"
 )
 
 // futureCap is window.max_future: a record dated more than max ticks
@@ -66,53 +63,27 @@ func (f *futureCap) limit(newest int64) int64 {
 	return math.MaxInt64
 }
 
-// refuseFuture dead-letters m if its edge is dated too far ahead; it
-// reports whether it did.
-func (p *pipeline) refuseFuture(ctx context.Context, m kafka.Message, e *ingest.Edge) (bool, error) {
-	reason := p.future.check(e.T, p.reorder.StreamTime())
-	if reason == "" {
-		return false, nil
-	}
-	p.proc.NoteCap(stream.CapFuture)
-	p.capLog(stream.CapFuture, "future edges go to the dead-letter topic", "reason", reason,
-		"partition", m.Partition, "offset", m.Offset)
-	return true, p.deadLetter(ctx, m, ingest.ClassFuture, reason)
+// capLog logs a cap acting in the pipeline (and counts it: note), at
+// most once per cap every 10 s, saying how many were held back.
+type capLog struct {
+	log     *slog.Logger
+	limiter *ratelog.Limiter
+	// count counts the cap acting (stream.Processor.NoteCap: a counter,
+	// safe beside the batch being mined).
+	count func(cap string)
 }
 
-// deadLetterRefused queues the edges the processor refused (node cap) in
-// q, the mined batch's dead letters (counted in st when written), rebuilt
-// from their origin and raw value (kept only for values up to
-// ingest.RawKeepMax; the reason says so otherwise). History edges are not
-// sent again: they were handled before the restart.
-func (p *pipeline) deadLetterRefused(ctx context.Context, refused []stream.Refused, q *deadQueue, st *pipelineStats) error {
-	for _, r := range refused {
-		if r.Edge.History {
-			continue
-		}
-		o := r.Edge.Origin
-		m := kafka.Message{Topic: o.Topic, Partition: o.Partition, Offset: o.Offset, Value: r.Edge.Raw}
-		reason := r.Reason
-		if r.Edge.Raw == nil {
-			reason += fmt.Sprintf("; the record's value (over %d bytes) was not kept in the reorder buffer: read it at its source offset", ingest.RawKeepMax)
-		}
-		if q.add(m, r.Class, reason) {
-			if err := p.flushDeadLetters(ctx, q, st); err != nil {
-				return err
-			}
-		}
+// note counts cap and logs msg.
+func (c *capLog) note(cap, msg string, args ...any) {
+	if c.count != nil {
+		c.count(cap)
 	}
-	return nil
-}
-
-// capLog logs a cap acting in the pipeline, at most once per cap every
-// 10 s, saying how many were held back.
-func (p *pipeline) capLog(cap, msg string, args ...any) {
-	if p.capLimiter == nil {
-		p.capLimiter = ratelog.New(10*time.Second, nil)
+	if c.limiter == nil {
+		c.limiter = ratelog.New(10*time.Second, nil)
 	}
-	ok, suppressed := p.capLimiter.Allow(cap)
+	ok, suppressed := c.limiter.Allow(cap)
 	if !ok {
 		return
 	}
-	p.log.Warn("cap reached: "+msg, append(args, "cap", cap, "suppressed_since_last_log", suppressed)...)
+	c.log.Warn("cap reached: "+msg, append(args, "cap", cap, "suppressed_since_last_log", suppressed)...)
 }

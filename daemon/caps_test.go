@@ -31,8 +31,8 @@ func (f *fakeDLQ) Write(_ context.Context, recs []kafka.DeadRecord) (kafka.DeadO
 	return kafka.DeadOutcome{Written: recs}, nil
 }
 
-// capPipeline is a pipeline without Kafka: records go in through take,
-// dead letters into a fakeDLQ.
+// capPipeline is a pipeline without Kafka: records go in through
+// takeRecord (the one take path, takeChunk), dead letters into a fakeDLQ.
 func capPipeline(t testing.TB, opts stream.Options, maxFuture time.Duration, now time.Time) (*pipeline, *fakeDLQ, *bytes.Buffer) {
 	t.Helper()
 	var log bytes.Buffer
@@ -64,9 +64,8 @@ func capPipeline(t testing.TB, opts stream.Options, maxFuture time.Duration, now
 	}
 	dlq := &fakeDLQ{}
 	parts := &pipelineParts{log: logger, dlq: dlq, dec: dec, pm: pm, schema: window.Schema{TimeUnit: time.Second}}
-	p := &pipeline{pipelineParts: parts, mode: testMode(&fakeSource{}), start: start{reorder: ingest.NewReorder(0, 0, nil)},
-		proc: proc, router: router, next: map[int]int64{},
-		future: newFutureCap(maxFuture, time.Second, func() time.Time { return now })}
+	p := parts.assemble(start{reorder: ingest.NewReorder(0, 0, nil)}, testMode(&fakeSource{}), proc, router,
+		settings{batchSize: testBatchSize, future: newFutureCap(maxFuture, time.Second, func() time.Time { return now })})
 	return p, dlq, &log
 }
 
@@ -93,7 +92,7 @@ func TestPipelineCapsDeadLetter(t *testing.T) {
 		record(5, "a", "d", base+4),             // live ids only: taken
 	}
 	for _, m := range in {
-		if err := p.take(ctx, m); err != nil {
+		if err := takeRecord(ctx, p, m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -103,7 +102,7 @@ func TestPipelineCapsDeadLetter(t *testing.T) {
 	// The watermark is now base+3 (no lateness; one tick below the newest
 	// edge, which may still get ties): a far-past edge is late.
 	in = append(in, record(6, "p", "q", base-50*365*86400))
-	if err := p.take(ctx, in[6]); err != nil {
+	if err := takeRecord(ctx, p, in[6]); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.batch(ctx); err != nil {
@@ -127,12 +126,12 @@ func TestPipelineCapsDeadLetter(t *testing.T) {
 		}
 	}
 	s := p.stats
-	buffered := int64(p.reorder.Len())
+	buffered := int64(p.batcher.reorder.Len())
 	if s.Records != 7 || s.Appended != 3 || buffered != 1 || s.DeadLettered != 2 || s.Late != 1 || s.Records != s.Appended+buffered+s.SelfLoops+s.Late+s.DeadLettered {
 		t.Errorf("stats %+v, %d buffered; want 7 records = 3 appended + 1 buffered + 1 late + 2 dead-lettered", s, buffered)
 	}
-	if p.reorder.MaxT() != base+4 {
-		t.Errorf("newest edge time = %d; want %d: the future record must not move it", p.reorder.MaxT(), base+4)
+	if p.batcher.reorder.MaxT() != base+4 {
+		t.Errorf("newest edge time = %d; want %d: the future record must not move it", p.batcher.reorder.MaxT(), base+4)
 	}
 	for _, msg := range []string{"cap reached: future edges go to the dead-letter topic", "node cap reached"} {
 		if !strings.Contains(log.String(), msg) {

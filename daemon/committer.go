@@ -2,20 +2,24 @@ package daemon
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
+	"strconv"
 
 	"github.com/motifwatch/motifwatch/kafka"
 )
 
-// committer records how far the pipeline has settled its input (offsets:
-// the next record to read per partition), and at a clean stop what its
-// next reader needs in order not to repeat alerts (the resume state).
+// commitPolicy records how far the pipeline has settled its input
+// (offsets: the next record to read per partition), and at a clean stop
+// what its next reader needs in order not to repeat alerts (the resume
+// state).
 // Without scale-out the group's current generation commits
 // (groupCommits) and the resume state goes to resumeGroup
 // (withResumeGroup); scaled out, the generation of the group commits
 // both (generationCommits).
-type committer interface {
+type commitPolicy interface {
 	// commit records offsets while the pipeline runs.
 	commit(ctx context.Context, offsets map[int]int64) error
 	// final records h at a clean stop: every alert is durable then.
@@ -55,19 +59,19 @@ func (g groupCommits) commit(ctx context.Context, offsets map[int]int64) error {
 
 func (g groupCommits) final(ctx context.Context, h handover) error { return g.c.Commit(ctx, h.offsets) }
 
-// withResumeGroup adds the resume state to a committer's final commit:
+// withResumeGroup adds the resume state to a commit policy's final commit:
 // the same offsets, with metadata, in resumeGroup (commitFinal). A
 // failure there only costs exactly-once (a restart may repeat alerts), so
 // it is logged, not returned.
 type withResumeGroup struct {
-	committer
+	commitPolicy
 	admin        *kafka.Admin
 	group, topic string
 	log          *slog.Logger
 }
 
 func (w withResumeGroup) final(ctx context.Context, h handover) error {
-	if err := w.committer.final(ctx, h); err != nil {
+	if err := w.commitPolicy.final(ctx, h); err != nil {
 		return err
 	}
 	if err := commitFinal(ctx, w.admin, w.group, w.topic, h.offsets, h.processed, h.prev, h.watermark); err != nil {
@@ -87,6 +91,104 @@ func (g generationCommits) commit(ctx context.Context, offsets map[int]int64) er
 
 func (g generationCommits) final(ctx context.Context, h handover) error {
 	return g.gen.Commit(ctx, h.offsets, h.metadata())
+}
+
+// committer is the last stage: it commits the offsets the miner hands
+// it after each batch (on the batch's goroutine), through the mode's
+// commit policy, once the alerts of everything before them are durable
+// (unsettled), riding out broker outages (retry); and the final commit
+// at a clean stop. Offsets of partitions the topic no longer has are
+// dropped, not committed (known), and recorded in gone for the pipeline
+// goroutine to forget (partitions.go).
+type committer struct {
+	policy commitPolicy
+	retry  *retrier
+	// unsettled holds the offsets of batches whose alerts are not all
+	// durable yet.
+	unsettled commitQueue
+	// topic tells whether partitions commits refuse are gone (nil: none
+	// is).
+	topic     *topicWatch
+	gone      goneSet
+	log       *slog.Logger
+	pm        *pipelineMetrics
+	edgeTopic string
+}
+
+// commit commits the offsets of the newest batch whose matches are all
+// durable; offsets are the committable offsets of the batch just
+// flushed, settled the router's settled flush count. Match records are
+// durable when Flush returns, but count-mode and rate-limited matches
+// wait in the router's tallies until their interval's records are
+// written (alerts.Router.Settled): until then the batch's offsets wait in
+// a queue, so a crash re-reads those records instead of losing their
+// counts.
+func (c *committer) commit(ctx context.Context, offsets map[int]int64, settled uint64) error {
+	offsets = c.unsettled.push(offsets, settled)
+	if offsets == nil {
+		return nil
+	}
+	// While the brokers are away the pipeline waits here (nothing after
+	// this batch may be committed before it anyway); each attempt is
+	// bounded, as kafka-go's commit waits for the group to be rejoined.
+	commit := func(ctx context.Context) error { return c.known(ctx, offsets, c.policy.commit) }
+	if err := c.retry.do(ctx, commitAttempt, commit); err != nil {
+		return fmt.Errorf("committing offsets: %w", err)
+	}
+	c.unsettled.committed(offsets)
+	return nil
+}
+
+// final commits h at a clean stop, once every alert is durable: it
+// covers the batches still waiting in unsettled.
+func (c *committer) final(ctx context.Context, h handover) error {
+	if err := c.known(ctx, h.offsets, func(ctx context.Context, offsets map[int]int64) error {
+		h.offsets = offsets
+		return c.policy.final(ctx, h)
+	}); err != nil {
+		return err
+	}
+	c.unsettled.waiting = nil
+	return nil
+}
+
+// known commits offsets with commit. When the coordinator refuses
+// some partitions as unknown and the topic's metadata, read again, shows
+// them gone, their offsets are dropped (ERROR, counted) and the others
+// committed at once: a partition deleted with its topic must not hold
+// ingest with a commit retried forever. The pipeline forgets them before
+// its next release.
+func (c *committer) known(ctx context.Context, offsets map[int]int64, commit func(context.Context, map[int]int64) error) error {
+	err := commit(ctx, offsets)
+	var ce *kafka.CommitError
+	if !errors.As(err, &ce) || c.topic == nil {
+		return err
+	}
+	unknown := ce.Unknown()
+	if len(unknown) == 0 {
+		return err
+	}
+	gone, lerr := c.topic.gone(ctx, unknown)
+	if lerr != nil || len(gone) == 0 {
+		return err
+	}
+	rest := maps.Clone(offsets)
+	dropped := map[int]int64{}
+	for _, part := range gone {
+		dropped[part] = rest[part]
+		delete(rest, part)
+	}
+	if fresh := c.gone.add(gone); len(fresh) > 0 {
+		c.log.Error("kafka: committing offsets: partitions of the edge topic are gone; their offsets are dropped, not committed", "topic", c.edgeTopic,
+			"partitions", gone, "dropped_offsets", dropped)
+	}
+	for _, part := range gone {
+		c.pm.commitsDropped.WithLabelValues(strconv.Itoa(part)).Inc()
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	return commit(ctx, rest)
 }
 
 // commitQueue holds each batch's committable offsets until the router has

@@ -12,9 +12,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/internal/ratelog"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 )
 
 // logRecord is one captured log line.
@@ -56,7 +56,7 @@ func TestConnectLogsRateLimited(t *testing.T) {
 	h := newHealth()
 	pm, _ := newPipelineMetrics(nil)
 	refusedErr := errors.New("127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused")
-	authErr := fmt.Errorf("127.0.0.1:9092: could not successfully authenticate to 127.0.0.1:9092 with SASL: %w", kafkago.SASLAuthenticationFailed)
+	authErr := fmt.Errorf("127.0.0.1:9092: could not successfully authenticate to 127.0.0.1:9092 with SASL: %w", kafkatest.ErrSASLAuthenticationFailed)
 	calls := 0
 	var lastErr error
 	c := &connector{brokers: []string{"127.0.0.1:1"}, mechanism: "SASL SCRAM-SHA-256", user: "mw",

@@ -5,12 +5,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/kafka"
+	"github.com/motifwatch/motifwatch/stream"
 )
 
 // deadLetter is where undecodable and late records go (kafka.DeadLetter).
@@ -34,25 +36,75 @@ type deadQueue struct {
 	bytes int
 }
 
-// deadLetter queues m for the dead-letter topic. The queue is written at
-// the end of every batch, before the alerts and the commit, so that the
+// deadLetters writes dead letters: the records admission refused
+// (queued here while the batch is taken in, handed to the batch at its
+// release: take) and those the miner refused, each batch's before its
+// alerts and commit. One goroutine at a time writes: the batch being
+// mined writes its own, and a full queue here waits for the batches in
+// flight (wait) before it is written.
+type deadLetters struct {
+	dlq   deadLetter
+	retry *retrier
+	log   *slog.Logger
+	pm    *pipelineMetrics
+	im    *ingest.Metrics
+	// queued is the dead letters of the batch being taken in.
+	queued deadQueue
+	// wait waits for the batches in flight (pipeline.awaitMined).
+	wait func() error
+}
+
+// queue queues m for the dead-letter topic. The queue is written at the
+// end of every batch, before the alerts and the commit, so that the
 // offsets committed move past a dead-lettered record only once its dead
 // letter is acknowledged (or counted lost); sooner when it reaches
 // deadQueueRecords records or deadQueueBytes bytes. Records are counted
-// (late, dead_lettered) once written.
+// (late, dead_lettered) in st once written.
 //
 // The records queued here are the batch being taken in; the batch being
-// mined writes its own (handed over at its release: startBatch). A full
-// queue waits for that batch first, so that one goroutine at a time
-// writes dead letters.
-func (p *pipeline) deadLetter(ctx context.Context, m kafka.Message, class, reason string) error {
-	if !p.dead.add(m, class, reason) {
+// mined writes its own (handed over at its release: take). A full queue
+// waits for that batch first, so that one goroutine at a time writes
+// dead letters.
+func (d *deadLetters) queue(ctx context.Context, m kafka.Message, class, reason string, st *pipelineStats) error {
+	if !d.queued.add(m, class, reason) {
 		return nil
 	}
-	if err := p.awaitMined(); err != nil {
+	if err := d.wait(); err != nil {
 		return err
 	}
-	return p.flushDeadLetters(ctx, &p.dead, &p.stats)
+	return d.flush(ctx, &d.queued, st)
+}
+
+// take hands the queued dead letters over to the batch being released.
+func (d *deadLetters) take() deadQueue {
+	q := d.queued
+	d.queued = deadQueue{}
+	return q
+}
+
+// refused queues the edges the processor refused (node cap) in q, the
+// mined batch's dead letters (counted in st when written), rebuilt from
+// their origin and raw value (kept only for values up to
+// ingest.RawKeepMax; the reason says so otherwise). History edges are not
+// sent again: they were handled before the restart.
+func (d *deadLetters) refused(ctx context.Context, refused []stream.Refused, q *deadQueue, st *pipelineStats) error {
+	for _, r := range refused {
+		if r.Edge.History {
+			continue
+		}
+		o := r.Edge.Origin
+		m := kafka.Message{Topic: o.Topic, Partition: o.Partition, Offset: o.Offset, Value: r.Edge.Raw}
+		reason := r.Reason
+		if r.Edge.Raw == nil {
+			reason += fmt.Sprintf("; the record's value (over %d bytes) was not kept in the reorder buffer: read it at its source offset", ingest.RawKeepMax)
+		}
+		if q.add(m, r.Class, reason) {
+			if err := d.flush(ctx, q, st); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // add queues m and reports whether the queue is full (to be written now).
@@ -66,25 +118,25 @@ func (q *deadQueue) add(m kafka.Message, class, reason string) (full bool) {
 	return len(q.recs) >= deadQueueRecords || q.bytes >= deadQueueBytes
 }
 
-// flushDeadLetters writes the dead letters queued in q, retrying
+// flush writes the dead letters queued in q, retrying
 // transient failures with backoff (the brokers are away: readiness goes
 // down, as for any broker operation) until every record is written or
 // lost, or ctx ends; what became of them is counted in st. A record the
 // dead-letter topic refuses for good, even truncated, is lost: counted,
 // logged at error with its source, and ingest goes on (a refused record
 // retried forever wedged the daemon).
-func (p *pipeline) flushDeadLetters(ctx context.Context, q *deadQueue, st *pipelineStats) error {
+func (d *deadLetters) flush(ctx context.Context, q *deadQueue, st *pipelineStats) error {
 	pending := q.recs
 	if len(pending) == 0 {
 		return nil
 	}
 	write := func(ctx context.Context) error {
-		out, err := p.dlq.Write(ctx, pending)
-		p.settleDead(out, st)
+		out, err := d.dlq.Write(ctx, pending)
+		d.settle(out, st)
 		pending = out.Retry
 		return err
 	}
-	if err := p.dlqRetry.do(ctx, deadLetterAttempt, write); err != nil {
+	if err := d.retry.do(ctx, deadLetterAttempt, write); err != nil {
 		q.recs = pending
 		m := pending[0].Msg
 		return fmt.Errorf("dead-lettering %d records (the first %s/%d@%d: %s): %w", len(pending), m.Topic, m.Partition, m.Offset, pending[0].Reason, err)
@@ -94,9 +146,9 @@ func (p *pipeline) flushDeadLetters(ctx context.Context, q *deadQueue, st *pipel
 	return nil
 }
 
-// settleDead counts what became of the dead letters of one write, in st
+// settle counts what became of the dead letters of one write, in st
 // (the pipeline's, or the batch's being mined) and the metrics.
-func (p *pipeline) settleDead(out kafka.DeadOutcome, st *pipelineStats) {
+func (d *deadLetters) settle(out kafka.DeadOutcome, st *pipelineStats) {
 	// Counted per class, not per record: a flood of garbage is when this
 	// runs most.
 	byClass := map[string]int{}
@@ -108,26 +160,26 @@ func (p *pipeline) settleDead(out kafka.DeadOutcome, st *pipelineStats) {
 		// outcomes partition the records.
 		if class == ingest.ClassLate {
 			st.Late += int64(n)
-			p.pm.countRecords("late", n)
+			d.pm.countRecords("late", n)
 		} else {
 			st.DeadLettered += int64(n)
-			p.pm.countRecords("dead_lettered", n)
+			d.pm.countRecords("dead_lettered", n)
 		}
-		p.im.DeadLettered(class, n)
+		d.im.DeadLettered(class, n)
 	}
-	p.im.DeadLetterTruncated(out.Truncated)
-	p.im.DeadLetterWriteFailed(ingest.DeadLetterTransient, len(out.Retry))
-	p.im.DeadLetterWriteFailed(ingest.DeadLetterPermanent, out.Refused)
+	d.im.DeadLetterTruncated(out.Truncated)
+	d.im.DeadLetterWriteFailed(ingest.DeadLetterTransient, len(out.Retry))
+	d.im.DeadLetterWriteFailed(ingest.DeadLetterPermanent, out.Refused)
 	if len(out.Lost) == 0 {
 		return
 	}
 	for _, l := range out.Lost {
 		st.DeadLetterLost++
-		p.pm.countRecords(outcomeDeadLetterLost, 1)
-		p.im.DeadLetterLost(l.Class, 1)
+		d.pm.countRecords(outcomeDeadLetterLost, 1)
+		d.im.DeadLetterLost(l.Class, 1)
 	}
 	first := out.Lost[0]
-	p.log.Error("dead letters lost: the dead-letter topic refused them even truncated; only the source topic holds them (until its retention)",
+	d.log.Error("dead letters lost: the dead-letter topic refused them even truncated; only the source topic holds them (until its retention)",
 		"records", len(out.Lost), "sources", sourceRanges(out.Lost), "first_reason", first.Reason, "err", first.Err)
 }
 

@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
-	kafkago "github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/kafka"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
@@ -37,7 +36,7 @@ func (f *scriptedDLQ) Write(_ context.Context, recs []kafka.DeadRecord) (kafka.D
 	var out kafka.DeadOutcome
 	for _, r := range recs {
 		if f.lose[r.Msg.Offset] {
-			out.Lost = append(out.Lost, kafka.LostRecord{DeadRecord: r, Err: kafkago.MessageSizeTooLarge})
+			out.Lost = append(out.Lost, kafka.LostRecord{DeadRecord: r, Err: kafkatest.ErrMessageSizeTooLarge})
 			out.Refused += 2
 		} else {
 			out.Written = append(out.Written, r)
@@ -58,12 +57,13 @@ func TestPipelineDeadLettersBatched(t *testing.T) {
 	p, _, _ := capPipeline(t, stream.Options{}, 0, time.Unix(1_800_000_000, 0))
 	src := &fakeSource{}
 	dlq := &scriptedDLQ{src: src, transient: 1}
-	p.mode, p.dlq = testMode(src), dlq
-	p.dlqRetry = newRetrier(opDeadLetter, p.log, nil, p.pm)
+	useSource(p, src)
+	p.admit.dead.dlq = dlq
+	p.admit.dead.retry = newRetrier(opDeadLetter, p.parts.log, nil, p.parts.pm)
 	ctx := context.Background()
 	const n = 1000
 	for off := range int64(n) {
-		if err := p.take(ctx, garbage(off)); err != nil {
+		if err := takeRecord(ctx, p, garbage(off)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,10 +90,11 @@ func TestPipelineDeadLettersBatched(t *testing.T) {
 func TestPipelineDeadLetterLost(t *testing.T) {
 	p, _, log := capPipeline(t, stream.Options{}, 0, time.Unix(1_800_000_000, 0))
 	src := &fakeSource{}
-	p.mode, p.dlq = testMode(src), &scriptedDLQ{src: src, lose: map[int64]bool{1: true, 2: true, 3: true, 5: true}}
+	useSource(p, src)
+	p.admit.dead.dlq = &scriptedDLQ{src: src, lose: map[int64]bool{1: true, 2: true, 3: true, 5: true}}
 	ctx := context.Background()
 	for off := range int64(6) {
-		if err := p.take(ctx, garbage(off)); err != nil {
+		if err := takeRecord(ctx, p, garbage(off)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -117,7 +118,7 @@ func TestPipelineDeadLetterLost(t *testing.T) {
 func TestStopLogCountsAlertsWritten(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	p, _, log := capPipeline(t, stream.Options{}, 0, now)
-	if err := p.router.SetQueries(map[string]alerts.QueryOptions{"path": {Mode: alerts.ModeEnumerate, RateLimit: 0.001, Burst: 1}}); err != nil {
+	if err := p.miner.router.SetQueries(map[string]alerts.QueryOptions{"path": {Mode: alerts.ModeEnumerate, RateLimit: 0.001, Burst: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	p.shutdownTimeout = 10 * time.Second
@@ -126,7 +127,7 @@ func TestStopLogCountsAlertsWritten(t *testing.T) {
 	// a→b then b→c, b→d, b→e: three path matches; the last edge moves
 	// the watermark past them.
 	for i, e := range [][2]string{{"a", "b"}, {"b", "c"}, {"b", "d"}, {"b", "e"}, {"x", "y"}} {
-		if err := p.take(ctx, record(int64(i), e[0], e[1], base+int64(i))); err != nil {
+		if err := takeRecord(ctx, p, record(int64(i), e[0], e[1], base+int64(i))); err != nil {
 			t.Fatal(err)
 		}
 	}

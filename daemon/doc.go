@@ -4,18 +4,45 @@
 //	        │ undecodable / late ─▶ dead-letter topic                        │
 //	        └◀──────────── offsets committed after the alerts are acked ◀────┘
 //
-// One goroutine (the pipeline) owns the decoder and the reorder buffer,
-// and hands each released batch to a goroutine of its own that appends it
-// to the window, mines it, writes its alerts and commits, while the
-// pipeline takes the next batch's records in; one batch is mined at a
-// time, so the window, the processor and the router need no lock either
-// (pipeline_batch.go). A fetcher goroutine feeds it records, the query watcher sends it new query sets, and the
-// HTTP server reads metrics, readiness and the status board (status.go:
-// the status page at /, /api/status, and the periodic status line, fed
-// by the pipeline after every batch). Every actor is started and
-// stopped by one run group; SIGTERM finishes the batch in hand, flushes
-// alerts, commits offsets (with the state a restart needs in the commit
-// metadata) and exits within the shutdown timeout.
+// A pipeline is five stages, each a type that owns its state, in the
+// order a record passes them:
+//
+//   - intake (intake.go): the record source fetches and decodes per
+//     partition; the intake goroutine hands the chunks to the pipeline
+//     goroutine and rides out broker outages; partitions running ahead
+//     in event time are paused through it.
+//   - admission (admission.go, eventtime.go): per record, on the
+//     pipeline goroutine: redelivered records dropped, the takeover
+//     guard, duty, History and Replayed marks, undecodable, future and
+//     late records queued as dead letters (deadletter.go), the jump
+//     rule's discards after each release. Where each partition is read
+//     (positions) is shared with the partitions stage (partitions.go),
+//     which follows the topic's partitions changing.
+//   - batcher (batcher.go): owns the reorder buffer, its caps and early
+//     releases, and which partitions still have records to come; it
+//     releases a batch at batch_size records or batch_max_wait.
+//   - miner (miner.go): owns the stream.Processor (and its window) and
+//     the alerts.Router; each released batch is appended, mined, its
+//     dead letters and alerts written on a goroutine of its own, one
+//     batch at a time, while the pipeline goroutine takes the next
+//     records in.
+//   - committer (committer.go): commits a batch's offsets once its
+//     alerts are durable, through the mode's commit policy.
+//
+// The pipeline (pipeline.go, pipeline_batch.go) is the goroutine that
+// runs them: it takes chunks through admission into the batcher, hands
+// released batches to the miner, collects them in release order into
+// the record accounting and batch reports, and waits for the batches in
+// flight before anything else touches the processor or the router (a
+// query update, a gpm snapshot, partitions changing, a full dead-letter
+// queue, the end). A fetcher goroutine feeds it records, the query
+// watcher sends it new query sets, and the HTTP server reads metrics,
+// readiness and the status board (status.go: the status page at /,
+// /api/status, and the periodic status line, fed by the pipeline after
+// every batch). Every actor is started and stopped by one run group;
+// SIGTERM finishes the batch in hand, flushes alerts, commits offsets
+// (with the state a restart needs in the commit metadata) and exits
+// within the shutdown timeout.
 //
 // With kafka.scale_out, several instances form one consumer group: each
 // reads every partition and mines the matches whose last edge comes from
@@ -27,10 +54,14 @@
 // clients, the parts every pipeline shares, then the worker, which builds
 // each pipeline complete from the state its window was rebuilt to and a
 // mode: how the instance takes part in its group, as one small interface
-// per concern (record source, committer, duty policy, takeover guard)
+// per concern (record source, commit policy, duty policy, takeover guard)
 // with one implementation per mode, never a field whose nil selects one.
 //
-// Package daemon is the only package that sees config, ingest, stream,
-// alerts and kafka together; cmd/monitor only parses flags and
-// calls Run.
+// Package daemon is where config meets the packages that read it:
+// KafkaClientOptions translates the kafka section into kafka's own
+// options, and Check adds to config's checks those of the values that an
+// engine owns (gpm.app, gpm.k), so that neither kafka nor config imports
+// the other or an engine. Nothing imports daemon but cmd/monitor, whose
+// run subcommand loads the configuration, sets the Go memory limit from
+// it and calls Run.
 package daemon

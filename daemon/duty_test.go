@@ -13,12 +13,12 @@ import (
 // owns is skipped (its owner dead-letters it), and both are counted.
 func TestDutyDecidesDeadLetters(t *testing.T) {
 	p, dlq, _ := capPipeline(t, stream.Options{}, 0, time.Unix(1_800_000_000, 0))
-	p.duty = newOwnedPartitions([]int{1})
+	p.admit.duty = newOwnedPartitions([]int{1})
 	ctx := context.Background()
 	for part := range 2 {
 		m := garbage(0)
 		m.Partition = part
-		if err := p.take(ctx, m); err != nil {
+		if err := takeRecord(ctx, p, m); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -30,21 +30,21 @@ func TestPipelineDeadLettersHeldEdges(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, dlq, log := capPipeline(t, stream.Options{}, time.Hour, now)
-			p.cfg = &config.Config{Window: config.Window{MaxJump: 10 * time.Minute, JumpConfirmations: 3}}
-			p.times = newEventTimes()
-			p.reorder.SetJumpRule(ingest.JumpRule{MaxJump: 600, Confirmations: 3, Tick: time.Second})
+			p.parts.cfg = &config.Config{Window: config.Window{MaxJump: 10 * time.Minute, JumpConfirmations: 3}}
+			p.parts.times = newEventTimes()
+			p.batcher.reorder.SetJumpRule(ingest.JumpRule{MaxJump: 600, Confirmations: 3, Tick: time.Second})
 			if c.offDuty {
-				p.duty = newOwnedPartitions([]int{1})
+				p.admit.duty = newOwnedPartitions([]int{1})
 			}
 			if c.history {
-				p.historyBefore = map[int]int64{0: 11} // the outlier, at offset 10, is History
+				p.admit.pos.historyBefore = map[int]int64{0: 11} // the outlier, at offset 10, is History
 			}
 			ctx := context.Background()
 			base := now.Unix() - 7200
 			off := int64(0)
 			take := func(src, dst string, tm int64) {
 				t.Helper()
-				if err := p.take(ctx, record(off, src, dst, tm)); err != nil {
+				if err := takeRecord(ctx, p, record(off, src, dst, tm)); err != nil {
 					t.Fatal(err)
 				}
 				off++
@@ -56,8 +56,8 @@ func TestPipelineDeadLettersHeldEdges(t *testing.T) {
 			if err := p.batch(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if p.reorder.Held() != 1 {
-				t.Fatalf("%d held; want the outlier", p.reorder.Held())
+			if p.batcher.reorder.Held() != 1 {
+				t.Fatalf("%d held; want the outlier", p.batcher.reorder.Held())
 			}
 			for i := range int64(70) { // 700 s more at the old time
 				take("b", "c", base+10+10*i)
@@ -82,15 +82,15 @@ func TestPipelineDeadLettersHeldEdges(t *testing.T) {
 				t.Errorf("skipped %d records; want the outlier", p.stats.Skipped)
 			}
 			s := p.stats
-			if buffered := int64(p.reorder.Len()); !c.history && s.Records != s.Appended+buffered+s.SelfLoops+s.Late+s.DeadLettered+s.Skipped {
+			if buffered := int64(p.batcher.reorder.Len()); !c.history && s.Records != s.Appended+buffered+s.SelfLoops+s.Late+s.DeadLettered+s.Skipped {
 				t.Errorf("stats %+v, %d buffered: the records do not add up", s, buffered)
 			}
 			logged := strings.Contains(log.String(), "held records were never confirmed")
 			if logged != !c.history {
 				t.Errorf("log says held records were dead-lettered: %v; want %v\n%s", logged, !c.history, log)
 			}
-			if w, parts, _ := p.times.get(); w != p.reorder.Watermark() || len(parts) != 1 || parts[0].Time != base+10+690 {
-				t.Errorf("event time %d, %+v; want the watermark %d, partition 0 at %d", w, parts, p.reorder.Watermark(), base+700)
+			if w, parts, _ := p.parts.times.get(); w != p.batcher.reorder.Watermark() || len(parts) != 1 || parts[0].Time != base+10+690 {
+				t.Errorf("event time %d, %+v; want the watermark %d, partition 0 at %d", w, parts, p.batcher.reorder.Watermark(), base+700)
 			}
 		})
 	}

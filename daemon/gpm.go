@@ -209,6 +209,3 @@ func snapshotter(requests chan<- chan<- *gpm.Graph) func(context.Context) (*gpm.
 		}
 	}
 }
-
-// snapshot answers a snapshot request on the pipeline goroutine.
-func (p *pipeline) snapshot(reply chan<- *gpm.Graph) { reply <- gpm.FromWindow(p.proc.Window()) }

@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
+	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
@@ -100,8 +100,8 @@ func TestPipelineSnapshot(t *testing.T) {
 		}
 	}
 	requests := make(chan chan<- *gpm.Graph)
-	p := &pipeline{proc: proc}
-	go func() { p.snapshot(<-requests) }() // the pipeline loop's case
+	m := &miner{proc: proc}
+	go func() { m.snapshot(<-requests) }() // the pipeline loop's case
 	g, err := snapshotter(requests)(context.Background())
 	if err != nil || g.N() != 3 || g.M() != 3 {
 		t.Fatalf("snapshot: %v, err %v; want 3 vertices and 3 edges", g, err)
@@ -130,8 +130,7 @@ gpm: {every: 1s, app: clique, k: 3, topic: gpm-counts}
 	d := testenv.Start(t, 30*time.Second, func(ctx context.Context, started func(Info)) error {
 		return Run(ctx, Options{Config: cfg, Registry: reg, Stdout: io.Discard, Started: started})
 	})
-	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: d.Info.Brokers, Topic: "gpm-counts", MaxWait: 100 * time.Millisecond})
-	defer r.Close()
+	r := kafkatest.Reader(t, d.Info.Brokers, "gpm-counts", "")
 	rctx, rcancel := context.WithTimeout(context.Background(), time.Minute)
 	defer rcancel()
 	var rec gpmRecord

@@ -50,15 +50,15 @@ func TestCommitWaitsForIncidents(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &fakeSource{}
-	p := &pipeline{mode: testMode(src), router: router, proc: proc, start: start{reorder: ingest.NewReorder(0, 0, nil)}, next: map[int]int64{}}
+	p := barePipeline(proc, router, ingest.NewReorder(0, 0, nil), src)
 	batch := func(next int64, ms ...alerts.Alert) {
 		t.Helper()
-		p.next[0] = next
+		p.admit.pos.next[0] = next
 		router.Add(ms)
 		if err := router.Flush(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if err := p.commit(context.Background(), p.committable()); err != nil {
+		if err := commitNow(context.Background(), p); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -49,27 +49,27 @@ func TestIntakeBoundsBytesOfLargeRecords(t *testing.T) {
 	p, _, _ := capPipeline(t, stream.Options{MaxBytes: 16 << 20}, 0, time.Now())
 	const n, size, capBytes = 2500, 400_000, 16 << 20
 	pad := `,"pad":"` + strings.Repeat("x", size) + `"}`
-	src := &burstSource{dec: p.dec, n: n, make: func(i int) kafka.Message {
+	src := &burstSource{dec: p.parts.dec, n: n, make: func(i int) kafka.Message {
 		v := make([]byte, 0, size+64)
 		v = fmt.Appendf(v, `{"src":"a%d","dst":"b%d","time":1700000000`, i, i)
 		return kafka.Message{Topic: "edges", Partition: 0, Offset: int64(i), HighWaterMark: n, Value: append(v, pad...)}
 	}}
-	p.mode = testMode(src)
-	p.batchSize, p.maxWait, p.shutdownTimeout = 10_000, 10*time.Millisecond, 10*time.Second
-	p.reorder.SetMaxBuffered(50_000)
-	p.reorder.SetMaxBytes(capBytes - capBytes/4)
+	useSource(p, src)
+	p.batcher.size, p.maxWait, p.shutdownTimeout = 10_000, 10*time.Millisecond, 10*time.Second
+	p.batcher.reorder.SetMaxBuffered(50_000)
+	p.batcher.reorder.SetMaxBytes(capBytes - capBytes/4)
 
 	var maxReorder int64
 	runUntilTaken(t, p, n, func(BatchReport) {
-		maxReorder = max(maxReorder, p.reorder.Bytes())
+		maxReorder = max(maxReorder, p.batcher.reorder.Bytes())
 	})
 	if maxReorder > int64(n*1024) {
 		t.Errorf("reorder buffer held up to %d bytes for %d edges: the records' values were kept", maxReorder, n)
 	}
-	if held := int64(p.reorder.Len()); held != n || p.stats.Records != n || p.stats.Late+p.stats.DeadLettered != 0 {
+	if held := int64(p.batcher.reorder.Len()); held != n || p.stats.Records != n || p.stats.Late+p.stats.DeadLettered != 0 {
 		t.Errorf("buffered %d, stats %+v; want all %d records buffered, none late or dead-lettered", held, p.stats, n)
 	}
-	t.Logf("reorder buffer %d bytes for %d edges", maxReorder, p.reorder.Len())
+	t.Logf("reorder buffer %d bytes for %d edges", maxReorder, p.batcher.reorder.Len())
 }
 
 // TestCappedReleasesKeepBatchesLarge: a backlog whose partitions run
@@ -81,7 +81,7 @@ func TestIntakeBoundsBytesOfLargeRecords(t *testing.T) {
 func TestCappedReleasesKeepBatchesLarge(t *testing.T) {
 	p, _, _ := capPipeline(t, stream.Options{}, 0, time.Now())
 	const n, capEdges, batchSize = 20_000, 500, 5_000
-	src := &burstSource{dec: p.dec, n: n, make: func(i int) kafka.Message {
+	src := &burstSource{dec: p.parts.dec, n: n, make: func(i int) kafka.Message {
 		// Partition 1 runs 10^6 s ahead of partition 0, which sends one
 		// record per 20 of partition 1's.
 		part, t := 1, 1_700_000_000+1_000_000+i
@@ -91,23 +91,23 @@ func TestCappedReleasesKeepBatchesLarge(t *testing.T) {
 		v := fmt.Appendf(nil, `{"src":"a%d","dst":"b%d","time":%d}`, i%97, i%89, t)
 		return kafka.Message{Topic: "edges", Partition: part, Offset: int64(i), HighWaterMark: n, Value: v}
 	}}
-	p.mode = testMode(src)
-	p.batchSize, p.maxWait, p.shutdownTimeout = batchSize, time.Hour, 10*time.Second
-	p.reorder.SetMaxBuffered(capEdges)
+	useSource(p, src)
+	p.batcher.size, p.maxWait, p.shutdownTimeout = batchSize, time.Hour, 10*time.Second
+	p.batcher.reorder.SetMaxBuffered(capEdges)
 
 	batches := 0
 	runUntilTaken(t, p, n, func(BatchReport) { batches++ })
-	if p.reorder.Forced() == 0 {
+	if p.batcher.reorder.Forced() == 0 {
 		t.Fatal("the cap never acted: the test does not test it")
 	}
 	// batch_size records per batch, give or take the early releases.
 	if want := 2 * n / batchSize; batches > want {
 		t.Errorf("%d batches for %d records (batch_size %d, cap %d); want at most %d", batches, n, batchSize, capEdges, want)
 	}
-	if got := p.stats.Appended + p.stats.Late + p.stats.DeadLettered + int64(p.reorder.Len()); got != n {
-		t.Errorf("appended %d + late %d + dead-lettered %d + buffered %d = %d; want %d", p.stats.Appended, p.stats.Late, p.stats.DeadLettered, p.reorder.Len(), got, n)
+	if got := p.stats.Appended + p.stats.Late + p.stats.DeadLettered + int64(p.batcher.reorder.Len()); got != n {
+		t.Errorf("appended %d + late %d + dead-lettered %d + buffered %d = %d; want %d", p.stats.Appended, p.stats.Late, p.stats.DeadLettered, p.batcher.reorder.Len(), got, n)
 	}
-	t.Logf("%d batches, forced %d, late %d", batches, p.reorder.Forced(), p.stats.Late)
+	t.Logf("%d batches, forced %d, late %d", batches, p.batcher.reorder.Forced(), p.stats.Late)
 }
 
 // runUntilTaken runs the pipeline until its batches have taken n records
@@ -117,7 +117,7 @@ func runUntilTaken(t *testing.T, p *pipeline, n int, each func(BatchReport)) {
 	t.Helper()
 	taken := 0
 	done := make(chan struct{})
-	p.onBatch = func(r BatchReport) {
+	p.parts.onBatch = func(r BatchReport) {
 		each(r)
 		taken += r.Records
 		if taken == n {

@@ -21,7 +21,7 @@ type pipelineMetrics struct {
 	build          *prometheus.GaugeVec
 	lag            *prometheus.GaugeVec
 	// pausedPartitions counts the partitions not fetched for now because
-	// they run ahead in event time (pipeline.pauseAhead).
+	// they run ahead in event time (intake.pauseAhead).
 	pausedPartitions prometheus.Gauge
 	// kafkaErrors and kafkaReconnects follow broker outages by operation
 	// (fetch, commit, alert_write, dead_letter): failed attempts, and

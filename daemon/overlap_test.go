@@ -41,7 +41,7 @@ func chunkOf(t *testing.T, p *pipeline, offset int64, recs ...[3]any) *kafka.Chu
 	for i, r := range recs {
 		off := offset + int64(i)
 		v := fmt.Appendf(nil, `{"src":%q,"dst":%q,"time":%d}`, r[0], r[1], r[2])
-		e, err := p.dec.Decode(v, ingest.Origin{Topic: "edges", Partition: 0, Offset: off})
+		e, err := p.parts.dec.Decode(v, ingest.Origin{Topic: "edges", Partition: 0, Offset: off})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,9 +66,9 @@ func TestBatchMinedWhileNextTakenIn(t *testing.T) {
 	if err := router.SetQueries(map[string]alerts.QueryOptions{"path": {Mode: alerts.ModeEnumerate}}); err != nil {
 		t.Fatal(err)
 	}
-	p.router = router
-	p.batchSize = 3
-	src := p.src.(*fakeSource)
+	p.miner.router = router
+	p.batcher.size = 3
+	src := p.in.src.(*fakeSource)
 	ctx := context.Background()
 
 	// Offsets 0-2 close the first batch, which releases the edges before
@@ -76,7 +76,7 @@ func TestBatchMinedWhileNextTakenIn(t *testing.T) {
 	// is undecodable, are taken in while it is mined.
 	c := chunkOf(t, p, 0, [3]any{"a", "b", 1}, [3]any{"b", "c", 2}, [3]any{"x", "y", 3}, [3]any{"c", "d", 4})
 	garbage := kafka.Message{Topic: "edges", Partition: 0, Offset: 4, HighWaterMark: 1 << 40, Value: []byte("not json")}
-	e, err := p.dec.Decode(garbage.Value, ingest.Origin{Topic: "edges", Partition: 0, Offset: 4})
+	e, err := p.parts.dec.Decode(garbage.Value, ingest.Origin{Topic: "edges", Partition: 0, Offset: 4})
 	if err == nil {
 		t.Fatal("the garbage record decoded")
 	}
@@ -89,11 +89,11 @@ func TestBatchMinedWhileNextTakenIn(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the first batch's alerts were never written")
 	}
-	if len(p.flight) == 0 {
+	if len(p.miner.flight) == 0 {
 		t.Fatal("no batch in flight while its alert write is held")
 	}
-	if p.next[0] != 5 || p.stats.Records != 5 {
-		t.Fatalf("next offset %d, %d records taken in while the first batch is mined; want 5, 5", p.next[0], p.stats.Records)
+	if p.admit.pos.next[0] != 5 || p.stats.Records != 5 {
+		t.Fatalf("next offset %d, %d records taken in while the first batch is mined; want 5, 5", p.admit.pos.next[0], p.stats.Records)
 	}
 	if len(src.commits) != 0 {
 		t.Fatalf("committed %v before the batch's alerts were written", src.commits)
@@ -135,9 +135,9 @@ func TestTwoBatchesInFlight(t *testing.T) {
 	if err := router.SetQueries(map[string]alerts.QueryOptions{"path": {Mode: alerts.ModeEnumerate}}); err != nil {
 		t.Fatal(err)
 	}
-	p.router = router
-	p.batchSize = 3
-	src := p.src.(*fakeSource)
+	p.miner.router = router
+	p.batcher.size = 3
+	src := p.in.src.(*fakeSource)
 	ctx := context.Background()
 
 	// Offsets 0-2 close the first batch (a→b, b→c released: one path),
@@ -153,11 +153,11 @@ func TestTwoBatchesInFlight(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the first batch's alerts were never written")
 	}
-	if len(p.flight) != 2 || len(p.flight[0].edges) != 2 || len(p.flight[1].edges) != 3 {
-		t.Fatalf("%d batches in flight; want 2, of 2 and 3 edges", len(p.flight))
+	if len(p.miner.flight) != 2 || len(p.miner.flight[0].edges) != 2 || len(p.miner.flight[1].edges) != 3 {
+		t.Fatalf("%d batches in flight; want 2, of 2 and 3 edges", len(p.miner.flight))
 	}
-	if p.next[0] != 7 || p.stats.Records != 7 {
-		t.Fatalf("next offset %d, %d records taken in; want 7, 7", p.next[0], p.stats.Records)
+	if p.admit.pos.next[0] != 7 || p.stats.Records != 7 {
+		t.Fatalf("next offset %d, %d records taken in; want 7, 7", p.admit.pos.next[0], p.stats.Records)
 	}
 	if len(src.commits) != 0 {
 		t.Fatalf("committed %v before the first batch's alerts were written", src.commits)
@@ -166,10 +166,10 @@ func TestTwoBatchesInFlight(t *testing.T) {
 	if err := p.awaitMined(); err != nil {
 		t.Fatal(err)
 	}
-	if len(p.flight) != 0 || len(src.commits) != 2 || src.commits[0][0] != 2 || src.commits[1][0] != 5 {
-		t.Fatalf("commits %v, %d in flight; want offsets 2 then 5, none", src.commits, len(p.flight))
+	if len(p.miner.flight) != 0 || len(src.commits) != 2 || src.commits[0][0] != 2 || src.commits[1][0] != 5 {
+		t.Fatalf("commits %v, %d in flight; want offsets 2 then 5, none", src.commits, len(p.miner.flight))
 	}
-	if sink.n != 3 || p.stats.Appended != 5 || p.reorder.Retired() != 0 {
-		t.Fatalf("%d alerts, %d edges appended, %d edges not recycled; want 3, 5, 0", sink.n, p.stats.Appended, p.reorder.Retired())
+	if sink.n != 3 || p.stats.Appended != 5 || p.batcher.reorder.Retired() != 0 {
+		t.Fatalf("%d alerts, %d edges appended, %d edges not recycled; want 3, 5, 0", sink.n, p.stats.Appended, p.batcher.reorder.Retired())
 	}
 }

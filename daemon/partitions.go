@@ -2,13 +2,13 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/kafka"
 )
 
@@ -32,7 +32,7 @@ import (
 //     sign: the group's offsets are read when the generation starts, and
 //     a commit of the one before may land after.)
 //   - Partitions gone: offsets of a partition the topic no longer has
-//     are dropped, not committed (commitKnown), and the partition is
+//     are dropped, not committed (committer.known), and the partition is
 //     forgotten: a commit refused for it must not be retried forever.
 
 // commitClamp holds a reset partition's commits at the offset reading
@@ -145,61 +145,158 @@ func resetPolicy(cfg *config.Config) kafka.ResetPolicy {
 	return kafka.ResetEarliest
 }
 
+// positions is where the pipeline is in each partition, and what marks
+// its records: the offsets taken in (next), where reading starts
+// (readFrom), the history and resume state it began with, and the
+// clamps of partitions reset. Admission reads and advances it; the
+// partitions stage changes it as the topic changes; the batcher and the
+// commits read it.
+type positions struct {
+	// next[p] is the offset after the last record taken from partition p.
+	next map[int]int64
+	// readFrom, resetAtStart, historyBefore and resume: see start.
+	readFrom, resetAtStart, historyBefore map[int]int64
+	resume                                map[int]resumeState
+	// clamps hold reset partitions' commits (replaced, never written:
+	// released batches read them).
+	clamps map[int]commitClamp
+}
+
 // knows reports whether the pipeline reads, or will read, partition.
-func (p *pipeline) knows(partition int) bool {
-	if _, ok := p.next[partition]; ok {
+func (pos *positions) knows(partition int) bool {
+	if _, ok := pos.next[partition]; ok {
 		return true
 	}
-	_, ok := p.readFrom[partition]
+	_, ok := pos.readFrom[partition]
 	return ok
+}
+
+// history reports whether the record at offset of partition is History:
+// below the committed offset the pipeline started from.
+func (pos *positions) history(partition int, offset int64) bool {
+	hb, ok := pos.historyBefore[partition]
+	return ok && offset < hb
+}
+
+// taken returns, per partition read, the offset up to which every record
+// taken in has left the reorder buffer r: the committable offsets as of a
+// batch's release, before the processor's held matches (miner.settled)
+// lower them. Records taken in later (while the batch is mined) have
+// higher offsets, so they never count as handled by it.
+func (pos *positions) taken(r *ingest.Reorder) map[int]int64 {
+	out := make(map[int]int64, len(pos.next))
+	for part, next := range pos.next {
+		out[part] = next
+	}
+	for part, off := range r.MinOffsets() {
+		// Only partitions this pipeline has read: one whose buffer holds
+		// History alone is at the commit it started from, and a member
+		// standing by must never write its start position over the
+		// active member's progress.
+		if cur, ok := out[part]; ok && off < cur {
+			out[part] = off
+		}
+	}
+	return out
+}
+
+// liftClamps lifts the clamps whose old edges the watermark wm has
+// released.
+func (pos *positions) liftClamps(wm int64) {
+	for part, c := range pos.clamps {
+		if wm >= c.until {
+			pos.clamps = withoutEntry(pos.clamps, part)
+		}
+	}
+}
+
+// partitions is the stage that keeps the pipeline's positions in step
+// with the edge topic's partitions (see the top of this file), on the
+// pipeline goroutine: from the source's positions (takePosition) and,
+// before each release, the topic watch's view and the partitions commits
+// found gone (applyTopicChanges). It tells the batcher's reorder buffer
+// which partitions hold the watermark and the intake's source where to
+// read; wait waits for the batches in flight before a partition's
+// bookkeeping starts again (they commit what they took before).
+type partitions struct {
+	parts *pipelineParts
+	pos   *positions
+	b     *batcher
+	in    *intake
+	wait  func() error
+	// gone is the partitions commits found gone (the committer's).
+	gone *goneSet
+	// lost[p] is where the pipeline was in partition p when it was found
+	// gone: if it comes back, it is read from its new log's start;
+	// seeking[p] is that offset while the source seeks there (recreate).
+	lost, seeking map[int]int64
+	// held[p]: the source holds partition p, found unknown at the topic
+	// watch's look count held[p] (release).
+	held map[int]uint64
+	// applied is the topic watch's view last applied.
+	applied topicView
+}
+
+// dropChunk reports whether c's records are to be dropped: they come
+// from where the reader was in a partition being read again from its
+// new log's start, and come again after the seek (recreate).
+func (ps *partitions) dropChunk(c *kafka.Chunk) (bool, error) {
+	if _, ok := ps.seeking[c.Partition]; ok {
+		return true, nil
+	}
+	if asked, ok := ps.lost[c.Partition]; ok && len(c.Recs) > 0 {
+		return true, ps.recreate(c.Partition, asked)
+	}
+	return false, nil
 }
 
 // takePosition takes in where the source starts or resumes reading a
 // partition (a chunk without records).
-func (p *pipeline) takePosition(ctx context.Context, part int, pos *kafka.Position) error {
+func (ps *partitions) takePosition(ctx context.Context, part int, pos *kafka.Position) error {
+	topic, reorder := ps.parts.topic, ps.b.reorder
 	if pos.Gone {
 		// The source holds the partition until told where to go on: from
 		// where it was, or from its new log's start if the topic was
 		// created again; a look at the topic newer than now says which
 		// (applyTopicChanges).
-		p.held[part] = p.topic.current().looks
-		p.topic.refreshNow()
+		ps.held[part] = topic.current().looks
+		topic.refreshNow()
 		return nil
 	}
-	if asked, ok := p.seeking[part]; ok {
+	if asked, ok := ps.seeking[part]; ok {
 		if !pos.Seek {
 			// A new reader (a new generation of the group) started from
 			// the group's offsets, not where this pipeline asked.
-			p.src.Seek(part, kafka.FirstOffset)
+			ps.in.src.Seek(part, kafka.FirstOffset)
 			return nil
 		}
-		delete(p.seeking, part)
-		return p.resetPartition(part, pos, asked, reasonRecreated)
+		delete(ps.seeking, part)
+		return ps.resetPartition(part, pos, asked, reasonRecreated)
 	}
-	if asked, ok := p.lost[part]; ok {
-		return p.recreate(part, asked)
+	if asked, ok := ps.lost[part]; ok {
+		return ps.recreate(part, asked)
 	}
 	pending := pos.LogEnd > pos.Offset
 	if pos.Reset != nil {
-		if asked, ok := p.resetAtStart[part]; ok && asked == pos.Reset.Asked {
+		if asked, ok := ps.pos.resetAtStart[part]; ok && asked == pos.Reset.Asked {
 			// The rebuild found this offset out of range and said so; the
 			// source starts from the group's stale commit and finds it too.
-			delete(p.resetAtStart, part)
-			if _, read := p.next[part]; !read {
-				p.readFrom[part] = pos.Offset
-				p.reorder.SetPending(part, pending)
+			delete(ps.pos.resetAtStart, part)
+			if _, read := ps.pos.next[part]; !read {
+				ps.pos.readFrom[part] = pos.Offset
+				reorder.SetPending(part, pending)
 				return nil
 			}
 		}
-		return p.resetPartition(part, pos, pos.Reset.Asked, pos.Reset.Reason)
+		return ps.resetPartition(part, pos, pos.Reset.Asked, pos.Reset.Reason)
 	}
-	next, read := p.next[part]
+	next, read := ps.pos.next[part]
 	if !read {
-		if !p.knows(part) {
-			p.registerPartition(part, pos.Offset, pending)
+		if !ps.pos.knows(part) {
+			ps.register(part, pos.Offset, pending)
 		} else {
-			p.readFrom[part] = pos.Offset
-			p.reorder.SetPending(part, pending)
+			ps.pos.readFrom[part] = pos.Offset
+			reorder.SetPending(part, pending)
 		}
 		return nil
 	}
@@ -208,7 +305,7 @@ func (p *pipeline) takePosition(ctx context.Context, part int, pos *kafka.Positi
 	// (those records come again and are skipped), unless the log itself
 	// is shorter now.
 	if pos.LogEnd < next {
-		return p.resetPartition(part, pos, next, kafka.ResetPastEnd)
+		return ps.resetPartition(part, pos, next, kafka.ResetPastEnd)
 	}
 	return nil
 }
@@ -223,35 +320,35 @@ func (p *pipeline) takePosition(ctx context.Context, part int, pos *kafka.Positi
 // its chunks until the source says it has (a Position with Seek); then
 // the partition's bookkeeping starts again (resetPartition: logged,
 // counted). asked is where the pipeline was in the old log.
-func (p *pipeline) recreate(part int, asked int64) error {
-	if _, ok := p.seeking[part]; ok {
+func (ps *partitions) recreate(part int, asked int64) error {
+	if _, ok := ps.seeking[part]; ok {
 		return nil
 	}
 	// The batches in flight commit what they took before.
-	if err := p.awaitMined(); err != nil {
+	if err := ps.wait(); err != nil {
 		return err
 	}
-	delete(p.next, part)
-	delete(p.lost, part)
-	p.seeking[part] = asked
-	p.reorder.AddPartition(part, true) // records to read: it holds the watermark
-	p.src.Seek(part, kafka.FirstOffset)
+	delete(ps.pos.next, part)
+	delete(ps.lost, part)
+	ps.seeking[part] = asked
+	ps.b.reorder.AddPartition(part, true) // records to read: it holds the watermark
+	ps.in.src.Seek(part, kafka.FirstOffset)
 	return nil
 }
 
-// registerPartition makes a partition found while running known: it
-// holds the watermark from now on (ingest.Reorder.AddPartition).
-func (p *pipeline) registerPartition(part int, from int64, pending bool) {
-	p.readFrom[part] = from
-	p.reorder.AddPartition(part, pending)
-	p.gone.found(part)
+// register makes a partition found while running known: it holds the
+// watermark from now on (ingest.Reorder.AddPartition).
+func (ps *partitions) register(part int, from int64, pending bool) {
+	ps.pos.readFrom[part] = from
+	ps.b.reorder.AddPartition(part, pending)
+	ps.gone.found(part)
 }
 
 // resetPartition starts a partition's bookkeeping again at pos: reading
 // resumed at pos.Offset instead of asked.
-func (p *pipeline) resetPartition(part int, pos *kafka.Position, asked int64, reason string) error {
+func (ps *partitions) resetPartition(part int, pos *kafka.Position, asked int64, reason string) error {
 	// The batches in flight commit what they took before the reset first.
-	if err := p.awaitMined(); err != nil {
+	if err := ps.wait(); err != nil {
 		return err
 	}
 	// Where reading resumed: as kafka.offset_reset says when the source
@@ -273,20 +370,21 @@ func (p *pipeline) resetPartition(part int, pos *kafka.Position, asked int64, re
 	case pos.Reset == nil:
 		msg = "kafka: the partition's log is shorter than what this daemon read (truncated, or the topic created again): reading follows the group's offset"
 	}
-	p.log.Error(msg, "topic", p.cfg.Kafka.EdgeTopic, "partition", part, "offset", asked, "log_start", pos.LogStart, "log_end", pos.LogEnd,
+	ps.parts.log.Error(msg, "topic", ps.parts.cfg.Kafka.EdgeTopic, "partition", part, "offset", asked, "log_start", pos.LogStart, "log_end", pos.LogEnd,
 		"reading_from", pos.Offset, "offset_reset", policy, "reason", reason)
-	p.pm.offsetResets.WithLabelValues(strconv.Itoa(part), reason).Inc()
-	if _, buffered := p.reorder.MinOffsets()[part]; buffered {
-		p.clamps = withEntry(p.clamps, part, commitClamp{offset: pos.Offset, until: p.reorder.MaxT()})
+	ps.parts.pm.offsetResets.WithLabelValues(strconv.Itoa(part), reason).Inc()
+	reorder, p := ps.b.reorder, ps.pos
+	if _, buffered := reorder.MinOffsets()[part]; buffered {
+		p.clamps = withEntry(p.clamps, part, commitClamp{offset: pos.Offset, until: reorder.MaxT()})
 	}
 	p.next[part] = pos.Offset
 	p.readFrom[part] = pos.Offset
 	p.historyBefore = withoutEntry(p.historyBefore, part)
 	p.resume = withoutEntry(p.resume, part)
 	delete(p.resetAtStart, part)
-	delete(p.lost, part)
-	p.reorder.AddPartition(part, pos.LogEnd > pos.Offset)
-	p.gone.found(part)
+	delete(ps.lost, part)
+	reorder.AddPartition(part, pos.LogEnd > pos.Offset)
+	ps.gone.found(part)
 	return nil
 }
 
@@ -301,52 +399,52 @@ func (p *pipeline) resetPartition(part int, pos *kafka.Position, asked int64, re
 // partitions but by being deleted and created again: when the watch saw
 // the topic gone, or with fewer partitions, the partitions it has now
 // are new logs.
-func (p *pipeline) applyTopicChanges() error {
+func (ps *partitions) applyTopicChanges() error {
 	var gone, again []int
-	if v := p.topic.current(); v.seq != p.topicSeq && v.seq != 0 {
-		prev, prevExists, first := p.topicParts, p.topicExists, p.topicSeq == 0
-		p.topicSeq, p.topicParts, p.topicExists = v.seq, v.parts, v.exists
+	if v := ps.parts.topic.current(); v.seq != ps.applied.seq && v.seq != 0 {
+		prev, first := ps.applied, ps.applied.seq == 0
+		ps.applied = topicView{seq: v.seq, parts: v.parts, exists: v.exists}
 		recreated := false
 		if !first {
-			for _, part := range sortedKeys(prev) {
+			for _, part := range sortedKeys(prev.parts) {
 				if _, ok := v.parts[part]; !ok {
-					recreated = prevExists && v.exists
-					if p.knows(part) {
+					recreated = prev.exists && v.exists
+					if ps.pos.knows(part) {
 						gone = append(gone, part)
 					}
 				}
 			}
 		}
 		for _, part := range sortedKeys(v.parts) {
-			_, lost := p.lost[part]
-			_, read := p.next[part]
+			_, lost := ps.lost[part]
+			_, read := ps.pos.next[part]
 			switch {
 			case lost || recreated && read:
 				again = append(again, part)
-			case !p.knows(part):
+			case !ps.pos.knows(part):
 				b := v.parts[part]
-				p.registerPartition(part, b.Start, b.End > b.Start)
+				ps.register(part, b.Start, b.End > b.Start)
 			}
 		}
 	}
-	for _, part := range p.gone.take() {
-		if p.knows(part) && !slices.Contains(gone, part) {
+	for _, part := range ps.gone.take() {
+		if ps.pos.knows(part) && !slices.Contains(gone, part) {
 			gone = append(gone, part)
 		}
 	}
 	if len(gone) > 0 {
-		p.forget(gone)
+		ps.forget(gone)
 	}
 	for _, part := range again {
-		asked, ok := p.lost[part]
+		asked, ok := ps.lost[part]
 		if !ok {
-			asked = p.next[part]
+			asked = ps.pos.next[part]
 		}
-		if err := p.recreate(part, asked); err != nil {
+		if err := ps.recreate(part, asked); err != nil {
 			return err
 		}
 	}
-	p.release(p.topic.current())
+	ps.release(ps.parts.topic.current())
 	return nil
 }
 
@@ -356,114 +454,55 @@ func (p *pipeline) applyTopicChanges() error {
 // (recreate) is the seek's; one gone stays held; the others go on where
 // they were (the topic was not seen gone: a transient answer, or a topic
 // created again and filled within the moment, which no look can tell).
-func (p *pipeline) release(v topicView) {
-	for part, looks := range p.held {
+func (ps *partitions) release(v topicView) {
+	watched := ps.parts.topic != nil
+	for part, looks := range ps.held {
 		// (Without a topic watch, nothing is waited for.)
-		if p.topic != nil && v.looks <= looks {
+		if watched && v.looks <= looks {
 			continue
 		}
-		delete(p.held, part)
-		if _, ok := p.seeking[part]; ok {
+		delete(ps.held, part)
+		if _, ok := ps.seeking[part]; ok {
 			continue
 		}
-		if _, ok := v.parts[part]; !ok && p.topic != nil {
+		if _, ok := v.parts[part]; !ok && watched {
 			continue // gone: forgotten; held until it comes back
 		}
-		if next, ok := p.next[part]; ok {
-			p.src.Seek(part, next)
-		} else if from, ok := p.readFrom[part]; ok {
-			p.src.Seek(part, from)
+		if next, ok := ps.pos.next[part]; ok {
+			ps.in.src.Seek(part, next)
+		} else if from, ok := ps.pos.readFrom[part]; ok {
+			ps.in.src.Seek(part, from)
 		} else {
-			p.src.Seek(part, kafka.FirstOffset)
+			ps.in.src.Seek(part, kafka.FirstOffset)
 		}
 	}
-}
-
-// partitionsKnown returns the partitions the pipeline reads or will read.
-func (p *pipeline) partitionsKnown() []int {
-	known := slices.Collect(maps.Keys(p.next))
-	for part := range p.readFrom {
-		if _, ok := p.next[part]; !ok {
-			known = append(known, part)
-		}
-	}
-	slices.Sort(known)
-	return known
 }
 
 // forget drops partitions the topic no longer has: their offsets are not
 // committed again, and they no longer hold the watermark
 // (ingest.Reorder.RemovePartition). Their edges stay (they happened).
-func (p *pipeline) forget(parts []int) {
+func (ps *partitions) forget(parts []int) {
 	slices.Sort(parts)
 	dropped := map[int]int64{}
+	p, pm := ps.pos, ps.parts.pm
 	for _, part := range parts {
 		if next, ok := p.next[part]; ok {
 			dropped[part] = next
-			p.lost[part] = next
-			p.pm.commitsDropped.WithLabelValues(strconv.Itoa(part)).Inc()
+			ps.lost[part] = next
+			pm.commitsDropped.WithLabelValues(strconv.Itoa(part)).Inc()
 		}
 		delete(p.next, part)
 		delete(p.readFrom, part)
 		delete(p.resetAtStart, part)
-		delete(p.seeking, part)
+		delete(ps.seeking, part)
 		p.historyBefore = withoutEntry(p.historyBefore, part)
 		p.resume = withoutEntry(p.resume, part)
 		p.clamps = withoutEntry(p.clamps, part)
-		p.reorder.RemovePartition(part)
-		p.pm.lag.DeleteLabelValues(strconv.Itoa(part))
+		ps.b.reorder.RemovePartition(part)
+		pm.lag.DeleteLabelValues(strconv.Itoa(part))
 	}
-	p.log.Error("kafka: partitions of the edge topic are gone: no longer read, their offsets dropped instead of committed", "topic", p.cfg.Kafka.EdgeTopic,
+	ps.parts.log.Error("kafka: partitions of the edge topic are gone: no longer read, their offsets dropped instead of committed", "topic", ps.parts.cfg.Kafka.EdgeTopic,
 		"partitions", parts, "dropped_offsets", dropped)
-}
-
-// liftClamps lifts the clamps whose old edges the watermark wm has
-// released.
-func (p *pipeline) liftClamps(wm int64) {
-	for part, c := range p.clamps {
-		if wm >= c.until {
-			p.clamps = withoutEntry(p.clamps, part)
-		}
-	}
-}
-
-// commitKnown commits offsets with commit. When the coordinator refuses
-// some partitions as unknown and the topic's metadata, read again, shows
-// them gone, their offsets are dropped (ERROR, counted) and the others
-// committed at once: a partition deleted with its topic must not hold
-// ingest with a commit retried forever. The pipeline forgets them before
-// its next release.
-func (p *pipeline) commitKnown(ctx context.Context, offsets map[int]int64, commit func(context.Context, map[int]int64) error) error {
-	err := commit(ctx, offsets)
-	var ce *kafka.CommitError
-	if !errors.As(err, &ce) || p.topic == nil {
-		return err
-	}
-	unknown := ce.Unknown()
-	if len(unknown) == 0 {
-		return err
-	}
-	gone, lerr := p.topic.gone(ctx, unknown)
-	if lerr != nil || len(gone) == 0 {
-		return err
-	}
-	rest := maps.Clone(offsets)
-	dropped := map[int]int64{}
-	for _, part := range gone {
-		dropped[part] = rest[part]
-		delete(rest, part)
-	}
-	if fresh := p.gone.add(gone); len(fresh) > 0 {
-		p.log.Error("kafka: committing offsets: partitions of the edge topic are gone; their offsets are dropped, not committed", "topic", p.cfg.Kafka.EdgeTopic,
-			"partitions", gone, "dropped_offsets", dropped)
-	}
-	for _, part := range gone {
-		p.pm.commitsDropped.WithLabelValues(strconv.Itoa(part)).Inc()
-	}
-	if len(rest) == 0 {
-		return nil
-	}
-	return commit(ctx, rest)
 }
 
 // withEntry and withoutEntry return m changed, leaving m as it was: the

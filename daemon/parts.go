@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/alerts/alertmanager"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/ingest"
@@ -44,7 +45,7 @@ type pipelineParts struct {
 	probe      func(context.Context) error
 	// endOffsets reads the edge topic's log-end offsets (nil: pending
 	// partitions are known from fetched records alone; see
-	// pipeline.refreshPending).
+	// batcher.refreshPending).
 	endOffsets func(context.Context) (map[int]int64, error)
 	// topic follows the edge topic's partitions (topic.go; nil: the
 	// partitions known at start, and those the source delivers).
@@ -61,6 +62,11 @@ type pipelineParts struct {
 	// times is the event time as of the last batch (eventtime.go; nil:
 	// not kept).
 	times *eventTimes
+	// notifier gets every record the sink acknowledged, for Alertmanager
+	// (nil: none); source and statusURL are set on every record.
+	notifier  *alertmanager.Notifier
+	source    alerts.Source
+	statusURL string
 }
 
 // nodeKeys is the decoder's node dictionary, which the processor shares.
@@ -87,9 +93,14 @@ func (s *pipelineParts) newMiner(qs querySet, reg prometheus.Registerer) (*strea
 	if err := proc.SetQueries(qs.stream); err != nil {
 		return nil, nil, err
 	}
-	ropts := alerts.RouterOptions{Interval: s.cfg.Alerts.CountInterval, Logger: s.log}
-	if s.board != nil {
-		ropts.Written = s.board.written
+	ropts := alerts.RouterOptions{Interval: s.cfg.Alerts.CountInterval, Logger: s.log, Source: s.source, StatusURL: s.statusURL}
+	switch board, notifier := s.board, s.notifier; {
+	case board != nil && notifier != nil:
+		ropts.Written = func(as []alerts.Alert) { board.written(as); notifier.Send(as) }
+	case board != nil:
+		ropts.Written = board.written
+	case notifier != nil:
+		ropts.Written = notifier.Send
 	}
 	router, err := alerts.NewRouter(ropts, s.sink, s.am, nil)
 	if err != nil {
@@ -120,7 +131,7 @@ func (s *pipelineParts) fetchQueueBytes() int64 { return int64(s.cfg.Window.MaxB
 // fetchOptions configures the fetcher of a pipeline's records (brokers,
 // topic and transport aside). A fetch is kept small against the reorder
 // buffer's caps: a partition that runs ahead is paused only once its
-// edges are buffered (pipeline.pauseAhead), and up to two more of its
+// edges are buffered (intake.pauseAhead), and up to two more of its
 // fetches may be under way by then; an edge in the buffer weighs about
 // 4-5 times its JSON record, and a record can be as small as ~30 bytes.
 func (s *pipelineParts) fetchOptions() kafka.FetcherOptions {

@@ -18,17 +18,17 @@ func TestStalledPartitionIsNotIdle(t *testing.T) {
 	for _, lookup := range []bool{true, false} {
 		clock := time.Unix(1_800_000_000, 0)
 		p, dlq, _ := capPipeline(t, stream.Options{}, time.Hour, clock)
-		p.reorder = ingest.NewReorder(0, 2*time.Second, func() time.Time { return clock })
+		p.batcher.reorder = ingest.NewReorder(0, 2*time.Second, func() time.Time { return clock })
 		ends := map[int]int64{0: 1, 1: 1}
 		if lookup {
-			p.endOffsets = func(context.Context) (map[int]int64, error) { return ends, nil }
+			p.batcher.ends.lookup = func(context.Context) (map[int]int64, error) { return ends, nil }
 		}
 		ctx := context.Background()
 		base := clock.Unix()
 		take := func(part int, off, ts int64) {
 			m := record(off, "a", "b", ts)
 			m.Partition, m.HighWaterMark = part, ends[part]
-			if err := p.take(ctx, m); err != nil {
+			if err := takeRecord(ctx, p, m); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -69,17 +69,17 @@ func TestStalledPartitionIsNotIdle(t *testing.T) {
 func TestUnreadPartitionIsNotIdle(t *testing.T) {
 	clock := time.Unix(1_800_000_000, 0)
 	p, dlq, _ := capPipeline(t, stream.Options{}, time.Hour, clock)
-	p.reorder = ingest.NewReorder(0, 2*time.Second, func() time.Time { return clock })
-	p.readFrom = map[int]int64{0: 0, 1: 0}
+	p.batcher.reorder = ingest.NewReorder(0, 2*time.Second, func() time.Time { return clock })
+	p.admit.pos.readFrom = map[int]int64{0: 0, 1: 0}
 	ends := map[int]int64{0: 1, 1: 1}
-	p.endOffsets = func(context.Context) (map[int]int64, error) { return ends, nil }
+	p.batcher.ends.lookup = func(context.Context) (map[int]int64, error) { return ends, nil }
 	ctx := context.Background()
 	base := clock.Unix()
 	for i := int64(0); i < 4; i++ {
 		ends[0] = i + 1
 		m := record(i, "a", "b", base+100*i)
 		m.HighWaterMark = ends[0]
-		if err := p.take(ctx, m); err != nil {
+		if err := takeRecord(ctx, p, m); err != nil {
 			t.Fatal(err)
 		}
 		clock = clock.Add(time.Second)
@@ -89,7 +89,7 @@ func TestUnreadPartitionIsNotIdle(t *testing.T) {
 	}
 	m := record(0, "c", "d", base+1)
 	m.Partition, m.HighWaterMark = 1, 1
-	if err := p.take(ctx, m); err != nil {
+	if err := takeRecord(ctx, p, m); err != nil {
 		t.Fatal(err)
 	}
 	if len(dlq.sent) != 0 {
@@ -109,18 +109,18 @@ func TestUnreadPartitionIsNotIdle(t *testing.T) {
 func TestIdlePartitionAskedBeforeAWholeFetch(t *testing.T) {
 	clock := time.Unix(1_800_000_000, 0)
 	p, dlq, _ := capPipeline(t, stream.Options{}, time.Hour, clock)
-	p.reorder = ingest.NewReorder(0, 2*time.Second, func() time.Time { return clock })
-	p.endCheckEvery = time.Hour
+	p.batcher.reorder = ingest.NewReorder(0, 2*time.Second, func() time.Time { return clock })
+	p.batcher.ends.every = time.Hour
 	ends := map[int]int64{0: 1, 1: 1}
 	asked := 0
-	p.endOffsets = func(context.Context) (map[int]int64, error) { asked++; return ends, nil }
+	p.batcher.ends.lookup = func(context.Context) (map[int]int64, error) { asked++; return ends, nil }
 	ctx := context.Background()
 	base := clock.Unix()
 	take := func(part int, off, ts int64) {
 		t.Helper()
 		m := record(off, "a", "b", ts)
 		m.Partition, m.HighWaterMark = part, ends[part]
-		if err := p.take(ctx, m); err != nil {
+		if err := takeRecord(ctx, p, m); err != nil {
 			t.Fatal(err)
 		}
 	}

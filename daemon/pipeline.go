@@ -11,118 +11,43 @@ import (
 
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
-	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
-// pipeline is the goroutine that owns decoder and reorder buffer, and
-// the processor and router between the batches it has mined on their own
-// goroutine (pipeline_batch.go); see the package doc. newPipeline builds it
-// complete: what the process shares (pipelineParts), how this instance
-// takes part in its group (mode), and where it begins (start).
+// pipeline is one pipeline's goroutine: it runs the stages a record
+// passes, in the data's order, each a type that owns its state (see the
+// package doc):
+//
+//	intake ─▶ admission ─▶ batcher ─▶ miner ─▶ committer
+//	           (partitions: where each partition is read, as the topic changes)
+//
+// The pipeline goroutine takes each chunk from the intake through
+// admission into the batcher (takeChunk), releases batches from the
+// batcher to the miner (startBatch) and collects them, in release order,
+// into the record accounting and the batch reports (collect). newPipeline
+// builds it complete: what the process shares (pipelineParts), how this
+// instance takes part in its group (mode), and where it begins (start).
 type pipeline struct {
-	*pipelineParts
-	mode
-	start
-	proc   *stream.Processor
-	router *alerts.Router
+	parts *pipelineParts
 
-	batchSize int
-	maxWait   time.Duration
+	in         *intake
+	admit      *admission
+	batcher    *batcher
+	miner      *miner
+	commits    *committer
+	partitions *partitions
+
+	maxWait time.Duration
 	// shutdownTimeout bounds the final batch, flush and commit.
 	shutdownTimeout time.Duration
-	// The retriers ride out broker outages per operation (see health.go);
-	// alertRetry is shared with the sink (pipelineParts).
-	fetchRetry, commitRetry, dlqRetry *retrier
 
-	// unsettled holds the offsets of batches whose alerts are not all
-	// durable yet.
-	unsettled commitQueue
-
-	// queries is the query set in force (for the next generation's
-	// pipeline).
-	queries querySet
-	// forcedSeen is the reorder buffer's Forced count already reported.
-	forcedSeen int64
-
-	// next[p] is the offset after the last record fetched from partition p;
-	// pending counts records taken in since the last batch.
-	next    map[int]int64
-	pending int
-	// Every endCheckEvery, refreshPending marks the partitions with
-	// records not fetched yet as pending.
-	endCheckEvery time.Duration
-	endCheckedAt  time.Time
-	// firstFetch is when the batch in hand's first record arrived: the
-	// start of its end-to-end latency.
-	firstFetch time.Time
 	// stats is the record accounting: records = appended + self-loops +
-	// late + dead-lettered (+ skipped, scaled out).
-	stats pipelineStats
-
-	// paused is the partitions the source was last told to pause
-	// (reorder.AppendAhead); ahead is scratch for the next set.
-	paused, ahead []int
-	// stage accumulates the time of each stage since the last batch;
-	// reported is stats as of the last BatchReport.
-	stage    [numStages]time.Duration
-	reported pipelineStats
-	// uncounted batches the per-record ingest metrics.
-	uncounted uncountedRecords
-
-	// dead is the dead letters not yet written (deadletter.go).
-	dead deadQueue
-
-	// early is the edges the reorder buffer released early (over a cap)
-	// since the last batch, in order: the next batch mines them before
-	// anything newer. Commits happen only in batch, after they are
-	// processed, so the committed offsets never pass them. earlyBytes is
-	// what they weighed in the buffer. They lie in the reorder buffer
-	// (AppendReleaseRefs) until their batch is collected (Recycle).
-	early      []*ingest.Edge
-	earlyBytes int64
-	// flight is the batches released and not yet collected, oldest first
-	// (at most maxBatchesInFlight): the oldest is mined on a goroutine of
-	// its own, each later one waits on its own goroutine for the one
-	// before (see pipeline_batch.go); spare holds the collected batches'
-	// edge slices for the next releases.
-	flight []*minedBatch
-	spare  [][]*ingest.Edge
-	// maxBuffered and maxBufferedBytes are the reorder buffer's caps
-	// (window.max_buffered, its share of max_buffered_bytes; 0: none),
-	// which its edges and those of the batch being mined share
-	// (inFlightOverCap).
-	maxBuffered      int
-	maxBufferedBytes int64
-
-	// future is window.max_future; capLimiter rate-limits cap log lines.
-	future     futureCap
-	capLimiter *ratelog.Limiter
-
-	// The edge topic's partitions changing (partitions.go): topicSeq is
-	// the topic watch's view last applied; clamps hold reset partitions'
-	// commits (replaced, never written: released batches read them);
-	// gone is the partitions commits found gone.
-	topicSeq    uint64
-	topicParts  map[int]kafka.Bounds
-	topicExists bool
-	clamps      map[int]commitClamp
-	gone        goneSet
-	// lost[p] is where the pipeline was in partition p when it was found
-	// gone: if it comes back, it is read from its new log's start;
-	// seeking[p] is that offset while the source seeks there (recreate).
-	lost, seeking map[int]int64
-	// held[p]: the source holds partition p, found unknown at the topic
-	// watch's look count held[p] (release).
-	held map[int]uint64
-
-	// The jump rule's (eventtime.go): scratch for what the reorder buffer
-	// hands over after each release, and the limiter of its log lines.
-	discards    []ingest.Discarded
-	jumpEvents  []ingest.JumpEvent
-	partTimes   []ingest.PartitionTime
-	jumpLimiter *ratelog.Limiter
+	// late + dead-lettered (+ skipped, scaled out); reported is stats as
+	// of the last BatchReport.
+	stats, reported pipelineStats
+	// stage accumulates the time of each stage since the last batch.
+	stage [numStages]time.Duration
 }
 
 // mode is how an instance takes part in its consumer group: where its
@@ -132,7 +57,7 @@ type pipeline struct {
 // its own.
 type mode struct {
 	src     recordSource
-	commits committer
+	commits commitPolicy
 	duty    dutyPolicy
 	guard   takeoverGuard
 }
@@ -158,6 +83,22 @@ type start struct {
 	resetAtStart map[int]int64
 }
 
+// settings are what a pipeline's stages take from the configuration
+// (newPipeline); tests build pipelines with their own.
+type settings struct {
+	batchSize                int
+	maxWait, shutdownTimeout time.Duration
+	// maxBuffered and maxBufferedBytes are the reorder buffer's caps
+	// (window.max_buffered, its share of max_buffered_bytes; 0: none).
+	maxBuffered      int
+	maxBufferedBytes int64
+	endCheckEvery    time.Duration
+	future           futureCap
+	// The retriers ride out broker outages per operation (see health.go;
+	// nil: one attempt).
+	fetchRetry, commitRetry, dlqRetry *retrier
+}
+
 // newPipeline returns a pipeline mining qs that begins at st and takes
 // part in its group as m says.
 func (s *pipelineParts) newPipeline(qs querySet, st start, m mode) (*pipeline, error) {
@@ -170,24 +111,45 @@ func (s *pipelineParts) newPipeline(qs querySet, st start, m mode) (*pipeline, e
 		proc.ResumePartition(part, rs.spans())
 	}
 	w := &s.cfg.Window
-	// The pipeline changes these as partitions come and go
-	// (partitions.go); the caller's maps (a takeover guard's) stay.
-	st.readFrom, st.resetAtStart = maps.Clone(st.readFrom), maps.Clone(st.resetAtStart)
-	if st.readFrom == nil {
-		st.readFrom = map[int]int64{}
-	}
-	if st.resetAtStart == nil {
-		st.resetAtStart = map[int]int64{}
-	}
-	return &pipeline{pipelineParts: s, mode: m, start: st, proc: proc, router: router,
-		batchSize: w.BatchSize, maxWait: w.BatchMaxWait, shutdownTimeout: s.cfg.ShutdownTimeout,
+	p := s.assemble(st, m, proc, router, settings{batchSize: w.BatchSize, maxWait: w.BatchMaxWait, shutdownTimeout: s.cfg.ShutdownTimeout,
+		maxBuffered: w.MaxBuffered, maxBufferedBytes: max(int64(w.MaxBufferedBytes)-s.fetchQueueBytes(), 0),
+		endCheckEvery: endCheckInterval(w.IdleTimeout), future: newFutureCap(w.MaxFuture, s.schema.TimeUnit, time.Now),
 		fetchRetry:  newRetrier(opFetch, s.log, s.health, s.pm),
 		commitRetry: newRetrier(opCommit, s.log, s.health, s.pm),
-		dlqRetry:    newRetrier(opDeadLetter, s.log, s.health, s.pm),
-		queries:     querySet{stream: qs.stream, alerts: qs.alerts},
-		next:        map[int]int64{}, lost: map[int]int64{}, seeking: map[int]int64{}, held: map[int]uint64{}, endCheckEvery: endCheckInterval(w.IdleTimeout),
-		maxBuffered: w.MaxBuffered, maxBufferedBytes: max(int64(w.MaxBufferedBytes)-s.fetchQueueBytes(), 0),
-		future: newFutureCap(w.MaxFuture, s.schema.TimeUnit, time.Now)}, nil
+		dlqRetry:    newRetrier(opDeadLetter, s.log, s.health, s.pm)})
+	p.miner.queries = querySet{stream: qs.stream, alerts: qs.alerts}
+	return p, nil
+}
+
+// assemble builds the stages of a pipeline from st, m, the miner's
+// processor and router and set, and wires them in the data's order.
+func (s *pipelineParts) assemble(st start, m mode, proc *stream.Processor, router *alerts.Router, set settings) *pipeline {
+	// The pipeline changes these as partitions come and go
+	// (partitions.go); the caller's maps (a takeover guard's) stay.
+	pos := &positions{next: map[int]int64{}, readFrom: maps.Clone(st.readFrom), resetAtStart: maps.Clone(st.resetAtStart),
+		historyBefore: st.historyBefore, resume: st.resume}
+	if pos.readFrom == nil {
+		pos.readFrom = map[int]int64{}
+	}
+	if pos.resetAtStart == nil {
+		pos.resetAtStart = map[int]int64{}
+	}
+	p := &pipeline{parts: s, maxWait: set.maxWait, shutdownTimeout: set.shutdownTimeout}
+	var edgeTopic string
+	if s.cfg != nil {
+		edgeTopic = s.cfg.Kafka.EdgeTopic
+	}
+	p.in = &intake{src: m.src, retry: set.fetchRetry, probe: s.probe, pm: s.pm}
+	p.batcher = &batcher{reorder: st.reorder, size: set.batchSize, maxBuffered: set.maxBuffered, maxBufferedBytes: set.maxBufferedBytes,
+		pos: pos, ends: endCheck{lookup: s.endOffsets, every: set.endCheckEvery}}
+	p.commits = &committer{policy: m.commits, retry: set.commitRetry, topic: s.topic, log: s.log, pm: s.pm, edgeTopic: edgeTopic}
+	dead := &deadLetters{dlq: s.dlq, retry: set.dlqRetry, log: s.log, pm: s.pm, im: s.im, wait: p.awaitMined}
+	p.miner = &miner{proc: proc, router: router, dead: dead, commits: p.commits, alertRetry: s.alertRetry, pm: s.pm}
+	p.admit = &admission{parts: s, pos: pos, b: p.batcher, guard: m.guard, duty: m.duty, future: set.future, dead: dead,
+		stats: &p.stats, caps: capLog{log: s.log, count: p.miner.noteCap}}
+	p.partitions = &partitions{parts: s, pos: pos, b: p.batcher, in: p.in, wait: p.awaitMined, gone: &p.commits.gone,
+		lost: map[int]int64{}, seeking: map[int]int64{}, held: map[int]uint64{}}
+	return p
 }
 
 // pipelineStats is the record accounting, exported through metrics and
@@ -221,6 +183,10 @@ type querySet struct {
 	done   chan error
 }
 
+// queries returns the query set in force (for the next generation's
+// pipeline).
+func (p *pipeline) queries() querySet { return p.miner.queries }
+
 // run consumes until ctx is done, then finishes the batch in hand, flushes
 // alerts and commits. History records (fed by rebuild before run starts)
 // are already in the reorder buffer.
@@ -253,17 +219,17 @@ func (p *pipeline) run(ctx context.Context) (err error) {
 	defer pprof.SetGoroutineLabels(ctx)
 	go func() {
 		defer intake.Done()
-		pprof.Do(fetchCtx, pprof.Labels(profileLabel, "intake"), func(ctx context.Context) { p.intake(ctx, chunks) })
+		pprof.Do(fetchCtx, pprof.Labels(profileLabel, "intake"), func(ctx context.Context) { p.in.run(ctx, chunks) })
 	}()
 	defer func() { stopFetch(); intake.Wait() }()
 
 	timer := time.NewTimer(p.maxWait)
 	defer timer.Stop()
-	if r, ok := p.src.(partitionReader); ok {
-		p.topic.setReader(r)
-		defer p.topic.setReader(nil)
+	if r, ok := p.in.src.(partitionReader); ok {
+		p.parts.topic.setReader(r)
+		defer p.parts.topic.setReader(nil)
 	}
-	p.health.setRunning(true)
+	p.parts.health.setRunning(true)
 	for {
 		// select picks among ready cases at random: check for shutdown
 		// first, so a stop is never mistaken for a failure.
@@ -273,12 +239,12 @@ func (p *pipeline) run(ctx context.Context) (err error) {
 		select {
 		case c := <-chunks:
 			err := p.takeChunk(work, c)
-			p.src.Done(c)
+			p.in.src.Done(c)
 			if err != nil {
 				return err
 			}
-			p.pauseAhead()
-		case <-p.minedDone():
+			p.in.pauseAhead(p.batcher.reorder)
+		case <-p.miner.oldestDone():
 			if err := p.awaitOldest(); err != nil {
 				return err
 			}
@@ -287,18 +253,18 @@ func (p *pipeline) run(ctx context.Context) (err error) {
 				return err
 			}
 			timer.Reset(p.maxWait)
-		case qs := <-p.updates:
+		case qs := <-p.parts.updates:
 			// The processor and router change between batches.
 			if err := p.awaitMined(); err != nil {
 				qs.done <- err
 				return err
 			}
 			qs.done <- p.setQueries(qs)
-		case reply := <-p.snapshots:
+		case reply := <-p.parts.snapshots:
 			if err := p.awaitMined(); err != nil {
 				return err
 			}
-			p.snapshot(reply)
+			p.miner.snapshot(reply)
 		case <-ctx.Done():
 			return p.finish()
 		}
@@ -322,16 +288,12 @@ const (
 
 // setQueries applies a new query set between batches.
 func (p *pipeline) setQueries(qs querySet) error {
-	if err := p.proc.SetQueries(qs.stream); err != nil {
+	if err := p.miner.setQueries(qs); err != nil {
 		return err
 	}
-	if err := p.router.SetQueries(qs.alerts); err != nil {
-		return err
+	if p.parts.board != nil {
+		p.parts.board.setQueries(qs.stream, qs.alerts)
 	}
-	if p.board != nil {
-		p.board.setQueries(qs.stream, qs.alerts)
-	}
-	p.queries = querySet{stream: qs.stream, alerts: qs.alerts}
 	return nil
 }
 
@@ -341,28 +303,34 @@ func (p *pipeline) setQueries(qs querySet) error {
 func (p *pipeline) finish() error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.shutdownTimeout)
 	defer cancel()
-	p.health.setRunning(false)
+	p.parts.health.setRunning(false)
 	if err := p.awaitMined(); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := p.batch(ctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
-	if err := p.router.Close(ctx); err != nil {
+	if err := p.miner.router.Close(ctx); err != nil {
 		return fmt.Errorf("shutdown: closing alerts: %w", err)
 	}
-	p.stats.Alerts, p.stats.RateLimited = p.router.Alerted()
+	p.stats.Alerts, p.stats.RateLimited = p.miner.router.Alerted()
 	// Close wrote every tally: everything handled is durable now.
-	h := handover{offsets: p.committable(), processed: p.next, prev: p.resume, watermark: p.reorder.Watermark()}
-	if err := p.commitKnown(ctx, h.offsets, func(ctx context.Context, offsets map[int]int64) error {
-		h.offsets = offsets
-		return p.commits.final(ctx, h)
-	}); err != nil {
+	pos := p.partitions.pos
+	h := handover{offsets: p.committable(), processed: pos.next, prev: pos.resume, watermark: p.batcher.reorder.Watermark()}
+	if err := p.commits.final(ctx, h); err != nil {
 		return fmt.Errorf("shutdown: committing offsets: %w", err)
 	}
-	p.unsettled.waiting = nil // the final commit covers them
-	p.log.Info("pipeline stopped", "records", p.stats.Records, "appended", p.stats.Appended,
+	p.parts.log.Info("pipeline stopped", "records", p.stats.Records, "appended", p.stats.Appended,
 		"late", p.stats.Late, "dead_lettered", p.stats.DeadLettered, "dead_letter_lost", p.stats.DeadLetterLost,
 		"alerts", p.stats.Alerts, "rate_limited", p.stats.RateLimited)
 	return nil
+}
+
+// committable returns, per partition, the offset up to which everything
+// is settled: fetched, and neither waiting in the reorder buffer nor the
+// last edge of a held match. Only while no batch is being mined (it
+// reads the processor).
+func (p *pipeline) committable() map[int]int64 {
+	pos := p.partitions.pos
+	return p.miner.settled(pos.taken(p.batcher.reorder), pos.historyBefore, pos.clamps)
 }

@@ -38,6 +38,51 @@ func testMode(src interface {
 	return mode{src: src, commits: groupCommits{src}, duty: everyPartition{}, guard: noTakeover{}}
 }
 
+// testBatchSize is the batch_size of test pipelines (config's default):
+// their records close no batch unless a test says.
+const testBatchSize = 10_000
+
+// takeRecord takes ms in through the pipeline's one take path
+// (takeChunk), a chunk per record, decoded as the fetcher decodes
+// (kafka.Fetcher: the edge keeps a small record's value as Raw).
+func takeRecord(ctx context.Context, p *pipeline, ms ...kafka.Message) error {
+	for _, m := range ms {
+		e, err := p.parts.dec.Decode(m.Value, ingest.Origin{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset})
+		if err == nil && len(m.Value) <= ingest.RawKeepMax {
+			e.Raw = m.Value
+		}
+		c := &kafka.Chunk{Partition: m.Partition, Fetched: time.Now(), Recs: []kafka.Message{m}, Edges: []ingest.Edge{e}, Errs: []error{err}}
+		if err := p.takeChunk(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// useSource makes src the pipeline's record source and commit policy.
+func useSource(p *pipeline, src interface {
+	recordSource
+	offsetCommitter
+}) {
+	p.in.src, p.commits.policy = src, groupCommits{src}
+}
+
+// barePipeline is a pipeline of proc and router over r, reading from and
+// committing to src, with nothing else of the daemon (no metrics, no
+// decoder): for its commits.
+func barePipeline(proc *stream.Processor, router *alerts.Router, r *ingest.Reorder, src interface {
+	recordSource
+	offsetCommitter
+}) *pipeline {
+	return (&pipelineParts{}).assemble(start{reorder: r}, testMode(src), proc, router, settings{batchSize: testBatchSize})
+}
+
+// commitNow commits what p has settled, as a batch's mining does after
+// its flush.
+func commitNow(ctx context.Context, p *pipeline) error {
+	return p.commits.commit(ctx, p.committable(), p.miner.router.Settled())
+}
+
 type memSink struct{ n int }
 
 func (m *memSink) Write(_ context.Context, as []alerts.Alert) error { m.n += len(as); return nil }
@@ -61,25 +106,25 @@ func TestCommitWaitsForCountRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &fakeSource{}
-	p := &pipeline{mode: testMode(src), router: router, proc: proc, start: start{reorder: ingest.NewReorder(0, 0, nil)}, next: map[int]int64{}}
+	p := barePipeline(proc, router, ingest.NewReorder(0, 0, nil), src)
 
-	p.next[0] = 10
+	p.admit.pos.next[0] = 10
 	router.AddCount("c", 3) // matches of the batch that ends at offset 10
 	if err := router.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.commit(context.Background(), p.committable()); err != nil {
+	if err := commitNow(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
 	if len(src.commits) != 0 {
 		t.Fatalf("committed %v while the count record was still pending", src.commits)
 	}
 	clock = clock.Add(time.Minute) // the interval ends: the next flush writes its count
-	p.next[0] = 20
+	p.admit.pos.next[0] = 20
 	if err := router.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.commit(context.Background(), p.committable()); err != nil {
+	if err := commitNow(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
 	if sink.n != 1 || len(src.commits) != 1 || src.commits[0][0] != 20 {
@@ -93,7 +138,8 @@ func TestCommittableStopsAtBufferedEdges(t *testing.T) {
 	proc, _ := stream.New(stream.Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
 	r := ingest.NewReorder(100, 0, nil)
 	r.Add(ingest.Edge{Src: "a", Dst: "b", T: 50, Origin: ingest.Origin{Partition: 1, Offset: 7}})
-	p := &pipeline{proc: proc, start: start{reorder: r}, next: map[int]int64{0: 30, 1: 9}}
+	p := barePipeline(proc, nil, r, &fakeSource{})
+	p.admit.pos.next = map[int]int64{0: 30, 1: 9}
 	got := p.committable()
 	if got[0] != 30 || got[1] != 7 {
 		t.Errorf("committable = %v; want partition 0 at 30, partition 1 held at its buffered offset 7", got)
@@ -107,7 +153,8 @@ func TestCommittableNeverGoesBackOverHistory(t *testing.T) {
 	proc, _ := stream.New(stream.Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
 	r := ingest.NewReorder(100, 0, nil)
 	r.Add(ingest.Edge{Src: "a", Dst: "b", T: 50, History: true, Origin: ingest.Origin{Partition: 0, Offset: 3}})
-	p := &pipeline{proc: proc, start: start{reorder: r, historyBefore: map[int]int64{0: 10}}, next: map[int]int64{0: 12}}
+	p := barePipeline(proc, nil, r, &fakeSource{})
+	p.admit.pos.historyBefore, p.admit.pos.next = map[int]int64{0: 10}, map[int]int64{0: 12}
 	if got := p.committable(); got[0] != 10 {
 		t.Errorf("committable = %v; want partition 0 at its start 10, not back at the buffered history edge 3", got)
 	}

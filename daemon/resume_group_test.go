@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	kafkago "github.com/segmentio/kafka-go"
-
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 )
@@ -20,7 +18,6 @@ func TestResumeStateThroughResumeGroup(t *testing.T) {
 	addrs := kafkatest.StartBroker(t, kafka.TopicSpec{Name: "edges", Partitions: 2})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client := &kafkago.Client{Addr: kafkago.TCP(addrs...), Timeout: 10 * time.Second}
 	admin, err := kafka.NewAdmin(addrs, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -30,10 +27,9 @@ func TestResumeStateThroughResumeGroup(t *testing.T) {
 	// The daemon's group holds offsets 10 and 20 (its last commit), then
 	// a member joins, as a standby would.
 	commitOffsets(t, ctx, admin, "g", map[int]int64{0: 10, 1: 20})
-	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: addrs, GroupID: "g", Topic: "edges", MaxWait: 100 * time.Millisecond})
-	defer r.Close()
+	r := kafkatest.Reader(t, addrs, "edges", "g")
 	go r.FetchMessage(ctx) // joins the group
-	waitMembers(t, ctx, client, "g")
+	kafkatest.WaitGroupMembers(t, ctx, addrs, "g", func(n int) bool { return n > 0 })
 	if err := admin.CommitOutsideGroup(ctx, "g", "edges", map[int]kafka.Commit{0: {Offset: 10, Metadata: "x"}}); err == nil {
 		t.Fatal("the group accepted a commit from outside its generation while a member is live: the test no longer shows the case")
 	}
@@ -51,7 +47,7 @@ func TestResumeStateThroughResumeGroup(t *testing.T) {
 	// The member leaves and someone commits partition 1 further: its
 	// resume state is stale.
 	r.Close()
-	waitNoMembers(t, ctx, client, "g")
+	kafkatest.WaitGroupMembers(t, ctx, addrs, "g", func(n int) bool { return n == 0 })
 	commitOffsets(t, ctx, admin, "g", map[int]int64{1: 30})
 	_, states, err = committed(ctx, admin, "g", "edges", []int{0, 1})
 	if err != nil {
@@ -60,30 +56,6 @@ func TestResumeStateThroughResumeGroup(t *testing.T) {
 	if _, ok := states[1]; ok || states[0].Processed != 12 {
 		t.Fatalf("after a later commit of partition 1: states %+v; want only partition 0's", states)
 	}
-}
-
-// waitMembers waits until group has a member.
-func waitMembers(t *testing.T, ctx context.Context, client *kafkago.Client, group string) {
-	t.Helper()
-	waitGroup(t, ctx, client, group, func(n int) bool { return n > 0 })
-}
-
-// waitNoMembers waits until group is empty.
-func waitNoMembers(t *testing.T, ctx context.Context, client *kafkago.Client, group string) {
-	t.Helper()
-	waitGroup(t, ctx, client, group, func(n int) bool { return n == 0 })
-}
-
-func waitGroup(t *testing.T, ctx context.Context, client *kafkago.Client, group string, ok func(members int) bool) {
-	t.Helper()
-	for ctx.Err() == nil {
-		resp, err := client.DescribeGroups(ctx, &kafkago.DescribeGroupsRequest{GroupIDs: []string{group}})
-		if err == nil && len(resp.Groups) == 1 && ok(len(resp.Groups[0].Members)) {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("group %s: membership never as wanted", group)
 }
 
 // commitOffsets commits offsets to an empty group, outside any generation.

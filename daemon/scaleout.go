@@ -168,7 +168,7 @@ func (s *scaleOut) generation(ctx context.Context, gen *kafka.Generation) error 
 		return err
 	}
 	err = p.run(gctx)
-	s.queries = p.queries
+	s.queries = p.queries()
 	tot := s.totals()
 	tot.add(p.stats)
 	s.totalsPtr.Store(&tot)

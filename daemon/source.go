@@ -20,7 +20,7 @@ type recordSource interface {
 	Next(ctx context.Context) (*kafka.Chunk, error)
 	Done(c *kafka.Chunk)
 	// Pause stops fetching the partitions listed and resumes the others
-	// (pipeline.pauseAhead).
+	// (intake.pauseAhead).
 	Pause(partitions []int)
 	// Seek moves the reading of a partition (kafka.Fetcher.Seek): a
 	// Position with Seek set marks where its records start again

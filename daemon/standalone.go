@@ -54,7 +54,7 @@ func newStandalone(ctx context.Context, s *pipelineParts, c kafkaClients, qs que
 	guard := &standbyGuard{log: s.log, builtTo: builtTo, committed: func(ctx context.Context) (map[int]int64, error) {
 		return c.admin.Committed(ctx, cfg.Kafka.Group, cfg.Kafka.EdgeTopic)
 	}}
-	commits := withResumeGroup{committer: groupCommits{consumer}, admin: c.admin, group: cfg.Kafka.Group, topic: cfg.Kafka.EdgeTopic, log: s.log}
+	commits := withResumeGroup{commitPolicy: groupCommits{consumer}, admin: c.admin, group: cfg.Kafka.Group, topic: cfg.Kafka.EdgeTopic, log: s.log}
 	// Partitions the group has not assigned (added to the topic, or the
 	// topic gone when it last assigned) rebalance it, so that the active
 	// member is assigned every partition there is.

@@ -42,7 +42,7 @@ func benchTakeIn(b *testing.B, keep bool) {
 	// in the daemon (decodeOptions, newMiner).
 	keys := window.NewKeys()
 	p, _, _ := capPipeline(b, stream.Options{NodeKeys: keys}, 0, time.Now())
-	if err := p.proc.SetQueries(nil); err != nil {
+	if err := p.miner.proc.SetQueries(nil); err != nil {
 		b.Fatal(err)
 	}
 	if keep {
@@ -55,9 +55,9 @@ func benchTakeIn(b *testing.B, keep bool) {
 		if err := proc.SetQueries([]stream.Query{{Query: q}}); err != nil {
 			b.Fatal(err)
 		}
-		p.proc = proc
+		p.miner.proc = proc
 	}
-	p.batchSize = 100_000
+	p.batcher.size = 100_000
 	const parts, perChunk, chunks = 8, 4096, 32 // 131,072 edges per round
 	var cs []*kafka.Chunk
 	for k := range chunks {
@@ -67,7 +67,7 @@ func benchTakeIn(b *testing.B, keep bool) {
 			n := (k/parts)*perChunk + i
 			v := fmt.Appendf(nil, `{"src":"n%d","dst":"n%d","time":%d}`, (n*7919+part)%50_000, (n*104729+3*part)%50_000, n)
 			m := kafka.Message{Topic: "edges", Partition: part, Offset: int64(n), HighWaterMark: 1 << 40, Value: v}
-			e, err := p.dec.Decode(v, ingest.Origin{Topic: "edges", Partition: part, Offset: int64(n)})
+			e, err := p.parts.dec.Decode(v, ingest.Origin{Topic: "edges", Partition: part, Offset: int64(n)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func benchTakeIn(b *testing.B, keep bool) {
 	// CPU time of the process (every goroutine, the GC's included): on a
 	// shared machine the wall clock also counts the time others ran.
 	b.ReportMetric(float64(processCPU()-cpu0)/float64(edges), "cpu-ns/edge")
-	b.ReportMetric(float64(p.proc.Window().Len()), "window-edges")
+	b.ReportMetric(float64(p.miner.proc.Window().Len()), "window-edges")
 	if p.stats.Late+p.stats.DeadLettered > 0 {
 		b.Fatalf("stats %+v: records late or dead-lettered", p.stats)
 	}

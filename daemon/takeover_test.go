@@ -20,7 +20,7 @@ func TestTakeoverNeedsARebuild(t *testing.T) {
 	ctx := context.Background()
 	base := now.Unix()
 	committed, lookupErr, asked := int64(10), error(nil), 0
-	p.guard = &standbyGuard{log: p.log, builtTo: map[int]int64{0: 10}, committed: func(context.Context) (map[int]int64, error) {
+	p.admit.guard = &standbyGuard{log: p.parts.log, builtTo: map[int]int64{0: 10}, committed: func(context.Context) (map[int]int64, error) {
 		asked++
 		return map[int]int64{0: committed}, lookupErr
 	}}
@@ -39,7 +39,7 @@ func TestTakeoverNeedsARebuild(t *testing.T) {
 	}
 	for i, s := range steps {
 		committed, lookupErr = s.committed, s.lookupErr
-		err := p.take(ctx, record(s.offset, "a", "b", base+int64(i)))
+		err := takeRecord(ctx, p, record(s.offset, "a", "b", base+int64(i)))
 		if got := errors.Is(err, ErrTookOver); got != s.tookOver || (err != nil && !s.tookOver) {
 			t.Fatalf("step %d (offset %d, committed %d): take = %v; want took over %v", i, s.offset, s.committed, err, s.tookOver)
 		}
@@ -51,8 +51,8 @@ func TestTakeoverNeedsARebuild(t *testing.T) {
 		t.Errorf("records taken = %d; want 4 (not the one past the takeover)", p.stats.Records)
 	}
 	// No check without the guard (scale-out hands over by itself).
-	p.guard = noTakeover{}
-	if err := p.take(ctx, record(100, "a", "b", base+10)); err != nil {
+	p.admit.guard = noTakeover{}
+	if err := takeRecord(ctx, p, record(100, "a", "b", base+10)); err != nil {
 		t.Errorf("take without a committed lookup = %v", err)
 	}
 }
@@ -66,9 +66,9 @@ func TestTakeoverNeedsARebuild(t *testing.T) {
 func TestTakeoverFirstRecordChecksEveryPartition(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	p, _, _ := capPipeline(t, stream.Options{}, time.Hour, now)
-	p.guard = &standbyGuard{log: p.log, builtTo: map[int]int64{0: 10, 1: 20},
+	p.admit.guard = &standbyGuard{log: p.parts.log, builtTo: map[int]int64{0: 10, 1: 20},
 		committed: func(context.Context) (map[int]int64, error) { return map[int]int64{0: 10, 1: 25}, nil }}
-	err := p.take(context.Background(), record(10, "a", "b", now.Unix()))
+	err := takeRecord(context.Background(), p, record(10, "a", "b", now.Unix()))
 	if !errors.Is(err, ErrTookOver) {
 		t.Fatalf("first record with partition 1 committed past the window: take = %v; want ErrTookOver", err)
 	}
@@ -80,9 +80,9 @@ func TestTakeoverFirstRecordChecksEveryPartition(t *testing.T) {
 	// window cannot be shown to be current.
 	q, _, _ := capPipeline(t, stream.Options{}, time.Hour, now)
 	asked := 0
-	q.guard = &standbyGuard{log: q.log, builtTo: map[int]int64{0: 10},
+	q.admit.guard = &standbyGuard{log: q.parts.log, builtTo: map[int]int64{0: 10},
 		committed: func(context.Context) (map[int]int64, error) { asked++; return nil, errors.New("down") }}
-	if err := q.take(context.Background(), record(10, "a", "b", now.Unix())); !errors.Is(err, ErrTookOver) {
+	if err := takeRecord(context.Background(), q, record(10, "a", "b", now.Unix())); !errors.Is(err, ErrTookOver) {
 		t.Fatalf("first record, lookups failing: take = %v; want ErrTookOver", err)
 	}
 	if asked < 2 {
@@ -91,9 +91,9 @@ func TestTakeoverFirstRecordChecksEveryPartition(t *testing.T) {
 
 	// A fresh start (nothing committed past the window) takes the record.
 	r, _, _ := capPipeline(t, stream.Options{}, time.Hour, now)
-	r.guard = &standbyGuard{log: r.log, builtTo: map[int]int64{0: 10, 1: 20},
+	r.admit.guard = &standbyGuard{log: r.parts.log, builtTo: map[int]int64{0: 10, 1: 20},
 		committed: func(context.Context) (map[int]int64, error) { return map[int]int64{0: 10}, nil }}
-	if err := r.take(context.Background(), record(10, "a", "b", now.Unix())); err != nil {
+	if err := takeRecord(context.Background(), r, record(10, "a", "b", now.Unix())); err != nil {
 		t.Fatalf("first record of a current window: take = %v", err)
 	}
 }

@@ -33,7 +33,7 @@ import (
 //     the topic is missing, over and over, and misses a topic that comes
 //     back between the assignment and its first look);
 //   - it confirms, for a commit the coordinator refused, that partitions
-//     are gone (pipeline.commitKnown), so that they cannot hold ingest;
+//     are gone (committer.known), so that they cannot hold ingest;
 //   - a partition that this instance should read and does not fetch is
 //     counted (motifwatch_edge_partitions_unread) and, once it stays
 //     unread over two looks (a rebalance that assigns partitions just

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/internal/testenv"
@@ -129,7 +128,7 @@ func state(h *health) string {
 	return s
 }
 
-// TestCommitKnownDropsGonePartitions: a commit the coordinator refuses
+// TestCommitKnownDropsGonePartitions (committer.known): a commit the coordinator refuses
 // for partitions it does not know is committed again at once without
 // those the topic's metadata shows gone (an ERROR line, counted, the
 // pipeline told to forget them); a partition the topic still has is no
@@ -137,11 +136,11 @@ func state(h *health) string {
 func TestCommitKnownDropsGonePartitions(t *testing.T) {
 	w, _, pm, logs := testTopicWatch(t, 2)
 	cfg := config.DefaultConfig()
-	p := &pipeline{pipelineParts: &pipelineParts{cfg: cfg, log: w.log, pm: pm, topic: w}}
+	c := &committer{topic: w, log: w.log, pm: pm, edgeTopic: cfg.Kafka.EdgeTopic}
 	unknown := func(parts ...int) error {
 		e := &kafka.CommitError{Group: "g", Topic: "edges", Partitions: map[int]error{}}
 		for _, part := range parts {
-			e.Partitions[part] = kafkago.UnknownTopicOrPartition
+			e.Partitions[part] = kafkatest.ErrUnknownTopicOrPartition
 		}
 		return e
 	}
@@ -156,8 +155,8 @@ func TestCommitKnownDropsGonePartitions(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	if err := p.commitKnown(ctx, map[int]int64{0: 5, 1: 6, 2: 7, 3: 8}, commit(unknown(2, 3))); err != nil {
-		t.Fatalf("commitKnown: %v; want the gone partitions dropped and the rest committed", err)
+	if err := c.known(ctx, map[int]int64{0: 5, 1: 6, 2: 7, 3: 8}, commit(unknown(2, 3))); err != nil {
+		t.Fatalf("known: %v; want the gone partitions dropped and the rest committed", err)
 	}
 	if len(calls) != 2 || !maps.Equal(calls[1], map[int]int64{0: 5, 1: 6}) {
 		t.Fatalf("commits %v; want the refused one, then partitions 0 and 1 alone", calls)
@@ -168,14 +167,14 @@ func TestCommitKnownDropsGonePartitions(t *testing.T) {
 	if got := counterValue(pm.commitsDropped.WithLabelValues("3")); got != 1 {
 		t.Errorf(`motifwatch_kafka_commits_dropped_total{partition="3"} = %v; want 1`, got)
 	}
-	if got := p.gone.take(); !slices.Equal(got, []int{2, 3}) {
+	if got := c.gone.take(); !slices.Equal(got, []int{2, 3}) {
 		t.Errorf("partitions for the pipeline to forget: %v; want [2 3]", got)
 	}
 
 	calls = nil
 	refused := unknown(1)
-	if err := p.commitKnown(ctx, map[int]int64{0: 5, 1: 6}, commit(refused)); err != refused {
-		t.Errorf("commitKnown with partition 1 refused but in the topic: %v; want the refusal back (retried)", err)
+	if err := c.known(ctx, map[int]int64{0: 5, 1: 6}, commit(refused)); err != refused {
+		t.Errorf("known with partition 1 refused but in the topic: %v; want the refusal back (retried)", err)
 	}
 	if len(calls) != 1 {
 		t.Errorf("commits %v; want the refused one alone", calls)
@@ -192,13 +191,13 @@ func TestCommitKnownDropsGonePartitions(t *testing.T) {
 func TestResetPartitionHoldsCommits(t *testing.T) {
 	clock := time.Unix(1_800_000_000, 0)
 	p, _, logs := capPipeline(t, stream.Options{}, time.Hour, clock)
-	p.cfg = config.DefaultConfig()
-	p.readFrom, p.resetAtStart, p.lost = map[int]int64{0: 0}, map[int]int64{}, map[int]int64{}
+	p.parts.cfg = config.DefaultConfig()
+	p.admit.pos.readFrom, p.admit.pos.resetAtStart, p.partitions.lost = map[int]int64{0: 0}, map[int]int64{}, map[int]int64{}
 	ctx := context.Background()
 	take := func(off, ts int64) {
 		m := record(off, "a", "b", ts)
 		m.HighWaterMark = off + 1
-		if err := p.take(ctx, m); err != nil {
+		if err := takeRecord(ctx, p, m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -213,7 +212,7 @@ func TestResetPartitionHoldsCommits(t *testing.T) {
 	}
 	// The topic is created again: three records, read from its start.
 	pos := &kafka.Position{Offset: 0, LogStart: 0, LogEnd: 3, Reset: &kafka.OffsetReset{Asked: 5, Reason: kafka.ResetPastEnd, Policy: kafka.ResetEarliest}}
-	if err := p.takePosition(ctx, 0, pos); err != nil {
+	if err := p.partitions.takePosition(ctx, 0, pos); err != nil {
 		t.Fatal(err)
 	}
 	for i := range int64(3) {
@@ -233,7 +232,7 @@ func TestResetPartitionHoldsCommits(t *testing.T) {
 	if !strings.Contains(logs.String(), `level=ERROR msg="kafka: offset out of range: reading resumes as kafka.offset_reset says; records between are not read" topic=edges partition=0 offset=5 log_start=0 log_end=3 reading_from=0 offset_reset=earliest reason=past_end`) {
 		t.Errorf("no ERROR line for the reset:\n%s", logs)
 	}
-	if got := counterValue(p.pm.offsetResets.WithLabelValues("0", kafka.ResetPastEnd)); got != 1 {
+	if got := counterValue(p.parts.pm.offsetResets.WithLabelValues("0", kafka.ResetPastEnd)); got != 1 {
 		t.Errorf(`motifwatch_offset_resets_total{partition="0",reason="past_end"} = %v; want 1`, got)
 	}
 }

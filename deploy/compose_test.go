@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/daemon"
 	"github.com/motifwatch/motifwatch/synth"
 )
 
@@ -27,7 +28,7 @@ func TestComposeConfigValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := cfg.Check(); err != nil {
+	if _, _, err := daemon.Check(cfg); err != nil {
 		t.Fatal(err)
 	}
 	// monitor produce writes seq; without input.fields.seq the daemon

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/daemon"
 )
 
 // manifest is the part of a rendered Kubernetes object the test reads.
@@ -134,7 +135,7 @@ func TestHelmChartRenders(t *testing.T) {
 				t.Fatalf("the daemon rejects the rendered config: %v\n%s", err, cm.Data["config.yaml"])
 			}
 			if !tc.gpu { // the GPU values name Secrets and CA files that exist only in a cluster
-				if _, _, err := cfg.Check(); err != nil {
+				if _, _, err := daemon.Check(cfg); err != nil {
 					t.Errorf("rendered config: %v", err)
 				}
 			}

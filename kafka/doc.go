@@ -36,15 +36,22 @@
 // (acknowledged by all in-sync replicas, transient failures retried with
 // backoff) and ReadAlerts reads them back for `monitor alerts`.
 //
-// Plumbing: Clients builds the TLS and SASL transport and dialer of a
-// configuration's kafka section; StartEmbedded runs an in-process
+// Plumbing: Clients builds the transport and dialer of ClientOptions
+// (client id, metadata refresh, TLS and SASL: options of this package's
+// own, as franz-go's kgo.Opt are its own; daemon.KafkaClientOptions
+// translates the configuration); StartEmbedded runs an in-process
 // Kafka-protocol broker (kfake on 127.0.0.1, spoken to over TCP exactly
 // like a cluster) for development, tests and the demo; EnsureTopics,
 // WaitReady and Ping administer and probe a cluster; Produce writes
 // edge records (JSON or CSV) into a topic, for `monitor produce`, the
-// demo feed and the tests; CleanError words the library's errors for
+// demo feed and the tests (package feed makes those records from a
+// window or the demo feed); CleanError words the library's errors for
 // people.
 //
 // Message, Header, Transport and Dialer are the library's types under
 // this package's name, so callers pass them along without importing it.
+//
+// Package kafka imports ingest (its decoders) and alerts (its records),
+// never config, window, synth, stream or an engine (internal/layering
+// checks it).
 package kafka

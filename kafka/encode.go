@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/motifwatch/motifwatch/window"
 )
 
 // Format is the encoding of an edge record's value.
@@ -77,16 +75,41 @@ func (f Fields) check() error {
 	return nil
 }
 
+// Reserved says whether name is one of the fixed fields of f (or of
+// DefaultFields, for the zero value): an attribute of that name cannot be
+// written to a JSON record.
+func (f Fields) Reserved(name string) bool { return f.orDefault().reserved(name) }
+
 func (f Fields) reserved(name string) bool {
 	return name == f.Src || name == f.Dst || name == f.T || name == f.Seq
+}
+
+// AttrKind says which value of an Attr is set.
+type AttrKind uint8
+
+const (
+	// NumberAttr is a number in Num (the zero value, as window.Number).
+	NumberAttr AttrKind = iota
+	// StringAttr is a string in Str.
+	StringAttr
+)
+
+func (k AttrKind) String() string {
+	switch k {
+	case NumberAttr:
+		return "number"
+	case StringAttr:
+		return "string"
+	}
+	return fmt.Sprintf("AttrKind(%d)", uint8(k))
 }
 
 // Attr is one edge attribute of a Record.
 type Attr struct {
 	Name string
-	Kind window.Kind
-	Num  float64 // a window.Number value; NaN means missing
-	Str  string  // a window.String value; "" means missing
+	Kind AttrKind
+	Num  float64 // a NumberAttr's value; NaN means missing
+	Str  string  // a StringAttr's value; "" means missing
 }
 
 // Record is one edge to produce.
@@ -140,7 +163,7 @@ func (e *encoder) appendJSON(b []byte, r *Record) ([]byte, error) {
 			return b, fmt.Errorf("edge record: attribute %q has the name of a fixed JSON field", a.Name)
 		}
 		switch a.Kind {
-		case window.Number:
+		case NumberAttr:
 			if math.IsNaN(a.Num) {
 				continue
 			}
@@ -151,7 +174,7 @@ func (e *encoder) appendJSON(b []byte, r *Record) ([]byte, error) {
 			b = appendJSONString(b, a.Name)
 			b = append(b, ':')
 			b = strconv.AppendFloat(b, a.Num, 'g', -1, 64)
-		case window.String:
+		case StringAttr:
 			if a.Str == "" {
 				continue
 			}
@@ -180,11 +203,11 @@ func (e *encoder) appendCSV(b []byte, r *Record) ([]byte, error) {
 		a := &r.Attrs[i]
 		b = append(b, ',')
 		switch a.Kind {
-		case window.Number:
+		case NumberAttr:
 			if !math.IsNaN(a.Num) {
 				b = strconv.AppendFloat(b, a.Num, 'g', -1, 64)
 			}
-		case window.String:
+		case StringAttr:
 			b = appendCSVField(b, a.Str)
 		default:
 			return b, fmt.Errorf("edge record: attribute %q has unknown kind %v", a.Name, a.Kind)

@@ -8,18 +8,16 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/motifwatch/motifwatch/window"
 )
 
 func TestEncodeJSON(t *testing.T) {
 	e := encoder{format: JSON, fields: DefaultFields(), seq: true}
 	r := Record{Src: "a\"b", Dst: "c\\d\n\x01é\xff", T: 12, Seq: 3, Attrs: []Attr{
-		{Name: "amount", Kind: window.Number, Num: 1500.25},
-		{Name: "big", Kind: window.Number, Num: 1e21},
-		{Name: "missing", Kind: window.Number, Num: math.NaN()},
-		{Name: "channel", Kind: window.String, Str: "wire <x>"},
-		{Name: "none", Kind: window.String},
+		{Name: "amount", Kind: NumberAttr, Num: 1500.25},
+		{Name: "big", Kind: NumberAttr, Num: 1e21},
+		{Name: "missing", Kind: NumberAttr, Num: math.NaN()},
+		{Name: "channel", Kind: StringAttr, Str: "wire <x>"},
+		{Name: "none", Kind: StringAttr},
 	}}
 	b, err := e.append(nil, &r)
 	if err != nil {
@@ -47,8 +45,8 @@ func TestEncodeJSON(t *testing.T) {
 	}
 
 	for _, a := range []Attr{
-		{Name: "ts", Kind: window.Number, Num: 1},
-		{Name: "inf", Kind: window.Number, Num: math.Inf(1)},
+		{Name: "ts", Kind: NumberAttr, Num: 1},
+		{Name: "inf", Kind: NumberAttr, Num: math.Inf(1)},
 	} {
 		if _, err := e.append(nil, &Record{Src: "x", Dst: "y", Attrs: []Attr{a}}); err == nil || !strings.Contains(err.Error(), a.Name) {
 			t.Errorf("attribute %+v: error %v; want one naming it", a, err)
@@ -59,10 +57,10 @@ func TestEncodeJSON(t *testing.T) {
 func TestEncodeCSV(t *testing.T) {
 	e := encoder{format: CSV, fields: DefaultFields(), seq: true}
 	r := Record{Src: "a,b", Dst: ` lead`, T: 7, Seq: 0, Attrs: []Attr{
-		{Name: "amount", Kind: window.Number, Num: 2000},
-		{Name: "missing", Kind: window.Number, Num: math.NaN()},
-		{Name: "note", Kind: window.String, Str: `say "hi"`},
-		{Name: "empty", Kind: window.String},
+		{Name: "amount", Kind: NumberAttr, Num: 2000},
+		{Name: "missing", Kind: NumberAttr, Num: math.NaN()},
+		{Name: "note", Kind: StringAttr, Str: `say "hi"`},
+		{Name: "empty", Kind: StringAttr},
 	}}
 	b, err := e.append(nil, &r)
 	if err != nil {

@@ -11,8 +11,6 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 	"golang.org/x/time/rate"
-
-	"github.com/motifwatch/motifwatch/window"
 )
 
 // Partitioning chooses the partition of each produced record.
@@ -64,7 +62,7 @@ func (p Partitioning) String() string {
 	return fmt.Sprintf("Partitioning(%d)", uint8(p))
 }
 
-// ProduceOptions configures Produce and ProduceFile.
+// ProduceOptions configures Produce (and feed.ProduceWindow).
 type ProduceOptions struct {
 	Brokers []string
 	// Transport carries the connection settings (Dial, TLS, SASL,
@@ -83,7 +81,7 @@ type ProduceOptions struct {
 	OmitSeq bool
 	// TimeUnit is the duration of one tick of Record.T (default 1s): the
 	// message timestamp is T×TimeUnit after the Unix epoch, truncated to
-	// Kafka's milliseconds. ProduceFile uses the window's unit instead.
+	// Kafka's milliseconds. feed.ProduceWindow uses the window's unit instead.
 	TimeUnit     time.Duration
 	Partitioning Partitioning
 	// Rate limits the output to this many records per second (0: as fast
@@ -142,54 +140,6 @@ func (o *ProduceOptions) check() error {
 		o.BatchSize = defaultBatchSize
 	}
 	return nil
-}
-
-// ProduceFile writes every edge of w, in window order (time, then file
-// order for equal times), as one record to opts.Topic, and returns the
-// number of records acknowledged. Seq is the edge's 0-based index in that
-// order, so a consumer that orders equal timestamps by seq sees exactly
-// the order `monitor mine` mines. The window's time unit is used, and its
-// edge attributes become record attributes.
-func ProduceFile(ctx context.Context, w *window.Window, opts ProduceOptions) (int, error) {
-	opts.TimeUnit = w.Schema().TimeUnit
-	fields := opts.Fields.orDefault()
-	if opts.Format == JSON {
-		for _, a := range w.Schema().EdgeAttrs {
-			if fields.reserved(a.Name) {
-				return 0, fmt.Errorf("produce: edge attribute %q has the name of a fixed JSON field; rename the column", a.Name)
-			}
-		}
-	}
-	return Produce(ctx, WindowRecords(w), opts)
-}
-
-// WindowRecords iterates over w's edges as records in window order, Seq
-// counting from 0. The yielded record and its Attrs are reused by the next
-// iteration.
-func WindowRecords(w *window.Window) iter.Seq[Record] {
-	return func(yield func(Record) bool) {
-		schema := w.Schema()
-		ids, strs := w.IDs(), w.Strings()
-		attrs := make([]Attr, len(schema.EdgeAttrs))
-		for i, a := range schema.EdgeAttrs {
-			attrs[i] = Attr{Name: a.Name, Kind: a.Kind}
-		}
-		first := w.First()
-		for p := first; p < w.End(); p++ {
-			for i := range attrs {
-				v := w.EdgeAttr(i, p)
-				if attrs[i].Kind == window.String {
-					attrs[i].Str = strs.Value(uint32(v))
-				} else {
-					attrs[i].Num = v
-				}
-			}
-			r := Record{Src: ids.Name(w.Src(p)), Dst: ids.Name(w.Dst(p)), T: w.T(p), Seq: p - first, Attrs: attrs}
-			if !yield(r) {
-				return
-			}
-		}
-	}
 }
 
 // Produce writes the records of src to opts.Topic in order, paced by

@@ -11,55 +11,101 @@ import (
 	"github.com/segmentio/kafka-go/sasl"
 	"github.com/segmentio/kafka-go/sasl/plain"
 	"github.com/segmentio/kafka-go/sasl/scram"
-
-	"github.com/motifwatch/motifwatch/config"
 )
 
-// security builds the TLS config and SASL mechanism of kafka settings
-// (nil, nil for plain TCP). Secrets never reach a log line: errors name
-// files and mechanisms, not passwords.
-func security(k *config.Kafka) (*tls.Config, sasl.Mechanism, error) {
+// ClientOptions are the settings every connection to a cluster shares:
+// what Clients builds a transport and a dialer from. The zero value is a
+// plain TCP client without authentication and library defaults.
+type ClientOptions struct {
+	// ClientID names this client to the brokers (their logs and quotas).
+	ClientID string
+	// MetadataRefresh is how long the transport trusts its cached topic
+	// metadata; 0, or anything above kafka-go's 6 s, keeps 6 s.
+	MetadataRefresh time.Duration
+	Security        Security
+}
+
+// Security is how connections are encrypted and authenticated; the zero
+// value is neither.
+type Security struct {
+	// TLS, when set, encrypts every connection.
+	TLS *TLS
+	// SASL, when set, authenticates every connection.
+	SASL *SASL
+}
+
+// TLS configures TLS to the brokers.
+type TLS struct {
+	// CAFile is a PEM bundle of CAs to trust instead of the system's.
+	CAFile string
+	// CertFile and KeyFile are the client certificate and key (PEM), both
+	// or neither.
+	CertFile, KeyFile  string
+	InsecureSkipVerify bool
+	ServerName         string
+}
+
+// SASLMechanism names a SASL mechanism.
+type SASLMechanism string
+
+// The SASL mechanisms Clients speaks.
+const (
+	SASLPlain       SASLMechanism = "plain"
+	SASLScramSHA256 SASLMechanism = "scram-sha-256"
+	SASLScramSHA512 SASLMechanism = "scram-sha-512"
+)
+
+// SASL configures SASL authentication.
+type SASL struct {
+	Mechanism          SASLMechanism
+	Username, Password string
+}
+
+// security builds the TLS config and SASL mechanism of s (nil, nil for
+// plain TCP). Secrets never reach an error: errors name files and
+// mechanisms, not passwords.
+func security(s Security) (*tls.Config, sasl.Mechanism, error) {
 	var tc *tls.Config
-	if k.TLS.Enabled {
-		tc = &tls.Config{MinVersion: tls.VersionTLS12, ServerName: k.TLS.ServerName, InsecureSkipVerify: k.TLS.InsecureSkipVerify}
-		if k.TLS.CAFile != "" {
-			pem, err := os.ReadFile(k.TLS.CAFile)
+	if t := s.TLS; t != nil {
+		tc = &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify}
+		if t.CAFile != "" {
+			pem, err := os.ReadFile(t.CAFile)
 			if err != nil {
-				return nil, nil, fmt.Errorf("kafka.tls.ca_file: %w", err)
+				return nil, nil, fmt.Errorf("TLS CA file: %w", err)
 			}
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM(pem) {
-				return nil, nil, fmt.Errorf("kafka.tls.ca_file: %s holds no PEM certificate", k.TLS.CAFile)
+				return nil, nil, fmt.Errorf("TLS CA file: %s holds no PEM certificate", t.CAFile)
 			}
 			tc.RootCAs = pool
 		}
-		if k.TLS.CertFile != "" || k.TLS.KeyFile != "" {
-			cert, err := tls.LoadX509KeyPair(k.TLS.CertFile, k.TLS.KeyFile)
+		if t.CertFile != "" || t.KeyFile != "" {
+			cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
 			if err != nil {
-				return nil, nil, fmt.Errorf("kafka.tls.cert_file/key_file: %w", err)
+				return nil, nil, fmt.Errorf("TLS client certificate and key: %w", err)
 			}
 			tc.Certificates = []tls.Certificate{cert}
 		}
 	}
-	var mech sasl.Mechanism
-	switch k.SASL.Mechanism {
-	case "":
-	case config.SASLPlain:
-		mech = plain.Mechanism{Username: k.SASL.Username, Password: k.SASL.Password}
-	case config.SASLScramSHA256, config.SASLScramSHA512:
+	a := s.SASL
+	if a == nil {
+		return tc, nil, nil
+	}
+	switch a.Mechanism {
+	case SASLPlain:
+		return tc, plain.Mechanism{Username: a.Username, Password: a.Password}, nil
+	case SASLScramSHA256, SASLScramSHA512:
 		algo := scram.SHA256
-		if k.SASL.Mechanism == config.SASLScramSHA512 {
+		if a.Mechanism == SASLScramSHA512 {
 			algo = scram.SHA512
 		}
-		m, err := scram.Mechanism(algo, k.SASL.Username, k.SASL.Password)
+		m, err := scram.Mechanism(algo, a.Username, a.Password)
 		if err != nil {
-			return nil, nil, fmt.Errorf("kafka.sasl: %w", err)
+			return nil, nil, fmt.Errorf("SASL %s: %w", a.Mechanism, err)
 		}
-		mech = m
-	default:
-		return nil, nil, fmt.Errorf("kafka.sasl.mechanism: %q (want plain, scram-sha-256 or scram-sha-512)", k.SASL.Mechanism)
+		return tc, m, nil
 	}
-	return tc, mech, nil
+	return nil, nil, fmt.Errorf("SASL mechanism %q (want %s, %s or %s)", a.Mechanism, SASLPlain, SASLScramSHA256, SASLScramSHA512)
 }
 
 // defaultMetadataTTL is kafka-go's metadata lifetime when a transport
@@ -67,20 +113,19 @@ func security(k *config.Kafka) (*tls.Config, sasl.Mechanism, error) {
 const defaultMetadataTTL = 6 * time.Second
 
 // Clients returns the transport (writers, admin calls) and dialer
-// (readers) for a configuration's kafka section, with its TLS and SASL
-// settings: what the daemon uses, and the subcommands that talk to the
-// same cluster (monitor alerts --config).
-func Clients(k *config.Kafka) (*Transport, *Dialer, error) {
-	tc, mech, err := security(k)
+// (readers) that o describes: what the daemon uses, and the subcommands
+// that talk to the same cluster (monitor alerts --config).
+func Clients(o ClientOptions) (*Transport, *Dialer, error) {
+	tc, mech, err := security(o.Security)
 	if err != nil {
 		return nil, nil, err
 	}
-	tr := &kafkago.Transport{TLS: tc, SASL: mech, ClientID: k.ClientID, DialTimeout: 10 * time.Second}
-	if r := k.MetadataRefresh; r > 0 && r < defaultMetadataTTL {
+	tr := &kafkago.Transport{TLS: tc, SASL: mech, ClientID: o.ClientID, DialTimeout: 10 * time.Second}
+	if r := o.MetadataRefresh; r > 0 && r < defaultMetadataTTL {
 		// The fetchers route by the transport's cached metadata: partitions
 		// added are found within one refresh, not kafka-go's 6 s.
 		tr.MetadataTTL = r
 	}
-	d := &kafkago.Dialer{TLS: tc, SASLMechanism: mech, ClientID: k.ClientID, Timeout: 10 * time.Second, DualStack: true}
+	d := &kafkago.Dialer{TLS: tc, SASLMechanism: mech, ClientID: o.ClientID, Timeout: 10 * time.Second, DualStack: true}
 	return tr, d, nil
 }

@@ -143,6 +143,7 @@ type edgeMeta struct {
 type Processor struct {
 	opts    Options
 	log     *slog.Logger
+	attrs   *attrWatch // says when a query's edge attribute is in no record
 	w       *window.Window
 	queries []*registered
 	span    int64 // largest delta of the registered queries, in ticks
@@ -248,7 +249,8 @@ func New(opts Options) (*Processor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stream metrics: %w", err)
 	}
-	p := &Processor{opts: opts, log: opts.Logger, w: w, labelCol: -1, metrics: m, capLimiter: ratelog.New(capLogEvery, nil)}
+	p := &Processor{opts: opts, log: opts.Logger, w: w, labelCol: -1, metrics: m, capLimiter: ratelog.New(capLogEvery, nil),
+		attrs: newAttrWatch(opts.Logger, m.attrMissing)}
 	if opts.AppendWorkers <= 0 {
 		opts.AppendWorkers = min(runtime.GOMAXPROCS(0), 8)
 	}
@@ -307,6 +309,7 @@ func (p *Processor) SetQueries(qs []Query) error {
 	}
 	p.held, p.queries, p.span = keep, next, span
 	p.metrics.held.Set(float64(len(p.held)))
+	p.attrs.set(next, p.w.Schema())
 	return nil
 }
 
@@ -396,6 +399,7 @@ func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark 
 func (p *Processor) ProcessRefs(ctx context.Context, batch []*ingest.Edge, watermark int64) (*Output, error) {
 	out := &Output{Counts: make(map[string]int64)}
 	start := time.Now()
+	p.attrs.observe(batch)
 	if len(p.shown) > 4096 {
 		p.shown = nil // a cleared map keeps its size: let a burst's go
 	} else {

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/internal/testenv"
-	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
 )
 
@@ -171,7 +171,7 @@ func TestCrashRecovery(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	produce(t, b.Addrs(), withSentinel(w, kafka.WindowRecords(w)))
+	produce(t, b.Addrs(), withSentinel(w, feed.Window(w)))
 	end := kafkatest.EndOffsets(t, b.Addrs(), "edges")
 	total := kafkatest.Sum(end)
 
@@ -292,7 +292,7 @@ func TestCleanRestartsAreExactlyOnce(t *testing.T) {
 	if cfg == reliabilityConfig(b.Addrs(), "clean", queries) {
 		t.Fatal("config template changed: no allowed_lateness to replace")
 	}
-	produce(t, b.Addrs(), withSentinel(w, shuffled(kafka.WindowRecords(w), 250)))
+	produce(t, b.Addrs(), withSentinel(w, shuffled(feed.Window(w), 250)))
 	total := kafkatest.Sum(kafkatest.EndOffsets(t, b.Addrs(), "edges"))
 	buffered := 0
 	for i, plan := range planKills(rng, 3, total) {

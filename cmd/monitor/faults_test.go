@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
@@ -83,7 +84,7 @@ func TestBrokerFaults(t *testing.T) {
 	exp := mineExpectation(t, graph, queries)
 	b := startTestBroker(t, true)
 	var first, second []kafka.Record
-	for r := range kafka.WindowRecords(w) {
+	for r := range feed.Window(w) {
 		if r.Seq < int64(w.Len()/2) {
 			first = append(first, r)
 		} else {

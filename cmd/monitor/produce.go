@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/synth"
@@ -213,13 +214,13 @@ func runProduce(ctx context.Context, o produceOptions, stderr io.Writer) error {
 	}
 	var n int
 	if o.demo {
-		feed, ferr := newDemoFeed(o.seed, o.edges)
+		src, ferr := newDemoFeed(o.seed, o.edges)
 		if ferr != nil {
 			return ferr
 		}
-		n, err = kafka.Produce(ctx, kafka.FeedRecords(feed, o.timeUnit), opts)
+		n, err = kafka.Produce(ctx, feed.Demo(src, o.timeUnit), opts)
 	} else {
-		n, err = kafka.ProduceFile(ctx, w, opts)
+		n, err = feed.ProduceWindow(ctx, w, opts)
 	}
 	secs := time.Since(start).Seconds()
 	interrupted := err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
@@ -241,7 +242,9 @@ func (o *produceOptions) load(stderr io.Writer) (*window.Window, error) {
 	if err != nil {
 		return nil, err
 	}
-	warnLoaded(stderr, o.file, st, o.timeUnit)
+	for _, l := range st.Warnings(o.file, o.timeUnit) {
+		fmt.Fprintln(stderr, l)
+	}
 	fmt.Fprintf(stderr, "loaded %s: %d edges (%d self-loops dropped) in %.2fs\n",
 		o.file, w.Len(), st.SelfLoops, time.Since(start).Seconds())
 	return w, nil

@@ -24,10 +24,12 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
+	"github.com/motifwatch/motifwatch/mine"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -65,13 +67,8 @@ type expectation struct {
 
 func mineExpectation(t *testing.T, graph, queries string) expectation {
 	t.Helper()
-	var out bytes.Buffer
-	o := mineOptions{graph: graph, queries: []string{queries}, enumerate: 1 << 40, format: "json", timeUnit: time.Second}
-	if err := runMine(context.Background(), o, &out, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	var rep mineReport
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+	rep, err := mine.Run(context.Background(), mine.Options{Graph: graph, QueryFiles: []string{queries}, Enumerate: 1 << 40})
+	if err != nil {
 		t.Fatal(err)
 	}
 	exp := expectation{ids: map[string]bool{}, counts: map[string]int64{}}
@@ -318,7 +315,7 @@ func TestDaemonEqualsMine(t *testing.T) {
 				cfg = strings.Replace(cfg, "input:\n", "input:\n  format: csv\n  csv_columns: [src, dst, t, seq]\n", 1)
 			}
 			d := startDaemon(t, cfg)
-			produceAs(t, brokers, c.format, withSentinel(w, shuffled(kafka.WindowRecords(w), c.shuffle)))
+			produceAs(t, brokers, c.format, withSentinel(w, shuffled(feed.Window(w), c.shuffle)))
 			check(t, c.name, exp, waitFor(t, brokers, exp))
 			if err := d.stop(); err != nil {
 				t.Errorf("daemon stopped with %v", err)
@@ -363,7 +360,7 @@ func TestDaemonRestartIsExactlyOnce(t *testing.T) {
 	cfg := e2eConfig(brokers, "restart", queries, 0)
 	var first, second []kafka.Record
 	cut := int64(w.Len() / 2)
-	for r := range kafka.WindowRecords(w) {
+	for r := range feed.Window(w) {
 		r.Attrs = slices.Clone(r.Attrs)
 		if r.Seq < cut {
 			first = append(first, r)

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
@@ -196,7 +197,7 @@ func synthGraph(t *testing.T, edges int) (*window.Window, string) {
 func thirds(w *window.Window) [3][]kafka.Record {
 	var out [3][]kafka.Record
 	n := int64(w.Len())
-	for r := range withSentinel(w, kafka.WindowRecords(w)) {
+	for r := range withSentinel(w, feed.Window(w)) {
 		r.Attrs = slices.Clone(r.Attrs)
 		i := min(r.Seq*3/n, 2)
 		out[i] = append(out[i], r)

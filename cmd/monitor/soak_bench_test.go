@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
@@ -99,7 +100,7 @@ func soak(b *testing.B, duration time.Duration, rate float64) ([]soakSample, int
 	feedCfg := synth.DefaultFeed(7)
 	feedCfg.Start, feedCfg.MeanGap, feedCfg.PlantEvery = time.Now().Truncate(time.Second), 1, time.Hour
 	feedCfg.Accounts = 50_000
-	feed, err := synth.NewFeed(feedCfg)
+	src, err := synth.NewFeed(feedCfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func soak(b *testing.B, duration time.Duration, rate float64) ([]soakSample, int
 	defer stopProducer()
 	produced := make(chan error, 1)
 	go func() {
-		_, err := kafka.Produce(pctx, kafka.FeedRecords(feed, time.Second), kafka.ProduceOptions{Brokers: brokers,
+		_, err := kafka.Produce(pctx, feed.Demo(src, time.Second), kafka.ProduceOptions{Brokers: brokers,
 			Topic: "edges", TimeUnit: time.Second, Rate: rate, BatchSize: 200, Progress: func(n int) { sent.Store(int64(n)) }})
 		produced <- err
 	}()

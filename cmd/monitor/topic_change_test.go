@@ -21,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/feed"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
@@ -120,7 +121,7 @@ func TestEdgeTopicGrows(t *testing.T) {
 	if len(mine.ids) < 20 || mine.counts["path-count"] == 0 {
 		t.Fatalf("the synthetic stream has too little to compare: %d ids, counts %v", len(mine.ids), mine.counts)
 	}
-	recs := slices.Collect(kafka.WindowRecords(w))
+	recs := slices.Collect(feed.Window(w))
 	half := len(recs) / 2
 	var toNew, toOld []kafka.Record // the second half, by where it goes
 	for _, r := range recs[half:] {
@@ -247,7 +248,7 @@ func union(a, b expectation) expectation {
 
 // streamOf returns a graph's records and its sentinels for n partitions.
 func streamOf(w *window.Window, n int) []kafka.Record {
-	return append(slices.Collect(kafka.WindowRecords(w)), sentinelsFor(w, n)...)
+	return append(slices.Collect(feed.Window(w)), sentinelsFor(w, n)...)
 }
 
 // resetLogged matches the ERROR line of an offset reset, with the

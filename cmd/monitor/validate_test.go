@@ -72,6 +72,13 @@ func TestValidateBadConfigs(t *testing.T) {
 		{"query does not compile", []string{"testdata/config-compile.yaml"}, 1, []string{
 			`testdata/config-compile.yaml:4: query "half": delta 1.5s: 1.5s is not a whole number of 1s timestamp ticks`,
 		}},
+		// gpm.app is the engine's to check (daemon.Check), not config's:
+		// validate reports it as config's own errors are, with the rest.
+		{"the engines' values", []string{"testdata/config-gpm.yaml"}, 1, []string{
+			`testdata/config-gpm.yaml:6: gpm.workers: -1 must not be negative (0 = one per CPU)`,
+			`testdata/config-gpm.yaml:5: gpm.app: "stars" (want clique or motif)`,
+			"monitor: validate: testdata/config-gpm.yaml: 2 problems",
+		}},
 		{"missing file", []string{"testdata/nope.yaml"}, 1, []string{"open testdata/nope.yaml: no such file or directory"}},
 		{"no file", nil, 2, []string{"validate: give one config file: monitor validate FILE"}},
 		{"two files", []string{"a.yaml", "b.yaml"}, 2, []string{"give one config file"}},

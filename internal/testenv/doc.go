@@ -5,8 +5,10 @@
 // tests of cmd/monitor, deploy, daemon and config use it instead of each
 // writing its own.
 //
-// It imports only the standard library, so any package's tests may use
-// it (the daemon's own tests included); the Kafka side (brokers,
+// It imports nothing of the module (only the standard library and
+// Prometheus's client: internal/layering checks that packages under
+// internal/ are leaves), so any package's tests may use it (the daemon's
+// own tests included); the Kafka side (brokers,
 // producing, reading topics and offsets) is kafka/kafkatest, and
 // helpers that need the daemon stay with the tests that use them. Nothing
 // but tests imports it (internal/layering checks).

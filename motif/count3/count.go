@@ -3,6 +3,7 @@ package count3
 import (
 	"cmp"
 	"context"
+	"io"
 	"slices"
 	"sort"
 	"sync"
@@ -70,6 +71,9 @@ type Options struct {
 	// Families are the families an Engine counts (zero: All); the
 	// shapes of the others go to the wrapped engine. Count ignores it.
 	Families Families
+	// Phases, if set, receives one line per Count timing its passes
+	// (`monitor mine --count-phases`): a measurement aid.
+	Phases io.Writer
 }
 
 // CountSequences runs the centre pass over s on the CPU, sequence by
@@ -121,7 +125,7 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 	// 10M-edge window.
 	nodes := w.IDs().Cap()
 	c := &counter{w: w, sc: sc, delta: delta, nodes: nodes, workers: max(opts.Workers, 1), dev: opts.Device}
-	c.ph = newPhases(fam, c.workers)
+	c.ph = newPhases(fam, c.workers, opts.Phases)
 	defer c.ph.done()
 	if err := c.centres(ctx, fam); err != nil {
 		return raw, err
