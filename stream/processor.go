@@ -123,8 +123,9 @@ type Processor struct {
 	w       *window.Window
 	metrics *metrics
 	caps    capLog
-	meta    edgeMetas // what alerts need of each window edge
-	roots   roots     // which edges are mined as last edges, and how
+	attrs   *attrWatch // says when a query's edge attribute is in no record
+	meta    edgeMetas  // what alerts need of each window edge
+	roots   roots      // which edges are mined as last edges, and how
 	app     appender
 	mine    miner
 	held    holder
@@ -159,7 +160,7 @@ func New(opts Options) (*Processor, error) {
 	if col, kind, ok := w.Schema().NodeAttr(window.LabelAttr); ok && kind == window.String {
 		labelCol = col
 	}
-	p := &Processor{opts: opts, log: opts.Logger, w: w, metrics: m}
+	p := &Processor{opts: opts, log: opts.Logger, w: w, metrics: m, attrs: newAttrWatch(opts.Logger, m.attrMissing)}
 	p.caps = capLog{log: opts.Logger, limiter: ratelog.New(capLogEvery, nil), actions: m.capActions}
 	p.app = appender{w: w, meta: &p.meta, roots: &p.roots, nodes: nodeCap{limit: opts.MaxNodes, log: &p.caps},
 		attrs: w.Schema().EdgeAttrs, labelCol: labelCol}
@@ -190,6 +191,7 @@ func (p *Processor) SetQueries(qs []Query) error {
 	}
 	p.held.keep(names)
 	p.metrics.held.Set(float64(len(p.held.list)))
+	p.attrs.set(p.mine.queries, p.w.Schema())
 	return nil
 }
 
@@ -261,6 +263,7 @@ func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark 
 func (p *Processor) ProcessRefs(ctx context.Context, batch []*ingest.Edge, watermark int64) (*Output, error) {
 	out := &Output{Counts: make(map[string]int64)}
 	start := time.Now()
+	p.attrs.observe(batch)
 	p.rec.forget()
 	runs, err := p.app.append(batch, out)
 	if err != nil {
