@@ -11,8 +11,10 @@
 // window's workers for a large batch), the miner (mine.go: the queries),
 // the holder (held.go: open matches), the recorder (record.go: alert
 // records), the edges' metadata (meta.go) and the roots (roots.go: which
-// edges this instance mines, and resume watermarks). processor.go runs a
-// batch through them in order; caps.go bounds what they may hold or do.
+// edges this instance mines, and resume watermarks); attrwatch.go says
+// when a query reads an edge attribute no record carries. processor.go
+// runs a batch through them in order; caps.go bounds what they may hold
+// or do.
 //
 // It imports window, motif, ingest (for the decoded edge type) and alerts
 // (for the record it produces), and never kafka or cu.
