@@ -105,6 +105,17 @@ type Alert struct {
 	// Provisional marks a match reported before its anti-edge intervals
 	// closed, because the daemon already held max_held_matches open ones.
 	Provisional bool `json:"provisional,omitempty"`
+
+	// Severity, Labels and Annotations come from the query's file (Meta),
+	// annotations rendered for this record; Source and StatusURL say
+	// which daemon wrote it and where its status page is. The Router sets
+	// them all when it writes the record; records written before they
+	// existed lack them (every field is optional).
+	Severity    string            `json:"severity,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Source      Source            `json:"source,omitzero"`
+	StatusURL   string            `json:"status_url,omitempty"`
 }
 
 // MarshalJSON writes the record; first and last appear only on records
@@ -113,26 +124,32 @@ func (a Alert) MarshalJSON() ([]byte, error) {
 	// The same fields in the same order, first and last as pointers so
 	// that omitempty tells "absent" from 0.
 	out := struct {
-		Kind        Kind            `json:"kind"`
-		Query       string          `json:"query"`
-		Description string          `json:"description,omitempty"`
-		MatchID     string          `json:"match_id,omitempty"`
-		IncidentID  string          `json:"incident_id,omitempty"`
-		Nodes       map[string]Node `json:"nodes,omitempty"`
-		Edges       []Edge          `json:"edges,omitempty"`
-		First       *int64          `json:"first,omitempty"`
-		Last        *int64          `json:"last,omitempty"`
-		FirstTime   string          `json:"first_time,omitempty"`
-		LastTime    string          `json:"last_time,omitempty"`
-		Count       int64           `json:"count,omitempty"`
-		MatchIDs    []string        `json:"match_ids,omitempty"`
-		Omitted     int64           `json:"match_ids_omitted,omitempty"`
-		From        time.Time       `json:"from,omitzero"`
-		To          time.Time       `json:"to,omitzero"`
-		DetectedAt  time.Time       `json:"detected_at"`
-		Provisional bool            `json:"provisional,omitempty"`
+		Kind        Kind              `json:"kind"`
+		Query       string            `json:"query"`
+		Description string            `json:"description,omitempty"`
+		MatchID     string            `json:"match_id,omitempty"`
+		IncidentID  string            `json:"incident_id,omitempty"`
+		Nodes       map[string]Node   `json:"nodes,omitempty"`
+		Edges       []Edge            `json:"edges,omitempty"`
+		First       *int64            `json:"first,omitempty"`
+		Last        *int64            `json:"last,omitempty"`
+		FirstTime   string            `json:"first_time,omitempty"`
+		LastTime    string            `json:"last_time,omitempty"`
+		Count       int64             `json:"count,omitempty"`
+		MatchIDs    []string          `json:"match_ids,omitempty"`
+		Omitted     int64             `json:"match_ids_omitted,omitempty"`
+		From        time.Time         `json:"from,omitzero"`
+		To          time.Time         `json:"to,omitzero"`
+		DetectedAt  time.Time         `json:"detected_at"`
+		Provisional bool              `json:"provisional,omitempty"`
+		Severity    string            `json:"severity,omitempty"`
+		Labels      map[string]string `json:"labels,omitempty"`
+		Annotations map[string]string `json:"annotations,omitempty"`
+		Source      Source            `json:"source,omitzero"`
+		StatusURL   string            `json:"status_url,omitempty"`
 	}{a.Kind, a.Query, a.Description, a.MatchID, a.IncidentID, a.Nodes, a.Edges, nil, nil, a.FirstTime, a.LastTime,
-		a.Count, a.MatchIDs, a.MatchIDsOmitted, a.From, a.To, a.DetectedAt, a.Provisional}
+		a.Count, a.MatchIDs, a.MatchIDsOmitted, a.From, a.To, a.DetectedAt, a.Provisional,
+		a.Severity, a.Labels, a.Annotations, a.Source, a.StatusURL}
 	if a.Kind == KindMatch || a.Kind == KindIncident {
 		out.First, out.Last = &a.First, &a.Last
 	}

@@ -61,7 +61,9 @@ func TestAlertJSONFields(t *testing.T) {
 	for _, a := range []Alert{
 		{Kind: KindMatch, Query: "q", Description: "d", MatchID: "m", Nodes: map[string]Node{"A": {ID: "x", Label: "l"}},
 			Edges: []Edge{{Src: "x", Dst: "y", T: 3, Time: "t3", Seq: 4, Partition: 5, Offset: 6, Attrs: map[string]any{"amount": 1.5}}},
-			First: 3, Last: 3, FirstTime: "t3", LastTime: "t3", DetectedAt: at, Provisional: true},
+			First: 3, Last: 3, FirstTime: "t3", LastTime: "t3", DetectedAt: at, Provisional: true,
+			Severity: "page", Labels: map[string]string{"team": "fraud"}, Annotations: map[string]string{"summary": "q on x"},
+			Source: Source{Instance: "host-1", Topic: "edges", Group: "g"}, StatusURL: "http://host-1:9464/"},
 		{Kind: KindIncident, Query: "q", IncidentID: "i", Count: 2, MatchIDs: []string{"a", "b"}, From: at, To: at.Add(time.Second), DetectedAt: at},
 		{Kind: KindRateLimited, Query: "q", Count: 5, MatchIDs: []string{"a", "b"}, MatchIDsOmitted: 3, From: at, To: at.Add(time.Second), DetectedAt: at},
 	} {
@@ -89,5 +91,28 @@ func TestAlertJSONFields(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("Alert.%s (%q) never appears in the JSON: add it to MarshalJSON (and to this test's records)", typ.Field(i).Name, name)
 		}
+	}
+}
+
+// TestAlertReadsOldRecords: a record written before severity, labels,
+// annotations, source and status_url existed still decodes (strictly),
+// with those fields empty, and re-encodes byte for byte.
+func TestAlertReadsOldRecords(t *testing.T) {
+	old := `{"kind":"match","query":"money-ring","match_id":"5aba","nodes":{"A":{"id":"acct-2000"}},` +
+		`"edges":[{"src":"acct-2000","dst":"acct-2001","t":10,"seq":34,"partition":1,"offset":6}],` +
+		`"first":10,"last":10,"detected_at":"2026-12-02T13:02:17.514551882Z"}`
+	var a Alert
+	if err := a.UnmarshalJSONStrict([]byte(old)); err != nil {
+		t.Fatal(err)
+	}
+	if a.Severity != "" || a.Labels != nil || a.Annotations != nil || a.Source != (Source{}) || a.StatusURL != "" {
+		t.Errorf("old record decoded with routing fields %q %v %v %+v %q; want none", a.Severity, a.Labels, a.Annotations, a.Source, a.StatusURL)
+	}
+	raw, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(raw) != old {
+		t.Errorf("old record re-encoded as\n%s\nwant\n%s", raw, old)
 	}
 }

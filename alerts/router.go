@@ -48,9 +48,17 @@ type QueryOptions struct {
 	// Group folds matches into incident records (enumerate mode only).
 	// Every match counts in its incident, rate-limited ones included.
 	Group Grouping
+	// Meta is what the query's records carry for routing downstream
+	// (severity, labels, annotations); it changes no routing here, and a
+	// reload that changes only Meta keeps the query's tallies and bucket.
+	Meta Meta
+	// Nodes are the query's motif node names, which annotation templates
+	// may name.
+	Nodes []string
 }
 
-// equal reports whether o and p route alike (both normalized).
+// equal reports whether o and p route alike (both normalized); Meta and
+// Nodes are not routing.
 func (o QueryOptions) equal(p QueryOptions) bool {
 	return o.Mode == p.Mode && o.RateLimit == p.RateLimit && o.Burst == p.Burst && o.Group.equal(p.Group)
 }
@@ -67,6 +75,9 @@ func (o QueryOptions) Validate() error {
 	}
 	if o.Burst < 0 {
 		return fmt.Errorf("burst %d: want ≥ 0 (0 = ceil(rate limit))", o.Burst)
+	}
+	if err := CheckLabels(o.Meta.Labels); err != nil {
+		return err
 	}
 	if o.Group.enabled() {
 		if o.Mode == ModeCount {
@@ -105,9 +116,14 @@ type RouterOptions struct {
 	// Logger receives query changes and warnings; nil discards.
 	Logger *slog.Logger
 	// Written, if set, sees every batch of records once the sink has
-	// acknowledged it (the daemon's status page keeps the last ones). It
-	// runs on the Router's goroutine and must not keep the slice.
+	// acknowledged it (the daemon's status page keeps the last ones, the
+	// Alertmanager notifier queues them). It runs on the Router's
+	// goroutine and must not keep the slice.
 	Written func([]Alert)
+	// Source and StatusURL are set on every record: the daemon that
+	// wrote it, and the address of its status page ("" leaves them out).
+	Source    Source
+	StatusURL string
 }
 
 // Router turns a query's matches into records according to its options
@@ -141,6 +157,8 @@ type Router struct {
 	log      *slog.Logger
 	interval time.Duration
 	written  func([]Alert)
+	source   Source
+	status   string
 
 	queries map[string]*route
 	names   []string // keys of queries, sorted: records come out in this order
@@ -151,6 +169,10 @@ type Router struct {
 	staged       []Alert          // added, not yet routed
 	stagedCounts map[string]int64 // AddCount tallies, not yet routed
 	out          []Alert          // routed, not yet acknowledged
+	stamped      int              // out[:stamped] carry their Meta and Source
+	// tmplFailed: the annotations (query/name) whose template failed on
+	// a record, logged once each.
+	tmplFailed map[string]bool
 	// outSettles: once out is acknowledged, the matches of every Flush up
 	// to this number are durable (out holds their interval's records).
 	outSettles uint64
@@ -202,6 +224,8 @@ func NewRouter(opts RouterOptions, sink Sink, metrics *Metrics, now func() time.
 		log:      opts.Logger,
 		interval: cmp.Or(opts.Interval, DefaultInterval),
 		written:  opts.Written,
+		source:   opts.Source,
+		status:   opts.StatusURL,
 		queries:  make(map[string]*route),
 		unknown:  make(map[string]bool),
 	}
@@ -256,6 +280,7 @@ func (r *Router) SetQueries(queries map[string]QueryOptions) error {
 			delete(r.unknown, name)
 			r.log.Info("alert query added", "query", name, "mode", o.Mode, "rate_limit", o.RateLimit, "burst", o.Burst)
 		case q.opts.equal(o):
+			q.opts.Meta, q.opts.Nodes = o.Meta, o.Nodes
 			continue
 		default:
 			if q.opts.Mode != o.Mode {
@@ -517,6 +542,7 @@ func (r *Router) write(ctx context.Context) error {
 	if len(r.out) == 0 {
 		return nil
 	}
+	r.stamp()
 	start := time.Now()
 	err := r.sink.Write(ctx, r.out)
 	r.m.WriteSeconds.Observe(time.Since(start).Seconds())
@@ -545,6 +571,36 @@ func (r *Router) write(ctx context.Context) error {
 	}
 	clear(r.out)
 	r.out = r.out[:0]
+	r.stamped = 0
 	r.settled = max(r.settled, min(r.outSettles, r.incidentFloor()))
 	return nil
+}
+
+// stamp sets the Meta of their query (severity, labels, annotations
+// rendered) and the Source on the queued records that lack them. A
+// record queued before a reload that changes its query's Meta gets the
+// new one.
+func (r *Router) stamp() {
+	for i := r.stamped; i < len(r.out); i++ {
+		a := &r.out[i]
+		a.Source, a.StatusURL = r.source, r.status
+		q := r.queries[a.Query]
+		if q == nil {
+			continue
+		}
+		m := q.opts.Meta
+		a.Severity, a.Labels = m.Severity, m.Labels
+		a.Annotations = m.Annotations.render(a, q.opts.Nodes, func(name string, err error) {
+			key := a.Query + "/" + name
+			if !r.tmplFailed[key] {
+				if r.tmplFailed == nil {
+					r.tmplFailed = make(map[string]bool)
+				}
+				r.tmplFailed[key] = true
+				r.log.Warn("annotation template failed on a record: its text says why (logged once per query and annotation)",
+					"query", a.Query, "annotation", name, "err", err)
+			}
+		})
+	}
+	r.stamped = len(r.out)
 }

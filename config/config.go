@@ -45,6 +45,9 @@ type Config struct {
 	// inline holds the YAML nodes of queries.inline when loaded from a
 	// file, for error lines; aligned with Queries.Inline.
 	inline []*yaml.Node
+	// queryLocs maps each query name to where it is defined ("file:line"),
+	// as of the last parse of the queries, for warnings found after it.
+	queryLocs map[string]string
 }
 
 // Kafka.OffsetReset values.
@@ -225,7 +228,8 @@ type Fields struct {
 	Src  string `mapstructure:"src"`
 	Dst  string `mapstructure:"dst"`
 	Time string `mapstructure:"time"`
-	// Seq orders edges with equal times; "" orders them by arrival.
+	// Seq orders edges with equal times; "" orders them by arrival, as
+	// does a record without the field.
 	Seq string `mapstructure:"seq"`
 	// SrcLabel and DstLabel hold optional node labels ("" = none).
 	SrcLabel string `mapstructure:"src_label"`
@@ -369,6 +373,33 @@ type Alerts struct {
 	// PerQuery overrides Mode, RateLimit and RateBurst by query name. Set in
 	// the file only: query names are case-sensitive and may hold dots.
 	PerQuery map[string]QueryAlerts `mapstructure:"-" yaml:"per_query"`
+	// Instance names this daemon in every record (source.instance) and
+	// in Alertmanager's instance label; "" means the host name (a pod's
+	// name in Kubernetes).
+	Instance string `mapstructure:"instance"`
+	// Alertmanager is the optional second output: alerts posted to an
+	// Alertmanager's v2 API once the alert topic has them.
+	Alertmanager Alertmanager `mapstructure:"alertmanager"`
+}
+
+// Alertmanager configures the Alertmanager notifier
+// (alerts/alertmanager). It never holds the alert topic back: records
+// wait in a queue of at most QueueBytes, and the oldest are dropped
+// (counted and logged) when an Alertmanager that does not answer lets it
+// fill.
+type Alertmanager struct {
+	// URL is the Alertmanager's base URL (http://alertmanager:9093);
+	// "" turns the notifier off.
+	URL string `mapstructure:"url"`
+	// Timeout bounds one POST.
+	Timeout time.Duration `mapstructure:"timeout"`
+	// QueueBytes bounds the records waiting for Alertmanager (their
+	// encoded payload).
+	QueueBytes ByteSize `mapstructure:"queue_bytes"`
+	// EndsAfter is how long after its detection an alert stays firing in
+	// Alertmanager (its endsAt): a match is an event, not a state that
+	// ends by itself.
+	EndsAfter time.Duration `mapstructure:"ends_after"`
 }
 
 // QueryAlerts overrides the alert settings of one query; nil and "" fields
@@ -424,6 +455,11 @@ type Metrics struct {
 	WriteTimeout time.Duration `mapstructure:"write_timeout"`
 	// IdleTimeout closes a keep-alive connection idle this long.
 	IdleTimeout time.Duration `mapstructure:"idle_timeout"`
+	// ExternalURL is the status page's address as people reach it (a
+	// load balancer's, an ingress'), put in every alert record
+	// (status_url) and as Alertmanager's generatorURL; "" means
+	// http://<host name>:<listen port>/.
+	ExternalURL string `mapstructure:"external_url"`
 }
 
 // Health sets the thresholds of the degraded conditions: the daemon
@@ -480,7 +516,7 @@ func DefaultConfig() *Config {
 			Format:         "json",
 			TimeUnit:       time.Second,
 			Timestamp:      Timestamp{Unit: "s"},
-			Fields:         Fields{Src: "src", Dst: "dst", Time: "t"},
+			Fields:         Fields{Src: "src", Dst: "dst", Time: "t", Seq: "seq"},
 			CSVColumns:     []string{"src", "dst", "t"},
 			Attributes:     map[string]string{},
 			MaxRecordBytes: 1 << 20,
@@ -512,6 +548,7 @@ func DefaultConfig() *Config {
 			RateLimit:     1000,
 			RateBurst:     2000,
 			PerQuery:      map[string]QueryAlerts{},
+			Alertmanager:  Alertmanager{Timeout: 10 * time.Second, QueueBytes: 16 << 20, EndsAfter: time.Hour},
 		},
 		Metrics: Metrics{Listen: "127.0.0.1:9464", MaxConnections: DefaultHTTPMaxConnections, ReadHeaderTimeout: DefaultHTTPReadHeaderTimeout,
 			WriteTimeout: DefaultHTTPWriteTimeout, IdleTimeout: DefaultHTTPIdleTimeout},

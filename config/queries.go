@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -84,11 +85,18 @@ func (c *Config) parseQueries(files []queryFile) ([]*motif.Query, map[string]str
 			if l, ok := lines[q.Name]; ok {
 				loc = fmt.Sprintf("%s:%d", f.path, l)
 			}
+			if err := checkAlertMeta(q, f.path, loc); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 			add(q, loc, "")
 		}
 	}
 	for i := range c.Queries.Inline {
 		q, loc, err := c.inlineQuery(i)
+		if err == nil {
+			err = checkAlertMeta(q, c.Source, loc)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -98,7 +106,40 @@ func (c *Config) parseQueries(files []queryFile) ([]*motif.Query, map[string]str
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
+	c.queryLocs = where
 	return out, where, nil
+}
+
+// QueryWarnings lists what is allowed in queries but cannot work with
+// c's input: an edge attribute a query reads that no record can carry
+// (CSV input whose input.csv_columns has no column of that name). Each
+// names the query's file and line, the query, the condition and the
+// attribute. (With JSON input any record may carry any attribute: the
+// daemon says so at run time, motifwatch_query_attribute_missing.)
+func (c *Config) QueryWarnings(queries []*motif.Query) []error {
+	if c.Input.Format != "csv" {
+		return nil
+	}
+	var out []error
+	for _, q := range queries {
+		said := map[string]bool{}
+		for i := range q.Where {
+			p := &q.Where[i]
+			for _, o := range [2]*motif.Operand{&p.Left, &p.Right} {
+				if o.Kind != motif.EdgeAttr || said[o.Attr] || slices.Contains(c.Input.CSVColumns, o.Attr) {
+					continue
+				}
+				said[o.Attr] = true
+				field := p.Field
+				if field != "" {
+					field += ": "
+				}
+				out = append(out, fmt.Errorf("%squery %q: %s%q: edge attribute %q is in no record: input.csv_columns %v has no %q column",
+					locPrefix(c.queryLocs, q.Name), q.Name, field, p.Text, o.Attr, c.Input.CSVColumns, o.Attr))
+			}
+		}
+	}
+	return out
 }
 
 // nameLines maps each query name in a query file to the line of its name.
@@ -173,6 +214,9 @@ func (c *Config) inlineQuery(i int) (*motif.Query, string, error) {
 	// "query.where[0]" becomes "queries.inline[2].where[0]".
 	for j := range q.Where {
 		q.Where[j].Field = renameQueryField(q.Where[j].Field, field)
+	}
+	for j := range q.Annotations { // lines of the re-marshalled text: loc's line instead
+		q.Annotations[j].Field, q.Annotations[j].Line = renameQueryField(q.Annotations[j].Field, field), 0
 	}
 	loc := "config"
 	if c.Source != "" {
@@ -504,4 +548,55 @@ func locPrefix(where map[string]string, name string) string {
 		return loc + ": "
 	}
 	return ""
+}
+
+// AlertMeta returns what q's alert records carry for routing: its
+// severity, labels and compiled annotation templates (alerts.Meta).
+func AlertMeta(q *motif.Query) (alerts.Meta, error) {
+	m := alerts.Meta{Severity: q.Severity, Labels: q.Labels}
+	if err := alerts.CheckLabels(q.Labels); err != nil {
+		return m, err
+	}
+	if len(q.Annotations) == 0 {
+		return m, nil
+	}
+	texts := make(map[string]string, len(q.Annotations))
+	for _, a := range q.Annotations {
+		texts[a.Name] = a.Text
+	}
+	nodes := make([]string, len(q.Nodes))
+	for i, n := range q.Nodes {
+		nodes[i] = n.Name
+	}
+	var err error
+	m.Annotations, err = alerts.ParseAnnotations(texts, nodes)
+	return m, err
+}
+
+// checkAlertMeta checks q's labels and annotation templates, naming the
+// file and line (source, or loc "file:line" of the query's name when the
+// annotation's own line is unknown), the query and the field.
+func checkAlertMeta(q *motif.Query, source, loc string) error {
+	_, err := AlertMeta(q)
+	if err == nil {
+		return nil
+	}
+	where, field := loc, "labels"
+	var ae *alerts.AnnotationError
+	if errors.As(err, &ae) {
+		for _, a := range q.Annotations {
+			if a.Name != ae.Name {
+				continue
+			}
+			field = a.Field
+			if a.Line > 0 && source != "" {
+				where = fmt.Sprintf("%s:%d", source, a.Line)
+			}
+			err = ae.Err
+		}
+	}
+	if where != "" {
+		where += ": "
+	}
+	return fmt.Errorf("%squery %q: %s: %w", where, q.Name, field, err)
 }

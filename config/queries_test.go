@@ -263,3 +263,49 @@ queries:
 		t.Errorf("Check() = %v; want substring %q", err, want)
 	}
 }
+
+// TestAlertTemplatesCheckedAtLoad: a query's annotation template that
+// names a node or field the record lacks, or does not parse, is an error
+// when the queries load (validate, start, reload), naming the file and
+// line, the query and the field; so is a reserved label.
+func TestAlertTemplatesCheckedAtLoad(t *testing.T) {
+	const head = "queries:\n  - name: ring\n    delta: 10m\n    edges: [A -> B, B -> A]\n"
+	for _, c := range []struct{ body, want string }{
+		{"    annotations:\n      summary: \"{{ .A }} → {{ .C }}\"\n",
+			`q.yaml:6: query "ring": queries[0].annotations.summary: template: summary:1:16: executing "summary" at <.C>: map has no entry for key "C"`},
+		{"    annotations:\n      runbook_url: ok\n      summary: \"{{ .Query \"\n",
+			`q.yaml:7: query "ring": queries[0].annotations.summary: template: summary:1: unclosed action`},
+		{"    labels: {severity: page}\n", `q.yaml:2: query "ring": labels: label "severity" is set from the record`},
+		{"    labels: {team: \"\"}\n", `q.yaml:5: queries[0].labels.team: is empty`},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "q.yaml"), []byte(head+c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wd, _ := os.Getwd()
+		os.Chdir(dir)
+		cfg, err := Parse([]byte("queries: {files: [q.yaml]}\n"), "cfg.yaml")
+		if err == nil {
+			_, err = cfg.LoadQueries()
+		}
+		os.Chdir(wd)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("LoadQueries of\n%s = %v\nwant %q", c.body, err, c.want)
+		}
+	}
+	// Inline queries: the query's line in the config.
+	cfg, err := Parse([]byte("queries:\n  inline:\n    - name: q\n      delta: 10m\n      edges: [A -> B]\n      annotations: {summary: \"{{ .X }}\"}\n"), "cfg.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cfg.LoadQueries()
+	if want := `cfg.yaml:3: query "q": queries.inline[0].annotations.summary: template: summary:1:3: executing "summary" at <.X>: map has no entry for key "X"`; err == nil || err.Error() != want {
+		t.Errorf("inline: LoadQueries = %v\nwant %s", err, want)
+	}
+	// A good one compiles and renders.
+	q := &motif.Query{Name: "ok", Nodes: []motif.Node{{Name: "A"}}, Severity: "page",
+		Annotations: []motif.Annotation{{Name: "summary", Text: "{{ .Query }} {{ .A }}"}}}
+	if m, err := AlertMeta(q); err != nil || m.Annotations == nil || m.Severity != "page" {
+		t.Errorf("AlertMeta(good) = %+v, %v", m, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -45,6 +46,7 @@ func (c *Config) Validate() error {
 	v.positive("metrics.read_header_timeout", c.Metrics.ReadHeaderTimeout)
 	v.positive("metrics.write_timeout", c.Metrics.WriteTimeout)
 	v.positive("metrics.idle_timeout", c.Metrics.IdleTimeout)
+	v.httpURL("metrics.external_url", c.Metrics.ExternalURL)
 	if c.Demo != nil && *c.Demo && !c.Embedded() {
 		v.fail("demo", "true needs kafka.brokers: embedded (the demo feed would write into topic %q of a real cluster)", c.Kafka.EdgeTopic)
 	}
@@ -589,6 +591,31 @@ func (v *validator) alerts() {
 			p := a.For(name)
 			v.rate(field, p.RateLimit, p.RateBurst)
 		}
+	}
+	am := &a.Alertmanager
+	v.httpURL("alerts.alertmanager.url", am.URL)
+	v.positive("alerts.alertmanager.timeout", am.Timeout)
+	v.positive("alerts.alertmanager.ends_after", am.EndsAfter)
+	if am.QueueBytes < MinAlertmanagerQueueBytes {
+		v.fail("alerts.alertmanager.queue_bytes", "%v is below %v: a queue must hold a batch of alerts while Alertmanager is briefly away",
+			am.QueueBytes, ByteSize(MinAlertmanagerQueueBytes))
+	}
+}
+
+// MinAlertmanagerQueueBytes is the smallest alerts.alertmanager.queue_bytes.
+const MinAlertmanagerQueueBytes = 64 << 10
+
+// httpURL checks an optional absolute http(s) URL.
+func (v *validator) httpURL(field, s string) {
+	if s == "" {
+		return
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		v.fail(field, "%q: %v", s, err)
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		v.fail(field, "%q: want an absolute http:// or https:// URL", s)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/alerts/alertmanager"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/engine"
 	"github.com/motifwatch/motifwatch/feed"
@@ -74,7 +77,7 @@ func Run(ctx context.Context, o Options) error {
 		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	for _, w := range cfg.Warnings() {
+	for _, w := range append(cfg.Warnings(), cfg.QueryWarnings(queries)...) {
 		log.Warn("configuration: " + w.Error())
 	}
 
@@ -95,12 +98,13 @@ func Run(ctx context.Context, o Options) error {
 	}
 	log.Info("HTTP connections capped", "max_connections", maxConns, "open_files_limit", nofile, "read_header_timeout", mc.ReadHeaderTimeout,
 		"write_timeout", mc.WriteTimeout, "idle_timeout", mc.IdleTimeout)
+	build := buildinfo.Read()
 	board := newStatusBoard(schema.TimeUnit, EngineStatus{}, nil)
-	board.state = ready.state
+	board.state, board.conditions, board.unreachable = ready.state, ready.conditions, ready.unreachable
+	board.gather, board.header = reg, headerStatus(cfg, build)
 	httpSrv.handleStatus(board)
 	httpSrv.start()
 	defer httpSrv.stop(time.Second)
-	build := buildinfo.Read()
 	log.Info("motifwatch starting", "version", build.String(), "metrics", httpSrv.Addr(), "brokers", cfg.Kafka.Brokers)
 	if o.Listening != nil {
 		o.Listening(httpSrv.Addr())
@@ -153,12 +157,26 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer k.close()
 	brokers, transport := k.brokers, k.transport
+	board.setBrokers(brokers)
 	alertRetry := newRetrier(opAlertWrite, log, ready, pm) // the sink reports its retries to it
 	sink, err := newSink(cfg, o.Stdout, brokers, transport, log, alertRetry)
 	if err != nil {
 		return err
 	}
 	defer sink.Close()
+	notifier, err := newNotifier(cfg, log, reg)
+	if err != nil {
+		return err
+	}
+	if notifier != nil {
+		defer func() {
+			// What Alertmanager has not taken within a POST's timeout after
+			// the pipeline stopped is dropped (counted): it is on the topic.
+			ctx, cancel := context.WithTimeout(context.Background(), cfg.Alerts.Alertmanager.Timeout)
+			defer cancel()
+			notifier.Close(ctx)
+		}()
+	}
 	dlq, err := kafka.NewDeadLetter(kafka.DeadLetterOptions{Brokers: brokers, Topic: cfg.Kafka.DeadLetterTopic, Transport: transport,
 		MaxBytes: int(cfg.Kafka.DeadLetterMaxBytes)})
 	if err != nil {
@@ -188,7 +206,8 @@ func Run(ctx context.Context, o Options) error {
 		dec: dec, dlq: dlq, am: am, im: im, pm: pm, health: ready, alertRetry: alertRetry, times: newEventTimes(),
 		probe:      func(ctx context.Context) error { return kafka.WaitReady(ctx, brokers, transport) },
 		endOffsets: func(ctx context.Context) (map[int]int64, error) { return k.admin.EndOffsets(ctx, cfg.Kafka.EdgeTopic) },
-		updates:    make(chan querySet), snapshots: snapshots, onBatch: o.OnBatch, board: board, topic: topic}
+		updates:    make(chan querySet), snapshots: snapshots, onBatch: o.OnBatch, board: board, topic: topic,
+		notifier: notifier, source: alertSource(cfg), statusURL: statusURL(cfg, httpSrv.Addr())}
 	// The query watcher hands new query sets to whichever pipeline runs.
 	watcher, err := config.NewQueryWatcher(cfg, log, func(qs []*motif.Query) error {
 		s, a := querySets(cfg, qs)
@@ -211,6 +230,7 @@ func Run(ctx context.Context, o Options) error {
 	// files hold a set in effect again: an operator's change that did not
 	// take must not pass unseen.
 	watcher.Settled = func(result string, err error) {
+		board.reloaded(result, err)
 		if result != config.ReloadRestored {
 			pm.reloads.WithLabelValues(result).Inc()
 		}
@@ -267,6 +287,10 @@ func Run(ctx context.Context, o Options) error {
 	{
 		lctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { return lookout.watch(lctx) }, func(error) { cancel() })
+	}
+	{
+		hctx, cancel := context.WithCancel(ctx)
+		g.Add(func() error { return board.sampleEvery(hctx, historyStep) }, func(error) { cancel() })
 	}
 	if every := cfg.Log.StatusInterval; every > 0 {
 		sctx, cancel := context.WithCancel(ctx)
@@ -423,6 +447,49 @@ func newSink(cfg *config.Config, stdout io.Writer, brokers []string, transport *
 	return sink, nil
 }
 
+// newNotifier returns the Alertmanager notifier (alerts.alertmanager),
+// or nil when no URL is set (its metrics are registered either way).
+func newNotifier(cfg *config.Config, log *slog.Logger, reg prometheus.Registerer) (*alertmanager.Notifier, error) {
+	am := &cfg.Alerts.Alertmanager
+	if am.URL == "" {
+		return nil, alertmanager.RegisterMetrics(reg)
+	}
+	n, err := alertmanager.New(alertmanager.Options{URL: am.URL, Timeout: am.Timeout, QueueBytes: int64(am.QueueBytes),
+		EndsAfter: am.EndsAfter, Logger: log, Registerer: reg})
+	if err != nil {
+		return nil, fmt.Errorf("alerts.alertmanager: %w", err)
+	}
+	log.Info("alerts also go to Alertmanager", "url", am.URL, "queue_bytes", am.QueueBytes)
+	return n, nil
+}
+
+// alertSource is what every record says of the daemon that wrote it:
+// alerts.instance (default: the host name), the edge topic, the group.
+func alertSource(cfg *config.Config) alerts.Source {
+	inst := cfg.Alerts.Instance
+	if inst == "" {
+		inst, _ = os.Hostname()
+	}
+	return alerts.Source{Instance: inst, Topic: cfg.Kafka.EdgeTopic, Group: cfg.Kafka.Group}
+}
+
+// statusURL is the status page's address in records: metrics.external_url,
+// else http://<host name>:<port of addr>/ (addr: where HTTP listens).
+func statusURL(cfg *config.Config, addr string) string {
+	if u := cfg.Metrics.ExternalURL; u != "" {
+		return strings.TrimSuffix(u, "/") + "/"
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
+}
+
 // GPUOptions are the GPU engine's options of the config's engine section
 // (engine.devices and engine.gpu.*), for the daemon and monitor mine.
 func GPUOptions(e config.Engine) gpu.Options {
@@ -462,7 +529,13 @@ func querySets(cfg *config.Config, qs []*motif.Query) ([]stream.Query, map[strin
 	for i, q := range qs {
 		pol := cfg.Alerts.For(q.Name)
 		sq[i] = stream.Query{Query: q, Enumerate: pol.Mode != alerts.ModeCount}
-		aq[q.Name] = alerts.QueryOptions{Mode: pol.Mode, RateLimit: pol.RateLimit, Burst: pol.RateBurst, Group: grouping(q, cfg.Input.TimeUnit)}
+		meta, _ := config.AlertMeta(q) // checked when the queries loaded
+		nodes := make([]string, len(q.Nodes))
+		for j, n := range q.Nodes {
+			nodes[j] = n.Name
+		}
+		aq[q.Name] = alerts.QueryOptions{Mode: pol.Mode, RateLimit: pol.RateLimit, Burst: pol.RateBurst, Group: grouping(q, cfg.Input.TimeUnit),
+			Meta: meta, Nodes: nodes}
 	}
 	return sq, aq
 }

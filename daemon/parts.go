@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/motifwatch/motifwatch/alerts"
+	"github.com/motifwatch/motifwatch/alerts/alertmanager"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/ingest"
@@ -61,6 +62,11 @@ type pipelineParts struct {
 	// times is the event time as of the last batch (eventtime.go; nil:
 	// not kept).
 	times *eventTimes
+	// notifier gets every record the sink acknowledged, for Alertmanager
+	// (nil: none); source and statusURL are set on every record.
+	notifier  *alertmanager.Notifier
+	source    alerts.Source
+	statusURL string
 }
 
 // nodeKeys is the decoder's node dictionary, which the processor shares.
@@ -87,9 +93,14 @@ func (s *pipelineParts) newMiner(qs querySet, reg prometheus.Registerer) (*strea
 	if err := proc.SetQueries(qs.stream); err != nil {
 		return nil, nil, err
 	}
-	ropts := alerts.RouterOptions{Interval: s.cfg.Alerts.CountInterval, Logger: s.log}
-	if s.board != nil {
-		ropts.Written = s.board.written
+	ropts := alerts.RouterOptions{Interval: s.cfg.Alerts.CountInterval, Logger: s.log, Source: s.source, StatusURL: s.statusURL}
+	switch board, notifier := s.board, s.notifier; {
+	case board != nil && notifier != nil:
+		ropts.Written = func(as []alerts.Alert) { board.written(as); notifier.Send(as) }
+	case board != nil:
+		ropts.Written = board.written
+	case notifier != nil:
+		ropts.Written = notifier.Send
 	}
 	router, err := alerts.NewRouter(ropts, s.sink, s.am, nil)
 	if err != nil {

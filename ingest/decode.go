@@ -22,7 +22,10 @@ type DecodeOptions struct {
 	// Seq, SrcLabel and DstLabel name optional fields: the record's own
 	// sequence number (it orders edges of equal time, see Edge.Seq) and
 	// the node labels. Empty means the records do not carry them. A record
-	// without a configured Seq is an error; a missing label is "".
+	// without the Seq field has no sequence number of its own (HasSeq
+	// false: it is ordered by arrival), so that one default, "seq", serves
+	// both inputs replayed with their file order and inputs without one; a
+	// missing label is "".
 	Seq, SrcLabel, DstLabel string
 	// CSVColumns names the columns of a CSV record in order: the field
 	// names above, attribute names, or "" or "-" for a column that is
@@ -356,9 +359,9 @@ func (d *Decoder) Decode(value []byte, origin Origin) (Edge, error) {
 
 // record collects the fields of one record as they are found.
 type record struct {
-	e               Edge
-	hasSrc, hasDst  bool
-	hasTime, hasSeq bool
+	e              Edge
+	hasSrc, hasDst bool
+	hasTime        bool
 }
 
 // finish checks that the required fields were found.
@@ -370,8 +373,6 @@ func (d *Decoder) finish(r *record) *DecodeError {
 		return decodeErr("missing field %q", d.opts.Dst)
 	case !r.hasTime:
 		return decodeErr("missing field %q", d.opts.Time)
-	case d.opts.Seq != "" && !r.hasSeq:
-		return decodeErr("missing field %q", d.opts.Seq)
 	}
 	return nil
 }

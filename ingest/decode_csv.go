@@ -60,7 +60,7 @@ func (d *Decoder) decodeCSV(b []byte) (Edge, *DecodeError) {
 			if err != nil {
 				return Edge{}, err
 			}
-			r.e.Seq, r.e.HasSeq, r.hasSeq = seq, true, true
+			r.e.Seq, r.e.HasSeq = seq, true
 		default:
 			a := &d.opts.Attrs[role]
 			val := &r.e.Attrs[role]

@@ -158,7 +158,7 @@ func (d *Decoder) setJSON(r *record, role fieldRole, v *jsonValue) *DecodeError 
 		if err != nil {
 			return err
 		}
-		r.e.Seq, r.e.HasSeq, r.hasSeq = seq, true, true
+		r.e.Seq, r.e.HasSeq = seq, true
 	default:
 		a := &d.opts.Attrs[role]
 		val := &r.e.Attrs[role]

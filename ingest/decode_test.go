@@ -178,7 +178,7 @@ func TestDecodeJSON(t *testing.T) {
 			want: Edge{Src: "a", Dst: "b", T: 1, Seq: -7, HasSeq: true}},
 		{name: "seq as string", opts: DecodeOptions{Seq: "seq"}, in: `{"src":"a","dst":"b","time":1,"seq":"8"}`,
 			want: Edge{Src: "a", Dst: "b", T: 1, Seq: 8, HasSeq: true}},
-		{name: "missing seq", opts: DecodeOptions{Seq: "seq"}, in: `{"src":"a","dst":"b","time":1}`, err: `missing field "seq"`},
+		{name: "missing seq: ordered by arrival", opts: DecodeOptions{Seq: "seq"}, in: `{"src":"a","dst":"b","time":1}`, want: ed("a", "b", 1)},
 		{name: "float seq", opts: DecodeOptions{Seq: "seq"}, in: `{"src":"a","dst":"b","time":1,"seq":1.5}`,
 			err: `field "seq": "1.5" is not an integer`},
 		{name: "seq out of range", opts: DecodeOptions{Seq: "seq"}, in: `{"src":"a","dst":"b","time":1,"seq":9223372036854775808}`,

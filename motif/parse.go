@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +38,10 @@ import (
 //	      - e1.amount >= e3.amount
 //	    group_by: [B]               # optional: fold matches sharing B's graph node into incidents
 //	    group_within: 30m           # optional: an incident's length from its first match (default delta)
+//	    severity: page              # optional: alert routing (engines ignore these three)
+//	    labels: {team: fraud}       # optional: label name → value
+//	    annotations:                # optional: name → template over the alert (alerts.ParseAnnotations)
+//	      summary: "{{ .Query }}: {{ .A }} → {{ .B }}"
 //
 // Motif nodes are numbered in order of first appearance in edges (nodes
 // declared but unused come last and fail validation).
@@ -303,7 +308,8 @@ type nodeDecl struct {
 	where []exprSrc
 }
 
-var queryKeys = []string{"name", "description", "delta", "hop_within", "nodes", "edges", "not", "where", "group_by", "group_within"}
+var queryKeys = []string{"name", "description", "delta", "hop_within", "nodes", "edges", "not", "where", "group_by", "group_within",
+	"severity", "labels", "annotations"}
 
 func (d *queryDecoder) decode(m *yaml.Node) (*Query, error) {
 	d.line = m.Line
@@ -390,6 +396,9 @@ func (d *queryDecoder) decode(m *yaml.Node) (*Query, error) {
 	}
 
 	if err := d.groupBy(f["group_by"], f["group_within"]); err != nil {
+		return nil, err
+	}
+	if err := d.routing(f["severity"], f["labels"], f["annotations"]); err != nil {
 		return nil, err
 	}
 
@@ -714,4 +723,70 @@ func (d *queryDecoder) antiEdges(n *yaml.Node) error {
 		q.AntiEdges = append(q.AntiEdges, a)
 	}
 	return nil
+}
+
+// labelNameRE is a Prometheus label name (Alertmanager refuses others).
+var labelNameRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+
+// routing reads severity (a word), labels (a mapping of label names to
+// values) and annotations (a mapping of label names to templates, kept
+// as text with their place in the file).
+func (d *queryDecoder) routing(severity, labels, annotations *yaml.Node) error {
+	q := d.q
+	if !yamldoc.IsNull(severity) {
+		s, err := d.scalar(severity, "severity")
+		if err != nil {
+			return err
+		}
+		q.Severity = s
+	}
+	names := func(n *yaml.Node, field string, each func(k, v *yaml.Node, sub string) error) error {
+		if yamldoc.IsNull(n) {
+			return nil
+		}
+		if n.Kind != yaml.MappingNode {
+			return d.errf(n, field, "expected a mapping of names to values, found %s", yamldoc.Kind(n))
+		}
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], yamldoc.Resolve(n.Content[i+1])
+			sub := field + "." + k.Value
+			if k.Kind != yaml.ScalarNode || !labelNameRE.MatchString(k.Value) || strings.HasPrefix(k.Value, "__") {
+				return d.errf(k, field, "name %q: want a label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)", k.Value)
+			}
+			if seen[k.Value] {
+				return d.errf(k, field, "duplicate name %q", k.Value)
+			}
+			seen[k.Value] = true
+			if err := each(k, v, sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := names(labels, "labels", func(k, v *yaml.Node, sub string) error {
+		s, err := d.scalar(v, sub)
+		if err != nil {
+			return err
+		}
+		if s == "" {
+			return d.errf(v, sub, "is empty: a label needs a value (leave the label out instead)")
+		}
+		if q.Labels == nil {
+			q.Labels = map[string]string{}
+		}
+		q.Labels[k.Value] = s
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return names(annotations, "annotations", func(k, v *yaml.Node, sub string) error {
+		s, err := d.scalar(v, sub)
+		if err != nil {
+			return err
+		}
+		q.Annotations = append(q.Annotations, Annotation{Name: k.Value, Text: s, Field: d.path(sub), Line: v.Line})
+		return nil
+	})
 }

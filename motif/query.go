@@ -32,6 +32,24 @@ type Query struct {
 	// GroupWithin is an incident's length, from its first match; nil
 	// means Delta. Set only with GroupBy.
 	GroupWithin *Span
+	// Severity, Labels and Annotations are what the query's alerts carry
+	// for routing (alerts.Meta): engines ignore them. Label and annotation
+	// names are label names ([a-zA-Z_][a-zA-Z0-9_]*); annotations are
+	// templates over the alert, which the alerts package checks (the
+	// query file names no template language of its own).
+	Severity    string
+	Labels      map[string]string
+	Annotations []Annotation
+}
+
+// Annotation is one annotation template of a query, with where it was
+// written, for errors found when the template is compiled.
+type Annotation struct {
+	Name, Text string
+	// Field is its path in the file ("queries[2].annotations.summary"),
+	// Line its line (0 if unknown).
+	Field string
+	Line  int
 }
 
 // Node is a motif node.

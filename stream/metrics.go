@@ -27,6 +27,7 @@ type metrics struct {
 	capLimit     *prometheus.GaugeVec
 	evictedEarly prometheus.Counter
 	truncated    *prometheus.CounterVec
+	attrMissing  *prometheus.GaugeVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -52,6 +53,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Edges evicted before their time by the window memory cap (window.max_bytes); matches needing them are missed."}),
 		truncated: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "motifwatch_matches_truncated_total",
 			Help: "Batches in which a query stopped mining at window.max_matches_per_batch, max_mine_steps or max_mine_time; its further matches in the batch were not reported."}, []string{"query"}),
+		attrMissing: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_query_attribute_missing",
+			Help: "1 for a query and an edge attribute its conditions read that none of the first 1000 or more edges carried: the query cannot match (the series goes when a record carries it)."}, []string{"query", "attribute"}),
 	}
 	if reg == nil {
 		return m, nil
@@ -70,6 +73,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m.capLimit = promreg.Register(reg, m.capLimit, &err)
 	m.evictedEarly = promreg.Register(reg, m.evictedEarly, &err)
 	m.truncated = promreg.Register(reg, m.truncated, &err)
+	m.attrMissing = promreg.Register(reg, m.attrMissing, &err)
 	return m, err
 }
 
@@ -81,9 +85,9 @@ func (m *metrics) mined(query, backend string, matches int64, d time.Duration) {
 func (m *metrics) observe(p *Processor, out *Output) {
 	m.windowEdges.Set(float64(p.w.Len()))
 	m.windowBytes.Set(float64(out.WindowBytes))
-	m.windowSpan.Set(float64(p.span))
+	m.windowSpan.Set(float64(p.mine.span))
 	m.windowNodes.Set(float64(p.w.IDs().Len()))
-	m.held.Set(float64(len(p.held)))
+	m.held.Set(float64(len(p.held.list)))
 	m.selfLoops.Add(float64(out.SelfLoops))
 	m.appended.Add(float64(out.Appended))
 	m.evicted.Add(float64(out.Evicted))

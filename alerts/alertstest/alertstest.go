@@ -10,7 +10,8 @@ import (
 )
 
 // Sample returns records of every kind for three queries, one with a
-// non-ASCII name, including a provisional match.
+// non-ASCII name, including a provisional match, and a match that carries
+// what routes it (severity, labels, annotations, source, status URL).
 func Sample() []alerts.Alert {
 	at := time.Date(2025, 3, 1, 12, 0, 5, 123e6, time.UTC)
 	edges := []alerts.Edge{
@@ -26,5 +27,9 @@ func Sample() []alerts.Alert {
 			alerts.Alert{Kind: alerts.KindMatch, Query: q, MatchID: alerts.MatchID(q, edges[:1], false), Edges: edges[:1], First: 100, Last: 100, DetectedAt: at, Provisional: true},
 		)
 	}
-	return out
+	routed := out[0]
+	routed.Severity, routed.Labels = "page", map[string]string{"team": "fraud"}
+	routed.Annotations = map[string]string{"summary": "ring: a → b → c", "runbook_url": "https://runbooks.example/ring"}
+	routed.Source, routed.StatusURL = alerts.Source{Instance: "mw-0", Topic: "edges", Group: "motifwatch"}, "http://mw-0:9464/"
+	return append(out, routed)
 }

@@ -172,6 +172,7 @@ func printAlert(w io.Writer, r *kafka.AlertRecord) error {
 	if a.Description != "" {
 		fmt.Fprintf(&b, "  %s\n", termText(a.Description))
 	}
+	routing(&b, a)
 	switch a.Kind {
 	case alerts.KindMatch, alerts.KindIncident:
 		if a.Kind == alerts.KindIncident {
@@ -201,6 +202,39 @@ func printAlert(w io.Writer, r *kafka.AlertRecord) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// routing writes what a record carries for routing, when it does (older
+// records carry none of it):
+//
+//	severity page  team=fraud  from mw-0 (topic edges, group motifwatch)
+//	summary  money-ring: acct-1 → acct-2 → acct-3
+//	runbook_url  https://runbooks.example/money-ring
+//	status  http://mw-0:9464/
+func routing(b *strings.Builder, a *alerts.Alert) {
+	var head []string
+	if a.Severity != "" {
+		head = append(head, "severity "+termText(a.Severity))
+	}
+	for _, k := range slices.Sorted(maps.Keys(a.Labels)) {
+		head = append(head, termText(k+"="+a.Labels[k]))
+	}
+	if s := a.Source; s != (alerts.Source{}) {
+		head = append(head, termText(fmt.Sprintf("from %s (topic %s, group %s)", s.Instance, s.Topic, s.Group)))
+	}
+	if len(head) > 0 {
+		fmt.Fprintf(b, "  %s\n", strings.Join(head, "  "))
+	}
+	names := slices.Sorted(maps.Keys(a.Annotations))
+	if i := slices.Index(names, "summary"); i > 0 { // the summary first
+		names = append(append([]string{"summary"}, names[:i]...), names[i+1:]...)
+	}
+	for _, k := range names {
+		fmt.Fprintf(b, "  %s  %s\n", termText(k), termText(a.Annotations[k]))
+	}
+	if a.StatusURL != "" {
+		fmt.Fprintf(b, "  status  %s\n", termText(a.StatusURL))
+	}
 }
 
 // matchIDs writes the match ids an incident or rate_limited record

@@ -79,6 +79,38 @@ func TestAlertsCommandPrintsTopic(t *testing.T) {
 	}
 }
 
+// TestAlertsCommandPrintsRouting: a topic holding a record written
+// before severity, labels, annotations and source existed and one that
+// carries them prints both, the new one with its routing lines.
+func TestAlertsCommandPrintsRouting(t *testing.T) {
+	ctx, addrs := embedded(t, kafka.TopicSpec{Name: "motif-alerts", Partitions: 1})
+	routed := sampleMatch("new1")
+	routed.Severity, routed.Labels = "page", map[string]string{"team": "fraud"}
+	routed.Annotations = map[string]string{"summary": "money-ring: acct-1 → acct-2", "runbook_url": "https://rb/ring"}
+	routed.Source, routed.StatusURL = alerts.Source{Instance: "mw-0", Topic: "edges", Group: "motifwatch"}, "http://mw-0:9464/"
+	kafkatest.WriteAlerts(t, ctx, addrs, "motif-alerts", sampleMatch("old1"), routed)
+	var out, errOut testenv.SyncBuffer
+	if err := alertsCmd(ctx, &out, &errOut, "--brokers", addrs[0]); err != nil {
+		t.Fatalf("monitor alerts: %v\n%s", err, errOut.String())
+	}
+	old, nw, ok := strings.Cut(out.String(), "match  money-ring  new1")
+	if !ok || !strings.Contains(old, "match  money-ring  old1") {
+		t.Fatalf("output lacks the old and the new record:\n%s", out.String())
+	}
+	if strings.Contains(old, "severity") || strings.Contains(old, "status") {
+		t.Errorf("the old record prints routing lines it does not carry:\n%s", old)
+	}
+	want := "  money goes round\n" +
+		"  severity page  team=fraud  from mw-0 (topic edges, group motifwatch)\n" +
+		"  summary  money-ring: acct-1 → acct-2\n" +
+		"  runbook_url  https://rb/ring\n" +
+		"  status  http://mw-0:9464/\n" +
+		"  nodes  A=acct-1 (account) B=acct-2\n"
+	if !strings.Contains(nw, want) {
+		t.Errorf("the new record prints\n%s\nwant it to hold\n%s", nw, want)
+	}
+}
+
 // TestAlertsCommandFollow checks that --follow prints records written
 // after it started, and stops cleanly when interrupted.
 func TestAlertsCommandFollow(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/motifwatch/motifwatch/internal/testenv"
+	"github.com/motifwatch/motifwatch/mine"
 	"go.uber.org/goleak"
 )
 
@@ -80,7 +81,7 @@ func TestMineQueryFileCountsAndEnumerates(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var rep mineReport
+	var rep mine.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
@@ -128,7 +129,7 @@ func TestMineWorkersAgree(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		var rep mineReport
+		var rep mine.Report
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatal(err)
 		}

@@ -14,8 +14,9 @@ import (
 
 func newValidateCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "validate FILE",
-		Short: "Check a daemon config file and its queries",
+		Use:               "validate FILE",
+		ValidArgsFunction: yamlFiles,
+		Short:             "Check a daemon config file and its queries",
 		Long: `Check a config file of 'monitor run' the way the daemon reads it at start:
 strict decoding (unknown keys are errors), environment overrides
 (MONITOR_<SECTION>_<KEY>), every validation rule, the query files and inline
@@ -26,8 +27,8 @@ query delta plus window.allowed_lateness) and the brokers. Otherwise it
 prints every problem found, one per line with file, line and field, and
 exits with status 1. Settings that are allowed but unsafe (TLS without
 certificate checks, SASL plain allowed without TLS, a password in a file
-that group or others can read) are printed to stderr as warnings, without
-failing.`,
+that group or others can read, a query attribute that no CSV column holds)
+are printed to stderr as warnings, without failing.`,
 		Example: `  monitor validate config.yaml
   MONITOR_KAFKA_BROKERS=kafka-1:9092 monitor validate config.yaml`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -50,6 +51,11 @@ func runValidate(path string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, "warning:", w)
 		}
 		queries, _, err = daemon.Check(cfg)
+	}
+	if err == nil {
+		for _, w := range cfg.QueryWarnings(queries) {
+			fmt.Fprintln(stderr, "warning:", w)
+		}
 	}
 	if err != nil {
 		problems := leafErrors(err)
