@@ -9,6 +9,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -81,7 +82,7 @@ func BenchmarkSmallAgainstEngine(b *testing.B) {
 			for _, eng := range []struct {
 				name string
 				e    motif.Engine
-			}{{"count", NewEngine(motif.NewCPU(2), Options{Workers: 2})}, {"engine", motif.NewCPU(2)}} {
+			}{{"count", NewEngine(cpu.New(2), Options{Workers: 2})}, {"engine", cpu.New(2)}} {
 				b.Run(fmt.Sprintf("%v/delta=%d/%s", c, delta, eng.name), func(b *testing.B) {
 					cpu0 := cpuSeconds(b)
 					var matches int64
