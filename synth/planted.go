@@ -49,6 +49,11 @@ queries:
     not:
       - B -> A
     where: amount > 1000
+    severity: page
+    labels: {team: fraud}
+    annotations:
+      summary: "{{ .Query }}: {{ .A }} → {{ .B }} → {{ .C }} from {{ .First }}"
+      runbook_url: https://runbooks.example/{{ .Query }}
   - name: fan-in
     description: four distinct accounts each pay one account 500 or more within a minute
     delta: 1m
@@ -59,6 +64,10 @@ queries:
       - S4 -> T
     where: amount >= 500
     group_by: [T]           # one incident per paid account: a planted fan-in is up to 15 matches
+    severity: ticket
+    labels: {team: fraud}
+    annotations:
+      summary: "{{ .Query }}: payments into {{ .T }} from {{ .First }}"
   - name: quick-return
     description: a payment over 1000 comes straight back, minus at most a fee, within two minutes
     delta: 2m
@@ -68,6 +77,9 @@ queries:
     where:
       - amount > 1000
       - e2.amount <= e1.amount
+    severity: info
+    annotations:
+      summary: "{{ .Query }}: {{ .A }} → {{ .B }} → {{ .A }} at {{ .Last }}"
 `
 
 // FeedConfig shapes a Feed. The zero value of each field is taken

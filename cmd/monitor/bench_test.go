@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/motifwatch/motifwatch/bench"
 	"github.com/motifwatch/motifwatch/daemon"
+	"github.com/motifwatch/motifwatch/mine"
 )
 
 // TestBenchCountsEqualMine runs monitor bench on a small synthetic file
@@ -19,7 +21,7 @@ import (
 // same count as monitor mine on the same file.
 func TestBenchCountsEqualMine(t *testing.T) {
 	dir := t.TempDir()
-	recs, err := benchRecords(benchOptions{edges: 5000, seed: 3}, os.Stderr)
+	recs, err := bench.Records(bench.Options{Edges: 5000, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +30,7 @@ func TestBenchCountsEqualMine(t *testing.T) {
 		fmt.Fprintf(&b, "%s %s %d\n", r.Src, r.Dst, r.T)
 	}
 	graph, queries := filepath.Join(dir, "g.txt"), filepath.Join(dir, "q.yaml")
-	text, err := everestQueries(3600)
+	text, err := bench.EverestQueries(3600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestBenchCountsEqualMine(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench: exit %d: %s", code, errOut)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bench output is not JSON: %v\n%s", err, out)
 	}
@@ -55,12 +57,12 @@ func TestBenchCountsEqualMine(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("mine: exit %d: %s", code, errOut)
 	}
-	var mine mineReport
-	if err := json.Unmarshal([]byte(out), &mine); err != nil {
+	var mined mine.Report
+	if err := json.Unmarshal([]byte(out), &mined); err != nil {
 		t.Fatalf("mine output is not JSON: %v\n%s", err, out)
 	}
 	total := 0.0
-	for _, q := range mine.Queries {
+	for _, q := range mined.Queries {
 		if got := rep.Matches[q.Name]; got != float64(q.Matches) {
 			t.Errorf("%s: bench mined %v; mine counts %d", q.Name, got, q.Matches)
 		}
@@ -125,7 +127,7 @@ func TestBenchSkewedBacklogNothingLate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench: exit %d: %s", code, errOut)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bench output is not JSON: %v\n%s", err, out)
 	}
@@ -139,14 +141,54 @@ func TestBenchSkewedBacklogNothingLate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("mine: exit %d: %s", code, errOut)
 	}
-	var mine mineReport
-	if err := json.Unmarshal([]byte(out), &mine); err != nil {
+	var mined mine.Report
+	if err := json.Unmarshal([]byte(out), &mined); err != nil {
 		t.Fatalf("mine output is not JSON: %v\n%s", err, out)
 	}
-	for _, q := range mine.Queries {
+	for _, q := range mined.Queries {
 		if got := rep.Matches[q.Name]; got != float64(q.Matches) || q.Matches == 0 {
 			t.Errorf("%s: bench mined %v; mine counts %d (want equal, not 0)", q.Name, got, q.Matches)
 		}
 	}
 	t.Logf("%d batches, %.0f edges/s", rep.Batches, rep.EdgesPerSecond)
+}
+
+// TestBenchStageSharesAreLabelled: stages that run on every partition at
+// once are printed as busy time per wall time, per partition too, and the
+// serial lanes are summed apart (issue 26.6: "fetch 394%" read as a share
+// of the wall time).
+func TestBenchStageSharesAreLabelled(t *testing.T) {
+	rep := &bench.Report{Edges: 1000, Partitions: 4, Seconds: 1, Matches: map[string]float64{}}
+	for _, s := range []struct {
+		name string
+		secs float64
+	}{{"fetch", 3.94}, {"decode", 0.4}, {"reorder", 0.3}, {"window", 0.1}, {"device_sync", 0}, {"mine", 0.5},
+		{"alert_write", 0.1}, {"commit", 0.05}, {"mine_wait", 0.2}} {
+		rep.Stages = append(rep.Stages, bench.Stage{Stage: s.name, Seconds: s.secs, Share: s.secs})
+	}
+	var b strings.Builder
+	if err := printBench(&b, "table", rep); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, l := range strings.Split(b.String(), "\n") {
+		f := strings.Fields(l)
+		if len(f) > 0 {
+			rows[f[0]] = strings.Join(f, " ")
+		}
+	}
+	for first, want := range map[string]string{
+		"fetch":     "fetch [intake, concurrent] 3.940 394.0% busy (98.5% per partition)",
+		"reorder":   "reorder [pipeline, serial] 0.300 30.0%",
+		"mine_wait": "mine_wait [pipeline, serial] 0.200 20.0%",
+		"pipeline":  "pipeline lane, serial sum 0.500 50.0%",
+		"batch":     "batch lane, serial sum 0.750 75.0%",
+	} {
+		if rows[first] != want {
+			t.Errorf("row %q; want %q\n%s", rows[first], want, b.String())
+		}
+	}
+	if !strings.Contains(b.String(), "summed over the 4 partitions") {
+		t.Errorf("no note on what the concurrent shares mean:\n%s", b.String())
+	}
 }

@@ -11,9 +11,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/motifwatch/motifwatch/config"
+	"github.com/motifwatch/motifwatch/gpmrun"
+	"github.com/motifwatch/motifwatch/mine"
 )
 
 // In-process tests of the command line: execute runs the cobra commands
@@ -165,7 +166,7 @@ func TestEngineFlagsAgree(t *testing.T) {
 func TestMineTableCSVAndTotal(t *testing.T) {
 	args := []string{"mine", "--synthetic", "20000", "--motif", "M1,M4", "--delta", "1h", "--progress", "0"}
 	js, _, code := run(t, append(args, "--format", "json")...)
-	var rep mineReport
+	var rep mine.Report
 	if code != 0 || json.Unmarshal([]byte(js), &rep) != nil || len(rep.Queries) != 2 {
 		t.Fatalf("json: exit %d, %s", code, js)
 	}
@@ -174,10 +175,11 @@ func TestMineTableCSVAndTotal(t *testing.T) {
 		t.Fatalf("M1 has %d matches; the check of thousands separators needs more than 1,000", m1)
 	}
 	table, _, _ := run(t, args...)
-	for _, want := range []string{"M1     1h     " + grouped(m1), "TOTAL         " + grouped(m1+m4)} {
-		if !strings.Contains(table, want) {
-			t.Errorf("table lacks %q:\n%s", want, table)
-		}
+	if want := "M1     1h     " + grouped(m1); !strings.Contains(table, want) {
+		t.Errorf("table lacks %q:\n%s", want, table)
+	}
+	if strings.Contains(table, "TOTAL") {
+		t.Errorf("table totals M1 and M4, unrelated motifs:\n%s", table)
 	}
 	out, _, code := run(t, append(args, "--format", "csv")...)
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
@@ -187,10 +189,30 @@ func TestMineTableCSVAndTotal(t *testing.T) {
 	}
 }
 
+// TestMineTotalsWithinAFamily: the table's TOTAL row adds up distinct
+// shapes of one family only (issue 26.6: M1 + M4 + M4-A was totalled).
+func TestMineTotalsWithinAFamily(t *testing.T) {
+	args := []string{"mine", "--synthetic", "20000", "--delta", "1h", "--progress", "0"}
+	table, _, code := run(t, append(args, "--motif", "M1,M4,M4-A")...)
+	if code != 0 || strings.Contains(table, "TOTAL") {
+		t.Errorf("M1,M4,M4-A (exit %d): a TOTAL of unrelated motifs:\n%s", code, table)
+	}
+	js, _, code := run(t, append(args, "--motif", "M1,snap-1-1,snap-5-5", "--format", "json")...)
+	var rep mine.Report
+	if code != 0 || json.Unmarshal([]byte(js), &rep) != nil || len(rep.Queries) != 3 {
+		t.Fatalf("json: exit %d, %s", code, js)
+	}
+	table, _, _ = run(t, append(args, "--motif", "M1,snap-1-1,snap-5-5")...)
+	want := "TOTAL snap-* " + grouped(rep.Queries[1].Matches+rep.Queries[2].Matches) + " "
+	if !strings.Contains(strings.Join(strings.Fields(table), " "), want) || strings.Count(table, "TOTAL") != 1 {
+		t.Errorf("table lacks %q (and no other TOTAL):\n%s", want, table)
+	}
+}
+
 func TestSnap3GridIsLabelled(t *testing.T) {
 	args := []string{"mine", "--synthetic", "3000", "--snap3", "--delta", "1h", "--progress", "0"}
 	js, _, code := run(t, append(args, "--format", "json")...)
-	var rep mineReport
+	var rep mine.Report
 	if code != 0 || json.Unmarshal([]byte(js), &rep) != nil || len(rep.SNAP3) != 6 {
 		t.Fatalf("json: exit %d, %s", code, js)
 	}
@@ -230,7 +252,7 @@ func TestGpmCSVAndSeparators(t *testing.T) {
 	g := writeTemp(t, "ring.txt", b.String())
 	args := []string{"gpm", "--graph", g, "--app", "motif", "-k", "4", "--progress", "0"}
 	js, _, code := run(t, append(args, "--format", "json")...)
-	var rep gpmReport
+	var rep gpmrun.Report
 	if code != 0 || json.Unmarshal([]byte(js), &rep) != nil || rep.Total < 1000 {
 		t.Fatalf("json: exit %d, %s", code, js)
 	}
@@ -319,26 +341,6 @@ func TestConfigDefaultsAndMotifs(t *testing.T) {
 		if code != 0 || !slices.Contains(lines, want) {
 			t.Errorf("motifs lacks %q:\n%s", want, out)
 		}
-	}
-}
-
-func TestProgressLine(t *testing.T) {
-	got := progressLine("mining M1 (root edges)", 250, 1000, 1234567, true, "matches", 3*time.Second)
-	want := "mining M1 (root edges): 25.0%, 1,234,567 matches so far, 3s, ETA 9s"
-	if got != want {
-		t.Errorf("progressLine = %q; want %q", got, want)
-	}
-	got = progressLine("gpm", 0, 10, 0, false, "subgraphs", 1500*time.Millisecond)
-	if want := "gpm: 0.0%, 1.5s"; got != want {
-		t.Errorf("progressLine at the start = %q; want %q (no ETA yet, no count)", got, want)
-	}
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567", 3979317: "3,979,317"} {
-		if got := grouped(n); got != want {
-			t.Errorf("grouped(%d) = %q; want %q", n, got, want)
-		}
-	}
-	if got := grouped(uint64(18446744073709551615)); got != "18,446,744,073,709,551,615" {
-		t.Errorf("grouped(max uint64) = %q", got)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/mine"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 	"github.com/motifwatch/motifwatch/window"
@@ -102,7 +103,7 @@ func TestMineExtremeTimestamps(t *testing.T) {
 			if n := strings.Count(errOut, "(motif/count3)"); n != 6 {
 				t.Fatalf("%s, delta %d: %d of the 6 queries counted by motif/count3; want all:\n%s", g.name, delta, n, errOut)
 			}
-			var rep mineReport
+			var rep mine.Report
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
 				t.Fatalf("%s, delta %d: output is not JSON: %v\n%s", g.name, delta, err, out)
 			}
@@ -125,7 +126,7 @@ func TestMineExtremeTimestamps(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("%s, delta %d: mine --snap3 exited %d:\n%s", g.name, delta, code, errOut)
 			}
-			rep = mineReport{}
+			rep = mine.Report{}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.SNAP3) != 6 {
 				t.Fatalf("%s, delta %d: no grid in the output (%v):\n%s", g.name, delta, err, out)
 			}

@@ -14,9 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/motifwatch/motifwatch/engine"
 	"github.com/motifwatch/motifwatch/gpm"
-	"github.com/motifwatch/motifwatch/gpu"
+	"github.com/motifwatch/motifwatch/gpmrun"
 	"github.com/motifwatch/motifwatch/internal/backend"
 )
 
@@ -62,7 +61,9 @@ The file is parsed on every CPU, and the parsed graph kept in a binary cache
 directory) that later runs load while the file is unchanged.
 
 Progress lines (stderr) show the share of root vertices started, the
-subgraphs counted so far and an ETA (roots differ in work: a rough one).
+subgraphs counted so far and an ETA while the recent rate holds steady
+("ETA unknown" otherwise: roots differ in work), and warn once when the
+count explodes past what the graph's size suggests.
 Ctrl-C prints the counts so far, marked partial, and exits with status 130.`,
 		Example: `  monitor gpm --graph citeseer.edgelist --app motif -k 4
   monitor gpm --graph citeseer.edgelist --app clique -k 12 --format json
@@ -91,55 +92,6 @@ Ctrl-C prints the counts so far, marked partial, and exits with status 130.`,
 	f.StringVar(&o.memoryLimit, "memory-limit", "", "bound on the enumeration arrays, e.g. 512MiB or 8GiB (default: CPU 4GiB, GPU half the device)")
 	o.cache.add(f)
 	return cmd
-}
-
-// gpmReport is the output of `monitor gpm`.
-type gpmReport struct {
-	Graph     string          `json:"graph"`
-	Vertices  int             `json:"vertices"`
-	Edges     int64           `json:"edges"`
-	MaxDegree int             `json:"max_degree"`
-	App       string          `json:"app"`
-	K         int             `json:"k"`
-	Backend   backend.Backend `json:"backend"`
-	Workers   int             `json:"workers"`
-	Balance   bool            `json:"balance"`
-	Total     uint64          `json:"total"`
-	Patterns  []gpmPattern    `json:"patterns"`
-	// Partial: interrupted (Ctrl-C); the counts are those found so far.
-	Partial     bool          `json:"partial,omitempty"`
-	Subgraphs   []gpmSubgraph `json:"subgraphs,omitempty"`
-	Truncated   bool          `json:"truncated,omitempty"`
-	LoadSeconds float64       `json:"load_seconds"`
-	// Cache is how the graph cache served the load (hit, written, rebuilt
-	// and why; empty when off).
-	Cache string `json:"cache,omitempty"`
-	// BytesPerEdge is the graph's host memory (CSR and names) per edge;
-	// PeakRSS the process's peak resident set size so far.
-	BytesPerEdge float64         `json:"bytes_per_edge"`
-	PeakRSS      int64           `json:"peak_rss_bytes"`
-	Seconds      float64         `json:"seconds"`
-	Stats        gpmStatsSection `json:"stats"`
-
-	enumerated bool
-}
-
-type gpmPattern struct {
-	Name  string `json:"name,omitempty"`
-	Edges string `json:"edges"`
-	Count uint64 `json:"count"`
-}
-
-type gpmSubgraph struct {
-	Vertices []string `json:"vertices"`
-	Pattern  string   `json:"pattern"`
-}
-
-type gpmStatsSection struct {
-	Traversals     uint64 `json:"traversals"`
-	Rebalances     int64  `json:"rebalances"`
-	Moved          int64  `json:"moved"`
-	FootprintBytes int64  `json:"footprint_bytes"`
 }
 
 func (o *gpmOptions) check() (gpm.App, bool, int64, error) {
@@ -205,115 +157,58 @@ func parseBytes(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// engine builds the engine of --backend: with auto, the GPU when one
-// opens, else the CPU with a warning on stderr.
-func (o *gpmOptions) engine(balance bool, limit int64, stderr io.Writer) (gpm.Engine, func() error, error) {
-	device := 0
-	if len(o.devices) == 1 {
-		device = o.devices[0]
-	}
-	e, closeEngine, err := engine.GPM(o.backend,
-		gpu.GPMOptions{Device: device, Warps: o.workers, Balance: balance, Threshold: o.threshold, MemoryLimit: limit,
-			LiteralCliques: o.cliques == "dm"},
-		gpm.CPUOptions{Workers: o.workers, Balance: balance, Threshold: o.threshold, MemoryLimit: limit,
-			LiteralCliques: o.cliques == "dm"},
-		func(reason error) {
-			fmt.Fprintf(stderr, "gpm --backend auto: no usable GPU (%v); counting on the CPU\n", reason)
-		})
-	if err != nil {
-		return nil, nil, fmt.Errorf("gpm --backend gpu: %w", err)
-	}
-	return e, closeEngine, nil
-}
-
 func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
 	app, balance, limit, err := o.check()
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	opts := gpm.LoadOptions{}
-	opts.CacheDir, opts.CacheMin = o.cache.where()
-	g, st, err := gpm.LoadFile(o.graph, opts)
-	if err != nil {
-		return err
+	device := 0
+	if len(o.devices) == 1 {
+		device = o.devices[0]
 	}
-	if ctx.Err() != nil {
-		return interruptedError{fmt.Errorf("gpm: interrupted while loading %s: nothing counted", o.graph)}
-	}
-	rep := &gpmReport{Graph: o.graph, Vertices: g.N(), Edges: g.M(), MaxDegree: g.MaxDegree(), App: string(app),
-		K: o.k, Backend: o.backend, Balance: balance, LoadSeconds: time.Since(start).Seconds(), Cache: st.Cache,
-		BytesPerEdge: float64(g.Bytes()) / float64(max(g.M(), 1)), PeakRSS: peakRSS()}
-	header, cache := "", ""
-	if st.Header {
-		header = fmt.Sprintf(", header \"%d %d\"", st.HeaderV, st.HeaderE)
-	}
-	if st.Cache != "" {
-		cache = ", cache " + st.Cache
-	}
-	fmt.Fprintf(stderr, "loaded %s: %d vertices, %d edges (%d duplicate and %d self-loop lines dropped%s), max degree %d, in %.2fs, %.0f bytes/edge%s\n",
-		o.graph, g.N(), g.M(), st.Duplicates, st.SelfLoops, header, g.MaxDegree(), rep.LoadSeconds, rep.BytesPerEdge, cache)
-
-	eng, closeEngine, err := o.engine(balance, limit, stderr)
-	if err != nil {
-		return err
-	}
-	defer closeEngine()
-	job := gpm.Job{App: app, K: o.k, Enumerate: o.enumerate, Progress: new(gpm.Progress)}
-	rep.enumerated = o.enumerate > 0
+	opts := gpmrun.Options{Graph: o.graph, App: app, K: o.k, Enumerate: o.enumerate,
+		Backend: o.backend, Device: device, Workers: o.workers, Balance: balance, Threshold: o.threshold,
+		MemoryLimit: limit, LiteralCliques: o.cliques == "dm", Progress: o.progress, Log: stderr}
+	opts.Load.CacheDir, opts.Load.CacheMin = o.cache.where()
+	// Enumerated subgraphs stream out as found (JSON keeps them in the
+	// report), under a header written before the first.
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	if o.enumerate > 0 {
+	headed := false
+	header := func() {
+		if o.enumerate == 0 || headed {
+			return
+		}
+		headed = true
 		switch o.format {
 		case "table":
 			fmt.Fprintln(tw, "VERTICES\tPATTERN")
 		case "csv":
 			fmt.Fprintln(stdout, "vertices,pattern")
 		}
-		// The sink streams: in table mode nothing is kept; in JSON mode at
-		// most --enumerate subgraphs.
-		job.Sink = func(s gpm.Subgraph) error {
-			names := make([]string, len(s.Vertices))
-			for i, v := range s.Vertices {
-				names[i] = g.Name(v)
+	}
+	if o.enumerate > 0 && o.format != "json" {
+		opts.OnSubgraph = func(s gpmrun.Subgraph) error {
+			header()
+			if o.format == "csv" {
+				return writeCSV(stdout, strings.Join(s.Vertices, " "), s.Pattern)
 			}
-			switch o.format {
-			case "json":
-				rep.Subgraphs = append(rep.Subgraphs, gpmSubgraph{Vertices: names, Pattern: s.Pattern.String()})
-				return nil
-			case "csv":
-				return writeCSV(stdout, strings.Join(names, " "), s.Pattern.String())
-			}
-			_, err := fmt.Fprintf(tw, "%s\t%s\n", strings.Join(names, " "), s.Pattern)
+			_, err := fmt.Fprintf(tw, "%s\t%s\n", strings.Join(s.Vertices, " "), s.Pattern)
 			return err
 		}
 	}
-	t0 := time.Now()
-	_, counts := eng.(*gpm.CPU) // the GPU engine reports its counts at the end
-	stop := everyTick(o.progress, func() {
-		fmt.Fprintln(stderr, progressLine(fmt.Sprintf("gpm %s k=%d (root vertices)", app, o.k), job.Progress.Roots.Load(), int64(g.N()),
-			job.Progress.Found.Load(), counts, "subgraphs", time.Since(t0)))
-	})
-	res, err := eng.Run(ctx, g, job)
-	stop()
+	rep, err := gpmrun.Run(ctx, opts)
 	switch {
-	case err != nil && ctx.Err() != nil && res == nil:
-		return interruptedError{fmt.Errorf("gpm: interrupted after %.2fs; the %s engine keeps no partial counts", time.Since(t0).Seconds(), o.backend)}
-	case err != nil && ctx.Err() == nil:
+	case err != nil && ctx.Err() != nil:
+		return interruptedError{err}
+	case err != nil:
 		return err
 	}
-	rep.Partial = err != nil
-	rep.Seconds = time.Since(t0).Seconds()
-	rep.Backend, rep.Workers, rep.Total, rep.Truncated = res.Stats.Backend, res.Stats.Workers, res.Total, res.Stopped
-	rep.Stats = gpmStatsSection{Traversals: res.Stats.Traversals, Rebalances: res.Stats.Rebalances, Moved: res.Stats.Moved,
-		FootprintBytes: res.Stats.Footprint}
-	for _, pc := range res.Patterns {
-		rep.Patterns = append(rep.Patterns, gpmPattern{Name: pc.Pattern.Name(), Edges: pc.Pattern.EdgeList(), Count: pc.Count})
-	}
-	if err := printGpm(tw, stdout, o.format, rep); err != nil {
+	header()
+	if err := printGpm(tw, stdout, o.format, o.enumerate > 0, rep); err != nil {
 		return err
 	}
 	if rep.Partial {
-		return interruptedError{fmt.Errorf("gpm: interrupted after %.2fs: the counts above are partial", time.Since(t0).Seconds())}
+		return interruptedError{fmt.Errorf("gpm: interrupted after %.2fs: the counts above are partial", rep.Seconds)}
 	}
 	plus := ""
 	if rep.Truncated {
@@ -325,14 +220,14 @@ func runGpm(ctx context.Context, o gpmOptions, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func printGpm(tw *tabwriter.Writer, stdout io.Writer, format string, r *gpmReport) error {
+func printGpm(tw *tabwriter.Writer, stdout io.Writer, format string, enumerated bool, r *gpmrun.Report) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	case "csv":
-		if r.enumerated {
+		if enumerated {
 			fmt.Fprintln(stdout) // after the streamed subgraphs
 		}
 		if err := writeCSV(stdout, "pattern", "edges", "count"); err != nil {
@@ -345,7 +240,7 @@ func printGpm(tw *tabwriter.Writer, stdout io.Writer, format string, r *gpmRepor
 		}
 		return writeCSV(stdout, "TOTAL", "", strconv.FormatUint(r.Total, 10))
 	}
-	if r.enumerated {
+	if enumerated {
 		fmt.Fprintln(tw) // after the streamed subgraphs
 	}
 	fmt.Fprintln(tw, "PATTERN\tEDGES\tCOUNT")

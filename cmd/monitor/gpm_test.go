@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/motifwatch/motifwatch/gpmrun"
 	"github.com/motifwatch/motifwatch/gpu"
 )
 
@@ -56,7 +57,7 @@ func TestGpmCliquesToTwelve(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("k=%s: exit %d: %s", k, code, errOut)
 			}
-			var r gpmReport
+			var r gpmrun.Report
 			if err := json.Unmarshal([]byte(out), &r); err != nil {
 				t.Fatalf("k=%s: output is not JSON: %v\n%s", k, err, out)
 			}
@@ -76,7 +77,7 @@ func TestGpmEnumerate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var r gpmReport
+	var r gpmrun.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestGpmCache(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		var r gpmReport
+		var r gpmrun.Report
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatal(err)
 		}

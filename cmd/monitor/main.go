@@ -106,6 +106,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newConfigCmd())
 	root.AddCommand(newMotifsCmd())
 	root.AddCommand(newVersionCmd())
+	registerCompletions(root)
 	return root
 }
 

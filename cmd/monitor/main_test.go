@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/motifwatch/motifwatch/mine"
 )
 
 // TestMain lets the test binary act as the monitor command: tests re-run
@@ -79,7 +81,7 @@ func TestMineQueryFileCountsAndEnumerates(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var rep mineReport
+	var rep mine.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
@@ -127,7 +129,7 @@ func TestMineWorkersAgree(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		var rep mineReport
+		var rep mine.Report
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatal(err)
 		}

@@ -1,11 +1,6 @@
 package main
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-	"time"
-)
+import "github.com/motifwatch/motifwatch/internal/progress"
 
 // Output helpers shared by mine and gpm.
 
@@ -13,65 +8,4 @@ import (
 var formats = []string{"table", "json", "csv"}
 
 // grouped writes n with thousands separators: 3979317 → "3,979,317".
-func grouped[T int64 | uint64 | int](n T) string {
-	s := strconv.FormatInt(int64(n), 10)
-	if _, ok := any(n).(uint64); ok {
-		s = strconv.FormatUint(uint64(n), 10)
-	}
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// progressLine is one progress line of a long run: the share done, the
-// count so far (when the engine reports one), the time taken and the
-// estimated time left, from the share done so far.
-func progressLine(what string, done, total, found int64, counts bool, noun string, elapsed time.Duration) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %.1f%%", what, 100*float64(done)/float64(max(total, 1)))
-	if counts {
-		fmt.Fprintf(&b, ", %s %s so far", grouped(found), noun)
-	}
-	fmt.Fprintf(&b, ", %s", elapsed.Round(100*time.Millisecond))
-	if done > 0 && done < total {
-		left := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
-		fmt.Fprintf(&b, ", ETA %s", left.Round(time.Second))
-	}
-	return b.String()
-}
-
-// everyTick calls fn every interval until the returned stop is called
-// (which waits for a running fn); interval 0 never calls it.
-func everyTick(interval time.Duration, fn func()) (stop func()) {
-	if interval <= 0 {
-		return func() {}
-	}
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				fn()
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-	}
-}
+func grouped[T int64 | uint64 | int](n T) string { return progress.Grouped(n) }

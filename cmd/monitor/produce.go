@@ -242,7 +242,9 @@ func (o *produceOptions) load(stderr io.Writer) (*window.Window, error) {
 	if err != nil {
 		return nil, err
 	}
-	warnLoaded(stderr, o.file, st, o.timeUnit)
+	for _, l := range st.Warnings(o.file, o.timeUnit) {
+		fmt.Fprintln(stderr, l)
+	}
 	fmt.Fprintf(stderr, "loaded %s: %d edges (%d self-loops dropped) in %.2fs\n",
 		o.file, w.Len(), st.SelfLoops, time.Since(start).Seconds())
 	return w, nil

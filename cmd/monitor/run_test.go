@@ -29,6 +29,7 @@ import (
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
+	"github.com/motifwatch/motifwatch/mine"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -66,13 +67,8 @@ type expectation struct {
 
 func mineExpectation(t *testing.T, graph, queries string) expectation {
 	t.Helper()
-	var out bytes.Buffer
-	o := mineOptions{graph: graph, queries: []string{queries}, enumerate: 1 << 40, format: "json", timeUnit: time.Second}
-	if err := runMine(context.Background(), o, &out, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	var rep mineReport
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+	rep, err := mine.Run(context.Background(), mine.Options{Graph: graph, QueryFiles: []string{queries}, Enumerate: 1 << 40})
+	if err != nil {
 		t.Fatal(err)
 	}
 	exp := expectation{ids: map[string]bool{}, counts: map[string]int64{}}

@@ -14,8 +14,9 @@ import (
 
 func newValidateCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "validate FILE",
-		Short: "Check a daemon config file and its queries",
+		Use:               "validate FILE",
+		ValidArgsFunction: yamlFiles,
+		Short:             "Check a daemon config file and its queries",
 		Long: `Check a config file of 'monitor run' the way the daemon reads it at start:
 strict decoding (unknown keys are errors), environment overrides
 (MONITOR_<SECTION>_<KEY>), every validation rule, the query files and inline

@@ -1,6 +1,8 @@
 // Package layering holds no code, only tests of the import graph:
 //   - the packages that compute (window, motif, gpm, gpu, engine, synth,
-//     ingest, stream, alerts, config) never reach a network client;
+//     ingest, stream, alerts, config) and the batch runners (mine,
+//     gpmrun) never reach a network client;
+//   - only the commands import the runners (mine, gpmrun, bench);
 //   - Kafka's client libraries are imported by kafka alone (and its test
 //     harness kafkatest); among tests, only those of kafka and cmd/monitor
 //     import them (the end-to-end tests play the outside world: an

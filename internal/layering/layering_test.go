@@ -71,14 +71,15 @@ func deps(t *testing.T, patterns ...string) []pkg {
 }
 
 // TestComputeReachesNoNetworkClient: nothing below the daemon and the
-// commands imports a network client. No Kafka or RPC client is among
+// commands imports a network client, nor do the batch runners (mine,
+// gpmrun): mining a file never talks to Kafka. No Kafka or RPC client is among
 // their dependencies at all; net/http may be linked in by third-party
 // libraries that use its types (the Prometheus client for its text
 // format and expvar collector, viper's afero for http.FileSystem), but no
 // package of ours imports it: the daemon alone serves HTTP.
 func TestComputeReachesNoNetworkClient(t *testing.T) {
 	var patterns []string
-	for _, p := range []string{"window", "motif/...", "gpm/...", "gpu", "engine", "synth", "ingest", "stream", "alerts", "config"} {
+	for _, p := range []string{"window", "motif/...", "gpm/...", "gpu", "engine", "synth", "ingest", "stream", "alerts", "config", "mine", "gpmrun"} {
 		patterns = append(patterns, module+p)
 	}
 	reached := map[string]bool{}
@@ -274,6 +275,28 @@ func TestKafkaClientInTestsOnlyWhereKafkaIsSpoken(t *testing.T) {
 			for _, lib := range kafkaLibs {
 				if under(imp, lib) {
 					t.Errorf("a test of %s imports %s: tests outside %v reach Kafka through kafkatest", p, imp, kafkaSpeakers)
+				}
+			}
+		}
+	}
+}
+
+// runners are the commands' bodies: `monitor mine`, `gpm` and `bench`
+// without the command line.
+var runners = []string{module + "mine", module + "gpmrun", module + "bench"}
+
+// TestRunnersOnlyUnderCmd: the runners sit at the top, beside the daemon:
+// only the commands import them, so no engine, loader or the daemon
+// comes to depend on a batch run's orchestration.
+func TestRunnersOnlyUnderCmd(t *testing.T) {
+	for _, p := range deps(t, module+"...") {
+		if !strings.HasPrefix(p.path, module) || strings.HasPrefix(p.path, module+"cmd/") {
+			continue
+		}
+		for _, imp := range p.imports {
+			for _, r := range runners {
+				if imp == r {
+					t.Errorf("%s imports %s: only the commands may", p.path, imp)
 				}
 			}
 		}
