@@ -98,12 +98,13 @@ func Run(ctx context.Context, o Options) error {
 	}
 	log.Info("HTTP connections capped", "max_connections", maxConns, "open_files_limit", nofile, "read_header_timeout", mc.ReadHeaderTimeout,
 		"write_timeout", mc.WriteTimeout, "idle_timeout", mc.IdleTimeout)
+	build := buildinfo.Read()
 	board := newStatusBoard(schema.TimeUnit, EngineStatus{}, nil)
-	board.state = ready.state
+	board.state, board.conditions, board.unreachable = ready.state, ready.conditions, ready.unreachable
+	board.gather, board.header = reg, headerStatus(cfg, build)
 	httpSrv.handleStatus(board)
 	httpSrv.start()
 	defer httpSrv.stop(time.Second)
-	build := buildinfo.Read()
 	log.Info("motifwatch starting", "version", build.String(), "metrics", httpSrv.Addr(), "brokers", cfg.Kafka.Brokers)
 	if o.Listening != nil {
 		o.Listening(httpSrv.Addr())
@@ -156,6 +157,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer k.close()
 	brokers, transport := k.brokers, k.transport
+	board.setBrokers(brokers)
 	alertRetry := newRetrier(opAlertWrite, log, ready, pm) // the sink reports its retries to it
 	sink, err := newSink(cfg, o.Stdout, brokers, transport, log, alertRetry)
 	if err != nil {
@@ -228,6 +230,7 @@ func Run(ctx context.Context, o Options) error {
 	// files hold a set in effect again: an operator's change that did not
 	// take must not pass unseen.
 	watcher.Settled = func(result string, err error) {
+		board.reloaded(result, err)
 		if result != config.ReloadRestored {
 			pm.reloads.WithLabelValues(result).Inc()
 		}
@@ -284,6 +287,10 @@ func Run(ctx context.Context, o Options) error {
 	{
 		lctx, cancel := context.WithCancel(ctx)
 		g.Add(func() error { return lookout.watch(lctx) }, func(error) { cancel() })
+	}
+	{
+		hctx, cancel := context.WithCancel(ctx)
+		g.Add(func() error { return board.sampleEvery(hctx, historyStep) }, func(error) { cancel() })
 	}
 	if every := cfg.Log.StatusInterval; every > 0 {
 		sctx, cancel := context.WithCancel(ctx)

@@ -37,9 +37,10 @@
 // query update, a gpm snapshot, partitions changing, a full dead-letter
 // queue, the end). A fetcher goroutine feeds it records, the query
 // watcher sends it new query sets, and the HTTP server reads metrics,
-// readiness and the status board (status.go: the status page at /,
+// readiness and the status board (status.go: the status console at /,
 // /api/status, and the periodic status line, fed by the pipeline after
-// every batch). Every actor is started and stopped by one run group;
+// every batch, with the rest read from the metrics registry and a history
+// sampled every 5 s: status_history.go). Every actor is started and stopped by one run group;
 // SIGTERM finishes the batch in hand, flushes alerts, commits offsets
 // (with the state a restart needs in the commit metadata) and exits
 // within the shutdown timeout.

@@ -212,6 +212,23 @@ func (h *health) conditions() map[string]string {
 	return maps.Clone(h.degraded)
 }
 
+// unreachable reports whether the brokers do not answer (the start still
+// connecting, or the probe or the fetches failing), with the last error:
+// the status page shows every lag as unknown then.
+func (h *health) unreachable() (bool, string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, op := range []string{opProbe, opFetch} {
+		if err := h.failing[op]; err != nil {
+			return true, fmt.Sprintf("kafka %s failing: %v", op, err)
+		}
+	}
+	if h.connecting {
+		return true, "connecting: no answer from the brokers yet"
+	}
+	return false, ""
+}
+
 func (h *health) readyLocked() (bool, string) {
 	if h.connecting {
 		if err := h.failing[opProbe]; err != nil {

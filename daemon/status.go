@@ -11,15 +11,19 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/config"
 	"github.com/motifwatch/motifwatch/engine"
+	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/buildinfo"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
 // recentAlerts is how many of the last alert records the status page
-// shows.
-const recentAlerts = 25
+// shows (enough that filtering by query leaves some).
+const recentAlerts = 100
 
 // rateSpan is the span over which the status page's rates are taken.
 const rateSpan = time.Minute
@@ -49,6 +53,20 @@ type statusBoard struct {
 	buffered       int
 	samples        []statusSample // newest last, spanning about rateSpan
 	recent         []alerts.Alert // newest last
+	lastMatch      map[string]time.Time
+
+	// The console's sources besides the pipeline's batches, set before
+	// the HTTP server starts (daemon.go): the metrics registry (input
+	// health, per query and per partition figures, batch latency), the
+	// degraded conditions in force, whether the brokers are unreachable
+	// (lag is unknown then, never 0), the header.
+	gather      prometheus.Gatherer
+	conditions  func() map[string]string
+	unreachable func() (bool, string)
+	header      HeaderStatus
+	reload      *ReloadStatus
+	hist        *historyRing
+	histPrev    *historyTotals
 }
 
 // statusSample is the running totals at one moment, for rates.
@@ -62,7 +80,40 @@ func newStatusBoard(tick time.Duration, engine EngineStatus, now func() time.Tim
 	if now == nil {
 		now = time.Now
 	}
-	return &statusBoard{now: now, started: now(), tick: tick, engine: engine, matches: map[string]int64{}}
+	started := now()
+	// The first sample's rates are since the start, from zero: the
+	// registry is the daemon's own, its counters start with it.
+	return &statusBoard{now: now, started: started, tick: tick, engine: engine, matches: map[string]int64{},
+		lastMatch: map[string]time.Time{}, hist: newHistoryRing(), histPrev: &historyTotals{at: started}}
+}
+
+// setBrokers records the brokers the daemon reached (the embedded
+// broker's addresses are known only once it runs).
+func (b *statusBoard) setBrokers(brokers []string) {
+	b.mu.Lock()
+	b.header.Brokers = slices.Clone(brokers)
+	b.mu.Unlock()
+}
+
+// reloaded records the last query reload's result
+// (config.QueryWatcher.Settled).
+func (b *statusBoard) reloaded(result string, err error) {
+	r := &ReloadStatus{Result: result}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	b.mu.Lock()
+	r.At = b.now()
+	b.reload = r
+	b.mu.Unlock()
+}
+
+// brokersDown reports whether the brokers are unreachable, and why.
+func (b *statusBoard) brokersDown() (bool, string) {
+	if b.unreachable == nil {
+		return false, ""
+	}
+	return b.unreachable()
 }
 
 // setEngine records the engine once it is chosen (the page serves
@@ -123,8 +174,12 @@ func (b *statusBoard) batch(s batchStatus) {
 	defer b.mu.Unlock()
 	b.records += int64(s.records)
 	b.edges += int64(s.edges)
+	now := b.now()
 	for q, n := range s.matches {
 		b.matches[q] += n
+		if n > 0 {
+			b.lastMatch[q] = now
+		}
 	}
 	b.lag, b.buffered = s.lag, s.buffered
 	if s.hasWindow {
@@ -133,7 +188,6 @@ func (b *statusBoard) batch(s batchStatus) {
 	if s.hasWatermark {
 		b.watermark, b.hasWatermark = s.watermark, true
 	}
-	now := b.now()
 	if n := len(b.samples); n > 0 && now.Sub(b.samples[n-1].at) < time.Second {
 		return // at most a sample a second: the rates need no more
 	}
@@ -164,14 +218,10 @@ func (b *statusBoard) written(as []alerts.Alert) {
 func (b *statusBoard) watermarkTime() (time.Time, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.hasWatermark || b.tick <= 0 {
+	if !b.hasWatermark {
 		return time.Time{}, false
 	}
-	u := int64(b.tick)
-	if wm := b.watermark; wm > 0 && wm > math.MaxInt64/u || wm < 0 && wm < math.MinInt64/u {
-		return time.Time{}, false
-	}
-	return time.Unix(0, b.watermark*u), true
+	return tickTime(b.watermark, b.tick)
 }
 
 // Status is the daemon's state as /api/status serves it.
@@ -182,14 +232,56 @@ type Status struct {
 	// State is what /readyz answers: "ready", "degraded" (consuming but
 	// blind to part of the input; Degraded says why) or "not ready"
 	// (NotReady says why). Ready is true in the first two.
-	State        string         `json:"state"`
-	Ready        bool           `json:"ready"`
-	NotReady     string         `json:"not_ready,omitempty"`
-	Degraded     string         `json:"degraded,omitempty"`
-	Engine       EngineStatus   `json:"engine"`
-	Ingest       IngestStatus   `json:"ingest"`
-	Queries      []QueryStatus  `json:"queries"`
-	RecentAlerts []alerts.Alert `json:"recent_alerts"`
+	State    string `json:"state"`
+	Ready    bool   `json:"ready"`
+	NotReady string `json:"not_ready,omitempty"`
+	Degraded string `json:"degraded,omitempty"`
+	// Conditions are the degraded conditions in force (degraded.go), by
+	// name.
+	Conditions []ConditionStatus `json:"conditions"`
+	// Brokers says whether the brokers answer: while they do not, every
+	// lag is unknown (null), never 0.
+	Brokers      BrokersStatus     `json:"brokers"`
+	Header       HeaderStatus      `json:"header"`
+	Engine       EngineStatus      `json:"engine"`
+	Ingest       IngestStatus      `json:"ingest"`
+	Input        InputStatus       `json:"input"`
+	Partitions   []PartitionStatus `json:"partitions"`
+	Queries      []QueryStatus     `json:"queries"`
+	LastReload   *ReloadStatus     `json:"last_reload,omitempty"`
+	History      History           `json:"history"`
+	RecentAlerts []alerts.Alert    `json:"recent_alerts"`
+}
+
+// ConditionStatus is one degraded condition in force.
+type ConditionStatus struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// BrokersStatus is whether the brokers answer, and if not why.
+type BrokersStatus struct {
+	Reachable bool   `json:"reachable"`
+	Problem   string `json:"problem,omitempty"`
+}
+
+// HeaderStatus names the running daemon: its build and where it reads
+// and writes.
+type HeaderStatus struct {
+	Build           buildinfo.Info `json:"build"`
+	Brokers         []string       `json:"brokers"`
+	EdgeTopic       string         `json:"edge_topic"`
+	AlertTopic      string         `json:"alert_topic"`
+	DeadLetterTopic string         `json:"dead_letter_topic"`
+	Group           string         `json:"group"`
+	// ConfigFile is the configuration's file ("" for the built-in demo).
+	ConfigFile string `json:"config_file"`
+}
+
+// headerStatus is the header of a daemon running cfg.
+func headerStatus(cfg *config.Config, build buildinfo.Info) HeaderStatus {
+	return HeaderStatus{Build: build, Brokers: slices.Clone(cfg.Kafka.Brokers), EdgeTopic: cfg.Kafka.EdgeTopic,
+		AlertTopic: cfg.Kafka.AlertTopic, DeadLetterTopic: cfg.Kafka.DeadLetterTopic, Group: cfg.Kafka.Group, ConfigFile: cfg.Source}
 }
 
 // EngineStatus is the mining backend in use.
@@ -205,7 +297,8 @@ type IngestStatus struct {
 	Records        int64   `json:"records"`
 	Edges          int64   `json:"edges"`
 	EdgesPerSecond float64 `json:"edges_per_second"`
-	LagRecords     int64   `json:"lag_records"`
+	// LagRecords is null (unknown) while the brokers are unreachable.
+	LagRecords *int64 `json:"lag_records"`
 	// Watermark is in window ticks (absent before the first edge);
 	// WatermarkTime is the same as an ISO-8601 time.
 	Watermark     *int64 `json:"watermark,omitempty"`
@@ -213,6 +306,49 @@ type IngestStatus struct {
 	WindowEdges   int    `json:"window_edges"`
 	WindowBytes   int64  `json:"window_bytes"`
 	Buffered      int    `json:"reorder_buffered"`
+}
+
+// InputStatus is the input's health since start: what came in, what was
+// mined, what was not and why.
+type InputStatus struct {
+	RecordsReceived int64 `json:"records_received"`
+	EdgesAccepted   int64 `json:"edges_accepted"`
+	// Outcomes are the records by outcome (motifwatch_pipeline_records_total).
+	Outcomes map[string]int64 `json:"outcomes"`
+	// DeadLettered and DeadLetterLost are by reason class (decode,
+	// oversize, late, future, node_cap).
+	DeadLettered   map[string]int64 `json:"dead_lettered"`
+	DeadLetterLost map[string]int64 `json:"dead_letter_lost"`
+	Late           int64            `json:"late"`
+	// Future is the records dead-lettered as too far ahead; HeldFuture,
+	// the edges held as such now, waiting for confirmation.
+	Future     int64 `json:"future"`
+	HeldFuture int64 `json:"held_future"`
+	// WatermarkDelaySeconds is how far the watermark trails the wall
+	// clock (absent before the first watermark).
+	WatermarkDelaySeconds *float64 `json:"watermark_delay_seconds,omitempty"`
+}
+
+// PartitionStatus is one edge-topic partition as this instance reads it.
+type PartitionStatus struct {
+	Partition int   `json:"partition"`
+	Records   int64 `json:"records"`
+	// Lag is null (unknown) while the brokers are unreachable or before
+	// the first fetch.
+	Lag *int64 `json:"lag"`
+	// Watermark is the partition's share of the watermark in ticks;
+	// TrailsSeconds, how far its time trails the wall clock.
+	Watermark     *int64   `json:"watermark,omitempty"`
+	WatermarkTime string   `json:"watermark_time,omitempty"`
+	TrailsSeconds *float64 `json:"trails_seconds,omitempty"`
+	FetchErrors   int64    `json:"fetch_errors"`
+}
+
+// ReloadStatus is the last query reload's result.
+type ReloadStatus struct {
+	At     time.Time `json:"at"`
+	Result string    `json:"result"` // applied, rejected, restored
+	Error  string    `json:"error,omitempty"`
 }
 
 // QueryStatus is one registered query and its matches.
@@ -225,6 +361,14 @@ type QueryStatus struct {
 	GroupBy          []string `json:"group_by,omitempty"`
 	Matches          int64    `json:"matches"`
 	MatchesPerMinute float64  `json:"matches_per_minute"`
+	// AlertsWritten are the records acknowledged by the sink (every
+	// kind), AlertsFailed the failed writes; RateLimited the matches a
+	// rate limit held back; Truncated the batches a cap cut short.
+	AlertsWritten int64      `json:"alerts_written"`
+	AlertsFailed  int64      `json:"alerts_failed"`
+	RateLimited   int64      `json:"rate_limited"`
+	Truncated     int64      `json:"truncated"`
+	LastMatch     *time.Time `json:"last_match,omitempty"`
 }
 
 // snapshot returns a copy of the board's state.
@@ -233,6 +377,12 @@ func (b *statusBoard) snapshot() Status {
 	if b.state != nil {
 		state, why = b.state() // outside b.mu: the health lock stays unordered with it
 	}
+	var conds map[string]string
+	if b.conditions != nil {
+		conds = b.conditions()
+	}
+	down, problem := b.brokersDown()
+	m := b.readMetrics()
 	ready := state != stateNotReady
 	notReady, degraded := "", ""
 	if state == stateNotReady {
@@ -244,19 +394,37 @@ func (b *statusBoard) snapshot() Status {
 	defer b.mu.Unlock()
 	now := b.now()
 	s := Status{State: state, Ready: ready, NotReady: notReady, Degraded: degraded, Now: now, Started: b.started, UptimeSeconds: now.Sub(b.started).Seconds(), Engine: b.engine,
-		RecentAlerts: slices.Clone(b.recent)}
+		RecentAlerts: slices.Clone(b.recent), Conditions: []ConditionStatus{}, Brokers: BrokersStatus{Reachable: !down, Problem: problem},
+		Header: b.header, History: b.hist.history()}
+	s.Header.Brokers = slices.Clone(b.header.Brokers)
+	for _, c := range slices.Sorted(maps.Keys(conds)) {
+		s.Conditions = append(s.Conditions, ConditionStatus{Name: c, Reason: conds[c]})
+	}
+	if b.reload != nil {
+		r := *b.reload
+		s.LastReload = &r
+	}
 	s.Engine.Devices = slices.Clone(b.engine.Devices)
 	if s.RecentAlerts == nil {
 		s.RecentAlerts = []alerts.Alert{}
 	}
 	slices.Reverse(s.RecentAlerts) // newest first
-	s.Ingest = IngestStatus{Records: b.records, Edges: b.edges, LagRecords: b.lag, WindowEdges: b.windowEdges,
+	s.Ingest = IngestStatus{Records: b.records, Edges: b.edges, WindowEdges: b.windowEdges,
 		WindowBytes: b.windowBytes, Buffered: b.buffered}
+	if !down {
+		lag := b.lag
+		s.Ingest.LagRecords = &lag
+	}
 	if b.hasWatermark {
 		wm := b.watermark
 		s.Ingest.Watermark = &wm
 		s.Ingest.WatermarkTime = alerts.TickTime(wm, b.tick)
 	}
+	s.Input = m.input()
+	if !b.hasWatermark {
+		s.Input.WatermarkDelaySeconds = nil // the gauge reads 0 before the first watermark
+	}
+	s.Partitions = b.partitions(m, down, now)
 	var first statusSample
 	var span float64
 	if len(b.samples) > 0 {
@@ -275,9 +443,67 @@ func (b *statusBoard) snapshot() Status {
 		q.Matches = b.matches[q.Name]
 		q.MatchesPerMinute = 60 * rate(q.Matches, first.matches[q.Name])
 		q.GroupBy = slices.Clone(q.GroupBy)
+		if qm := m.queries[q.Name]; qm != nil {
+			q.AlertsWritten, q.AlertsFailed, q.RateLimited, q.Truncated = int64(qm.written), int64(qm.failed), int64(qm.rateLimited), int64(qm.truncated)
+		}
+		if t, ok := b.lastMatch[q.Name]; ok {
+			q.LastMatch = &t
+		}
 		s.Queries[i] = q
 	}
 	return s
+}
+
+// input is the input's health from the registry's counters.
+func (m *statusMetrics) input() InputStatus {
+	ints := func(f map[string]float64) map[string]int64 {
+		out := make(map[string]int64, len(f))
+		for k, v := range f {
+			out[k] = int64(v)
+		}
+		return out
+	}
+	return InputStatus{RecordsReceived: int64(m.consumed), EdgesAccepted: int64(m.outcomes["appended"]), Outcomes: ints(m.outcomes),
+		DeadLettered: ints(m.deadLettered), DeadLetterLost: ints(m.deadLost), Late: int64(m.late), Future: int64(m.deadLettered[ingest.ClassFuture]),
+		HeldFuture: int64(m.heldNow), WatermarkDelaySeconds: m.watermarkDelay}
+}
+
+// partitions lists the partitions the registry knows, in order: a lag
+// only while the brokers answer, a watermark with how far it trails now.
+func (b *statusBoard) partitions(m *statusMetrics, down bool, now time.Time) []PartitionStatus {
+	out := []PartitionStatus{}
+	for _, p := range slices.Sorted(maps.Keys(m.partitions)) {
+		pm := m.partitions[p]
+		ps := PartitionStatus{Partition: p, Records: int64(pm.consumed), FetchErrors: int64(pm.fetchErrors)}
+		if pm.lag != nil && !down {
+			lag := int64(*pm.lag)
+			ps.Lag = &lag
+		}
+		if pm.watermark != nil && !math.IsNaN(*pm.watermark) && math.Abs(*pm.watermark) < 1<<62 {
+			wm := int64(*pm.watermark)
+			ps.Watermark = &wm
+			if t, ok := tickTime(wm, b.tick); ok {
+				ps.WatermarkTime = t.UTC().Format(time.RFC3339Nano)
+				trails := now.Sub(t).Seconds()
+				ps.TrailsSeconds = &trails
+			}
+		}
+		out = append(out, ps)
+	}
+	return out
+}
+
+// tickTime is t ticks of unit after the Unix epoch, if unit is one and
+// the time fits.
+func tickTime(t int64, unit time.Duration) (time.Time, bool) {
+	if unit <= 0 {
+		return time.Time{}, false
+	}
+	u := int64(unit)
+	if t > 0 && t > math.MaxInt64/u || t < 0 && t < math.MinInt64/u {
+		return time.Time{}, false
+	}
+	return time.Unix(0, t*u), true
 }
 
 // statusLogger logs a status line every interval: what a person tailing
@@ -317,7 +543,11 @@ func (l *statusLogger) line() {
 			wm = fmt.Sprint(*s.Ingest.Watermark)
 		}
 	}
-	l.log.Info("status", "edges_per_s", math.Round(eps*10)/10, "lag", s.Ingest.LagRecords, "watermark", wm,
+	lag := "unknown"
+	if s.Ingest.LagRecords != nil {
+		lag = fmt.Sprint(*s.Ingest.LagRecords)
+	}
+	l.log.Info("status", "edges_per_s", math.Round(eps*10)/10, "lag", lag, "watermark", wm,
 		"window_edges", s.Ingest.WindowEdges, "window_bytes", s.Ingest.WindowBytes, "matches", strings.Join(matches, " "),
 		"edges", s.Ingest.Edges)
 	l.last, l.had = s, true

@@ -2,59 +2,88 @@ package daemon
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"html/template"
 	"net/http"
-	"strings"
 	"sync"
-	"time"
-
-	"github.com/motifwatch/motifwatch/alerts"
 )
 
-//go:embed statuspage/status.html
+// The console: one HTML page with its style and script inlined (no CDN,
+// no build step), rendered from /api/status's JSON by the script, which
+// then keeps it current by fetching the JSON again in place.
+//
+//go:embed statuspage/status.html statuspage/console.css statuspage/console.js
 var statusPageFS embed.FS
 
-// statusRefresh is how often the status page reloads itself, in seconds.
-const statusRefresh = 2
-
-// statusPage is parsed on first use, not at every command's start (the
-// batch commands link this package too); the daemon's tests render it.
-var statusPage = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("status.html").Funcs(template.FuncMap{
-		"join":  func(s []string) string { return strings.Join(s, ", ") },
-		"span":  timeSpan,
-		"nodes": alerts.NodesText,
-	}).ParseFS(statusPageFS, "statuspage/status.html"))
+// statusPage is the parsed page and its Content-Security-Policy, made on
+// first use, not at every command's start (the batch commands link this
+// package too). The policy lets only the page's own script and style run
+// (by hash) and fetch only from the daemon: were a hostile id ever to
+// reach the page as markup, it could not run.
+var statusPage = sync.OnceValue(func() statusPageAssets {
+	read := func(name string) string {
+		b, err := statusPageFS.ReadFile("statuspage/" + name)
+		if err != nil {
+			panic(err) // embedded at build time: cannot fail
+		}
+		return string(b)
+	}
+	js, css := read("console.js"), read("console.css")
+	hash := func(s string) string {
+		h := sha256.Sum256([]byte(s))
+		return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
+	}
+	return statusPageAssets{
+		tmpl: template.Must(template.New("status.html").Parse(read("status.html"))),
+		js:   template.JS(js), css: template.CSS(css),
+		csp: "default-src 'none'; script-src " + hash(js) + "; style-src " + hash(css) +
+			"; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'",
+	}
 })
 
-// statusHandlers serve the status page at / (server-rendered HTML that
-// reloads itself, no external assets) and its data at /api/status.
+type statusPageAssets struct {
+	tmpl *template.Template
+	js   template.JS
+	css  template.CSS
+	csp  string
+}
+
+// statusHandlers serve the console at / (the page with the current
+// status as its first data) and the status at /api/status.
 func statusHandlers(b *statusBoard) (page, api http.HandlerFunc) {
 	page = func(w http.ResponseWriter, r *http.Request) {
-		s := b.snapshot()
-		var buf bytes.Buffer
-		err := statusPage().Execute(&buf, struct {
-			S         Status
-			Uptime    string
-			WindowMiB string
-			Refresh   int
-		}{s, s.Now.Sub(s.Started).Truncate(time.Second).String(), fmt.Sprintf("%.1f", float64(s.Ingest.WindowBytes)/(1<<20)), statusRefresh})
+		initial, err := json.Marshal(b.snapshot())
 		if err != nil {
+			http.Error(w, "encoding the status: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		p := statusPage()
+		var buf bytes.Buffer
+		if err := p.tmpl.Execute(&buf, struct {
+			Initial string
+			JS      template.JS
+			CSS     template.CSS
+		}{string(initial), p.js, p.css}); err != nil {
 			http.Error(w, "rendering the status page: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Security-Policy", p.csp)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Write(buf.Bytes())
 	}
 	api = func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
+		if !r.URL.Query().Has("compact") { // the console asks for it compact; people read it indented
+			enc.SetIndent("", "  ")
+		}
 		enc.Encode(b.snapshot())
 	}
 	return page, api
@@ -65,18 +94,4 @@ func (h *httpServer) handleStatus(b *statusBoard) {
 	page, api := statusHandlers(b)
 	h.mux.HandleFunc("GET /{$}", page)
 	h.mux.HandleFunc("GET /api/status", api)
-}
-
-// timeSpan renders two ISO-8601 times compactly: "2026-01-02 03:04:05 →
-// 03:05:00" (the second's date only when it differs; fractions kept).
-func timeSpan(first, last string) string {
-	fd, ft, ok1 := strings.Cut(strings.TrimSuffix(first, "Z"), "T")
-	ld, lt, ok2 := strings.Cut(strings.TrimSuffix(last, "Z"), "T")
-	if !ok1 || !ok2 {
-		return first + " → " + last
-	}
-	if fd == ld {
-		return fd + " " + ft + " → " + lt
-	}
-	return fd + " " + ft + " → " + ld + " " + lt
 }

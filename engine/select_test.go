@@ -70,8 +70,9 @@ func TestGPMWithoutDevice(t *testing.T) {
 	}
 }
 
-// The CPU backend counts the two-edge and two-node four-edge shapes as
-// well as SNAP's (motif/count3's Small family); other shapes are mined.
+// The CPU backend counts the two-edge and two-node four-edge shapes
+// (motif/count3's Small family) and the four-node paths as well as SNAP's;
+// other shapes (a four-cycle) are mined.
 func TestSelectCountsSmallShapesOnCPU(t *testing.T) {
 	s, err := engine.Select(backend.CPU, 1, gpu.Options{}, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -83,7 +84,8 @@ func TestSelectCountsSmallShapesOnCPU(t *testing.T) {
 		{"[x -> hub, hub -> y]", "wedge-io"},
 		{"[a -> b, b -> a, a -> b, b -> a]", "pair4-oioi"},
 		{"[a -> b, b -> c, c -> a]", "snap-2-4"},
-		{"[a -> b, b -> c, c -> d]", ""},
+		{"[a -> b, b -> c, c -> d]", "path4-123-fff"},
+		{"[a -> b, b -> c, c -> d, d -> a]", ""},
 	} {
 		p := compile(t, tc.yaml)
 		c, ok := s.Counted(p)

@@ -168,6 +168,11 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 			return motif.Result{}, err
 		}
 	}
+	if c := e.opts.tune.chunkClaim(p, lo, hi); c > 0 {
+		// tuning.ChunkRoots: claims of whole root chunks, not guided
+		// (enc is this call's own).
+		enc.P[pGuide], enc.P[pClaim] = 0, c
+	}
 	needPairs := e.needPairs(p, enc)
 	if len(e.devs) == 0 {
 		return motif.Result{}, ErrNoDevice

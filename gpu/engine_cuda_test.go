@@ -52,14 +52,16 @@ func testEngines(t *testing.T) map[string]*gpu.Engine {
 		// claims. The closing-edge pruning: where it pays (the default);
 		// on every plan that has a prunable closing edge (its kernel build
 		// on the plans the default mines without it), here with
-		// suspensions on a tiny output buffer. expand2 (the step two above
+		// suspensions on a tiny output buffer. Claims of whole root chunks
+		// (tuning.ChunkRoots, 32 roots, as on a 10M-edge window) on every
+		// launch of a four-edge plan, with those suspensions. expand2 (the step two above
 		// the counted last one and the next across lanes): the default
 		// engine's rule (on launches of 2^20 roots or more, none here); on
 		// every run of a plan of four edges or more, with the pruning
 		// (mine6px); on runs of up to 2 (longer ones walked) with tail
 		// splits (mine6x).
 		two, err := gpu.New(gpu.Options{Devices: []int{0, 0}, OutRecords: 5, Chunks: 3}.WithTuning(gpu.Tuning{TailSubtract: 1, PairMin: 1, ExpandRun: -1,
-			SplitTail: -1, SplitRun: -1, RootGuide: -1, ClosePruneAll: true, Expand2Run: 1 << 30, Expand2All: true}))
+			SplitTail: -1, SplitRun: -1, RootGuide: -1, ChunkRoots: 1, ClosePruneAll: true, Expand2Run: 1 << 30, Expand2All: true}))
 		if err != nil {
 			enginesErr = err
 			return

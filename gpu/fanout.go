@@ -103,3 +103,25 @@ func (o tuning) encodeLight(p *motif.Plan, count bool) (*encodedPlan, error) {
 	}
 	return enc, nil
 }
+
+// chunkClaim returns the claim, in roots, of a one-query launch over the
+// roots [lo, hi) of a four-edge plan p that takes its claims in whole
+// chunks of 32 roots (no guided shrinking: P_GUIDE 0), or 0 where the
+// claims stay guided (they shrink to single roots as the roots run out):
+// a launch of at least ChunkRoots roots. On 10M-edge windows the last
+// claims' single roots cost more (a claim's atomic, 31 idle lanes at the
+// root chunk) than they spread: with chunks, M3-M9 gained 5-17% on z06,
+// z08, z10 and g100 and up to 7% on tg10m (H100; BENCHMARKS.md,
+// "Claims"). Three-edge plans stay guided: claims of 32 cost z06's M1
+// 30%, and of 64, which gained 6-17% on the light graphs, cost tg10m's M1
+// 0.4-2.8%. Five-edge plans and smaller launches (a streaming batch,
+// CollegeMsg) stay guided too: claims of 32 left most warps idle there
+// (tg10m's 100k-root batch 10% slower, CollegeMsg's rows 2-4x); on
+// five-edge plans chunks were mixed (z06 gained, z10 and g100 lost up to
+// 2%).
+func (o tuning) chunkClaim(p *motif.Plan, lo, hi int64) int64 {
+	if o.ChunkRoots < 0 || hi-lo < o.ChunkRoots || p.K() != 4 {
+		return 0
+	}
+	return 32
+}

@@ -146,3 +146,44 @@ func TestEncodeLight(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkClaim: a launch of at least ChunkRoots roots of a four-edge
+// plan claims 32 roots at a time; a three- or five-edge plan, a smaller
+// launch and a negative ChunkRoots keep guided claims (0); the default is
+// 2^20.
+func TestChunkClaim(t *testing.T) {
+	var hub [][3]int64
+	for i := int64(0); i < 1000; i++ {
+		if i%2 == 0 {
+			hub = append(hub, [3]int64{1 + i%50, 0, i})
+		} else {
+			hub = append(hub, [3]int64{0, 1 + i%50, i})
+		}
+	}
+	w := fanoutWindow(t, hub)
+	small := tuning{ChunkRoots: 100}.withDefaults()
+	for _, c := range []struct {
+		what  string
+		o     tuning
+		name  string
+		claim int64
+	}{
+		{"M1 (three edges)", small, "M1", 0},
+		{"M2 (three edges)", small, "M2", 0},
+		{"M4 (four edges)", small, "M4", 32},
+		{"M7 (four edges)", small, "M7", 32},
+		{"M10 (five edges)", small, "M10", 0},
+		{"M13 (five edges)", small, "M13", 0},
+		{"M3 (four edges)", small, "M3", 32},
+		{"M4, 2^20 roots", tuning{}.withDefaults(), "M4", 0},
+		{"M4, never", tuning{ChunkRoots: -1}.withDefaults(), "M4", 0},
+	} {
+		p := compileBuiltin(t, w, c.name, 3600)
+		if got := c.o.chunkClaim(p, w.First(), w.End()); got != c.claim {
+			t.Errorf("%s: chunkClaim %d, want %d", c.what, got, c.claim)
+		}
+	}
+	if got := (tuning{}).withDefaults().ChunkRoots; got != defaultChunkRoots || defaultChunkRoots != 1<<20 {
+		t.Errorf("ChunkRoots default %d, want 2^20", got)
+	}
+}

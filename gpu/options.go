@@ -9,11 +9,13 @@ const miningOccupancy = 6
 // Defaults of the kernel's thresholds (tuning), measured on an H200
 // (issue 16, BENCHMARKS.md).
 const (
-	defaultExpandRun  = 512
-	defaultSplitTail  = 2048
-	defaultSplitRun   = 256
-	defaultRootGuide  = 4
-	defaultRootClaim  = 128
+	defaultExpandRun = 512
+	defaultSplitTail = 2048
+	defaultSplitRun  = 256
+	defaultRootGuide = 4
+	defaultRootClaim = 128
+	// defaultChunkRoots: see tuning.ChunkRoots.
+	defaultChunkRoots = 1 << 20
 	defaultExpand2Run = 512
 	// defaultExpand2Roots: see tuning.Expand2Roots.
 	defaultExpand2Roots = 1 << 20
@@ -129,6 +131,11 @@ type tuning struct {
 	// cost fewer atomics on the shared root counter, which bound a window
 	// of light roots. 0: 128.
 	RootClaim int
+	// ChunkRoots is the fewest roots a one-query launch of a four-edge
+	// plan mines for its claims to be whole chunks of 32 roots
+	// (chunkClaim: never guided down to single roots). 0: 2^20;
+	// negative: never.
+	ChunkRoots int64
 	// BatchGroup interleaves a MineBatch launch's queries by groups of this
 	// many roots (a warp mines the same roots for query after query while
 	// their neighbourhoods are in its caches) instead of mining them query
@@ -220,6 +227,9 @@ func (t tuning) withDefaults() tuning {
 		t.RootClaim = defaultRootClaim
 	}
 	t.RootClaim = (max(t.RootClaim, 1) + 31) / 32 * 32
+	if t.ChunkRoots == 0 {
+		t.ChunkRoots = defaultChunkRoots
+	}
 	t.BatchGroup = max(t.BatchGroup, 0)
 	if t.Expand2Run == 0 {
 		t.Expand2Run = defaultExpand2Run

@@ -53,6 +53,9 @@ type Options struct {
 	Explain  bool
 	Progress time.Duration
 	Log      io.Writer
+	// CountPhases, if set, receives a line per counting run timing its
+	// passes (count3.Options.Phases).
+	CountPhases io.Writer
 }
 
 // QueryResult is one query's outcome.
@@ -156,6 +159,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer eng.Close()
 	report.Backend = eng.Backend
+	if c3, ok := eng.Engine.(*count3.Engine); ok && o.CountPhases != nil {
+		c3.TimePhases(o.CountPhases)
+	}
 	if eng.GPU != nil {
 		// Upload and device-side adjacency build, timed apart from mining.
 		t0 := time.Now()

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -127,6 +128,28 @@ func TestRunSNAP3Grid(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), Options{Synthetic: 100, SNAP3: true, Motifs: []string{"M1"}, Delta: "1h"}); err == nil {
 		t.Error("the SNAP grid with another motif: no error")
+	}
+}
+
+// TestRunCountPhases: with CountPhases set, the counting run of the SNAP
+// grid writes its one phase line there, and counts the same.
+func TestRunCountPhases(t *testing.T) {
+	opts := Options{Synthetic: 3000, Seed: 2, SNAP3: true, Delta: "1h"}
+	plain, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phases strings.Builder
+	opts.CountPhases = &phases
+	timed, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(phases.String(), "count3 phases (stars+triangles"); got != 1 {
+		t.Errorf("%d phase lines of the grid's counting run; want 1:\n%s", got, phases.String())
+	}
+	if !reflect.DeepEqual(plain.SNAP3, timed.SNAP3) {
+		t.Errorf("grid with the phase timers %v, without %v", timed.SNAP3, plain.SNAP3)
 	}
 }
 

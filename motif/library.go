@@ -3,6 +3,7 @@ package motif
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -42,10 +43,56 @@ var snapMotifs = [6][6]string{
 	{"i->j, i->j, i->j", "i->j, i->j, j->i", "c->x, c->x, c->y", "c->x, c->x, y->c", "x->c, x->c, c->y", "x->c, x->c, y->c"},
 }
 
+// path4Ranks are the temporal orders of the four-node paths: the ranks of
+// the edges a–b, b–c, c–d in reading order, read from the end whose edge
+// comes first. Two of the six orders are these read backwards; the other
+// two (1 3 2, 2 3 1) start with the two end edges, which share no node,
+// and a motif's every edge after the first must touch an earlier one.
+var path4Ranks = [2]string{"123", "213"}
+
+// path4Names lists the 16 four-node, three-edge paths
+// path4-<ranks>-<dirs>: a path a–b–c–d read from the end whose edge comes
+// first in time, ranks the temporal ranks of its three edges in reading
+// order, dirs f or b for each edge along (a→b, b→c, c→d) or against the
+// reading. M1 (1→2, 2→3, 3→4) is path4-123-fff.
+func path4Names() []string {
+	var names []string
+	for _, r := range path4Ranks {
+		for d := range 8 {
+			dirs := []byte("fff")
+			for e := range 3 {
+				if d>>(2-e)&1 == 1 {
+					dirs[e] = 'b'
+				}
+			}
+			names = append(names, "path4-"+r+"-"+string(dirs))
+		}
+	}
+	return names
+}
+
+// path4Motif returns the path named name (path4Names), or nil.
+func path4Motif(name string) *Query {
+	if !slices.Contains(path4Names(), name) {
+		return nil
+	}
+	ranks, dirs := name[6:9], name[10:]
+	var edges [3]string
+	for e, pair := range [3]string{"ab", "bc", "cd"} {
+		from, to := pair[:1], pair[1:]
+		if dirs[e] == 'b' {
+			from, to = to, from
+		}
+		edges[ranks[e]-'1'] = from + "->" + to
+	}
+	return motifFromEdges(name, "four-node temporal path "+name, strings.Join(edges[:], ", "))
+}
+
 // BuiltinNames lists the built-in motifs: Everest's M1…M13, M4-A (M4 with
-// an anti-edge), and SNAP's snap-1-1…snap-6-6.
+// an anti-edge), SNAP's snap-1-1…snap-6-6 and the four-node paths
+// path4-<ranks>-<dirs> (path4Names).
 func BuiltinNames() []string {
-	names := make([]string, 0, len(everestMotifs)+1+36)
+	names := make([]string, 0, len(everestMotifs)+1+36+16)
 	for _, m := range everestMotifs {
 		names = append(names, m.name)
 	}
@@ -55,7 +102,7 @@ func BuiltinNames() []string {
 			names = append(names, fmt.Sprintf("snap-%d-%d", i, j))
 		}
 	}
-	return names
+	return append(names, path4Names()...)
 }
 
 // Builtin returns a fresh copy of the named built-in motif. Its Delta is
@@ -77,7 +124,10 @@ func Builtin(name string) (*Query, error) {
 	if n, _ := fmt.Sscanf(name, "snap-%d-%d%s", &i, &j, &rest); n == 2 && i >= 1 && i <= 6 && j >= 1 && j <= 6 && name == fmt.Sprintf("snap-%d-%d", i, j) {
 		return snapMotif(i, j), nil
 	}
-	return nil, fmt.Errorf("%w %q (known: M1…M13, M4-A, snap-1-1…snap-6-6)", ErrUnknownMotif, name)
+	if q := path4Motif(name); q != nil {
+		return q, nil
+	}
+	return nil, fmt.Errorf("%w %q (known: M1…M13, M4-A, snap-1-1…snap-6-6, path4-123-fff…path4-213-bbb)", ErrUnknownMotif, name)
 }
 
 // SNAPGrid returns fresh copies of SNAP's 36 3-edge motifs in SNAP's

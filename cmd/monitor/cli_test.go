@@ -337,7 +337,7 @@ func TestConfigDefaultsAndMotifs(t *testing.T) {
 	for _, l := range strings.Split(out, "\n") {
 		lines = append(lines, strings.Join(strings.Fields(l), " "))
 	}
-	for _, want := range []string{"M4 4 1->2, 2->3, 3->4, 4->1 -", "M4-A 4 1->2, 2->3, 3->4, 4->1 no 3->1 after edge 2", "snap-6-6 3 x->c, x->c, y->c -"} {
+	for _, want := range []string{"M4 4 1->2, 2->3, 3->4, 4->1 -", "M4-A 4 1->2, 2->3, 3->4, 4->1 no 3->1 after edge 2", "snap-6-6 3 x->c, x->c, y->c -", "path4-213-bff 4 b->c, b->a, c->d -"} {
 		if code != 0 || !slices.Contains(lines, want) {
 			t.Errorf("motifs lacks %q:\n%s", want, out)
 		}

@@ -18,7 +18,7 @@ import (
 )
 
 // extremeQueries are counted shapes of every family (two-edge, two-node
-// four-edge, triangle, star, four-node star) in a query file; --delta
+// four-edge, triangle, star, four-node star, four-node path) in a query file; --delta
 // overrides their δ.
 const extremeQueries = `queries:
   - name: relay
@@ -39,6 +39,12 @@ const extremeQueries = `queries:
   - name: star4
     delta: 1
     edges: [c -> x, y -> c, c -> z]
+  - name: chain
+    delta: 1
+    edges: [A -> B, B -> C, C -> D]
+  - name: bridge-first
+    delta: 1
+    edges: [b -> c, b -> a, d -> c]
 `
 
 // `monitor mine` on graphs whose timestamps lie near −2^63, near 2^63 − 1,
@@ -100,8 +106,8 @@ func TestMineExtremeTimestamps(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("%s, delta %d: mine --query exited %d:\n%s", g.name, delta, code, errOut)
 			}
-			if n := strings.Count(errOut, "(motif/count3)"); n != 6 {
-				t.Fatalf("%s, delta %d: %d of the 6 queries counted by motif/count3; want all:\n%s", g.name, delta, n, errOut)
+			if n := strings.Count(errOut, "(motif/count3)"); n != 8 {
+				t.Fatalf("%s, delta %d: %d of the 8 queries counted by motif/count3; want all:\n%s", g.name, delta, n, errOut)
 			}
 			var rep mine.Report
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {

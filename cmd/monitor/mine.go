@@ -46,6 +46,7 @@ type mineOptions struct {
 	keepSelfLoops bool
 	timeUnit      time.Duration
 	explain       bool
+	countPhases   bool
 	progress      time.Duration
 	cpuProfile    string
 	execTrace     string
@@ -63,11 +64,12 @@ and Everest text) with the exact parallel CPU engine, and print the counts
 
 Queries come from YAML files (motifwatch's format or Everest's; the
 language is in docs/QUERIES.md), from the built-in library (--motif
-M1..M13, M4-A, snap-1-1..snap-6-6; 'monitor motifs' lists them), or --snap3
-for SNAP's 6x6 grid of 3-edge motif counts, labelled as SNAP's figure.
-Count-mode queries of those 36 shapes or of four-node stars (and --snap3)
-are counted by counting algorithms (motif/count3), not enumerated; with
---backend cpu so are two-edge queries and two-node four-edge ones
+M1..M13, M4-A, snap-1-1..snap-6-6, path4-123-fff..path4-213-bbb; 'monitor
+motifs' lists them), or --snap3 for SNAP's 6x6 grid of 3-edge motif
+counts, labelled as SNAP's figure. Count-mode queries of those 36 shapes
+or of four-node stars (and --snap3) are counted by counting algorithms
+(motif/count3), not enumerated; with --backend cpu so are four-node
+paths (M1, M2, path4-*), two-edge queries and two-node four-edge ones
 (--explain says which).
 
 Every flag is checked, and every query file read, before the graph is
@@ -102,6 +104,7 @@ prints the counts so far, marked partial, and exits with status 130.`,
 	f.BoolVar(&o.keepSelfLoops, "keep-self-loops", false, "keep self-loop edges (they never match a motif edge)")
 	f.DurationVar(&o.timeUnit, "time-unit", time.Second, "duration of one timestamp tick in the graph file")
 	f.BoolVar(&o.explain, "explain", false, "print each query's match plan to stderr")
+	f.BoolVar(&o.countPhases, "count-phases", false, "print each counting run's passes with their wall and CPU times to stderr (a measurement aid)")
 	f.DurationVar(&o.progress, "progress", 5*time.Second, "interval of progress lines on stderr (0: none)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of loading and mining to this file")
 	f.StringVar(&o.execTrace, "trace", "", "write an execution trace of loading and mining to this file (go tool trace)")
@@ -137,6 +140,9 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 		QueryFiles: o.queries, Motifs: o.motifs, SNAP3: o.snap3, Delta: o.delta, Enumerate: o.enumerate,
 		Backend: o.backend, Workers: o.workers, GPU: daemon.GPUOptions(config.Engine{Devices: o.devices, GPU: o.gpu.options()}),
 		Explain: o.explain, Progress: o.progress, Log: stderr}
+	if o.countPhases {
+		opts.CountPhases = stderr
+	}
 	opts.File.CacheDir, opts.File.CacheMin = o.cache.where()
 	report, err := mine.Run(ctx, opts)
 	switch {

@@ -22,8 +22,9 @@ func newRunCmd() *cobra.Command {
 		Long: `Run the streaming daemon: consume timestamped edges from Kafka, mine every
 registered query incrementally per batch, write each match as an alert and
 serve Prometheus metrics on /metrics with /healthz and /readyz, a status
-page at / (queries, match rates, the last alerts, ingest, lag, watermark)
-and its JSON at /api/status. Every log.status_interval (30s) a status line
+console at / (degraded conditions, 16 minutes of history, input health,
+partitions, queries, the last alerts with their edges) and its JSON at
+/api/status. Every log.status_interval (30s) a status line
 goes to the log. Alerts go to the alert topic only unless alerts.sink is
 stdout (the demo also prints them); 'monitor alerts' prints the topic.
 

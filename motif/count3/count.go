@@ -3,6 +3,7 @@ package count3
 import (
 	"cmp"
 	"context"
+	"io"
 	"slices"
 	"sort"
 	"sync"
@@ -25,14 +26,21 @@ const (
 	// the centre pass beside Stars (on the host, also when a Device runs
 	// Stars).
 	Small
+	// Paths: the four-node, three-edge paths (the path pass; the
+	// triangle pass runs too, to take off the triangles the path pass
+	// counts).
+	Paths
 	// Grid3: SNAP's 36 cells and the four-node stars.
 	Grid3 = Stars | Triangles
 	// All families: every cell.
-	All = Grid3 | Small
+	All = Grid3 | Small | Paths
 )
 
 // Family returns the pass that counts cell c.
 func Family(c Cell) Families {
+	if c >= Path4 {
+		return Paths
+	}
 	if c >= Pair2 {
 		return Small
 	}
@@ -70,6 +78,9 @@ type Options struct {
 	// Families are the families an Engine counts (zero: All); the
 	// shapes of the others go to the wrapped engine. Count ignores it.
 	Families Families
+	// Phases, if set, receives one line per Count timing its passes
+	// (`monitor mine --count-phases`): a measurement aid.
+	Phases io.Writer
 }
 
 // CountSequences runs the centre pass over s on the CPU, sequence by
@@ -121,19 +132,31 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 	// 10M-edge window.
 	nodes := w.IDs().Cap()
 	c := &counter{w: w, sc: sc, delta: delta, nodes: nodes, workers: max(opts.Workers, 1), dev: opts.Device}
-	c.ph = newPhases(fam, c.workers)
+	c.ph = newPhases(fam, c.workers, opts.Phases)
 	defer c.ph.done()
 	if err := c.centres(ctx, fam); err != nil {
 		return raw, err
 	}
 	c.ph.mark("centres")
-	if fam&Triangles != 0 {
+	if fam&(Triangles|Paths) != 0 {
 		if err := c.triangles(ctx); err != nil {
 			return raw, err
 		}
 	}
+	if fam&Paths != 0 {
+		if err := c.paths(ctx); err != nil {
+			return raw, err
+		}
+		c.ph.mark("paths")
+	}
 	for i := range c.raws {
 		raw.Add(&c.raws[i].Raw)
+	}
+	if fam&Paths != 0 {
+		raw.dropTriangles()
+		if fam&Triangles == 0 { // counted for the paths alone
+			clear(raw[rawTri:rawStar4])
+		}
 	}
 	return raw, nil
 }
@@ -273,7 +296,7 @@ func (c *counter) pieces(v uint32, limit int64) []centreRange {
 func (c *counter) centres(ctx context.Context, fam Families) error {
 	c.raws = make([]paddedRaw, c.workers)
 	c.builders = make([]*centreBuilder, c.workers)
-	tri := fam&Triangles != 0
+	tri := fam&(Triangles|Paths) != 0
 	if tri {
 		c.off = make([]int64, c.nodes+1)
 		for v := range c.nodes {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -91,6 +93,63 @@ func BenchmarkSmallAgainstEngine(b *testing.B) {
 							e.cache = cached{} // count again every time
 						}
 						r, err := eng.e.Mine(context.Background(), w, p, req)
+						if err != nil {
+							b.Fatal(err)
+						}
+						matches = r.Matches
+					}
+					b.ReportMetric((cpuSeconds(b)-cpu0)/float64(b.N), "cpu-s/op")
+					b.ReportMetric(float64(matches), "matches")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkPathsAgainstEngine prices the four-node path counter against
+// the general CPU engine that enumerates the same query, per path and δ,
+// 2 workers, on CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH). The paths are
+// Everest's M1 (path4-123-fff) and M2 (path4-213-bff) and a path with
+// both kinds of direction; MOTIFWATCH_COUNT3_DELTAS (e.g. "86400")
+// replaces the δs, MOTIFWATCH_COUNT3_ENGINE=0 leaves the engine out.
+func BenchmarkPathsAgainstEngine(b *testing.B) {
+	w := benchGraph(b)
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	deltas := []int64{600, 3600, 86400}
+	if s := os.Getenv("MOTIFWATCH_COUNT3_DELTAS"); s != "" {
+		deltas = nil
+		for _, f := range strings.Split(s, ",") {
+			d, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			deltas = append(deltas, d)
+		}
+	}
+	engines := []struct {
+		name string
+		e    func() motif.Engine
+	}{{"count", func() motif.Engine { return NewEngine(motif.NewCPU(2), Options{Workers: 2}) }}, {"engine", func() motif.Engine { return motif.NewCPU(2) }}}
+	if os.Getenv("MOTIFWATCH_COUNT3_ENGINE") == "0" {
+		engines = engines[:1]
+	}
+	for _, name := range []string{"path4-123-fff", "path4-213-bff", "path4-213-fbf"} {
+		for _, delta := range deltas {
+			q, err := motif.Builtin(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			q.Delta = motif.TicksSpan(delta)
+			p, err := motif.Compile(q, w)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, eng := range engines {
+				b.Run(fmt.Sprintf("%s/delta=%d/%s", name, delta, eng.name), func(b *testing.B) {
+					cpu0 := cpuSeconds(b)
+					var matches int64
+					for b.Loop() {
+						r, err := eng.e().Mine(context.Background(), w, p, req) // a fresh Engine counts again
 						if err != nil {
 							b.Fatal(err)
 						}

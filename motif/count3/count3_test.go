@@ -17,7 +17,8 @@ import (
 )
 
 // cellQueries returns a query per cell: SNAP's grid, then the four-node
-// stars (centre c, leaves x, y, z), then the Small family's.
+// stars (centre c, leaves x, y, z), then the Small family's, then the
+// four-node paths (the library's built-ins, by the cell's name).
 func cellQueries(delta int64) [Cells]*motif.Query {
 	var qs [Cells]*motif.Query
 	grid := motif.SNAPGrid()
@@ -61,6 +62,13 @@ func cellQueries(delta int64) [Cells]*motif.Query {
 	}
 	for d := range 8 {
 		small(Pair4+Cell(d), 2, []int{0, 0, 0, 0}, []int{0, d >> 2, d >> 1 & 1, d & 1})
+	}
+	for c := Path4; c < Cells; c++ {
+		q, err := motif.Builtin(c.String())
+		if err != nil {
+			panic(err)
+		}
+		qs[c] = q
 	}
 	for _, q := range qs {
 		q.Delta = motif.TicksSpan(delta)
@@ -360,6 +368,49 @@ func checkTriangles(t *testing.T, name string, w *window.Window, delta int64, re
 		}
 		if got := raw.Cells(); got != want {
 			t.Errorf("%s, delta %d, range %v, %d workers: got %v, want %v", name, delta, req.Range, workers, got, want)
+		}
+	}
+}
+
+// The paths counted alone (Count(Paths): the triangle pass runs only to
+// take its triangles off) equal their cells in an all-family run, with
+// no other cell counted; and a Triangles run plus a Paths run add up to
+// a run of both, as Engine's cache needs.
+func TestCountPathsAlone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 1))
+	for iter := range 60 {
+		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 10, MaxEdges: 200, MaxTime: 60, SelfLoop: 0.03, Evict: 0.3}
+		w := oracle.RandomWindow(rng, cfg)
+		delta := 1 + rng.Int64N(20)
+		req := randomRequest(rng, w)
+		all := countCells(t, w, delta, req, 2)
+		for _, workers := range []int{1, 3} {
+			paths, err := Count(context.Background(), w, delta, req, Paths, Options{Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := paths.Cells()
+			for c := range got {
+				want := int64(0)
+				if Family(Cell(c)) == Paths {
+					want = all[c]
+				}
+				if got[c] != want {
+					t.Fatalf("iteration %d, %d workers: %v counted alone %d, want %d", iter, workers, Cell(c), got[c], want)
+				}
+			}
+			tri, err := Count(context.Background(), w, delta, req, Triangles, Options{Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			both, err := Count(context.Background(), w, delta, req, Triangles|Paths, Options{Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tri.Add(&paths)
+			if tri != both {
+				t.Fatalf("iteration %d, %d workers: Triangles + Paths %v, Triangles|Paths %v", iter, workers, tri.Cells(), both.Cells())
+			}
 		}
 	}
 }

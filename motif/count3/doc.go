@@ -1,8 +1,9 @@
 // Package count3 counts SNAP's 36 three-edge temporal motifs (the 2- and
 // 3-node motifs of Paranjape, Benson and Leskovec, "Motifs in temporal
-// networks", WSDM 2017) with counting algorithms instead of enumerating
-// their matches, so its cost follows the number of edges and static
-// triangles, not the number of matches.
+// networks", WSDM 2017), and the four-node three-edge stars and paths,
+// with counting algorithms instead of enumerating their matches, so its
+// cost follows the number of edges, static triangles and (for paths)
+// wedges, not the number of matches.
 //
 // Semantics are the project's (ARCHITECTURE.md, "Semantics"): an edge
 // sequence e1 < e2 < e3 in (t, seq) order — window positions — with t3 − t1 ≤ δ (inclusive),
@@ -30,6 +31,24 @@
 //     a triangle costs its light sides' edges near each other, not its
 //     heavy side's; sides whose time spans cannot meet within δ are
 //     skipped unread.
+//
+// Four-node, three-edge paths a–s–t–d (paths.go; cells Path4, the
+// library's path4-<ranks>-<dirs>) are counted around their middle edge
+// s→t in every temporal order that makes a motif (the middle edge is never
+// last), per node pair {s, t} with all its edges as middle edges at once:
+// every node's edges are laid out in position order with prefix counts by
+// direction; from the pair's end with fewer edges, each of its edges e
+// near the pair's edges meets two ranges of the pair's edges (before e and
+// after e, within δ), and for each of those the far end's edges that
+// complete a path are a range of its sequence whose ends depend on e alone
+// or on the middle edge alone — so a range of middle edges adds a count at
+// e's ends times its size plus prefix sums over the pair's edges, less the
+// pair's own edges. Where the two far ends would coincide the triples are
+// triangles: Count takes the triangle pass's counters off the path
+// counters through a fixed map (each triangle counted once around each of
+// its sides), so the path family runs the triangle pass too. A pair costs
+// its lighter end's edges near it times a search: the window's wedges,
+// not its paths.
 //
 // Beyond the 36 cells, the Small family (small.go) counts every two-edge
 // motif (two-node pairs; wedges: a centre with two distinct neighbours)

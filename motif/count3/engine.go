@@ -2,6 +2,7 @@ package count3
 
 import (
 	"context"
+	"io"
 	"slices"
 	"sync"
 
@@ -65,6 +66,15 @@ func (e *Engine) Shape(p *motif.Plan) (Cell, bool) {
 		return -1, false
 	}
 	return c, true
+}
+
+// TimePhases makes every later counting run write a line timing its
+// passes to to (Options.Phases); nil turns it off. Call it before the
+// engine is used.
+func (e *Engine) TimePhases(to io.Writer) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.opts.Phases = to
 }
 
 // Device returns the device that runs the counting passes, nil when

@@ -24,7 +24,8 @@ func (s *spyEngine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, r
 }
 
 // Count-mode queries of the counted shapes (SNAP's 36, two-edge, two-node
-// four-edge), written with other node names and
+// four-edge, four-node paths — asked after a triangle, so that the paths
+// are counted in a run of their own over a cached triangle count), written with other node names and
 // in YAML, are counted (the wrapped engine is never asked) and equal the
 // general engine; a query with a predicate, and an enumerating request,
 // go to the wrapped engine.
@@ -59,6 +60,15 @@ func TestEngineCountsShapes(t *testing.T) {
   - name: round-trip-twice
     delta: 9
     edges: [a -> b, b -> a, a -> b, b -> a]
+  - name: chain
+    delta: 9
+    edges: [A -> B, B -> C, C -> D]
+  - name: bridge-first
+    delta: 9
+    edges: [b -> c, a -> b, d -> c]
+  - name: zigzag
+    delta: 9
+    edges: [x -> y, z -> y, z -> w]
 `), "test.yaml")
 	if err != nil {
 		t.Fatal(err)

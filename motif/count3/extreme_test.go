@@ -99,6 +99,15 @@ func TestCountReportedExtremes(t *testing.T) {
 		{"both ends", []int64{1, maxT / 2, maxT - 1, maxT}, []string{
 			fmt.Sprintf("a b %d", minT), fmt.Sprintf("b c %d", minT+1), fmt.Sprintf("c a %d", -1),
 			"a b 0", "b a 1", fmt.Sprintf("c b %d", maxT-1), fmt.Sprintf("a c %d", maxT), fmt.Sprintf("c a %d", maxT)}},
+		// Four-node paths (and a triangle the path pass must take off)
+		// with their middle edge at one end of the range and their others
+		// at the other end, or all near one end.
+		{"paths at both ends", []int64{1, maxT / 2, maxT - 1, maxT}, []string{
+			fmt.Sprintf("a b %d", minT), fmt.Sprintf("d c %d", minT), fmt.Sprintf("b c %d", minT+1), fmt.Sprintf("c a %d", -1),
+			"d b 0", fmt.Sprintf("c d %d", maxT-1), fmt.Sprintf("b a %d", maxT), fmt.Sprintf("a d %d", maxT)}},
+		{"paths near 2^63-1", []int64{1, 2, 5, maxT}, []string{
+			fmt.Sprintf("a b %d", maxT-4), fmt.Sprintf("b c %d", maxT-3), fmt.Sprintf("c d %d", maxT-3),
+			fmt.Sprintf("d a %d", maxT-1), fmt.Sprintf("b c %d", maxT), fmt.Sprintf("e b %d", maxT)}},
 	} {
 		w := lineWindow(t, c.edges...)
 		for _, delta := range c.deltas {

@@ -3,28 +3,20 @@ package count3
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
-// phasesOn reads MOTIFWATCH_COUNT3_PHASES once: set to 1, every Count
-// prints one line to stderr with its phases' wall times, the process's CPU
-// time in each (all threads, the collector's included: on a shared
-// machine the steadier figure) and, for the phases that run workers, each
-// worker's busy time (median / max), so that a run on a many-core host
-// tells a slow phase from an unbalanced one. A measurement aid: off, a
-// phase mark is a nil check.
-// phasesOut is where the lines go (tests replace both).
-var (
-	phasesOn            = sync.OnceValue(func() bool { return os.Getenv("MOTIFWATCH_COUNT3_PHASES") == "1" })
-	phasesOut io.Writer = os.Stderr
-)
-
-// phases times a Count's passes. A nil *phases records nothing.
+// phases times a Count's passes for Options.Phases: one line per Count
+// with its phases' wall times, the process's CPU time in each (all
+// threads, the collector's included: on a shared machine the steadier
+// figure) and, for the phases that run workers, each worker's busy time
+// (median / max), so that a run on a many-core host tells a slow phase
+// from an unbalanced one. A measurement aid: off (nil), a phase mark is a
+// nil check.
 type phases struct {
+	to    io.Writer
 	name  string
 	start time.Time
 	last  time.Time
@@ -38,8 +30,8 @@ type paddedDuration struct {
 	_ [56]byte
 }
 
-func newPhases(fam Families, workers int) *phases {
-	if !phasesOn() {
+func newPhases(fam Families, workers int, to io.Writer) *phases {
+	if to == nil {
 		return nil
 	}
 	var names []string
@@ -52,8 +44,11 @@ func newPhases(fam Families, workers int) *phases {
 	if fam&Small != 0 {
 		names = append(names, "small")
 	}
+	if fam&Paths != 0 {
+		names = append(names, "paths")
+	}
 	now := time.Now()
-	return &phases{name: strings.Join(names, "+"), start: now, last: now, cpu: processCPU(), busy: make([]paddedDuration, workers)}
+	return &phases{to: to, name: strings.Join(names, "+"), start: now, last: now, cpu: processCPU(), busy: make([]paddedDuration, workers)}
 }
 
 // add records worker wk busy for d in the current phase.
@@ -86,7 +81,7 @@ func (p *phases) done() {
 	if p == nil {
 		return
 	}
-	fmt.Fprintf(phasesOut, "count3 phases (%s, ms wall (cpu) [busy median/max]):%s total %.1f\n", p.name, p.out.String(), ms(time.Since(p.start)))
+	fmt.Fprintf(p.to, "count3 phases (%s, ms wall (cpu) [busy median/max]):%s total %.1f\n", p.name, p.out.String(), ms(time.Since(p.start)))
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

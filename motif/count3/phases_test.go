@@ -2,7 +2,6 @@ package count3
 
 import (
 	"context"
-	"io"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -12,11 +11,10 @@ import (
 	"github.com/motifwatch/motifwatch/motif/oracle"
 )
 
-// With MOTIFWATCH_COUNT3_PHASES on, a Count prints one line naming each
+// With Options.Phases set, a Count prints one line naming each
 // pass it ran, in order, with its figures, and counts what it counts
 // with the timers off.
 func TestPhases(t *testing.T) {
-	defer func(on func() bool, out io.Writer) { phasesOn, phasesOut = on, out }(phasesOn, phasesOut)
 	rng := rand.New(rand.NewPCG(8, 1))
 	cfg := oracle.WindowConfig{MinNodes: 6, MaxNodes: 12, MaxEdges: 300, MaxTime: 100, SelfLoop: 0.03}
 	w := oracle.RandomWindow(rng, cfg)
@@ -30,16 +28,15 @@ func TestPhases(t *testing.T) {
 		{Triangles, "triangles", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
 		{Grid3, "stars+triangles", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
 		{Small, "small", []string{"centres"}},
-		{All, "stars+triangles+small", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
+		{Paths, "paths", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count", "path-sequences", "paths"}},
+		{All, "stars+triangles+small+paths", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count", "path-sequences", "paths"}},
 	} {
-		phasesOn = func() bool { return false }
 		want, err := Count(context.Background(), w, 20, req, tc.fam, Options{Workers: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out strings.Builder
-		phasesOn, phasesOut = func() bool { return true }, &out
-		got, err := Count(context.Background(), w, 20, req, tc.fam, Options{Workers: 3})
+		got, err := Count(context.Background(), w, 20, req, tc.fam, Options{Workers: 3, Phases: &out})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,13 +21,19 @@ package count3
 //	[140, 144) wedges: a centre's pairs of edges on distinct neighbours
 //	[144, 160) two-node four-edge sequences, oriented from the lower id:
 //	           8*d1 + 4*d2 + 2*d3 + d4
+//	[160, 176) four-node paths a–s–t–d around their middle edge s→t:
+//	           160 + 4*o + 2*dl + dr, where o is the temporal order of
+//	           the left edge L (on s), the middle M and the right edge R
+//	           (on t) — 0 L M R, 1 R M L, 2 M L R, 3 M R L (L R M and
+//	           R L M are no motif: R touches no node of L) — and dl, dr
+//	           L's and R's directions (0 = out of s, of t)
 //
 // The layout of [0, 136) is shared with kernels/count3.cu; the counters
-// after it (the Small family) are counted on the host only.
+// after it (the Small family, the paths) are counted on the host only.
 type Raw [RawLen]int64
 
 // RawLen is the number of raw counters.
-const RawLen = 160
+const RawLen = 176
 
 const (
 	rawPair  = 0
@@ -39,7 +45,109 @@ const (
 	rawPair2 = 136
 	rawWedge = 140
 	rawPair4 = 144
+	rawPath  = 160
 )
+
+// pathOrders are the temporal orders o of the path counters, as the
+// edges L, M, R (0, 1, 2) in time order.
+var pathOrders = [4][3]int{{0, 1, 2}, {2, 1, 0}, {1, 0, 2}, {1, 2, 0}}
+
+// pathShape is path counter i's shape: a=0, s=1, t=2, d=3.
+func pathShape(i int) shape3 {
+	o, dl, dr := i>>2, i>>1&1, i&1
+	lmr := [3][2]int{{1, 0}, {1, 2}, {2, 3}}
+	if dl == 1 {
+		lmr[0] = [2]int{0, 1}
+	}
+	if dr == 1 {
+		lmr[2] = [2]int{3, 2}
+	}
+	s := shape3{nodes: 4}
+	for k, e := range pathOrders[o] {
+		s.edges[k] = lmr[e]
+	}
+	return s
+}
+
+// triShape is triangle counter i's shape (X=0, Y=1, W=2), or false for
+// the slots whose two other edges touch the same node of the pair.
+func triShape(i int) (shape3, bool) {
+	i -= rawTri
+	p, d, l1, l2 := i>>5, i>>4&1, i>>2&3, i&3
+	if l1>>1 == l2>>1 {
+		return shape3{}, false
+	}
+	dir := func(d, a, b int) [2]int {
+		if d == 0 {
+			return [2]int{a, b}
+		}
+		return [2]int{b, a}
+	}
+	s := shape3{nodes: 3}
+	others := [2]int{l1, l2}
+	o := 0
+	for e := range 3 {
+		if e == p {
+			s.edges[e] = dir(d, 0, 1)
+			continue
+		}
+		l := others[o]
+		o++
+		s.edges[e] = dir(l&1, l>>1, 2)
+	}
+	return s, true
+}
+
+// triPaths maps each triangle counter to the path counters (up to three,
+// -1 for none) that count its triples too: the path pass joins an edge at s to one at t
+// without asking whether their far ends differ, so a triangle u, s, t
+// with edges on u–s and t–u counts once around each of its three edges
+// (the far ends coincide). Count takes the triangle pass's counts off the
+// path counters through this table.
+var triPaths = func() [rawStar4 - rawTri][3]int {
+	var m [rawStar4 - rawTri][3]int
+	for i := range m {
+		s, ok := triShape(rawTri + i)
+		if !ok {
+			m[i] = [3]int{-1, -1, -1}
+			continue
+		}
+		for k := range 3 { // edge k is the middle edge s→t
+			m[i][k] = -1 // M last: no path counter
+			src, dst := s.edges[k][0], s.edges[k][1]
+			var pos [3]int // time ranks of L, M, R
+			dl, dr := 0, 0
+			pos[1] = k
+			for j, e := range s.edges {
+				switch {
+				case j == k:
+				case e[0] == src || e[1] == src:
+					pos[0], dl = j, b2ii(e[1] == src)
+				default:
+					pos[2], dr = j, b2ii(e[1] == dst)
+				}
+			}
+			for o, ord := range pathOrders {
+				if pos[ord[0]] < pos[ord[1]] && pos[ord[1]] < pos[ord[2]] {
+					m[i][k] = rawPath + 4*o + 2*dl + dr
+				}
+			}
+		}
+	}
+	return m
+}()
+
+// dropTriangles takes the triangle counters' triples off the path
+// counters (triPaths).
+func (r *Raw) dropTriangles() {
+	for i, ps := range triPaths {
+		for _, p := range ps {
+			if p >= 0 {
+				r[p] -= r[rawTri+i]
+			}
+		}
+	}
+}
 
 // Add accumulates r2 into r.
 func (r *Raw) Add(r2 *Raw) {
@@ -83,30 +191,10 @@ var rawCell = func() [RawLen]Cell {
 		}
 	}
 	// Triangles: X=0, Y=1, W=2.
-	for p := range 3 {
-		for d := range 2 {
-			for l1 := range 4 {
-				for l2 := range 4 {
-					idx := rawTri + 32*p + 16*d + 4*l1 + l2
-					if l1>>1 == l2>>1 {
-						m[idx] = -1
-						continue
-					}
-					s := shape3{nodes: 3}
-					others := [2]int{l1, l2}
-					o := 0
-					for e := range 3 {
-						if e == p {
-							s.edges[e] = dir(d, 0, 1)
-							continue
-						}
-						l := others[o]
-						o++
-						s.edges[e] = dir(l&1, l>>1, 2)
-					}
-					m[idx] = classify(s)
-				}
-			}
+	for i := rawTri; i < rawStar4; i++ {
+		m[i] = -1
+		if s, ok := triShape(i); ok {
+			m[i] = classify(s)
 		}
 	}
 	for i := range 8 {
@@ -121,6 +209,9 @@ var rawCell = func() [RawLen]Cell {
 	for i := range 16 {
 		d1 := i >> 3
 		m[rawPair4+i] = Pair4 + Cell((i>>2&1^d1)<<2|(i>>1&1^d1)<<1|(i&1^d1))
+	}
+	for i := range RawLen - rawPath {
+		m[rawPath+i] = path4(pathShape(i))
 	}
 	return m
 }()

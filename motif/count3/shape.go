@@ -2,6 +2,7 @@ package count3
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/motifwatch/motifwatch/motif"
 )
@@ -18,7 +19,14 @@ import (
 //     two-edge motif on three nodes is a centre with two distinct
 //     neighbours), d as for Star4;
 //   - Pair4 + 4*d2 + 2*d3 + d4: two-node, four-edge motifs, each d against
-//     the first edge's direction.
+//     the first edge's direction;
+//   - Path4 + 8*o + 4*b1 + 2*b2 + b3: four-node, three-edge paths a–b–c–d
+//     (the path pass, paths.go), read from the end whose edge comes first
+//     in time: o is the temporal ranks of the edges in reading order (0:
+//     1 2 3, 1: 2 1 3; two orders more are these read from the other end,
+//     and the last two, 1 3 2 and 2 3 1, are no motif: their second edge
+//     touches no node of the first), b each edge's direction against the
+//     reading (0 = forward: a→b, b→c, c→d).
 type Cell int
 
 const (
@@ -30,14 +38,22 @@ const (
 	Wedge Cell = 46
 	// Pair4 is the first two-node, four-edge cell.
 	Pair4 Cell = 50
+	// Path4 is the first four-node path cell.
+	Path4 Cell = 58
 	// Cells is the number of cells.
-	Cells = 58
+	Cells = 74
 )
 
-// String names the cell: snap-<i>-<j> as the library does, or the family
-// and its edges' directions, o and i: out of and into the centre for
-// star4 and wedge, the same way as and against the first edge for pair2
-// and pair4 (whose first edge is o).
+// path4Ranks are the Path4 cells' temporal orders, by o: the ranks of
+// the path's edges in reading order.
+var path4Ranks = [2]string{"123", "213"}
+
+// String names the cell: snap-<i>-<j> and path4-<ranks>-<dirs> as the
+// library does (motif.Builtin), or the family and its edges' directions,
+// o and i: out of and into the centre for star4 and wedge, the same way
+// as and against the first edge for pair2 and pair4 (whose first edge is
+// o). A path's ranks are its edges' temporal ranks in reading order and
+// its dirs f or b for each edge along or against the reading.
 func (c Cell) String() string {
 	dirs := func(d, n int) string {
 		b := make([]byte, n)
@@ -47,6 +63,9 @@ func (c Cell) String() string {
 		return string(b)
 	}
 	switch {
+	case c >= Path4:
+		i := int(c - Path4)
+		return "path4-" + path4Ranks[i>>3] + "-" + strings.NewReplacer("o", "f", "i", "b").Replace(dirs(i&7, 3))
 	case c >= Pair4:
 		return "pair4-" + dirs(int(c-Pair4), 4)
 	case c >= Wedge:
@@ -150,7 +169,8 @@ func star4(s shape3) Cell {
 }
 
 // Shape returns the cell whose count is p's count, when p is one of SNAP's
-// 36 shapes or another counted shape (Cell), under any naming of its
+// 36 shapes or another counted shape (Cell: four-node stars and paths, the
+// two-edge and the two-node four-edge motifs), under any naming of its
 // nodes, with nothing that the counters do not model: no predicates or
 // node labels, no anti-edges, and no per-hop limit tighter than Delta (a
 // limit of at least Delta is implied by it) — except on a two-edge
@@ -185,11 +205,82 @@ func Shape(p *motif.Plan) (Cell, bool) {
 		c = classify(s)
 		if s.nodes == 4 {
 			c = star4(s)
+			if c < 0 {
+				c = path4(s)
+			}
 		}
 	case 4:
 		c = pair4(q)
 	}
 	return c, c >= 0
+}
+
+// path4 returns the Path4 cell of s, or -1: four nodes on a path a–b–c–d
+// (two nodes on one edge, two on two; three distinct node pairs).
+func path4(s shape3) Cell {
+	if s.nodes != 4 {
+		return -1
+	}
+	var deg [4]int
+	for _, e := range s.edges {
+		if e[0] < 0 || e[0] > 3 || e[1] < 0 || e[1] > 3 || e[0] == e[1] {
+			return -1
+		}
+		deg[e[0]]++
+		deg[e[1]]++
+	}
+	var ends, inner int
+	for _, d := range deg {
+		ends += b2ii(d == 1)
+		inner += b2ii(d == 2)
+	}
+	if ends != 2 || inner != 2 {
+		return -1
+	}
+	mid := -1
+	for i, e := range s.edges {
+		if deg[e[0]] == 2 && deg[e[1]] == 2 {
+			mid = i
+		}
+	}
+	if mid < 0 {
+		return -1
+	}
+	b, c := s.edges[mid][0], s.edges[mid][1]
+	on := func(e [2]int, v int) bool { return e[0] == v || e[1] == v }
+	l, r := -1, -1
+	for i, e := range s.edges {
+		if i != mid && on(e, b) {
+			l = i
+		}
+		if i != mid && on(e, c) {
+			r = i
+		}
+	}
+	if l < 0 || r < 0 || l == r { // a parallel edge to the middle one: not connected
+		return -1
+	}
+	if r < l { // read from the end whose edge comes first
+		l, r, b, c = r, l, c, b
+	}
+	var o int
+	switch {
+	case l == 0 && mid == 1:
+		o = 0
+	case mid == 0:
+		o = 1
+	default: // the end edges first: the second touches no node of the first
+		return -1
+	}
+	back := 4*b2ii(s.edges[l][1] != b) + 2*b2ii(s.edges[mid][0] != b) + b2ii(s.edges[r][0] != c)
+	return Path4 + Cell(8*o+back)
+}
+
+func b2ii(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // twoEdges returns the Pair2 or Wedge cell of a two-edge query, or -1.

@@ -9,7 +9,8 @@ import (
 // Every raw counter lands in a cell of its own family, and every cell
 // gets the expected number of counters: 2 per two-node cell (both
 // orientations of a pair: SNAP's 4, Pair2's 2, Pair4's 8), 1 per star
-// cell (SNAP's 24, Star4's 8, Wedge's 4), 6 per triangle cell (48
+// cell (SNAP's 24, Star4's 8, Wedge's 4) and per path cell (16: a path
+// read around its middle edge's direction), 6 per triangle cell (48
 // assignable triangle patterns over 8 cells).
 func TestRawCellCoverage(t *testing.T) {
 	per := map[Cell]int{}
@@ -23,8 +24,10 @@ func TestRawCellCoverage(t *testing.T) {
 		per[c]++
 		var lo, hi int // the raw range of c's family
 		switch {
+		case c >= Path4:
+			lo, hi = rawPath, RawLen
 		case c >= Pair4:
-			lo, hi = rawPair4, RawLen
+			lo, hi = rawPair4, rawPath
 		case c >= Wedge:
 			lo, hi = rawWedge, rawPair4
 		case c >= Pair2:
@@ -47,8 +50,8 @@ func TestRawCellCoverage(t *testing.T) {
 	for c := range Cell(Cells) {
 		want[per[c]]++
 	}
-	if want[2] != 14 || want[1] != 36 || want[6] != 8 || len(want) != 3 {
-		t.Errorf("counters per cell: %v; want 14 cells with 2, 36 with 1, 8 with 6", want)
+	if want[2] != 14 || want[1] != 52 || want[6] != 8 || len(want) != 3 {
+		t.Errorf("counters per cell: %v; want 14 cells with 2, 52 with 1, 8 with 6", want)
 	}
 }
 
@@ -111,8 +114,56 @@ func TestShape(t *testing.T) {
 			t.Errorf("Shape(%v on %d nodes) = %q; want %q", tc.edges, tc.nodes, got, tc.want)
 		}
 	}
-	m1, _ := motif.Builtin("M1") // a 4-node path
-	if c, ok := Shape(&motif.Plan{Query: m1}); ok {
-		t.Errorf("Shape(M1) = %v; want refused", c)
+	m3, _ := motif.Builtin("M3") // four nodes, four edges
+	if c, ok := Shape(&motif.Plan{Query: m3, Hop: []int64{-1, -1, -1, -1}}); ok {
+		t.Errorf("Shape(M3) = %v; want refused", c)
+	}
+}
+
+// Each four-node path of the library is its own cell under every naming
+// of its nodes; Everest's M1 and M2 are paths; a path with the end edges
+// first (no motif) and a triangle with a pendant-free fourth node are not.
+func TestShapePath4(t *testing.T) {
+	perms := [][4]int{}
+	for a := range 4 {
+		for b := range 4 {
+			for c := range 4 {
+				d := 6 - a - b - c
+				if a != b && a != c && b != c && d != a && d != b && d != c {
+					perms = append(perms, [4]int{a, b, c, d})
+				}
+			}
+		}
+	}
+	hop := []int64{motif.NoLimit, motif.NoLimit, motif.NoLimit}
+	for c := Path4; c < Cells; c++ {
+		for _, pm := range perms {
+			q, err := motif.Builtin(c.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for e := range q.Edges {
+				q.Edges[e].From, q.Edges[e].To = pm[q.Edges[e].From], pm[q.Edges[e].To]
+			}
+			if got, ok := Shape(&motif.Plan{Query: q, Delta: 5, Hop: hop}); !ok || got != c {
+				t.Errorf("Shape(%s, nodes renamed %v) = %v, %v", c, pm, got, ok)
+			}
+		}
+	}
+	for name, want := range map[string]string{"M1": "path4-123-fff", "M2": "path4-213-bff"} {
+		q, _ := motif.Builtin(name)
+		if c, ok := Shape(&motif.Plan{Query: q, Delta: 5, Hop: hop}); !ok || c.String() != want {
+			t.Errorf("Shape(%s) = %v, %v; want %s", name, c, ok, want)
+		}
+	}
+	for _, edges := range [][]motif.Edge{
+		{{From: 0, To: 1}, {From: 2, To: 3}, {From: 1, To: 2}}, // end edges first
+		{{From: 0, To: 1}, {From: 1, To: 0}, {From: 2, To: 3}}, // disconnected
+		{{From: 0, To: 1}, {From: 1, To: 2}, {From: 2, To: 0}}, // a triangle beside node 3
+	} {
+		q := &motif.Query{Name: "x", Nodes: []motif.Node{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}, Edges: edges}
+		if c, ok := Shape(&motif.Plan{Query: q, Delta: 5, Hop: hop}); ok {
+			t.Errorf("Shape(%v) = %v; want refused", edges, c)
+		}
 	}
 }
