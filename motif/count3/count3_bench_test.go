@@ -129,7 +129,7 @@ func BenchmarkPathsAgainstEngine(b *testing.B) {
 	engines := []struct {
 		name string
 		e    func() motif.Engine
-	}{{"count", func() motif.Engine { return NewEngine(motif.NewCPU(2), Options{Workers: 2}) }}, {"engine", func() motif.Engine { return motif.NewCPU(2) }}}
+	}{{"count", func() motif.Engine { return NewEngine(cpu.New(2), Options{Workers: 2}) }}, {"engine", func() motif.Engine { return cpu.New(2) }}}
 	if os.Getenv("MOTIFWATCH_COUNT3_ENGINE") == "0" {
 		engines = engines[:1]
 	}
