@@ -24,10 +24,13 @@ import (
 // window). keyed: the edges carry node keys from a
 // dictionary shared with the processor, as the daemon's decoders give
 // them (keyed before the timed loop: the decoders do it in parallel).
+// batch=2000: the same keyed edges in batches of 2,000, below the size
+// from which the window's workers share the append (a daemon whose
+// batches are cut small by its linger time).
 //
 //	go test ./stream/ -run '^$' -bench ProcessAppend -benchtime 3x
 func BenchmarkProcessAppend(b *testing.B) {
-	const nodes, edges, perTick, delta, batchLen = 120_000, 3_000_000, 300, 3600, 100_000
+	const nodes, edges, perTick, delta = 120_000, 3_000_000, 300, 3600
 	rng := rand.New(rand.NewPCG(3, 4))
 	names := make([]string, nodes)
 	for i := range names {
@@ -40,8 +43,16 @@ func BenchmarkProcessAppend(b *testing.B) {
 	}
 	q := Query{Query: &motif.Query{Name: "edge", Delta: motif.TicksSpan(delta),
 		Nodes: []motif.Node{{Name: "A"}, {Name: "B"}}, Edges: []motif.Edge{{From: 0, To: 1}}}}
-	for _, keyed := range []bool{false, true} {
-		b.Run(fmt.Sprintf("keyed=%v", keyed), func(b *testing.B) {
+	for _, c := range []struct {
+		keyed    bool
+		batchLen int
+	}{{false, 100_000}, {true, 100_000}, {true, 2_000}} {
+		keyed, batchLen := c.keyed, c.batchLen
+		name := fmt.Sprintf("keyed=%v", keyed)
+		if batchLen != 100_000 {
+			name += fmt.Sprintf(",batch=%d", batchLen)
+		}
+		b.Run(name, func(b *testing.B) {
 			var keys *window.Keys
 			in := plain
 			if keyed {

@@ -5,8 +5,12 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/motifwatch/motifwatch/ingest"
+	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/window"
 )
 
 // Caps bound what hostile input or load can make the processor hold or
@@ -88,28 +92,54 @@ type Refused struct {
 	Class, Reason string
 }
 
+// capLog counts a cap's actions and logs them, rate-limited per cap and
+// query.
+type capLog struct {
+	log     *slog.Logger
+	limiter *ratelog.Limiter
+	actions *prometheus.CounterVec
+}
+
+// act counts an action of cap (on query, or "") and logs msg with args.
+func (l *capLog) act(cap, query, msg string, args ...any) {
+	l.actions.WithLabelValues(cap).Inc()
+	ok, suppressed := l.limiter.Allow(cap + "\x00" + query)
+	if !ok {
+		return
+	}
+	l.log.Warn(msg, append(args, slog.String("cap", cap), slog.Int("suppressed_since_last_log", suppressed))...)
+}
+
+// nodeCap is MaxNodes: see Caps.
+type nodeCap struct {
+	limit int
+	log   *capLog
+}
+
 // admit applies the node cap to e before its ids are interned.
-func (p *Processor) admit(e *ingest.Edge, out *Output) bool {
-	limit := p.opts.MaxNodes
-	ids := p.w.IDs()
-	if limit <= 0 || ids.Len()+2 <= limit {
+func (c *nodeCap) admit(ids *window.IDs, e *ingest.Edge, out *Output) bool {
+	if c.limit <= 0 || ids.Len()+2 <= c.limit {
 		return true // the fast path: room for two new ids
 	}
+	return c.check(ids, e, out)
+}
+
+// check is admit past its fast path.
+func (c *nodeCap) check(ids *window.IDs, e *ingest.Edge, out *Output) bool {
 	added := 0
 	for _, name := range [2]string{e.Src, e.Dst} {
 		if _, ok := ids.Lookup(name); !ok {
 			added++
 		}
 	}
-	if added == 0 || ids.Len()+added <= limit {
+	if added == 0 || ids.Len()+added <= c.limit {
 		return true
 	}
 	reason := fmt.Sprintf("node cap: edge %s->%s would add %d node id(s) to the %d live (window.max_nodes %d)",
-		e.Src, e.Dst, added, ids.Len(), limit)
+		e.Src, e.Dst, added, ids.Len(), c.limit)
 	out.Refused = append(out.Refused, Refused{Edge: *e, Class: ingest.ClassNodeCap, Reason: reason})
-	p.metrics.capActions.WithLabelValues(capNodes).Inc()
-	p.capLog(capNodes, "", "node cap reached: edges with new node ids go to the dead-letter topic until ids leave the window",
-		"max_nodes", limit, "live", ids.Len(), "partition", e.Origin.Partition, "offset", e.Origin.Offset)
+	c.log.act(capNodes, "", "node cap reached: edges with new node ids go to the dead-letter topic until ids leave the window",
+		"max_nodes", c.limit, "live", ids.Len(), "partition", e.Origin.Partition, "offset", e.Origin.Offset)
 	return false
 }
 
@@ -129,23 +159,6 @@ func (c *matchCap) take() error {
 	}
 	c.seen++
 	return nil
-}
-
-// truncated records that q's mining stopped at a cap (its config key
-// and limit named in the log) in this batch.
-func (p *Processor) truncated(q *registered, runs []run, cap, key string, limit any) {
-	name := q.Query.Query.Name
-	p.metrics.capActions.WithLabelValues(cap).Inc()
-	p.metrics.truncated.WithLabelValues(name).Inc()
-	lo, hi := runs[0].Lo, runs[len(runs)-1].Hi-1
-	first, last := p.meta[lo-p.metaOff], p.meta[hi-p.metaOff]
-	msg := "match cap reached: the rest of this batch's matches of the query are not reported"
-	if cap != capMatches {
-		msg = "mining budget reached: the rest of this batch's matches of the query are not reported"
-	}
-	p.capLog(cap, name, msg,
-		"query", name, "window."+key, limit, "from_t", p.w.T(lo), "to_t", p.w.T(hi),
-		"from", fmt.Sprintf("%d@%d", first.partition, first.offset), "to", fmt.Sprintf("%d@%d", last.partition, last.offset))
 }
 
 // capBytes applies the memory cap after a batch (see Caps) and returns
@@ -175,10 +188,10 @@ func (p *Processor) capBytes(out *Output) int64 {
 	for round := 0; round < 4 && b > target && p.w.Len() > 0; round++ {
 		n := int64((b-target)/max(b/int64(p.w.Len()), 1)) + 1
 		to := min(p.w.First()+n, p.w.End())
-		p.releaseHeld(to, out)
+		p.held.release(to, out)
 		evicted += p.w.EvictTo(to)
 		p.w.Shrink()
-		p.compactMeta()
+		p.meta.compact(p.w.First())
 		p.limitKeys(true) // fewer live nodes: fewer names kept
 		freed := b - p.Bytes()
 		b -= freed
@@ -189,37 +202,8 @@ func (p *Processor) capBytes(out *Output) int64 {
 	}
 	out.Evicted += evicted
 	out.EvictedEarly += evicted
-	p.metrics.capActions.WithLabelValues(capWindowBytes).Inc()
 	p.metrics.evictedEarly.Add(float64(evicted))
-	p.capLog(capWindowBytes, "", "window memory cap reached: oldest edges evicted early; matches needing them are missed",
+	p.caps.act(capWindowBytes, "", "window memory cap reached: oldest edges evicted early; matches needing them are missed",
 		"max_bytes", limit, "bytes_before", before, "bytes_after", b, "evicted_early", evicted, "edges_left", p.w.Len())
 	return b
-}
-
-// releaseHeld reports, provisional, every held match with an edge before
-// position to: its edges are about to be evicted early.
-func (p *Processor) releaseHeld(to int64, out *Output) {
-	keep := p.held[:0]
-	for _, h := range p.held {
-		if h.edges[0] >= to {
-			keep = append(keep, h)
-			continue
-		}
-		out.Provisional++
-		p.metrics.provisional.Inc()
-		p.report(h.q, h.edges, out)
-		if h.q.Enumerate {
-			out.Alerts[len(out.Alerts)-1].Provisional = true
-		}
-	}
-	p.held = keep
-}
-
-// capLog logs a cap's action, rate-limited per cap and query.
-func (p *Processor) capLog(cap, query, msg string, args ...any) {
-	ok, suppressed := p.capLimiter.Allow(cap + "\x00" + query)
-	if !ok {
-		return
-	}
-	p.log.Warn(msg, append(args, slog.String("cap", cap), slog.Int("suppressed_since_last_log", suppressed))...)
 }

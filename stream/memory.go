@@ -1,7 +1,5 @@
 package stream
 
-import "unsafe"
-
 // Bytes returns the memory the processor holds for its window, what
 // window.max_bytes (Options.MaxBytes) caps and motifwatch_window_bytes
 // shows: the window (window.Window.Bytes: edges, adjacency, pair index,
@@ -19,19 +17,7 @@ func (p *Processor) Bytes() int64 {
 }
 
 // ownBytes is the processor's own part of Bytes.
-func (p *Processor) ownBytes() int64 {
-	b := int64(cap(p.meta)) * int64(unsafe.Sizeof(edgeMeta{}))
-	b += int64(cap(p.held)) * int64(unsafe.Sizeof(held{}))
-	for i := range p.held {
-		b += int64(cap(p.held[i].edges))*8 + int64(cap(p.held[i].nodes))*4
-	}
-	c := &p.cols
-	b += int64(cap(c.Src)+cap(c.Dst))*4 + int64(cap(c.T))*8 + int64(cap(p.known))*4 + int64(cap(p.flags))
-	for _, a := range c.Attrs {
-		b += int64(cap(a)) * 8
-	}
-	return b
-}
+func (p *Processor) ownBytes() int64 { return p.meta.bytes() + p.held.bytes() + p.app.bytes() }
 
 // keyLimitFloor is the least a generation of Options.NodeKeys may hold
 // (the processor keeps it at twice the live nodes plus this): a small

@@ -85,9 +85,9 @@ func (m *metrics) mined(query, backend string, matches int64, d time.Duration) {
 func (m *metrics) observe(p *Processor, out *Output) {
 	m.windowEdges.Set(float64(p.w.Len()))
 	m.windowBytes.Set(float64(out.WindowBytes))
-	m.windowSpan.Set(float64(p.span))
+	m.windowSpan.Set(float64(p.mine.span))
 	m.windowNodes.Set(float64(p.w.IDs().Len()))
-	m.held.Set(float64(len(p.held)))
+	m.held.Set(float64(len(p.held.list)))
 	m.selfLoops.Add(float64(out.SelfLoops))
 	m.appended.Add(float64(out.Appended))
 	m.evicted.Add(float64(out.Evicted))

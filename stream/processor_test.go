@@ -462,9 +462,9 @@ func TestParallelAppendEqualsBatch(t *testing.T) {
 	compare(t, "workers", wantIDs, wantCounts, ids, counts)
 }
 
-// TestParallelAppendKeepsFlags: a batch taken by the workers
-// (appendParallel) with self-loops, History and Replayed edges and
-// another instance's partitions mines, holds and offsets exactly as one
+// TestParallelAppendKeepsFlags: a batch whose append passes run on eight
+// workers, with self-loops, History and Replayed edges and another
+// instance's partitions, mines, holds and offsets exactly as one
 // goroutine's append: the same alerts and counts, window, held matches'
 // offsets and appended/self-loop counts, batch after batch.
 func TestParallelAppendKeepsFlags(t *testing.T) {
