@@ -24,9 +24,10 @@
 // with errors located as Validate's (FieldError).
 //
 // Package config imports motif and window (to parse queries into motif's
-// query model and describe the window schema), alerts for its Mode type
-// and leaf helpers under internal/; never kafka, ingest, the daemon or an
-// engine (gpm, gpu, engine, stream, motif/count3, motif/oracle), directly
-// or through its dependencies (internal/layering checks it): those read a
-// Config, not the other way round.
+// query model, which holds no engine, and describe the window schema),
+// alerts for its Mode type and leaf helpers under internal/; never kafka,
+// ingest, the daemon or an engine (gpm, gpu, engine, stream, motif/cpu,
+// motif/count3, motif/oracle), directly or through its dependencies
+// (internal/layering checks it): those read a Config, not the other way
+// round.
 package config

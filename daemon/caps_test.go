@@ -13,6 +13,7 @@ import (
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -37,7 +38,7 @@ func capPipeline(t testing.TB, opts stream.Options, maxFuture time.Duration, now
 	t.Helper()
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))
-	opts.Engine, opts.Schema, opts.Logger = motif.NewCPU(1), window.Schema{TimeUnit: time.Second}, logger
+	opts.Engine, opts.Schema, opts.Logger = cpu.New(1), window.Schema{TimeUnit: time.Second}, logger
 	proc, err := stream.New(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/kafka"
 	"github.com/motifwatch/motifwatch/kafka/kafkatest"
-	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -87,7 +87,7 @@ func TestSnapshotJobPublishes(t *testing.T) {
 // TestPipelineSnapshot: the pipeline goroutine answers a snapshot request
 // with its window as a static graph.
 func TestPipelineSnapshot(t *testing.T) {
-	proc, err := stream.New(stream.Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
+	proc, err := stream.New(stream.Options{Engine: cpu.New(1), Schema: window.Schema{TimeUnit: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

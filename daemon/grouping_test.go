@@ -9,6 +9,7 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -45,7 +46,7 @@ func TestCommitWaitsForIncidents(t *testing.T) {
 	if err := router.SetQueries(map[string]alerts.QueryOptions{"fan": {Group: alerts.Grouping{By: []string{"T"}, Within: time.Minute}}}); err != nil {
 		t.Fatal(err)
 	}
-	proc, err := stream.New(stream.Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
+	proc, err := stream.New(stream.Options{Engine: cpu.New(1), Schema: window.Schema{TimeUnit: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/kafka"
-	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -101,7 +101,7 @@ func TestCommitWaitsForCountRecords(t *testing.T) {
 	if err := router.SetQueries(map[string]alerts.QueryOptions{"c": {Mode: alerts.ModeCount}}); err != nil {
 		t.Fatal(err)
 	}
-	proc, err := stream.New(stream.Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
+	proc, err := stream.New(stream.Options{Engine: cpu.New(1), Schema: window.Schema{TimeUnit: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestCommitWaitsForCountRecords(t *testing.T) {
 // TestCommittableStopsAtBufferedEdges: offsets never pass an edge still
 // waiting in the reorder buffer.
 func TestCommittableStopsAtBufferedEdges(t *testing.T) {
-	proc, _ := stream.New(stream.Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
+	proc, _ := stream.New(stream.Options{Engine: cpu.New(1), Schema: window.Schema{TimeUnit: time.Second}})
 	r := ingest.NewReorder(100, 0, nil)
 	r.Add(ingest.Edge{Src: "a", Dst: "b", T: 50, Origin: ingest.Origin{Partition: 1, Offset: 7}})
 	p := barePipeline(proc, nil, r, &fakeSource{})
@@ -150,7 +150,7 @@ func TestCommittableStopsAtBufferedEdges(t *testing.T) {
 // reorder buffer lies below the commit the pipeline started from; a
 // commit made while it is still buffered keeps that start.
 func TestCommittableNeverGoesBackOverHistory(t *testing.T) {
-	proc, _ := stream.New(stream.Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
+	proc, _ := stream.New(stream.Options{Engine: cpu.New(1), Schema: window.Schema{TimeUnit: time.Second}})
 	r := ingest.NewReorder(100, 0, nil)
 	r.Add(ingest.Edge{Src: "a", Dst: "b", T: 50, History: true, Origin: ingest.Origin{Partition: 0, Offset: 3}})
 	p := barePipeline(proc, nil, r, &fakeSource{})

@@ -12,6 +12,7 @@ import (
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/stream"
 	"github.com/motifwatch/motifwatch/synth"
 )
@@ -79,7 +80,7 @@ func TestMineBatchEqualsMine(t *testing.T) {
 		{Range: tail, Horizon: w.LastT()},
 		{Range: tail, Horizon: w.T(w.End() - 700), RootMask: mask},
 	}
-	cpu := motif.NewCPU(2)
+	cpu := cpu.New(2)
 	for name, s := range selectedEngines(t) {
 		for ri, req := range reqs {
 			got, err := s.MineBatch(context.Background(), w, plans, req)
@@ -157,7 +158,7 @@ func TestStreamBatchedEqualsCPU(t *testing.T) {
 		}
 		return counts, alerts
 	}
-	wantCounts, wantAlerts := run(motif.NewCPU(2))
+	wantCounts, wantAlerts := run(cpu.New(2))
 	if wantCounts["M1-count"] == 0 || wantAlerts == 0 {
 		t.Fatalf("counts %v, %d alerts: the test compares too little", wantCounts, wantAlerts)
 	}

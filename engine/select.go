@@ -11,6 +11,7 @@ import (
 	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/motif/count3"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -100,11 +101,11 @@ func (s *Selected) Counted(p *motif.Plan) (count3.Cell, bool) {
 // a logged warning). A GPU engine mines on the CPU the queries its kernel
 // cannot hold (ErrUnsupported), with a warning once per query.
 func Select(b backend.Backend, workers int, opts gpu.Options, log *slog.Logger) (*Selected, error) {
-	cpu := motif.NewCPU(workers)
-	counting := count3.Options{Workers: cpu.Workers()}
+	exact := cpu.New(workers)
+	counting := count3.Options{Workers: exact.Workers()}
 	switch b {
 	case backend.CPU, "":
-		return &Selected{Engine: count3.NewEngine(cpu, counting), Backend: backend.CPU}, nil
+		return &Selected{Engine: count3.NewEngine(exact, counting), Backend: backend.CPU}, nil
 	case backend.GPU, backend.Auto:
 	default:
 		return nil, fmt.Errorf("engine backend %q: want auto, cpu or gpu", b)
@@ -115,7 +116,7 @@ func Select(b backend.Backend, workers int, opts gpu.Options, log *slog.Logger) 
 			return nil, fmt.Errorf("engine backend gpu: %w", err)
 		}
 		log.Warn("engine backend auto: no usable GPU, mining on the CPU", "reason", err.Error(), "cuda_build", gpu.Available)
-		return &Selected{Engine: count3.NewEngine(cpu, counting), Backend: backend.CPU}, nil
+		return &Selected{Engine: count3.NewEngine(exact, counting), Backend: backend.CPU}, nil
 	}
 	for _, d := range g.Devices() {
 		log.Info("GPU device opened", "index", d.Index, "ordinal", d.Ordinal, "name", d.Name,
@@ -137,13 +138,13 @@ func Select(b backend.Backend, workers int, opts gpu.Options, log *slog.Logger) 
 			counting.Device = c
 		}
 	}
-	return &Selected{Engine: count3.NewEngine(&fallback{gpu: g, cpu: cpu, log: log}, counting), Backend: backend.GPU, GPU: g}, nil
+	return &Selected{Engine: count3.NewEngine(&fallback{gpu: g, cpu: exact, log: log}, counting), Backend: backend.GPU, GPU: g}, nil
 }
 
 // fallback mines on the GPU and hands plans the kernel cannot hold to the CPU.
 type fallback struct {
 	gpu    *gpu.Engine
-	cpu    *motif.CPU
+	cpu    *cpu.Engine
 	log    *slog.Logger
 	warned sync.Map
 }

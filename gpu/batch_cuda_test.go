@@ -14,6 +14,7 @@ import (
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 )
 
@@ -229,7 +230,7 @@ func TestCollegeMsgBatchEqualsCPU(t *testing.T) {
 	}
 	defer grouped.Close()
 	engs := map[string]*gpu.Engine{"1dev": testEngines(t)["1dev"], "group32": grouped}
-	cpu := motif.NewCPU(0)
+	exact := cpu.New(0)
 	for _, delta := range []int64{600, 3600, 86400} {
 		var plans []*motif.Plan
 		for _, name := range builtins() {
@@ -239,7 +240,7 @@ func TestCollegeMsgBatchEqualsCPU(t *testing.T) {
 			req := motif.Request{Range: r, Horizon: w.LastT()}
 			var want []motif.Result
 			for _, p := range plans {
-				want = append(want, count(t, cpu, w, p, req))
+				want = append(want, count(t, exact, w, p, req))
 			}
 			for name, e := range engs {
 				got, err := e.MineBatch(context.Background(), w, plans, req)

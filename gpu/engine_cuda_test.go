@@ -16,6 +16,7 @@ import (
 	"github.com/motifwatch/motifwatch/gpu"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -239,7 +240,7 @@ var compileBuiltin = gpu.CompileBuiltin
 func TestCollegeMsgGPUEqualsCPU(t *testing.T) {
 	all := testEngines(t)
 	w := loadCollegeMsg(t)
-	cpu := motif.NewCPU(0)
+	exact := cpu.New(0)
 	// Time partitions of 8000 roots on two logical devices, instead of 4.
 	parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 8000})
 	if err != nil {
@@ -251,7 +252,7 @@ func TestCollegeMsgGPUEqualsCPU(t *testing.T) {
 		for _, name := range builtins() {
 			p := compileBuiltin(t, w, name, delta)
 			req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
-			want := count(t, cpu, w, p, req)
+			want := count(t, exact, w, p, req)
 			for en, e := range engs {
 				got := count(t, e, w, p, req)
 				if got.Matches != want.Matches || got.Open != want.Open {
@@ -259,7 +260,7 @@ func TestCollegeMsgGPUEqualsCPU(t *testing.T) {
 				}
 			}
 			if delta == 600 {
-				wantKeys, _ := enumerate(t, cpu, w, p, req)
+				wantKeys, _ := enumerate(t, exact, w, p, req)
 				gotKeys, _ := enumerate(t, engs["1dev"], w, p, req)
 				if !slices.Equal(gotKeys, wantKeys) {
 					t.Errorf("%s delta %d: enumerate differs: GPU %d matches, CPU %d", name, delta, len(gotKeys), len(wantKeys))
@@ -283,7 +284,7 @@ func TestStreamingGPUEqualsCPU(t *testing.T) {
 	}
 	const delta = 3600
 	const batch = 2000
-	cpu := motif.NewCPU(0)
+	exact := cpu.New(0)
 	names := []string{"M1", "M4", "M4-A", "M10"}
 	plans := map[string]*motif.Plan{}
 	for _, n := range names {
@@ -303,7 +304,7 @@ func TestStreamingGPUEqualsCPU(t *testing.T) {
 		horizon := w.LastT()
 		for _, n := range names {
 			req := motif.Request{Range: motif.Range{Lo: lo, Hi: w.End()}, Horizon: horizon}
-			want := count(t, cpu, w, plans[n], req)
+			want := count(t, exact, w, plans[n], req)
 			for en, e := range engs {
 				got := count(t, e, w, plans[n], req)
 				if got.Matches != want.Matches || got.Open != want.Open {
@@ -348,7 +349,7 @@ func TestSkewSplits(t *testing.T) {
 	for _, name := range []string{"M1", "M4", "M9"} {
 		p := compileBuiltin(t, w, name, 1000)
 		req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
-		want := count(t, motif.NewCPU(0), w, p, req)
+		want := count(t, cpu.New(0), w, p, req)
 		got := count(t, engs["1dev"], w, p, req)
 		if got.Matches != want.Matches || want.Matches == 0 {
 			t.Fatalf("%s on a hub: GPU %d, CPU %d", name, got.Matches, want.Matches)
@@ -474,7 +475,7 @@ func TestDiffGPUIntervalEnds(t *testing.T) {
 			t.Fatal(err)
 		}
 		req := motif.Request{Range: motif.WholeWindow(w), Horizon: c.horizon}
-		want, _ := enumerate(t, motif.NewCPU(1), w, p, req)
+		want, _ := enumerate(t, cpu.New(1), w, p, req)
 		for name, e := range engs {
 			res := count(t, e, w, p, req)
 			got, _ := enumerate(t, e, w, p, req)
@@ -541,7 +542,7 @@ func TestDiffGPUBudget(t *testing.T) {
 	}
 	hp := compileBuiltin(t, hw, "M1", 300)
 	req := motif.Request{Range: motif.WholeWindow(hw), Horizon: motif.Batch}
-	want, full := enumerate(t, motif.NewCPU(0), hw, hp, req)
+	want, full := enumerate(t, cpu.New(0), hw, hp, req)
 	inCPU := make(map[string]bool, len(want))
 	for _, k := range want {
 		inCPU[k] = true

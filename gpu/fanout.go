@@ -61,12 +61,12 @@ func firstRunMean(w *window.Window, p *motif.Plan, lo, hi int64) float64 {
 // is step 2 or deeper) and the launch's mean step-1 run is below
 // Expand2Fanout. Launches below Expand2Roots never run expand2 (no
 // estimate is taken for them), nor does a negative Expand2Fanout stop it.
-// On the H200 (BENCHMARKS.md, issue 16) expand2 cost z06's M11, M12 and
-// M13 4%, 6% and 23% (mean step-1 run 0.41: partial matches rarely reach
-// the expanded step, and the expand2 build's heavier common path is
-// paid for every root) and gained M11 6% and M13 12% on tg10m (6.4);
-// plans of four edges (expanded step 1, the root's own runs) gained on
-// both, so they are left alone.
+// Why: where partial matches rarely reach the expanded step (a light
+// graph's mean step-1 run well below 1), the expand2 build's heavier
+// common path is paid for every root and gains nothing; on heavy-tailed
+// graphs (mean run of several) it pays (BENCHMARKS.md). Plans of four
+// edges (expanded step 1, the root's own runs) gain on both, so they are
+// left alone.
 func (o tuning) expand2Light(w *window.Window, p *motif.Plan, lo, hi int64) bool {
 	if o.Expand2Fanout < 0 || p.K() < 5 || hi-lo < o.Expand2Roots {
 		return false

@@ -2,12 +2,12 @@ package gpu
 
 // miningOccupancy is the mining kernel's resident blocks of 128 threads per
 // multiprocessor (80 registers), its one build: the fastest measured
-// (BENCHMARKS.md); the builds at 4, 5 and 8 were dropped (issue 27: each
-// was a full compile for the driver at a cold start, and never the default).
+// (BENCHMARKS.md); other occupancies are not built: each was a full
+// compile for the driver at a cold start, and none was ever the default.
 const miningOccupancy = 6
 
-// Defaults of the kernel's thresholds (tuning), measured on an H200
-// (issue 16, BENCHMARKS.md).
+// Defaults of the kernel's thresholds (tuning): the fastest of the sweeps
+// in BENCHMARKS.md.
 const (
 	defaultExpandRun = 512
 	defaultSplitTail = 2048
@@ -90,8 +90,8 @@ type tuning struct {
 	// TailSubtract is the run length from which a counted last step is
 	// computed as the run's length minus, per mapped node, the run's edges
 	// to it (binary searches in the pair-ordered adjacency) instead of
-	// sweeping the run. 0: never (measured no faster on the H200 at δ =
-	// 3600 and 86400: BENCHMARKS.md); negative: never.
+	// sweeping the run. 0: never (it was never faster, at short or long
+	// δ: BENCHMARKS.md); negative: never.
 	TailSubtract int
 	// PairMin is the list length from which a closing edge's candidates
 	// come from the pair-ordered adjacency (a binary search to the run of

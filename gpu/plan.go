@@ -260,7 +260,7 @@ func closePrune(p *motif.Plan, e *encodedPlan) {
 
 // closePays reports whether the closing-edge pruning that closePrune laid
 // out for p pays for its kernel build (the …p kernels: the pruning's and
-// the gathering's code cost the plans mined with them 11-17% on the H200
+// the gathering's code slow the plans mined with them by a tenth or more
 // where they cut nothing). It does when the anchor is an endpoint of the
 // root (the anchor's run is found once per root, not once per candidate of
 // a step that fans out) and the closing edge lies in the anchor's other

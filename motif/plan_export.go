@@ -1,7 +1,7 @@
 package motif
 
-// CompiledOperand is one side of a compiled predicate as other engines
-// (the GPU engine) need it: what it reads and the resolved column.
+// CompiledOperand is one side of a compiled predicate as the engines
+// (motif/cpu, gpu) read it: what it reads and the resolved column.
 type CompiledOperand struct {
 	Kind OperandKind
 	// Index is the motif edge (EdgeAttr) or motif node (NodeAttr) read.

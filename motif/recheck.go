@@ -2,6 +2,7 @@ package motif
 
 import (
 	"math"
+	"sort"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -25,7 +26,9 @@ func (p *Plan) Recheck(w *window.Window, edges []int64, nodes []uint32, horizon 
 			limit = min(limit, AddTicks(w.T(edges[a.After]), a.Within))
 		}
 		pair := w.Between(nodes[a.From], nodes[a.To])
-		if j := lowerBound(pair, w.RelPos(edges[a.After]), math.MinInt64); j < len(pair) && pair[j].T <= limit {
+		// The first edge From→To after the anti-edge's anchor decides it.
+		after := w.RelPos(edges[a.After])
+		if j := sort.Search(len(pair), func(i int) bool { return int64(pair[i].Rel) > after }); j < len(pair) && pair[j].T <= limit {
 			return false, false, 0
 		}
 		if limit > horizon {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkAlertRecords(b *testing.B) {
 	matches := 0
 	for b.Loop() {
 		b.StopTimer()
-		p, err := New(Options{Engine: motif.NewCPU(1), Schema: schema})
+		p, err := New(Options{Engine: cpu.New(1), Schema: schema})
 		if err != nil {
 			b.Fatal(err)
 		}

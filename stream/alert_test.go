@@ -10,6 +10,7 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -22,7 +23,7 @@ func TestAlertRecordCarriesContext(t *testing.T) {
 	schema := window.Schema{TimeUnit: time.Millisecond,
 		EdgeAttrs: []window.Attr{{Name: "amount", Kind: window.Number}, {Name: "currency", Kind: window.String}},
 		NodeAttrs: []window.Attr{{Name: window.LabelAttr, Kind: window.String}}}
-	p, err := New(Options{Engine: motif.NewCPU(1), Schema: schema})
+	p, err := New(Options{Engine: cpu.New(1), Schema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}

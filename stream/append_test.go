@@ -15,6 +15,7 @@ import (
 	"github.com/motifwatch/motifwatch/alerts"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -72,7 +73,7 @@ func TestAppendWorkersAgree(t *testing.T) {
 		Edges: []motif.Edge{{From: 0, To: 1}, {From: 1, To: 0}}}
 	procs := make([]*Processor, 2)
 	for k, workers := range []int{1, 8} {
-		p, err := New(Options{Engine: motif.NewCPU(2), Schema: schema, NodeKeys: keys, AppendWorkers: workers, MaxNodes: 2000})
+		p, err := New(Options{Engine: cpu.New(2), Schema: schema, NodeKeys: keys, AppendWorkers: workers, MaxNodes: 2000})
 		if err != nil {
 			t.Fatal(err)
 		}

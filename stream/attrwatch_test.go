@@ -13,6 +13,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -23,7 +24,7 @@ func TestMissingAttributeWarnedOnce(t *testing.T) {
 	var log bytes.Buffer
 	reg := prometheus.NewRegistry()
 	schema := window.Schema{TimeUnit: time.Second, EdgeAttrs: []window.Attr{{Name: "amount", Kind: window.Number}}}
-	p, err := New(Options{Engine: motif.NewCPU(1), Schema: schema, Registerer: reg, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	p, err := New(Options{Engine: cpu.New(1), Schema: schema, Registerer: reg, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,4 +81,3 @@ func TestMissingAttributeWarnedOnce(t *testing.T) {
 		t.Errorf("no line says the attribute came:\n%s", log.String())
 	}
 }
-

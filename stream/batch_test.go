@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/window"
 )
 
 // loopBatch is a BatchMiner that counts plan by plan on the CPU engine,
 // recording its calls.
 type loopBatch struct {
-	*motif.CPU
+	*cpu.Engine
 	calls, plans int
 }
 
@@ -79,8 +80,8 @@ func TestBatchedCountsEqualPerQuery(t *testing.T) {
 			streamRun(t, p, edges, 997, ids, counts)
 			return ids, counts
 		}
-		wantIDs, wantCounts := run(motif.NewCPU(2))
-		b := &loopBatch{CPU: motif.NewCPU(2)}
+		wantIDs, wantCounts := run(cpu.New(2))
+		b := &loopBatch{Engine: cpu.New(2)}
 		ids, counts := run(b)
 		if len(wantCounts) < 5 || wantCounts["M1-count"] == 0 {
 			t.Fatalf("%s: counts %v: the test compares too little", label, wantCounts)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -23,7 +24,7 @@ import (
 func capProcessor(t testing.TB, opts Options, q Query) (*Processor, *bytes.Buffer) {
 	t.Helper()
 	var log bytes.Buffer
-	opts.Engine = motif.NewCPU(2)
+	opts.Engine = cpu.New(2)
 	opts.Schema = window.Schema{TimeUnit: time.Second}
 	opts.Registerer = prometheus.NewRegistry()
 	opts.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/motif/count3"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 )
 
 // Count-mode queries of counted shapes (a star, a triangle, a two-node
@@ -39,7 +40,7 @@ func TestStreamingCountedShapes(t *testing.T) {
 	}
 	_, want := batchTruth(t, w, qs)
 	for _, n := range []int{997, 10000} {
-		e := count3.NewEngine(motif.NewCPU(2), count3.Options{Workers: 2})
+		e := count3.NewEngine(cpu.New(2), count3.Options{Workers: 2})
 		p, err := New(Options{Engine: e, Schema: *w.Schema()})
 		if err != nil {
 			t.Fatal(err)

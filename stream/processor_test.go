@@ -12,6 +12,7 @@ import (
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/synth"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -60,7 +61,7 @@ func testQueries(t *testing.T, delta time.Duration) []Query {
 // batchTruth mines the whole window at once: the reference.
 func batchTruth(t *testing.T, w *window.Window, qs []Query) (alertIDs map[string]bool, counts map[string]int64) {
 	t.Helper()
-	p, err := New(Options{Engine: motif.NewCPU(2), Schema: *w.Schema()})
+	p, err := New(Options{Engine: cpu.New(2), Schema: *w.Schema()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestStreamingEqualsBatch(t *testing.T) {
 	qs := testQueries(t, time.Hour)
 	wantIDs, wantCounts := batchTruth(t, w, qs)
 	for _, n := range []int{997, 10000} {
-		p, err := New(Options{Engine: motif.NewCPU(2), Schema: *w.Schema()})
+		p, err := New(Options{Engine: cpu.New(2), Schema: *w.Schema()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +205,7 @@ func TestRestartRebuildsHistory(t *testing.T) {
 	cut := len(edges) / 2
 	ids, counts := map[string]int{}, map[string]int64{}
 
-	p1, _ := New(Options{Engine: motif.NewCPU(1), Schema: *w.Schema()})
+	p1, _ := New(Options{Engine: cpu.New(1), Schema: *w.Schema()})
 	if err := p1.SetQueries(qs); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestRestartRebuildsHistory(t *testing.T) {
 		}
 		replay = append(replay, e)
 	}
-	p2, _ := New(Options{Engine: motif.NewCPU(2), Schema: *w.Schema()})
+	p2, _ := New(Options{Engine: cpu.New(2), Schema: *w.Schema()})
 	if err := p2.SetQueries(qs); err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestRestartRebuildsHistory(t *testing.T) {
 }
 
 func TestSetQueriesKeepsOldSetOnError(t *testing.T) {
-	p, _ := New(Options{Engine: motif.NewCPU(1), Schema: window.Schema{TimeUnit: time.Second}})
+	p, _ := New(Options{Engine: cpu.New(1), Schema: window.Schema{TimeUnit: time.Second}})
 	qs := testQueries(t, time.Minute)
 	if err := p.SetQueries(qs); err != nil {
 		t.Fatal(err)
@@ -286,7 +287,7 @@ type owner struct {
 
 func newOwner(t *testing.T, w *window.Window, qs []Query, parts []int) *owner {
 	t.Helper()
-	p, err := New(Options{Engine: motif.NewCPU(2), Schema: *w.Schema()})
+	p, err := New(Options{Engine: cpu.New(2), Schema: *w.Schema()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +419,7 @@ func TestParallelAppendEqualsBatch(t *testing.T) {
 	}
 	procs := make([]*Processor, 2)
 	for k, workers := range []int{1, 8} {
-		p, err := New(Options{Engine: motif.NewCPU(2), Schema: *w.Schema(), NodeKeys: keys, AppendWorkers: workers})
+		p, err := New(Options{Engine: cpu.New(2), Schema: *w.Schema(), NodeKeys: keys, AppendWorkers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -485,7 +486,7 @@ func TestParallelAppendKeepsFlags(t *testing.T) {
 	}
 	procs := make([]*Processor, 2)
 	for k, workers := range []int{1, 8} {
-		p, err := New(Options{Engine: motif.NewCPU(2), Schema: *w.Schema(), NodeKeys: keys, AppendWorkers: workers})
+		p, err := New(Options{Engine: cpu.New(2), Schema: *w.Schema(), NodeKeys: keys, AppendWorkers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -66,7 +67,7 @@ func mineDemo(t testing.TB, w *window.Window, edges []FeedEdge) (all, planted ma
 			planted[q.Name]++
 			return nil
 		})
-		res, err := motif.NewCPU(1).Mine(context.Background(), w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Sink: sink})
+		res, err := cpu.New(1).Mine(context.Background(), w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Sink: sink})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,7 +328,7 @@ func TestDecoyRingNeedsTheAntiEdge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := motif.NewCPU(1).Mine(context.Background(), w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch})
+		res, err := cpu.New(1).Mine(context.Background(), w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -81,8 +81,8 @@ func init() {
 // allocate: `monitor mine` loading a file, whose parse, dictionaries and
 // window grow the heap in one go. Collections while the heap only grows
 // find little to free and slow the parsers through their mark assists
-// (on the 2-core dev VM a 10M-edge load at GOMAXPROCS=2 spent about a
-// sixth of its wall time in three early cycles). It never goes above the
+// (a 10M-edge load on two cores spent about a sixth of its wall time in
+// three early cycles). It never goes above the
 // user's GOMEMLIMIT, does nothing once the first collection has run (the
 // defaults are back) or when GOGC is set, and after that first
 // collection, when the heap nears n, the defaults come back as before.

@@ -12,8 +12,10 @@
 //   - kafka imports neither config, window nor synth: its options are its
 //     own, the daemon translates the configuration, and package feed
 //     makes records from a window or the demo feed;
-//   - config imports no engine (gpm, gpu, engine, stream, motif/count3,
-//     motif/oracle), directly or not: it holds plain values;
+//   - config imports no engine (gpm, gpu, engine, stream, motif/cpu,
+//     motif/count3, motif/oracle), directly or not: it holds plain values;
+//   - motif, the query language config parses into, holds no engine: it
+//     and its tests import none, and none of its types has a Mine method;
 //   - packages under internal/ are leaves: neither they nor their tests
 //     import a package of the module outside internal/.
 //

@@ -3,7 +3,11 @@ package layering
 import (
 	"bufio"
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -205,15 +209,14 @@ func TestInternalHoldsLeaves(t *testing.T) {
 }
 
 // engines are the mining engines and what selects and drives them.
-var engines = []string{"gpm", "gpu", "engine", "stream", "motif/count3", "motif/oracle"}
+var engines = []string{"gpm", "gpu", "engine", "stream", "motif/cpu", "motif/count3", "motif/oracle"}
 
 // TestConfigImportsNoEngine: config holds plain values and imports no
 // engine, nor reaches one through its dependencies: the engines' own
 // values (gpm.app, gpm.k) are checked by the daemon against them
 // (daemon.Check). It may import motif, the query model it parses query
-// files into (motif's engine code comes along in that package, but none
-// of the engine packages above), window for the schema it derives, and
-// the leaves under internal/.
+// files into (which holds no engine: TestMotifHoldsNoEngine), window for
+// the schema it derives, and the leaves under internal/.
 func TestConfigImportsNoEngine(t *testing.T) {
 	for _, p := range deps(t, module+"config") {
 		for _, e := range engines {
@@ -295,6 +298,43 @@ func TestRunnersOnlyUnderCmd(t *testing.T) {
 				if imp == r {
 					t.Errorf("%s imports %s: only the commands may", p.path, imp)
 				}
+			}
+		}
+	}
+}
+
+// TestMotifHoldsNoEngine: motif is the query language, its plans and the
+// Engine interface; the engines that implement it live in packages of
+// their own (motif/cpu, motif/count3, gpu), so whoever parses queries
+// (config) gets no miner with them. Neither motif nor its tests import an
+// engine (the engines' tests live with the engines), and no type of
+// motif's has a Mine method: the import rule alone cannot see a miner
+// written inside motif itself.
+func TestMotifHoldsNoEngine(t *testing.T) {
+	own, tests := imports(t, module+"motif")
+	for p, imps := range own {
+		for _, imp := range append(imps, tests[p]...) {
+			for _, e := range engines {
+				if under(imp, module+e) {
+					t.Errorf("%s or its tests import %s: motif holds the query language, not the engines", p, imp)
+				}
+			}
+		}
+	}
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}\t{{join .GoFiles \" \"}}", module+"motif").Output()
+	if err != nil {
+		t.Fatalf("go list motif: %v", err)
+	}
+	dir, files, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
+	fset := token.NewFileSet()
+	for _, name := range strings.Fields(files) {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "Mine" {
+				t.Errorf("%s: motif declares a Mine method: an engine; it belongs in a package of its own (as motif/cpu)", fset.Position(fn.Pos()))
 			}
 		}
 	}

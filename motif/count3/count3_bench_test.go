@@ -11,6 +11,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -83,7 +84,7 @@ func BenchmarkSmallAgainstEngine(b *testing.B) {
 			for _, eng := range []struct {
 				name string
 				e    motif.Engine
-			}{{"count", NewEngine(motif.NewCPU(2), Options{Workers: 2})}, {"engine", motif.NewCPU(2)}} {
+			}{{"count", NewEngine(cpu.New(2), Options{Workers: 2})}, {"engine", cpu.New(2)}} {
 				b.Run(fmt.Sprintf("%v/delta=%d/%s", c, delta, eng.name), func(b *testing.B) {
 					cpu0 := cpuSeconds(b)
 					var matches int64
@@ -128,7 +129,7 @@ func BenchmarkPathsAgainstEngine(b *testing.B) {
 	engines := []struct {
 		name string
 		e    func() motif.Engine
-	}{{"count", func() motif.Engine { return NewEngine(motif.NewCPU(2), Options{Workers: 2}) }}, {"engine", func() motif.Engine { return motif.NewCPU(2) }}}
+	}{{"count", func() motif.Engine { return NewEngine(cpu.New(2), Options{Workers: 2}) }}, {"engine", func() motif.Engine { return cpu.New(2) }}}
 	if os.Getenv("MOTIFWATCH_COUNT3_ENGINE") == "0" {
 		engines = engines[:1]
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/testenv"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -98,7 +99,7 @@ func bruteCells(t *testing.T, w *window.Window, delta int64, r motif.Range, mask
 func engineCells(t *testing.T, w *window.Window, delta int64, req motif.Request) [Cells]int64 {
 	t.Helper()
 	var g [Cells]int64
-	cpu := motif.NewCPU(2)
+	cpu := cpu.New(2)
 	for c, q := range cellQueries(delta) {
 		p, err := motif.Compile(q, w)
 		if err != nil {
@@ -339,7 +340,7 @@ func heavyPairWindow(t *testing.T, rng *rand.Rand, thirds, heavy int, time func(
 // workers, against the general engine.
 func checkTriangles(t *testing.T, name string, w *window.Window, delta int64, req motif.Request) {
 	t.Helper()
-	cpu := motif.NewCPU(2)
+	cpu := cpu.New(2)
 	var want [Cells]int64
 	for c, q := range cellQueries(delta) {
 		if Family(Cell(c)) != Triangles {

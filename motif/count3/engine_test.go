@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -31,7 +32,7 @@ func (s *spyEngine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, r
 func TestEngineCountsShapes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 5, MaxNodes: 9, MaxEdges: 250, MaxTime: 80, SelfLoop: 0.02, Evict: 1})
-	cpu := motif.NewCPU(2)
+	cpu := cpu.New(2)
 	spy := &spyEngine{Engine: cpu}
 	e := NewEngine(spy, Options{Workers: 2})
 	qs, err := motif.ParseQueries([]byte(`queries:
@@ -138,7 +139,7 @@ func TestEngineCountsShapes(t *testing.T) {
 func TestEngineBatches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 5, MaxNodes: 9, MaxEdges: 400, MaxTime: 100, SelfLoop: 0.02, Evict: 1})
-	cpu := motif.NewCPU(2)
+	cpu := cpu.New(2)
 	spy := &spyEngine{Engine: cpu}
 	e := NewEngine(spy, Options{Workers: 2})
 	grid := motif.SNAPGrid()
@@ -204,8 +205,8 @@ func TestExpectCountsFamiliesInOneRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
-	plainE := NewEngine(motif.NewCPU(1), Options{Workers: 2})
-	expectE := NewEngine(motif.NewCPU(1), Options{Workers: 2})
+	plainE := NewEngine(cpu.New(1), Options{Workers: 2})
+	expectE := NewEngine(cpu.New(1), Options{Workers: 2})
 	plans := make([]*motif.Plan, len(qs))
 	for i, q := range qs {
 		if plans[i], err = motif.Compile(q, w); err != nil {
@@ -250,7 +251,7 @@ func TestEngineCountsTwoEdgeHopLimits(t *testing.T) {
 // against the oracle.
 func testTwoEdgeHopLimits(t *testing.T, rng *rand.Rand, cfg oracle.WindowConfig, iters int, limits func() (delta, hop int64)) {
 	t.Helper()
-	spy := &spyEngine{Engine: motif.NewCPU(1)}
+	spy := &spyEngine{Engine: cpu.New(1)}
 	e := NewEngine(spy, Options{Workers: 2})
 	var matched int64
 	for iter := range iters {

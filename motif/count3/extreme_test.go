@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -124,7 +125,7 @@ func TestCountReportedExtremes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spy := &spyEngine{Engine: motif.NewCPU(1)}
+	spy := &spyEngine{Engine: cpu.New(1)}
 	res, err := NewEngine(spy, Options{Workers: 2}).Mine(context.Background(), w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch})
 	if err != nil || res.Matches != 1 || spy.calls != 0 {
 		t.Errorf("[A -> B, B -> C] at delta 2^63-1 over a b -5, b c -4: %d matches (%v), wrapped engine asked %d times; want 1 counted", res.Matches, err, spy.calls)

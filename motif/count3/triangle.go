@@ -665,8 +665,8 @@ func (c *counter) triangles(ctx context.Context) error {
 	// orders of magnitude: the few above 1/(256·workers) of the total are
 	// counted first, one at a time, heaviest first, so that none starts
 	// late; the rest in chunks of 64, read where they lie in the workers'
-	// batches (copying them into one list was a serial tenth of the pass
-	// on the H200 host's 16 workers: 119 of 886 ms).
+	// batches (copying them into one list is a serial step, about a tenth
+	// of the pass at 16 workers).
 	cost := func(r *triangle) int64 { return int64(r.nb) + int64(r.nc) }
 	costs := make([]int64, len(bufs))
 	err = c.parallel(ctx, len(bufs), 1, func(wk, lo, hi int) {
@@ -713,8 +713,8 @@ func (c *counter) triangles(ctx context.Context) error {
 	// One pool, no barrier: the heavy triangles are the first items, one
 	// each, the chunks after them, so a worker done with its heavy
 	// triangle goes on with chunks while the heaviest is still counted
-	// (on the H200 host one triangle took 65–81 ms, the others idling
-	// behind it when the chunks waited for the heavy pass to end).
+	// (a single heavy triangle can cost as much as the rest of a worker's
+	// share: with a barrier the others would idle behind it).
 	const chunk = 64
 	listed := starts[len(bufs)]
 	chunks := (listed + chunk - 1) / chunk

@@ -8,7 +8,7 @@ import (
 	"github.com/motifwatch/motifwatch/window"
 )
 
-// Bomb is issue 12's mining bomb, for the engines' work-budget tests: n
+// Bomb is a mining bomb, for the engines' work-budget tests: n
 // edges x_i -> hub, then n edges hub -> y_i, then m edges y_j -> z_j, one
 // second apart, every edge with amount 1. BombQuery's path A -> B -> C ->
 // D rooted at each y -> z edge tries every x -> hub edge before it (about

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -116,7 +117,7 @@ func TestMine(t *testing.T) {
 			return nil
 		})
 		req := motif.Request{Range: motif.WholeWindow(w), Horizon: c.horizon, Sink: sink}
-		if _, err := motif.NewCPU(1).Mine(context.Background(), w, p, req); err != nil || !slices.Equal(got, c.want) {
+		if _, err := cpu.New(1).Mine(context.Background(), w, p, req); err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("%s: CPU engine = %q, %v; want %q\n%s%s%s", c.name, got, err, c.want, FormatWindow(w), FormatQuery(c.q), p)
 		}
 	}

@@ -1,4 +1,4 @@
-package motif_test
+package cpu_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -23,7 +24,7 @@ import (
 // The differential tests compare the CPU engine with the oracle on random
 // windows and queries. A failure prints its seed, case, window, query and
 // plan, and the command that reruns just that case:
-// go test ./motif/ -run '^TestDiffCPU$' -diff.seed=S -diff.case=I
+// go test ./motif/cpu -run '^TestDiffCPU$' -diff.seed=S -diff.case=I
 // The seed may also come from MOTIF_DIFF_SEED (MOTIF_DIFF_SEED=random
 // picks a new one); -diff.cases sets how many cases run.
 var (
@@ -162,7 +163,7 @@ func collect(e motif.Engine, w *window.Window, p *motif.Plan, req request) ([]mo
 // diffReport renders everything needed to reproduce a disagreement.
 func diffReport(t *testing.T, seed uint64, i int, w *window.Window, q *motif.Query, p *motif.Plan, req request, what string, want, got []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d case %d (rerun: go test ./motif/ -run '^%s$' -diff.seed=%d -diff.case=%d)\n", seed, i, t.Name(), seed, i)
+	fmt.Fprintf(&b, "seed %d case %d (rerun: go test ./motif/cpu -run '^%s$' -diff.seed=%d -diff.case=%d)\n", seed, i, t.Name(), seed, i)
 	fmt.Fprintf(&b, "%s, %s\n%s%s%s", req, what, oracle.FormatWindow(w), oracle.FormatQuery(q), p)
 	var missing, extra []string
 	for _, k := range want {
@@ -200,7 +201,7 @@ func TestDiffCPU(t *testing.T) {
 			wantFinal, wantOpen := counts(want)
 			cov.request(o, w, q, req, want)
 			for _, n := range diffWorkers {
-				e := motif.NewCPU(n)
+				e := cpu.New(n)
 				res, err := e.Mine(context.Background(), w, p, motif.Request{Range: req.r, Horizon: req.horizon})
 				if err != nil || res.Matches != wantFinal || res.Open != wantOpen || res.Stopped {
 					t.Fatalf("count mode, %d workers: got %+v, %v; want %d final, %d open\n%s", n, res, err, wantFinal, wantOpen,
@@ -261,7 +262,7 @@ func TestDiffCPUExtreme(t *testing.T) {
 				}
 			}
 			for _, n := range []int{1, 2} {
-				e := motif.NewCPU(n)
+				e := cpu.New(n)
 				res, err := e.Mine(context.Background(), w, p, motif.Request{Range: req.r, Horizon: req.horizon})
 				if err != nil || res.Matches != wantFinal || res.Open != wantOpen {
 					t.Fatalf("count mode, %d workers: got %+v, %v; want %d final, %d open\n%s", n, res, err, wantFinal, wantOpen,
@@ -505,7 +506,7 @@ func TestDiffSink(t *testing.T) {
 	for i := 0; found < 50 && i < 100000; i++ {
 		_, w, _, p := randomCase(t, seed, i, oracle.DefaultWindowConfig())
 		req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
-		res, err := motif.NewCPU(1).Mine(context.Background(), w, p, req)
+		res, err := cpu.New(1).Mine(context.Background(), w, p, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -514,7 +515,7 @@ func TestDiffSink(t *testing.T) {
 		}
 		found++
 		for _, n := range diffWorkers {
-			e := motif.NewCPU(n)
+			e := cpu.New(n)
 			for _, c := range []struct {
 				name    string
 				ret     error
@@ -570,7 +571,7 @@ func TestDiffStreaming(t *testing.T) {
 	for i := lo; i < hi; i++ {
 		rng, full, q, p := randomCase(t, seed, i, wcfg)
 		whole := request{motif.WholeWindow(full), motif.Batch}
-		wantAll, _, err := collect(motif.NewCPU(1), full, p, whole)
+		wantAll, _, err := collect(cpu.New(1), full, p, whole)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -588,7 +589,7 @@ func TestDiffStreaming(t *testing.T) {
 		for _, n := range diffWorkers {
 			var union []motif.Match
 			for b := 0; b+1 < len(cuts); b++ {
-				got, _, err := collect(motif.NewCPU(n), full, p, request{motif.Range{Lo: cuts[b], Hi: cuts[b+1]}, motif.Batch})
+				got, _, err := collect(cpu.New(n), full, p, request{motif.Range{Lo: cuts[b], Hi: cuts[b+1]}, motif.Batch})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -616,7 +617,7 @@ func TestDiffStreaming(t *testing.T) {
 				h = full.T(cuts[b+1]) - 1
 			}
 			req := request{motif.Range{Lo: cuts[b], Hi: cuts[b+1]}, h}
-			got, _, err := collect(motif.NewCPU(2), w, pw, req)
+			got, _, err := collect(cpu.New(2), w, pw, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -718,18 +719,18 @@ func TestDiffCPUWorkers(t *testing.T) {
 			t.Fatalf("seed %d case %d: %v\n%s", seed, i, err, oracle.FormatQuery(q))
 		}
 		for _, req := range requests(rng, w) {
-			want, _, err := collect(motif.NewCPU(1), w, p, req)
+			want, _, err := collect(cpu.New(1), w, p, req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			wantKeys := keys(want)
 			for _, n := range []int{2, 4, 8} {
-				got, res, err := collect(motif.NewCPU(n), w, p, req)
+				got, res, err := collect(cpu.New(n), w, p, req)
 				splits += res.Splits
 				if gotKeys := keys(got); err != nil || !slices.Equal(gotKeys, wantKeys) {
 					t.Fatalf("%d workers vs 1 (error %v):\n%s", n, err, diffReport(t, seed, i, w, q, p, req, "large window", wantKeys, gotKeys))
 				}
-				res, err = motif.NewCPU(n).Mine(context.Background(), w, p, motif.Request{Range: req.r, Horizon: req.horizon})
+				res, err = cpu.New(n).Mine(context.Background(), w, p, motif.Request{Range: req.r, Horizon: req.horizon})
 				splits += res.Splits
 				if f, o := counts(want); err != nil || res.Matches != f || res.Open != o {
 					t.Fatalf("seed %d case %d: %s, count mode, %d workers: %+v, %v; want %d final, %d open\n%s%s",
@@ -793,7 +794,7 @@ func TestDiffCPUMask(t *testing.T) {
 				}
 				what := fmt.Sprintf("owner %d of %d, mask %v", k, owners, mask)
 				for _, n := range diffWorkers {
-					e := motif.NewCPU(n)
+					e := cpu.New(n)
 					mreq := motif.Request{Range: req.r, Horizon: req.horizon, RootMask: mask}
 					res, err := e.Mine(context.Background(), w, p, mreq)
 					if err != nil || res.Matches != wantFinal || res.Open != wantOpen || res.Roots != roots {
@@ -830,7 +831,7 @@ func TestRootMaskLength(t *testing.T) {
 	_, w, _, p := randomCase(t, 1, 0, oracle.DefaultWindowConfig())
 	r := motif.WholeWindow(w)
 	for _, n := range []int64{0, r.Hi - r.Lo - 1, r.Hi - r.Lo + 1} {
-		_, err := motif.NewCPU(2).Mine(context.Background(), w, p, motif.Request{Range: r, Horizon: motif.Batch, RootMask: make([]bool, n)})
+		_, err := cpu.New(2).Mine(context.Background(), w, p, motif.Request{Range: r, Horizon: motif.Batch, RootMask: make([]bool, n)})
 		if !errors.Is(err, motif.ErrRootMask) {
 			t.Errorf("Mine with a %d-entry mask over %d positions = %v; want %v", n, r.Hi-r.Lo, err, motif.ErrRootMask)
 		}

@@ -1,4 +1,4 @@
-package motif_test
+package cpu_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/synth"
 )
 
@@ -38,7 +39,7 @@ func BenchmarkMine(b *testing.B) {
 				req.Budget, req.Deadline = 1<<62, time.Now().Add(24*time.Hour)
 			}
 			b.Run(fmt.Sprintf("%s/%s", name, label), func(b *testing.B) {
-				e := motif.NewCPU(workers)
+				e := cpu.New(workers)
 				var matches int64
 				for b.Loop() {
 					r, err := e.Mine(context.Background(), w, p, req)
@@ -67,7 +68,7 @@ func BenchmarkEnumerate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := motif.NewCPU(2)
+	e := cpu.New(2)
 	var n int64
 	sink := motif.SinkFunc(func(*motif.Match) error { n++; return nil })
 	for b.Loop() {

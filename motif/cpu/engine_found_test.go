@@ -1,4 +1,4 @@
-package motif_test
+package cpu_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 )
 
@@ -17,7 +18,7 @@ func TestCPUFoundEqualsMatches(t *testing.T) {
 		_, w, _, p := randomCase(t, 7, i, oracle.DefaultWindowConfig())
 		for _, workers := range []int{1, 3} {
 			found := new(atomic.Int64)
-			res, err := motif.NewCPU(workers).Mine(context.Background(), w, p,
+			res, err := cpu.New(workers).Mine(context.Background(), w, p,
 				motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Found: found})
 			if err != nil {
 				t.Fatal(err)

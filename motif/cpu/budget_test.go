@@ -1,4 +1,4 @@
-package motif_test
+package cpu_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -29,7 +30,7 @@ func TestBudgetStopsBomb(t *testing.T) {
 	w, p := bomb(t, 30000, 2000)
 	const budget = 1_000_000
 	for _, workers := range []int{1, 2, 4} {
-		e := motif.NewCPU(workers)
+		e := cpu.New(workers)
 		for _, enumerate := range []bool{false, true} {
 			req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch, Budget: budget}
 			if enumerate {
@@ -81,7 +82,7 @@ func TestBudgetSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		req := request{motif.WholeWindow(w), motif.Batch}
-		ref, full, err := collect(motif.NewCPU(1), w, p, req)
+		ref, full, err := collect(cpu.New(1), w, p, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +91,7 @@ func TestBudgetSteps(t *testing.T) {
 			wantKeys = keys(mineOracle(t, w, q, req))
 		}
 		for _, n := range []int{1, 2, 4} {
-			e := motif.NewCPU(n)
+			e := cpu.New(n)
 			res, err := e.Mine(context.Background(), w, p, motif.Request{Range: req.r, Horizon: req.horizon})
 			if err != nil || res.Truncated {
 				t.Fatalf("case %d: %+v, %v", i, res, err)
@@ -148,7 +149,7 @@ func mineBudget(e motif.Engine, w *window.Window, p *motif.Plan, req request, bu
 // rate that turns window.max_mine_steps into time).
 func BenchmarkBomb(b *testing.B) {
 	w, p := bomb(b, 30000, 2000)
-	e := motif.NewCPU(0)
+	e := cpu.New(0)
 	var steps int64
 	for range b.N {
 		res, err := e.Mine(context.Background(), w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch})

@@ -1,4 +1,4 @@
-package motif
+package cpu
 
 import (
 	"context"
@@ -10,30 +10,31 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/window"
 )
 
-// CPU is the exact parallel CPU engine: chronological edge-driven
+// Engine is the exact parallel CPU engine: chronological edge-driven
 // backtracking (Mackey et al.; Everest's Algorithm 1) anchored on the last
 // motif edge, parallel over root edges, with idle workers fed subtrees
 // split off busy ones so a skewed root cannot leave cores idle.
-type CPU struct {
+type Engine struct {
 	workers int
 }
 
-var _ Engine = (*CPU)(nil)
+var _ motif.Engine = (*Engine)(nil)
 
-// NewCPU returns a CPU engine with the given number of workers
+// New returns a CPU engine with the given number of workers
 // (0 or less: GOMAXPROCS).
-func NewCPU(workers int) *CPU {
+func New(workers int) *Engine {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	return &CPU{workers: workers}
+	return &Engine{workers: workers}
 }
 
 // Workers returns the worker count.
-func (e *CPU) Workers() int { return e.workers }
+func (e *Engine) Workers() int { return e.workers }
 
 // notOpen marks a partial match with no undecided anti-edge interval.
 const notOpen int64 = math.MinInt64
@@ -43,19 +44,20 @@ const notOpen int64 = math.MinInt64
 const splitMin = 4
 
 // Mine implements Engine.
-func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) (Result, error) {
+func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req motif.Request) (motif.Result, error) {
 	if err := req.CheckRootMask(); err != nil {
-		return Result{}, err
+		return motif.Result{}, err
 	}
 	lo, hi := max(req.Range.Lo, w.First()), min(req.Range.Hi, w.End())
 	if lo >= hi {
-		return Result{}, ctx.Err()
+		return motif.Result{}, ctx.Err()
 	}
 	nw := e.workers
 	if int64(nw) > hi-lo {
 		nw = int(hi - lo)
 	}
 	s := newSched(lo, hi, nw)
+	preds := compilePreds(p)
 	out := &emitter{sink: req.Sink, s: s}
 	var lim *limit
 	if req.Limited() {
@@ -64,7 +66,7 @@ func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) 
 	workers := make([]*worker, nw)
 	var wg sync.WaitGroup
 	for i := range workers {
-		wk := newWorker(w, p, req.Horizon, s, out)
+		wk := newWorker(w, p, preds, req.Horizon, s, out)
 		wk.progress = req.Progress
 		wk.foundSoFar = req.Found
 		wk.mask, wk.maskLo = req.RootMask, req.Range.Lo
@@ -78,7 +80,7 @@ func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) 
 		}()
 	}
 	wg.Wait()
-	var r Result
+	var r motif.Result
 	for _, wk := range workers {
 		wk.res.Steps = wk.work
 		r.Add(wk.res)
@@ -97,13 +99,13 @@ func (e *CPU) Mine(ctx context.Context, w *window.Window, p *Plan, req Request) 
 // emitter serialises sink calls from all workers.
 type emitter struct {
 	mu      sync.Mutex
-	sink    Sink
+	sink    motif.Sink
 	s       *sched
 	err     error
 	stopped bool
 }
 
-func (o *emitter) emit(batch []Match) {
+func (o *emitter) emit(batch []motif.Match) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for i := range batch {
@@ -111,7 +113,7 @@ func (o *emitter) emit(batch []Match) {
 			return
 		}
 		if err := o.sink.Match(&batch[i]); err != nil {
-			if errors.Is(err, ErrStop) {
+			if errors.Is(err, motif.ErrStop) {
 				o.stopped = true
 			} else {
 				o.err = err
@@ -126,8 +128,9 @@ func (o *emitter) emit(batch []Match) {
 // per-depth open-interval bound.
 type worker struct {
 	w       *window.Window
-	p       *Plan
-	steps   []Step
+	p       *motif.Plan
+	steps   []motif.Step
+	preds   []pred // p.Preds, operands unpacked
 	k       int
 	horizon int64
 	// countOnly: no sink, so the last step may be tallied, not visited.
@@ -150,12 +153,12 @@ type worker struct {
 	// mask[p-maskLo] false: position p is not a root (Request.RootMask).
 	mask   []bool
 	maskLo int64
-	res    Result
+	res    motif.Result
 	// work counts the steps done (Request.Budget); at nextCheck the
 	// worker adds those since workAdded to limit and looks whether to stop.
 	work, workAdded, nextCheck int64
 	limit                      *limit
-	buf                        []Match
+	buf                        []motif.Match
 	arenaPos                   []int64
 	arenaNode                  []uint32
 
@@ -177,9 +180,9 @@ func padded[T int64 | uint32 | int](n int) []T {
 	return make([]T, n, max(n, 2*cacheLine/per))
 }
 
-func newWorker(w *window.Window, p *Plan, horizon int64, s *sched, out *emitter) *worker {
+func newWorker(w *window.Window, p *motif.Plan, preds []pred, horizon int64, s *sched, out *emitter) *worker {
 	k, n := p.K(), p.N()
-	wk := &worker{w: w, p: p, steps: p.Steps, k: k, horizon: horizon, s: s, out: out,
+	wk := &worker{w: w, p: p, steps: p.Steps, preds: preds, k: k, horizon: horizon, s: s, out: out,
 		pos: padded[int64](k), tm: padded[int64](k), node: padded[uint32](n),
 		openAt: padded[int64](k), nMapped: padded[int](k)}
 	mapped := make([]bool, n)
@@ -319,24 +322,24 @@ func (wk *worker) descend(d int) {
 		lowPos = wk.pos[st.Prev]
 	}
 	hiPos := wk.pos[st.Next]
-	lowT := SubTicks(wk.tm[wk.k-1], wk.p.Delta)
+	lowT := motif.SubTicks(wk.tm[wk.k-1], wk.p.Delta)
 	hiT := wk.tm[st.Next]
-	if st.HopNext != NoLimit {
-		lowT = max(lowT, SubTicks(wk.tm[st.Next], st.HopNext))
+	if st.HopNext != motif.NoLimit {
+		lowT = max(lowT, motif.SubTicks(wk.tm[st.Next], st.HopNext))
 	}
-	if st.HopPrev != NoLimit {
-		hiT = min(hiT, AddTicks(wk.tm[st.Prev], st.HopPrev))
+	if st.HopPrev != motif.NoLimit {
+		hiT = min(hiT, motif.AddTicks(wk.tm[st.Prev], st.HopPrev))
 	}
 	if lowT > hiT {
 		return
 	}
 	var list []window.Adj
 	switch st.Bind {
-	case BindFrom:
+	case motif.BindFrom:
 		list = wk.w.Out(wk.node[st.From])
-	case BindTo:
+	case motif.BindTo:
 		list = wk.w.In(wk.node[st.To])
-	case BindBoth:
+	case motif.BindBoth:
 		list = wk.w.Between(wk.node[st.From], wk.node[st.To])
 	}
 	// Adjacency entries hold positions relative to the window's base.
@@ -363,7 +366,7 @@ func (wk *worker) tally(d int, cands []window.Adj, lowRel, hiRel, lowT, hiT int6
 	n := int64(len(cands))
 	mapped := wk.p.NodeOrder[:wk.nMapped[d]]
 	switch {
-	case st.Bind == BindBoth:
+	case st.Bind == motif.BindBoth:
 		// every candidate joins the two mapped endpoints: all count
 	case len(cands) <= tallyScan:
 		// A short run is cheaper to scan than to probe the pair index.
@@ -378,7 +381,7 @@ func (wk *worker) tally(d int, cands []window.Adj, lowRel, hiRel, lowT, hiT int6
 	default:
 		for _, m := range mapped {
 			var pair []window.Adj
-			if st.Bind == BindFrom {
+			if st.Bind == motif.BindFrom {
 				pair = wk.w.Between(wk.node[st.From], wk.node[m])
 			} else {
 				pair = wk.w.Between(wk.node[m], wk.node[st.To])
@@ -470,11 +473,11 @@ func (wk *worker) loop(d int, cands []window.Adj) {
 		var newNode int
 		var other uint32
 		switch st.Bind {
-		case BindFrom:
+		case motif.BindFrom:
 			newNode, other = st.To, c.Other
-		case BindTo:
+		case motif.BindTo:
 			newNode, other = st.From, c.Other
-		case BindBoth:
+		case motif.BindBoth:
 			newNode = -1 // candidates come from the pair index: all connect From→To
 		}
 		if newNode >= 0 && !wk.fresh(d, other) {
@@ -514,7 +517,7 @@ func (wk *worker) split(d int, cands []window.Adj) {
 func (wk *worker) checks(d int) bool {
 	st := &wk.steps[d]
 	for _, pi := range st.Preds {
-		if !wk.holds(&wk.p.Preds[pi]) {
+		if !wk.holds(&wk.preds[pi]) {
 			return false
 		}
 	}
@@ -528,45 +531,61 @@ func (wk *worker) checks(d int) bool {
 	return true
 }
 
-func (wk *worker) value(o *planOperand) float64 {
-	switch o.kind {
-	case EdgeAttr:
-		return wk.w.EdgeAttr(o.col, wk.pos[o.index])
-	case NodeAttr:
-		return wk.w.NodeAttr(o.col, wk.node[o.index])
-	}
-	return o.val
+// pred is a compiled predicate as the worker reads it: its operands
+// unpacked once per Mine call (motif.PlanPred.Operands), not per candidate.
+type pred struct {
+	left, right motif.CompiledOperand
+	op          motif.CmpOp
 }
 
-func (wk *worker) holds(pp *PlanPred) bool {
-	l := wk.value(&pp.Left)
-	switch pp.Op {
-	case OpIn, OpNotIn:
+func compilePreds(p *motif.Plan) []pred {
+	preds := make([]pred, len(p.Preds))
+	for i := range p.Preds {
+		l, r := p.Preds[i].Operands()
+		preds[i] = pred{left: l, right: r, op: p.Preds[i].Op}
+	}
+	return preds
+}
+
+func (wk *worker) value(o *motif.CompiledOperand) float64 {
+	switch o.Kind {
+	case motif.EdgeAttr:
+		return wk.w.EdgeAttr(o.Col, wk.pos[o.Index])
+	case motif.NodeAttr:
+		return wk.w.NodeAttr(o.Col, wk.node[o.Index])
+	}
+	return o.Value
+}
+
+func (wk *worker) holds(pp *pred) bool {
+	l := wk.value(&pp.left)
+	switch pp.op {
+	case motif.OpIn, motif.OpNotIn:
 		in := false
-		for _, v := range pp.Right.list {
+		for _, v := range pp.right.List {
 			if l == v {
 				in = true
 				break
 			}
 		}
-		return in == (pp.Op == OpIn)
+		return in == (pp.op == motif.OpIn)
 	}
-	return compare(l, pp.Op, wk.value(&pp.Right))
+	return compare(l, pp.op, wk.value(&pp.right))
 }
 
-func compare(l float64, op CmpOp, r float64) bool {
+func compare(l float64, op motif.CmpOp, r float64) bool {
 	switch op {
-	case OpEq:
+	case motif.OpEq:
 		return l == r
-	case OpNe:
+	case motif.OpNe:
 		return l != r
-	case OpLt:
+	case motif.OpLt:
 		return l < r
-	case OpLe:
+	case motif.OpLe:
 		return l <= r
-	case OpGt:
+	case motif.OpGt:
 		return l > r
-	case OpGe:
+	case motif.OpGe:
 		return l >= r
 	}
 	return false
@@ -576,10 +595,10 @@ func compare(l float64, op CmpOp, r float64) bool {
 // to motif edge After, up to min(t_After + Within, t_1 + Delta). It returns
 // the interval end as `until` when the interval reaches past the horizon
 // (the match stays open), notOpen otherwise.
-func (wk *worker) anti(a *PlanAnti) (ok bool, until int64) {
-	limit := AddTicks(wk.tm[0], wk.p.Delta)
-	if a.Within != NoLimit {
-		limit = min(limit, AddTicks(wk.tm[a.After], a.Within))
+func (wk *worker) anti(a *motif.PlanAnti) (ok bool, until int64) {
+	limit := motif.AddTicks(wk.tm[0], wk.p.Delta)
+	if a.Within != motif.NoLimit {
+		limit = min(limit, motif.AddTicks(wk.tm[a.After], a.Within))
 	}
 	// The first edge From→To after the anti-edge's anchor decides it.
 	pair := wk.w.Between(wk.node[a.From], wk.node[a.To])
@@ -607,7 +626,7 @@ func (wk *worker) found(openUntil int64) {
 	e0, n0 := len(wk.arenaPos), len(wk.arenaNode)
 	wk.arenaPos = append(wk.arenaPos, wk.pos...)
 	wk.arenaNode = append(wk.arenaNode, wk.node...)
-	m := Match{Edges: wk.arenaPos[e0:len(wk.arenaPos):len(wk.arenaPos)], Nodes: wk.arenaNode[n0:len(wk.arenaNode):len(wk.arenaNode)], Open: open}
+	m := motif.Match{Edges: wk.arenaPos[e0:len(wk.arenaPos):len(wk.arenaPos)], Nodes: wk.arenaNode[n0:len(wk.arenaNode):len(wk.arenaNode)], Open: open}
 	if open {
 		m.OpenUntil = openUntil
 	}

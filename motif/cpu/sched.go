@@ -1,4 +1,4 @@
-package motif
+package cpu
 
 import (
 	"sync"
@@ -18,7 +18,7 @@ type sched struct {
 	chunk    int64
 
 	idle atomic.Int32 // workers waiting for a task: the hint to split
-	stop atomic.Bool  // set on ErrStop, sink error or cancellation
+	stop atomic.Bool  // set on motif.ErrStop, sink error or cancellation
 
 	mu     sync.Mutex
 	cond   *sync.Cond
