@@ -24,7 +24,7 @@ import (
 
 // syntheticGraph writes a CollegeMsg-like synthetic graph of n edges to a
 // file and loads it back, so that `monitor mine` and the daemon see the
-// same edges with the same seq (always available, unlike ../shared/data).
+// same edges with the same seq (of any size, unlike the reference graphs).
 func syntheticGraph(t *testing.T, n int, seed uint64) (*window.Window, string) {
 	t.Helper()
 	edges, err := synth.Generate(synth.Default(n, seed))
