@@ -63,11 +63,23 @@ type Info struct {
 
 // Run runs the daemon until ctx is done (SIGTERM), then shuts down
 // within the configured deadline: see the package doc.
-func Run(ctx context.Context, o Options) error {
+func Run(ctx context.Context, o Options) (err error) {
 	cfg, log := o.Config, o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// Stopped (SIGTERM) while starting: whatever step the stop cut short
+	// (topics, the committed offsets, the window's rebuild) failed because
+	// of it. That is a clean stop, not a failed run (exit status 0; a
+	// supervisor takes 1 for a crash): nothing was consumed, nothing is
+	// owed. The error is logged, not lost.
+	starting := true
+	defer func() {
+		if starting && err != nil && ctx.Err() != nil {
+			log.Warn("stopped while starting: nothing was consumed", "err", err)
+			err = nil
+		}
+	}()
 	queries, schema, err := Check(cfg)
 	if err != nil {
 		return err
@@ -322,6 +334,7 @@ func Run(ctx context.Context, o Options) error {
 	// The pipeline finishes its last batch and commit (with the resume
 	// state: through the group scaled out, else in resumeGroup) and leaves
 	// the group before its actor returns.
+	starting = false
 	runErr := g.Run()
 	if pipeErr != nil && !errors.Is(runErr, pipeErr) {
 		runErr = errors.Join(runErr, pipeErr)

@@ -82,6 +82,7 @@ func (a *standalone) totals() pipelineStats { return a.p.stats }
 // records it had already handled as Replayed.
 func rebuild(ctx context.Context, s *pipelineParts, c kafkaClients, span time.Duration) (start, error) {
 	cfg, log, admin, brokers, dialer := s.cfg, s.log, c.admin, c.brokers, c.dialer
+	log.Info("reading the group's committed offsets and the window's history", "group", cfg.Kafka.Group, "topic", cfg.Kafka.EdgeTopic, "span", span)
 	parts, err := admin.Partitions(ctx, cfg.Kafka.EdgeTopic)
 	if err != nil {
 		return start{}, err
