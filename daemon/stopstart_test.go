@@ -27,8 +27,8 @@ type stopAt struct {
 }
 
 func (h *stopAt) Enabled(context.Context, slog.Level) bool { return true }
-func (h *stopAt) WithAttrs([]slog.Attr) slog.Handler      { return h }
-func (h *stopAt) WithGroup(string) slog.Handler           { return h }
+func (h *stopAt) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *stopAt) WithGroup(string) slog.Handler            { return h }
 func (h *stopAt) Handle(_ context.Context, r slog.Record) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
