@@ -24,25 +24,12 @@ const (
 	minT = math.MinInt64
 )
 
-// lineWindow builds a window of oracle.Schema from "src dst t" lines over
-// named nodes.
+// lineWindow builds a window of oracle.Schema from "src dst t" lines.
 func lineWindow(t testing.TB, lines ...string) *window.Window {
 	t.Helper()
-	w, err := window.New(oracle.Schema())
+	w, err := oracle.LineWindow(lines...)
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, l := range lines {
-		var s, d string
-		var tm int64
-		if _, err := fmt.Sscan(l, &s, &d, &tm); err != nil {
-			t.Fatalf("edge %q: %v", l, err)
-		}
-		u, _ := w.IDs().Intern(s)
-		v, _ := w.IDs().Intern(d)
-		if _, err := w.Append(window.Edge{Src: u, Dst: v, T: tm, Attrs: []float64{0, 0}}); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return w
 }

@@ -2,35 +2,22 @@ package cpu_test
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/motif/cpu"
+	"github.com/motifwatch/motifwatch/motif/oracle"
 	"github.com/motifwatch/motifwatch/window"
 )
 
 // intWindow builds a window of "src dst t" edges over named nodes.
 func intWindow(t *testing.T, edges ...string) *window.Window {
 	t.Helper()
-	w, err := window.New(window.Schema{TimeUnit: time.Second})
+	w, err := oracle.LineWindow(edges...)
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, e := range edges {
-		var s, d string
-		var tm int64
-		if _, err := fmt.Sscan(e, &s, &d, &tm); err != nil {
-			t.Fatalf("edge %q: %v", e, err)
-		}
-		u, _ := w.IDs().Intern(s)
-		v, _ := w.IDs().Intern(d)
-		if _, err := w.Append(window.Edge{Src: u, Dst: v, T: tm}); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return w
 }

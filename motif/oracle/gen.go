@@ -365,6 +365,29 @@ func FormatQuery(q *motif.Query) string {
 	return b.String()
 }
 
+// LineWindow builds a window of Schema from "src dst t" lines over named
+// nodes, in line order (attributes zero): small hand-written cases, such
+// as times at the ends of int64.
+func LineWindow(lines ...string) (*window.Window, error) {
+	w, err := window.New(Schema())
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range lines {
+		var s, d string
+		var tm int64
+		if _, err := fmt.Sscan(l, &s, &d, &tm); err != nil {
+			return nil, fmt.Errorf("edge %q: %w", l, err)
+		}
+		u, _ := w.IDs().Intern(s)
+		v, _ := w.IDs().Intern(d)
+		if _, err := w.Append(window.Edge{Src: u, Dst: v, T: tm, Attrs: []float64{0, 0}}); err != nil {
+			return nil, fmt.Errorf("edge %q: %w", l, err)
+		}
+	}
+	return w, nil
+}
+
 // FormatWindow renders w's live edges and its nodes' attributes (strings
 // by value), for failing tests.
 func FormatWindow(w *window.Window) string {
