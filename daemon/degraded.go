@@ -176,16 +176,7 @@ func (l *lookout) check() {
 
 // watch runs check every second until ctx ends.
 func (l *lookout) watch(ctx context.Context) error {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			l.check()
-		}
-	}
+	return tick(ctx, time.Second, l.check)
 }
 
 // inputTally counts records and rejected records in one-second buckets

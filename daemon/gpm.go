@@ -77,19 +77,12 @@ func (j *snapshotJob) run(ctx context.Context) error {
 	if c, ok := j.out.(interface{ Close() error }); ok {
 		defer c.Close()
 	}
-	t := time.NewTicker(j.cfg.Every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			if err := j.once(ctx); err != nil && ctx.Err() == nil {
-				j.m.snapshots.WithLabelValues("error").Inc()
-				j.log.Warn("gpm snapshot failed", "app", j.cfg.App, "k", j.cfg.K, "err", err)
-			}
+	return tick(ctx, j.cfg.Every, func() {
+		if err := j.once(ctx); err != nil && ctx.Err() == nil {
+			j.m.snapshots.WithLabelValues("error").Inc()
+			j.log.Warn("gpm snapshot failed", "app", j.cfg.App, "k", j.cfg.K, "err", err)
 		}
-	}
+	})
 }
 
 // gpmRecord is the JSON record a snapshot writes to gpm.topic.

@@ -553,18 +553,24 @@ func (l *statusLogger) line() {
 	l.last, l.had = s, true
 }
 
-// logStatus logs a status line every interval until ctx ends.
-func logStatus(ctx context.Context, l *statusLogger, every time.Duration) error {
-	t := time.NewTicker(every)
+// tick calls f every d until ctx ends (the first call after d), and
+// returns nil: the run group's actors that work on a timer.
+func tick(ctx context.Context, d time.Duration, f func()) error {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			l.line()
+			f()
 		}
 	}
+}
+
+// logStatus logs a status line every interval until ctx ends.
+func logStatus(ctx context.Context, l *statusLogger, every time.Duration) error {
+	return tick(ctx, every, l.line)
 }
 
 // engineStatus describes the engine for the status page.

@@ -149,16 +149,7 @@ func (r *historyRing) history() History {
 
 // sampleEvery takes a history sample every step until ctx ends.
 func (b *statusBoard) sampleEvery(ctx context.Context, step time.Duration) error {
-	t := time.NewTicker(step)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			b.sample()
-		}
-	}
+	return tick(ctx, step, b.sample)
 }
 
 // sample adds one sample to the history: the rates since the previous
