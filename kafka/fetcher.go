@@ -440,15 +440,24 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 		defer f.wg.Done()
 		f.decodeFetched(ctx, fetched)
 	}()
-	// First where reading starts, and the log's bounds.
-	var pos *Position
-	for pos == nil {
-		var err error
-		if pos, err = f.place(ctx, pf); err != nil && !fail(err) {
-			return
+	// placed finds where reading starts (or starts again after a seek)
+	// and the log's bounds, retrying as fail says; nil: give up.
+	placed := func() *Position {
+		for {
+			pos, err := f.place(ctx, pf)
+			if pos != nil {
+				succeeded()
+				return pos
+			}
+			if err != nil && !fail(err) {
+				return nil
+			}
 		}
 	}
-	succeeded()
+	pos := placed()
+	if pos == nil {
+		return
+	}
 	var c *Chunk
 	select {
 	case c = <-pf.free:
@@ -477,14 +486,10 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 		}
 		if to := pf.seek.Swap(nil); to != nil {
 			pf.next = *to
-			var pos *Position
-			for pos == nil {
-				var err error
-				if pos, err = f.place(ctx, pf); err != nil && !fail(err) {
-					return
-				}
+			pos := placed()
+			if pos == nil {
+				return
 			}
-			succeeded()
 			pos.Seek = true
 			c.Position, c.Fetched = pos, time.Now()
 			select {
