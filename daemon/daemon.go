@@ -73,10 +73,10 @@ func Run(ctx context.Context, o Options) (err error) {
 	// of it. That is a clean stop, not a failed run (exit status 0; a
 	// supervisor takes 1 for a crash): nothing was consumed, nothing is
 	// owed. The error is logged, not lost.
-	starting := true
+	starting, stopped := true, "stopped before connecting to the kafka brokers"
 	defer func() {
 		if starting && err != nil && ctx.Err() != nil {
-			log.Warn("stopped while starting: nothing was consumed", "err", err)
+			log.Warn(stopped, "brokers", cfg.Kafka.Brokers, "err", err)
 			err = nil
 		}
 	}()
@@ -158,15 +158,9 @@ func Run(ctx context.Context, o Options) (err error) {
 	// topics), the alert sink, the dead-letter writer.
 	k, err := connectKafka(ctx, cfg, log, ready, pm)
 	if err != nil {
-		if ctx.Err() != nil {
-			// Stopped (SIGTERM) while the brokers did not answer yet: a
-			// clean stop, not a failed run (exit status 0; a supervisor
-			// would take 1 for a crash). Nothing was read, nothing is owed.
-			log.Warn("stopped before connecting to the kafka brokers", "brokers", cfg.Kafka.Brokers, "err", err)
-			return nil
-		}
 		return err
 	}
+	stopped = "stopped while starting: nothing was consumed"
 	defer k.close()
 	brokers, transport := k.brokers, k.transport
 	board.setBrokers(brokers)
