@@ -90,9 +90,10 @@ func path4Motif(name string) *Query {
 
 // BuiltinNames lists the built-in motifs: Everest's M1…M13, M4-A (M4 with
 // an anti-edge), SNAP's snap-1-1…snap-6-6 and the four-node paths
-// path4-<ranks>-<dirs> (path4Names).
+// path4-<ranks>-<dirs> (path4Names), and the four-node, four-edge cycles
+// and paws cycle4-<ranks>-<dirs> and paw-<ranks>-<dirs> (library4.go).
 func BuiltinNames() []string {
-	names := make([]string, 0, len(everestMotifs)+1+36+16)
+	names := make([]string, 0, len(everestMotifs)+1+36+16+32+160)
 	for _, m := range everestMotifs {
 		names = append(names, m.name)
 	}
@@ -102,7 +103,9 @@ func BuiltinNames() []string {
 			names = append(names, fmt.Sprintf("snap-%d-%d", i, j))
 		}
 	}
-	return append(names, path4Names()...)
+	names = append(names, path4Names()...)
+	names = append(names, Cycle4Names()...)
+	return append(names, PawNames()...)
 }
 
 // Builtin returns a fresh copy of the named built-in motif. Its Delta is
@@ -127,7 +130,10 @@ func Builtin(name string) (*Query, error) {
 	if q := path4Motif(name); q != nil {
 		return q, nil
 	}
-	return nil, fmt.Errorf("%w %q (known: M1…M13, M4-A, snap-1-1…snap-6-6, path4-123-fff…path4-213-bbb)", ErrUnknownMotif, name)
+	if q := fourEdgeMotif(name); q != nil {
+		return q, nil
+	}
+	return nil, fmt.Errorf("%w %q (known: M1…M13, M4-A, snap-1-1…snap-6-6, path4-123-fff…path4-213-bbb, cycle4-1234-ffff…cycle4-1243-bbbb, paw-1234-ffff…paw-4213-bbbb)", ErrUnknownMotif, name)
 }
 
 // SNAPGrid returns fresh copies of SNAP's 36 3-edge motifs in SNAP's

@@ -26,8 +26,8 @@ func edgeSeq(q *Query) string {
 
 func TestBuiltinsValidate(t *testing.T) {
 	names := BuiltinNames()
-	if len(names) != 13+1+36+16 {
-		t.Errorf("BuiltinNames() has %d names; want 66", len(names))
+	if len(names) != 13+1+36+16+32+160 {
+		t.Errorf("BuiltinNames() has %d names; want 258", len(names))
 	}
 	seen := map[string]bool{}
 	for _, name := range names {
@@ -106,13 +106,14 @@ func TestBuiltinFreshCopy(t *testing.T) {
 }
 
 func TestBuiltinUnknown(t *testing.T) {
-	for _, name := range []string{"M99", "M0", "m1", "", "snap-0-1", "snap-7-1", "snap-1-7", "snap-1-1x", "snap-01-1", "snap-+1-1", "M4-B", "path4-132-fff", "path4-123-ffx", "path4-123-fffb"} {
+	for _, name := range []string{"M99", "M0", "m1", "", "snap-0-1", "snap-7-1", "snap-1-7", "snap-1-1x", "snap-01-1", "snap-+1-1", "M4-B", "path4-132-fff", "path4-123-ffx", "path4-123-fffb",
+		"cycle4-1324-ffff", "cycle4-1234-fff", "cycle4-1234-fffx", "paw-4321-ffff", "paw-1324-ffff", "paw-1234-ffffb"} {
 		_, err := Builtin(name)
 		if !errors.Is(err, ErrUnknownMotif) {
 			t.Errorf("Builtin(%q) = %v; want ErrUnknownMotif", name, err)
 			continue
 		}
-		want := fmt.Sprintf("unknown motif %q (known: M1…M13, M4-A, snap-1-1…snap-6-6, path4-123-fff…path4-213-bbb)", name)
+		want := fmt.Sprintf("unknown motif %q (known: M1…M13, M4-A, snap-1-1…snap-6-6, path4-123-fff…path4-213-bbb, cycle4-1234-ffff…cycle4-1243-bbbb, paw-1234-ffff…paw-4213-bbbb)", name)
 		if err.Error() != want {
 			t.Errorf("Builtin(%q) = %v; want %s", name, err, want)
 		}
