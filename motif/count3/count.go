@@ -30,15 +30,25 @@ const (
 	// triangle pass runs too, to take off the triangles the path pass
 	// counts).
 	Paths
+	// Cycles4: the four-node, four-edge cycles (cycle4.go).
+	Cycles4
+	// Paws: the four-node, four-edge paws, triangles with a tail
+	// (paw.go).
+	Paws
 	// Grid3: SNAP's 36 cells and the four-node stars.
 	Grid3 = Stars | Triangles
 	// All families: every cell.
-	All = Grid3 | Small | Paths
+	All = Grid3 | Small | Paths | Cycles4 | Paws
 )
 
 // Family returns the pass that counts cell c.
 func Family(c Cell) Families {
-	if c >= Path4 {
+	switch {
+	case c >= Paw:
+		return Paws
+	case c >= Cycle4:
+		return Cycles4
+	case c >= Path4:
 		return Paths
 	}
 	if c >= Pair2 {
@@ -148,6 +158,11 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 			return raw, err
 		}
 		c.ph.mark("paths")
+	}
+	if fam&(Cycles4|Paws) != 0 {
+		if err := c.fourEdgePasses(ctx, fam); err != nil {
+			return raw, err
+		}
 	}
 	for i := range c.raws {
 		raw.Add(&c.raws[i].Raw)
@@ -296,7 +311,7 @@ func (c *counter) pieces(v uint32, limit int64) []centreRange {
 func (c *counter) centres(ctx context.Context, fam Families) error {
 	c.raws = make([]paddedRaw, c.workers)
 	c.builders = make([]*centreBuilder, c.workers)
-	tri := fam&(Triangles|Paths) != 0
+	tri := fam&(Triangles|Paths|Cycles4|Paws) != 0
 	if tri {
 		c.off = make([]int64, c.nodes+1)
 		for v := range c.nodes {

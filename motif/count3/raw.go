@@ -27,13 +27,19 @@ package count3
 //	           (on t) — 0 L M R, 1 R M L, 2 M L R, 3 M R L (L R M and
 //	           R L M are no motif: R touches no node of L) — and dl, dr
 //	           L's and R's directions (0 = out of s, of t)
+//	[176, 1328) four-node paws around a static triangle (pawShape): 48
+//	           triangle patterns × tail corner × tail direction × tail
+//	           rank; the orders that are no motif map to no cell
+//	[1328, 1712) four-node cycles (cycleShape): side order × directions;
+//	           the orders whose second edge misses the first map to no
+//	           cell
 //
 // The layout of [0, 136) is shared with kernels/count3.cu; the counters
 // after it (the Small family, the paths) are counted on the host only.
 type Raw [RawLen]int64
 
 // RawLen is the number of raw counters.
-const RawLen = 176
+const RawLen = 1712
 
 const (
 	rawPair  = 0
@@ -46,6 +52,8 @@ const (
 	rawWedge = 140
 	rawPair4 = 144
 	rawPath  = 160
+	rawPaw   = 176
+	rawCycle = 1328
 )
 
 // pathOrders are the temporal orders o of the path counters, as the
@@ -210,8 +218,20 @@ var rawCell = func() [RawLen]Cell {
 		d1 := i >> 3
 		m[rawPair4+i] = Pair4 + Cell((i>>2&1^d1)<<2|(i>>1&1^d1)<<1|(i&1^d1))
 	}
-	for i := range RawLen - rawPath {
+	for i := range rawPaw - rawPath {
 		m[rawPath+i] = path4(pathShape(i))
+	}
+	four := func(es [4][2]int) Cell {
+		if c, ok := fourCells[fourKey(es)]; ok {
+			return c
+		}
+		return -1
+	}
+	for i := range rawCycle - rawPaw {
+		m[rawPaw+i] = four(pawShape(i))
+	}
+	for i := range RawLen - rawCycle {
+		m[rawCycle+i] = four(cycleShape(i))
 	}
 	return m
 }()

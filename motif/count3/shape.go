@@ -26,7 +26,10 @@ import (
 //     1 2 3, 1: 2 1 3; two orders more are these read from the other end,
 //     and the last two, 1 3 2 and 2 3 1, are no motif: their second edge
 //     touches no node of the first), b each edge's direction against the
-//     reading (0 = forward: a→b, b→c, c→d).
+//     reading (0 = forward: a→b, b→c, c→d);
+//   - Cycle4 + i and Paw + i: the four-node, four-edge cycles and paws
+//     (triangles with a tail), motif.Cycle4Names()[i] and
+//     motif.PawNames()[i] (four.go).
 type Cell int
 
 const (
@@ -40,8 +43,12 @@ const (
 	Pair4 Cell = 50
 	// Path4 is the first four-node path cell.
 	Path4 Cell = 58
+	// Cycle4 is the first four-node, four-edge cycle cell (four.go).
+	Cycle4 Cell = 74
+	// Paw is the first paw cell: a triangle with a tail (four.go).
+	Paw Cell = 106
 	// Cells is the number of cells.
-	Cells = 74
+	Cells = 266
 )
 
 // path4Ranks are the Path4 cells' temporal orders, by o: the ranks of
@@ -63,6 +70,10 @@ func (c Cell) String() string {
 		return string(b)
 	}
 	switch {
+	case c >= Paw:
+		return pawNames[c-Paw]
+	case c >= Cycle4:
+		return cycle4Names[c-Cycle4]
 	case c >= Path4:
 		i := int(c - Path4)
 		return "path4-" + path4Ranks[i>>3] + "-" + strings.NewReplacer("o", "f", "i", "b").Replace(dirs(i&7, 3))
@@ -169,8 +180,8 @@ func star4(s shape3) Cell {
 }
 
 // Shape returns the cell whose count is p's count, when p is one of SNAP's
-// 36 shapes or another counted shape (Cell: four-node stars and paths, the
-// two-edge and the two-node four-edge motifs), under any naming of its
+// 36 shapes or another counted shape (Cell: four-node stars, paths,
+// cycles and paws, the two-edge and the two-node four-edge motifs), under any naming of its
 // nodes, with nothing that the counters do not model: no predicates or
 // node labels, no anti-edges, and no per-hop limit tighter than Delta (a
 // limit of at least Delta is implied by it) — except on a two-edge
@@ -211,6 +222,9 @@ func Shape(p *motif.Plan) (Cell, bool) {
 		}
 	case 4:
 		c = pair4(q)
+		if c < 0 {
+			c = fourEdges(q)
+		}
 	}
 	return c, c >= 0
 }

@@ -1,0 +1,217 @@
+package count3
+
+import (
+	"context"
+
+	"github.com/motifwatch/motifwatch/motif"
+)
+
+// cycleEntry is an edge of a four-cycle's sides in the cycle pass's
+// buffer: its symbol 2·side + direction (0: from n_side to n_side+1).
+type cycleEntry struct {
+	t       int64
+	sym     uint8
+	counted bool
+}
+
+// cycleBuf is a worker's scratch for the cycle pass.
+type cycleBuf struct {
+	ent   []cycleEntry
+	c1    [8]int64
+	c2    [8][8]int64
+	c3    [8][8][8]int64
+	marks []int32    // per node: its bucket + 1 for the current top node
+	bkt   [][]wedge4 // buckets: the wedges to one opposite node
+	used  []uint32
+}
+
+// wedge4 is a wedge top–x–c of the cycle listing: x and its sides' pair
+// ids.
+type wedge4 struct {
+	x      uint32
+	tx, xc uint32
+}
+
+// cycleIndex[σ] lists, for the edge of symbol σ ending a sequence, the
+// other three symbols in temporal order (on the three other sides, every
+// order and direction) with the raw counter of the sequence.
+type cycleTerm struct {
+	x, y, z uint8
+	raw     int16
+}
+
+var cycleTerms = func() (m [8][]cycleTerm) {
+	perm := map[[4]int]int{}
+	for i, p := range perms4 {
+		perm[p] = i
+	}
+	for sig := range 8 {
+		side := sig / 2
+		for _, p := range perms4 {
+			if p[3] != side {
+				continue
+			}
+			for d := range 8 {
+				x, y, z := 2*p[0]+d>>2, 2*p[1]+d>>1&1, 2*p[2]+d&1
+				raw := perm[p]*16 + (d << 1) + sig&1
+				if rawCell[rawCycle+raw] < 0 {
+					continue // no motif: the second edge misses the first
+				}
+				m[sig] = append(m[sig], cycleTerm{uint8(x), uint8(y), uint8(z), int16(raw)})
+			}
+		}
+	}
+	return
+}()
+
+// cycles counts the temporal four-cycles: every static four-cycle is
+// listed once (from its node first in degree order... last: its top, as
+// wedges top–x–c grouped by the opposite node c), and those whose four
+// sides' spans meet within δ are counted by a sliding window over their
+// sides' edges near each other, in position order, of the sequences of
+// one, two and three edges on distinct sides by symbol: an edge adds the
+// three-edge sequences before it in the window as four-edge ones (when it
+// is counted), and extends the shorter ones; the window's first edge
+// leaves by taking off the sequences it starts (SNAP's three-event
+// counter, one level deeper). A cycle costs its sides' edges in the span
+// where all four meet.
+func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
+	bufs := make([]cycleBuf, c.workers)
+	before := func(u, v uint32) bool { return sp.nodeDeg[u] < sp.nodeDeg[v] || sp.nodeDeg[u] == sp.nodeDeg[v] && u < v }
+	return c.heavyFirst(ctx, c.nodes, 16, sp.off[c.nodes], func(u int) int64 { return sp.off[u+1] - sp.off[u] }, func(wk, a int) {
+		b := &bufs[wk]
+		if b.marks == nil {
+			b.marks = make([]int32, c.nodes)
+		}
+		raw := (*[RawLen - rawCycle]int64)(c.raws[wk].Raw[rawCycle:])
+		top := uint32(a)
+		b.used = b.used[:0]
+		for i := sp.off[a]; i < sp.off[a+1]; i++ {
+			x, tx := sp.nb[i], sp.pid[i]
+			if !before(x, top) {
+				continue
+			}
+			for j := sp.off[x]; j < sp.off[x+1]; j++ {
+				cn := sp.nb[j]
+				if cn == top || !before(cn, top) {
+					continue
+				}
+				k := b.marks[cn]
+				if k == 0 {
+					b.used = append(b.used, cn)
+					k = int32(len(b.used))
+					b.marks[cn] = k
+					if len(b.bkt) < int(k) {
+						b.bkt = append(b.bkt, nil)
+					}
+					b.bkt[k-1] = b.bkt[k-1][:0]
+				}
+				b.bkt[k-1] = append(b.bkt[k-1], wedge4{x: x, tx: tx, xc: sp.pid[j]})
+			}
+		}
+		for k, cn := range b.used {
+			ws := b.bkt[k]
+			b.marks[cn] = 0
+			for i := range ws {
+				for j := i + 1; j < len(ws); j++ {
+					// top – x – cn – y – top.
+					p := [4]uint32{ws[i].tx, ws[i].xc, ws[j].xc, ws[j].tx}
+					n := [4]uint32{top, ws[i].x, cn, ws[j].x}
+					c.cycle(sp, n, p, b, raw)
+				}
+			}
+		}
+	})
+}
+
+// cycle adds the sequences of one static four-cycle n0–n1–n2–n3 (side s:
+// n_s – n_s+1, pair id p[s]).
+func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf, raw *[RawLen - rawCycle]int64) {
+	delta := c.delta
+	first, last := int64(-1<<63), int64(1<<63-1)
+	for s := range 4 {
+		first = max(first, sp.first[p[s]])
+		last = min(last, sp.last[p[s]])
+	}
+	if !spansMeet(first, last, delta) {
+		return
+	}
+	lo, hi := motif.SubTicks(first, delta), motif.AddTicks(last, delta)
+	var lists [4][]p4Edge
+	var at, end [4]int
+	var lower [4]bool
+	for s := range 4 {
+		lists[s] = sp.list(p[s])
+		at[s], end[s] = timeRange(lists[s], lo, hi)
+		if at[s] == end[s] {
+			return
+		}
+		lower[s] = n[s] < n[(s+1)%4]
+	}
+	b.ent = b.ent[:0]
+	for {
+		s := -1
+		for k := range 4 {
+			if at[k] < end[k] && (s < 0 || lists[k][at[k]].pos < lists[s][at[s]].pos) {
+				s = k
+			}
+		}
+		if s < 0 {
+			break
+		}
+		e := &lists[s][at[s]]
+		d := uint8(0)
+		if (e.flags&fIn != 0) == lower[s] {
+			d = 1
+		}
+		b.ent = append(b.ent, cycleEntry{t: e.t, sym: uint8(2*s) + d, counted: e.flags&fCounted != 0})
+		at[s]++
+	}
+	ent := b.ent
+	c1, c2, c3 := &b.c1, &b.c2, &b.c3
+	head := 0
+	remove := func(s uint8) {
+		c1[s]--
+		side := s / 2
+		for y := range uint8(8) {
+			if y/2 == side {
+				continue
+			}
+			c2[s][y] -= c1[y]
+			for z := range uint8(8) {
+				if z/2 != side && z/2 != y/2 {
+					c3[s][y][z] -= c2[y][z]
+				}
+			}
+		}
+	}
+	for i := range ent {
+		e := &ent[i]
+		for head < i && apart(ent[head].t, e.t, delta) {
+			remove(ent[head].sym)
+			head++
+		}
+		s := e.sym
+		if e.counted {
+			for _, tm := range cycleTerms[s] {
+				raw[tm.raw] += c3[tm.x][tm.y][tm.z]
+			}
+		}
+		side := s / 2
+		for x := range uint8(8) {
+			if x/2 == side {
+				continue
+			}
+			for y := range uint8(8) {
+				if y/2 != side && y/2 != x/2 {
+					c3[x][y][s] += c2[x][y]
+				}
+			}
+			c2[x][s] += c1[x]
+		}
+		c1[s]++
+	}
+	for ; head < len(ent); head++ { // empty the window: the counters return to zero
+		remove(ent[head].sym)
+	}
+}

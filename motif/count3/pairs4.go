@@ -1,0 +1,264 @@
+package count3
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// p4Edge is an edge in a static pair's list (position order), with the
+// list's edges before it: in into the pair's lower id, c0 and c1 the
+// counted ones out of and into it. Each list ends with a sentinel (pos
+// and t at their maximum) holding the totals.
+type p4Edge struct {
+	pos, t     int64
+	in, c0, c1 uint32
+	flags      uint8 // fIn: into the lower id; fCounted
+}
+
+// staticPairs is the static graph of the window's edges before the
+// scope's end, for the four-edge passes: node u's distinct neighbours in
+// id order at nb[off[u]:off[u+1]] with their pair ids, those after u in
+// degree order at fwd[foff[u]:foff[u+1]] (fpid their pair ids), and pair
+// j's edge list at ent[loff[j]:loff[j+1]] with its time span.
+type staticPairs struct {
+	off      []int64
+	nb, pid  []uint32
+	foff     []int64
+	fwd      []uint32
+	fpid     []uint32
+	loff     []int64
+	ent      []p4Edge
+	first    []int64 // pair j's first and last times
+	last     []int64
+	nodeDeg  []int32
+	pairsLen int
+}
+
+// list returns pair j's edges, sentinel included.
+func (sp *staticPairs) list(j uint32) []p4Edge { return sp.ent[sp.loff[j]:sp.loff[j+1]] }
+
+// pairID returns the pair id of u–v, or false.
+func (sp *staticPairs) pairID(u, v uint32) (uint32, bool) {
+	nb := sp.nb[sp.off[u]:sp.off[u+1]]
+	i, ok := slices.BinarySearch(nb, v)
+	if !ok {
+		return 0, false
+	}
+	return sp.pid[sp.off[u]+int64(i)], true
+}
+
+// staticPairs builds the static pairs from the centre pass's neighbour
+// lists (c.nbr, c.mult).
+func (c *counter) staticPairs(ctx context.Context) (*staticPairs, error) {
+	n := c.nodes
+	sp := &staticPairs{off: make([]int64, n+1), foff: make([]int64, n+1), nodeDeg: make([]int32, n)}
+	for u := range n {
+		sp.off[u+1] = sp.off[u] + int64(c.deg[u])
+		sp.nodeDeg[u] = c.deg[u]
+	}
+	sp.nb = make([]uint32, sp.off[n])
+	sp.pid = make([]uint32, sp.off[n])
+	mult := make([]int32, sp.off[n])
+	higher := make([]int64, n+1) // neighbours with higher ids: pairs owned by u
+	err := c.parallel(ctx, n, 256, func(_, lo, hi int) {
+		type nm struct {
+			v uint32
+			m int32
+		}
+		var tmp []nm
+		for u := lo; u < hi; u++ {
+			tmp = tmp[:0]
+			for i := c.off[u]; i < c.off[u]+int64(c.deg[u]); i++ {
+				tmp = append(tmp, nm{c.nbr[i], c.mult[i]})
+			}
+			slices.SortFunc(tmp, func(a, b nm) int { return int(int64(a.v) - int64(b.v)) })
+			for i, x := range tmp {
+				sp.nb[sp.off[u]+int64(i)], mult[sp.off[u]+int64(i)] = x.v, x.m
+				if x.v > uint32(u) {
+					higher[u+1]++
+				}
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for u := range n {
+		higher[u+1] += higher[u]
+	}
+	pairs := higher[n]
+	sp.pairsLen = int(pairs)
+	sp.loff = make([]int64, pairs+1)
+	// Pair ids: u's pairs with higher ids are higher[u] + their index
+	// among them; the list sizes are their multiplicities plus a sentinel.
+	for u := range n {
+		j := higher[u]
+		for i := sp.off[u]; i < sp.off[u+1]; i++ {
+			if sp.nb[i] > uint32(u) {
+				sp.pid[i] = uint32(j)
+				sp.loff[j+1] = int64(mult[i]) + 1
+				j++
+			}
+		}
+	}
+	for j := range pairs {
+		sp.loff[j+1] += sp.loff[j]
+	}
+	err = c.parallel(ctx, n, 256, func(_, lo, hi int) {
+		for u := lo; u < hi; u++ {
+			for i := sp.off[u]; i < sp.off[u+1]; i++ {
+				if v := sp.nb[i]; v < uint32(u) {
+					id, _ := sp.pairID(v, uint32(u))
+					sp.pid[i] = id
+				}
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	before := func(u, v uint32) bool { return c.deg[u] < c.deg[v] || c.deg[u] == c.deg[v] && u < v }
+	for u := range n {
+		for i := sp.off[u]; i < sp.off[u+1]; i++ {
+			if before(uint32(u), sp.nb[i]) {
+				sp.foff[u+1]++
+			}
+		}
+		sp.foff[u+1] += sp.foff[u]
+	}
+	sp.fwd = make([]uint32, sp.foff[n])
+	sp.fpid = make([]uint32, sp.foff[n])
+	for u := range n {
+		k := sp.foff[u]
+		for i := sp.off[u]; i < sp.off[u+1]; i++ {
+			if before(uint32(u), sp.nb[i]) {
+				sp.fwd[k], sp.fpid[k] = sp.nb[i], sp.pid[i]
+				k++
+			}
+		}
+	}
+	sp.ent = make([]p4Edge, sp.loff[pairs])
+	sp.first = make([]int64, pairs)
+	sp.last = make([]int64, pairs)
+	err = c.parallel(ctx, n, 64, func(_, lo, hi int) {
+		var cur []int64
+		for u := lo; u < hi; u++ {
+			nb := sp.nb[sp.off[u]:sp.off[u+1]]
+			cur = cur[:0]
+			for i := range nb {
+				cur = append(cur, sp.loff[sp.pid[sp.off[u]+int64(i)]])
+			}
+			out, in := c.w.Out(uint32(u)), c.w.In(uint32(u))
+			oi, ii := 0, 0
+			for {
+				var a window.Adj
+				var fl uint8
+				switch {
+				case oi < len(out) && (ii >= len(in) || out[oi].Rel < in[ii].Rel):
+					a = out[oi]
+					oi++
+				case ii < len(in):
+					a, fl = in[ii], fIn
+					ii++
+				default:
+					oi = -1
+				}
+				if oi < 0 {
+					break
+				}
+				pos := c.w.Pos(a)
+				if pos >= c.sc.hi {
+					break
+				}
+				if a.Other <= uint32(u) { // the pair's lower end writes it; self-loops stay out
+					continue
+				}
+				if c.sc.counted(pos) {
+					fl |= fCounted
+				}
+				i, _ := slices.BinarySearch(nb, a.Other)
+				sp.ent[cur[i]] = p4Edge{pos: pos, t: a.T, flags: fl} // fl's fIn: into u, the lower id
+				cur[i]++
+			}
+			for i, v := range nb {
+				if v < uint32(u) {
+					continue
+				}
+				j := sp.pid[sp.off[u]+int64(i)]
+				l := sp.ent[sp.loff[j]:sp.loff[j+1]]
+				var in, c0, c1 uint32
+				for k := range l[:len(l)-1] {
+					e := &l[k]
+					e.in, e.c0, e.c1 = in, c0, c1
+					d := uint32(e.flags & fIn)
+					in += d
+					if e.flags&fCounted != 0 {
+						c0 += 1 - d
+						c1 += d
+					}
+				}
+				l[len(l)-1] = p4Edge{pos: math.MaxInt64, t: math.MaxInt64, in: in, c0: c0, c1: c1}
+				sp.first[j], sp.last[j] = l[0].t, l[len(l)-2].t
+			}
+		}
+	})
+	return sp, err
+}
+
+// firstTime returns the index of l's first edge at or after time t (the
+// sentinel's if none).
+func firstTime(l []p4Edge, t int64) int {
+	lo, hi := 0, len(l)-1
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if l[m].t < t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// afterTime returns the index of l's first edge after time t.
+func afterTime(l []p4Edge, t int64) int {
+	if t == math.MaxInt64 {
+		return len(l) - 1
+	}
+	return firstTime(l, t+1)
+}
+
+// sideCounts are a pair's edges before some point, seen from one of its
+// ends: [out of it, into it], all and counted.
+type sideCounts struct{ all, cnt [2]int64 }
+
+// countsAt returns the counts of l's edges before index i seen from the
+// lower id (lower) or the higher.
+func countsAt(l []p4Edge, i int, lower bool) sideCounts {
+	e := &l[i]
+	in, out := int64(e.in), int64(i)-int64(e.in)
+	s := sideCounts{all: [2]int64{out, in}, cnt: [2]int64{int64(e.c0), int64(e.c1)}}
+	if !lower {
+		s.all[0], s.all[1] = s.all[1], s.all[0]
+		s.cnt[0], s.cnt[1] = s.cnt[1], s.cnt[0]
+	}
+	return s
+}
+
+// spansMeet reports whether pairs with these first and last times leave
+// room for one edge of each within δ.
+func spansMeet(first, last, delta int64) bool {
+	return first <= last || !apart(last, first, delta)
+}
+
+// timeRange returns the index range of l's edges with times in [lo, hi]
+// (saturated bounds).
+func timeRange(l []p4Edge, lo, hi int64) (int, int) {
+	return firstTime(l, lo), afterTime(l, hi)
+}
+
+var _ = motif.AddTicks

@@ -1,0 +1,353 @@
+package count3
+
+import (
+	"context"
+
+	"github.com/motifwatch/motifwatch/motif"
+)
+
+// pawEntry is an edge of a triangle's three sides in the paw pass's
+// buffer (position order): its symbol 2·side + direction (0: from n_side
+// to n_side+1), whether it is counted, and the buffer's counted edges
+// before it by symbol.
+type pawEntry struct {
+	pos, t  int64
+	sym     uint8
+	counted bool
+	idx     int32 // its index in its side's list
+	preC    [6]uint32
+}
+
+// pawBuf is a worker's scratch for the paw pass.
+type pawBuf struct {
+	ent    []pawEntry
+	starts [][16]int64 // per entry, by the other two symbols (pawPair): all, then counted last edge
+	q      []int32     // forward window: entry indexes
+	qEnd   []int32     // each queued entry's first buffer index after its time + δ
+}
+
+// pawPair indexes an ordered pair of symbols on the two sides other than
+// side s: o (0: the lower side first) · 4 + 2·d_first + d_second.
+func pawPair(s, o, df, ds int) (int, int) {
+	a, b := (s+1)%3, (s+2)%3
+	if a > b {
+		a, b = b, a
+	}
+	if o == 1 {
+		a, b = b, a
+	}
+	return 2*a + df, 2*b + ds
+}
+
+// pawPerm[s1][s2][s3] is the index in perms3 of the side order.
+var pawPerm = func() (m [3][3][3]int) {
+	for i, p := range perms3 {
+		m[p[0]][p[1]][p[2]] = i
+	}
+	return
+}()
+
+// paws counts the temporal paws: every static triangle n0, n1, n2 whose
+// sides' time spans meet within δ is counted with its tail at each corner.
+// The triangle's three edges (one per side, within δ, in one of 48
+// patterns of side order and directions) are counted through three
+// sliding windows over the sides' edges near each other, merged in
+// position order: per edge, the triples of each pattern that it starts
+// (all of them, and those whose last edge is counted), that it is the
+// middle of (last edge counted), and that it ends. A tail is an edge of
+// the corner to a fourth node, so the tails in any position range are
+// the corner's sequence less the two sides at the corner (prefix counts
+// of both); and because δ bounds only the first and last edge, each tail
+// rank is a sum over single edges of a triple count times a tail count:
+// tail last Σ_e1 starts·Qc(t1+δ) − Σ_e3 ends·Qc(e3); tail first (e3
+// counted) Σ_e1 startsC·Q(e1) − Σ_e3 ends·Q(t3−δ); tail between e1 and
+// e2 Σ_e2 midsC·Q(e2) − Σ_e1 startsC·Q(e1); between e2 and e3 Σ_e3
+// ends·Q(e3) − Σ_e2 midsC·Q(e2). A triangle costs its sides' edges in the
+// span where all three meet, times a search per edge and corner.
+func (c *counter) paws(ctx context.Context, sp *staticPairs, sq *pathSeqs) error {
+	bufs := make([]pawBuf, c.workers)
+	return c.triangles4(ctx, sp, func(wk int, tri [3]uint32, pid [3]uint32) {
+		c.pawTriangle(sp, sq, tri, pid, &bufs[wk], (*[rawCycle - rawPaw]int64)(c.raws[wk].Raw[rawPaw:rawCycle]))
+	})
+}
+
+// triangles4 lists the static triangles (n0, n1, n2 with pair ids of the
+// sides n0–n1, n1–n2, n2–n0) whose sides' spans meet within δ.
+func (c *counter) triangles4(ctx context.Context, sp *staticPairs, fn func(wk int, tri [3]uint32, pid [3]uint32)) error {
+	return c.heavyFirst(ctx, c.nodes, 16, sp.foff[c.nodes], func(u int) int64 { return sp.foff[u+1] - sp.foff[u] }, func(wk, u int) {
+		if sp.foff[u+1]-sp.foff[u] < 2 {
+			return
+		}
+		b := c.builder(wk)
+		b.markSet()
+		for j := sp.foff[u]; j < sp.foff[u+1]; j++ {
+			b.mark(sp.fwd[j], sp.fpid[j])
+		}
+		for j := sp.foff[u]; j < sp.foff[u+1]; j++ {
+			v, uv := sp.fwd[j], sp.fpid[j]
+			for j2 := sp.foff[v]; j2 < sp.foff[v+1]; j2++ {
+				z := sp.fwd[j2]
+				uz, ok := b.marked(z)
+				if !ok {
+					continue
+				}
+				vz := sp.fpid[j2]
+				first := max(sp.first[uv], sp.first[vz], sp.first[uz])
+				last := min(sp.last[uv], sp.last[vz], sp.last[uz])
+				if !spansMeet(first, last, c.delta) {
+					continue
+				}
+				fn(wk, [3]uint32{uint32(u), v, z}, [3]uint32{uv, vz, uz})
+			}
+		}
+	})
+}
+
+// pawTriangle adds the paws around one static triangle.
+func (c *counter) pawTriangle(sp *staticPairs, sq *pathSeqs, n [3]uint32, pid [3]uint32, b *pawBuf, raw *[rawCycle - rawPaw]int64) {
+	delta := c.delta
+	var lists [3][]p4Edge
+	var lower [3]bool // n_s is side s's lower id
+	first, last := int64(-1<<63), int64(1<<63-1)
+	for s := range 3 {
+		lists[s] = sp.list(pid[s])
+		lower[s] = n[s] < n[(s+1)%3]
+		first = max(first, sp.first[pid[s]])
+		last = min(last, sp.last[pid[s]])
+	}
+	// The sides' edges in [first − δ, last + δ]: every triple lies there
+	// (its last edge is no earlier than any side's first, its first no
+	// later than any side's last).
+	lo, hi := motif.SubTicks(first, delta), motif.AddTicks(last, delta)
+	var at, end [3]int
+	for s := range 3 {
+		at[s], end[s] = timeRange(lists[s], lo, hi)
+	}
+	b.ent = b.ent[:0]
+	var pre [6]uint32
+	for {
+		s := -1
+		for k := range 3 {
+			if at[k] < end[k] && (s < 0 || lists[k][at[k]].pos < lists[s][at[s]].pos) {
+				s = k
+			}
+		}
+		if s < 0 {
+			break
+		}
+		e := &lists[s][at[s]]
+		d := uint8(0) // out of n_s
+		if (e.flags&fIn != 0) == lower[s] {
+			d = 1
+		}
+		sym := uint8(2*s) + d
+		cnt := e.flags&fCounted != 0
+		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, sym: sym, counted: cnt, idx: int32(at[s]), preC: pre})
+		if cnt {
+			pre[sym]++
+		}
+		at[s]++
+	}
+	ent := b.ent
+	if len(ent) < 3 {
+		return
+	}
+	// Backward: the triples each entry starts, by the other two symbols.
+	if cap(b.starts) < len(ent) {
+		b.starts = make([][16]int64, len(ent))
+	}
+	starts := b.starts[:len(ent)]
+	var b1, b1c [6]int64
+	var b2, b2c [6][6]int64
+	tail := len(ent) - 1 // the window is ent[i+1 : tail+1]
+	for i := len(ent) - 1; i >= 0; i-- {
+		e := &ent[i]
+		for ; tail > i && apart(e.t, ent[tail].t, delta); tail-- {
+			l := &ent[tail]
+			s := l.sym
+			b1[s]--
+			for x := range 6 {
+				b2[x][s] -= b1[x]
+			}
+			if l.counted {
+				b1c[s]--
+				for x := range 6 {
+					b2c[x][s] -= b1[x]
+				}
+			}
+		}
+		side := int(e.sym / 2)
+		st := &starts[i]
+		for k := range 8 {
+			x, y := pawPair(side, k>>2, k>>1&1, k&1)
+			st[k], st[8+k] = b2[x][y], b2c[x][y]
+		}
+		s := e.sym
+		for x := range 6 {
+			b2[s][x] += b1[x]
+			b2c[s][x] += b1c[x]
+		}
+		b1[s]++
+		if e.counted {
+			b1c[s]++
+		}
+	}
+	// Forward: ends, mids and the tails.
+	var f1 [6]int64
+	var f2, sm [6][6]int64
+	b.q, b.qEnd = b.q[:0], b.qEnd[:0]
+	head, endPtr := 0, 0
+	preAfter := func(j int) *[6]uint32 { // counted entries before index j (j may be len)
+		if j < len(ent) {
+			return &ent[j].preC
+		}
+		return &pre
+	}
+	// Cursors on the corners' sequences and the sides' lists, for the
+	// bounds pos, t + δ (after) and t − δ (from): they only move forward.
+	var cq [3][3]int
+	var sc [3][3]int
+	var seqs [3][]seqEntry
+	for k := range 3 {
+		seqs[k] = sq.of(n[k])
+	}
+	for i := range ent {
+		e := &ent[i]
+		for head < len(b.q) && apart(ent[b.q[head]].t, e.t, delta) {
+			o := &ent[b.q[head]]
+			s := o.sym
+			f1[s]--
+			for x := range 6 {
+				f2[s][x] -= f1[x]
+			}
+			pa := preAfter(int(b.qEnd[head]))
+			for x := range 6 {
+				sm[s][x] -= int64(pa[x])
+			}
+			head++
+		}
+		side := int(e.sym / 2)
+		var ends, mids [8]int64
+		any := false
+		for k := range 8 {
+			x, y := pawPair(side, k>>2, k>>1&1, k&1)
+			ends[k] = f2[x][y]
+			mids[k] = sm[x][y] - f1[x]*int64(e.preC[y])
+			any = any || ends[k] != 0 || mids[k] != 0 || starts[i][k] != 0 || starts[i][8+k] != 0
+		}
+		if any {
+			c.pawTails(e, i, ent, side, &starts[i], &ends, &mids, n, lists, lower, seqs, &cq, &sc, raw)
+		}
+		// e joins the window.
+		s := e.sym
+		for x := range 6 {
+			f2[x][s] += f1[x]
+		}
+		f1[s]++
+		endPtr = max(endPtr, i+1)
+		for endPtr < len(ent) && !apart(e.t, ent[endPtr].t, delta) {
+			endPtr++
+		}
+		pa := preAfter(endPtr)
+		for x := range 6 {
+			sm[s][x] += int64(pa[x])
+		}
+		b.q = append(b.q, int32(i))
+		b.qEnd = append(b.qEnd, int32(endPtr))
+	}
+}
+
+// pawTails adds entry e's terms to the paw counters (paws).
+func (c *counter) pawTails(e *pawEntry, i int, ent []pawEntry, side int, st *[16]int64, ends, mids *[8]int64,
+	n [3]uint32, lists [3][]p4Edge, lower [3]bool, seqs [3][]seqEntry, cq, sc *[3][3]int, raw *[rawCycle - rawPaw]int64) {
+	delta := c.delta
+	tHi, tLo := motif.AddTicks(e.t, delta), motif.SubTicks(e.t, delta)
+	// Side counts at the three bounds, from each side's lower id.
+	var sideAt [3][3]sideCounts // [side][bound]: 0 pos, 1 after t+δ, 2 from t−δ
+	for s := range 3 {
+		l := lists[s]
+		p := &sc[s]
+		p[0] = seek(len(l)-1, p[0], func(j int) bool { return l[j].pos >= e.pos })
+		p[1] = seek(len(l)-1, p[1], func(j int) bool { return l[j].t > tHi })
+		if tHi == 1<<63-1 {
+			p[1] = len(l) - 1
+		}
+		p[2] = seek(len(l)-1, p[2], func(j int) bool { return l[j].t >= tLo })
+		for bd := range 3 {
+			sideAt[s][bd] = countsAt(l, p[bd], true)
+		}
+	}
+	// Tail counts per corner and bound, by direction at the corner.
+	var qa, qc, qcEnd, qaFrom [3][2]int64
+	for k := range 3 {
+		q := seqs[k]
+		p := &cq[k]
+		p[0] = seek(len(q), p[0], func(j int) bool { return q[j].pos >= e.pos })
+		p[1] = seek(len(q), p[1], func(j int) bool { return q[j].t > tHi })
+		p[2] = seek(len(q), p[2], func(j int) bool { return q[j].t >= tLo })
+		a0, c0 := before(q, p[0])
+		_, c1 := before(q, p[1])
+		a2, _ := before(q, p[2])
+		qa[k], qc[k], qcEnd[k], qaFrom[k] = a0, c0, c1, a2
+		// Less the corner's two sides: side k (n_k its first node) and
+		// side k+2 (n_k its second).
+		for _, s := range [2]int{k, (k + 2) % 3} {
+			own := (s == k) == lower[s] // n_k is the side's lower id
+			for d := range 2 {
+				dd := d
+				if !own {
+					dd = 1 - d
+				}
+				qa[k][d] -= sideAt[s][0].all[dd]
+				qc[k][d] -= sideAt[s][0].cnt[dd]
+				qcEnd[k][d] -= sideAt[s][1].cnt[dd]
+				qaFrom[k][d] -= sideAt[s][2].all[dd]
+			}
+		}
+	}
+	_ = i
+	_ = ent
+	d := int(e.sym & 1)
+	for k := range 8 {
+		o, df, ds := k>>2, k>>1&1, k&1
+		x, y := pawPair(side, o, df, ds)
+		sx, sy := x/2, y/2
+		// e first: pattern (side, sx, sy), dirs d df ds.
+		if sA, sC := st[k], st[8+k]; sA != 0 || sC != 0 {
+			base := (pawPerm[side][sx][sy]*8 + 4*d + 2*df + ds) * 24
+			for cn := range 3 {
+				for dt := range 2 {
+					r := raw[base+cn*8+dt*4:]
+					r[3] += sA * qcEnd[cn][dt]
+					r[0] += sC * qa[cn][dt]
+					r[1] -= sC * qa[cn][dt]
+				}
+			}
+		}
+		// e middle: pattern (sx, side, sy).
+		if m := mids[k]; m != 0 {
+			base := (pawPerm[sx][side][sy]*8 + 4*df + 2*d + ds) * 24
+			for cn := range 3 {
+				for dt := range 2 {
+					r := raw[base+cn*8+dt*4:]
+					r[1] += m * qa[cn][dt]
+					r[2] -= m * qa[cn][dt]
+				}
+			}
+		}
+		// e last: pattern (sx, sy, side).
+		if en := ends[k]; en != 0 {
+			base := (pawPerm[sx][sy][side]*8 + 4*df + 2*ds + d) * 24
+			for cn := range 3 {
+				for dt := range 2 {
+					r := raw[base+cn*8+dt*4:]
+					r[3] -= en * qc[cn][dt]
+					if e.counted {
+						r[0] -= en * qaFrom[cn][dt]
+						r[2] += en * qa[cn][dt]
+					}
+				}
+			}
+		}
+	}
+}
