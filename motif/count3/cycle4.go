@@ -77,7 +77,9 @@ var cycleTerms = func() (m [8][]cycleTerm) {
 // where all four meet.
 func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 	bufs := make([]cycleBuf, c.workers)
-	before := func(u, v uint32) bool { return sp.nodeDeg[u] < sp.nodeDeg[v] || sp.nodeDeg[u] == sp.nodeDeg[v] && u < v }
+	before := func(u, v uint32) bool {
+		return sp.nodeDeg[u] < sp.nodeDeg[v] || sp.nodeDeg[u] == sp.nodeDeg[v] && u < v
+	}
 	return c.heavyFirst(ctx, c.nodes, 16, sp.off[c.nodes], func(u int) int64 { return sp.off[u+1] - sp.off[u] }, func(wk, a int) {
 		b := &bufs[wk]
 		if b.marks == nil {
