@@ -23,6 +23,8 @@ type cycleBuf struct {
 	marks []int32    // per node: its bucket + 1 for the current top node
 	bkt   [][]wedge4 // buckets: the wedges to one opposite node
 	used  []uint32
+	cand  []int32
+	curs  [4]nearCursor
 }
 
 // wedge4 is a wedge top–x–c of the cycle listing: x and its sides' pair
@@ -140,28 +142,36 @@ func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf, 
 	}
 	lo, hi := motif.SubTicks(first, delta), motif.AddTicks(last, delta)
 	var lists [4][]p4Edge
-	var at, end [4]int
 	var lower [4]bool
 	for s := range 4 {
 		lists[s] = sp.list(p[s])
-		at[s], end[s] = timeRange(lists[s], lo, hi)
+		lower[s] = n[s] < n[(s+1)%4]
+	}
+	// The sides' edges in [first − δ, last + δ] with an edge of every
+	// other side within δ: the others are in no sequence.
+	var at, end [4]int
+	b.cand = b.cand[:0]
+	for s := range 4 {
+		from, to := timeRange(lists[s], lo, hi)
+		at[s] = len(b.cand)
+		b.cand = candidates(b.cand, lists[:], s, from, to, delta, b.curs[:])
+		end[s] = len(b.cand)
 		if at[s] == end[s] {
 			return
 		}
-		lower[s] = n[s] < n[(s+1)%4]
 	}
 	b.ent = b.ent[:0]
 	for {
 		s := -1
 		for k := range 4 {
-			if at[k] < end[k] && (s < 0 || lists[k][at[k]].pos < lists[s][at[s]].pos) {
+			if at[k] < end[k] && (s < 0 || lists[k][b.cand[at[k]]].pos < lists[s][b.cand[at[s]]].pos) {
 				s = k
 			}
 		}
 		if s < 0 {
 			break
 		}
-		e := &lists[s][at[s]]
+		e := &lists[s][b.cand[at[s]]]
 		d := uint8(0)
 		if (e.flags&fIn != 0) == lower[s] {
 			d = 1

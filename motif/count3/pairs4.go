@@ -262,3 +262,85 @@ func timeRange(l []p4Edge, lo, hi int64) (int, int) {
 }
 
 var _ = motif.AddTicks
+
+// nearCursor finds, for times that only grow, whether a list has an edge
+// within δ of each.
+type nearCursor struct {
+	l []p4Edge // sentinel included
+	i int      // first edge at or after the last time − δ
+}
+
+// near reports whether the list has an edge in [t − δ, t + δ]; if not,
+// next is the time of its first edge after t + δ (MaxInt64 if none).
+func (n *nearCursor) near(t, delta int64) (bool, int64) {
+	lo := motif.SubTicks(t, delta)
+	if n.l[n.i].t < lo {
+		n.i = gallop4(n.l, n.i, lo)
+	}
+	e := &n.l[n.i]
+	if e.pos == math.MaxInt64 {
+		return false, math.MaxInt64
+	}
+	if !apart(t, e.t, delta) || e.t <= t {
+		return true, 0
+	}
+	return false, e.t
+}
+
+// gallop4 returns the first index at or after from whose time is at
+// least t (the sentinel stops it).
+func gallop4(l []p4Edge, from int, t int64) int {
+	if l[from].t >= t {
+		return from
+	}
+	lo, step := from, 1 // l[lo].t < t
+	for lo+step < len(l) && l[lo+step].t < t {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(l)-1)
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if l[m].t < t {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
+}
+
+// candidates appends to dst the indexes of list s's edges in [from, to)
+// that have an edge of every other list within δ (an edge without one is
+// in no sequence with one edge of each list within δ), skipping by
+// galloping past the stretches where another list has none.
+func candidates(dst []int32, lists [][]p4Edge, s, from, to int, delta int64, curs []nearCursor) []int32 {
+	l := lists[s]
+	for k := range lists {
+		curs[k] = nearCursor{l: lists[k]}
+	}
+	i := from
+	for i < to {
+		t := l[i].t
+		ok, skipTo := true, int64(0)
+		for k := range lists {
+			if k == s {
+				continue
+			}
+			if near, next := curs[k].near(t, delta); !near {
+				ok = false
+				skipTo = max(skipTo, next)
+			}
+		}
+		if ok {
+			dst = append(dst, int32(i))
+			i++
+			continue
+		}
+		if skipTo == math.MaxInt64 {
+			break
+		}
+		i = max(i+1, gallop4(l, i, motif.SubTicks(skipTo, delta)))
+	}
+	return dst
+}

@@ -14,7 +14,6 @@ type pawEntry struct {
 	pos, t  int64
 	sym     uint8
 	counted bool
-	idx     int32 // its index in its side's list
 	preC    [6]uint32
 }
 
@@ -24,6 +23,8 @@ type pawBuf struct {
 	starts [][16]int64 // per entry, by the other two symbols (pawPair): all, then counted last edge
 	q      []int32     // forward window: entry indexes
 	qEnd   []int32     // each queued entry's first buffer index after its time + δ
+	cand   []int32     // the sides' candidate edges (candidates)
+	curs   [4]nearCursor
 }
 
 // pawPair indexes an ordered pair of symbols on the two sides other than
@@ -119,35 +120,44 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *pathSeqs, n [3]uint32, pid [3
 	// (its last edge is no earlier than any side's first, its first no
 	// later than any side's last).
 	lo, hi := motif.SubTicks(first, delta), motif.AddTicks(last, delta)
+	// Of those, the edges with an edge of both other sides within δ.
 	var at, end [3]int
 	for s := range 3 {
-		at[s], end[s] = timeRange(lists[s], lo, hi)
+		from, to := timeRange(lists[s], lo, hi)
+		at[s] = len(b.cand)
+		b.cand = candidates(b.cand, lists[:], s, from, to, delta, b.curs[:3])
+		end[s] = len(b.cand)
+		if at[s] == end[s] {
+			b.cand = b.cand[:0]
+			return
+		}
 	}
 	b.ent = b.ent[:0]
 	var pre [6]uint32
 	for {
 		s := -1
 		for k := range 3 {
-			if at[k] < end[k] && (s < 0 || lists[k][at[k]].pos < lists[s][at[s]].pos) {
+			if at[k] < end[k] && (s < 0 || lists[k][b.cand[at[k]]].pos < lists[s][b.cand[at[s]]].pos) {
 				s = k
 			}
 		}
 		if s < 0 {
 			break
 		}
-		e := &lists[s][at[s]]
+		e := &lists[s][b.cand[at[s]]]
 		d := uint8(0) // out of n_s
 		if (e.flags&fIn != 0) == lower[s] {
 			d = 1
 		}
 		sym := uint8(2*s) + d
 		cnt := e.flags&fCounted != 0
-		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, sym: sym, counted: cnt, idx: int32(at[s]), preC: pre})
+		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, sym: sym, counted: cnt, preC: pre})
 		if cnt {
 			pre[sym]++
 		}
 		at[s]++
 	}
+	b.cand = b.cand[:0]
 	ent := b.ent
 	if len(ent) < 3 {
 		return

@@ -47,6 +47,12 @@ func newPhases(fam Families, workers int, to io.Writer) *phases {
 	if fam&Paths != 0 {
 		names = append(names, "paths")
 	}
+	if fam&Cycles4 != 0 {
+		names = append(names, "cycles4")
+	}
+	if fam&Paws != 0 {
+		names = append(names, "paws")
+	}
 	now := time.Now()
 	return &phases{to: to, name: strings.Join(names, "+"), start: now, last: now, cpu: processCPU(), busy: make([]paddedDuration, workers)}
 }
