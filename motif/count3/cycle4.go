@@ -32,6 +32,7 @@ type cycleBuf struct {
 type wedge4 struct {
 	x      uint32
 	tx, xc uint32
+	near   slots256 // both sides' near slots (slots256)
 }
 
 // cycleIndex[σ] lists, for the edge of symbol σ ending a sequence, the
@@ -110,7 +111,11 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 					}
 					b.bkt[k-1] = b.bkt[k-1][:0]
 				}
-				b.bkt[k-1] = append(b.bkt[k-1], wedge4{x: x, tx: tx, xc: sp.pid[j]})
+				near := sp.slots[tx].and(sp.slots[sp.pid[j]])
+				if near.empty() {
+					continue
+				}
+				b.bkt[k-1] = append(b.bkt[k-1], wedge4{x: x, tx: tx, xc: sp.pid[j], near: near})
 			}
 		}
 		for k, cn := range b.used {
@@ -118,6 +123,9 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 			b.marks[cn] = 0
 			for i := range ws {
 				for j := i + 1; j < len(ws); j++ {
+					if ws[i].near.and(ws[j].near).empty() {
+						continue
+					}
 					// top – x – cn – y – top.
 					p := [4]uint32{ws[i].tx, ws[i].xc, ws[j].xc, ws[j].tx}
 					n := [4]uint32{top, ws[i].x, cn, ws[j].x}

@@ -34,6 +34,7 @@ type staticPairs struct {
 	ent      []p4Edge
 	first    []int64 // pair j's first and last times
 	last     []int64
+	slots    []slots256 // pair j's δ-wide time slots, each with the next (near)
 	nodeDeg  []int32
 	pairsLen int
 }
@@ -144,6 +145,8 @@ func (c *counter) staticPairs(ctx context.Context) (*staticPairs, error) {
 	sp.ent = make([]p4Edge, sp.loff[pairs])
 	sp.first = make([]int64, pairs)
 	sp.last = make([]int64, pairs)
+	sp.slots = make([]slots256, pairs)
+	grid := newSlotGrid(c.w.T(c.w.First()), c.delta)
 	err = c.parallel(ctx, n, 64, func(_, lo, hi int) {
 		var cur []int64
 		for u := lo; u < hi; u++ {
@@ -203,6 +206,7 @@ func (c *counter) staticPairs(ctx context.Context) (*staticPairs, error) {
 				}
 				l[len(l)-1] = p4Edge{pos: math.MaxInt64, t: math.MaxInt64, in: in, c0: c0, c1: c1}
 				sp.first[j], sp.last[j] = l[0].t, l[len(l)-2].t
+				sp.slots[j] = grid.slots256(l[:len(l)-1]).near()
 			}
 		}
 	})
@@ -344,3 +348,46 @@ func candidates(dst []int32, lists [][]p4Edge, s, from, to int, delta int64, cur
 	}
 	return dst
 }
+
+// slots256 marks δ-wide time slots (slotGrid) modulo 256, one bit each.
+// Edges within δ of each other lie in the same or adjacent slots, so a
+// sequence within δ has every edge in slots k and k+1 for some k: the
+// sides of a shape can hold one only if the AND of their near() sets
+// (bit k: slot k or k+1 is marked) is not empty. A necessary condition
+// that reads no edge list: most static four-cycles of a long graph fail
+// it (a hub's sides are active everywhere, a light side on a few days).
+type slots256 [4]uint64
+
+// slots256 returns the slots of a list (sentinel excluded) in time order.
+func (g slotGrid) slots256(l []p4Edge) slots256 {
+	var set slots256
+	end := int64(math.MinInt64)
+	for i := range l {
+		if t := l[i].t; t >= end {
+			k := uint64(t-g.t0) / g.width
+			set[k>>6&3] |= 1 << (k & 63)
+			end = math.MaxInt64
+			if k < g.last {
+				end = g.t0 + int64((k+1)*g.width)
+			}
+		}
+	}
+	return set
+}
+
+// near returns the set whose bit k is set where slot k or k+1 is.
+func (s slots256) near() slots256 {
+	var n slots256
+	for w := range 4 {
+		next := s[(w+1)&3]
+		n[w] = s[w] | s[w]>>1 | next<<63
+	}
+	return n
+}
+
+// and returns the slots in both sets.
+func (s slots256) and(o slots256) slots256 {
+	return slots256{s[0] & o[0], s[1] & o[1], s[2] & o[2], s[3] & o[3]}
+}
+
+func (s slots256) empty() bool { return s[0]|s[1]|s[2]|s[3] == 0 }

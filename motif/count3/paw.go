@@ -93,6 +93,9 @@ func (c *counter) triangles4(ctx context.Context, sp *staticPairs, fn func(wk in
 					continue
 				}
 				vz := sp.fpid[j2]
+				if sp.slots[uv].and(sp.slots[vz]).and(sp.slots[uz]).empty() {
+					continue
+				}
 				first := max(sp.first[uv], sp.first[vz], sp.first[uz])
 				last := min(sp.last[uv], sp.last[vz], sp.last[uz])
 				if !spansMeet(first, last, c.delta) {
