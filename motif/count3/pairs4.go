@@ -391,3 +391,35 @@ func (s slots256) and(o slots256) slots256 {
 }
 
 func (s slots256) empty() bool { return s[0]|s[1]|s[2]|s[3] == 0 }
+
+// gallopPos4 returns the first index at or after from whose position is
+// at least p (the sentinel stops it).
+func gallopPos4(l []p4Edge, from int, p int64) int {
+	if l[from].pos >= p {
+		return from
+	}
+	lo, step := from, 1
+	for lo+step < len(l) && l[lo+step].pos < p {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(l)-1)
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if l[m].pos < p {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
+}
+
+// gallopAfter4 returns the first index at or after from whose time is
+// after t (the sentinel's if none).
+func gallopAfter4(l []p4Edge, from int, t int64) int {
+	if t == math.MaxInt64 {
+		return len(l) - 1
+	}
+	return gallop4(l, from, t+1)
+}

@@ -280,12 +280,9 @@ func (c *counter) pawTails(e *pawEntry, i int, ent []pawEntry, side int, st *[16
 	for s := range 3 {
 		l := lists[s]
 		p := &sc[s]
-		p[0] = seek(len(l)-1, p[0], func(j int) bool { return l[j].pos >= e.pos })
-		p[1] = seek(len(l)-1, p[1], func(j int) bool { return l[j].t > tHi })
-		if tHi == 1<<63-1 {
-			p[1] = len(l) - 1
-		}
-		p[2] = seek(len(l)-1, p[2], func(j int) bool { return l[j].t >= tLo })
+		p[0] = gallopPos4(l, p[0], e.pos)
+		p[1] = gallopAfter4(l, p[1], tHi)
+		p[2] = gallop4(l, p[2], tLo)
 		for bd := range 3 {
 			sideAt[s][bd] = countsAt(l, p[bd], true)
 		}
@@ -295,9 +292,9 @@ func (c *counter) pawTails(e *pawEntry, i int, ent []pawEntry, side int, st *[16
 	for k := range 3 {
 		q := seqs[k]
 		p := &cq[k]
-		p[0] = seek(len(q), p[0], func(j int) bool { return q[j].pos >= e.pos })
-		p[1] = seek(len(q), p[1], func(j int) bool { return q[j].t > tHi })
-		p[2] = seek(len(q), p[2], func(j int) bool { return q[j].t >= tLo })
+		p[0] = gallopSeq(q, p[0], func(x *seqEntry) bool { return x.pos < e.pos })
+		p[1] = gallopSeq(q, p[1], func(x *seqEntry) bool { return x.t <= tHi })
+		p[2] = gallopSeq(q, p[2], func(x *seqEntry) bool { return x.t < tLo })
 		a0, c0 := before(q, p[0])
 		_, c1 := before(q, p[1])
 		a2, _ := before(q, p[2])
@@ -363,4 +360,29 @@ func (c *counter) pawTails(e *pawEntry, i int, ent []pawEntry, side int, st *[16
 			}
 		}
 	}
+}
+
+// gallopSeq returns the first index at or after from where below is
+// false (below is true then false along q; len(q) if never false):
+// exponential steps from from, then a binary search, so the short moves
+// of a cursor that follows a triangle's edges cost O(1).
+func gallopSeq(q []seqEntry, from int, below func(*seqEntry) bool) int {
+	if from >= len(q) || !below(&q[from]) {
+		return from
+	}
+	lo, step := from, 1 // below(q[lo])
+	for lo+step < len(q) && below(&q[lo+step]) {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(q)) // q[hi] is not below, or hi = len
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if below(&q[m]) {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
 }
