@@ -71,8 +71,8 @@ func TestGPMWithoutDevice(t *testing.T) {
 }
 
 // The CPU backend counts the two-edge and two-node four-edge shapes
-// (motif/count3's Small family) and the four-node paths as well as SNAP's;
-// other shapes (a four-cycle) are mined.
+// (motif/count3's Small family), the four-node paths, four-cycles and paws
+// as well as SNAP's; other shapes (a five-node path) are mined.
 func TestSelectCountsSmallShapesOnCPU(t *testing.T) {
 	s, err := engine.Select(backend.CPU, 1, gpu.Options{}, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -85,7 +85,9 @@ func TestSelectCountsSmallShapesOnCPU(t *testing.T) {
 		{"[a -> b, b -> a, a -> b, b -> a]", "pair4-oioi"},
 		{"[a -> b, b -> c, c -> a]", "snap-2-4"},
 		{"[a -> b, b -> c, c -> d]", "path4-123-fff"},
-		{"[a -> b, b -> c, c -> d, d -> a]", ""},
+		{"[a -> b, b -> c, c -> d, d -> a]", "cycle4-1234-ffff"},
+		{"[p -> q, q -> r, r -> s, s -> q]", "paw-1234-ffff"},
+		{"[a -> b, b -> c, c -> d, d -> e]", ""},
 	} {
 		p := compile(t, tc.yaml)
 		c, ok := s.Counted(p)

@@ -31,10 +31,13 @@ type Options struct {
 
 	// The queries: query files (motifwatch's YAML or Everest's), built-in
 	// motifs by name, SNAP's 36 3-edge motifs (Report.SNAP3 then holds the
-	// grid); Delta ("1h" or ticks, ParseDelta) overrides their windows.
+	// grid), the four-node family of three and four edges (Grid4: stars,
+	// paths, cycles and paws, count3.Grid4); Delta ("1h" or ticks,
+	// ParseDelta) overrides their windows.
 	QueryFiles []string
 	Motifs     []string
 	SNAP3      bool
+	Grid4      bool
 	Delta      string
 
 	// Enumerate > 0 keeps up to that many matches per query instead of
@@ -139,6 +142,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, fmt.Errorf("mine: enumerate %d must not be negative", o.Enumerate)
 	case o.SNAP3 && (len(o.QueryFiles) > 0 || len(o.Motifs) > 0 || o.Enumerate > 0):
 		return nil, errors.New("mine: the SNAP grid is counted alone: no other queries, no enumeration")
+	case o.Grid4 && (len(o.QueryFiles) > 0 || len(o.Motifs) > 0 || o.SNAP3 || o.Enumerate > 0):
+		return nil, errors.New("mine: the four-node family is counted alone: no other queries, no enumeration")
 	}
 	queries, err := o.queries()
 	if err != nil {

@@ -10,13 +10,15 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/count3"
 )
 
 // ErrNoDelta: a query has no window δ and none was given (Options.Delta).
 var ErrNoDelta = errors.New("no delta")
 
-// queries gathers the queries of o's QueryFiles, Motifs and SNAP3 (the
-// grid in row order), and applies o.Delta.
+// queries gathers the queries of o's QueryFiles, Motifs, SNAP3 (the
+// grid in row order) and Grid4 (count3.Grid4's order), and applies
+// o.Delta.
 func (o *Options) queries() ([]*motif.Query, error) {
 	var qs []*motif.Query
 	for _, path := range o.QueryFiles {
@@ -41,6 +43,12 @@ func (o *Options) queries() ([]*motif.Query, error) {
 			}
 		}
 	}
+	if o.Grid4 {
+		for _, c := range count3.Grid4() {
+			q, _ := count3.CellQuery(c)
+			qs = append(qs, q)
+		}
+	}
 	if o.Delta != "" {
 		d, err := ParseDelta(o.Delta)
 		if err != nil {
@@ -56,7 +64,7 @@ func (o *Options) queries() ([]*motif.Query, error) {
 		}
 	}
 	if len(qs) == 0 {
-		return nil, errors.New("mine: no queries: give a query file, a built-in motif or the SNAP grid")
+		return nil, errors.New("mine: no queries: give a query file, a built-in motif, the SNAP grid or the four-node family")
 	}
 	return qs, nil
 }

@@ -36,6 +36,7 @@ type mineOptions struct {
 	queries       []string
 	motifs        []string
 	snap3         bool
+	grid4         bool
 	delta         string
 	enumerate     int64
 	workers       int
@@ -56,7 +57,7 @@ type mineOptions struct {
 func newMineCmd() *cobra.Command {
 	o := mineOptions{}
 	cmd := &cobra.Command{
-		Use:   "mine (--graph FILE | --synthetic N) (--query Q.yaml | --motif NAME | --snap3) [flags]",
+		Use:   "mine (--graph FILE | --synthetic N) (--query Q.yaml | --motif NAME | --snap3 | --grid4) [flags]",
 		Short: "Mine temporal motifs in an edge file (batch mode)",
 		Long: `Mine temporal motifs in a whole edge file ("src dst t [attrs]" lines, SNAP
 and Everest text) with the exact parallel CPU engine, and print the counts
@@ -64,13 +65,16 @@ and Everest text) with the exact parallel CPU engine, and print the counts
 
 Queries come from YAML files (motifwatch's format or Everest's; the
 language is in docs/QUERIES.md), from the built-in library (--motif
-M1..M13, M4-A, snap-1-1..snap-6-6, path4-123-fff..path4-213-bbb; 'monitor
-motifs' lists them), or --snap3 for SNAP's 6x6 grid of 3-edge motif
-counts, labelled as SNAP's figure. Count-mode queries of those 36 shapes
-or of four-node stars (and --snap3) are counted by counting algorithms
-(motif/count3), not enumerated; with --backend cpu so are four-node
-paths (M1, M2, path4-*), two-edge queries and two-node four-edge ones
-(--explain says which).
+M1..M13, M4-A, snap-1-1..snap-6-6, path4-123-fff..path4-213-bbb,
+cycle4-*, paw-*; 'monitor motifs' lists them), --snap3 for SNAP's 6x6
+grid of 3-edge motif counts, labelled as SNAP's figure, or --grid4 for
+every four-node motif of three and four edges on distinct node pairs
+(stars, paths, cycles, paws: 216 counts and a TOTAL per family).
+Count-mode queries of those 36 shapes or of four-node stars (and --snap3)
+are counted by counting algorithms (motif/count3), not enumerated; with
+--backend cpu so are four-node paths (M1, M2, path4-*), four-cycles (M4,
+M7, cycle4-*), paws (M3, M9, paw-*), two-edge queries and two-node
+four-edge ones (--explain says which).
 
 Every flag is checked, and every query file read, before the graph is
 loaded. Progress lines (stderr) show the share of root edges done, the
@@ -78,6 +82,7 @@ matches so far and an ETA while the recent rate holds steady ("ETA
 unknown" otherwise), and warn once when the count explodes. Ctrl-C
 prints the counts so far, marked partial, and exits with status 130.`,
 		Example: `  monitor mine --graph CollegeMsg.txt --snap3 --delta 3600
+  monitor mine --graph edges.txt --grid4 --delta 1h
   monitor mine --graph edges.txt --motif M4,M4-A --delta 1h --format csv
   monitor mine --graph edges.txt --query fraud.yaml --enumerate 20
   monitor mine --synthetic 100000 --motif M1 --delta 1h --workers 4`,
@@ -94,6 +99,7 @@ prints the counts so far, marked partial, and exits with status 130.`,
 	f.StringSliceVar(&o.queries, "query", nil, "query YAML file (motifwatch or Everest format); repeatable")
 	f.StringSliceVar(&o.motifs, "motif", nil, "built-in motif name(s), e.g. M4,M4-A; repeatable")
 	f.BoolVar(&o.snap3, "snap3", false, "print SNAP's 6x6 grid of 2/3-node 3-edge motif counts")
+	f.BoolVar(&o.grid4, "grid4", false, "count every four-node motif of 3 and 4 edges (star4, path4, cycle4, paw) with a TOTAL per family")
 	f.StringVar(&o.delta, "delta", "", `motif window: a duration ("1h") or timestamp ticks ("3600"); overrides the queries' own`)
 	f.Int64Var(&o.enumerate, "enumerate", 0, "print up to N matches per query instead of only counting")
 	f.IntVar(&o.workers, "workers", 0, workersUsage)
@@ -137,7 +143,7 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	}
 	opts := mine.Options{Graph: o.graph, Synthetic: o.synthetic, Seed: o.seed,
 		File:       ingest.FileOptions{TimeUnit: o.timeUnit, SkipBad: o.skipBad, KeepSelfLoops: o.keepSelfLoops, NodeFile: o.nodes},
-		QueryFiles: o.queries, Motifs: o.motifs, SNAP3: o.snap3, Delta: o.delta, Enumerate: o.enumerate,
+		QueryFiles: o.queries, Motifs: o.motifs, SNAP3: o.snap3, Grid4: o.grid4, Delta: o.delta, Enumerate: o.enumerate,
 		Backend: o.backend, Workers: o.workers, GPU: daemon.GPUOptions(config.Engine{Devices: o.devices, GPU: o.gpu.options()}),
 		Explain: o.explain, Progress: o.progress, Log: stderr}
 	if o.countPhases {
@@ -177,8 +183,12 @@ func (o *mineOptions) check() error {
 		return usageError{fmt.Errorf("mine: --graph and --synthetic exclude each other")}
 	case o.synthetic < 0:
 		return usageError{fmt.Errorf("mine: --synthetic %d must be positive", o.synthetic)}
-	case len(o.queries) == 0 && len(o.motifs) == 0 && !o.snap3:
-		return usageError{fmt.Errorf("mine: give --query FILE, --motif NAME or --snap3")}
+	case len(o.queries) == 0 && len(o.motifs) == 0 && !o.snap3 && !o.grid4:
+		return usageError{fmt.Errorf("mine: give --query FILE, --motif NAME, --snap3 or --grid4")}
+	case o.grid4 && (len(o.queries) > 0 || len(o.motifs) > 0 || o.snap3):
+		return usageError{fmt.Errorf("mine: --grid4 prints the fixed four-node family; use it without --query, --motif and --snap3")}
+	case o.grid4 && o.enumerate > 0:
+		return usageError{fmt.Errorf("mine: --grid4 only counts; drop --enumerate")}
 	case o.snap3 && (len(o.queries) > 0 || len(o.motifs) > 0):
 		return usageError{fmt.Errorf("mine: --snap3 prints the fixed 6x6 grid; use it without --query and --motif")}
 	case !slices.Contains(formats, o.format):

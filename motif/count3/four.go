@@ -179,3 +179,41 @@ func (c *counter) fourEdgePasses(ctx context.Context, fam Families) error {
 	}
 	return nil
 }
+
+// Grid4 lists the four-node cells of three and four edges: the stars,
+// the paths, the cycles and the paws (`monitor mine --grid4`).
+func Grid4() []Cell {
+	var cs []Cell
+	for c := Star4; c < Star4+8; c++ {
+		cs = append(cs, c)
+	}
+	for c := Path4; c < Cells; c++ {
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// CellQuery returns a query of cell c's shape named c.String(), with no
+// window: a four-node star has centre c and leaves x, y, z; the other
+// four-node cells are the library's motifs (motif.Builtin). False for
+// the cells of fewer nodes.
+func CellQuery(c Cell) (*motif.Query, bool) {
+	switch {
+	case c >= Path4 && c < Cells:
+		q, err := motif.Builtin(c.String())
+		return q, err == nil
+	case c >= Star4 && c < Star4+8:
+		d := int(c - Star4)
+		q := &motif.Query{Name: c.String(), Description: "four-node temporal star " + c.String() + " (o: out of the centre c, i: into it)",
+			Nodes: []motif.Node{{Name: "c"}, {Name: "x"}, {Name: "y"}, {Name: "z"}}}
+		for e := range 3 {
+			edge := motif.Edge{From: 0, To: e + 1}
+			if d>>(2-e)&1 == 1 {
+				edge.From, edge.To = e+1, 0
+			}
+			q.Edges = append(q.Edges, edge)
+		}
+		return q, true
+	}
+	return nil, false
+}
