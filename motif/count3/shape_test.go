@@ -1,9 +1,12 @@
 package count3
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/oracle"
+	"github.com/motifwatch/motifwatch/window"
 )
 
 // Every raw counter lands in a cell of its own family, and every cell
@@ -16,16 +19,20 @@ func TestRawCellCoverage(t *testing.T) {
 	per := map[Cell]int{}
 	for i, c := range rawCell {
 		if c < 0 {
-			if i < rawTri || i >= rawStar4 {
-				t.Fatalf("raw %d (not a triangle slot) maps to no cell", i)
+			if (i < rawTri || i >= rawStar4) && i < rawPaw {
+				t.Fatalf("raw %d (not a triangle, paw or cycle slot) maps to no cell", i)
 			}
 			continue
 		}
 		per[c]++
 		var lo, hi int // the raw range of c's family
 		switch {
+		case c >= Paw:
+			lo, hi = rawPaw, rawCycle
+		case c >= Cycle4:
+			lo, hi = rawCycle, RawLen
 		case c >= Path4:
-			lo, hi = rawPath, RawLen
+			lo, hi = rawPath, rawPaw
 		case c >= Pair4:
 			lo, hi = rawPair4, rawPath
 		case c >= Wedge:
@@ -46,12 +53,15 @@ func TestRawCellCoverage(t *testing.T) {
 			t.Errorf("raw %d maps to %v, outside its family's counters [%d, %d)", i, c, lo, hi)
 		}
 	}
-	want := map[int]int{2: 0, 1: 0, 6: 0}
+	want := map[int]int{2: 0, 1: 0, 6: 0, 8: 0}
 	for c := range Cell(Cells) {
 		want[per[c]]++
 	}
-	if want[2] != 14 || want[1] != 52 || want[6] != 8 || len(want) != 3 {
-		t.Errorf("counters per cell: %v; want 14 cells with 2, 52 with 1, 8 with 6", want)
+	// A paw is counted around its static triangle, whose three nodes the
+	// listing labels in one of 6 ways; a four-cycle around its static
+	// cycle, labelled in one of 8 (its rotations and reflections).
+	if want[2] != 14 || want[1] != 52 || want[6] != 8+160 || want[8] != 32 || len(want) != 4 {
+		t.Errorf("counters per cell: %v; want 14 cells with 2, 52 with 1, 168 with 6, 32 with 8", want)
 	}
 }
 
@@ -114,9 +124,9 @@ func TestShape(t *testing.T) {
 			t.Errorf("Shape(%v on %d nodes) = %q; want %q", tc.edges, tc.nodes, got, tc.want)
 		}
 	}
-	m3, _ := motif.Builtin("M3") // four nodes, four edges
-	if c, ok := Shape(&motif.Plan{Query: m3, Hop: []int64{-1, -1, -1, -1}}); ok {
-		t.Errorf("Shape(M3) = %v; want refused", c)
+	m5, _ := motif.Builtin("M5") // five nodes, four edges
+	if c, ok := Shape(&motif.Plan{Query: m5, Hop: []int64{-1, -1, -1, -1}}); ok {
+		t.Errorf("Shape(M5) = %v; want refused", c)
 	}
 }
 
@@ -136,7 +146,7 @@ func TestShapePath4(t *testing.T) {
 		}
 	}
 	hop := []int64{motif.NoLimit, motif.NoLimit, motif.NoLimit}
-	for c := Path4; c < Cells; c++ {
+	for c := Path4; c < Cycle4; c++ {
 		for _, pm := range perms {
 			q, err := motif.Builtin(c.String())
 			if err != nil {
@@ -164,6 +174,67 @@ func TestShapePath4(t *testing.T) {
 		q := &motif.Query{Name: "x", Nodes: []motif.Node{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}, Edges: edges}
 		if c, ok := Shape(&motif.Plan{Query: q, Delta: 5, Hop: hop}); ok {
 			t.Errorf("Shape(%v) = %v; want refused", edges, c)
+		}
+	}
+}
+
+// Each four-cycle and paw of the library is its own cell under every
+// naming of its nodes, also as a YAML query with other node names;
+// Everest's M3, M9 (paws), M4 and M7 (cycles) are recognised; a hop
+// limit tighter than δ is refused.
+func TestShapeFour(t *testing.T) {
+	perms := [][4]int{}
+	for a := range 4 {
+		for b := range 4 {
+			for c := range 4 {
+				d := 6 - a - b - c
+				if a != b && a != c && b != c && d != a && d != b && d != c {
+					perms = append(perms, [4]int{a, b, c, d})
+				}
+			}
+		}
+	}
+	hop := []int64{motif.NoLimit, motif.NoLimit, motif.NoLimit, motif.NoLimit}
+	names := []string{"w", "x", "y", "z"}
+	for c := Cycle4; c < Cells; c++ {
+		q, err := motif.Builtin(c.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := Shape(&motif.Plan{Query: q, Delta: 5, Hop: hop}); !ok || got != c {
+			t.Errorf("Shape(%s) = %v, %v", c, got, ok)
+		}
+		for _, pm := range perms {
+			var edges []string
+			for _, e := range q.Edges {
+				edges = append(edges, names[pm[e.From]]+" -> "+names[pm[e.To]])
+			}
+			yaml := "queries:\n  - name: q\n    delta: 5\n    edges: [" + strings.Join(edges, ", ") + "]\n"
+			qs, err := motif.ParseQueries([]byte(yaml), "test.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := window.New(oracle.Schema())
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := motif.Compile(qs[0], w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := Shape(p); !ok || got != c {
+				t.Errorf("Shape(%s as %s) = %v, %v", c, strings.Join(edges, ", "), got, ok)
+			}
+			p.Hop[3] = 4
+			if got, ok := Shape(p); ok {
+				t.Errorf("Shape(%s with a hop limit 4 < delta 5) = %v; want refused", c, got)
+			}
+		}
+	}
+	for name, want := range map[string]string{"M3": "paw-1234-ffff", "M9": "paw-3214-bbbb", "M4": "cycle4-1234-ffff", "M7": "cycle4-1243-bfbf"} {
+		q, _ := motif.Builtin(name)
+		if c, ok := Shape(&motif.Plan{Query: q, Delta: 5, Hop: hop}); !ok || c.String() != want {
+			t.Errorf("Shape(%s) = %v, %v; want %s", name, c, ok, want)
 		}
 	}
 }
