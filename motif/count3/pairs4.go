@@ -275,20 +275,21 @@ type nearCursor struct {
 }
 
 // near reports whether the list has an edge in [t − δ, t + δ]; if not,
-// next is the time of its first edge after t + δ (MaxInt64 if none).
-func (n *nearCursor) near(t, delta int64) (bool, int64) {
+// next is the time of its first edge after t + δ, and none says there is
+// no such edge (an edge may lie at 2^63 − 1 itself).
+func (n *nearCursor) near(t, delta int64) (ok bool, next int64, none bool) {
 	lo := motif.SubTicks(t, delta)
 	if n.l[n.i].t < lo {
 		n.i = gallop4(n.l, n.i, lo)
 	}
 	e := &n.l[n.i]
 	if e.pos == math.MaxInt64 {
-		return false, math.MaxInt64
+		return false, 0, true
 	}
 	if !apart(t, e.t, delta) || e.t <= t {
-		return true, 0
+		return true, 0, false
 	}
-	return false, e.t
+	return false, e.t, false
 }
 
 // gallop4 returns the first index at or after from whose time is at
@@ -326,13 +327,14 @@ func candidates(dst []int32, lists [][]p4Edge, s, from, to int, delta int64, cur
 	i := from
 	for i < to {
 		t := l[i].t
-		ok, skipTo := true, int64(0)
+		ok, over, skipTo := true, false, int64(math.MinInt64)
 		for k := range lists {
 			if k == s {
 				continue
 			}
-			if near, next := curs[k].near(t, delta); !near {
+			if near, next, none := curs[k].near(t, delta); !near {
 				ok = false
+				over = over || none
 				skipTo = max(skipTo, next)
 			}
 		}
@@ -341,7 +343,7 @@ func candidates(dst []int32, lists [][]p4Edge, s, from, to int, delta int64, cur
 			i++
 			continue
 		}
-		if skipTo == math.MaxInt64 {
+		if over { // another list has no edge left within reach
 			break
 		}
 		i = max(i+1, gallop4(l, i, motif.SubTicks(skipTo, delta)))
