@@ -157,29 +157,41 @@ func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf, 
 	}
 	// The sides' edges in [first − δ, last + δ] with an edge of every
 	// other side within δ: the others are in no sequence.
-	var at, end [4]int
-	b.cand = b.cand[:0]
+	var at, end, from, to, size [4]int
 	for s := range 4 {
-		from, to := timeRange(lists[s], lo, hi)
-		at[s] = len(b.cand)
-		b.cand = candidates(b.cand, lists[:], s, from, to, delta, b.curs[:])
-		end[s] = len(b.cand)
-		if at[s] == end[s] {
+		from[s], to[s] = timeRange(lists[s], lo, hi)
+		if from[s] == to[s] {
 			return
 		}
+		size[s] = to[s] - from[s]
+	}
+	order := []int{0, 1, 2, 3}
+	lightFirst(order, size[:])
+	var cand [4][]int32 // the lightest side's first: most cycles end there
+	b.cand = b.cand[:0]
+	for _, s := range order {
+		at0 := len(b.cand)
+		b.cand = candidates(b.cand, lists[:], s, from[s], to[s], delta, b.curs[:], order)
+		if len(b.cand) == at0 {
+			return
+		}
+		cand[s] = b.cand[at0:len(b.cand):len(b.cand)]
+	}
+	for s := range 4 {
+		at[s], end[s] = 0, len(cand[s])
 	}
 	b.ent = b.ent[:0]
 	for {
 		s := -1
 		for k := range 4 {
-			if at[k] < end[k] && (s < 0 || lists[k][b.cand[at[k]]].pos < lists[s][b.cand[at[s]]].pos) {
+			if at[k] < end[k] && (s < 0 || lists[k][cand[k][at[k]]].pos < lists[s][cand[s][at[s]]].pos) {
 				s = k
 			}
 		}
 		if s < 0 {
 			break
 		}
-		e := &lists[s][b.cand[at[s]]]
+		e := &lists[s][cand[s][at[s]]]
 		d := uint8(0)
 		if (e.flags&fIn != 0) == lower[s] {
 			d = 1

@@ -315,42 +315,6 @@ func gallop4(l []p4Edge, from int, t int64) int {
 	return hi
 }
 
-// candidates appends to dst the indexes of list s's edges in [from, to)
-// that have an edge of every other list within δ (an edge without one is
-// in no sequence with one edge of each list within δ), skipping by
-// galloping past the stretches where another list has none.
-func candidates(dst []int32, lists [][]p4Edge, s, from, to int, delta int64, curs []nearCursor) []int32 {
-	l := lists[s]
-	for k := range lists {
-		curs[k] = nearCursor{l: lists[k]}
-	}
-	i := from
-	for i < to {
-		t := l[i].t
-		ok, over, skipTo := true, false, int64(math.MinInt64)
-		for k := range lists {
-			if k == s {
-				continue
-			}
-			if near, next, none := curs[k].near(t, delta); !near {
-				ok = false
-				over = over || none
-				skipTo = max(skipTo, next)
-			}
-		}
-		if ok {
-			dst = append(dst, int32(i))
-			i++
-			continue
-		}
-		if over { // another list has no edge left within reach
-			break
-		}
-		i = max(i+1, gallop4(l, i, motif.SubTicks(skipTo, delta)))
-	}
-	return dst
-}
-
 // slots256 marks δ-wide time slots (slotGrid) modulo 256, one bit each.
 // Edges within δ of each other lie in the same or adjacent slots, so a
 // sequence within δ has every edge in slots k and k+1 for some k: the
@@ -424,4 +388,52 @@ func gallopAfter4(l []p4Edge, from int, t int64) int {
 		return len(l) - 1
 	}
 	return gallop4(l, from, t+1)
+}
+
+// candidates appends to dst the indexes of list s's edges in [from, to)
+// that have an edge of every other list within δ (an edge without one is
+// in no sequence with one edge of each list within δ), skipping by
+// galloping past the stretches where another list has none. order lists
+// the other lists, shortest first: the first that has no edge near ends
+// the test.
+func candidates(dst []int32, lists [][]p4Edge, s, from, to int, delta int64, curs []nearCursor, order []int) []int32 {
+	l := lists[s]
+	for k := range lists {
+		curs[k] = nearCursor{l: lists[k]}
+	}
+	i := from
+	for i < to {
+		t := l[i].t
+		ok := true
+		var next int64
+		for _, k := range order {
+			if k == s {
+				continue
+			}
+			near, nx, none := curs[k].near(t, delta)
+			if none {
+				return dst // another list has no edge left within reach
+			}
+			if !near {
+				ok, next = false, nx
+				break
+			}
+		}
+		if ok {
+			dst = append(dst, int32(i))
+			i++
+			continue
+		}
+		i = max(i+1, gallop4(l, i, motif.SubTicks(next, delta)))
+	}
+	return dst
+}
+
+// lightFirst orders sides by their edges in [from, to), fewest first.
+func lightFirst(order []int, n []int) {
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && n[order[j]] < n[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
 }

@@ -124,30 +124,42 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *pathSeqs, n [3]uint32, pid [3
 	// later than any side's last).
 	lo, hi := motif.SubTicks(first, delta), motif.AddTicks(last, delta)
 	// Of those, the edges with an edge of both other sides within δ.
-	var at, end [3]int
+	var at, end, from, to, size [3]int
 	for s := range 3 {
-		from, to := timeRange(lists[s], lo, hi)
-		at[s] = len(b.cand)
-		b.cand = candidates(b.cand, lists[:], s, from, to, delta, b.curs[:3])
-		end[s] = len(b.cand)
-		if at[s] == end[s] {
-			b.cand = b.cand[:0]
+		from[s], to[s] = timeRange(lists[s], lo, hi)
+		if from[s] == to[s] {
 			return
 		}
+		size[s] = to[s] - from[s]
+	}
+	order := []int{0, 1, 2}
+	lightFirst(order, size[:])
+	var cand [3][]int32 // the lightest side's first: most triangles end there
+	b.cand = b.cand[:0]
+	for _, s := range order {
+		at0 := len(b.cand)
+		b.cand = candidates(b.cand, lists[:], s, from[s], to[s], delta, b.curs[:3], order)
+		if len(b.cand) == at0 {
+			return
+		}
+		cand[s] = b.cand[at0:len(b.cand):len(b.cand)]
+	}
+	for s := range 3 {
+		at[s], end[s] = 0, len(cand[s])
 	}
 	b.ent = b.ent[:0]
 	var pre [6]uint32
 	for {
 		s := -1
 		for k := range 3 {
-			if at[k] < end[k] && (s < 0 || lists[k][b.cand[at[k]]].pos < lists[s][b.cand[at[s]]].pos) {
+			if at[k] < end[k] && (s < 0 || lists[k][cand[k][at[k]]].pos < lists[s][cand[s][at[s]]].pos) {
 				s = k
 			}
 		}
 		if s < 0 {
 			break
 		}
-		e := &lists[s][b.cand[at[s]]]
+		e := &lists[s][cand[s][at[s]]]
 		d := uint8(0) // out of n_s
 		if (e.flags&fIn != 0) == lower[s] {
 			d = 1
@@ -160,7 +172,6 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *pathSeqs, n [3]uint32, pid [3
 		}
 		at[s]++
 	}
-	b.cand = b.cand[:0]
 	ent := b.ent
 	if len(ent) < 3 {
 		return
