@@ -50,17 +50,20 @@ func newMotifsCmd() *cobra.Command {
 		Short: "List the built-in motifs (--motif NAME) with their shapes",
 		Long: `List the built-in motifs that 'monitor mine --motif NAME' and query files
 take: Everest's benchmark motifs M1..M13, M4-A (M4 with an
-anti-edge), SNAP's 36 three-edge motifs snap-i-j and the 16 four-node
+anti-edge), SNAP's 36 three-edge motifs snap-i-j, the 16 four-node
 paths path4-<ranks>-<dirs> (read a-b-c-d from the end whose edge comes
 first: ranks are the edges' temporal ranks in that order, dirs f or b for
-each edge along or against the reading; docs/QUERIES.md). Edges are
+each edge along or against the reading; docs/QUERIES.md), the 32
+four-cycles cycle4-<ranks>-<dirs> and the 160 paws (a triangle with a
+tail) paw-<ranks>-<dirs>. Edges are
 listed in temporal order: a match maps them to graph edges in increasing
 time. None has a delta: give --delta (mine) or delta: (a query file).
-Count-mode queries of SNAP's shapes and the paths are counted, not
-enumerated.`,
+Count-mode queries of SNAP's shapes, the paths, cycles and paws are
+counted, not enumerated.`,
 		Example: `  monitor motifs
   monitor motifs | grep snap-
-  monitor motifs | grep path4-`,
+  monitor motifs | grep path4-
+  monitor motifs | grep -e cycle4- -e paw-`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return printMotifs(cmd.OutOrStdout())

@@ -1,7 +1,7 @@
 // Package count3 counts SNAP's 36 three-edge temporal motifs (the 2- and
 // 3-node motifs of Paranjape, Benson and Leskovec, "Motifs in temporal
-// networks", WSDM 2017), and the four-node three-edge stars and paths,
-// with counting algorithms instead of enumerating their matches, so its
+// networks", WSDM 2017), the four-node three-edge stars and paths, and
+// the four-node four-edge cycles and paws, with counting algorithms instead of enumerating their matches, so its
 // cost follows the number of edges, static triangles and (for paths)
 // wedges, not the number of matches.
 //
@@ -49,6 +49,31 @@
 // its sides), so the path family runs the triangle pass too. A pair costs
 // its lighter end's edges near it times a search: the window's wedges,
 // not its paths.
+//
+// Four-node, four-edge motifs whose edges join four distinct node pairs
+// are four-cycles and paws, triangles with a tail (four-edge paths and
+// stars with a tail need five nodes): cells Cycle4 and Paw, the library's
+// cycle4-<ranks>-<dirs> and paw-<ranks>-<dirs> (four.go, over pairs4.go's
+// static pair lists with prefix counts, time spans and δ-wide time
+// slots). Static four-cycles are listed once, from their node last in
+// degree order, as pairs of wedges to the opposite node; a cycle whose
+// sides' slots or spans cannot meet within δ is skipped unread, and of
+// the others only the edges with an edge of every other side within δ
+// are read (from the lightest side, galloping), merged in position order
+// into a sliding window of one-, two- and three-edge sequences on
+// distinct sides by symbol (SNAP's three-event counter one level deeper:
+// an edge adds the three-edge sequences before it as four-edge ones, the
+// window's first edge leaves by taking off those it starts; cycle4.go).
+// Paws go per static triangle (paw.go): three windows over its sides'
+// edges give, per edge and per pattern of side order and directions, the
+// triangles it starts (all, and with a counted last edge), is the middle
+// of and ends; a tail is an edge of a corner to a fourth node, so the
+// tails in a range are the corner's sequence less the two sides at it,
+// and because δ couples only a motif's first and last edge every tail
+// rank factorises into sums over single edges (tail last: Σ_e1
+// starts·Qc(t1+δ) − Σ_e3 ends·Qc(e3)). The counters are labelled patterns
+// mapped to cells by isomorphism against the library's motifs, which is
+// also how Shape recognises a query of these shapes.
 //
 // Beyond the 36 cells, the Small family (small.go) counts every two-edge
 // motif (two-node pairs; wedges: a centre with two distinct neighbours)
