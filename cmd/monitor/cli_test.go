@@ -384,3 +384,59 @@ func TestBenchChecksGPUFlags(t *testing.T) {
 		}
 	}
 }
+
+// mine --grid4 counts the four-node family in one run: 216 queries (8
+// stars, 16 paths, 32 cycles, 160 paws), a TOTAL per family, each count
+// equal to the general engine's enumeration of the same shape (Everest's
+// M3, M4, M7, M9 among them); --explain says every query is counted; and
+// --grid4 takes no other queries and no --enumerate.
+func TestMineGrid4(t *testing.T) {
+	args := []string{"mine", "--synthetic", "3000", "--grid4", "--delta", "1h", "--progress", "0", "--workers", "2"}
+	js, errOut, code := run(t, append(args, "--format", "json", "--explain")...)
+	var rep mine.Report
+	if code != 0 || json.Unmarshal([]byte(js), &rep) != nil || len(rep.Queries) != 216 {
+		t.Fatalf("json: exit %d, %d queries, %s", code, len(rep.Queries), errOut)
+	}
+	if n := strings.Count(errOut, "counted, not enumerated"); n != 216 {
+		t.Errorf("--explain: %d of 216 queries counted", n)
+	}
+	fams := map[string]int64{}
+	byName := map[string]int64{}
+	for _, q := range rep.Queries {
+		fam, _, _ := strings.Cut(q.Name, "-")
+		fams[fam] += q.Matches
+		byName[q.Name] = q.Matches
+	}
+	if len(rep.Totals) != 4 {
+		t.Fatalf("totals %+v; want star4, path4, cycle4, paw", rep.Totals)
+	}
+	for _, tot := range rep.Totals {
+		if tot.Matches != fams[tot.Family] || tot.Matches == 0 {
+			t.Errorf("TOTAL %s = %d; its queries sum to %d", tot.Family, tot.Matches, fams[tot.Family])
+		}
+	}
+	table, _, _ := run(t, args...)
+	for _, f := range []string{"star4", "path4", "cycle4", "paw"} {
+		if !strings.Contains(table, "TOTAL "+f+"-*") {
+			t.Errorf("table lacks TOTAL %s-*", f)
+		}
+	}
+	// Enumerated by the general engine (enumerate mode is never counted;
+	// the limit is above every count).
+	js, _, code = run(t, "mine", "--synthetic", "3000", "--delta", "1h", "--progress", "0", "--format", "json", "--enumerate", "100000",
+		"--motif", "M3,M4,M7,M9,paw-3142-fbbf,cycle4-1243-ffbb")
+	var en mine.Report
+	if code != 0 || json.Unmarshal([]byte(js), &en) != nil || len(en.Queries) != 6 {
+		t.Fatalf("enumerate: exit %d", code)
+	}
+	for i, name := range []string{"paw-1234-ffff", "cycle4-1234-ffff", "cycle4-1243-bfbf", "paw-3214-bbbb", "paw-3142-fbbf", "cycle4-1243-ffbb"} {
+		if got, want := byName[name], en.Queries[i].Matches; got != want {
+			t.Errorf("%s (%s): counted %d, enumerated %d", name, en.Queries[i].Name, got, want)
+		}
+	}
+	for _, extra := range [][]string{{"--motif", "M1"}, {"--snap3"}, {"--enumerate", "3"}} {
+		if _, _, code := run(t, append(args, extra...)...); code != 2 {
+			t.Errorf("--grid4 %v: exit %d; want 2 (usage)", extra, code)
+		}
+	}
+}

@@ -18,7 +18,8 @@ import (
 )
 
 // extremeQueries are counted shapes of every family (two-edge, two-node
-// four-edge, triangle, star, four-node star, four-node path) in a query file; --delta
+// four-edge, triangle, star, four-node star, four-node path, four-cycle,
+// paw) in a query file; --delta
 // overrides their δ.
 const extremeQueries = `queries:
   - name: relay
@@ -45,6 +46,12 @@ const extremeQueries = `queries:
   - name: bridge-first
     delta: 1
     edges: [b -> c, b -> a, d -> c]
+  - name: square
+    delta: 1
+    edges: [p -> q, r -> q, r -> s, p -> s]
+  - name: tailed-triangle
+    delta: 1
+    edges: [a -> b, t -> a, b -> c, c -> a]
 `
 
 // `monitor mine` on graphs whose timestamps lie near −2^63, near 2^63 − 1,
@@ -107,8 +114,8 @@ func TestMineExtremeTimestamps(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("%s, delta %d: mine --query exited %d:\n%s", g.name, delta, code, errOut)
 			}
-			if n := strings.Count(errOut, "(motif/count3)"); n != 8 {
-				t.Fatalf("%s, delta %d: %d of the 8 queries counted by motif/count3; want all:\n%s", g.name, delta, n, errOut)
+			if n := strings.Count(errOut, "(motif/count3)"); n != 10 {
+				t.Fatalf("%s, delta %d: %d of the 10 queries counted by motif/count3; want all:\n%s", g.name, delta, n, errOut)
 			}
 			var rep mine.Report
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
