@@ -58,8 +58,19 @@ func rankOrders(ok func(r string) bool) []string {
 	return out
 }
 
+// The name lists, made once: Builtin looks names up in them.
+var (
+	cycle4List = cycle4Names()
+	pawList    = pawNames()
+)
+
 // Cycle4Names lists the 32 temporal four-cycles cycle4-<ranks>-<dirs>.
-func Cycle4Names() []string {
+func Cycle4Names() []string { return slices.Clone(cycle4List) }
+
+// PawNames lists the 160 temporal paws paw-<ranks>-<dirs>.
+func PawNames() []string { return slices.Clone(pawList) }
+
+func cycle4Names() []string {
 	var names []string
 	for _, r := range rankOrders(func(r string) bool { return r[0] == '1' && r[1] == '2' }) {
 		for _, d := range fourDirs() {
@@ -69,8 +80,7 @@ func Cycle4Names() []string {
 	return names
 }
 
-// PawNames lists the 160 temporal paws paw-<ranks>-<dirs>.
-func PawNames() []string {
+func pawNames() []string {
 	var names []string
 	ok := func(r string) bool {
 		first2 := strings.ContainsRune("12", rune(r[0])) && strings.ContainsRune("12", rune(r[2]))
@@ -89,9 +99,9 @@ func fourEdgeMotif(name string) *Query {
 	var sides [4]string
 	var desc string
 	switch {
-	case strings.HasPrefix(name, "cycle4-") && slices.Contains(Cycle4Names(), name):
+	case strings.HasPrefix(name, "cycle4-") && slices.Contains(cycle4List, name):
 		sides, desc = cycle4Sides, "four-node temporal cycle "
-	case strings.HasPrefix(name, "paw-") && slices.Contains(PawNames(), name):
+	case strings.HasPrefix(name, "paw-") && slices.Contains(pawList, name):
 		sides, desc = pawSides, "four-node temporal paw (triangle a, b, c with tail c–d) "
 	default:
 		return nil

@@ -76,12 +76,18 @@ func cellQueries(delta int64) [Cells]*motif.Query {
 	return qs
 }
 
-// bruteCells counts each cell with the brute-force oracle, keeping the
-// matches whose last edge is in r and not masked.
+// oracleFams are the families the oracle tests of every cell check
+// together; the four-edge cycles and paws (192 four-edge queries, slow
+// for the oracle) have their own oracle tests (four_test.go).
+const oracleFams = All &^ (Cycles4 | Paws)
+
+// bruteCells counts each cell of oracleFams with the brute-force oracle,
+// keeping the matches whose last edge is in r and not masked.
 func bruteCells(t *testing.T, w *window.Window, delta int64, r motif.Range, mask []bool) [Cells]int64 {
 	t.Helper()
 	var g [Cells]int64
-	for c, q := range cellQueries(delta) {
+	qs := cellQueries(delta)
+	for c, q := range qs[:Cycle4] {
 		ms, err := oracle.Mine(w, q, r, motif.Batch)
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +122,12 @@ func engineCells(t *testing.T, w *window.Window, delta int64, req motif.Request)
 
 func countCells(t *testing.T, w *window.Window, delta int64, req motif.Request, workers int) [Cells]int64 {
 	t.Helper()
-	raw, err := Count(context.Background(), w, delta, req, All, Options{Workers: workers})
+	return countFams(t, w, delta, req, workers, All)
+}
+
+func countFams(t *testing.T, w *window.Window, delta int64, req motif.Request, workers int, fam Families) [Cells]int64 {
+	t.Helper()
+	raw, err := Count(context.Background(), w, delta, req, fam, Options{Workers: workers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +158,7 @@ func randomRequest(rng *rand.Rand, w *window.Window) motif.Request {
 	return req
 }
 
-// Every cell (SNAP's 36, the four-node stars and the Small family) equals the brute-force oracle on small random windows full of
+// Every cell of oracleFams (SNAP's 36, the four-node stars and paths and the Small family) equals the brute-force oracle on small random windows full of
 // tied timestamps, self-loops and evicted prefixes, for random ranges and
 // root masks and 1 or 3 workers.
 func TestCountMatchesOracle(t *testing.T) {
@@ -164,13 +175,13 @@ func TestCountMatchesOracle(t *testing.T) {
 			seen[c] += want[c]
 		}
 		for _, workers := range []int{1, 3} {
-			if got := countCells(t, w, delta, req, workers); got != want {
+			if got := countFams(t, w, delta, req, workers, oracleFams); got != want {
 				t.Fatalf("iteration %d, delta %d, range %v, mask %v, %d workers:\n%s\ngot  %v\nwant %v",
 					iter, delta, req.Range, req.RootMask != nil, workers, oracle.FormatWindow(w), got, want)
 			}
 		}
 	}
-	for c, n := range seen {
+	for c, n := range seen[:Cycle4] {
 		if n == 0 {
 			t.Errorf("no window had a match of %v: the test does not check it", Cell(c))
 		}

@@ -73,3 +73,57 @@ func TestFourMatchesOracle(t *testing.T) {
 		}
 	}
 }
+
+// The cycle4 and paw cells equal the oracle on windows whose times lie at
+// an end of the int64 range, at both, or around 0, for δ up to 2^63 − 1.
+func TestFourMatchesOracleExtreme(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 8))
+	cfg := oracle.ExtremeWindowConfig()
+	cfg.MaxEdges = 24
+	var seen, seenWide int64
+	for iter := range 120 {
+		w := oracle.RandomWindow(rng, cfg)
+		delta := extremeDelta(rng)
+		req := randomRequest(rng, w)
+		want := bruteFour(t, w, delta, req.Range, req.RootMask)
+		for c := range want {
+			seen += want[c]
+			if delta > maxT/2 {
+				seenWide += want[c]
+			}
+		}
+		for _, workers := range []int{1, 3} {
+			if got := countFour(t, w, delta, req, workers); got != want {
+				t.Fatalf("iteration %d, delta %d, range %v, %d workers:\n%s\ncells that differ: %s", iter, delta, req.Range, workers, oracle.FormatWindow(w), cellDiff(got, want))
+			}
+		}
+	}
+	if seen == 0 || seenWide == 0 {
+		t.Errorf("%d matches in all, %d at δ > 2^62: the test does not check the extremes", seen, seenWide)
+	}
+}
+
+// Windows whose times span many more δ-wide slots than the 256 the
+// static pairs' slot sets hold (slots alias modulo 256) against the
+// general engine, every four-edge cell.
+func TestFourManySlots(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 9))
+	var seen int64
+	for iter := range 12 {
+		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 7, MaxEdges: 800, MaxTime: 4000, SelfLoop: 0.02, Evict: 0.2}
+		w := oracle.RandomWindow(rng, cfg)
+		delta := 3 + rng.Int64N(12)
+		req := randomRequest(rng, w)
+		want := engineCells(t, w, delta, req)
+		clear(want[:Cycle4])
+		for _, n := range want {
+			seen += n
+		}
+		if got := countFour(t, w, delta, req, 1+iter%3); got != want {
+			t.Fatalf("iteration %d, delta %d: cells that differ: %s", iter, delta, cellDiff(got, want))
+		}
+	}
+	if seen == 0 {
+		t.Error("no four-edge match: the test checks nothing")
+	}
+}

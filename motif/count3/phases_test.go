@@ -29,7 +29,8 @@ func TestPhases(t *testing.T) {
 		{Grid3, "stars+triangles", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count"}},
 		{Small, "small", []string{"centres"}},
 		{Paths, "paths", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count", "path-sequences", "paths"}},
-		{All, "stars+triangles+small+paths", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count", "path-sequences", "paths"}},
+		{Paws | Cycles4, "cycles4+paws", []string{"centres", "static-pairs", "paws", "cycles"}},
+		{All, "stars+triangles+small+paths+cycles4+paws", []string{"centres", "forward-sizes", "forward-fill", "pair-lists", "work", "listing", "sort", "heavy-scan", "count", "path-sequences", "paths", "static-pairs", "paws", "cycles"}},
 	} {
 		want, err := Count(context.Background(), w, 20, req, tc.fam, Options{Workers: 3})
 		if err != nil {
