@@ -9,11 +9,12 @@ import (
 // Total is the sum of the counts of a family's queries: distinct shapes
 // of one family (count3.Cell: SNAP's 3-edge motifs on 2 or 3 nodes,
 // four-node stars, two-edge motifs on 2 or on 3 nodes, two-node 4-edge
-// motifs, four-node paths), all with one window. Each edge sequence has one shape, so the
+// motifs, four-node paths, four-cycles, paws), all with one window. Each edge sequence has one shape, so the
 // sum counts distinct sequences: the family's matches.
 type Total struct {
 	// Family is the prefix its members' shapes are named by: "snap",
-	// "star4", "pair2", "wedge", "pair4" or "path4" (count3.Cell.String).
+	// "star4", "pair2", "wedge", "pair4", "path4", "cycle4" or "paw"
+	// (count3.Cell.String).
 	Family  string  `json:"family"`
 	Queries int     `json:"queries"`
 	Matches int64   `json:"matches"`

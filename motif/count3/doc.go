@@ -1,9 +1,10 @@
 // Package count3 counts SNAP's 36 three-edge temporal motifs (the 2- and
 // 3-node motifs of Paranjape, Benson and Leskovec, "Motifs in temporal
 // networks", WSDM 2017), the four-node three-edge stars and paths, and
-// the four-node four-edge cycles and paws, with counting algorithms instead of enumerating their matches, so its
-// cost follows the number of edges, static triangles and (for paths)
-// wedges, not the number of matches.
+// the four-node four-edge cycles and paws, with counting algorithms
+// instead of enumerating their matches, so its cost follows the number
+// of edges, static triangles, (for paths) wedges and (for cycles) static
+// four-cycles, not the number of matches.
 //
 // Semantics are the project's (ARCHITECTURE.md, "Semantics"): an edge
 // sequence e1 < e2 < e3 in (t, seq) order — window positions — with t3 − t1 ≤ δ (inclusive),
