@@ -2,8 +2,6 @@ package count3
 
 import (
 	"context"
-	"github.com/motifwatch/motifwatch/motif"
-	"sort"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -12,31 +10,42 @@ import (
 // left out, in position order, before the scope's end), with the node's
 // edges before it by direction: in1 into the node of all of them
 // (index − in1 out of it), c0 and c1 of the counted ones. Counts fit in
-// uint32: a window holds fewer than 2^32 edges (window.Adj.Rel).
+// uint32: a window holds fewer than 2^32 edges (window.Adj.Rel). from
+// and after are its δ window's ends (pathSeqs), copied here because the
+// path pass reads them for each near-node edge it visits, in sequence
+// order. Its position is in pathSeqs.key, apart, so that searches read 4
+// bytes an entry.
 type seqEntry struct {
-	pos, t      int64
-	other       uint32
-	in1, c0, c1 uint32
-	flags       uint8 // fIn, fCounted
+	other, in1, c0, c1 uint32
+	from, after        uint32
+	flags              uint8 // fIn, fCounted
 }
 
-// pathSeqs are every node's sequences: node v's at ent[off[v]:off[v]+n[v]].
+// pathSeqs are every node's sequences: node v's at ent[off[v]:off[v]+n[v]],
+// their positions (relative to the window's first) at key[off[v]:...].
+// after[r] and from[r] are, for the edge at relative position r, the
+// first position more than δ after its time and the first no more than δ
+// before it: window tests become position comparisons, and every search
+// of the pass is a search for a position in an ascending uint32 array.
 type pathSeqs struct {
-	off []int64
-	n   []int32
-	ent []seqEntry
+	off         []int64
+	n           []int32
+	ent         []seqEntry
+	key         []uint32
+	after, from []uint32
 }
 
-func (s *pathSeqs) of(v uint32) []seqEntry { return s.ent[s.off[v] : s.off[v]+int64(s.n[v])] }
+func (s *pathSeqs) of(v uint32) ([]seqEntry, []uint32) {
+	lo, hi := s.off[v], s.off[v]+int64(s.n[v])
+	return s.ent[lo:hi], s.key[lo:hi]
+}
 
-// pathPairEdge is an edge of the pair being counted (its middle edges), in
-// position order: position, time, class (0: from the near node x to the
-// far node y, 1: the other way) and flags at the far node (fIn: into y;
-// fCounted).
+// pathPairEdge is an edge of the pair being counted (its middle edges):
+// class (0: from the near node x to the far node y, 1: the other way) and
+// flags at the far node (fIn: into y; fCounted). Its position is in
+// pathBuf.pos.
 type pathPairEdge struct {
-	pos, t int64
-	cls    uint8
-	flags  uint8
+	cls, flags uint8
 }
 
 // pairSums are prefix sums over a pair's edges, by class: the edges (n),
@@ -52,8 +61,71 @@ type pairSums struct {
 // pathBuf is a worker's scratch for one pair.
 type pathBuf struct {
 	pair []pathPairEdge
-	far  [][4]int64 // the pair's edges before each, at the far node: out, in, counted out, counted in
+	pos  []uint32   // the pair's edges' positions
+	far  [][4]int64 // the pair's edges before each and in all, at the far node: out, in, counted out, counted in
 	sums []pairSums
+}
+
+// cursor is an index j into the far node's sequence and the pair's edges
+// before it (k): both only move forward, by gallop.
+type cursor struct{ j, k int }
+
+// to moves c to the far node's first edge at or after position p.
+func (c *cursor) to(yk, pk []uint32, p uint32) {
+	c.j = gallopKey(yk, c.j, p)
+	c.k = gallopKey(pk, c.k, p) // the pair's edges are the far node's: none lies in [p, yk[j])
+}
+
+// gallopKey returns the first index i ≥ from with keys[i] ≥ p (len(keys) if
+// none), keys ascending: steps that double from from, then a binary
+// search of the last step, so that a search that moves forward a little
+// costs little (the pass's cursors move forward with the near node's
+// edges).
+func gallopKey(keys []uint32, from int, p uint32) int {
+	n := len(keys)
+	if from >= n || keys[from] >= p {
+		return from
+	}
+	lo, hi, step := from, n, 1 // keys[lo] < p; hi == n or keys[hi] ≥ p
+	for {
+		next := lo + step
+		if next >= n {
+			break
+		}
+		if keys[next] >= p {
+			hi = next
+			break
+		}
+		lo, step = next, 2*step
+	}
+	for lo+1 < hi {
+		if h := int(uint(lo+hi) >> 1); keys[h] < p {
+			lo = h
+		} else {
+			hi = h
+		}
+	}
+	return hi
+}
+
+// deltaBounds fills s.after and s.from over the positions below the
+// scope's end, two pointers over the window's times.
+func (c *counter) deltaBounds(s *pathSeqs) {
+	first := c.w.First()
+	_, _, ts := c.w.Columns(first, c.sc.hi)
+	n := len(ts)
+	s.after, s.from = make([]uint32, n), make([]uint32, n)
+	a, f := 0, 0
+	for r, t := range ts {
+		a = max(a, r)
+		for a < n && !apart(t, ts[a], c.delta) {
+			a++
+		}
+		for apart(ts[f], t, c.delta) {
+			f++
+		}
+		s.after[r], s.from[r] = uint32(a), uint32(f)
+	}
 }
 
 // paths runs the path pass: every edge s→t before the scope's end is the
@@ -85,9 +157,12 @@ func (c *counter) paths(ctx context.Context) error {
 		sq.off[v+1] = sq.off[v] + int64(len(c.w.Out(uint32(v)))+len(c.w.In(uint32(v))))
 	}
 	sq.ent = make([]seqEntry, sq.off[c.nodes])
+	sq.key = make([]uint32, sq.off[c.nodes])
+	c.deltaBounds(sq) // before the sequences, which copy it
 	err := c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
-			sq.n[v] = int32(c.fillSeq(uint32(v), sq.ent[sq.off[v]:sq.off[v+1]]))
+			o, e := sq.off[v], sq.off[v+1]
+			sq.n[v] = int32(c.fillSeq(uint32(v), sq, sq.ent[o:e], sq.key[o:e]))
 		}
 	})
 	c.w.IndexPairs() // before the workers, which read Between
@@ -108,8 +183,10 @@ func (c *counter) paths(ctx context.Context) error {
 	})
 }
 
-// fillSeq writes node v's sequence into dst and returns its length.
-func (c *counter) fillSeq(v uint32, dst []seqEntry) int {
+// fillSeq writes node v's sequence into dst and its positions into key,
+// and returns its length.
+func (c *counter) fillSeq(v uint32, sq *pathSeqs, dst []seqEntry, key []uint32) int {
+	first := c.w.First()
 	out, in := c.w.Out(v), c.w.In(v)
 	i, j, n := 0, 0, 0
 	var in1, c0, c1 uint32
@@ -137,7 +214,9 @@ func (c *counter) fillSeq(v uint32, dst []seqEntry) int {
 		if counted {
 			fl |= fCounted
 		}
-		dst[n] = seqEntry{pos: pos, t: a.T, other: a.Other, in1: in1, c0: c0, c1: c1, flags: fl}
+		rel := uint32(pos - first)
+		dst[n] = seqEntry{other: a.Other, in1: in1, c0: c0, c1: c1, from: sq.from[rel], after: sq.after[rel], flags: fl}
+		key[n] = rel
 		n++
 		switch {
 		case fl&fIn != 0:
@@ -171,39 +250,18 @@ func before(q []seqEntry, i int) (all, cnt [2]int64) {
 	return all, cnt
 }
 
-// seek returns the first index i in [from, n) with ok(i), for ok false
-// then true along the indices (n if none), like triangle.go's gallop: steps that double from
-// from, then a binary search of the last step, so that a search that
-// moves forward a little costs little (the path pass's range ends move
-// forward with the near node's edges).
-func seek(n, from int, ok func(i int) bool) int {
-	lo, step := from, 1
-	for lo < n && !ok(lo) {
-		next := lo + step
-		if next >= n || ok(next) {
-			hi := min(next, n)
-			return lo + 1 + sort.Search(hi-lo-1, func(k int) bool { return ok(lo + 1 + k) })
-		}
-		lo, step = next, 2*step
-	}
-	return lo
-}
-
-// at returns the index of q's first edge at or after position p.
-func at(q []seqEntry, lo, hi int, p int64) int {
-	return lo + sort.Search(hi-lo, func(i int) bool { return q[lo+i].pos >= p })
-}
-
 // pathsOfPair adds the paths whose middle edge joins u and v.
 func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen - rawPath]int64) {
-	w, delta := c.w, c.delta
+	w, first := c.w, c.w.First()
+	after, from := sq.after, sq.from
 	xn, yn := u, v
 	if sq.n[v] < sq.n[u] {
 		xn, yn = v, u
 	}
-	X, Y := sq.of(xn), sq.of(yn)
+	X, xk := sq.of(xn)
+	Y, yk := sq.of(yn)
 	// The pair's edges, merged from its two directions.
-	b.pair = b.pair[:0]
+	b.pair, b.pos = b.pair[:0], b.pos[:0]
 	xy, yx := w.Between(xn, yn), w.Between(yn, xn)
 	for i, j := 0, 0; i < len(xy) || j < len(yx); {
 		var a window.Adj
@@ -223,9 +281,10 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 		if c.sc.counted(pos) {
 			fl |= fCounted
 		}
-		b.pair = append(b.pair, pathPairEdge{pos: pos, t: a.T, cls: cls, flags: fl})
+		b.pair = append(b.pair, pathPairEdge{cls: cls, flags: fl})
+		b.pos = append(b.pos, uint32(pos-first))
 	}
-	pair := b.pair
+	pair, pk := b.pair, b.pos
 	if len(pair) == 0 {
 		return
 	}
@@ -239,37 +298,25 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 			run[2+d]++
 		}
 	}
-	farRun := b.far
-	// far returns y's edges to a fourth node before index i of Y, all and
-	// counted, by direction at y.
-	far := func(i int) (all, cnt [2]int64) {
-		all, cnt = before(Y, i)
-		pb := run
-		if i < len(Y) {
-			bound := Y[i].pos
-			lo, hi := 0, len(pair)
-			for lo < hi {
-				if h := int(uint(lo+hi) >> 1); pair[h].pos < bound {
-					lo = h + 1
-				} else {
-					hi = h
-				}
-			}
-			if lo < len(pair) {
-				pb = farRun[lo]
-			}
-		}
+	farRun := append(b.far, run)
+	b.far = farRun
+	// far returns y's edges to a fourth node before index j of Y, all and
+	// counted, by direction at y, k of the pair's edges being before it.
+	far := func(j, k int) (all, cnt [2]int64) {
+		all, cnt = before(Y, j)
+		pb := &farRun[k]
 		return [2]int64{all[0] - pb[0], all[1] - pb[1]}, [2]int64{cnt[0] - pb[2], cnt[1] - pb[3]}
 	}
 	// Prefix sums over the pair's edges of the counts at each edge's ends.
 	b.sums = append(b.sums[:0], pairSums{})
-	iy, end := 0, 0
+	iy := 0
+	var end cursor
 	for k, m := range pair {
-		iy = seek(len(Y), iy, func(j int) bool { return Y[j].pos >= m.pos })
-		end = seek(len(Y), max(end, iy+1), func(j int) bool { return apart(m.t, Y[j].t, delta) })
-		_, endC := far(end)
-		upTo, upToC := far(iy + 1)
-		bef, _ := far(iy)
+		iy = gallopKey(yk, iy, pk[k]) // Y[iy] is m
+		end.to(yk, pk, after[pk[k]])
+		_, endC := far(end.j, end.k)
+		upTo, upToC := far(iy+1, k+1)
+		bef, _ := far(iy, k)
 		s := b.sums[k]
 		s.n[m.cls]++
 		for d := range 2 {
@@ -293,44 +340,45 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	// Orders (raw o) by class: e M f, M e f, M f e, f M e, where e is x's
 	// edge and f y's.
 	orders := [2][4]int{{0, 2, 3, 1}, {1, 3, 2, 0}}
-	// x's edges near the pair's edges: the union of their δ windows, in
-	// position order. The pair ranges [aLo, aHi) (before e, within δ) and
-	// [aHi, bHi) (after e, within δ) only move forward.
+	// x's edges near the pair's edges: the union of their δ windows
+	// [from, after), in position order. The pair ranges [aLo, aHi) (before
+	// e, within δ) and [aHi, bHi) (after e, within δ) only move forward.
 	aLo, aHi, bHi := 0, 0, 0
-	ix, ja, jb := 0, 0, 0 // on Y: the first edge after e, more than δ after e, no more than δ before e
+	var ix, ja, jb cursor // on Y: the first edge after e, more than δ after e, no more than δ before e
+	i := 0
 	for k := 0; k < len(pair); {
-		lo, hi := motif.SubTicks(pair[k].t, delta), motif.AddTicks(pair[k].t, delta)
-		for k++; k < len(pair) && motif.SubTicks(pair[k].t, delta) <= hi; k++ {
-			hi = max(hi, motif.AddTicks(pair[k].t, delta))
+		lo, hi := from[pk[k]], after[pk[k]]
+		for k++; k < len(pair) && from[pk[k]] <= hi; k++ {
+			hi = after[pk[k]] // after grows with the position
 		}
-		for i := sort.Search(len(X), func(i int) bool { return X[i].t >= lo }); i < len(X) && X[i].t <= hi; i++ {
-			e := &X[i]
+		for i = gallopKey(xk, i, lo); i < len(X) && xk[i] < hi; i++ {
+			e, ep := &X[i], xk[i]
 			if e.other == yn {
 				continue
 			}
-			for aHi < len(pair) && pair[aHi].pos < e.pos {
+			for aHi < len(pair) && pk[aHi] < ep {
 				aHi++
 			}
-			for aLo < aHi && apart(pair[aLo].t, e.t, delta) {
+			for aLo < aHi && pk[aLo] < e.from {
 				aLo++
 			}
 			bHi = max(bHi, aHi)
-			for bHi < len(pair) && !apart(e.t, pair[bHi].t, delta) {
+			for bHi < len(pair) && pk[bHi] < e.after {
 				bHi++
 			}
 			if aLo == bHi {
 				continue
 			}
 			dx := e.flags & fIn
-			ix = seek(len(Y), ix, func(j int) bool { return Y[j].pos >= e.pos })
+			ix.to(yk, pk, ep)
 			sa, sh, sb := &sums[aLo], &sums[aHi], &sums[bHi]
 			if aLo < aHi { // M before e
-				all, cnt := far(ix)
+				all, cnt := far(ix.j, ix.k)
 				counted := e.flags&fCounted != 0
 				var jbAll [2]int64
 				if counted {
-					jb = seek(ix, jb, func(j int) bool { return !apart(Y[j].t, e.t, delta) })
-					jbAll, _ = far(jb)
+					jb.to(yk, pk, e.from)
+					jbAll, _ = far(jb.j, jb.k)
 				}
 				for cls := range 2 {
 					n := sh.n[cls] - sa.n[cls]
@@ -351,8 +399,8 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 				}
 			}
 			if aHi < bHi { // M after e
-				ja = seek(len(Y), max(ja, ix), func(j int) bool { return apart(e.t, Y[j].t, delta) })
-				_, jaC := far(ja)
+				ja.to(yk, pk, e.after)
+				_, jaC := far(ja.j, ja.k)
 				for cls := range 2 {
 					n := sb.n[cls] - sh.n[cls]
 					if n == 0 {
