@@ -2,42 +2,89 @@ package count3
 
 import (
 	"context"
+	"math"
 
 	"github.com/motifwatch/motifwatch/window"
 )
 
-// seqEntry is an edge in a node's sequence (its incident edges, self-loops
-// left out, in position order, before the scope's end), with the node's
-// edges before it by direction: in1 into the node of all of them
-// (index − in1 out of it), c0 and c1 of the counted ones. Counts fit in
-// uint32: a window holds fewer than 2^32 edges (window.Adj.Rel). from
-// and after are its δ window's ends (pathSeqs), copied here because the
-// path pass reads them for each near-node edge it visits, in sequence
-// order. Its position is in pathSeqs.key, apart, so that searches read 4
-// bytes an entry.
+// seqKey is an edge in a node's sequence (its incident edges, self-loops
+// left out, in position order, before the scope's end): its position
+// relative to the window's first, and the node's edges before it by
+// direction: in1 into the node of all of them (index − in1 out of it), c0
+// and c1 of the counted ones. Counts fit in uint32: a window holds fewer
+// than 2^32 edges (window.Adj.Rel). The path pass searches these 16-byte
+// entries and reads the counts where a search stops, on the same cache
+// line; each sequence ends with a sentinel (pos at its maximum, the
+// sequence's totals) so that a search stops and a count after the last
+// edge needs no branch.
+type seqKey struct {
+	pos, in1, c0, c1 uint32
+}
+
+// seqEntry is the rest of a sequence's edge, read where the pass visits
+// it: its other end, its δ window's ends (pathSeqs) and flags.
 type seqEntry struct {
-	other, in1, c0, c1 uint32
-	from, after        uint32
+	other, from, after uint32
 	flags              uint8 // fIn, fCounted
 }
 
-// pathSeqs are every node's sequences: node v's at ent[off[v]:off[v]+n[v]],
-// their positions (relative to the window's first) at key[off[v]:...].
-// after[r] and from[r] are, for the edge at relative position r, the
-// first position more than δ after its time and the first no more than δ
-// before it: window tests become position comparisons, and every search
-// of the pass is a search for a position in an ascending uint32 array.
+// pathSeqs are every node's sequences: node v's n[v] edges at
+// key[off[v]:] and ent[off[v]:], its sentinel after them. after[r] and
+// from[r] are, for the edge at relative position r, the first position
+// more than δ after its time and the first no more than δ before it, so
+// window tests become position comparisons. A node's sequence of at
+// least bucketMin edges has a bucket table at tbl[toff[v]:]: entry b is
+// the index of its first edge at or after position b<<shift[v], about
+// four edges a bucket, so that a search that jumps (a hub's sequence,
+// searched at each of a light node's edges) starts next to its answer.
 type pathSeqs struct {
 	off         []int64
 	n           []int32
+	key         []seqKey
 	ent         []seqEntry
-	key         []uint32
 	after, from []uint32
+	toff        []int64
+	shift       []uint8
+	tbl         []uint32
 }
 
-func (s *pathSeqs) of(v uint32) ([]seqEntry, []uint32) {
+const bucketMin = 64
+
+// of returns node v's sequence, its sentinel included in keys.
+func (s *pathSeqs) of(v uint32) ([]seqEntry, []seqKey) {
 	lo, hi := s.off[v], s.off[v]+int64(s.n[v])
-	return s.ent[lo:hi], s.key[lo:hi]
+	return s.ent[lo:hi], s.key[lo : hi+1]
+}
+
+// seeker finds positions in one node's sequence.
+type seeker struct {
+	q     []seqKey
+	tbl   []uint32
+	shift uint8
+}
+
+func (s *pathSeqs) seeker(v uint32, q []seqKey) seeker {
+	return seeker{q: q, tbl: s.tbl[s.toff[v]:s.toff[v+1]], shift: s.shift[v]}
+}
+
+// seek returns the first index i ≥ from of the sequence whose position is
+// at least p (its sentinel's if none).
+func (s *seeker) seek(from int, p uint32) int {
+	if len(s.tbl) > 0 {
+		from = max(from, int(s.tbl[p>>s.shift]))
+	}
+	return gallopSeq(s.q, from, p)
+}
+
+// bucketShift is the shift that gives a sequence of n edges about four
+// edges a bucket over positions [0, span].
+func bucketShift(span uint32, n int) uint8 {
+	want := max(uint64(n)/4, 1)
+	s := 0
+	for uint64(span)>>s >= want {
+		s++
+	}
+	return uint8(s)
 }
 
 // pathPairEdge is an edge of the pair being counted (its middle edges):
@@ -67,13 +114,13 @@ type pathBuf struct {
 }
 
 // cursor is an index j into the far node's sequence and the pair's edges
-// before it (k): both only move forward, by gallop.
+// before it (k): both only move forward.
 type cursor struct{ j, k int }
 
 // to moves c to the far node's first edge at or after position p.
-func (c *cursor) to(yk, pk []uint32, p uint32) {
-	c.j = gallopKey(yk, c.j, p)
-	c.k = gallopKey(pk, c.k, p) // the pair's edges are the far node's: none lies in [p, yk[j])
+func (c *cursor) to(y *seeker, pk []uint32, p uint32) {
+	c.j = y.seek(c.j, p)
+	c.k = gallopKey(pk, c.k, p) // the pair's edges are the far node's: none lies in [p, pos[j])
 }
 
 // gallopKey returns the first index i ≥ from with keys[i] ≥ p (len(keys) if
@@ -100,6 +147,33 @@ func gallopKey(keys []uint32, from int, p uint32) int {
 	}
 	for lo+1 < hi {
 		if h := int(uint(lo+hi) >> 1); keys[h] < p {
+			lo = h
+		} else {
+			hi = h
+		}
+	}
+	return hi
+}
+
+// gallopSeq is gallopKey over a sequence, whose sentinel stops it.
+func gallopSeq(q []seqKey, from int, p uint32) int {
+	if q[from].pos >= p {
+		return from
+	}
+	lo, hi, step := from, len(q)-1, 1 // q[lo].pos < p ≤ q[hi].pos
+	for {
+		next := lo + step
+		if next >= hi {
+			break
+		}
+		if q[next].pos >= p {
+			hi = next
+			break
+		}
+		lo, step = next, 2*step
+	}
+	for lo+1 < hi {
+		if h := int(uint(lo+hi) >> 1); q[h].pos < p {
 			lo = h
 		} else {
 			hi = h
@@ -152,17 +226,26 @@ func (c *counter) deltaBounds(s *pathSeqs) {
 // triples are triangles, which Count takes off afterwards from the
 // triangle pass's counters (triPaths).
 func (c *counter) paths(ctx context.Context) error {
-	sq := &pathSeqs{off: make([]int64, c.nodes+1), n: make([]int32, c.nodes)}
+	sq := &pathSeqs{off: make([]int64, c.nodes+1), n: make([]int32, c.nodes),
+		toff: make([]int64, c.nodes+1), shift: make([]uint8, c.nodes)}
+	span := uint32(c.sc.hi - c.w.First())
 	for v := range c.nodes {
-		sq.off[v+1] = sq.off[v] + int64(len(c.w.Out(uint32(v)))+len(c.w.In(uint32(v))))
+		d := len(c.w.Out(uint32(v))) + len(c.w.In(uint32(v)))
+		sq.off[v+1] = sq.off[v] + int64(d) + 1 // and the sentinel
+		var nb int64
+		if d >= bucketMin {
+			sq.shift[v] = bucketShift(span, d)
+			nb = int64(span>>sq.shift[v]) + 1
+		}
+		sq.toff[v+1] = sq.toff[v] + nb
 	}
+	sq.key = make([]seqKey, sq.off[c.nodes])
 	sq.ent = make([]seqEntry, sq.off[c.nodes])
-	sq.key = make([]uint32, sq.off[c.nodes])
+	sq.tbl = make([]uint32, sq.toff[c.nodes])
 	c.deltaBounds(sq) // before the sequences, which copy it
 	err := c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
-			o, e := sq.off[v], sq.off[v+1]
-			sq.n[v] = int32(c.fillSeq(uint32(v), sq, sq.ent[o:e], sq.key[o:e]))
+			sq.n[v] = int32(c.fillSeq(uint32(v), sq))
 		}
 	})
 	c.w.IndexPairs() // before the workers, which read Between
@@ -183,29 +266,27 @@ func (c *counter) paths(ctx context.Context) error {
 	})
 }
 
-// fillSeq writes node v's sequence into dst and its positions into key,
+// fillSeq writes node v's sequence, its sentinel and its bucket table,
 // and returns its length.
-func (c *counter) fillSeq(v uint32, sq *pathSeqs, dst []seqEntry, key []uint32) int {
+func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 	first := c.w.First()
+	key, ent := sq.key[sq.off[v]:sq.off[v+1]], sq.ent[sq.off[v]:sq.off[v+1]]
 	out, in := c.w.Out(v), c.w.In(v)
 	i, j, n := 0, 0, 0
 	var in1, c0, c1 uint32
-	for {
+	for i < len(out) || j < len(in) {
 		var a window.Adj
 		var fl uint8
-		switch {
-		case i < len(out) && (j >= len(in) || out[i].Rel < in[j].Rel):
+		if j >= len(in) || (i < len(out) && out[i].Rel < in[j].Rel) {
 			a = out[i]
 			i++
-		case j < len(in):
+		} else {
 			a, fl = in[j], fIn
 			j++
-		default:
-			return n
 		}
 		pos := c.w.Pos(a)
 		if pos >= c.sc.hi {
-			return n // both lists are in position order
+			break // both lists are in position order
 		}
 		if a.Other == v {
 			continue
@@ -215,8 +296,8 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs, dst []seqEntry, key []uint32) 
 			fl |= fCounted
 		}
 		rel := uint32(pos - first)
-		dst[n] = seqEntry{other: a.Other, in1: in1, c0: c0, c1: c1, from: sq.from[rel], after: sq.after[rel], flags: fl}
-		key[n] = rel
+		key[n] = seqKey{pos: rel, in1: in1, c0: c0, c1: c1}
+		ent[n] = seqEntry{other: a.Other, from: sq.from[rel], after: sq.after[rel], flags: fl}
 		n++
 		switch {
 		case fl&fIn != 0:
@@ -228,26 +309,24 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs, dst []seqEntry, key []uint32) 
 			c0++
 		}
 	}
+	key[n] = seqKey{pos: math.MaxUint32, in1: in1, c0: c0, c1: c1}
+	if tbl := sq.tbl[sq.toff[v]:sq.toff[v+1]]; len(tbl) > 0 {
+		sh, k := sq.shift[v], 0
+		for b := range tbl {
+			for k < n && key[k].pos < uint32(b)<<sh {
+				k++
+			}
+			tbl[b] = uint32(k)
+		}
+	}
+	return n
 }
 
 // before returns the edges of q before index i by direction: all of them
 // and the counted ones.
-func before(q []seqEntry, i int) (all, cnt [2]int64) {
-	if i < len(q) {
-		e := &q[i]
-		return [2]int64{int64(i) - int64(e.in1), int64(e.in1)}, [2]int64{int64(e.c0), int64(e.c1)}
-	}
-	if i == 0 {
-		return
-	}
-	e := &q[i-1]
-	d := int64(e.flags & fIn)
-	all = [2]int64{int64(i-1) - int64(e.in1) + 1 - d, int64(e.in1) + d}
-	cnt = [2]int64{int64(e.c0), int64(e.c1)}
-	if e.flags&fCounted != 0 {
-		cnt[d]++
-	}
-	return all, cnt
+func before(q []seqKey, i int) (all, cnt [2]int64) {
+	e := &q[i]
+	return [2]int64{int64(i) - int64(e.in1), int64(e.in1)}, [2]int64{int64(e.c0), int64(e.c1)}
 }
 
 // pathsOfPair adds the paths whose middle edge joins u and v.
@@ -258,8 +337,9 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	if sq.n[v] < sq.n[u] {
 		xn, yn = v, u
 	}
-	X, xk := sq.of(xn)
-	Y, yk := sq.of(yn)
+	X, xq := sq.of(xn)
+	_, yq := sq.of(yn)
+	ys := sq.seeker(yn, yq)
 	// The pair's edges, merged from its two directions.
 	b.pair, b.pos = b.pair[:0], b.pos[:0]
 	xy, yx := w.Between(xn, yn), w.Between(yn, xn)
@@ -303,7 +383,7 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	// far returns y's edges to a fourth node before index j of Y, all and
 	// counted, by direction at y, k of the pair's edges being before it.
 	far := func(j, k int) (all, cnt [2]int64) {
-		all, cnt = before(Y, j)
+		all, cnt = before(yq, j)
 		pb := &farRun[k]
 		return [2]int64{all[0] - pb[0], all[1] - pb[1]}, [2]int64{cnt[0] - pb[2], cnt[1] - pb[3]}
 	}
@@ -312,8 +392,8 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	iy := 0
 	var end cursor
 	for k, m := range pair {
-		iy = gallopKey(yk, iy, pk[k]) // Y[iy] is m
-		end.to(yk, pk, after[pk[k]])
+		iy = ys.seek(iy, pk[k]) // Y[iy] is m
+		end.to(&ys, pk, after[pk[k]])
 		_, endC := far(end.j, end.k)
 		upTo, upToC := far(iy+1, k+1)
 		bef, _ := far(iy, k)
@@ -351,8 +431,8 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 		for k++; k < len(pair) && from[pk[k]] <= hi; k++ {
 			hi = after[pk[k]] // after grows with the position
 		}
-		for i = gallopKey(xk, i, lo); i < len(X) && xk[i] < hi; i++ {
-			e, ep := &X[i], xk[i]
+		for i = gallopSeq(xq, i, lo); xq[i].pos < hi; i++ {
+			e, ep := &X[i], xq[i].pos
 			if e.other == yn {
 				continue
 			}
@@ -370,14 +450,14 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 				continue
 			}
 			dx := e.flags & fIn
-			ix.to(yk, pk, ep)
+			ix.to(&ys, pk, ep)
 			sa, sh, sb := &sums[aLo], &sums[aHi], &sums[bHi]
 			if aLo < aHi { // M before e
 				all, cnt := far(ix.j, ix.k)
 				counted := e.flags&fCounted != 0
 				var jbAll [2]int64
 				if counted {
-					jb.to(yk, pk, e.from)
+					jb.to(&ys, pk, e.from)
 					jbAll, _ = far(jb.j, jb.k)
 				}
 				for cls := range 2 {
@@ -399,7 +479,7 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 				}
 			}
 			if aHi < bHi { // M after e
-				ja.to(yk, pk, e.after)
+				ja.to(&ys, pk, e.after)
 				_, jaC := far(ja.j, ja.k)
 				for cls := range 2 {
 					n := sb.n[cls] - sh.n[cls]
