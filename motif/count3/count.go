@@ -81,6 +81,11 @@ type Options struct {
 	// Phases, if set, receives one line per Count timing its passes
 	// (`monitor mine --count-phases`): a measurement aid.
 	Phases io.Writer
+	// AlwaysCount makes an Engine count every count-mode request of a
+	// counted shape over at least 1/MinShare of the window, without
+	// weighing enumeration against counting (choose.go): tests of the
+	// counters, and callers that know enumeration is hopeless.
+	AlwaysCount bool
 }
 
 // CountSequences runs the centre pass over s on the CPU, sequence by
