@@ -69,9 +69,10 @@ M1..M13, M4-A, snap-1-1..snap-6-6, path4-123-fff..path4-213-bbb; 'monitor
 motifs' lists them), or --snap3 for SNAP's 6x6 grid of 3-edge motif
 counts, labelled as SNAP's figure. Count-mode queries of those 36 shapes
 or of four-node stars (and --snap3) are counted by counting algorithms
-(motif/count3), not enumerated; with --backend cpu so are four-node
-paths (M1, M2, path4-*), two-edge queries and two-node four-edge ones
-(--explain says which).
+(motif/count3), not enumerated; with --backend cpu so are two-edge
+queries and two-node four-edge ones, and four-node paths (M1, M2,
+path4-*) where a sampled enumeration projects more work than counting
+(--explain says which, and why; --always-count counts them anyway).
 
 Every flag is checked, and every query file read, before the graph is
 loaded. Progress lines (stderr) show the share of root edges done, the
