@@ -70,10 +70,20 @@ func (s *pathSeqs) seeker(v uint32, q []seqKey) seeker {
 // seek returns the first index i ≥ from of the sequence whose position is
 // at least p (its sentinel's if none).
 func (s *seeker) seek(from int, p uint32) int {
+	q := s.q
+	if q[from].pos >= p {
+		return from // most moves are none or short: no table read
+	}
 	if len(s.tbl) > 0 {
 		from = max(from, int(s.tbl[p>>s.shift]))
 	}
-	return gallopSeq(s.q, from, p)
+	for range 4 { // about a bucket; the sentinel stops it
+		if q[from].pos >= p {
+			return from
+		}
+		from++
+	}
+	return gallopSeq(q, from, p)
 }
 
 // bucketShift is the shift that gives a sequence of n edges about four
