@@ -226,13 +226,14 @@ func (e *Engine) same(w *window.Window, delta int64, req motif.Request) bool {
 }
 
 // runFamilies are the families a counting run for fam counts: fam and the
-// expected families at δ that have no cost model (a family with one is
-// counted only when its own query chooses counting), less those cached.
-// Call with e.mu held, the cache reset for this state.
+// expected families at δ, less those cached and, unless every request is
+// counted (AlwaysCount), those with a cost model (counted only when their
+// own query chooses counting). Call with e.mu held, the cache reset for
+// this state.
 func (e *Engine) runFamilies(delta int64, fam Families) Families {
 	extra := e.expected[delta]
 	for f, steps := range countCost {
-		if steps > 0 {
+		if steps > 0 && !e.opts.AlwaysCount {
 			extra &^= f
 		}
 	}
