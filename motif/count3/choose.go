@@ -29,9 +29,14 @@ import (
 //     counted.
 //
 // Budgets count steps, which depend on the window, plan and request
-// alone, so the choice is the same on every run and any worker count. The
-// sample costs at most 1/sampleStride of a counting run beyond the
-// cheaper choice. A counting run answers every query of its family at
+// alone: the sample is enumerated in full exactly when its steps are
+// within its budget, and counted otherwise, whether the engine stopped at
+// the budget or finished just past it (it checks at intervals), so the
+// choice is the same on every run and any worker count (only the rest's
+// backstop may fall either way at its margin; both answers are exact).
+// The sample's matches are kept, so enumerating costs one more call of the
+// wrapped engine, and counting at most 1/sampleStride of a counting run
+// more than it would alone. A counting run answers every query of its family at
 // once, so its cost is shared by the family's announced queries (Expect)
 // and a family already counted for the window state is read from the
 // cache without a sample.
