@@ -19,10 +19,13 @@ import (
 const MinShare = 8
 
 // Engine is a motif.Engine that counts the shapes of Shape (SNAP's 36,
-// the four-node stars and the Small family; Options.Families chooses) in
-// count mode (no Sink) and hands every other request to Next. One counting run
-// serves all the queries of a family asked over the same window state,
-// δ, range and mask: `mine --snap3` counts once for its 36 queries.
+// the four-node stars and paths and the Small family; Options.Families
+// chooses) in count mode (no Sink) and hands every other request to Next,
+// as it does a request of a family with a cost model (the paths) whose
+// sampled enumeration projects less work than counting (choose.go). One
+// counting run serves all the queries of a family asked over the same
+// window state, δ, range and mask: `mine --snap3` counts once for its 36
+// queries.
 type Engine struct {
 	next motif.Engine
 	opts Options
