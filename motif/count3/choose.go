@@ -110,6 +110,9 @@ func (e *Engine) projection(w *window.Window, delta int64, req motif.Request, c 
 	if per == 0 {
 		return 0, 1, "its family is always counted (no cost model)"
 	}
+	if w.Len() == 0 {
+		return 0, 1, "the window is empty"
+	}
 	shares = max(e.plans[delta][fam], 1)
 	if int64(w.Len()) > math.MaxInt64/per {
 		return math.MaxInt64, shares, ""
