@@ -264,9 +264,21 @@ func (c *counter) paths(ctx context.Context) error {
 		return err
 	}
 	bufs := make([]pathBuf, c.workers)
-	// Each node counts its pairs with higher ids; a node's weight is its
-	// sequence (its pairs read their lighter ends, but a hub has many).
-	return c.heavyFirst(ctx, c.nodes, 16, sq.off[c.nodes], func(u int) int64 { return int64(sq.n[u]) }, func(wk, u int) {
+	// Each node counts its pairs with higher ids. A pair's cost is its
+	// lighter end's edges (at most), so a node's weight is their sum over
+	// its pairs: a hub's pairs are each light, but a heavy node's pair with
+	// a hub is a whole sequence.
+	weight := make([]int64, c.nodes)
+	var total int64
+	for u := range c.nodes {
+		for _, v := range c.nbr[c.off[u] : c.off[u]+int64(c.deg[u])] {
+			if v > uint32(u) {
+				weight[u] += int64(min(sq.n[u], sq.n[v]))
+			}
+		}
+		total += weight[u]
+	}
+	return c.heavyFirst(ctx, c.nodes, 16, total, func(u int) int64 { return weight[u] }, func(wk, u int) {
 		r := (*[RawLen - rawPath]int64)(c.raws[wk].Raw[rawPath:])
 		for _, v := range c.nbr[c.off[u] : c.off[u]+int64(c.deg[u])] {
 			if v > uint32(u) {
