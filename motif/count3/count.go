@@ -68,12 +68,32 @@ type Device interface {
 	CountSequences(ctx context.Context, s *Sequences, delta int64) (Raw, error)
 }
 
+// WindowDevice counts over a window that it mirrors itself (package
+// gpu's Counter): it builds every sequence and pair list it needs from its
+// copy of the window's edges and runs the centre pass (Stars, Small) and
+// the triangle pass (Triangles) there. Its counters must equal Count's on
+// the host, counter for counter. Count hands it every family but Paths,
+// which stay on the host.
+type WindowDevice interface {
+	CountWindow(ctx context.Context, w *window.Window, delta int64, s Scope, fam Families) (Raw, error)
+}
+
+// Scope is the part of a request a WindowDevice counts: the triples
+// whose last edge lies in [Lo, Hi) and, with a Mask, has Mask[p − Lo]
+// set. Hi is at most the window's end and above its first position; the
+// edges at or after Hi take no part. Delta is not negative.
+type Scope struct {
+	Lo, Hi int64
+	Mask   []bool
+}
+
 // Options configure Count.
 type Options struct {
 	// Workers is the number of goroutines (at least 1).
 	Workers int
-	// Device, if set, runs the passes; the host then only builds their
-	// inputs.
+	// Device, if set, runs the centre pass over sequences the host
+	// builds; if it is also a WindowDevice, it runs the centre and
+	// triangle passes over its own copy of the window instead.
 	Device Device
 	// Families are the families an Engine counts (zero: All); the
 	// shapes of the others go to the wrapped engine. Count ignores it.
@@ -127,6 +147,9 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 	if sc.hi <= max(sc.lo, w.First()) || w.Len() == 0 || delta < 0 {
 		return raw, nil
 	}
+	if wd, ok := opts.Device.(WindowDevice); ok && fam&(Stars|Triangles|Small) != 0 {
+		return countOnDevice(ctx, wd, w, delta, req, sc, fam, opts)
+	}
 	// Node ids index the window's dictionary, so its size bounds them: a
 	// scan of the edges for the largest id cost 15–30 ms a call on a
 	// 10M-edge window.
@@ -157,6 +180,28 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 		if fam&Triangles == 0 { // counted for the paths alone
 			clear(raw[rawTri:rawStar4])
 		}
+	}
+	return raw, nil
+}
+
+// countOnDevice counts fam's families but Paths on wd and the paths, if
+// asked, on the host.
+func countOnDevice(ctx context.Context, wd WindowDevice, w *window.Window, delta int64, req motif.Request, sc scope, fam Families, opts Options) (Raw, error) {
+	ph := newPhases(fam&^Paths, 1, opts.Phases)
+	raw, err := wd.CountWindow(ctx, w, delta, Scope{Lo: sc.lo, Hi: sc.hi, Mask: sc.mask}, fam&(Stars|Triangles|Small))
+	if err != nil {
+		return Raw{}, err
+	}
+	ph.mark("device")
+	ph.done()
+	if fam&Paths != 0 {
+		host := opts
+		host.Device = nil
+		paths, err := Count(ctx, w, delta, req, Paths, host)
+		if err != nil {
+			return Raw{}, err
+		}
+		raw.Add(&paths)
 	}
 	return raw, nil
 }
