@@ -5,6 +5,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"io"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -31,6 +32,7 @@ type Counter struct {
 	// CountWindow's piece lengths (centrePiece, trianglePiece; tests set
 	// them small).
 	centrePiece, trianglePiece int64
+	phases                     io.Writer // TimePhases
 }
 
 var _ count3.Device = (*Counter)(nil)

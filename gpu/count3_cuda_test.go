@@ -4,11 +4,13 @@ package gpu_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/motifwatch/motifwatch/gpu"
@@ -66,7 +68,7 @@ func countBoth(t *testing.T, c *gpu.Counter, w *window.Window, delta int64, req 
 // root masks and self-loops, every family at once and each alone.
 func TestCount3DeviceWindowPieces(t *testing.T) {
 	c := testCounter(t)
-	defer c.SetPieces(2048, 4096)
+	defer c.SetPieces(gpu.DefaultPieces())
 	rng := rand.New(rand.NewPCG(27, 3))
 	fams := []count3.Families{count3.All, count3.Stars, count3.Triangles, count3.Small, count3.Grid3}
 	var counted int64
@@ -88,7 +90,7 @@ func TestCount3DeviceWindowPieces(t *testing.T) {
 				req.RootMask[i] = rng.IntN(3) != 0
 			}
 		}
-		pieces := [][2]int64{{1, 1}, {2, 3}, {3, 2}, {5, 7}, {2048, 4096}}[iter%5]
+		pieces := [][2]int64{{1, 1}, {2, 3}, {3, 2}, {5, 7}, {1024, 1024}}[iter%5]
 		c.SetPieces(pieces[0], pieces[1])
 		fam := fams[iter%len(fams)]
 		dev, err := count3.Count(context.Background(), w, delta, req, fam, count3.Options{Workers: 2, Device: c})
@@ -328,8 +330,27 @@ func BenchmarkCount3Window(b *testing.B) {
 		{"sequences", count3.Grid3, count3.Options{Workers: runtime.NumCPU(), Device: seqOnly{c}}},
 		{"host", count3.Grid3, host},
 	}
+	// MOTIFWATCH_COUNT3_PIECES: more window ways, one per piece lengths
+	// "centre x triangle" (comma-separated), for tuning.
+	if v := os.Getenv("MOTIFWATCH_COUNT3_PIECES"); v != "" {
+		for _, p := range strings.Split(v, ",") {
+			ways = append(ways, struct {
+				name string
+				fam  count3.Families
+				opts count3.Options
+			}{"window-" + p, count3.Grid3, count3.Options{Workers: runtime.NumCPU(), Device: c}})
+		}
+	}
 	for _, way := range ways {
 		b.Run(way.name, func(b *testing.B) {
+			if p, ok := strings.CutPrefix(way.name, "window-"); ok && strings.Contains(p, "x") {
+				var centre, tri int64
+				if _, err := fmt.Sscanf(p, "%dx%d", &centre, &tri); err != nil {
+					b.Fatal(err)
+				}
+				c.SetPieces(centre, tri)
+				defer c.SetPieces(gpu.DefaultPieces())
+			}
 			// Once outside the timer: the mirror's sync, and the check.
 			got, err := count3.Count(context.Background(), w, delta, req, way.fam, way.opts)
 			if err != nil {
@@ -337,6 +358,16 @@ func BenchmarkCount3Window(b *testing.B) {
 			}
 			if got != want[way.fam] {
 				b.Fatalf("counters differ from the host's:\n%v\n%v", got, want[way.fam])
+			}
+			if way.opts.Device == c {
+				var phases strings.Builder
+				c.TimePhases(&phases)
+				_, err := count3.Count(context.Background(), w, delta, req, way.fam, way.opts)
+				c.TimePhases(nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Log(strings.TrimSpace(phases.String()))
 			}
 			b.ResetTimer()
 			for range b.N {

@@ -5,6 +5,9 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
+	"time"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -16,8 +19,8 @@ import (
 // count3WinKernels are kernels/count3.cu's kernels of the counting over
 // the window mirror (CountWindow).
 var count3WinKernels = []string{"c3Entries", "c3Offsets", "c3Gather", "c3KeyIota", "c3KeyOf",
-	"c3PieceCount", "c3Pieces", "c3PFill", "c3PHeads", "c3PSlots", "c3Sweep",
-	"c3BGather", "c3Groups", "c3Forward", "c3FFill", "c3FOff", "c3List", "c3Tasks", "c3Triangles"}
+	"c3PieceCount", "c3Pieces", "c3PFill", "c3PHeads", "c3PSlots", "c3PieceKeys", "c3Sweep",
+	"c3BGather", "c3Groups", "c3Forward", "c3FFill", "c3FOff", "c3Masks", "c3List", "c3Tasks", "c3Triangles"}
 
 // Piece lengths of CountWindow: a centre's sequence is cut into pieces
 // of at most centrePiece counted edges, a triangle's merged light sides
@@ -25,11 +28,17 @@ var count3WinKernels = []string{"c3Entries", "c3Offsets", "c3Gather", "c3KeyIota
 // warm-up over the δ window before it, so that neither a hub's sequence
 // nor a triangle of two heavy sides is one thread's serial walk.
 const (
-	centrePiece   = 2048
-	trianglePiece = 4096
+	centrePiece   = 1024
+	trianglePiece = 1024
 )
 
 var _ count3.WindowDevice = (*Counter)(nil)
+
+// TimePhases makes every later CountWindow write one line to to with
+// the time of each of its phases on the device (each phase then ends with
+// a synchronisation); nil turns it off. A measurement aid: call it before
+// the counter is used.
+func (c *Counter) TimePhases(to io.Writer) { c.phases = to }
 
 // maxWindowEdges bounds CountWindow's window: positions are packed above
 // three flag bits in 32 (kernels/count3.cu), and its indexes are 32-bit.
@@ -59,11 +68,18 @@ func (c *Counter) CountWindow(ctx context.Context, w *window.Window, delta int64
 		if err := d.syncWindow(w); err != nil {
 			return err
 		}
-		wc := &winCount{d: d, delta: delta, first: first, n: hi - first, centrePiece: c.centrePiece, trianglePiece: c.trianglePiece}
+		wc := &winCount{d: d, delta: delta, first: first, t0: w.T(first), n: hi - first, centrePiece: c.centrePiece,
+			trianglePiece: c.trianglePiece, timed: c.phases != nil, start: time.Now()}
 		get, release := d.scratch()
 		defer release()
 		wc.get = get
-		return wc.run(s, fam, &raw)
+		if err := wc.run(s, fam, &raw); err != nil {
+			return err
+		}
+		if c.phases != nil {
+			fmt.Fprintf(c.phases, "gpu count3 phases (ms):%s total %.1f\n", wc.marks.String(), time.Since(wc.start).Seconds()*1e3)
+		}
+		return nil
 	})
 	if err != nil {
 		return count3.Raw{}, fmt.Errorf("gpu count3: %w", err)
@@ -75,13 +91,34 @@ func (c *Counter) CountWindow(ctx context.Context, w *window.Window, delta int64
 type winCount struct {
 	d                          *device
 	get                        func(int64) (cu.DevicePtr, error)
-	delta, first, n            int64
+	delta, first, t0, n        int64
 	centrePiece, trianglePiece int64
 	verts, n2                  int64
 	// A: the entries by centre, in position order.
 	acentre, at, apf, aother, coff cu.DevicePtr
 	raw                            cu.DevicePtr
 	err                            error
+	// timed: mark syncs the device and records each phase's time
+	// (Counter.TimePhases).
+	timed       bool
+	start, last time.Time
+	marks       strings.Builder
+}
+
+// mark ends a phase when timed.
+func (wc *winCount) mark(name string) {
+	if !wc.timed || wc.err != nil {
+		return
+	}
+	if wc.err = wc.d.sync(name); wc.err != nil {
+		return
+	}
+	now := time.Now()
+	if wc.last.IsZero() {
+		wc.last = wc.start
+	}
+	fmt.Fprintf(&wc.marks, " %s %.1f", name, now.Sub(wc.last).Seconds()*1e3)
+	wc.last = now
 }
 
 // buf allocates a scratch buffer; the first failure sticks in wc.err.
@@ -167,6 +204,7 @@ func (wc *winCount) run(s count3.Scope, fam count3.Families, raw *count3.Raw) er
 	wc.launch("c3Gather", n2, vals, n2, keys, dw.src, dw.dst, dw.t, slot0, wc.first, lo, mask, wc.at, wc.apf, wc.aother)
 	wc.raw = wc.buf(count3.RawLen * 8)
 	wc.zero(wc.raw, count3.RawLen*8)
+	wc.mark("entries")
 	if fam&(count3.Stars|count3.Small) != 0 {
 		wc.centres(fam)
 	}
@@ -206,6 +244,7 @@ func (wc *winCount) centres(fam count3.Families) {
 		wc.err = fmt.Errorf("the centre pieces' %d entries exceed 32-bit indexes", entries)
 		return
 	}
+	wc.mark("pieces")
 	keys, vals := wc.buf(entries*4), wc.buf(entries*8)
 	pa, pq := wc.buf(entries*4), wc.buf(entries*4)
 	wc.launch("c3PFill", entries, poff, pieces, entries, pfrom, wc.aother, keys, vals, pa, pq)
@@ -219,6 +258,10 @@ func (wc *winCount) centres(fam count3.Families) {
 	slots := wc.u32At(e, entries)
 	pslot := wc.buf(entries * 4)
 	wc.launch("c3PSlots", entries, vals, entries, head, e, pslot)
+	pk, order := wc.buf(pieces*4), wc.buf(pieces*8)
+	wc.launch("c3PieceKeys", pieces, pfrom, pto, pieces, pk, order)
+	_, order = wc.sort(pk, order, pieces, 1<<16)
+	wc.mark("slots")
 	var st, sm cu.DevicePtr
 	stars, small := int64(0), int64(0)
 	if fam&count3.Stars != 0 {
@@ -232,9 +275,10 @@ func (wc *winCount) centres(fam count3.Families) {
 		wc.zero(sm, slots*count3SmallState*8)
 	}
 	if wc.err == nil {
-		wc.err = wc.d.launch("c3Sweep", min(blocks(pieces, count3Block), wc.d.sms*16), count3Block,
-			pieces, pfrom, pcnt, pto, poff, pslot, wc.at, wc.apf, delta, stars, small, st, sm, wc.raw)
+		wc.err = wc.d.launch("c3Sweep", blocks(pieces, count3Block), count3Block,
+			pieces, order, pfrom, pcnt, pto, poff, pslot, wc.at, wc.apf, delta, stars, small, st, sm, wc.raw)
 	}
+	wc.mark("sweep")
 }
 
 // count3SmallState is the Small family's per-slot state, in int64s.
@@ -263,6 +307,7 @@ func (wc *winCount) triangles() {
 	if wc.err != nil || groups == 0 {
 		return
 	}
+	wc.mark("pairs")
 	gs := wc.buf((groups + 1) * 4)
 	wc.launch("c3Groups", n2+1, head, e, n2, gs)
 	fw := wc.buf((groups + 1) * 4)
@@ -277,8 +322,11 @@ func (wc *winCount) triangles() {
 	wc.launch("c3FFill", groups, fw, fidx, groups, gs, bother, fgs, fv)
 	foff := wc.buf((verts + 1) * 4)
 	wc.launch("c3FOff", verts+1, wc.coff, e, fidx, verts, foff)
+	mask := wc.buf(groups * 8)
+	wc.launch("c3Masks", groups, gs, groups, bt, wc.t0, max(delta, 1), mask)
+	wc.mark("forward")
 	tcount := wc.buf((fg + 1) * 4)
-	wc.launch("c3List", fg+1, int64(0), fgs, fv, fg, foff, gs, bcentre, bt, delta, tcount, cu.DevicePtr(0), cu.DevicePtr(0), cu.DevicePtr(0), wc.trianglePiece)
+	wc.launch("c3List", fg+1, int64(0), fgs, fv, fg, foff, gs, bcentre, bt, mask, delta, tcount, cu.DevicePtr(0), cu.DevicePtr(0), cu.DevicePtr(0), wc.trianglePiece)
 	toff := wc.buf((fg + 1) * 4)
 	wc.scan(tcount, toff, fg+1)
 	tris := wc.u32At(toff, fg)
@@ -286,7 +334,7 @@ func (wc *winCount) triangles() {
 		return
 	}
 	tr, tpc := wc.buf(tris*16), wc.buf((tris+1)*4)
-	wc.launch("c3List", fg+1, int64(1), fgs, fv, fg, foff, gs, bcentre, bt, delta, cu.DevicePtr(0), toff, tr, tpc, wc.trianglePiece)
+	wc.launch("c3List", fg+1, int64(1), fgs, fv, fg, foff, gs, bcentre, bt, mask, delta, cu.DevicePtr(0), toff, tr, tpc, wc.trianglePiece)
 	tpoff := wc.buf((tris + 1) * 4)
 	wc.scan(tpc, tpoff, tris+1)
 	tasks := wc.u32At(tpoff, tris)
@@ -294,9 +342,13 @@ func (wc *winCount) triangles() {
 		return
 	}
 	taskTri := wc.buf(tasks * 4)
-	wc.launch("c3Tasks", tris, tpoff, tris, taskTri)
+	tk, order := wc.buf(tasks*4), wc.buf(tasks*8)
+	wc.launch("c3Tasks", tris, tr, gs, tpoff, tris, wc.trianglePiece, taskTri, tk, order)
+	_, order = wc.sort(tk, order, tasks, wc.trianglePiece+1)
+	wc.mark("listing")
 	if wc.err == nil {
-		wc.err = wc.d.launch("c3Triangles", min(blocks(tasks, count3Block), wc.d.sms*16), count3Block,
-			tr, tpoff, taskTri, tasks, gs, bt, bpf, fin, fc, fci, delta, wc.trianglePiece, wc.raw)
+		wc.err = wc.d.launch("c3Triangles", blocks(tasks, count3Block), count3Block,
+			tr, tpoff, taskTri, order, tasks, gs, bt, bpf, fin, fc, fci, delta, wc.trianglePiece, wc.raw)
 	}
+	wc.mark("count")
 }

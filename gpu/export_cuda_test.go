@@ -7,3 +7,6 @@ package gpu
 func (c *Counter) SetPieces(centre, triangle int64) {
 	c.centrePiece, c.trianglePiece = centre, triangle
 }
+
+// DefaultPieces returns CountWindow's piece lengths.
+func DefaultPieces() (centre, triangle int64) { return centrePiece, trianglePiece }

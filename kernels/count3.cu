@@ -411,10 +411,21 @@ __device__ void sweepSmall(const i64 *At, const u32 *Apf, const u32 *slot, u32 f
     }
 }
 
-// c3Sweep: one thread per piece, the stars' scan and the Small family's.
-// Pslot holds each P entry's slot, numbered over all pieces, so that
-// the states are indexed by it directly.
-extern "C" __global__ void c3Sweep(i64 NP, const u32 *pfrom, const u32 *pcnt, const u32 *pto, const u32 *poff,
+// c3PieceKeys orders the pieces longest first (keys for a radix sort:
+// 65535 − length, capped), so that a warp's threads sweep pieces of
+// similar lengths and the longest start first.
+extern "C" __global__ void c3PieceKeys(const u32 *pfrom, const u32 *pto, i64 NP, u32 *keys, i64 *vals) {
+    GRID_LOOP(q, NP) {
+        keys[q] = 65535 - min(pto[q] - pfrom[q], 65535u);
+        vals[q] = q;
+    }
+}
+
+// c3Sweep: one thread per piece (order: the pieces, longest first), the
+// stars' scan and the Small family's. Pslot holds each P entry's slot,
+// numbered over all pieces, so that the states are indexed by it
+// directly.
+extern "C" __global__ void c3Sweep(i64 NP, const i64 *order, const u32 *pfrom, const u32 *pcnt, const u32 *pto, const u32 *poff,
                                    const u32 *Pslot, const i64 *At, const u32 *Apf, i64 delta, i64 stars,
                                    i64 small, i64 *stState, i64 *smState, unsigned long long *raw) {
     __shared__ unsigned long long acc[40];
@@ -422,7 +433,8 @@ extern "C" __global__ void c3Sweep(i64 NP, const u32 *pfrom, const u32 *pcnt, co
     __syncthreads();
     i64 loc[40];
     for (int k = 0; k < 40; k++) loc[k] = 0;
-    GRID_LOOP(q, NP) {
+    GRID_LOOP(i, NP) {
+        i64 q = order[i];
         const u32 *slot = Pslot + poff[q];
         if (stars) sweepStars(At, Apf, slot, pfrom[q], pcnt[q], pto[q], delta, stState, loc);
     }
@@ -432,7 +444,8 @@ extern "C" __global__ void c3Sweep(i64 NP, const u32 *pfrom, const u32 *pcnt, co
     for (int k = threadIdx.x; k < 40; k += blockDim.x) acc[k] = 0;
     for (int k = 0; k < 40; k++) loc[k] = 0;
     __syncthreads();
-    GRID_LOOP(q, NP) {
+    GRID_LOOP(i, NP) {
+        i64 q = order[i];
         const u32 *slot = Pslot + poff[q];
         sweepSmall(At, Apf, slot, pfrom[q], pcnt[q], pto[q], delta, smState, loc);
     }
@@ -523,15 +536,37 @@ __device__ __forceinline__ bool meets(const u32 *gs, const i64 *Bt, u32 g1, u32 
     return f <= l || !apart(l, f, delta);
 }
 
+// c3Masks: each group's δ-wide time slots, folded into 64 bits (count3's
+// timeSpan.slots: slot k = (t − t0) / width sets bit k mod 64; two edges
+// within δ lie in the same or adjacent slots). A group of more than 1024
+// edges gets every bit: its edges are not read for a filter.
+extern "C" __global__ void c3Masks(const u32 *gs, i64 G, const i64 *Bt, i64 t0, i64 width, u64 *mask) {
+    GRID_LOOP(g, G) {
+        u32 j0 = gs[g], j1 = gs[g + 1];
+        u64 m = 0;
+        if (j1 - j0 > 1024) m = ~0ull;
+        else
+            for (u32 j = j0; j < j1; j++) m |= 1ull << (((u64)Bt[j] - (u64)t0) / (u64)width & 63);
+        mask[g] = m;
+    }
+}
+
+// near is count3's timeSpan.near: whether two groups' slots leave room
+// for one edge of each within δ.
+__device__ __forceinline__ bool near(const u64 *mask, u32 g1, u32 g2) {
+    u64 x = mask[g2];
+    return (mask[g1] & (x | (x << 1 | x >> 63) | (x >> 1 | x << 63))) != 0;
+}
+
 // c3List lists the static triangles from forward pair f = (u, v): every
 // z in F(v) that is in F(u). mode 0 counts those whose sides meet within
-// δ into tcount[f] (tcount[FG] = 0, for the scan); mode 1 writes them
+// δ (meets) and whose light sides' slots are near into tcount[f] (tcount[FG] = 0, for the scan); mode 1 writes them
 // from toff[f] as {a, b, c, flips} (count3's choice of the heaviest side
 // a) and each one's tasks, pieces of LT light-side edges, into tpc
 // (tpc[T] = 0).
 extern "C" __global__ void c3List(i64 mode, const u32 *Fg, const u32 *Fv, i64 FG, const u32 *foff, const u32 *gs,
-                                  const u32 *Bcentre, const i64 *Bt, i64 delta, u32 *tcount, const u32 *toff,
-                                  uint4 *tris, u32 *tpc, i64 LT) {
+                                  const u32 *Bcentre, const i64 *Bt, const u64 *mask, i64 delta, u32 *tcount,
+                                  const u32 *toff, uint4 *tris, u32 *tpc, i64 LT) {
     GRID_LOOP(f, FG + 1) {
         if (f == FG) {
             if (mode == 0) tcount[FG] = 0;
@@ -554,15 +589,16 @@ extern "C" __global__ void c3List(i64 mode, const u32 *Fg, const u32 *Fv, i64 FG
             if (l == hi || Fv[l] != z) continue;
             u32 uz = Fg[l], vz = Fg[j2];
             if (!meets(gs, Bt, uv, uz, vz, delta)) continue;
-            if (mode == 0) {
-                n++;
-                continue;
-            }
             u32 m1 = gs[uv + 1] - gs[uv], m2 = gs[uz + 1] - gs[uz], m3 = gs[vz + 1] - gs[vz];
             uint4 r;
             if (m1 >= m2 && m1 >= m3) r = make_uint4(uv, uz, vz, 0);
             else if (m2 >= m3) r = make_uint4(uz, uv, vz, 2);
             else r = make_uint4(vz, uv, uz, 3);
+            if (!near(mask, r.y, r.z)) continue;
+            if (mode == 0) {
+                n++;
+                continue;
+            }
             i64 light = (i64)(gs[r.y + 1] - gs[r.y]) + (gs[r.z + 1] - gs[r.z]);
             tris[at] = r;
             tpc[at] = (u32)((light + LT - 1) / LT);
@@ -572,10 +608,20 @@ extern "C" __global__ void c3List(i64 mode, const u32 *Fg, const u32 *Fv, i64 FG
     }
 }
 
-// c3Tasks: task k of triangle r is taskTri[k] = r.
-extern "C" __global__ void c3Tasks(const u32 *tpoff, i64 T, u32 *taskTri) {
+// c3Tasks: task k of triangle r is taskTri[k] = r; keys and vals order
+// the tasks by their light edges, most first (a radix sort's keys: LT −
+// edges), so that a warp's threads get tasks of similar sizes and the
+// largest start first.
+extern "C" __global__ void c3Tasks(const uint4 *tris, const u32 *gs, const u32 *tpoff, i64 T, i64 LT, u32 *taskTri,
+                                   u32 *keys, i64 *vals) {
     GRID_LOOP(r, T) {
-        for (u32 k = tpoff[r]; k < tpoff[r + 1]; k++) taskTri[k] = (u32)r;
+        uint4 tr = tris[r];
+        i64 total = (i64)(gs[tr.y + 1] - gs[tr.y]) + (gs[tr.z + 1] - gs[tr.z]);
+        for (u32 k = tpoff[r], m0 = 0; k < tpoff[r + 1]; k++, m0 += (u32)LT) {
+            taskTri[k] = (u32)r;
+            keys[k] = (u32)(LT - min(LT, total - m0));
+            vals[k] = k;
+        }
     }
 }
 
@@ -669,21 +715,22 @@ __device__ __forceinline__ void aCursors(const BArr &B, PL a, i64 t, u32 pf, u32
     if (!apart(t, plT(B, a, ih), delta)) ih = after(B, a, ih, addTicks(t, delta));
 }
 
-// c3Triangles: one thread per task, count3's countTriangle over the
+// c3Triangles: one thread per task (order: the tasks, largest first), count3's countTriangle over the
 // merged light sides' edges [m0, m1) of its triangle (m0 = piece·LT),
 // after a warm-up over the edges within δ before them. count3 keeps the
 // δ window's edges in a queue with what each added to the sums; here a
 // second walk (tail) a window behind replays the same edges and
 // recomputes what each added, so a task needs no memory of its own.
 // The triples whose last light edge lies in [m0, m1) are this task's.
-extern "C" __global__ void c3Triangles(const uint4 *tris, const u32 *tpoff, const u32 *taskTri, i64 ntasks,
+extern "C" __global__ void c3Triangles(const uint4 *tris, const u32 *tpoff, const u32 *taskTri, const i64 *order, i64 ntasks,
                                        const u32 *gs, const i64 *Bt, const u32 *Bpf, const u32 *Sin, const u32 *Sc,
                                        const u32 *Sci, i64 delta, i64 LT, unsigned long long *raw) {
     __shared__ unsigned long long acc[96];
     for (int k = threadIdx.x; k < 96; k += blockDim.x) acc[k] = 0;
     __syncthreads();
     BArr B = {Bt, Bpf, Sin, Sc, Sci};
-    GRID_LOOP(task, ntasks) {
+    GRID_LOOP(i, ntasks) {
+        i64 task = order[i];
         u32 r = taskTri[task];
         uint4 tr = tris[r];
         u32 piece = (u32)task - tpoff[r];

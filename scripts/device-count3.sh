@@ -34,6 +34,6 @@ fi
 wait $gen
 for d in "${@:-86400}"; do
 	MOTIFWATCH_COUNT3_GRAPH=/tmp/tg10m.txt MOTIFWATCH_COUNT3_DELTA=$d timeout 300 .devcarry/gpu.test -test.run '^$' \
-		-test.bench Count3Window -test.benchtime 5x -test.benchmem=false 2>&1 | tee -a "$out/bench.log" | grep -vE "^(goos|goarch|pkg|cpu):"
+		-test.bench "${BENCH:-Count3Window}" -test.benchtime ${BENCHTIME:-5x} -test.benchmem=false 2>&1 | tee -a "$out/bench.log" | grep -vE "^(goos|goarch|pkg|cpu):"
 done
 cd "$out" && tar czf results.tgz *.log sm90
