@@ -368,6 +368,8 @@ func BenchmarkCount3Window(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.Log(strings.TrimSpace(phases.String()))
+				st := testEngines(b)["1dev"].Stats()[0]
+				b.Logf("device memory held (window mirror, pooled scratch): %d MiB, %.0f bytes per window edge", st.HeldBytes>>20, float64(st.HeldBytes)/float64(w.Len()))
 			}
 			b.ResetTimer()
 			for range b.N {

@@ -4,6 +4,7 @@ package gpu
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -29,7 +30,7 @@ var count3WinKernels = []string{"c3Entries", "c3Offsets", "c3Gather", "c3KeyIota
 // nor a triangle of two heavy sides is one thread's serial walk.
 const (
 	centrePiece   = 1024
-	trianglePiece = 1024
+	trianglePiece = 256
 )
 
 var _ count3.WindowDevice = (*Counter)(nil)
@@ -49,7 +50,9 @@ const maxWindowEdges = 1 << 29
 // Small, Triangles) over the mirror's edges [w.First(), s.Hi), building
 // every sequence and pair list on the device (kernels/count3.cu,
 // "Counting over the device's window mirror"). Only the scope's mask and
-// the counters cross the bus.
+// the counters cross the bus. Its scratch takes several hundred bytes per
+// window edge (BENCHMARKS.md); a device that has no room for it reports count3.ErrDeviceFull,
+// and count3 counts on the host instead.
 func (c *Counter) CountWindow(ctx context.Context, w *window.Window, delta int64, s count3.Scope, fam count3.Families) (count3.Raw, error) {
 	var raw count3.Raw
 	first := w.First()
@@ -81,6 +84,12 @@ func (c *Counter) CountWindow(ctx context.Context, w *window.Window, delta int64
 		}
 		return nil
 	})
+	var oom *OutOfMemoryError
+	if errors.As(err, &oom) {
+		// The host counts it (count3.Count): a window whose counting
+		// does not fit the device is no failed query.
+		return count3.Raw{}, fmt.Errorf("gpu count3: %w: %w", count3.ErrDeviceFull, err)
+	}
 	if err != nil {
 		return count3.Raw{}, fmt.Errorf("gpu count3: %w", err)
 	}
@@ -233,7 +242,7 @@ func (wc *winCount) centres(fam count3.Families) {
 	}
 	pfrom, pcnt, pto := wc.buf(pieces*4), wc.buf(pieces*4), wc.buf(pieces*4)
 	plen := wc.buf((pieces + 1) * 4)
-	wc.launch("c3Pieces", verts+1, wc.coff, pieceOff, verts, wc.at, delta, wc.centrePiece, pfrom, pcnt, pto, plen)
+	wc.launch("c3Pieces", pieces+1, wc.coff, pieceOff, verts, pieces, wc.at, delta, wc.centrePiece, pfrom, pcnt, pto, plen)
 	poff := wc.buf((pieces + 1) * 4)
 	wc.scan(plen, poff, pieces+1)
 	entries := wc.u32At(poff, pieces)

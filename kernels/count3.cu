@@ -250,27 +250,33 @@ __device__ __forceinline__ u32 lowerT(const i64 *At, u32 lo, u32 hi, i64 t) {
     return lo;
 }
 
-// c3Pieces lays out centre c's pieces: piece k counts A[cnt, to), cnt =
-// coff[c] + k·L, and starts its warm-up at the first edge within δ of
-// A[cnt] (count3's pieces: the δ window of every counted edge lies in
-// the piece). plen[NP] (c = verts) is 0, for the scan.
-extern "C" __global__ void c3Pieces(const u32 *coff, const u32 *pieceOff, i64 verts, const i64 *At, i64 delta,
-                                    i64 L, u32 *pfrom, u32 *pcnt, u32 *pto, u32 *plen) {
-    GRID_LOOP(c, verts + 1) {
-        if (c == verts) {
-            plen[pieceOff[verts]] = 0;
+// c3Pieces lays out piece q, of centre c: the k-th of c's pieces counts
+// A[cnt, to), cnt = coff[c] + k·L, and starts its warm-up at the first
+// edge within δ of A[cnt] (count3's pieces: the δ window of every counted
+// edge lies in the piece). A thread per piece: a hub has thousands, and
+// each one's warm-up is a binary search. plen[NP] is 0, for the scan.
+extern "C" __global__ void c3Pieces(const u32 *coff, const u32 *pieceOff, i64 verts, i64 NP, const i64 *At,
+                                    i64 delta, i64 L, u32 *pfrom, u32 *pcnt, u32 *pto, u32 *plen) {
+    GRID_LOOP(q, NP + 1) {
+        if (q == NP) {
+            plen[NP] = 0;
             continue;
         }
-        u32 c0 = coff[c], c1 = coff[c + 1];
-        for (u32 q = pieceOff[c], k = 0; q < pieceOff[c + 1]; q++, k++) {
-            u32 cnt = c0 + k * (u32)L;
-            u32 to = min(cnt + (u32)L, c1);
-            u32 from = k == 0 ? c0 : lowerT(At, c0, cnt, subTicks(At[cnt], delta));
-            pfrom[q] = from;
-            pcnt[q] = cnt;
-            pto[q] = to;
-            plen[q] = to - from;
+        u32 c = 0, hi = (u32)verts; // the last c with pieceOff[c] <= q
+        while (hi - c > 1) {
+            u32 m = c + (hi - c) / 2;
+            if (pieceOff[m] <= (u32)q) c = m;
+            else hi = m;
         }
+        u32 k = (u32)q - pieceOff[c];
+        u32 c0 = coff[c], c1 = coff[c + 1];
+        u32 cnt = c0 + k * (u32)L;
+        u32 to = min(cnt + (u32)L, c1);
+        u32 from = k == 0 ? c0 : lowerT(At, c0, cnt, subTicks(At[cnt], delta));
+        pfrom[q] = from;
+        pcnt[q] = cnt;
+        pto[q] = to;
+        plen[q] = to - from;
     }
 }
 

@@ -3,6 +3,7 @@ package count3
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"sort"
@@ -77,6 +78,10 @@ type Device interface {
 type WindowDevice interface {
 	CountWindow(ctx context.Context, w *window.Window, delta int64, s Scope, fam Families) (Raw, error)
 }
+
+// ErrDeviceFull is what a WindowDevice returns (wrapped) when it has no
+// room to count a window: Count then counts on the host.
+var ErrDeviceFull = errors.New("count3: the device has no room to count the window")
 
 // Scope is the part of a request a WindowDevice counts: the triples
 // whose last edge lies in [Lo, Hi) and, with a Mask, has Mask[p − Lo]
@@ -185,10 +190,15 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 }
 
 // countOnDevice counts fam's families but Paths on wd and the paths, if
-// asked, on the host.
+// asked, on the host; all of them on the host if wd has no room.
 func countOnDevice(ctx context.Context, wd WindowDevice, w *window.Window, delta int64, req motif.Request, sc scope, fam Families, opts Options) (Raw, error) {
 	ph := newPhases(fam&^Paths, 1, opts.Phases)
 	raw, err := wd.CountWindow(ctx, w, delta, Scope{Lo: sc.lo, Hi: sc.hi, Mask: sc.mask}, fam&(Stars|Triangles|Small))
+	if errors.Is(err, ErrDeviceFull) {
+		host := opts
+		host.Device = nil
+		return Count(ctx, w, delta, req, fam, host)
+	}
 	if err != nil {
 		return Raw{}, err
 	}
