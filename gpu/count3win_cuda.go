@@ -30,7 +30,7 @@ var count3WinKernels = []string{"c3Entries", "c3Offsets", "c3Gather", "c3KeyIota
 // nor a triangle of two heavy sides is one thread's serial walk.
 const (
 	centrePiece   = 1024
-	trianglePiece = 256
+	trianglePiece = 128
 )
 
 var _ count3.WindowDevice = (*Counter)(nil)
