@@ -58,9 +58,12 @@ var GPMPTX string
 //go:embed gpm.sm_90.fatbin
 var GPMSM90 string
 
-// Count3PTX is kernels/count3.ptx: the centre pass of motif/count3
-// (SNAP's 36 three-edge motifs: the two-node and star cells). ptxas
-// -arch=sm_90 -v: count3Centres 56 registers, 416 B stack; no spills.
+// Count3PTX is kernels/count3.ptx: motif/count3's passes over the
+// device's window mirror (c3*: layout, the centre sweep, triangle listing
+// and counting) and the older centre pass over host-built sequences
+// (count3Centres). ptxas -arch=sm_90 -v (CUDA 13.0): c3Triangles 56
+// registers, 208 B stack; c3Sweep and count3Centres 56, 416 B stack; no
+// spills.
 //
 //go:embed count3.ptx
 var Count3PTX string
