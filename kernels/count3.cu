@@ -1,10 +1,10 @@
-// kernels/count3.cu: the centre pass of package motif/count3 (SNAP's 36
-// three-edge temporal motifs counted, not enumerated: the two-node and
-// star cells; the triangle pass stays on the host). Each thread runs whole
-// sequences, exactly as count3's scanCentre does (see its comment for the
-// formulas): a sequence is a centre's incident edges in window-position
-// order. The host sorts sequences longest first so a warp's threads get
-// similar lengths.
+// kernels/count3.cu: package motif/count3's passes on the device. First
+// (count3Centres) the centre pass over sequences the host builds (gpu's
+// CountSequences); the counting over the device's window mirror, c3*, is
+// below. count3Centres: each thread runs whole sequences as count3's
+// scanCentre does (see its comment for the formulas): a sequence is a
+// centre's incident edges in window-position order, longest first (the
+// host sorts them) so a warp's threads get similar lengths.
 //
 // Layouts (checked by gpu/count3_test.go against count3's Go types):
 //   Ev is count3.Event: {int64 pos, int64 t, int32 local, uint8 flags}, 24 B.
