@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 	"unsafe"
@@ -164,6 +165,57 @@ func (wc *winCount) sort(keys, vals cu.DevicePtr, n, bound int64) (cu.DevicePtr,
 	return keys, vals
 }
 
+// scanTotal is d.scan (an exclusive prefix sum of n uint32s, in may
+// equal out) that also returns the exact total: the scan's entries are
+// uint32 and wrap past 2^32 − 1, its first level's tile sums (of 1024
+// entries each) are read back and added in 64 bits. Exact while no tile's
+// sum wraps, so for counts below 2^22 each (the callers' bounds).
+func (wc *winCount) scanTotal(in, out cu.DevicePtr, n int64) int64 {
+	const tile = 1024 // kernels/temporal.cu SCAN_TILE
+	tiles := (n + tile - 1) / tile
+	sums := wc.buf(tiles * 4)
+	if wc.err != nil {
+		return 0
+	}
+	d := wc.d
+	if wc.err = d.launch("scanLocal", int(tiles), 256, in, out, n, sums); wc.err != nil {
+		return 0
+	}
+	if tiles > 1 {
+		scanned := wc.buf(tiles * 4)
+		if wc.err == nil {
+			wc.err = d.scan(sums, scanned, tiles)
+		}
+		if wc.err == nil {
+			wc.err = d.launch("scanAdd", int(tiles), 256, out, n, scanned)
+		}
+	}
+	host := make([]uint32, tiles)
+	if wc.err == nil {
+		wc.err = d.dtoh(unsafe.Pointer(&host[0]), sums, tiles*4)
+	}
+	return sum32(host)
+}
+
+// sumAt reads n uint32s back and adds them in 64 bits.
+func (wc *winCount) sumAt(p cu.DevicePtr, n int64) int64 {
+	if wc.err != nil || n == 0 {
+		return 0
+	}
+	host := make([]uint32, n)
+	wc.err = wc.d.dtoh(unsafe.Pointer(&host[0]), p, n*4)
+	return sum32(host)
+}
+
+// fits32 fails the count (count3.ErrDeviceFull: the host counts) when a
+// total is past the 32-bit indexes of kernels/count3.cu.
+func (wc *winCount) fits32(what string, total int64) bool {
+	if wc.err == nil && total > math.MaxUint32 {
+		wc.err = fmt.Errorf("%w: %d %s exceed the device counter's 32-bit indexes", count3.ErrDeviceFull, total, what)
+	}
+	return wc.err == nil
+}
+
 // u32At reads one uint32 back (a size the next step allocates by).
 func (wc *winCount) u32At(p cu.DevicePtr, i int64) int64 {
 	if wc.err != nil {
@@ -243,16 +295,14 @@ func (wc *winCount) centres(fam count3.Families) {
 	pfrom, pcnt, pto := wc.buf(pieces*4), wc.buf(pieces*4), wc.buf(pieces*4)
 	plen := wc.buf((pieces + 1) * 4)
 	wc.launch("c3Pieces", pieces+1, wc.coff, pieceOff, verts, pieces, wc.at, delta, wc.centrePiece, pfrom, pcnt, pto, plen)
+	// A piece's warm-up can be as long as its centre's sequence (a burst
+	// within δ), so the pieces' entries are added in 64 bits here.
+	entries := wc.sumAt(plen, pieces)
+	if !wc.fits32("centre piece entries", entries) {
+		return
+	}
 	poff := wc.buf((pieces + 1) * 4)
 	wc.scan(plen, poff, pieces+1)
-	entries := wc.u32At(poff, pieces)
-	if wc.err != nil {
-		return
-	}
-	if entries > 1<<32-1 {
-		wc.err = fmt.Errorf("the centre pieces' %d entries exceed 32-bit indexes", entries)
-		return
-	}
 	wc.mark("pieces")
 	keys, vals := wc.buf(entries*4), wc.buf(entries*8)
 	pa, pq := wc.buf(entries*4), wc.buf(entries*4)
@@ -336,18 +386,20 @@ func (wc *winCount) triangles() {
 	wc.mark("forward")
 	tcount := wc.buf((fg + 1) * 4)
 	wc.launch("c3List", fg+1, int64(0), fgs, fv, fg, foff, gs, bcentre, bt, mask, delta, tcount, cu.DevicePtr(0), cu.DevicePtr(0), cu.DevicePtr(0), wc.trianglePiece)
+	// Each forward pair lists at most |F(v)| ≤ √(2·pairs) < 2^15
+	// triangles (degree order), within scanTotal's bound.
 	toff := wc.buf((fg + 1) * 4)
-	wc.scan(tcount, toff, fg+1)
-	tris := wc.u32At(toff, fg)
-	if wc.err != nil || tris == 0 {
+	tris := wc.scanTotal(tcount, toff, fg+1)
+	if !wc.fits32("static triangles", tris) || tris == 0 {
 		return
 	}
 	tr, tpc := wc.buf(tris*16), wc.buf((tris+1)*4)
 	wc.launch("c3List", fg+1, int64(1), fgs, fv, fg, foff, gs, bcentre, bt, mask, delta, cu.DevicePtr(0), toff, tr, tpc, wc.trianglePiece)
+	// A triangle's light sides hold fewer than the window's 2^29 edges:
+	// fewer than 2^22 tasks of at least 128, within scanTotal's bound.
 	tpoff := wc.buf((tris + 1) * 4)
-	wc.scan(tpc, tpoff, tris+1)
-	tasks := wc.u32At(tpoff, tris)
-	if wc.err != nil {
+	tasks := wc.scanTotal(tpc, tpoff, tris+1)
+	if !wc.fits32("triangle tasks", tasks) {
 		return
 	}
 	taskTri := wc.buf(tasks * 4)
@@ -360,4 +412,13 @@ func (wc *winCount) triangles() {
 			tr, tpoff, taskTri, order, tasks, gs, bt, bpf, fin, fc, fci, delta, wc.trianglePiece, wc.raw)
 	}
 	wc.mark("count")
+}
+
+// sum32 adds uint32 counts in 64 bits.
+func sum32(v []uint32) int64 {
+	var s int64
+	for _, x := range v {
+		s += int64(x)
+	}
+	return s
 }
