@@ -24,8 +24,8 @@ const (
 	// Triangles: static triangles and the triangle pass.
 	Triangles
 	// Small: the two-edge and the two-node four-edge cells, counted in
-	// the centre pass beside Stars (on the host, also when a Device runs
-	// Stars).
+	// the centre pass beside Stars (on the host when a Device runs Stars
+	// over host-built sequences; on a WindowDevice, there).
 	Small
 	// Paths: the four-node, three-edge paths (the path pass; the
 	// triangle pass runs too, to take off the triangles the path pass
@@ -64,7 +64,8 @@ type Sequences struct {
 
 // Device runs the centre pass over Sequences (package gpu's CUDA kernel);
 // its counters must equal CountSequences'. The triangle pass stays on the
-// host: it walks pair lists, not sequences.
+// host then: it walks pair lists, not sequences (a WindowDevice builds
+// its own).
 type Device interface {
 	CountSequences(ctx context.Context, s *Sequences, delta int64) (Raw, error)
 }
