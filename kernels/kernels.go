@@ -20,6 +20,13 @@
 //     of the .cu and .ptx files differ from the files: a stale binary
 //     cannot pass CI.
 //
+// kernels/emu builds count3.cu's counting over the window (the c3*
+// kernels) for the host with a C++ compiler and runs it one thread at a
+// time in the device's launch order: gpu's TestCount3KernelsOnHost checks
+// those kernels against motif/count3 where no device is. A change to the
+// kernels' arguments or launch order in gpu/count3win_cuda.go goes into
+// kernels/emu/count3emu.cpp too.
+//
 // The sm_90 code is a fatbin (a container the driver reads: ELF machine
 // code, compressed), not a bare cubin: a cubin is an ELF file, which the
 // CI refuses to see tracked (build outputs), and the fatbin is smaller.
