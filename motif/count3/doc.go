@@ -79,8 +79,11 @@
 // each raw pattern for isomorphism against motif.SNAPGrid, and the same
 // test recognises a query's shape (Shape). Engine wraps another
 // motif.Engine and answers count-mode requests for the counted shapes
-// from a cached grid, or hands them on where enumerating is cheaper. The passes run on the host's cores; a Device (package
-// gpu, kernels/count3.cu) may run the centre pass.
+// from a cached grid, or hands them on where enumerating is cheaper. The
+// passes run on the host's cores; a Device (package gpu,
+// kernels/count3.cu) may run the centre pass over sequences the host
+// builds, and a WindowDevice runs the centre and triangle passes over its
+// own copy of the window (Count hands it every family but the paths).
 //
 // count3 reads windows; it never does I/O and never imports kafka or cu.
 package count3
