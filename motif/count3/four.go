@@ -153,16 +153,7 @@ func (c *counter) fourEdgePasses(ctx context.Context, fam Families) error {
 		return err
 	}
 	if fam&Paws != 0 {
-		sq := &pathSeqs{off: make([]int64, c.nodes+1), n: make([]int32, c.nodes)}
-		for v := range c.nodes {
-			sq.off[v+1] = sq.off[v] + c.degree(v)
-		}
-		sq.ent = make([]seqEntry, sq.off[c.nodes])
-		err := c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
-			for v := lo; v < hi; v++ {
-				sq.n[v] = int32(c.fillSeq(uint32(v), sq.ent[sq.off[v]:sq.off[v+1]]))
-			}
-		})
+		sq, err := c.tailSeqs(ctx)
 		if err != nil {
 			return err
 		}

@@ -2,8 +2,10 @@ package count3
 
 import (
 	"context"
+	"math"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/window"
 )
 
 // pawEntry is an edge of a triangle's three sides in the paw pass's
@@ -65,7 +67,7 @@ var pawPerm = func() (m [3][3][3]int) {
 // e2 Σ_e2 midsC·Q(e2) − Σ_e1 startsC·Q(e1); between e2 and e3 Σ_e3
 // ends·Q(e3) − Σ_e2 midsC·Q(e2). A triangle costs its sides' edges in the
 // span where all three meet, times a search per edge and corner.
-func (c *counter) paws(ctx context.Context, sp *staticPairs, sq *pathSeqs) error {
+func (c *counter) paws(ctx context.Context, sp *staticPairs, sq *tailSeqs) error {
 	bufs := make([]pawBuf, c.workers)
 	return c.triangles4(ctx, sp, func(wk int, tri [3]uint32, pid [3]uint32) {
 		c.pawTriangle(sp, sq, tri, pid, &bufs[wk], (*[rawCycle - rawPaw]int64)(c.raws[wk].Raw[rawPaw:rawCycle]))
@@ -108,7 +110,7 @@ func (c *counter) triangles4(ctx context.Context, sp *staticPairs, fn func(wk in
 }
 
 // pawTriangle adds the paws around one static triangle.
-func (c *counter) pawTriangle(sp *staticPairs, sq *pathSeqs, n [3]uint32, pid [3]uint32, b *pawBuf, raw *[rawCycle - rawPaw]int64) {
+func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3]uint32, b *pawBuf, raw *[rawCycle - rawPaw]int64) {
 	delta := c.delta
 	var lists [3][]p4Edge
 	var lower [3]bool // n_s is side s's lower id
@@ -231,7 +233,7 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *pathSeqs, n [3]uint32, pid [3
 	// bounds pos, t + δ (after) and t − δ (from): they only move forward.
 	var cq [3][3]int
 	var sc [3][3]int
-	var seqs [3][]seqEntry
+	var seqs [3][]tailEntry
 	for k := range 3 {
 		seqs[k] = sq.of(n[k])
 	}
@@ -283,7 +285,7 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *pathSeqs, n [3]uint32, pid [3
 
 // pawTails adds entry e's terms to the paw counters (paws).
 func (c *counter) pawTails(e *pawEntry, i int, ent []pawEntry, side int, st *[16]int64, ends, mids *[8]int64,
-	n [3]uint32, lists [3][]p4Edge, lower [3]bool, seqs [3][]seqEntry, cq, sc *[3][3]int, raw *[rawCycle - rawPaw]int64) {
+	n [3]uint32, lists [3][]p4Edge, lower [3]bool, seqs [3][]tailEntry, cq, sc *[3][3]int, raw *[rawCycle - rawPaw]int64) {
 	delta := c.delta
 	tHi, tLo := motif.AddTicks(e.t, delta), motif.SubTicks(e.t, delta)
 	// Side counts at the three bounds, from each side's lower id.
@@ -303,12 +305,12 @@ func (c *counter) pawTails(e *pawEntry, i int, ent []pawEntry, side int, st *[16
 	for k := range 3 {
 		q := seqs[k]
 		p := &cq[k]
-		p[0] = gallopSeq(q, p[0], func(x *seqEntry) bool { return x.pos < e.pos })
-		p[1] = gallopSeq(q, p[1], func(x *seqEntry) bool { return x.t <= tHi })
-		p[2] = gallopSeq(q, p[2], func(x *seqEntry) bool { return x.t < tLo })
-		a0, c0 := before(q, p[0])
-		_, c1 := before(q, p[1])
-		a2, _ := before(q, p[2])
+		p[0] = gallopTail(q, p[0], func(x *tailEntry) bool { return x.pos < e.pos })
+		p[1] = gallopTail(q, p[1], func(x *tailEntry) bool { return x.t <= tHi && x.pos != math.MaxInt64 })
+		p[2] = gallopTail(q, p[2], func(x *tailEntry) bool { return x.t < tLo })
+		a0, c0 := tailBefore(q, p[0])
+		_, c1 := tailBefore(q, p[1])
+		a2, _ := tailBefore(q, p[2])
 		qa[k], qc[k], qcEnd[k], qaFrom[k] = a0, c0, c1, a2
 		// Less the corner's two sides: side k (n_k its first node) and
 		// side k+2 (n_k its second).
@@ -373,12 +375,91 @@ func (c *counter) pawTails(e *pawEntry, i int, ent []pawEntry, side int, st *[16
 	}
 }
 
-// gallopSeq returns the first index at or after from where below is
-// false (below is true then false along q; len(q) if never false):
+// tailEntry is an edge in a node's tail sequence (its incident edges,
+// self-loops left out, in position order, before the scope's end), with
+// the node's edges before it: in into the node, c0 and c1 the counted
+// ones out of and into it. Each sequence ends with a sentinel (pos and t
+// at their maximum) holding the totals.
+type tailEntry struct {
+	pos, t     int64
+	in, c0, c1 uint32
+}
+
+// tailSeqs are every node's tail sequences: node v's at
+// ent[off[v]:off[v]+n[v]+1], its sentinel last.
+type tailSeqs struct {
+	off []int64
+	n   []int32
+	ent []tailEntry
+}
+
+func (s *tailSeqs) of(v uint32) []tailEntry { return s.ent[s.off[v] : s.off[v]+int64(s.n[v])+1] }
+
+// tailSeqs builds every node's tail sequence.
+func (c *counter) tailSeqs(ctx context.Context) (*tailSeqs, error) {
+	sq := &tailSeqs{off: make([]int64, c.nodes+1), n: make([]int32, c.nodes)}
+	for v := range c.nodes {
+		sq.off[v+1] = sq.off[v] + c.degree(v) + 1
+	}
+	sq.ent = make([]tailEntry, sq.off[c.nodes])
+	err := c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			dst := sq.ent[sq.off[v]:sq.off[v+1]]
+			out, in := c.w.Out(uint32(v)), c.w.In(uint32(v))
+			i, j, n := 0, 0, 0
+			var nIn, c0, c1 uint32
+			for {
+				var a window.Adj
+				into := false
+				if i < len(out) && (j >= len(in) || out[i].Rel < in[j].Rel) {
+					a = out[i]
+					i++
+				} else if j < len(in) {
+					a, into = in[j], true
+					j++
+				} else {
+					break
+				}
+				pos := c.w.Pos(a)
+				if pos >= c.sc.hi {
+					break // both lists are in position order
+				}
+				if a.Other == uint32(v) {
+					continue
+				}
+				dst[n] = tailEntry{pos: pos, t: a.T, in: nIn, c0: c0, c1: c1}
+				n++
+				counted := c.sc.counted(pos)
+				switch {
+				case into:
+					nIn++
+					if counted {
+						c1++
+					}
+				case counted:
+					c0++
+				}
+			}
+			dst[n] = tailEntry{pos: math.MaxInt64, t: math.MaxInt64, in: nIn, c0: c0, c1: c1}
+			sq.n[v] = int32(n)
+		}
+	})
+	return sq, err
+}
+
+// tailBefore returns the edges of q before index i by direction at the
+// node (out, in): all of them and the counted ones.
+func tailBefore(q []tailEntry, i int) (all, cnt [2]int64) {
+	e := &q[i]
+	return [2]int64{int64(i) - int64(e.in), int64(e.in)}, [2]int64{int64(e.c0), int64(e.c1)}
+}
+
+// gallopTail returns the first index at or after from where below is
+// false (below is true then false along q and false at the sentinel):
 // exponential steps from from, then a binary search, so the short moves
 // of a cursor that follows a triangle's edges cost O(1).
-func gallopSeq(q []seqEntry, from int, below func(*seqEntry) bool) int {
-	if from >= len(q) || !below(&q[from]) {
+func gallopTail(q []tailEntry, from int, below func(*tailEntry) bool) int {
+	if !below(&q[from]) {
 		return from
 	}
 	lo, step := from, 1 // below(q[lo])
@@ -386,7 +467,7 @@ func gallopSeq(q []seqEntry, from int, below func(*seqEntry) bool) int {
 		lo += step
 		step *= 2
 	}
-	hi := min(lo+step, len(q)) // q[hi] is not below, or hi = len
+	hi := min(lo+step, len(q)-1) // q[hi] is not below (the sentinel is not)
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
 		if below(&q[m]) {
