@@ -397,7 +397,7 @@ func TestMineGrid4(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(js), &rep) != nil || len(rep.Queries) != 216 {
 		t.Fatalf("json: exit %d, %d queries, %s", code, len(rep.Queries), errOut)
 	}
-	if n := strings.Count(errOut, "counted, not enumerated"); n != 216 {
+	if n := strings.Count(errOut, "counted (motif/count3)"); n != 216 {
 		t.Errorf("--explain: %d of 216 queries counted", n)
 	}
 	fams := map[string]int64{}
