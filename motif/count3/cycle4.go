@@ -1,6 +1,10 @@
 package count3
 
-import "context"
+import (
+	"context"
+
+	"github.com/motifwatch/motifwatch/motif"
+)
 
 // cycleEntry is an edge of a four-cycle's sides in the cycle pass's
 // buffer: its symbol 2·side + direction (0: from n_side to n_side+1).
@@ -21,34 +25,15 @@ type cycleBuf struct {
 	used  []uint32
 	cand  []int32
 	curs  [4]nearCursor
-	went  []wedgeEntry // the current bucket's wedges' edges
 }
 
 // wedge4 is a wedge top–x–c of the cycle listing: x and its sides' pair
-// ids, their near slots, the later first and earlier last time of the two
-// sides, and once built its edges near each other, went[lo:lo+n] (n < 0:
-// not built).
+// ids.
 type wedge4 struct {
-	x           uint32
-	tx, xc      uint32
-	near        slots256
-	first, last int64
-	lo, n       int32
+	x      uint32
+	tx, xc uint32
+	near   slots256 // both sides' near slots (slots256)
 }
-
-// wedgeEntry is an edge of a wedge's sides with an edge of the other side
-// within δ: wOnC (on x–c, else on top–x), wFromEnd (from top, or from c),
-// fCounted.
-type wedgeEntry struct {
-	pos, t int64
-	flags  uint8
-}
-
-const (
-	wOnC uint8 = 1 << iota
-	wFromEnd
-	wCounted
-)
 
 // cycleIndex[σ] lists, for the edge of symbol σ ending a sequence, the
 // other three symbols in temporal order (on the three other sides, every
@@ -130,121 +115,89 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 				if near.empty() {
 					continue
 				}
-				xc := sp.pid[j]
-				b.bkt[k-1] = append(b.bkt[k-1], wedge4{x: x, tx: tx, xc: xc, near: near, n: -1,
-					first: max(sp.first[tx], sp.first[xc]), last: min(sp.last[tx], sp.last[xc])})
+				b.bkt[k-1] = append(b.bkt[k-1], wedge4{x: x, tx: tx, xc: sp.pid[j], near: near})
 			}
 		}
 		for k, cn := range b.used {
 			ws := b.bkt[k]
 			b.marks[cn] = 0
-			b.went = b.went[:0]
 			for i := range ws {
 				for j := i + 1; j < len(ws); j++ {
-					if ws[i].near.and(ws[j].near).empty() ||
-						!spansMeet(max(ws[i].first, ws[j].first), min(ws[i].last, ws[j].last), c.delta) {
+					if ws[i].near.and(ws[j].near).empty() {
 						continue
 					}
 					// top – x – cn – y – top.
-					if c.wedgeEdges(sp, top, cn, &ws[i], b) == 0 || c.wedgeEdges(sp, top, cn, &ws[j], b) == 0 {
-						continue
-					}
-					c.cycle(&ws[i], &ws[j], b, raw)
+					p := [4]uint32{ws[i].tx, ws[i].xc, ws[j].xc, ws[j].tx}
+					n := [4]uint32{top, ws[i].x, cn, ws[j].x}
+					c.cycle(sp, n, p, b, raw)
 				}
 			}
 		}
 	})
 }
 
-// wedgeEdges builds w's edges near each other (once per bucket) and
-// returns how many there are.
-func (c *counter) wedgeEdges(sp *staticPairs, top, cn uint32, w *wedge4, b *cycleBuf) int32 {
-	if w.n >= 0 {
-		return w.n
+// cycle adds the sequences of one static four-cycle n0–n1–n2–n3 (side s:
+// n_s – n_s+1, pair id p[s]).
+func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf, raw *[RawLen - rawCycle]int64) {
+	delta := c.delta
+	first, last := int64(-1<<63), int64(1<<63-1)
+	for s := range 4 {
+		first = max(first, sp.first[p[s]])
+		last = min(last, sp.last[p[s]])
 	}
-	lists := [2][]p4Edge{sp.list(w.tx), sp.list(w.xc)}
-	// fIn is into the lower id: "from the end" (top, or cn) is fIn when
-	// the end is the higher id.
-	fromEnd := [2]bool{top > w.x, cn > w.x}
-	order := []int{0, 1}
-	if len(lists[1]) < len(lists[0]) {
-		order = []int{1, 0}
+	if !spansMeet(first, last, delta) {
+		return
 	}
-	var cand [2][]int32
+	lo, hi := motif.SubTicks(first, delta), motif.AddTicks(last, delta)
+	var lists [4][]p4Edge
+	var lower [4]bool
+	for s := range 4 {
+		lists[s] = sp.list(p[s])
+		lower[s] = n[s] < n[(s+1)%4]
+	}
+	// The sides' edges in [first − δ, last + δ] with an edge of every
+	// other side within δ: the others are in no sequence.
+	var at, end, from, to, size [4]int
+	for s := range 4 {
+		from[s], to[s] = timeRange(lists[s], lo, hi)
+		if from[s] == to[s] {
+			return
+		}
+		size[s] = to[s] - from[s]
+	}
+	order := []int{0, 1, 2, 3}
+	lightFirst(order, size[:])
+	var cand [4][]int32 // the lightest side's first: most cycles end there
 	b.cand = b.cand[:0]
-	for s := range 2 {
+	for _, s := range order {
 		at0 := len(b.cand)
-		b.cand = candidates(b.cand, lists[:], s, 0, len(lists[s])-1, c.delta, b.curs[:2], order)
+		b.cand = candidates(b.cand, lists[:], s, from[s], to[s], delta, b.curs[:], order)
+		if len(b.cand) == at0 {
+			return
+		}
 		cand[s] = b.cand[at0:len(b.cand):len(b.cand)]
 	}
-	w.lo, w.n = int32(len(b.went)), 0
-	if len(cand[0]) == 0 || len(cand[1]) == 0 {
-		return 0
+	for s := range 4 {
+		at[s], end[s] = 0, len(cand[s])
 	}
-	i, j := 0, 0
-	for i < len(cand[0]) || j < len(cand[1]) {
-		s := 0
-		if i >= len(cand[0]) || j < len(cand[1]) && lists[1][cand[1][j]].pos < lists[0][cand[0][i]].pos {
-			s = 1
-		}
-		var e *p4Edge
-		if s == 0 {
-			e = &lists[0][cand[0][i]]
-			i++
-		} else {
-			e = &lists[1][cand[1][j]]
-			j++
-		}
-		fl := uint8(s) * wOnC
-		if (e.flags&fIn != 0) == fromEnd[s] {
-			fl |= wFromEnd
-		}
-		if e.flags&fCounted != 0 {
-			fl |= wCounted
-		}
-		b.went = append(b.went, wedgeEntry{pos: e.pos, t: e.t, flags: fl})
-	}
-	w.n = int32(len(b.went)) - w.lo
-	return w.n
-}
-
-// wedgeSym is the symbol of a wedge edge in the cycle top–x–c–y: side 0
-// top–x (0: top→x), 1 x–c (0: x→c), 2 c–y (0: c→y), 3 y–top (0: y→top).
-func wedgeSym(fl uint8, second bool) uint8 {
-	onC, from := fl&wOnC != 0, fl&wFromEnd != 0
-	switch {
-	case !second && !onC:
-		return b2u8(!from)
-	case !second:
-		return 2 + b2u8(from)
-	case onC:
-		return 4 + b2u8(!from)
-	}
-	return 6 + b2u8(from)
-}
-
-func b2u8(b bool) uint8 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// cycle adds the sequences of the static four-cycle top–x–c–y of the
-// wedges wx (top–x–c) and wy: their edges near each other merged in
-// position order feed the window.
-func (c *counter) cycle(wx, wy *wedge4, b *cycleBuf, raw *[RawLen - rawCycle]int64) {
-	delta := c.delta
-	ex, ey := b.went[wx.lo:wx.lo+wx.n], b.went[wy.lo:wy.lo+wy.n]
 	b.ent = b.ent[:0]
-	for i, j := 0, 0; i < len(ex) || j < len(ey); {
-		if j >= len(ey) || i < len(ex) && ex[i].pos < ey[j].pos {
-			b.ent = append(b.ent, cycleEntry{t: ex[i].t, sym: wedgeSym(ex[i].flags, false), counted: ex[i].flags&wCounted != 0})
-			i++
-		} else {
-			b.ent = append(b.ent, cycleEntry{t: ey[j].t, sym: wedgeSym(ey[j].flags, true), counted: ey[j].flags&wCounted != 0})
-			j++
+	for {
+		s := -1
+		for k := range 4 {
+			if at[k] < end[k] && (s < 0 || lists[k][cand[k][at[k]]].pos < lists[s][cand[s][at[s]]].pos) {
+				s = k
+			}
 		}
+		if s < 0 {
+			break
+		}
+		e := &lists[s][cand[s][at[s]]]
+		d := uint8(0)
+		if (e.flags&fIn != 0) == lower[s] {
+			d = 1
+		}
+		b.ent = append(b.ent, cycleEntry{t: e.t, sym: uint8(2*s) + d, counted: e.flags&fCounted != 0})
+		at[s]++
 	}
 	ent := b.ent
 	c1, c2, c3 := &b.c1, &b.c2, &b.c3
