@@ -179,7 +179,7 @@ func TestMineBadInput(t *testing.T) {
 		{"no delta", []string{"mine", "--graph", "testdata/cycle.txt", "--motif", "M4"}, 2, "give --delta"},
 		{"unknown motif", []string{"mine", "--graph", "testdata/cycle.txt", "--motif", "M99", "--delta", "10"}, 2, `unknown motif "M99"`},
 		{"missing file", []string{"mine", "--graph", "testdata/nope.txt", "--motif", "M1", "--delta", "10"}, 1, "nope.txt"},
-		{"no query", []string{"mine", "--graph", "testdata/cycle.txt"}, 2, "give --query FILE, --motif NAME or --snap3"},
+		{"no query", []string{"mine", "--graph", "testdata/cycle.txt"}, 2, "give --query FILE, --motif NAME, --snap3 or --grid4"},
 		{"bad format", []string{"mine", "--synthetic", "10", "--motif", "M1", "--delta", "10", "--format", "xml"}, 2, `--format "xml"`},
 		{"unknown flag", []string{"mine", "--grpah", "x"}, 2, "unknown flag"},
 		{"cache and no cache", []string{"mine", "--graph", "testdata/cycle.txt", "--motif", "M4", "--delta", "10", "--cache", "x", "--no-cache"}, 2, "--cache and --no-cache exclude each other"},
