@@ -68,9 +68,10 @@ var cycleTerms = func() (m [8][]cycleTerm) {
 }()
 
 // cycles counts the temporal four-cycles: every static four-cycle is
-// listed once (from its node first in degree order... last: its top, as
-// wedges top–x–c grouped by the opposite node c), and those whose four
-// sides' spans meet within δ are counted by a sliding window over their
+// listed once, from its node last in degree order (its top), as pairs of
+// wedges top–x–c grouped by the opposite node c; a pair whose wedges'
+// δ-slot sets do not intersect is dropped by one AND, and the cycles whose
+// four sides' spans meet within δ are counted by a sliding window over their
 // sides' edges near each other, in position order, of the sequences of
 // one, two and three edges on distinct sides by symbol: an edge adds the
 // three-edge sequences before it in the window as four-edge ones (when it
