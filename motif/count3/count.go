@@ -210,10 +210,12 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 	return raw, nil
 }
 
-// countOnDevice counts fam's families but Paths on wd and the paths, if
-// asked, on the host; all of them on the host if wd has no room.
+// countOnDevice counts fam's families but the host's (Paths, Cycles4,
+// Paws) on wd and those, if asked, on the host; all of them on the host
+// if wd has no room.
 func countOnDevice(ctx context.Context, wd WindowDevice, w *window.Window, delta int64, req motif.Request, sc scope, fam Families, opts Options) (Raw, error) {
-	ph := newPhases(fam&^Paths, 1, opts.Phases)
+	const hostOnly = Paths | Cycles4 | Paws
+	ph := newPhases(fam&^hostOnly, 1, opts.Phases)
 	raw, err := wd.CountWindow(ctx, w, delta, Scope{Lo: sc.lo, Hi: sc.hi, Mask: sc.mask}, fam&(Stars|Triangles|Small))
 	if errors.Is(err, ErrDeviceFull) {
 		host := opts
@@ -225,14 +227,14 @@ func countOnDevice(ctx context.Context, wd WindowDevice, w *window.Window, delta
 	}
 	ph.mark("device")
 	ph.done()
-	if fam&Paths != 0 {
+	if fam&hostOnly != 0 {
 		host := opts
 		host.Device = nil
-		paths, err := Count(ctx, w, delta, req, Paths, host)
+		rest, err := Count(ctx, w, delta, req, fam&hostOnly, host)
 		if err != nil {
 			return Raw{}, err
 		}
-		raw.Add(&paths)
+		raw.Add(&rest)
 	}
 	return raw, nil
 }
