@@ -41,6 +41,15 @@ type Options struct {
 	// only counting.
 	Enumerate int64
 
+	// Estimate > 0 estimates each count instead (motif/estimate): the
+	// value with an interval at Confidence (0: 0.95) whose half-width is
+	// at most Estimate of the value, from a sample of root edges drawn
+	// with EstimateSeed. Shapes that motif/count3 counts are counted
+	// exactly (faster than a sample), and reported as exact estimates.
+	Estimate     float64
+	Confidence   float64
+	EstimateSeed uint64
+
 	// The engine: backend (default cpu), CPU workers (0: one per CPU),
 	// and the GPU engine's devices and tuning.
 	Backend backend.Backend
@@ -72,6 +81,9 @@ type QueryResult struct {
 	// IDs are the enumerated matches' ids, as the daemon's alerts carry
 	// them for the same file replayed by `monitor produce`.
 	IDs []string `json:"match_ids,omitempty"`
+	// Estimate is the estimate (Options.Estimate); Matches is then its
+	// value rounded.
+	Estimate *Estimate `json:"estimate,omitempty"`
 
 	// cell is the counted shape the query is (family), when it is one.
 	cell   count3.Cell
@@ -137,6 +149,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, errors.New("mine: an edge file and a synthetic graph exclude each other")
 	case o.Enumerate < 0:
 		return nil, fmt.Errorf("mine: enumerate %d must not be negative", o.Enumerate)
+	case o.Estimate != 0 && !(o.Estimate > 0 && o.Estimate < 1):
+		return nil, fmt.Errorf("mine: estimate %v: want a relative error in (0, 1)", o.Estimate)
+	case o.Confidence != 0 && !(o.Confidence > 0 && o.Confidence < 1):
+		return nil, fmt.Errorf("mine: confidence %v: want a value in (0, 1)", o.Confidence)
+	case o.Estimate > 0 && o.Enumerate > 0:
+		return nil, errors.New("mine: an estimate only counts: no enumeration")
+	case o.Estimate > 0 && o.Backend != backend.CPU:
+		return nil, fmt.Errorf("mine: an estimate mines its sample root by root on the CPU: backend %s cannot (use cpu)", o.Backend)
 	case o.SNAP3 && (len(o.QueryFiles) > 0 || len(o.Motifs) > 0 || o.Enumerate > 0):
 		return nil, errors.New("mine: the SNAP grid is counted alone: no other queries, no enumeration")
 	}
@@ -196,7 +216,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mining %s: %w", q.Name, err)
 		}
-		if c, ok := count3.Shape(p); ok {
+		if c, ok := count3.Shape(p); ok && (run.Estimate == nil || run.Estimate.Exact) {
 			run.cell, run.family, run.delta = c, family(c), count3.Delta(p)
 		}
 		report.Queries = append(report.Queries, run)

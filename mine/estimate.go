@@ -1,0 +1,60 @@
+package mine
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/motifwatch/motifwatch/engine"
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/estimate"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// Estimate is an estimated count (`mine --estimate`): Value with the
+// interval [Lo, Hi] at Confidence, from Sampled of the graph's Roots
+// (root edges mined: Certain of them taken with probability 1). Exact:
+// every root was mined (or the shape is Counted by motif/count3), and
+// Lo = Value = Hi.
+type Estimate struct {
+	Value      float64 `json:"value"`
+	Lo         float64 `json:"lo"`
+	Hi         float64 `json:"hi"`
+	Confidence float64 `json:"confidence"`
+	Epsilon    float64 `json:"epsilon"`
+	Roots      int64   `json:"roots"`
+	Sampled    int64   `json:"roots_sampled"`
+	Certain    int64   `json:"roots_certain,omitempty"`
+	Rounds     int     `json:"rounds,omitempty"`
+	Exact      bool    `json:"exact"`
+	Counted    bool    `json:"counted,omitempty"`
+}
+
+func (o *Options) confidence() float64 {
+	if o.Confidence == 0 {
+		return estimate.DefaultConfidence
+	}
+	return o.Confidence
+}
+
+// estimateOne estimates one compiled query's count over the whole window.
+func (o *Options) estimateOne(ctx context.Context, eng *engine.Selected, w *window.Window, p *motif.Plan) (*QueryResult, error) {
+	run := &QueryResult{Name: p.Query.Name, Delta: p.Query.Delta.String()}
+	start := time.Now()
+	est, err := estimate.Count(ctx, eng, w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch},
+		estimate.Options{Epsilon: o.Estimate, Confidence: o.Confidence, Seed: o.EstimateSeed, Workers: o.Workers})
+	if err != nil {
+		if ctx.Err() != nil {
+			// Interrupted: an estimate cut short has no value to report.
+			run.Partial = true
+			run.Seconds = time.Since(start).Seconds()
+			return run, nil
+		}
+		return nil, err
+	}
+	run.Matches = int64(math.Round(est.Value))
+	run.Estimate = &Estimate{Value: est.Value, Lo: est.Lo, Hi: est.Hi, Confidence: est.Confidence, Epsilon: o.Estimate,
+		Roots: est.Roots, Sampled: est.Sampled, Certain: est.Certain, Rounds: est.Rounds, Exact: est.Exact}
+	run.Seconds = time.Since(start).Seconds()
+	return run, nil
+}
