@@ -37,12 +37,22 @@ func (o *Options) confidence() float64 {
 	return o.Confidence
 }
 
-// estimateOne estimates one compiled query's count over the whole window.
-func (o *Options) estimateOne(ctx context.Context, eng *engine.Selected, w *window.Window, p *motif.Plan) (*QueryResult, error) {
+// epsilon is q's estimate bound: Options.Estimate, else the query's own
+// (its file's estimate: key), else 0 (exact).
+func (o *Options) epsilon(q *motif.Query) float64 {
+	if o.Estimate > 0 {
+		return o.Estimate
+	}
+	return q.Estimate
+}
+
+// estimateOne estimates one compiled query's count over the whole window
+// within relative error eps.
+func (o *Options) estimateOne(ctx context.Context, eng *engine.Selected, w *window.Window, p *motif.Plan, eps float64) (*QueryResult, error) {
 	run := &QueryResult{Name: p.Query.Name, Delta: p.Query.Delta.String()}
 	start := time.Now()
 	est, err := estimate.Count(ctx, eng, w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch},
-		estimate.Options{Epsilon: o.Estimate, Confidence: o.Confidence, Seed: o.EstimateSeed, Workers: o.Workers})
+		estimate.Options{Epsilon: eps, Confidence: o.Confidence, Seed: o.EstimateSeed, Workers: o.Workers})
 	if err != nil {
 		if ctx.Err() != nil {
 			// Interrupted: an estimate cut short has no value to report.
@@ -53,7 +63,7 @@ func (o *Options) estimateOne(ctx context.Context, eng *engine.Selected, w *wind
 		return nil, err
 	}
 	run.Matches = int64(math.Round(est.Value))
-	run.Estimate = &Estimate{Value: est.Value, Lo: est.Lo, Hi: est.Hi, Confidence: est.Confidence, Epsilon: o.Estimate,
+	run.Estimate = &Estimate{Value: est.Value, Lo: est.Lo, Hi: est.Hi, Confidence: est.Confidence, Epsilon: eps,
 		Roots: est.Roots, Sampled: est.Sampled, Certain: est.Certain, Rounds: est.Rounds, Exact: est.Exact}
 	run.Seconds = time.Since(start).Seconds()
 	return run, nil

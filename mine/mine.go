@@ -153,16 +153,20 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, fmt.Errorf("mine: estimate %v: want a relative error in (0, 1)", o.Estimate)
 	case o.Confidence != 0 && !(o.Confidence > 0 && o.Confidence < 1):
 		return nil, fmt.Errorf("mine: confidence %v: want a value in (0, 1)", o.Confidence)
-	case o.Estimate > 0 && o.Enumerate > 0:
-		return nil, errors.New("mine: an estimate only counts: no enumeration")
-	case o.Estimate > 0 && o.Backend != backend.CPU:
-		return nil, fmt.Errorf("mine: an estimate mines its sample root by root on the CPU: backend %s cannot (use cpu)", o.Backend)
 	case o.SNAP3 && (len(o.QueryFiles) > 0 || len(o.Motifs) > 0 || o.Enumerate > 0):
 		return nil, errors.New("mine: the SNAP grid is counted alone: no other queries, no enumeration")
 	}
 	queries, err := o.queries()
 	if err != nil {
 		return nil, err
+	}
+	for _, q := range queries {
+		if o.epsilon(q) > 0 && o.Enumerate > 0 {
+			return nil, fmt.Errorf("mine: query %s has an estimate, which only counts: no enumeration", q.Name)
+		}
+		if o.epsilon(q) > 0 && o.Backend != backend.CPU {
+			return nil, fmt.Errorf("mine: query %s: an estimate mines its sample root by root on the CPU: backend %s cannot (use cpu)", q.Name, o.Backend)
+		}
 	}
 	start := time.Now()
 	w, report, err := o.load()
