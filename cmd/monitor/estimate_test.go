@@ -122,3 +122,20 @@ func queryStatus(t *testing.T, addr, name string) QueryStatusView {
 	}
 	return QueryStatusView{}
 }
+
+// TestMineEstimateOutput: `mine --estimate` prints the value, its
+// interval and the roots sampled in the table and in CSV's extra
+// columns; an ε out of range is a usage error naming the flag.
+func TestMineEstimateOutput(t *testing.T) {
+	out, errOut, code := run(t, "mine", "--synthetic", "5000", "--motif", "M4,snap-1-1", "--delta", "1h", "--estimate", "0.1", "--progress", "0")
+	if code != 0 || !strings.Contains(out, "INTERVAL (95%)") || !strings.Contains(out, "ROOTS SAMPLED") || !strings.Contains(out, "of 5,000") {
+		t.Errorf("table: exit %d, stdout %q, stderr %q; want the interval and roots columns", code, out, errOut)
+	}
+	out, _, code = run(t, "mine", "--synthetic", "5000", "--motif", "M4", "--delta", "1h", "--estimate", "0.1", "--format", "csv", "--progress", "0")
+	if head, _, _ := strings.Cut(out, "\n"); code != 0 || head != "query,delta,matches,truncated,partial,seconds,estimate,lo,hi,confidence,exact,roots_sampled,roots" {
+		t.Errorf("csv: exit %d, header %q", code, head)
+	}
+	if _, errOut, code := run(t, "mine", "--synthetic", "100", "--motif", "M4", "--delta", "1h", "--estimate", "2"); code != 2 || !strings.Contains(errOut, "--estimate 2: want a relative error in (0, 1)") {
+		t.Errorf("--estimate 2: exit %d, stderr %q; want 2 and the flag named", code, errOut)
+	}
+}

@@ -11,11 +11,17 @@ import (
 // Running is an estimate over a stream of batches: the streaming form of
 // Count. Each Add samples one request's roots (a batch's) at the current
 // scale, fixed before the batch, so each batch's estimate is unbiased and
-// the running value, their sum, is too; the variances add. Between
-// batches the scale doubles while the running interval is wider than
-// Epsilon of the value (or fewer than MinHits sampled roots matched), and
-// halves while it is narrower than a quarter of that, so the work per
-// batch follows what the bound needs. A Running is used by one goroutine.
+// the running value, their sum, is too; the variances add.
+//
+// It mines every root, exactly, until the count so far reaches (z/ε)²
+// (the matches a bound of ε needs even if they came one per root: below
+// it no sample could meet ε, and a small sample's variance estimate is
+// too often zero by luck); then it samples, starting at FirstSample
+// roots' worth of the last batch's weights. Between sampled batches the
+// scale doubles while the running interval is wider than Epsilon of the
+// value (or fewer than MinHits sampled roots matched), and halves while
+// it is narrower than a quarter of that, so the work per batch follows
+// what the bound needs. A Running is used by one goroutine.
 type Running struct {
 	o     Options
 	z     float64
@@ -50,10 +56,11 @@ func (r *Running) Add(ctx context.Context, eng motif.Engine, w *window.Window, p
 	if s.roots == 0 {
 		return nil
 	}
-	if r.scale == 0 {
-		r.scale = float64(r.o.FirstSample) / s.sumW
+	scale := r.scale
+	if scale == 0 {
+		scale = math.Inf(1) // not sampling yet: every root
 	}
-	if err := s.grow(ctx, r.scale); err != nil {
+	if err := s.grow(ctx, scale); err != nil {
 		return err
 	}
 	v, vr, hits := s.stats()
@@ -67,6 +74,10 @@ func (r *Running) Add(ctx context.Context, eng motif.Engine, w *window.Window, p
 	r.sampled += s.mined
 	hw := r.z * math.Sqrt(r.variance)
 	switch {
+	case r.scale == 0:
+		if need := r.z / r.o.Epsilon; r.value >= need*need {
+			r.scale = float64(r.o.FirstSample) / s.sumW
+		}
 	case r.hits < int64(r.o.MinHits) || hw > r.o.Epsilon*r.value:
 		r.scale = min(2*r.scale, maxScale)
 	case hw < r.o.Epsilon*r.value/4:

@@ -24,7 +24,7 @@ func TestRunning(t *testing.T) {
 		var totals []float64
 		covered, sampled := 0, 0
 		for seed := range uint64(seeds) {
-			r, err := NewRunning(Options{Epsilon: 0.1, Seed: seed, FirstSample: 50, MinHits: 10})
+			r, err := NewRunning(Options{Epsilon: 0.1, Seed: seed, FirstSample: 200})
 			if err != nil {
 				t.Fatal(err)
 			}
