@@ -144,13 +144,13 @@ func TestUnbiased(t *testing.T) {
 	const eps = 0.2
 	eng := cpu.New(2)
 	ctx := context.Background()
-	for _, i := range []int{0, 1, 2, 5} {
+	for _, i := range []int{0, 1, 5} {
 		c := newCase(t, 7, i)
 		if c.truth == 0 {
 			continue
 		}
 		req := motif.Request{Range: motif.WholeWindow(c.w), Horizon: motif.Batch}
-		const seeds = 200
+		const seeds = 120
 		var fixed, adaptive []float64
 		s0, err := newSampler(ctx, eng, c.w, c.p, req, 2, 0)
 		if err != nil {
