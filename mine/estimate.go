@@ -2,6 +2,7 @@ package mine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -51,8 +52,14 @@ func (o *Options) epsilon(q *motif.Query) float64 {
 func (o *Options) estimateOne(ctx context.Context, eng *engine.Selected, w *window.Window, p *motif.Plan, eps float64) (*QueryResult, error) {
 	run := &QueryResult{Name: p.Query.Name, Delta: p.Query.Delta.String()}
 	start := time.Now()
+	round := func(e estimate.Estimate) {
+		if o.Progress > 0 {
+			fmt.Fprintf(o.Log, "estimating %s: round %d, %d of %d roots mined, %.4g ± %.2g%% so far; sampling more\n",
+				run.Name, e.Rounds, e.Sampled, e.Roots, e.Value, 100*e.RelHalfWidth())
+		}
+	}
 	est, err := estimate.Count(ctx, eng, w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch},
-		estimate.Options{Epsilon: eps, Confidence: o.Confidence, Seed: o.EstimateSeed, Workers: o.Workers})
+		estimate.Options{Epsilon: eps, Confidence: o.Confidence, Seed: o.EstimateSeed, Workers: o.Workers, Round: round})
 	if err != nil {
 		if ctx.Err() != nil {
 			// Interrupted: an estimate cut short has no value to report.

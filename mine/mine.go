@@ -212,8 +212,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		p := plans[i]
 		if o.Explain {
 			fmt.Fprint(o.Log, p)
-			if c, ok := eng.Counted(p); ok && o.Enumerate == 0 {
+			c, counted := eng.Counted(p)
+			if counted && o.Enumerate == 0 {
 				fmt.Fprintf(o.Log, "  counted, not enumerated: shape %v (motif/count3)\n", c)
+			}
+			if eps := o.epsilon(q); eps > 0 && !counted {
+				fmt.Fprintf(o.Log, "  estimated within %g from a sample of root edges (motif/estimate)\n", eps)
 			}
 		}
 		run, err := o.mineOne(ctx, eng, w, p)

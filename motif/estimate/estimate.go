@@ -36,6 +36,9 @@ type Options struct {
 	// the interval is trusted (0: DefaultMinHits): a normal interval
 	// from fewer is too often narrow by luck.
 	MinHits int
+	// Round, if set, is called after each round of Count with the
+	// estimate so far (a progress line for a long run).
+	Round func(Estimate)
 }
 
 // Validate checks the options' ranges.
@@ -133,6 +136,9 @@ func Count(ctx context.Context, eng motif.Engine, w *window.Window, p *motif.Pla
 		hw := z * math.Sqrt(variance)
 		if s.exhaustive(s.scale) || hits >= int64(o.MinHits) && hw <= o.Epsilon*value {
 			return s.estimate(o.Confidence, z, rounds), nil
+		}
+		if o.Round != nil {
+			o.Round(s.estimate(o.Confidence, z, rounds))
 		}
 		// Next scale: what the variance so far asks for (variance falls
 		// about as 1/r), at least double, at most 16 times.
