@@ -332,8 +332,8 @@ type GPU struct {
 	// MemoryFraction is the share of a device's memory the window mirror
 	// may take before mining switches to time partitions.
 	MemoryFraction float64 `mapstructure:"memory_fraction"`
-	// Count3OnDevice runs the SNAP-shape counters' centre pass on the
-	// device instead of the host's cores (slower, measured).
+	// Count3OnDevice counts the SNAP shapes over the device's window
+	// mirror instead of on the host's cores (gpu.Options.Count3Device).
 	Count3OnDevice bool `mapstructure:"count3_on_device"`
 	// CountSmallOnHost counts the two-edge and two-node four-edge count
 	// queries on the host's cores instead of mining them on the device.

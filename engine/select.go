@@ -18,9 +18,9 @@ import (
 // Selected is the engine a backend choice produced. Its Engine counts
 // count-mode requests for SNAP's 36 three-edge shapes and the four-node
 // stars with motif/count3 (on the host's cores unless
-// gpu.Options.Count3Device: the device path is slower, that option says
-// by how much), on the CPU backend the two-edge and two-node four-edge
-// shapes too, and mines everything else.
+// gpu.Options.Count3Device, which counts them over the device's window
+// mirror), on the CPU backend the two-edge and two-node four-edge shapes
+// too, and mines everything else.
 type Selected struct {
 	motif.Engine
 	// Backend is what runs: backend.GPU or backend.CPU, never Auto.

@@ -14,7 +14,7 @@ import (
 )
 
 // Select counts SNAP's shapes on the host unless Count3Device asks for
-// the device: the device path was measured slower (gpu.Options.Count3Device).
+// the device (gpu.Options.Count3Device: off by default).
 func TestCount3SelectPicksHost(t *testing.T) {
 	g, err := gpu.New(gpu.Options{Devices: []int{0}})
 	if errors.Is(err, gpu.ErrNoDevice) {

@@ -5,6 +5,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"io"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -22,10 +23,16 @@ const (
 	count3Block       = 128
 )
 
-// Counter runs motif/count3's centre pass on one device; it implements
-// count3.Device.
+// Counter runs motif/count3's passes on one device: over the device's
+// own mirror of the window (CountWindow, count3.WindowDevice: the centre
+// and triangle passes), or the centre pass alone over sequences the host
+// builds (CountSequences, count3.Device).
 type Counter struct {
 	d *device
+	// CountWindow's piece lengths (centrePiece, trianglePiece; tests set
+	// them small).
+	centrePiece, trianglePiece int64
+	phases                     io.Writer // TimePhases
 }
 
 var _ count3.Device = (*Counter)(nil)
@@ -40,15 +47,17 @@ func (e *Engine) Counter() (*Counter, error) {
 		if err != nil {
 			return err
 		}
-		if d.fns[count3Kernel], err = mod.Function(count3Kernel); err != nil {
-			return d.fail("kernel "+count3Kernel, err)
+		for _, k := range append([]string{count3Kernel}, count3WinKernels...) {
+			if d.fns[k], err = mod.Function(k); err != nil {
+				return d.fail("kernel "+k, err)
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &Counter{d: d}, nil
+	return &Counter{d: d, centrePiece: centrePiece, trianglePiece: trianglePiece}, nil
 }
 
 // CountSequences implements count3.Device: one thread per sequence. A

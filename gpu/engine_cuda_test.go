@@ -33,7 +33,7 @@ var (
 	enginesErr  error
 )
 
-func testEngines(t *testing.T) map[string]*gpu.Engine {
+func testEngines(t testing.TB) map[string]*gpu.Engine {
 	t.Helper()
 	enginesOnce.Do(func() {
 		one, err := gpu.New(gpu.Options{Devices: []int{0}})

@@ -39,7 +39,7 @@ func TestModulesLoadBothWays(t *testing.T) {
 	}{
 		{"temporal", kernels.TemporalSM90, kernels.TemporalPTX, kernelNames},
 		{"gpm", kernels.GPMSM90, kernels.GPMPTX, gpmKernels},
-		{"count3", kernels.Count3SM90, kernels.Count3PTX, []string{count3Kernel}},
+		{"count3", kernels.Count3SM90, kernels.Count3PTX, append([]string{count3Kernel}, count3WinKernels...)},
 	} {
 		for _, form := range []struct{ what, image string }{{"sm_90", m.sm90}, {"PTX", m.ptx}} {
 			if form.what == "sm_90" && d.ccMajor != 9 {

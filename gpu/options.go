@@ -59,13 +59,17 @@ type Options struct {
 	// adjacency is rebuilt beside the old one, and scratch needs room).
 	// engine.gpu.memory_fraction, --gpu-memory-fraction.
 	MemoryFraction float64
-	// Count3Device runs motif/count3's centre pass (the two-node and star
-	// cells of SNAP's 36 shapes) on the device (gpu.Counter) instead of on
-	// the host's cores (the triangle pass runs on the host either way).
-	// Off by default: it is slower than the host's cores (BENCHMARKS.md),
-	// because the host still builds every sequence and a hub's sequence
-	// runs on one device thread. engine.gpu.count3_on_device,
-	// --gpu-count3-on-device.
+	// Count3Device counts motif/count3's shapes (SNAP's 36, the
+	// four-node stars, and the Small family where it is counted) over the
+	// device's window mirror (Counter.CountWindow: the centre and triangle
+	// passes on the device; the four-node paths stay on the host) instead
+	// of on the host's cores: 8× faster than 16 host cores on a 10M-edge
+	// window (BENCHMARKS.md), at several hundred bytes of device memory
+	// per window edge, which the pool keeps for the next count; a device
+	// without room leaves the counting to the host. Off by default: that
+	// memory competes with the mining mirror, and the two together are not
+	// measured in partitioned (memory_fraction) mining yet.
+	// engine.gpu.count3_on_device, --gpu-count3-on-device.
 	Count3Device bool
 	// CountSmallOnHost counts motif/count3's Small family (two-edge and
 	// two-node four-edge count queries) on the host's cores instead of

@@ -20,6 +20,13 @@
 //     of the .cu and .ptx files differ from the files: a stale binary
 //     cannot pass CI.
 //
+// kernels/emu builds count3.cu's counting over the window (the c3*
+// kernels) for the host with a C++ compiler and runs it one thread at a
+// time in the device's launch order: gpu's TestCount3KernelsOnHost checks
+// those kernels against motif/count3 where no device is. A change to the
+// kernels' arguments or launch order in gpu/count3win_cuda.go goes into
+// kernels/emu/count3emu.cpp too.
+//
 // The sm_90 code is a fatbin (a container the driver reads: ELF machine
 // code, compressed), not a bare cubin: a cubin is an ELF file, which the
 // CI refuses to see tracked (build outputs), and the fatbin is smaller.
@@ -58,9 +65,12 @@ var GPMPTX string
 //go:embed gpm.sm_90.fatbin
 var GPMSM90 string
 
-// Count3PTX is kernels/count3.ptx: the centre pass of motif/count3
-// (SNAP's 36 three-edge motifs: the two-node and star cells). ptxas
-// -arch=sm_90 -v: count3Centres 56 registers, 416 B stack; no spills.
+// Count3PTX is kernels/count3.ptx: motif/count3's passes over the
+// device's window mirror (c3*: layout, the centre sweep, triangle listing
+// and counting) and the older centre pass over host-built sequences
+// (count3Centres). ptxas -arch=sm_90 -v (CUDA 13.0): c3Triangles 56
+// registers, 208 B stack; c3Sweep and count3Centres 56, 416 B stack; no
+// spills.
 //
 //go:embed count3.ptx
 var Count3PTX string

@@ -65,6 +65,10 @@ type Options struct {
 	// CountPhases, if set, receives a line per counting run timing its
 	// passes (count3.Options.Phases).
 	CountPhases io.Writer
+	// AlwaysCount counts every counted shape's count-mode query without
+	// weighing enumeration against counting (count3.Options.AlwaysCount):
+	// to test or time the counters where enumerating is cheaper.
+	AlwaysCount bool
 }
 
 // QueryResult is one query's outcome.
@@ -183,8 +187,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer eng.Close()
 	report.Backend = eng.Backend
-	if c3, ok := eng.Engine.(*count3.Engine); ok && o.CountPhases != nil {
-		c3.TimePhases(o.CountPhases)
+	if c3, ok := eng.Engine.(*count3.Engine); ok {
+		if o.CountPhases != nil {
+			c3.TimePhases(o.CountPhases)
+		}
+		if o.Explain {
+			c3.Explain(o.Log) // per query: counted or enumerated, and why
+		}
+		c3.AlwaysCount(o.AlwaysCount)
 	}
 	if eng.GPU != nil {
 		// Upload and device-side adjacency build, timed apart from mining.
@@ -212,13 +222,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		p := plans[i]
 		if o.Explain {
 			fmt.Fprint(o.Log, p)
-			c, counted := eng.Counted(p)
-			if counted && o.Enumerate == 0 {
-				fmt.Fprintf(o.Log, "  counted, not enumerated: shape %v (motif/count3)\n", c)
-			}
+			_, counted := eng.Counted(p)
 			if eps := o.epsilon(q); eps > 0 && !counted {
 				fmt.Fprintf(o.Log, "  estimated within %g from a sample of root edges (motif/estimate)\n", eps)
-			}
+			} else if !counted && o.Enumerate == 0 {
+				fmt.Fprintln(o.Log, "  enumerated: motif/count3 has no counter for this query")
+			} // else the counting engine says which, and why, as it mines
 		}
 		run, err := o.mineOne(ctx, eng, w, p)
 		if err != nil {

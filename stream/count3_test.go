@@ -2,12 +2,15 @@ package stream
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/motif/count3"
 	"github.com/motifwatch/motifwatch/motif/cpu"
+	"github.com/motifwatch/motifwatch/motif/oracle"
+	"github.com/motifwatch/motifwatch/window"
 )
 
 // Count-mode queries of counted shapes (a star, a triangle, a two-node
@@ -63,6 +66,65 @@ func TestStreamingCountedShapes(t *testing.T) {
 		}
 		if len(want) != len(qs) {
 			t.Errorf("batch run counted %d queries, want %d: %v", len(want), len(qs), fmt.Sprint(want))
+		}
+	}
+}
+
+// The daemon's count-mode batches of a four-node path go through
+// count3.Engine's choice between counting and enumerating: on a dense
+// stream a batch that covers the window is counted (its sampled
+// enumeration projects more than a counting run), on a sparse one it is
+// enumerated (no counting run). The sums over batches equal one batch run
+// of the general engine.
+func TestStreamingPathsChooseCounting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 28))
+	graph := func(nodes, edges int, step int64) *window.Window {
+		lines := make([]string, edges)
+		for i := range lines {
+			u := rng.IntN(nodes)
+			v := (u + 1 + rng.IntN(nodes-1)) % nodes
+			lines[i] = fmt.Sprintf("n%d n%d %d", u, v, int64(i)*step)
+		}
+		w, err := oracle.LineWindow(lines...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	for _, c := range []struct {
+		name    string
+		w       *window.Window
+		delta   int64
+		batches []int
+		counted bool
+	}{
+		{"dense", graph(5, 1500, 1), 1000, []int{1500, 500}, true},
+		{"sparse", graph(40, 1500, 10), 50, []int{1500, 500}, false},
+	} {
+		q, err := motif.Builtin("M1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Delta = motif.TicksSpan(c.delta)
+		qs := []Query{{Query: q}}
+		_, want := batchTruth(t, c.w, qs)
+		for _, n := range c.batches {
+			e := count3.NewEngine(cpu.New(2), count3.Options{Workers: 2})
+			p, err := New(Options{Engine: e, Schema: *c.w.Schema()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.SetQueries(qs); err != nil {
+				t.Fatal(err)
+			}
+			ids, counts := map[string]int{}, map[string]int64{}
+			streamRun(t, p, edgesOf(c.w), n, ids, counts)
+			if counted := e.Runs() > 0; counted != c.counted {
+				t.Errorf("%s, batches of %d: %d counting runs; want counted = %v", c.name, n, e.Runs(), c.counted)
+			}
+			if counts["M1"] != want["M1"] || want["M1"] == 0 {
+				t.Errorf("%s, batches of %d: counted %d, batch run %d", c.name, n, counts["M1"], want["M1"])
+			}
 		}
 	}
 }

@@ -75,7 +75,7 @@ func addGPUFlags(f *pflag.FlagSet) *gpuFlags {
 	f.IntVar(&gf.g.Chunks, "gpu-chunks", d.Chunks, "engine.gpu.chunks: root chunks per device a mining call is cut into (0: 4 with several devices, 1 with one)")
 	f.Int64Var(&gf.g.PartitionEdges, "gpu-partition-edges", d.PartitionEdges, "engine.gpu.partition_edges: mine in time partitions of this many root edges (0: only when the window does not fit a device)")
 	f.Float64Var(&gf.g.MemoryFraction, "gpu-memory-fraction", d.MemoryFraction, "engine.gpu.memory_fraction: share of a device's memory the window may take before mining in time partitions")
-	f.BoolVar(&gf.g.Count3OnDevice, "gpu-count3-on-device", d.Count3OnDevice, "engine.gpu.count3_on_device: SNAP-shape counting's centre pass on the device (measured slower than the host)")
+	f.BoolVar(&gf.g.Count3OnDevice, "gpu-count3-on-device", d.Count3OnDevice, "engine.gpu.count3_on_device: count the SNAP shapes over the device's window mirror instead of on the host's cores")
 	f.BoolVar(&gf.g.CountSmallOnHost, "gpu-count-small-on-host", d.CountSmallOnHost, "engine.gpu.count_small_on_host: two-edge and two-node four-edge count queries counted on the host, not mined on the device")
 	return gf
 }

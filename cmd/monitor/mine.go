@@ -51,6 +51,7 @@ type mineOptions struct {
 	timeUnit      time.Duration
 	explain       bool
 	countPhases   bool
+	alwaysCount   bool
 	progress      time.Duration
 	cpuProfile    string
 	execTrace     string
@@ -72,10 +73,12 @@ M1..M13, M4-A, snap-1-1..snap-6-6, path4-123-fff..path4-213-bbb; 'monitor
 motifs' lists them), or --snap3 for SNAP's 6x6 grid of 3-edge motif
 counts, labelled as SNAP's figure. Count-mode queries of those 36 shapes
 or of four-node stars (and --snap3) are counted by counting algorithms
-(motif/count3), not enumerated; with --backend cpu so are four-node
-paths (M1, M2, path4-*), two-edge queries and two-node four-edge ones
-(--explain says which). --estimate 0.02 estimates each count within 2%
-at --confidence from a sample of root edges instead (docs/MINING.md).
+(motif/count3), not enumerated; with --backend cpu so are two-edge
+queries and two-node four-edge ones, and four-node paths (M1, M2,
+path4-*) where a sampled enumeration projects more work than counting
+(--explain says which, and why; --always-count counts them anyway).
+--estimate 0.02 estimates each count within 2% at --confidence from a
+sample of root edges instead (docs/MINING.md).
 
 Every flag is checked, and every query file read, before the graph is
 loaded. Progress lines (stderr) show the share of root edges done, the
@@ -114,6 +117,7 @@ prints the counts so far, marked partial, and exits with status 130.`,
 	f.DurationVar(&o.timeUnit, "time-unit", time.Second, "duration of one timestamp tick in the graph file")
 	f.BoolVar(&o.explain, "explain", false, "print each query's match plan to stderr")
 	f.BoolVar(&o.countPhases, "count-phases", false, "print each counting run's passes with their wall and CPU times to stderr (a measurement aid)")
+	f.BoolVar(&o.alwaysCount, "always-count", false, "count every counted shape's count-mode query, even where enumerating its matches is cheaper (to test or time the counters)")
 	f.DurationVar(&o.progress, "progress", 5*time.Second, "interval of progress lines on stderr (0: none)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of loading and mining to this file")
 	f.StringVar(&o.execTrace, "trace", "", "write an execution trace of loading and mining to this file (go tool trace)")
@@ -149,7 +153,7 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 		QueryFiles: o.queries, Motifs: o.motifs, SNAP3: o.snap3, Delta: o.delta, Enumerate: o.enumerate,
 		Estimate: o.estimate, Confidence: o.confidence, EstimateSeed: o.estimateSeed,
 		Backend: o.backend, Workers: o.workers, GPU: daemon.GPUOptions(config.Engine{Devices: o.devices, GPU: o.gpu.options()}),
-		Explain: o.explain, Progress: o.progress, Log: stderr}
+		Explain: o.explain, Progress: o.progress, Log: stderr, AlwaysCount: o.alwaysCount}
 	if o.countPhases {
 		opts.CountPhases = stderr
 	}

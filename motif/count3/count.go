@@ -3,6 +3,7 @@ package count3
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"sort"
@@ -23,8 +24,8 @@ const (
 	// Triangles: static triangles and the triangle pass.
 	Triangles
 	// Small: the two-edge and the two-node four-edge cells, counted in
-	// the centre pass beside Stars (on the host, also when a Device runs
-	// Stars).
+	// the centre pass beside Stars (on the host when a Device runs Stars
+	// over host-built sequences; on a WindowDevice, there).
 	Small
 	// Paths: the four-node, three-edge paths (the path pass; the
 	// triangle pass runs too, to take off the triangles the path pass
@@ -63,17 +64,42 @@ type Sequences struct {
 
 // Device runs the centre pass over Sequences (package gpu's CUDA kernel);
 // its counters must equal CountSequences'. The triangle pass stays on the
-// host: it walks pair lists, not sequences.
+// host then: it walks pair lists, not sequences (a WindowDevice builds
+// its own).
 type Device interface {
 	CountSequences(ctx context.Context, s *Sequences, delta int64) (Raw, error)
+}
+
+// WindowDevice counts over a window that it mirrors itself (package
+// gpu's Counter): it builds every sequence and pair list it needs from its
+// copy of the window's edges and runs the centre pass (Stars, Small) and
+// the triangle pass (Triangles) there. Its counters must equal Count's on
+// the host, counter for counter. Count hands it every family but Paths,
+// which stay on the host.
+type WindowDevice interface {
+	CountWindow(ctx context.Context, w *window.Window, delta int64, s Scope, fam Families) (Raw, error)
+}
+
+// ErrDeviceFull is what a WindowDevice returns (wrapped) when it has no
+// room to count a window: Count then counts on the host.
+var ErrDeviceFull = errors.New("count3: the device has no room to count the window")
+
+// Scope is the part of a request a WindowDevice counts: the triples
+// whose last edge lies in [Lo, Hi) and, with a Mask, has Mask[p − Lo]
+// set. Hi is at most the window's end and above its first position; the
+// edges at or after Hi take no part. Delta is not negative.
+type Scope struct {
+	Lo, Hi int64
+	Mask   []bool
 }
 
 // Options configure Count.
 type Options struct {
 	// Workers is the number of goroutines (at least 1).
 	Workers int
-	// Device, if set, runs the passes; the host then only builds their
-	// inputs.
+	// Device, if set, runs the centre pass over sequences the host
+	// builds; if it is also a WindowDevice, it runs the centre and
+	// triangle passes over its own copy of the window instead.
 	Device Device
 	// Families are the families an Engine counts (zero: All); the
 	// shapes of the others go to the wrapped engine. Count ignores it.
@@ -81,6 +107,11 @@ type Options struct {
 	// Phases, if set, receives one line per Count timing its passes
 	// (`monitor mine --count-phases`): a measurement aid.
 	Phases io.Writer
+	// AlwaysCount makes an Engine count every count-mode request of a
+	// counted shape over at least 1/MinShare of the window, without
+	// weighing enumeration against counting (choose.go): tests of the
+	// counters, and callers that know enumeration is hopeless.
+	AlwaysCount bool
 }
 
 // CountSequences runs the centre pass over s on the CPU, sequence by
@@ -127,6 +158,9 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 	if sc.hi <= max(sc.lo, w.First()) || w.Len() == 0 || delta < 0 {
 		return raw, nil
 	}
+	if wd, ok := opts.Device.(WindowDevice); ok && fam&(Stars|Triangles|Small) != 0 {
+		return countOnDevice(ctx, wd, w, delta, req, sc, fam, opts)
+	}
 	// Node ids index the window's dictionary, so its size bounds them: a
 	// scan of the edges for the largest id cost 15–30 ms a call on a
 	// 10M-edge window.
@@ -157,6 +191,33 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 		if fam&Triangles == 0 { // counted for the paths alone
 			clear(raw[rawTri:rawStar4])
 		}
+	}
+	return raw, nil
+}
+
+// countOnDevice counts fam's families but Paths on wd and the paths, if
+// asked, on the host; all of them on the host if wd has no room.
+func countOnDevice(ctx context.Context, wd WindowDevice, w *window.Window, delta int64, req motif.Request, sc scope, fam Families, opts Options) (Raw, error) {
+	ph := newPhases(fam&^Paths, 1, opts.Phases)
+	raw, err := wd.CountWindow(ctx, w, delta, Scope{Lo: sc.lo, Hi: sc.hi, Mask: sc.mask}, fam&(Stars|Triangles|Small))
+	if errors.Is(err, ErrDeviceFull) {
+		host := opts
+		host.Device = nil
+		return Count(ctx, w, delta, req, fam, host)
+	}
+	if err != nil {
+		return Raw{}, err
+	}
+	ph.mark("device")
+	ph.done()
+	if fam&Paths != 0 {
+		host := opts
+		host.Device = nil
+		paths, err := Count(ctx, w, delta, req, Paths, host)
+		if err != nil {
+			return Raw{}, err
+		}
+		raw.Add(&paths)
 	}
 	return raw, nil
 }

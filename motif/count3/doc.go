@@ -37,18 +37,30 @@
 // s→t in every temporal order that makes a motif (the middle edge is never
 // last), per node pair {s, t} with all its edges as middle edges at once:
 // every node's edges are laid out in position order with prefix counts by
-// direction; from the pair's end with fewer edges, each of its edges e
-// near the pair's edges meets two ranges of the pair's edges (before e and
-// after e, within δ), and for each of those the far end's edges that
-// complete a path are a range of its sequence whose ends depend on e alone
-// or on the middle edge alone — so a range of middle edges adds a count at
-// e's ends times its size plus prefix sums over the pair's edges, less the
-// pair's own edges. Where the two far ends would coincide the triples are
+// direction, and each edge's δ window is turned into positions (the first
+// position more than δ after it, the first no more than δ before it), so
+// the pass compares positions only. From the pair's end with fewer edges,
+// each of its edges e near the pair's edges meets two ranges of the
+// pair's edges (before e and after e, within δ), and for each of those
+// the far end's edges that complete a path are a range of its sequence
+// whose ends depend on e alone or on the middle edge alone — so a range
+// of middle edges adds a count at e's ends times its size plus prefix
+// sums over the pair's edges, less the pair's own edges. The far end's
+// counts at e's three ends are read through cursors that only move
+// forward (a bucket table per long sequence lands a jump next to its
+// answer). Where the two far ends would coincide the triples are
 // triangles: Count takes the triangle pass's counters off the path
 // counters through a fixed map (each triangle counted once around each of
 // its sides), so the path family runs the triangle pass too. A pair costs
 // its lighter end's edges near it times a search: the window's wedges,
 // not its paths.
+//
+// Counting is not always the cheaper exact answer: a counting run reads
+// the whole window, enumeration follows the matches. Engine chooses per
+// request (choose.go) for the families with a cost model (the paths): it
+// enumerates a sample of the roots under a step budget of the sample's
+// share of the counting run's projected cost, counts when the sample
+// runs past it, and otherwise enumerates the rest and adds the two.
 //
 // Beyond the 36 cells, the Small family (small.go) counts every two-edge
 // motif (two-node pairs; wedges: a centre with two distinct neighbours)
@@ -66,9 +78,12 @@
 // table that maps them onto SNAP's grid is derived at start-up by testing
 // each raw pattern for isomorphism against motif.SNAPGrid, and the same
 // test recognises a query's shape (Shape). Engine wraps another
-// motif.Engine and answers count-mode requests for the 36 shapes from a
-// cached grid. The passes run on the host's cores; a Device (package
-// gpu, kernels/count3.cu) may run the centre pass.
+// motif.Engine and answers count-mode requests for the counted shapes
+// from a cached grid, or hands them on where enumerating is cheaper. The
+// passes run on the host's cores; a Device (package gpu,
+// kernels/count3.cu) may run the centre pass over sequences the host
+// builds, and a WindowDevice runs the centre and triangle passes over its
+// own copy of the window (Count hands it every family but the paths).
 //
 // count3 reads windows; it never does I/O and never imports kafka or cu.
 package count3

@@ -2,6 +2,7 @@ package count3
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"slices"
 	"sync"
@@ -18,10 +19,13 @@ import (
 const MinShare = 8
 
 // Engine is a motif.Engine that counts the shapes of Shape (SNAP's 36,
-// the four-node stars and the Small family; Options.Families chooses) in
-// count mode (no Sink) and hands every other request to Next. One counting run
-// serves all the queries of a family asked over the same window state,
-// δ, range and mask: `mine --snap3` counts once for its 36 queries.
+// the four-node stars and paths and the Small family; Options.Families
+// chooses) in count mode (no Sink) and hands every other request to Next,
+// as it does a request of a family with a cost model (the paths) whose
+// sampled enumeration projects less work than counting (choose.go). One
+// counting run serves all the queries of a family asked over the same
+// window state, δ, range and mask: `mine --snap3` counts once for its 36
+// queries.
 type Engine struct {
 	next motif.Engine
 	opts Options
@@ -29,10 +33,17 @@ type Engine struct {
 	mu    sync.Mutex
 	cache cached
 	// expected holds, by δ, the families of the plans announced by
-	// Expect: a counting run counts them all at once.
+	// Expect: a counting run counts them all at once (those with a cost
+	// model only when their own query chose counting); plans, by δ and
+	// family, how many plans announced it (a counting run's cost is shared
+	// by its family's queries).
 	expected map[int64]Families
+	plans    map[int64]map[Families]int
 	// runs counts the counting runs.
 	runs int
+	// explain, if set, gets one line per count-mode request of a counted
+	// shape: counted or enumerated, and why (Explain).
+	explain io.Writer
 }
 
 type cached struct {
@@ -77,6 +88,14 @@ func (e *Engine) TimePhases(to io.Writer) {
 	e.opts.Phases = to
 }
 
+// AlwaysCount sets Options.AlwaysCount. Call it before the engine is
+// used.
+func (e *Engine) AlwaysCount(on bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.opts.AlwaysCount = on
+}
+
 // Device returns the device that runs the counting passes, nil when
 // they run on the host.
 func (e *Engine) Device() Device { return e.opts.Device }
@@ -102,14 +121,29 @@ func (e *Engine) Workers() int {
 // counted shape are ignored.
 func (e *Engine) Expect(plans ...*motif.Plan) {
 	expected := make(map[int64]Families)
+	counts := make(map[int64]map[Families]int)
 	for _, p := range plans {
 		if c, ok := e.Shape(p); ok {
-			expected[Delta(p)] |= Family(c)
+			d, f := Delta(p), Family(c)
+			expected[d] |= f
+			if counts[d] == nil {
+				counts[d] = make(map[Families]int)
+			}
+			counts[d][f]++
 		}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.expected = expected
+	e.expected, e.plans = expected, counts
+}
+
+// Explain makes every later count-mode request of a counted shape write
+// one line to to: counted or enumerated, and the rule's figures (`mine
+// --explain`); nil turns it off.
+func (e *Engine) Explain(to io.Writer) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.explain = to
 }
 
 // Runs returns the counting runs made so far.
@@ -131,12 +165,24 @@ func (e *Engine) Counts(w *window.Window, p *motif.Plan, req motif.Request) bool
 // Mine implements motif.Engine.
 func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req motif.Request) (motif.Result, error) {
 	if !e.Counts(w, p, req) {
+		if c, ok := e.Shape(p); ok && req.Sink == nil {
+			lo, hi := max(req.Range.Lo, w.First()), min(req.Range.Hi, w.End())
+			e.note(Choice{Cell: c, Reason: fmt.Sprintf("the range holds %d of the window's %d edges, below 1/%d (MinShare)", max(hi-lo, 0), w.Len(), MinShare)})
+		}
 		return e.next.Mine(ctx, w, p, req)
 	}
 	if err := req.CheckRootMask(); err != nil {
 		return motif.Result{}, err
 	}
 	c, _ := Shape(p)
+	ch, res, err := e.choose(ctx, w, p, req, c)
+	if err != nil {
+		return res, err
+	}
+	e.note(ch)
+	if !ch.Counted {
+		return res, nil
+	}
 	cells, roots, err := e.count(ctx, w, Delta(p), req, Family(c))
 	if err != nil {
 		return motif.Result{}, err
@@ -156,23 +202,45 @@ func (e *Engine) count(ctx context.Context, w *window.Window, delta int64, req m
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c := &e.cache
-	same := c.initialised && c.w == w && c.first == w.First() && c.end == w.End() && c.delta == delta &&
-		c.rng == req.Range && (c.mask == nil) == (req.RootMask == nil) && slices.Equal(c.mask, req.RootMask)
-	if !same {
+	if !e.same(w, delta, req) {
 		*c = cached{w: w, first: w.First(), end: w.End(), delta: delta, rng: req.Range,
 			mask: slices.Clone(req.RootMask), initialised: true, roots: roots(w, req)}
 	}
 	if c.fam&fam != fam {
 		e.runs++
-		raw, err := Count(ctx, w, delta, req, (fam|e.expected[delta])&^c.fam, e.opts)
+		run := e.runFamilies(delta, fam)
+		raw, err := Count(ctx, w, delta, req, run, e.opts)
 		if err != nil {
 			return [Cells]int64{}, 0, err
 		}
 		c.raw.Add(&raw)
-		c.fam |= fam | e.expected[delta]
+		c.fam |= run
 		c.cells = c.raw.Cells()
 	}
 	return c.cells, c.roots, nil
+}
+
+// same reports whether the cache holds counts for this window state, δ,
+// range and mask. Call with e.mu held.
+func (e *Engine) same(w *window.Window, delta int64, req motif.Request) bool {
+	c := &e.cache
+	return c.initialised && c.w == w && c.first == w.First() && c.end == w.End() && c.delta == delta &&
+		c.rng == req.Range && (c.mask == nil) == (req.RootMask == nil) && slices.Equal(c.mask, req.RootMask)
+}
+
+// runFamilies are the families a counting run for fam counts: fam and the
+// expected families at δ, less those cached and, unless every request is
+// counted (AlwaysCount), those with a cost model (counted only when their
+// own query chooses counting). Call with e.mu held, the cache reset for
+// this state.
+func (e *Engine) runFamilies(delta int64, fam Families) Families {
+	extra := e.expected[delta]
+	for f, steps := range countCost {
+		if steps > 0 && !e.opts.AlwaysCount {
+			extra &^= f
+		}
+	}
+	return (fam | extra) &^ e.cache.fam
 }
 
 // roots counts the request's unmasked positions in the window.

@@ -2,7 +2,9 @@ package count3
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -25,7 +27,8 @@ func (s *spyEngine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, r
 
 // Count-mode queries of the counted shapes (SNAP's 36, two-edge, two-node
 // four-edge, four-node paths — asked after a triangle, so that the paths
-// are counted in a run of their own over a cached triangle count), written with other node names and
+// are counted in a run of their own over a cached triangle count; always
+// counted, the choice left out), written with other node names and
 // in YAML, are counted (the wrapped engine is never asked) and equal the
 // general engine; a query with a predicate, and an enumerating request,
 // go to the wrapped engine.
@@ -34,7 +37,7 @@ func TestEngineCountsShapes(t *testing.T) {
 	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 5, MaxNodes: 9, MaxEdges: 250, MaxTime: 80, SelfLoop: 0.02, Evict: 1})
 	cpu := cpu.New(2)
 	spy := &spyEngine{Engine: cpu}
-	e := NewEngine(spy, Options{Workers: 2})
+	e := NewEngine(spy, Options{Workers: 2, AlwaysCount: true}) // the paths too, whatever enumerating them costs
 	qs, err := motif.ParseQueries([]byte(`queries:
   - name: cycle
     delta: 9
@@ -293,5 +296,135 @@ func testTwoEdgeHopLimits(t *testing.T, rng *rand.Rand, cfg oracle.WindowConfig,
 	// engine by design; the rest are counted.
 	if e.Runs() < iters || matched == 0 {
 		t.Errorf("%d counting runs (want one or more a window), the wrapped engine asked %d times; %d matches in all (want some)", e.Runs(), spy.calls, matched)
+	}
+}
+
+// The choice between counting and enumerating (choose.go), for four-node
+// paths: on a sparse window the sampled enumeration projects less than the
+// counting run and the request is enumerated (the sample and the rest: two
+// calls of the wrapped engine, no counting run); on a dense one the sample
+// runs past its budget and the request is counted (one call, one run),
+// and a second path query is read from that run. Every answer equals the
+// general engine's, over the whole window and over a masked range; the
+// explanation names the choice and its figures; with two path queries
+// announced each gets half the counting cost as its budget; SNAP's shapes
+// are counted without a sample.
+func TestEngineChoosesCountingOrEnumerating(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 7))
+	sparse := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 30, MaxNodes: 30, MaxEdges: 600, MaxTime: 5000, Evict: 1})
+	dense := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 6, MaxNodes: 6, MaxEdges: 3000, MaxTime: 300, Evict: 1})
+	compile := func(w *window.Window, name string, delta int64) *motif.Plan {
+		q, err := motif.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Delta = motif.TicksSpan(delta)
+		p, err := motif.Compile(q, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	masked := func(w *window.Window) motif.Request {
+		lo := w.First() + int64(w.Len())/4
+		req := motif.Request{Range: motif.Range{Lo: lo, Hi: w.End()}, Horizon: motif.Batch}
+		req.RootMask = make([]bool, req.Range.Hi-req.Range.Lo)
+		for i := range req.RootMask {
+			req.RootMask[i] = rng.IntN(3) > 0
+		}
+		return req
+	}
+	cpu := cpu.New(2)
+	for _, c := range []struct {
+		name    string
+		w       *window.Window
+		delta   int64
+		counted bool
+		why     string
+	}{
+		{"sparse", sparse, 20, false, "enumerated, shape path4-123-fff: 1/32 of the roots took"},
+		// The sample runs past its budget (or stops just after it: the
+		// engine checks the budget at intervals) and projects more than
+		// counting.
+		{"dense", dense, 200, true, "counted (motif/count3), shape path4-123-fff: "},
+	} {
+		for _, req := range []motif.Request{{Range: motif.WholeWindow(c.w), Horizon: motif.Batch}, masked(c.w)} {
+			spy := &spyEngine{Engine: cpu}
+			e := NewEngine(spy, Options{Workers: 2})
+			var explain strings.Builder
+			e.Explain(&explain)
+			p := compile(c.w, "path4-123-fff", c.delta)
+			got, err := e.Mine(context.Background(), c.w, p, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := cpu.Mine(context.Background(), c.w, p, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Matches != want.Matches || got.Roots != want.Roots {
+				t.Errorf("%s, mask %v: %d matches (%d roots), engine %d (%d roots)", c.name, req.RootMask != nil, got.Matches, got.Roots, want.Matches, want.Roots)
+			}
+			calls, runs := 2, 0 // the sample and the rest
+			if c.counted {
+				calls, runs = 1, 1 // the sample, then counting
+			}
+			if spy.calls != calls || e.Runs() != runs {
+				t.Errorf("%s, mask %v: %d calls of the wrapped engine and %d counting runs; want %d and %d", c.name, req.RootMask != nil, spy.calls, e.Runs(), calls, runs)
+			}
+			if !strings.HasPrefix(explain.String(), "  "+c.why) || !strings.Contains(explain.String(), "counting projected at") {
+				t.Errorf("%s, mask %v: explained %q; want it to start %q", c.name, req.RootMask != nil, explain.String(), c.why)
+			}
+			if !c.counted {
+				continue
+			}
+			// M2 after M1: the same counting run.
+			explain.Reset()
+			p2 := compile(c.w, "path4-213-bff", c.delta)
+			got, err = e.Mine(context.Background(), c.w, p2, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err = cpu.Mine(context.Background(), c.w, p2, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Matches != want.Matches || spy.calls != 1 || e.Runs() != 1 {
+				t.Errorf("%s: M2 %d matches, engine %d; %d calls, %d runs; want the cached run", c.name, got.Matches, want.Matches, spy.calls, e.Runs())
+			}
+			if w := "  counted (motif/count3), shape path4-213-bff: already counted for this window state\n"; explain.String() != w {
+				t.Errorf("%s: M2 explained %q; want %q", c.name, explain.String(), w)
+			}
+		}
+	}
+	// Two announced path queries share the counting cost.
+	e := NewEngine(cpu, Options{Workers: 2})
+	var explain strings.Builder
+	e.Explain(&explain)
+	p1, p2 := compile(sparse, "path4-123-fff", 20), compile(sparse, "path4-213-bff", 20)
+	e.Expect(p1, p2)
+	if _, err := e.Mine(context.Background(), sparse, p1, motif.Request{Range: motif.WholeWindow(sparse), Horizon: motif.Batch}); err != nil {
+		t.Fatal(err)
+	}
+	cost := countCost[Paths] * int64(sparse.Len())
+	if w := fmt.Sprintf("shared by 2 queries: %d each)", cost/2); !strings.Contains(explain.String(), w) {
+		t.Errorf("two path queries announced: explained %q; want %q", explain.String(), w)
+	}
+	// SNAP's shapes: no sample.
+	explain.Reset()
+	spy := &spyEngine{Engine: cpu}
+	e = NewEngine(spy, Options{Workers: 2})
+	e.Explain(&explain)
+	q := motif.SNAPGrid()[2][3]
+	q.Delta = motif.TicksSpan(20)
+	p, err := motif.Compile(q, sparse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Mine(context.Background(), sparse, p, motif.Request{Range: motif.WholeWindow(sparse), Horizon: motif.Batch}); err != nil {
+		t.Fatal(err)
+	}
+	if spy.calls != 0 || !strings.Contains(explain.String(), "counted (motif/count3)") || !strings.Contains(explain.String(), "no cost model") {
+		t.Errorf("a SNAP shape: %d calls of the wrapped engine, explained %q; want it counted without a sample", spy.calls, explain.String())
 	}
 }

@@ -2,41 +2,107 @@ package count3
 
 import (
 	"context"
-	"github.com/motifwatch/motifwatch/motif"
-	"sort"
+	"math"
 
 	"github.com/motifwatch/motifwatch/window"
 )
 
-// seqEntry is an edge in a node's sequence (its incident edges, self-loops
-// left out, in position order, before the scope's end), with the node's
-// edges before it by direction: in1 into the node of all of them
-// (index − in1 out of it), c0 and c1 of the counted ones. Counts fit in
-// uint32: a window holds fewer than 2^32 edges (window.Adj.Rel).
+// seqKey is an edge in a node's sequence (its incident edges, self-loops
+// left out, in position order, before the scope's end): its position
+// relative to the window's first, and the node's edges before it by
+// direction: in1 into the node of all of them (index − in1 out of it), c0
+// and c1 of the counted ones. Counts fit in uint32: a window holds fewer
+// than 2^32 edges (window.Adj.Rel). The path pass searches these 16-byte
+// entries and reads the counts where a search stops, on the same cache
+// line; each sequence ends with a sentinel (pos at its maximum, the
+// sequence's totals) so that a search stops and a count after the last
+// edge needs no branch.
+type seqKey struct {
+	pos, in1, c0, c1 uint32
+}
+
+// seqEntry is the rest of a sequence's edge, read where the pass visits
+// it: its other end, its δ window's ends (pathSeqs) and flags.
 type seqEntry struct {
-	pos, t      int64
-	other       uint32
-	in1, c0, c1 uint32
-	flags       uint8 // fIn, fCounted
+	other, from, after uint32
+	flags              uint8 // fIn, fCounted
 }
 
-// pathSeqs are every node's sequences: node v's at ent[off[v]:off[v]+n[v]].
+// pathSeqs are every node's sequences: node v's n[v] edges at
+// key[off[v]:] and ent[off[v]:], its sentinel after them. after[r] and
+// from[r] are, for the edge at relative position r, the first position
+// more than δ after its time and the first no more than δ before it, so
+// window tests become position comparisons. A node's sequence of at
+// least bucketMin edges has a bucket table at tbl[toff[v]:]: entry b is
+// the index of its first edge at or after position b<<shift[v], about
+// four edges a bucket, so that a search that jumps (a hub's sequence,
+// searched at each of a light node's edges) starts next to its answer.
 type pathSeqs struct {
-	off []int64
-	n   []int32
-	ent []seqEntry
+	off         []int64
+	n           []int32
+	key         []seqKey
+	ent         []seqEntry
+	after, from []uint32
+	toff        []int64
+	shift       []uint8
+	tbl         []uint32
 }
 
-func (s *pathSeqs) of(v uint32) []seqEntry { return s.ent[s.off[v] : s.off[v]+int64(s.n[v])] }
+const bucketMin = 64
 
-// pathPairEdge is an edge of the pair being counted (its middle edges), in
-// position order: position, time, class (0: from the near node x to the
-// far node y, 1: the other way) and flags at the far node (fIn: into y;
-// fCounted).
+// of returns node v's sequence, its sentinel included in keys.
+func (s *pathSeqs) of(v uint32) ([]seqEntry, []seqKey) {
+	lo, hi := s.off[v], s.off[v]+int64(s.n[v])
+	return s.ent[lo:hi], s.key[lo : hi+1]
+}
+
+// seeker finds positions in one node's sequence.
+type seeker struct {
+	q     []seqKey
+	tbl   []uint32
+	shift uint8
+}
+
+func (s *pathSeqs) seeker(v uint32, q []seqKey) seeker {
+	return seeker{q: q, tbl: s.tbl[s.toff[v]:s.toff[v+1]], shift: s.shift[v]}
+}
+
+// seek returns the first index i ≥ from of the sequence whose position is
+// at least p (its sentinel's if none).
+func (s *seeker) seek(from int, p uint32) int {
+	q := s.q
+	if q[from].pos >= p {
+		return from // most moves are none or short: no table read
+	}
+	if len(s.tbl) > 0 {
+		from = max(from, int(s.tbl[p>>s.shift]))
+	}
+	for range 4 { // about a bucket; the sentinel stops it
+		if q[from].pos >= p {
+			return from
+		}
+		from++
+	}
+	return gallopSeq(q, from, p)
+}
+
+// bucketShift is the shift that gives a sequence of n edges about four
+// edges a bucket over positions [0, span].
+func bucketShift(span uint32, n int) uint8 {
+	want := max(uint64(n)/4, 1)
+	s := 0
+	for uint64(span)>>s >= want {
+		s++
+	}
+	return uint8(s)
+}
+
+// pathPairEdge is an edge of the pair being counted (its middle edges):
+// class (0: from the near node x to the far node y, 1: the other way) and
+// flags at the far node (fIn: into y; fCounted). Its position is in
+// pathBuf.pos.
 type pathPairEdge struct {
-	pos, t int64
-	cls    uint8
-	flags  uint8
+	cls, flags uint8
 }
 
 // pairSums are prefix sums over a pair's edges, by class: the edges (n),
@@ -52,8 +118,98 @@ type pairSums struct {
 // pathBuf is a worker's scratch for one pair.
 type pathBuf struct {
 	pair []pathPairEdge
-	far  [][4]int64 // the pair's edges before each, at the far node: out, in, counted out, counted in
+	pos  []uint32   // the pair's edges' positions
+	far  [][4]int64 // the pair's edges before each and in all, at the far node: out, in, counted out, counted in
 	sums []pairSums
+}
+
+// cursor is an index j into the far node's sequence and the pair's edges
+// before it (k): both only move forward.
+type cursor struct{ j, k int }
+
+// to moves c to the far node's first edge at or after position p.
+func (c *cursor) to(y *seeker, pk []uint32, p uint32) {
+	c.j = y.seek(c.j, p)
+	c.k = gallopKey(pk, c.k, p) // the pair's edges are the far node's: none lies in [p, pos[j])
+}
+
+// gallopKey returns the first index i ≥ from with keys[i] ≥ p (len(keys) if
+// none), keys ascending: steps that double from from, then a binary
+// search of the last step, so that a search that moves forward a little
+// costs little (the pass's cursors move forward with the near node's
+// edges).
+func gallopKey(keys []uint32, from int, p uint32) int {
+	n := len(keys)
+	if from >= n || keys[from] >= p {
+		return from
+	}
+	lo, hi, step := from, n, 1 // keys[lo] < p; hi == n or keys[hi] ≥ p
+	for {
+		next := lo + step
+		if next >= n {
+			break
+		}
+		if keys[next] >= p {
+			hi = next
+			break
+		}
+		lo, step = next, 2*step
+	}
+	for lo+1 < hi {
+		if h := int(uint(lo+hi) >> 1); keys[h] < p {
+			lo = h
+		} else {
+			hi = h
+		}
+	}
+	return hi
+}
+
+// gallopSeq is gallopKey over a sequence, whose sentinel stops it.
+func gallopSeq(q []seqKey, from int, p uint32) int {
+	if q[from].pos >= p {
+		return from
+	}
+	lo, hi, step := from, len(q)-1, 1 // q[lo].pos < p ≤ q[hi].pos
+	for {
+		next := lo + step
+		if next >= hi {
+			break
+		}
+		if q[next].pos >= p {
+			hi = next
+			break
+		}
+		lo, step = next, 2*step
+	}
+	for lo+1 < hi {
+		if h := int(uint(lo+hi) >> 1); q[h].pos < p {
+			lo = h
+		} else {
+			hi = h
+		}
+	}
+	return hi
+}
+
+// deltaBounds fills s.after and s.from over the positions below the
+// scope's end, two pointers over the window's times.
+func (c *counter) deltaBounds(s *pathSeqs) {
+	first := c.w.First()
+	_, _, ts := c.w.Columns(first, c.sc.hi)
+	n := len(ts)
+	s.after, s.from = make([]uint32, n), make([]uint32, n)
+	a, f := 0, 0
+	for r, t := range ts {
+		a = max(a, r)
+		for a < n && !apart(t, ts[a], c.delta) {
+			a++
+		}
+		for apart(ts[f], t, c.delta) {
+			f++
+		}
+		s.after[r], s.from[r] = uint32(a), uint32(f)
+	}
 }
 
 // paths runs the path pass: every edge s→t before the scope's end is the
@@ -80,14 +236,26 @@ type pathBuf struct {
 // triples are triangles, which Count takes off afterwards from the
 // triangle pass's counters (triPaths).
 func (c *counter) paths(ctx context.Context) error {
-	sq := &pathSeqs{off: make([]int64, c.nodes+1), n: make([]int32, c.nodes)}
+	sq := &pathSeqs{off: make([]int64, c.nodes+1), n: make([]int32, c.nodes),
+		toff: make([]int64, c.nodes+1), shift: make([]uint8, c.nodes)}
+	span := uint32(c.sc.hi - c.w.First())
 	for v := range c.nodes {
-		sq.off[v+1] = sq.off[v] + int64(len(c.w.Out(uint32(v)))+len(c.w.In(uint32(v))))
+		d := len(c.w.Out(uint32(v))) + len(c.w.In(uint32(v)))
+		sq.off[v+1] = sq.off[v] + int64(d) + 1 // and the sentinel
+		var nb int64
+		if d >= bucketMin {
+			sq.shift[v] = bucketShift(span, d)
+			nb = int64(span>>sq.shift[v]) + 1
+		}
+		sq.toff[v+1] = sq.toff[v] + nb
 	}
+	sq.key = make([]seqKey, sq.off[c.nodes])
 	sq.ent = make([]seqEntry, sq.off[c.nodes])
+	sq.tbl = make([]uint32, sq.toff[c.nodes])
+	c.deltaBounds(sq) // before the sequences, which copy it
 	err := c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
-			sq.n[v] = int32(c.fillSeq(uint32(v), sq.ent[sq.off[v]:sq.off[v+1]]))
+			sq.n[v] = int32(c.fillSeq(uint32(v), sq))
 		}
 	})
 	c.w.IndexPairs() // before the workers, which read Between
@@ -96,9 +264,21 @@ func (c *counter) paths(ctx context.Context) error {
 		return err
 	}
 	bufs := make([]pathBuf, c.workers)
-	// Each node counts its pairs with higher ids; a node's weight is its
-	// sequence (its pairs read their lighter ends, but a hub has many).
-	return c.heavyFirst(ctx, c.nodes, 16, sq.off[c.nodes], func(u int) int64 { return int64(sq.n[u]) }, func(wk, u int) {
+	// Each node counts its pairs with higher ids. A pair's cost is its
+	// lighter end's edges (at most), so a node's weight is their sum over
+	// its pairs: a hub's pairs are each light, but a heavy node's pair with
+	// a hub is a whole sequence.
+	weight := make([]int64, c.nodes)
+	var total int64
+	for u := range c.nodes {
+		for _, v := range c.nbr[c.off[u] : c.off[u]+int64(c.deg[u])] {
+			if v > uint32(u) {
+				weight[u] += int64(min(sq.n[u], sq.n[v]))
+			}
+		}
+		total += weight[u]
+	}
+	return c.heavyFirst(ctx, c.nodes, 16, total, func(u int) int64 { return weight[u] }, func(wk, u int) {
 		r := (*[RawLen - rawPath]int64)(c.raws[wk].Raw[rawPath:])
 		for _, v := range c.nbr[c.off[u] : c.off[u]+int64(c.deg[u])] {
 			if v > uint32(u) {
@@ -108,27 +288,27 @@ func (c *counter) paths(ctx context.Context) error {
 	})
 }
 
-// fillSeq writes node v's sequence into dst and returns its length.
-func (c *counter) fillSeq(v uint32, dst []seqEntry) int {
+// fillSeq writes node v's sequence, its sentinel and its bucket table,
+// and returns its length.
+func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
+	first := c.w.First()
+	key, ent := sq.key[sq.off[v]:sq.off[v+1]], sq.ent[sq.off[v]:sq.off[v+1]]
 	out, in := c.w.Out(v), c.w.In(v)
 	i, j, n := 0, 0, 0
 	var in1, c0, c1 uint32
-	for {
+	for i < len(out) || j < len(in) {
 		var a window.Adj
 		var fl uint8
-		switch {
-		case i < len(out) && (j >= len(in) || out[i].Rel < in[j].Rel):
+		if j >= len(in) || (i < len(out) && out[i].Rel < in[j].Rel) {
 			a = out[i]
 			i++
-		case j < len(in):
+		} else {
 			a, fl = in[j], fIn
 			j++
-		default:
-			return n
 		}
 		pos := c.w.Pos(a)
 		if pos >= c.sc.hi {
-			return n // both lists are in position order
+			break // both lists are in position order
 		}
 		if a.Other == v {
 			continue
@@ -137,7 +317,9 @@ func (c *counter) fillSeq(v uint32, dst []seqEntry) int {
 		if counted {
 			fl |= fCounted
 		}
-		dst[n] = seqEntry{pos: pos, t: a.T, other: a.Other, in1: in1, c0: c0, c1: c1, flags: fl}
+		rel := uint32(pos - first)
+		key[n] = seqKey{pos: rel, in1: in1, c0: c0, c1: c1}
+		ent[n] = seqEntry{other: a.Other, from: sq.from[rel], after: sq.after[rel], flags: fl}
 		n++
 		switch {
 		case fl&fIn != 0:
@@ -149,61 +331,39 @@ func (c *counter) fillSeq(v uint32, dst []seqEntry) int {
 			c0++
 		}
 	}
+	key[n] = seqKey{pos: math.MaxUint32, in1: in1, c0: c0, c1: c1}
+	if tbl := sq.tbl[sq.toff[v]:sq.toff[v+1]]; len(tbl) > 0 {
+		sh, k := sq.shift[v], 0
+		for b := range tbl {
+			for k < n && key[k].pos < uint32(b)<<sh {
+				k++
+			}
+			tbl[b] = uint32(k)
+		}
+	}
+	return n
 }
 
 // before returns the edges of q before index i by direction: all of them
 // and the counted ones.
-func before(q []seqEntry, i int) (all, cnt [2]int64) {
-	if i < len(q) {
-		e := &q[i]
-		return [2]int64{int64(i) - int64(e.in1), int64(e.in1)}, [2]int64{int64(e.c0), int64(e.c1)}
-	}
-	if i == 0 {
-		return
-	}
-	e := &q[i-1]
-	d := int64(e.flags & fIn)
-	all = [2]int64{int64(i-1) - int64(e.in1) + 1 - d, int64(e.in1) + d}
-	cnt = [2]int64{int64(e.c0), int64(e.c1)}
-	if e.flags&fCounted != 0 {
-		cnt[d]++
-	}
-	return all, cnt
-}
-
-// seek returns the first index i in [from, n) with ok(i), for ok false
-// then true along the indices (n if none), like triangle.go's gallop: steps that double from
-// from, then a binary search of the last step, so that a search that
-// moves forward a little costs little (the path pass's range ends move
-// forward with the near node's edges).
-func seek(n, from int, ok func(i int) bool) int {
-	lo, step := from, 1
-	for lo < n && !ok(lo) {
-		next := lo + step
-		if next >= n || ok(next) {
-			hi := min(next, n)
-			return lo + 1 + sort.Search(hi-lo-1, func(k int) bool { return ok(lo + 1 + k) })
-		}
-		lo, step = next, 2*step
-	}
-	return lo
-}
-
-// at returns the index of q's first edge at or after position p.
-func at(q []seqEntry, lo, hi int, p int64) int {
-	return lo + sort.Search(hi-lo, func(i int) bool { return q[lo+i].pos >= p })
+func before(q []seqKey, i int) (all, cnt [2]int64) {
+	e := &q[i]
+	return [2]int64{int64(i) - int64(e.in1), int64(e.in1)}, [2]int64{int64(e.c0), int64(e.c1)}
 }
 
 // pathsOfPair adds the paths whose middle edge joins u and v.
 func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen - rawPath]int64) {
-	w, delta := c.w, c.delta
+	w, first := c.w, c.w.First()
+	after, from := sq.after, sq.from
 	xn, yn := u, v
 	if sq.n[v] < sq.n[u] {
 		xn, yn = v, u
 	}
-	X, Y := sq.of(xn), sq.of(yn)
+	X, xq := sq.of(xn)
+	_, yq := sq.of(yn)
+	ys := sq.seeker(yn, yq)
 	// The pair's edges, merged from its two directions.
-	b.pair = b.pair[:0]
+	b.pair, b.pos = b.pair[:0], b.pos[:0]
 	xy, yx := w.Between(xn, yn), w.Between(yn, xn)
 	for i, j := 0, 0; i < len(xy) || j < len(yx); {
 		var a window.Adj
@@ -223,9 +383,10 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 		if c.sc.counted(pos) {
 			fl |= fCounted
 		}
-		b.pair = append(b.pair, pathPairEdge{pos: pos, t: a.T, cls: cls, flags: fl})
+		b.pair = append(b.pair, pathPairEdge{cls: cls, flags: fl})
+		b.pos = append(b.pos, uint32(pos-first))
 	}
-	pair := b.pair
+	pair, pk := b.pair, b.pos
 	if len(pair) == 0 {
 		return
 	}
@@ -239,37 +400,25 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 			run[2+d]++
 		}
 	}
-	farRun := b.far
-	// far returns y's edges to a fourth node before index i of Y, all and
-	// counted, by direction at y.
-	far := func(i int) (all, cnt [2]int64) {
-		all, cnt = before(Y, i)
-		pb := run
-		if i < len(Y) {
-			bound := Y[i].pos
-			lo, hi := 0, len(pair)
-			for lo < hi {
-				if h := int(uint(lo+hi) >> 1); pair[h].pos < bound {
-					lo = h + 1
-				} else {
-					hi = h
-				}
-			}
-			if lo < len(pair) {
-				pb = farRun[lo]
-			}
-		}
+	farRun := append(b.far, run)
+	b.far = farRun
+	// far returns y's edges to a fourth node before index j of Y, all and
+	// counted, by direction at y, k of the pair's edges being before it.
+	far := func(j, k int) (all, cnt [2]int64) {
+		all, cnt = before(yq, j)
+		pb := &farRun[k]
 		return [2]int64{all[0] - pb[0], all[1] - pb[1]}, [2]int64{cnt[0] - pb[2], cnt[1] - pb[3]}
 	}
 	// Prefix sums over the pair's edges of the counts at each edge's ends.
 	b.sums = append(b.sums[:0], pairSums{})
-	iy, end := 0, 0
+	iy := 0
+	var end cursor
 	for k, m := range pair {
-		iy = seek(len(Y), iy, func(j int) bool { return Y[j].pos >= m.pos })
-		end = seek(len(Y), max(end, iy+1), func(j int) bool { return apart(m.t, Y[j].t, delta) })
-		_, endC := far(end)
-		upTo, upToC := far(iy + 1)
-		bef, _ := far(iy)
+		iy = ys.seek(iy, pk[k]) // Y[iy] is m
+		end.to(&ys, pk, after[pk[k]])
+		_, endC := far(end.j, end.k)
+		upTo, upToC := far(iy+1, k+1)
+		bef, _ := far(iy, k)
 		s := b.sums[k]
 		s.n[m.cls]++
 		for d := range 2 {
@@ -293,44 +442,45 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	// Orders (raw o) by class: e M f, M e f, M f e, f M e, where e is x's
 	// edge and f y's.
 	orders := [2][4]int{{0, 2, 3, 1}, {1, 3, 2, 0}}
-	// x's edges near the pair's edges: the union of their δ windows, in
-	// position order. The pair ranges [aLo, aHi) (before e, within δ) and
-	// [aHi, bHi) (after e, within δ) only move forward.
+	// x's edges near the pair's edges: the union of their δ windows
+	// [from, after), in position order. The pair ranges [aLo, aHi) (before
+	// e, within δ) and [aHi, bHi) (after e, within δ) only move forward.
 	aLo, aHi, bHi := 0, 0, 0
-	ix, ja, jb := 0, 0, 0 // on Y: the first edge after e, more than δ after e, no more than δ before e
+	var ix, ja, jb cursor // on Y: the first edge after e, more than δ after e, no more than δ before e
+	i := 0
 	for k := 0; k < len(pair); {
-		lo, hi := motif.SubTicks(pair[k].t, delta), motif.AddTicks(pair[k].t, delta)
-		for k++; k < len(pair) && motif.SubTicks(pair[k].t, delta) <= hi; k++ {
-			hi = max(hi, motif.AddTicks(pair[k].t, delta))
+		lo, hi := from[pk[k]], after[pk[k]]
+		for k++; k < len(pair) && from[pk[k]] <= hi; k++ {
+			hi = after[pk[k]] // after grows with the position
 		}
-		for i := sort.Search(len(X), func(i int) bool { return X[i].t >= lo }); i < len(X) && X[i].t <= hi; i++ {
-			e := &X[i]
+		for i = gallopSeq(xq, i, lo); xq[i].pos < hi; i++ {
+			e, ep := &X[i], xq[i].pos
 			if e.other == yn {
 				continue
 			}
-			for aHi < len(pair) && pair[aHi].pos < e.pos {
+			for aHi < len(pair) && pk[aHi] < ep {
 				aHi++
 			}
-			for aLo < aHi && apart(pair[aLo].t, e.t, delta) {
+			for aLo < aHi && pk[aLo] < e.from {
 				aLo++
 			}
 			bHi = max(bHi, aHi)
-			for bHi < len(pair) && !apart(e.t, pair[bHi].t, delta) {
+			for bHi < len(pair) && pk[bHi] < e.after {
 				bHi++
 			}
 			if aLo == bHi {
 				continue
 			}
 			dx := e.flags & fIn
-			ix = seek(len(Y), ix, func(j int) bool { return Y[j].pos >= e.pos })
+			ix.to(&ys, pk, ep)
 			sa, sh, sb := &sums[aLo], &sums[aHi], &sums[bHi]
 			if aLo < aHi { // M before e
-				all, cnt := far(ix)
+				all, cnt := far(ix.j, ix.k)
 				counted := e.flags&fCounted != 0
 				var jbAll [2]int64
 				if counted {
-					jb = seek(ix, jb, func(j int) bool { return !apart(Y[j].t, e.t, delta) })
-					jbAll, _ = far(jb)
+					jb.to(&ys, pk, e.from)
+					jbAll, _ = far(jb.j, jb.k)
 				}
 				for cls := range 2 {
 					n := sh.n[cls] - sa.n[cls]
@@ -351,8 +501,8 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 				}
 			}
 			if aHi < bHi { // M after e
-				ja = seek(len(Y), max(ja, ix), func(j int) bool { return apart(e.t, Y[j].t, delta) })
-				_, jaC := far(ja)
+				ja.to(&ys, pk, e.after)
+				_, jaC := far(ja.j, ja.k)
 				for cls := range 2 {
 					n := sb.n[cls] - sh.n[cls]
 					if n == 0 {
