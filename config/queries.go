@@ -326,6 +326,21 @@ func (c *Config) CheckQueries(queries []*motif.Query) error {
 		}
 		errs = append(errs, c.fieldErr(field, "%s: query %q has group_by, and incidents fold match records, which count mode does not write (use enumerate)", alerts.ModeCount, q.Name))
 	}
+	for _, q := range queries {
+		if q.Estimate == 0 {
+			continue
+		}
+		if mode := c.Alerts.For(q.Name).Mode; mode != alerts.ModeCount {
+			field := "alerts.mode"
+			if o, ok := c.Alerts.PerQuery[q.Name]; ok && o.Mode != "" {
+				field = "alerts.per_query." + q.Name + ".mode"
+			}
+			errs = append(errs, c.fieldErr(field, "%s: query %q has estimate %v, and an estimate raises no alerts: use count mode (alerts.per_query.%s.mode: count)", mode, q.Name, q.Estimate, q.Name))
+		}
+		if len(q.AntiEdges) > 0 {
+			errs = append(errs, fmt.Errorf("query %q: estimate %v needs a query without anti-edges (not:): the daemon holds their open matches one by one", q.Name, q.Estimate))
+		}
+	}
 	return errors.Join(errs...)
 }
 

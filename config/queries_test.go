@@ -264,6 +264,39 @@ queries:
 	}
 }
 
+// TestCheckEstimateCountMode: an estimated query (estimate: in its YAML)
+// must be in count mode, since an estimate raises no alerts, and free of
+// anti-edges, whose open matches the daemon holds one by one; each is
+// refused naming the field, the query and the value.
+func TestCheckEstimateCountMode(t *testing.T) {
+	for _, c := range []struct{ alerts, query, want string }{
+		{"", "      edges: [A -> B, B -> C]\n",
+			`cfg.yaml: alerts.mode: enumerate: query "ring" has estimate 0.05, and an estimate raises no alerts: use count mode (alerts.per_query.ring.mode: count)`},
+		{"alerts:\n  per_query:\n    ring:\n      mode: enumerate\n", "      edges: [A -> B, B -> C]\n",
+			`cfg.yaml:4: alerts.per_query.ring.mode: enumerate: query "ring" has estimate 0.05`},
+		{"alerts:\n  per_query:\n    ring: {mode: count}\n", "      edges: [A -> B, B -> C]\n      not: [C -> A]\n",
+			`query "ring": estimate 0.05 needs a query without anti-edges (not:)`},
+	} {
+		src := c.alerts + "queries:\n  inline:\n    - name: ring\n      delta: 10m\n      estimate: 0.05\n" + c.query
+		cfg, err := Parse([]byte(src), "cfg.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = cfg.Check()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Check() of\n%s= %v; want substring %q", src, err, c.want)
+		}
+	}
+	ok := "alerts:\n  per_query:\n    ring: {mode: count}\nqueries:\n  inline:\n    - name: ring\n      delta: 10m\n      estimate: 0.05\n      edges: [A -> B, B -> C]\n"
+	cfg, err := Parse([]byte(ok), "cfg.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := cfg.Check(); err != nil {
+		t.Errorf("Check() of an estimated count-mode query = %v; want nil", err)
+	}
+}
+
 // TestAlertTemplatesCheckedAtLoad: a query's annotation template that
 // names a node or field the record lacks, or does not parse, is an error
 // when the queries load (validate, start, reload), naming the file and

@@ -202,7 +202,7 @@ func (p *pipeline) collect(j *minedBatch) error {
 	if board := p.parts.board; board != nil {
 		st := batchStatus{records: j.records, lag: lag, watermark: j.wm, hasWatermark: j.wm != math.MinInt64, buffered: j.buffered}
 		if out := j.out; out != nil {
-			st.edges, st.matches = out.Appended, matchesOf(out)
+			st.edges, st.matches, st.estimates = out.Appended, matchesOf(out), out.Estimates
 			st.hasWindow, st.windowEdges, st.windowBytes = true, j.windowEdges, out.WindowBytes
 		}
 		board.batch(st)

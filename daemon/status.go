@@ -18,6 +18,7 @@ import (
 	"github.com/motifwatch/motifwatch/engine"
 	"github.com/motifwatch/motifwatch/ingest"
 	"github.com/motifwatch/motifwatch/internal/buildinfo"
+	"github.com/motifwatch/motifwatch/motif/estimate"
 	"github.com/motifwatch/motifwatch/stream"
 )
 
@@ -54,6 +55,7 @@ type statusBoard struct {
 	samples        []statusSample // newest last, spanning about rateSpan
 	recent         []alerts.Alert // newest last
 	lastMatch      map[string]time.Time
+	estimates      map[string]estimate.Estimate // running estimates of estimated queries
 
 	// The console's sources besides the pipeline's batches, set before
 	// the HTTP server starts (daemon.go): the metrics registry (input
@@ -84,7 +86,7 @@ func newStatusBoard(tick time.Duration, engine EngineStatus, now func() time.Tim
 	// The first sample's rates are since the start, from zero: the
 	// registry is the daemon's own, its counters start with it.
 	return &statusBoard{now: now, started: started, tick: tick, engine: engine, matches: map[string]int64{},
-		lastMatch: map[string]time.Time{}, hist: newHistoryRing(), histPrev: &historyTotals{at: started}}
+		lastMatch: map[string]time.Time{}, estimates: map[string]estimate.Estimate{}, hist: newHistoryRing(), histPrev: &historyTotals{at: started}}
 }
 
 // setBrokers records the brokers the daemon reached (the embedded
@@ -135,6 +137,9 @@ func (b *statusBoard) setQueries(qs []stream.Query, opts map[string]alerts.Query
 		}
 		out[i] = QueryStatus{Name: mq.Name, Description: mq.Description, Text: mq.Summary(), Delta: mq.Delta.String(), Mode: mode,
 			GroupBy: opts[mq.Name].Group.By}
+		if !q.Enumerate && mq.Estimate > 0 {
+			out[i].Estimate = &QueryEstimate{Epsilon: mq.Estimate} // filled by snapshot
+		}
 	}
 	slices.SortFunc(out, func(a, c QueryStatus) int { return strings.Compare(a.Name, c.Name) })
 	b.mu.Lock()
@@ -146,6 +151,7 @@ func (b *statusBoard) setQueries(qs []stream.Query, opts map[string]alerts.Query
 type batchStatus struct {
 	records, edges int
 	matches        map[string]int64 // final matches per query, counted or enumerated
+	estimates      map[string]estimate.Estimate
 	lag            int64
 	watermark      int64
 	hasWatermark   bool
@@ -180,6 +186,9 @@ func (b *statusBoard) batch(s batchStatus) {
 		if n > 0 {
 			b.lastMatch[q] = now
 		}
+	}
+	for q, e := range s.estimates {
+		b.estimates[q] = e
 	}
 	b.lag, b.buffered = s.lag, s.buffered
 	if s.hasWindow {
@@ -369,6 +378,23 @@ type QueryStatus struct {
 	RateLimited   int64      `json:"rate_limited"`
 	Truncated     int64      `json:"truncated"`
 	LastMatch     *time.Time `json:"last_match,omitempty"`
+	// Estimate is an estimated query's running estimate (its Matches stay
+	// 0: an estimate is never counted or alerted).
+	Estimate *QueryEstimate `json:"estimate,omitempty"`
+}
+
+// QueryEstimate is an estimated query's count since it was registered:
+// Value, with the interval [Lo, Hi] at Confidence, from RootsSampled of
+// Roots root edges (Exact while every root was mined).
+type QueryEstimate struct {
+	Value        float64 `json:"value"`
+	Lo           float64 `json:"lo"`
+	Hi           float64 `json:"hi"`
+	Confidence   float64 `json:"confidence"`
+	Epsilon      float64 `json:"epsilon"`
+	RootsSampled int64   `json:"roots_sampled"`
+	Roots        int64   `json:"roots"`
+	Exact        bool    `json:"exact"`
 }
 
 // snapshot returns a copy of the board's state.
@@ -448,6 +474,12 @@ func (b *statusBoard) snapshot() Status {
 		}
 		if t, ok := b.lastMatch[q.Name]; ok {
 			q.LastMatch = &t
+		}
+		if e, ok := b.estimates[q.Name]; ok && q.Estimate != nil {
+			q.Estimate = &QueryEstimate{Value: e.Value, Lo: e.Lo, Hi: e.Hi, Confidence: e.Confidence, Epsilon: q.Estimate.Epsilon,
+				RootsSampled: e.Sampled, Roots: e.Roots, Exact: e.Exact}
+		} else if q.Estimate != nil {
+			q.Estimate = &QueryEstimate{Epsilon: q.Estimate.Epsilon, Exact: true}
 		}
 		s.Queries[i] = q
 	}

@@ -158,6 +158,7 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	if lo >= hi {
 		return motif.Result{}, ctx.Err()
 	}
+	p = order(p) // the kernel's step order: the matches are the same
 	enc, err := e.encode(p, req.Sink == nil)
 	if err != nil {
 		return motif.Result{}, err
@@ -407,7 +408,7 @@ func (e *Engine) encodeCounted(p *motif.Plan) (*encodedPlan, error) {
 	if enc, ok := e.counted[p]; ok {
 		return enc, nil
 	}
-	enc, err := e.encode(p, true)
+	enc, err := e.encode(order(p), true)
 	if err != nil {
 		return nil, err
 	}

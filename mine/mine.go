@@ -44,6 +44,15 @@ type Options struct {
 	// only counting.
 	Enumerate int64
 
+	// Estimate > 0 estimates each count instead (motif/estimate): the
+	// value with an interval at Confidence (0: 0.95) whose half-width is
+	// at most Estimate of the value, from a sample of root edges drawn
+	// with EstimateSeed. Shapes that motif/count3 counts are counted
+	// exactly (faster than a sample), and reported as exact estimates.
+	Estimate     float64
+	Confidence   float64
+	EstimateSeed uint64
+
 	// The engine: backend (default cpu), CPU workers (0: one per CPU),
 	// and the GPU engine's devices and tuning.
 	Backend backend.Backend
@@ -79,6 +88,9 @@ type QueryResult struct {
 	// IDs are the enumerated matches' ids, as the daemon's alerts carry
 	// them for the same file replayed by `monitor produce`.
 	IDs []string `json:"match_ids,omitempty"`
+	// Estimate is the estimate (Options.Estimate); Matches is then its
+	// value rounded.
+	Estimate *Estimate `json:"estimate,omitempty"`
 
 	// cell is the counted shape the query is (family), when it is one.
 	cell   count3.Cell
@@ -144,6 +156,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, errors.New("mine: an edge file and a synthetic graph exclude each other")
 	case o.Enumerate < 0:
 		return nil, fmt.Errorf("mine: enumerate %d must not be negative", o.Enumerate)
+	case o.Estimate != 0 && !(o.Estimate > 0 && o.Estimate < 1):
+		return nil, fmt.Errorf("mine: estimate %v: want a relative error in (0, 1)", o.Estimate)
+	case o.Confidence != 0 && !(o.Confidence > 0 && o.Confidence < 1):
+		return nil, fmt.Errorf("mine: confidence %v: want a value in (0, 1)", o.Confidence)
 	case o.SNAP3 && (len(o.QueryFiles) > 0 || len(o.Motifs) > 0 || o.Enumerate > 0):
 		return nil, errors.New("mine: the SNAP grid is counted alone: no other queries, no enumeration")
 	case o.Grid4 && (len(o.QueryFiles) > 0 || len(o.Motifs) > 0 || o.SNAP3 || o.Enumerate > 0):
@@ -152,6 +168,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	queries, err := o.queries()
 	if err != nil {
 		return nil, err
+	}
+	for _, q := range queries {
+		if o.epsilon(q) > 0 && o.Enumerate > 0 {
+			return nil, fmt.Errorf("mine: query %s has an estimate, which only counts: no enumeration", q.Name)
+		}
+		if o.epsilon(q) > 0 && o.Backend != backend.CPU {
+			return nil, fmt.Errorf("mine: query %s: an estimate mines its sample root by root on the CPU: backend %s cannot (use cpu)", q.Name, o.Backend)
+		}
 	}
 	start := time.Now()
 	w, report, err := o.load()
@@ -203,7 +227,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		p := plans[i]
 		if o.Explain {
 			fmt.Fprint(o.Log, p)
-			if _, ok := eng.Counted(p); !ok && o.Enumerate == 0 {
+			_, counted := eng.Counted(p)
+			if eps := o.epsilon(q); eps > 0 && !counted {
+				fmt.Fprintf(o.Log, "  estimated within %g from a sample of root edges (motif/estimate)\n", eps)
+			} else if !counted && o.Enumerate == 0 {
 				fmt.Fprintln(o.Log, "  enumerated: motif/count3 has no counter for this query")
 			} // else the counting engine says which, and why, as it mines
 		}
@@ -211,7 +238,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mining %s: %w", q.Name, err)
 		}
-		if c, ok := count3.Shape(p); ok {
+		if c, ok := count3.Shape(p); ok && (run.Estimate == nil || run.Estimate.Exact) {
 			run.cell, run.family, run.delta = c, family(c), count3.Delta(p)
 		}
 		report.Queries = append(report.Queries, run)

@@ -42,6 +42,7 @@ import (
 //	    labels: {team: fraud}       # optional: label name → value
 //	    annotations:                # optional: name → template over the alert (alerts.ParseAnnotations)
 //	      summary: "{{ .Query }}: {{ .A }} → {{ .B }}"
+//	    estimate: 0.05              # optional: estimate the count within this relative error (count mode; no alerts)
 //
 // Motif nodes are numbered in order of first appearance in edges (nodes
 // declared but unused come last and fail validation).
@@ -309,7 +310,7 @@ type nodeDecl struct {
 }
 
 var queryKeys = []string{"name", "description", "delta", "hop_within", "nodes", "edges", "not", "where", "group_by", "group_within",
-	"severity", "labels", "annotations"}
+	"severity", "labels", "annotations", "estimate"}
 
 func (d *queryDecoder) decode(m *yaml.Node) (*Query, error) {
 	d.line = m.Line
@@ -400,6 +401,18 @@ func (d *queryDecoder) decode(m *yaml.Node) (*Query, error) {
 	}
 	if err := d.routing(f["severity"], f["labels"], f["annotations"]); err != nil {
 		return nil, err
+	}
+	if n, ok := f["estimate"]; ok && !yamldoc.IsNull(n) {
+		s, err := d.scalar(n, "estimate")
+		if err != nil {
+			return nil, err
+		}
+		eps, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, d.errf(n, "estimate", "%q: want a relative error, a number in (0, 1) such as 0.05", s)
+		}
+		q.Estimate = eps
+		d.lines["estimate"] = n.Line
 	}
 
 	if err := q.Validate(); err != nil {

@@ -156,9 +156,10 @@ func (p *Plan) order() {
 	k := len(q.Edges)
 	matched := make([]bool, k)
 	mapped := make([]bool, len(q.Nodes))
-	for len(p.Steps) < k {
-		pick, bind := -1, BindRoot
-		if len(p.Steps) == 0 {
+	edges := make([]int, 0, k)
+	for len(edges) < k {
+		pick := -1
+		if len(edges) == 0 {
 			pick = k - 1
 		} else {
 			dangling := false
@@ -168,7 +169,7 @@ func (p *Plan) order() {
 				}
 				f, t := mapped[q.Edges[e].From], mapped[q.Edges[e].To]
 				if f && t {
-					pick, bind = e, BindBoth
+					pick = e
 					break
 				}
 				if !f && !t {
@@ -184,12 +185,64 @@ func (p *Plan) order() {
 				d := !p.onOtherEdge(newNode, e, matched)
 				if pick < 0 || (dangling && !d) {
 					pick, dangling = e, d
-					if f {
-						bind = BindFrom
-					} else {
-						bind = BindTo
-					}
 				}
+			}
+		}
+		matched[pick] = true
+		mapped[q.Edges[pick].From], mapped[q.Edges[pick].To] = true, true
+		edges = append(edges, pick)
+	}
+	p.build(edges)
+}
+
+// Reordered returns a copy of p whose steps match the motif edges in the
+// order edges gives (a permutation of the edge indices starting with the
+// root, the last edge, each next edge touching a node mapped before it),
+// with every check placed at the first step that can decide it. Engines
+// whose cost differs from the CPU's by step kind use it to pick their own
+// order; the matches are the same in any order.
+func (p *Plan) Reordered(edges []int) (*Plan, error) {
+	q := p.Query
+	k := len(q.Edges)
+	if len(edges) != k || edges[0] != k-1 {
+		return nil, fmt.Errorf("query %q: order %v: want %d edges starting with the root %d", q.Name, edges, k, k-1)
+	}
+	seen := make([]bool, k)
+	mapped := make([]bool, len(q.Nodes))
+	for i, e := range edges {
+		if e < 0 || e >= k || seen[e] {
+			return nil, fmt.Errorf("query %q: order %v: edge %d repeated or out of range", q.Name, edges, e)
+		}
+		f, t := q.Edges[e].From, q.Edges[e].To
+		if i > 0 && !mapped[f] && !mapped[t] {
+			return nil, fmt.Errorf("query %q: order %v: edge %d touches no node mapped before it", q.Name, edges, e)
+		}
+		seen[e], mapped[f], mapped[t] = true, true, true
+	}
+	r := &Plan{Query: q, Delta: p.Delta, Hop: p.Hop, Antis: p.Antis, Preds: p.Preds}
+	r.build(edges)
+	return r, nil
+}
+
+// build lays the steps out in the order edges gives (valid: order,
+// Reordered) and places each check at the first step after which it is
+// decidable.
+func (p *Plan) build(edges []int) {
+	q := p.Query
+	k := len(q.Edges)
+	matched := make([]bool, k)
+	mapped := make([]bool, len(q.Nodes))
+	for _, pick := range edges {
+		bind := BindRoot
+		if len(p.Steps) > 0 {
+			f, t := mapped[q.Edges[pick].From], mapped[q.Edges[pick].To]
+			switch {
+			case f && t:
+				bind = BindBoth
+			case f:
+				bind = BindFrom
+			default:
+				bind = BindTo
 			}
 		}
 		s := Step{Edge: pick, From: q.Edges[pick].From, To: q.Edges[pick].To, Bind: bind, Prev: -1, Next: -1, HopPrev: NoLimit, HopNext: NoLimit}

@@ -40,6 +40,11 @@ type Query struct {
 	Severity    string
 	Labels      map[string]string
 	Annotations []Annotation
+	// Estimate, if positive, asks for an estimated count instead of an
+	// exact one: the interval's half-width at most Estimate of the value
+	// (motif/estimate). Only count-mode queries estimate, and an estimate
+	// never raises alerts; engines ignore it. In (0, 1).
+	Estimate float64
 }
 
 // Annotation is one annotation template of a query, with where it was

@@ -47,6 +47,7 @@ func (e *FieldError) Error() string {
 //     mapped by edges 0..After; Within is not negative.
 //   - GroupBy: distinct motif nodes; GroupWithin positive, and only with
 //     GroupBy.
+//   - Estimate is 0 (exact) or a relative error in (0, 1).
 //   - Predicates: operands are well formed and their indices in range;
 //     <, <=, >, >= do not take strings; in and not in take a list.
 func (q *Query) Validate() error {
@@ -73,6 +74,9 @@ func (q *Query) Validate() error {
 	}
 	if err := q.validateGroupBy(fail); err != nil {
 		return err
+	}
+	if q.Estimate != 0 && !(q.Estimate > 0 && q.Estimate < 1) {
+		return fail("estimate", "%v: want a relative error in (0, 1), such as 0.05 (or none: exact)", q.Estimate)
 	}
 	for i := range q.Where {
 		if msg := q.checkPredicate(&q.Where[i]); msg != "" {

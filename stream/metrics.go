@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/motifwatch/motifwatch/internal/promreg"
+	"github.com/motifwatch/motifwatch/motif/estimate"
 )
 
 type metrics struct {
@@ -28,6 +29,7 @@ type metrics struct {
 	evictedEarly prometheus.Counter
 	truncated    *prometheus.CounterVec
 	attrMissing  *prometheus.GaugeVec
+	estimate     *prometheus.GaugeVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -55,6 +57,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Batches in which a query stopped mining at window.max_matches_per_batch, max_mine_steps or max_mine_time; its further matches in the batch were not reported."}, []string{"query"}),
 		attrMissing: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_query_attribute_missing",
 			Help: "1 for a query and an edge attribute its conditions read that none of the first 1000 or more edges carried: the query cannot match (the series goes when a record carries it)."}, []string{"query", "attribute"}),
+		estimate: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "motifwatch_query_estimate",
+			Help: "Estimated matches of an estimated count-mode query (estimate: in its YAML) since it was registered: bound=value, and lo and hi of its interval (bound=confidence: the interval's confidence). Never alerted."}, []string{"query", "bound"}),
 	}
 	if reg == nil {
 		return m, nil
@@ -74,7 +78,21 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m.evictedEarly = promreg.Register(reg, m.evictedEarly, &err)
 	m.truncated = promreg.Register(reg, m.truncated, &err)
 	m.attrMissing = promreg.Register(reg, m.attrMissing, &err)
+	m.estimate = promreg.Register(reg, m.estimate, &err)
 	return m, err
+}
+
+// estimated sets an estimated query's gauges to its running estimate.
+func (m *metrics) estimated(query string, e estimate.Estimate) {
+	m.estimate.WithLabelValues(query, "value").Set(e.Value)
+	m.estimate.WithLabelValues(query, "lo").Set(e.Lo)
+	m.estimate.WithLabelValues(query, "hi").Set(e.Hi)
+	m.estimate.WithLabelValues(query, "confidence").Set(e.Confidence)
+}
+
+// forgetEstimate drops the gauges of a query no longer registered.
+func (m *metrics) forgetEstimate(query string) {
+	m.estimate.DeletePartialMatch(prometheus.Labels{"query": query})
 }
 
 func (m *metrics) mined(query, backend string, matches int64, d time.Duration) {

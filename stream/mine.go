@@ -3,9 +3,12 @@ package stream
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
+	"reflect"
 	"time"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/estimate"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -13,11 +16,37 @@ import (
 type registered struct {
 	Query
 	plan *motif.Plan
+	// running is the estimate of a count-mode query with an estimate
+	// option (motif.Query.Estimate), nil otherwise: such a query's
+	// matches are estimated from a sample of each batch's roots, never
+	// counted into Output.Counts (so never alerted).
+	running *estimate.Running
 }
 
 // countOnly: the query's matches are counted by the engine, never
 // enumerated (count mode without anti-edges: none is ever open).
-func (q *registered) countOnly() bool { return !q.Enumerate && len(q.plan.Antis) == 0 }
+func (q *registered) countOnly() bool {
+	return !q.Enumerate && len(q.plan.Antis) == 0 && q.running == nil
+}
+
+// newRunning returns the running estimate of q (an estimated count-mode
+// query), its sample seeded by the query's name.
+func newRunning(q Query, plan *motif.Plan) (*estimate.Running, error) {
+	name := q.Query.Name
+	switch {
+	case q.Enumerate:
+		return nil, fmt.Errorf("stream: query %q: estimate %v needs count mode: an estimate raises no alerts", name, q.Query.Estimate)
+	case len(plan.Antis) > 0:
+		return nil, fmt.Errorf("stream: query %q: estimate %v needs a query without anti-edges (not:): their open matches are held one by one", name, q.Query.Estimate)
+	}
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	r, err := estimate.NewRunning(estimate.Options{Epsilon: q.Query.Estimate, Seed: h.Sum64()})
+	if err != nil {
+		return nil, fmt.Errorf("stream: query %q: %w", name, err)
+	}
+	return r, nil
+}
 
 // miner mines the registered queries over a batch's runs for the matches
 // that end in them: final ones are reported (recorder), open ones held
@@ -60,7 +89,26 @@ func (m *miner) set(qs []Query) (map[string]bool, error) {
 			return nil, err
 		}
 		span = max(span, plan.Delta)
-		next = append(next, &registered{Query: q, plan: plan})
+		r := &registered{Query: q, plan: plan}
+		if q.Query.Estimate > 0 {
+			// An unchanged query keeps its running estimate over a reload.
+			for _, old := range m.queries {
+				if old.running != nil && old.Enumerate == q.Enumerate && reflect.DeepEqual(old.Query.Query, q.Query) {
+					r.running = old.running
+				}
+			}
+			if r.running == nil {
+				if r.running, err = newRunning(q, plan); err != nil {
+					return nil, err
+				}
+			}
+		}
+		next = append(next, r)
+	}
+	for _, old := range m.queries {
+		if old.running != nil && !names[old.Query.Query.Name] {
+			m.metrics.forgetEstimate(old.Query.Query.Name)
+		}
 	}
 	// An engine that counts some shapes (motif/count3) counts the count
 	// queries' families of a batch in one run when it knows them.
@@ -90,10 +138,37 @@ func (m *miner) mineAll(ctx context.Context, runs []run, watermark int64, out *O
 		if len(batched) > 0 && q.countOnly() {
 			continue
 		}
+		if q.running != nil {
+			if err := m.estimate(ctx, q, runs, watermark, out); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := m.mine(ctx, q, runs, watermark, out); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// estimate adds the batch's runs to an estimated query's running
+// estimate (replayed runs are skipped: counted before the restart) and
+// reports the running total in Output.Estimates and the metrics.
+func (m *miner) estimate(ctx context.Context, q *registered, runs []run, watermark int64, out *Output) error {
+	name := q.Query.Query.Name
+	start := time.Now()
+	for _, r := range runs {
+		if r.replay {
+			continue
+		}
+		if err := q.running.Add(ctx, m.engine, m.w, q.plan, motif.Request{Range: r.Range, Horizon: watermark, RootMask: r.mask}); err != nil {
+			return fmt.Errorf("estimating %s: %w", name, err)
+		}
+	}
+	e := q.running.Total()
+	out.Estimates[name] = e
+	m.metrics.estimated(name, e)
+	m.metrics.mined(name, m.backend, 0, time.Since(start))
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/motifwatch/motifwatch/internal/backend"
 	"github.com/motifwatch/motifwatch/internal/ratelog"
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/estimate"
 	"github.com/motifwatch/motifwatch/window"
 )
 
@@ -67,6 +68,10 @@ type Output struct {
 	Alerts []alerts.Alert
 	// Counts are final matches of count-mode queries, by query name.
 	Counts map[string]int64
+	// Estimates are the running estimates of estimated count-mode queries
+	// (motif.Query.Estimate), by query name: the total since the query was
+	// registered, with its interval. They raise no alerts.
+	Estimates map[string]estimate.Estimate
 	// Appended counts edges added to the window; SelfLoops those skipped
 	// (a self-loop never matches a motif edge).
 	Appended, SelfLoops int
@@ -261,7 +266,7 @@ func (p *Processor) Process(ctx context.Context, batch []ingest.Edge, watermark 
 // buffer's ingest.Reorder.AppendReleaseRefs: no copy of each edge). The
 // edges are read, not kept or changed.
 func (p *Processor) ProcessRefs(ctx context.Context, batch []*ingest.Edge, watermark int64) (*Output, error) {
-	out := &Output{Counts: make(map[string]int64)}
+	out := &Output{Counts: make(map[string]int64), Estimates: make(map[string]estimate.Estimate)}
 	start := time.Now()
 	p.attrs.observe(batch)
 	p.rec.forget()

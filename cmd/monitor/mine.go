@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/pprof"
 	"runtime/trace"
@@ -39,6 +40,9 @@ type mineOptions struct {
 	grid4         bool
 	delta         string
 	enumerate     int64
+	estimate      float64
+	confidence    float64
+	estimateSeed  uint64
 	workers       int
 	backend       backend.Backend
 	devices       []int
@@ -77,7 +81,8 @@ are counted by counting algorithms (motif/count3), not enumerated; with
 four-cycles (M4, M7, cycle4-*) and paws (M3, M9, paw-*), and four-node
 paths (M1, M2, path4-*) where a sampled enumeration projects more work
 than counting (--explain says which, and why; --always-count counts them
-anyway).
+anyway). --estimate 0.02 estimates each count within 2% at --confidence
+from a sample of root edges instead (docs/MINING.md).
 
 Every flag is checked, and every query file read, before the graph is
 loaded. Progress lines (stderr) show the share of root edges done, the
@@ -88,7 +93,8 @@ prints the counts so far, marked partial, and exits with status 130.`,
   monitor mine --graph edges.txt --grid4 --delta 1h
   monitor mine --graph edges.txt --motif M4,M4-A --delta 1h --format csv
   monitor mine --graph edges.txt --query fraud.yaml --enumerate 20
-  monitor mine --synthetic 100000 --motif M1 --delta 1h --workers 4`,
+  monitor mine --synthetic 100000 --motif M1 --delta 1h --workers 4
+  monitor mine --graph edges.txt --motif M4,M6 --delta 1d --estimate 0.02`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runMine(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -105,6 +111,9 @@ prints the counts so far, marked partial, and exits with status 130.`,
 	f.BoolVar(&o.grid4, "grid4", false, "count every four-node motif of 3 and 4 edges (star4, path4, cycle4, paw) with a TOTAL per family")
 	f.StringVar(&o.delta, "delta", "", `motif window: a duration ("1h") or timestamp ticks ("3600"); overrides the queries' own`)
 	f.Int64Var(&o.enumerate, "enumerate", 0, "print up to N matches per query instead of only counting")
+	f.Float64Var(&o.estimate, "estimate", 0, "estimate each count within this relative error (e.g. 0.02) from a sample of root edges, with an interval at --confidence, instead of counting exactly")
+	f.Float64Var(&o.confidence, "confidence", 0.95, "confidence of --estimate's interval")
+	f.Uint64Var(&o.estimateSeed, "estimate-seed", 1, "seed of --estimate's sample")
 	f.IntVar(&o.workers, "workers", 0, workersUsage)
 	f.StringVar((*string)(&o.backend), "backend", backend.CPU.String(), backendUsage)
 	f.IntSliceVar(&o.devices, "devices", nil, "CUDA device ordinals for --backend gpu|auto (repeat an ordinal for logical partitions; default: all)")
@@ -148,6 +157,7 @@ func runMine(ctx context.Context, o mineOptions, stdout, stderr io.Writer) error
 	opts := mine.Options{Graph: o.graph, Synthetic: o.synthetic, Seed: o.seed,
 		File:       ingest.FileOptions{TimeUnit: o.timeUnit, SkipBad: o.skipBad, KeepSelfLoops: o.keepSelfLoops, NodeFile: o.nodes},
 		QueryFiles: o.queries, Motifs: o.motifs, SNAP3: o.snap3, Grid4: o.grid4, Delta: o.delta, Enumerate: o.enumerate,
+		Estimate: o.estimate, Confidence: o.confidence, EstimateSeed: o.estimateSeed,
 		Backend: o.backend, Workers: o.workers, GPU: daemon.GPUOptions(config.Engine{Devices: o.devices, GPU: o.gpu.options()}),
 		Explain: o.explain, Progress: o.progress, Log: stderr, AlwaysCount: o.alwaysCount}
 	if o.countPhases {
@@ -201,6 +211,14 @@ func (o *mineOptions) check() error {
 		return usageError{fmt.Errorf("mine: --enumerate %d must not be negative", o.enumerate)}
 	case o.snap3 && o.enumerate > 0:
 		return usageError{fmt.Errorf("mine: --snap3 only counts; drop --enumerate")}
+	case o.estimate != 0 && !(o.estimate > 0 && o.estimate < 1):
+		return usageError{fmt.Errorf("mine: --estimate %v: want a relative error in (0, 1), e.g. 0.02", o.estimate)}
+	case !(o.confidence > 0 && o.confidence < 1):
+		return usageError{fmt.Errorf("mine: --confidence %v: want a value in (0, 1), e.g. 0.95", o.confidence)}
+	case o.estimate > 0 && o.enumerate > 0:
+		return usageError{fmt.Errorf("mine: --estimate only counts; drop --enumerate")}
+	case o.estimate > 0 && o.backend != backend.CPU:
+		return usageError{fmt.Errorf("mine: --estimate mines its sample root by root on the CPU: use --backend cpu, not %s", o.backend)}
 	case o.timeUnit <= 0:
 		return usageError{fmt.Errorf("mine: --time-unit %s must be positive", o.timeUnit)}
 	}
@@ -241,9 +259,24 @@ func (o *mineOptions) print(stdout io.Writer, r *mine.Report) error {
 		return printMineCSV(stdout, r)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "QUERY\tDELTA\tMATCHES\tSECONDS")
-	for _, q := range r.Queries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\n", q.Name, q.Delta, matchCount(q), q.Seconds)
+	if estimated(r) {
+		fmt.Fprintf(tw, "QUERY\tDELTA\tMATCHES\tINTERVAL (%g%%)\tROOTS SAMPLED\tSECONDS\n", o.confidence*100)
+		for _, q := range r.Queries {
+			interval, roots := "", ""
+			if e := q.Estimate; e != nil {
+				interval = fmt.Sprintf("[%s, %s]", grouped(int64(math.Floor(e.Lo))), grouped(int64(math.Ceil(e.Hi))))
+				roots = fmt.Sprintf("%s of %s", grouped(e.Sampled), grouped(e.Roots))
+				if e.Exact {
+					interval = "exact"
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\n", q.Name, q.Delta, matchCount(q), interval, roots, q.Seconds)
+		}
+	} else {
+		fmt.Fprintln(tw, "QUERY\tDELTA\tMATCHES\tSECONDS")
+		for _, q := range r.Queries {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\n", q.Name, q.Delta, matchCount(q), q.Seconds)
+		}
 	}
 	// Totals only within a family (mine.Total): M1 + M4 counts nothing.
 	for _, t := range r.Totals {
@@ -276,10 +309,13 @@ func (o *mineOptions) print(stdout io.Writer, r *mine.Report) error {
 }
 
 // matchCount is a query's count as the table shows it: grouped, with a
-// "+" when --enumerate stopped mining at its bound and "(partial)" when
-// interrupted.
+// "+" when --enumerate stopped mining at its bound, "(partial)" when
+// interrupted, and "~" before an estimate from a sample.
 func matchCount(q *mine.QueryResult) string {
 	s := grouped(q.Matches)
+	if q.Estimate != nil && !q.Estimate.Exact {
+		s = "~" + s
+	}
 	if q.Stopped {
 		s += "+"
 	}
@@ -292,13 +328,30 @@ func matchCount(q *mine.QueryResult) string {
 // printMineCSV writes one CSV row per query, raw numbers.
 func printMineCSV(stdout io.Writer, r *mine.Report) error {
 	cw := csv.NewWriter(stdout)
-	cw.Write([]string{"query", "delta", "matches", "truncated", "partial", "seconds"})
+	head := []string{"query", "delta", "matches", "truncated", "partial", "seconds"}
+	if estimated(r) {
+		head = append(head, "estimate", "lo", "hi", "confidence", "exact", "roots_sampled", "roots")
+	}
+	cw.Write(head)
 	for _, q := range r.Queries {
-		cw.Write([]string{q.Name, q.Delta, strconv.FormatInt(q.Matches, 10), strconv.FormatBool(q.Stopped),
-			strconv.FormatBool(q.Partial), strconv.FormatFloat(q.Seconds, 'f', 3, 64)})
+		row := []string{q.Name, q.Delta, strconv.FormatInt(q.Matches, 10), strconv.FormatBool(q.Stopped),
+			strconv.FormatBool(q.Partial), strconv.FormatFloat(q.Seconds, 'f', 3, 64)}
+		if e := q.Estimate; e != nil {
+			f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+			row = append(row, f(e.Value), f(e.Lo), f(e.Hi), f(e.Confidence), strconv.FormatBool(e.Exact),
+				strconv.FormatInt(e.Sampled, 10), strconv.FormatInt(e.Roots, 10))
+		} else if estimated(r) {
+			row = append(row, "", "", "", "", "", "", "")
+		}
+		cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// estimated reports whether any query of r has an estimate.
+func estimated(r *mine.Report) bool {
+	return slices.ContainsFunc(r.Queries, func(q *mine.QueryResult) bool { return q.Estimate != nil })
 }
 
 // startTrace writes an execution trace (runtime/trace) to path until stop

@@ -178,12 +178,18 @@ function queries(s) {
     const c = r.children;
     setText(c[0].children[0], q.name); setText(c[0].children[1], q.description || '');
     setText(c[1], q.text); setText(c[2], q.delta + ', ' + q.mode + (q.group_by ? ', incidents by ' + q.group_by.join(', ') : ''));
-    setText(c[3], num(q.matches)); setText(c[4], num(q.matches_per_minute));
+    setText(c[3], q.estimate ? estimateText(q.estimate) : num(q.matches)); setText(c[4], q.estimate ? '' : num(q.matches_per_minute));
     spark(c[5].children[0], hist[q.name] || [], s.history.times);
     setText(c[6], num(q.alerts_written) + (q.alerts_failed ? ` (${num(q.alerts_failed)} failed)` : ''));
     setText(c[7], num(q.rate_limited)); setText(c[8], num(q.truncated)); setClass(c[8], q.truncated > 0 ? 'n bad' : 'n');
     setText(c[9], q.last_match ? clock(q.last_match) : 'never');
   });
+}
+
+// An estimated query's count: the value and its interval (never alerted).
+function estimateText(e) {
+  if (e.exact) return num(Math.round(e.value)) + ' (estimate: exact so far)';
+  return `≈ ${num(Math.round(e.value))} [${num(Math.floor(e.lo))} – ${num(Math.ceil(e.hi))}] at ${Math.round(e.confidence * 100)}%, ${num(e.roots_sampled)} of ${num(e.roots)} roots`;
 }
 
 const alertID = (a) => a.match_id || a.incident_id || `${a.kind}/${a.query}/${a.detected_at}`;
