@@ -428,3 +428,51 @@ func TestEngineChoosesCountingOrEnumerating(t *testing.T) {
 		t.Errorf("a SNAP shape: %d calls of the wrapped engine, explained %q; want it counted without a sample", spy.calls, explain.String())
 	}
 }
+
+// TestEngineChoosesForFourEdgeShapes: the four-cycles and paws follow the
+// same rule as the paths (countCost): a sparse window's cheap enumeration
+// is kept, a dense one is counted, and the count is the engine's either
+// way.
+func TestEngineChoosesForFourEdgeShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 3))
+	sparse := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 30, MaxNodes: 30, MaxEdges: 600, MaxTime: 5000, Evict: 1})
+	dense := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 7, MaxNodes: 7, MaxEdges: 1500, MaxTime: 300, Evict: 1})
+	cpu := cpu.New(2)
+	for _, name := range []string{"M4", "M7", "M3", "M9"} {
+		for _, c := range []struct {
+			name    string
+			w       *window.Window
+			delta   int64
+			counted bool
+		}{{"sparse", sparse, 20, false}, {"dense", dense, 300, true}} {
+			q, err := motif.Builtin(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q.Delta = motif.TicksSpan(c.delta)
+			p, err := motif.Compile(q, c.w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spy := &spyEngine{Engine: cpu}
+			e := NewEngine(spy, Options{Workers: 2})
+			var explain strings.Builder
+			e.Explain(&explain)
+			req := motif.Request{Range: motif.WholeWindow(c.w), Horizon: motif.Batch}
+			got, err := e.Mine(context.Background(), c.w, p, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := cpu.Mine(context.Background(), c.w, p, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Matches != want.Matches {
+				t.Errorf("%s, %s: %d matches, engine %d", name, c.name, got.Matches, want.Matches)
+			}
+			if counted := e.Runs() == 1; counted != c.counted || !strings.Contains(explain.String(), "counting projected at") {
+				t.Errorf("%s, %s: %d counting runs, explained %q; want counted %v", name, c.name, e.Runs(), explain.String(), c.counted)
+			}
+		}
+	}
+}
