@@ -16,6 +16,7 @@ import (
 
 	"github.com/motifwatch/motifwatch/gpm"
 	"github.com/motifwatch/motifwatch/gpu"
+	"github.com/motifwatch/motifwatch/internal/testenv"
 )
 
 // gpmEngine opens the GPU GPM engine or skips when there is no device.
@@ -34,11 +35,7 @@ func gpmEngine(t testing.TB, o gpu.GPMOptions) *gpu.GPM {
 
 func loadCiteseer(t testing.TB) *gpm.Graph {
 	t.Helper()
-	path := filepath.Join(dataDir(), "static/citeseer.edgelist")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("citeseer not found at %s (set MOTIFWATCH_DATA on the GPU machine): %v", path, err)
-	}
-	g, _, err := gpm.Load(path)
+	g, _, err := gpm.Load(testenv.Data(t, "static/citeseer.edgelist"))
 	if err != nil {
 		t.Fatal(err)
 	}
