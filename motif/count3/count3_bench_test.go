@@ -110,12 +110,22 @@ func BenchmarkSmallAgainstEngine(b *testing.B) {
 // the general CPU engine that enumerates the same query, per path and δ,
 // 2 workers, on CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH). The paths are
 // Everest's M1 (path4-123-fff) and M2 (path4-213-bff) and a path with
-// both kinds of direction; MOTIFWATCH_COUNT3_DELTAS (e.g. "86400")
-// replaces the δs, MOTIFWATCH_COUNT3_ENGINE=0 leaves the engine out.
+// both kinds of direction; the environment as for benchAgainstEngine.
 func BenchmarkPathsAgainstEngine(b *testing.B) {
+	benchAgainstEngine(b, []string{"path4-123-fff", "path4-213-bff", "path4-213-fbf"}, []int64{600, 3600, 86400})
+}
+
+// benchAgainstEngine times, per motif and δ, a counting run of the
+// motif's shape (Options.AlwaysCount: the counter itself, never the
+// choice to enumerate) against the general CPU engine enumerating it, 2
+// workers each, on benchGraph's window, reporting CPU seconds and
+// matches. MOTIFWATCH_COUNT3_DELTAS (e.g. "86400") replaces the δs,
+// MOTIFWATCH_COUNT3_MOTIFS (e.g. "M4") the motifs, and
+// MOTIFWATCH_COUNT3_ENGINE=0 leaves the engine out. With -v, each
+// counting run's phases are written to stderr.
+func benchAgainstEngine(b *testing.B, names []string, deltas []int64) {
 	w := benchGraph(b)
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
-	deltas := []int64{600, 3600, 86400}
 	if s := os.Getenv("MOTIFWATCH_COUNT3_DELTAS"); s != "" {
 		deltas = nil
 		for _, f := range strings.Split(s, ",") {
@@ -126,14 +136,27 @@ func BenchmarkPathsAgainstEngine(b *testing.B) {
 			deltas = append(deltas, d)
 		}
 	}
+	if s := os.Getenv("MOTIFWATCH_COUNT3_MOTIFS"); s != "" {
+		names = strings.Split(s, ",")
+	}
+	var phases *os.File
+	if testing.Verbose() {
+		phases = os.Stderr
+	}
 	engines := []struct {
 		name string
 		e    func() motif.Engine
-	}{{"count", func() motif.Engine { return NewEngine(cpu.New(2), Options{Workers: 2}) }}, {"engine", func() motif.Engine { return cpu.New(2) }}}
+	}{{"count", func() motif.Engine {
+		e := NewEngine(cpu.New(2), Options{Workers: 2, AlwaysCount: true})
+		if phases != nil {
+			e.TimePhases(phases)
+		}
+		return e
+	}}, {"engine", func() motif.Engine { return cpu.New(2) }}}
 	if os.Getenv("MOTIFWATCH_COUNT3_ENGINE") == "0" {
 		engines = engines[:1]
 	}
-	for _, name := range []string{"path4-123-fff", "path4-213-bff", "path4-213-fbf"} {
+	for _, name := range names {
 		for _, delta := range deltas {
 			q, err := motif.Builtin(name)
 			if err != nil {
