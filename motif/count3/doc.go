@@ -82,7 +82,8 @@
 // also how Shape recognises a query of these shapes.
 // Counting is not always the cheaper exact answer: a counting run reads
 // the whole window, enumeration follows the matches. Engine chooses per
-// request (choose.go) for the families with a cost model (the paths): it
+// request (choose.go) for the families with a cost model (the paths,
+// four-cycles and paws): it
 // enumerates a sample of the roots under a step budget of the sample's
 // share of the counting run's projected cost, counts when the sample
 // runs past it, and otherwise enumerates the rest and adds the two.
