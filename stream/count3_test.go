@@ -70,13 +70,13 @@ func TestStreamingCountedShapes(t *testing.T) {
 	}
 }
 
-// The daemon's count-mode batches of a four-node path go through
+// The daemon's count-mode batches of a four-node path, four-cycle or paw go through
 // count3.Engine's choice between counting and enumerating: on a dense
 // stream a batch that covers the window is counted (its sampled
 // enumeration projects more than a counting run), on a sparse one it is
 // enumerated (no counting run). The sums over batches equal one batch run
 // of the general engine.
-func TestStreamingPathsChooseCounting(t *testing.T) {
+func TestStreamingFourNodeShapesChooseCounting(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 28))
 	graph := func(nodes, edges int, step int64) *window.Window {
 		lines := make([]string, edges)
@@ -93,15 +93,23 @@ func TestStreamingPathsChooseCounting(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name    string
+		motif   string
 		w       *window.Window
 		delta   int64
 		batches []int
 		counted bool
 	}{
-		{"dense", graph(5, 1500, 1), 1000, []int{1500, 500}, true},
-		{"sparse", graph(40, 1500, 10), 50, []int{1500, 500}, false},
+		{"dense", "M1", graph(5, 1500, 1), 1000, []int{1500, 500}, true},
+		{"sparse", "M1", graph(40, 1500, 10), 50, []int{1500, 500}, false},
+		// A four-cycle (M4) and a paw (M3) follow the same choice (a
+		// counting run reads the whole window: a batch of a third of it
+		// is enumerated, as its enumeration projects less).
+		{"dense", "M4", graph(6, 1500, 1), 400, []int{1500}, true},
+		{"sparse", "M4", graph(12, 1500, 10), 100, []int{1500, 500}, false},
+		{"dense", "M3", graph(6, 1500, 1), 400, []int{1500}, true},
+		{"sparse", "M3", graph(12, 1500, 10), 100, []int{1500, 500}, false},
 	} {
-		q, err := motif.Builtin("M1")
+		q, err := motif.Builtin(c.motif)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,10 +128,10 @@ func TestStreamingPathsChooseCounting(t *testing.T) {
 			ids, counts := map[string]int{}, map[string]int64{}
 			streamRun(t, p, edgesOf(c.w), n, ids, counts)
 			if counted := e.Runs() > 0; counted != c.counted {
-				t.Errorf("%s, batches of %d: %d counting runs; want counted = %v", c.name, n, e.Runs(), c.counted)
+				t.Errorf("%s %s, batches of %d: %d counting runs; want counted = %v", c.name, c.motif, n, e.Runs(), c.counted)
 			}
-			if counts["M1"] != want["M1"] || want["M1"] == 0 {
-				t.Errorf("%s, batches of %d: counted %d, batch run %d", c.name, n, counts["M1"], want["M1"])
+			if counts[c.motif] != want[c.motif] || want[c.motif] == 0 {
+				t.Errorf("%s %s, batches of %d: counted %d, batch run %d", c.name, c.motif, n, counts[c.motif], want[c.motif])
 			}
 		}
 	}
