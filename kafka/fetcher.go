@@ -147,10 +147,15 @@ type Fetcher struct {
 	dec     *ingest.Decoder
 	maxWait time.Duration
 	hold    bool
-	reset   ResetPolicy
-	onErr   func(int, error)
-	onOK    func(int)
-	budget  byteBudget
+	// metadataTTL is how often the transport refreshes its cached
+	// metadata: kafka-go answers a fetch of a topic missing from that
+	// cache itself (protocol.ErrNoTopic), which after a topic is created
+	// again stays wrong until the next refresh (see staleGone).
+	metadataTTL time.Duration
+	reset       ResetPolicy
+	onErr       func(int, error)
+	onOK        func(int)
+	budget      byteBudget
 	// keep is the most an idle chunk keeps of its arrays (Chunk.done).
 	keep   int64
 	out    chan *Chunk
@@ -251,6 +256,10 @@ func NewFetcher(opts FetcherOptions, from map[int]int64) (*Fetcher, error) {
 	if transport == nil {
 		f.own = &kafkago.Transport{}
 		transport = f.own
+	}
+	f.metadataTTL = defaultMetadataTTL
+	if t, ok := transport.(*kafkago.Transport); ok && t.MetadataTTL > 0 {
+		f.metadataTTL = t.MetadataTTL
 	}
 	f.client = &kafkago.Client{Addr: kafkago.TCP(opts.Brokers...), Transport: transport, Timeout: 10 * time.Second}
 	perPart := max(opts.FetchBytes/int64(max(len(from), 1)), minFetchBytes)
@@ -406,6 +415,9 @@ func (f *Fetcher) Close() error {
 // read fetches one partition until ctx ends.
 func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 	backoff := time.Duration(0)
+	// unknownSince: when fetches began to fail with the client's own
+	// "no such topic" (zero: they do not), see staleGone.
+	var unknownSince time.Time
 	fail := func(err error) bool {
 		if ctx.Err() != nil {
 			return false
@@ -486,6 +498,7 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 		}
 		if to := pf.seek.Swap(nil); to != nil {
 			pf.next = *to
+			unknownSince = time.Time{}
 			pos := placed()
 			if pos == nil {
 				return
@@ -507,7 +520,7 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 		c.Fetched = time.Now()
 		c.FetchTime = c.Fetched.Sub(t0)
 		f.budget.adjust(pf.maxBytes, c.bytes)
-		if err != nil && f.hold && unknownPartition(err) {
+		if err != nil && f.hold && unknownPartition(err) && !f.staleGone(err, &unknownSince) {
 			fail(err) // counted and told; the wait is the seek's
 			c.done()
 			if !f.holdGone(ctx, pf, fetched) {
@@ -523,6 +536,7 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 			continue
 		}
 		succeeded()
+		unknownSince = time.Time{}
 		if len(c.Recs) == 0 && c.Position == nil {
 			c.done()
 			continue
@@ -543,6 +557,25 @@ func (f *Fetcher) read(ctx context.Context, pf *partFetch) {
 // kafka-go's metadata without the topic or partition.
 func unknownPartition(err error) bool {
 	return errors.Is(err, kafkago.UnknownTopicOrPartition) || errors.Is(err, protocol.ErrNoTopic) || errors.Is(err, protocol.ErrNoPartition)
+}
+
+// staleGone reports whether err, a fetch's unknown topic or partition,
+// may come from the transport's stale metadata rather than from the
+// broker, and is to be retried instead of held: kafka-go answers a fetch
+// for a topic absent from its cached metadata itself, and after a topic
+// is deleted and created again (the case Seek resumes) that answer is
+// wrong until the cache's next refresh. The broker's own
+// UNKNOWN_TOPIC_OR_PARTITION is believed at once; the client's only once
+// it has lasted past a refresh (*since, when it began; zero: it had not).
+func (f *Fetcher) staleGone(err error, since *time.Time) bool {
+	if errors.Is(err, kafkago.UnknownTopicOrPartition) {
+		return false
+	}
+	now := time.Now()
+	if since.IsZero() {
+		*since = now
+	}
+	return now.Sub(*since) <= f.metadataTTL+time.Second
 }
 
 // holdGone tells the reader that pf was found unknown (a Position with

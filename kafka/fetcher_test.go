@@ -553,3 +553,61 @@ func TestFetcherHoldsGonePartitionUntilSeek(t *testing.T) {
 		t.Errorf("after Seek(0, FirstOffset): positions %+v, offsets %v; want one Seek position at 0, then 0-14", pos, offs)
 	}
 }
+
+// TestFetcherSeekOutlivesStaleMetadata: after a topic is deleted and
+// created again, kafka-go's transport keeps answering "topic not found"
+// itself until its cached metadata is next refreshed. A Seek made in
+// that time (what the daemon does on a re-created topic) must read the
+// new log once the cache catches up, not take the client's stale answer
+// for the topic being gone again and hold the partition for good.
+func TestFetcherSeekOutlivesStaleMetadata(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "edges"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	brokers := c.ListenAddrs()
+	produce(t, brokers, "edges", edgeRecord(0, 0), edgeRecord(0, 1), edgeRecord(0, 2))
+	tr := &kafkago.Transport{MetadataTTL: 2 * time.Second}
+	defer tr.CloseIdleConnections()
+	f, err := NewFetcher(FetcherOptions{Brokers: brokers, Topic: "edges", Decoder: jsonDecoder(t), MaxWait: 20 * time.Millisecond,
+		HoldGone: true, Transport: tr}, map[int]int64{0: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, offs := positionsAndRecords(t, f, 3); !slices.Equal(offs, offsetsFrom(0, 3)) {
+		t.Fatalf("offsets %v; want 0-2", offs)
+	}
+	if err := c.DeleteTopic("edges"); err != nil {
+		t.Fatal(err)
+	}
+	for gone := false; !gone; {
+		ch := nextChunk(t, f.Next, time.Minute)
+		gone = ch.Position != nil && ch.Position.Gone
+		f.Done(ch)
+	}
+	// Wait for the transport's cache to lose the topic: from then on
+	// kafka-go itself says it is not found, until the next refresh.
+	cached := &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: tr}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res, err := cached.Metadata(context.Background(), &kafkago.MetadataRequest{Topics: []string{"edges"}})
+		if err == nil && (len(res.Topics) == 0 || res.Topics[0].Error != nil) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the transport's metadata still holds the deleted topic after a minute (err %v)", err)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the cache, not waiting for an event
+	}
+	if err := c.CreateTopic("edges", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, brokers, "edges", edgeRecord(0, 10), edgeRecord(0, 11))
+	f.Seek(0, FirstOffset)
+	pos, offs := positionsAndRecords(t, f, 2)
+	if len(pos) != 1 || !pos[0].Seek || pos[0].Offset != 0 || !slices.Equal(offs, offsetsFrom(0, 2)) {
+		t.Errorf("after Seek(0, FirstOffset): positions %+v, offsets %v; want one Seek position at 0, then 0-1", pos, offs)
+	}
+}
