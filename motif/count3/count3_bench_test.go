@@ -158,15 +158,7 @@ func benchAgainstEngine(b *testing.B, names []string, deltas []int64) {
 	}
 	for _, name := range names {
 		for _, delta := range deltas {
-			q, err := motif.Builtin(name)
-			if err != nil {
-				b.Fatal(err)
-			}
-			q.Delta = motif.TicksSpan(delta)
-			p, err := motif.Compile(q, w)
-			if err != nil {
-				b.Fatal(err)
-			}
+			p := builtinPlan(b, w, name, delta)
 			for _, eng := range engines {
 				b.Run(fmt.Sprintf("%s/delta=%d/%s", name, delta, eng.name), func(b *testing.B) {
 					cpu0 := cpuSeconds(b)

@@ -313,18 +313,6 @@ func TestEngineChoosesCountingOrEnumerating(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 7))
 	sparse := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 30, MaxNodes: 30, MaxEdges: 600, MaxTime: 5000, Evict: 1})
 	dense := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 6, MaxNodes: 6, MaxEdges: 3000, MaxTime: 300, Evict: 1})
-	compile := func(w *window.Window, name string, delta int64) *motif.Plan {
-		q, err := motif.Builtin(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q.Delta = motif.TicksSpan(delta)
-		p, err := motif.Compile(q, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	masked := func(w *window.Window) motif.Request {
 		lo := w.First() + int64(w.Len())/4
 		req := motif.Request{Range: motif.Range{Lo: lo, Hi: w.End()}, Horizon: motif.Batch}
@@ -353,7 +341,7 @@ func TestEngineChoosesCountingOrEnumerating(t *testing.T) {
 			e := NewEngine(spy, Options{Workers: 2})
 			var explain strings.Builder
 			e.Explain(&explain)
-			p := compile(c.w, "path4-123-fff", c.delta)
+			p := builtinPlan(t, c.w, "path4-123-fff", c.delta)
 			got, err := e.Mine(context.Background(), c.w, p, req)
 			if err != nil {
 				t.Fatal(err)
@@ -380,7 +368,7 @@ func TestEngineChoosesCountingOrEnumerating(t *testing.T) {
 			}
 			// M2 after M1: the same counting run.
 			explain.Reset()
-			p2 := compile(c.w, "path4-213-bff", c.delta)
+			p2 := builtinPlan(t, c.w, "path4-213-bff", c.delta)
 			got, err = e.Mine(context.Background(), c.w, p2, req)
 			if err != nil {
 				t.Fatal(err)
@@ -401,7 +389,7 @@ func TestEngineChoosesCountingOrEnumerating(t *testing.T) {
 	e := NewEngine(cpu, Options{Workers: 2})
 	var explain strings.Builder
 	e.Explain(&explain)
-	p1, p2 := compile(sparse, "path4-123-fff", 20), compile(sparse, "path4-213-bff", 20)
+	p1, p2 := builtinPlan(t, sparse, "path4-123-fff", 20), builtinPlan(t, sparse, "path4-213-bff", 20)
 	e.Expect(p1, p2)
 	if _, err := e.Mine(context.Background(), sparse, p1, motif.Request{Range: motif.WholeWindow(sparse), Horizon: motif.Batch}); err != nil {
 		t.Fatal(err)
@@ -445,15 +433,7 @@ func TestEngineChoosesForFourEdgeShapes(t *testing.T) {
 			delta   int64
 			counted bool
 		}{{"sparse", sparse, 20, false}, {"dense", dense, 300, true}} {
-			q, err := motif.Builtin(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			q.Delta = motif.TicksSpan(c.delta)
-			p, err := motif.Compile(q, c.w)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := builtinPlan(t, c.w, name, c.delta)
 			spy := &spyEngine{Engine: cpu}
 			e := NewEngine(spy, Options{Workers: 2})
 			var explain strings.Builder
@@ -475,4 +455,20 @@ func TestEngineChoosesForFourEdgeShapes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// builtinPlan compiles the library's motif name at δ delta (ticks of a
+// second) over w.
+func builtinPlan(tb testing.TB, w *window.Window, name string, delta int64) *motif.Plan {
+	tb.Helper()
+	q, err := motif.Builtin(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q.Delta = motif.TicksSpan(delta)
+	p, err := motif.Compile(q, w)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
 }
