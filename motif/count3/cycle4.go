@@ -17,9 +17,7 @@ type cycleEntry struct {
 // cycleBuf is a worker's scratch for the cycle pass.
 type cycleBuf struct {
 	ent   []cycleEntry
-	c1    [8]int64
-	c2    [8][8]int64
-	c3    [8][8][8]int64
+	win   cycleWindow
 	marks []int32    // per node: its bucket + 1 for the current top node
 	bkt   [][]wedge4 // buckets: the wedges to one opposite node
 	used  []uint32
@@ -200,51 +198,103 @@ func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf, 
 		b.ent = append(b.ent, cycleEntry{t: e.t, sym: uint8(2*s) + d, counted: e.flags&fCounted != 0})
 		at[s]++
 	}
-	ent := b.ent
-	c1, c2, c3 := &b.c1, &b.c2, &b.c3
+	b.slide(b.ent, delta, raw)
+}
+
+// slide runs the cycle pass's sliding window over a cycle's entries
+// (position order) and adds each counted entry's four-edge sequences to
+// raw; it leaves the window's counters at zero.
+func (b *cycleBuf) slide(ent []cycleEntry, delta int64, raw *[RawLen - rawCycle]int64) {
+	w := &b.win
 	head := 0
-	remove := func(s uint8) {
-		c1[s]--
-		side := s / 2
-		for y := range uint8(8) {
-			if y/2 == side {
-				continue
-			}
-			c2[s][y] -= c1[y]
-			for z := range uint8(8) {
-				if z/2 != side && z/2 != y/2 {
-					c3[s][y][z] -= c2[y][z]
-				}
-			}
-		}
-	}
 	for i := range ent {
 		e := &ent[i]
 		for head < i && apart(ent[head].t, e.t, delta) {
-			remove(ent[head].sym)
+			w.remove(ent[head].sym)
 			head++
 		}
-		s := e.sym
 		if e.counted {
-			for _, tm := range cycleTerms[s] {
-				raw[tm.raw] += c3[tm.x][tm.y][tm.z]
+			for _, tm := range cycleReads[e.sym&7] {
+				raw[tm.raw] += w.c3[tm.at&511]
 			}
 		}
+		w.add(e.sym)
+	}
+	if len(ent)-head > 16 {
+		*w = cycleWindow{} // cheaper than taking each entry off
+		return
+	}
+	for ; head < len(ent); head++ { // empty the window: the counters return to zero
+		w.remove(ent[head].sym)
+	}
+}
+
+// cycleWindow holds the cycle pass's sequences of one, two and three
+// edges on distinct sides in the window, by symbol: c2[8x+y] and
+// c3[64x+8y+z] with x first. Flat, fixed-size arrays indexed through
+// tables of the valid symbol pairs (cyclePairs): the window's updates are
+// most of the pass's time.
+type cycleWindow struct {
+	c1 [8]int64
+	c2 [64]int64
+	c3 [512]int64
+}
+
+// add puts an edge of symbol s at the window's end: it extends every one-
+// and two-edge sequence on other sides.
+func (w *cycleWindow) add(s uint8) {
+	s &= 7
+	for _, k := range cyclePairs[s] {
+		w.c3[(uint(k)<<3|uint(s))&511] += w.c2[k&63]
+	}
+	for _, x := range cycleOthers[s] {
+		w.c2[(x<<3|s)&63] += w.c1[x&7]
+	}
+	w.c1[s]++
+}
+
+// remove takes the window's first edge, of symbol s, off: the sequences
+// it starts.
+func (w *cycleWindow) remove(s uint8) {
+	s &= 7
+	w.c1[s]--
+	for _, y := range cycleOthers[s] {
+		w.c2[(s<<3|y)&63] -= w.c1[y&7]
+	}
+	for _, k := range cyclePairs[s] {
+		w.c3[(uint(s)<<6|uint(k))&511] -= w.c2[k&63]
+	}
+}
+
+// cycleOthers[s] are the symbols on the three sides other than s's;
+// cyclePairs[s] the pairs 8x+y of symbols on two distinct sides other
+// than s's; cycleReads[s] the three-edge sequences that an edge of symbol
+// s completes (c3 index) with their raw counters (cycleTerms).
+var (
+	cycleOthers [8][6]uint8
+	cyclePairs  [8][24]uint8
+	cycleReads  [8][]struct{ at, raw int16 }
+)
+
+func init() {
+	for s := range 8 {
 		side := s / 2
-		for x := range uint8(8) {
+		n, m := 0, 0
+		for x := range 8 {
 			if x/2 == side {
 				continue
 			}
-			for y := range uint8(8) {
+			cycleOthers[s][n] = uint8(x)
+			n++
+			for y := range 8 {
 				if y/2 != side && y/2 != x/2 {
-					c3[x][y][s] += c2[x][y]
+					cyclePairs[s][m] = uint8(8*x + y)
+					m++
 				}
 			}
-			c2[x][s] += c1[x]
 		}
-		c1[s]++
-	}
-	for ; head < len(ent); head++ { // empty the window: the counters return to zero
-		remove(ent[head].sym)
+		for _, tm := range cycleTerms[s] {
+			cycleReads[s] = append(cycleReads[s], struct{ at, raw int16 }{int16(64*int(tm.x) + 8*int(tm.y) + int(tm.z)), tm.raw})
+		}
 	}
 }
