@@ -305,9 +305,9 @@ func (c *counter) pawTails(e *pawEntry, i int, ent []pawEntry, side int, st *[16
 	for k := range 3 {
 		q := seqs[k]
 		p := &cq[k]
-		p[0] = gallopTail(q, p[0], func(x *tailEntry) bool { return x.pos < e.pos })
-		p[1] = gallopTail(q, p[1], func(x *tailEntry) bool { return x.t <= tHi && x.pos != math.MaxInt64 })
-		p[2] = gallopTail(q, p[2], func(x *tailEntry) bool { return x.t < tLo })
+		p[0] = gallopTail(q, p[0], tailPos, e.pos)
+		p[1] = gallopTail(q, p[1], tailAfter, tHi)
+		p[2] = gallopTail(q, p[2], tailFrom, tLo)
 		a0, c0 := tailBefore(q, p[0])
 		_, c1 := tailBefore(q, p[1])
 		a2, _ := tailBefore(q, p[2])
@@ -454,23 +454,44 @@ func tailBefore(q []tailEntry, i int) (all, cnt [2]int64) {
 	return [2]int64{int64(i) - int64(e.in), int64(e.in)}, [2]int64{int64(e.c0), int64(e.c1)}
 }
 
-// gallopTail returns the first index at or after from where below is
-// false (below is true then false along q and false at the sentinel):
-// exponential steps from from, then a binary search, so the short moves
-// of a cursor that follows a triangle's edges cost O(1).
-func gallopTail(q []tailEntry, from int, below func(*tailEntry) bool) int {
-	if !below(&q[from]) {
+// The bounds gallopTail finds: the first entry at or after a position
+// (tailPos), after a time (tailAfter), at or after a time (tailFrom).
+const (
+	tailPos uint8 = iota
+	tailAfter
+	tailFrom
+)
+
+// tailBelow reports whether x lies before bound kind at key.
+func tailBelow(x *tailEntry, kind uint8, key int64) bool {
+	switch kind {
+	case tailPos:
+		return x.pos < key
+	case tailAfter:
+		return x.t <= key && x.pos != math.MaxInt64
+	}
+	return x.t < key
+}
+
+// gallopTail returns the first index at or after from that is not below
+// bound kind at key (tailBelow is true then false along q and false at
+// the sentinel): exponential steps from from, then a binary search, so
+// the short moves of a cursor that follows a triangle's edges cost O(1).
+// A bound kind rather than a predicate function: the searches are most
+// of the paw pass, and an indirect call per probe was a third of them.
+func gallopTail(q []tailEntry, from int, kind uint8, key int64) int {
+	if !tailBelow(&q[from], kind, key) {
 		return from
 	}
-	lo, step := from, 1 // below(q[lo])
-	for lo+step < len(q) && below(&q[lo+step]) {
+	lo, step := from, 1 // below q[lo]
+	for lo+step < len(q) && tailBelow(&q[lo+step], kind, key) {
 		lo += step
 		step *= 2
 	}
 	hi := min(lo+step, len(q)-1) // q[hi] is not below (the sentinel is not)
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
-		if below(&q[m]) {
+		if tailBelow(&q[m], kind, key) {
 			lo = m
 		} else {
 			hi = m
