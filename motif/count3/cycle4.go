@@ -244,7 +244,7 @@ type cycleWindow struct {
 // and two-edge sequence on other sides.
 func (w *cycleWindow) add(s uint8) {
 	s &= 7
-	for _, k := range cyclePairs[s] {
+	for _, k := range cycleExtend[s] {
 		w.c3[(uint(k)<<3|uint(s))&511] += w.c2[k&63]
 	}
 	for _, x := range cycleOthers[s] {
@@ -261,25 +261,35 @@ func (w *cycleWindow) remove(s uint8) {
 	for _, y := range cycleOthers[s] {
 		w.c2[(s<<3|y)&63] -= w.c1[y&7]
 	}
-	for _, k := range cyclePairs[s] {
+	for _, k := range cycleStart[s] {
 		w.c3[(uint(s)<<6|uint(k))&511] -= w.c2[k&63]
 	}
 }
 
-// cycleOthers[s] are the symbols on the three sides other than s's;
-// cyclePairs[s] the pairs 8x+y of symbols on two distinct sides other
-// than s's; cycleReads[s] the three-edge sequences that an edge of symbol
-// s completes (c3 index) with their raw counters (cycleTerms).
+// cycleOthers[s] are the symbols on the three sides other than s's.
+// Only the three-edge sequences whose second edge touches the first (not
+// on the opposite side) can start a motif, so the window keeps only
+// those: cycleExtend[s] are the pairs 8x+y (x, y on two adjacent sides
+// other than s's) that an edge of symbol s extends, cycleStart[s] the
+// pairs 8y+z (distinct sides other than s's, y adjacent to s's) that
+// follow a first edge of symbol s (the two-edge sequences on opposite
+// sides are kept: they are the tails of such three-edge sequences).
+// cycleReads[s] are the three-edge sequences that an edge of symbol s
+// completes (c3 index) with their raw counters (cycleTerms).
 var (
 	cycleOthers [8][6]uint8
-	cyclePairs  [8][24]uint8
+	cycleExtend [8][16]uint8
+	cycleStart  [8][16]uint8
 	cycleReads  [8][]struct{ at, raw int16 }
 )
+
+// opposite reports whether cycle sides a and b share no node.
+func opposite(a, b int) bool { return (a+2)%4 == b }
 
 func init() {
 	for s := range 8 {
 		side := s / 2
-		n, m := 0, 0
+		n, ne, ns := 0, 0, 0
 		for x := range 8 {
 			if x/2 == side {
 				continue
@@ -287,9 +297,16 @@ func init() {
 			cycleOthers[s][n] = uint8(x)
 			n++
 			for y := range 8 {
-				if y/2 != side && y/2 != x/2 {
-					cyclePairs[s][m] = uint8(8*x + y)
-					m++
+				if y/2 == side || y/2 == x/2 {
+					continue
+				}
+				if !opposite(x/2, y/2) {
+					cycleExtend[s][ne] = uint8(8*x + y)
+					ne++
+				}
+				if !opposite(side, x/2) {
+					cycleStart[s][ns] = uint8(8*x + y)
+					ns++
 				}
 			}
 		}
