@@ -18,8 +18,9 @@ type cycleEntry struct {
 type cycleBuf struct {
 	ent   []cycleEntry
 	win   cycleWindow
-	marks []int32    // per node: its bucket + 1 for the current top node
-	bkt   [][]wedge4 // buckets: the wedges to one opposite node
+	acc   [8][32]int64 // counted four-edge sequences by last symbol and window cell (flush)
+	marks []int32      // per node: its bucket + 1 for the current top node
+	bkt   [][]wedge4   // buckets: the wedges to one opposite node
 	used  []uint32
 	cand  []int32
 	curs  [4]nearCursor
@@ -82,12 +83,11 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 	before := func(u, v uint32) bool {
 		return sp.nodeDeg[u] < sp.nodeDeg[v] || sp.nodeDeg[u] == sp.nodeDeg[v] && u < v
 	}
-	return c.heavyFirst(ctx, c.nodes, 16, sp.off[c.nodes], func(u int) int64 { return sp.off[u+1] - sp.off[u] }, func(wk, a int) {
+	err := c.heavyFirst(ctx, c.nodes, 16, sp.off[c.nodes], func(u int) int64 { return sp.off[u+1] - sp.off[u] }, func(wk, a int) {
 		b := &bufs[wk]
 		if b.marks == nil {
 			b.marks = make([]int32, c.nodes)
 		}
-		raw := (*[RawLen - rawCycle]int64)(c.raws[wk].Raw[rawCycle:])
 		top := uint32(a)
 		b.used = b.used[:0]
 		for i := sp.off[a]; i < sp.off[a+1]; i++ {
@@ -128,16 +128,20 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 					// top – x – cn – y – top.
 					p := [4]uint32{ws[i].tx, ws[i].xc, ws[j].xc, ws[j].tx}
 					n := [4]uint32{top, ws[i].x, cn, ws[j].x}
-					c.cycle(sp, n, p, b, raw)
+					c.cycle(sp, n, p, b)
 				}
 			}
 		}
 	})
+	for wk := range bufs {
+		bufs[wk].flush((*[RawLen - rawCycle]int64)(c.raws[wk].Raw[rawCycle:]))
+	}
+	return err
 }
 
 // cycle adds the sequences of one static four-cycle n0–n1–n2–n3 (side s:
 // n_s – n_s+1, pair id p[s]).
-func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf, raw *[RawLen - rawCycle]int64) {
+func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf) {
 	delta := c.delta
 	first, last := int64(-1<<63), int64(1<<63-1)
 	for s := range 4 {
@@ -198,13 +202,14 @@ func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf, 
 		b.ent = append(b.ent, cycleEntry{t: e.t, sym: uint8(2*s) + d, counted: e.flags&fCounted != 0})
 		at[s]++
 	}
-	b.slide(b.ent, delta, raw)
+	b.slide(b.ent, delta)
 }
 
 // slide runs the cycle pass's sliding window over a cycle's entries
 // (position order) and adds each counted entry's four-edge sequences to
-// raw; it leaves the window's counters at zero.
-func (b *cycleBuf) slide(ent []cycleEntry, delta int64, raw *[RawLen - rawCycle]int64) {
+// the buffer's accumulators (acc, by the entry's symbol and the window's
+// cell); it leaves the window's counters at zero.
+func (b *cycleBuf) slide(ent []cycleEntry, delta int64) {
 	w := &b.win
 	head := 0
 	for i := range ent {
@@ -214,8 +219,12 @@ func (b *cycleBuf) slide(ent []cycleEntry, delta int64, raw *[RawLen - rawCycle]
 			head++
 		}
 		if e.counted {
-			for _, tm := range cycleReads[e.sym&7] {
-				raw[tm.raw] += w.c3[tm.at&511]
+			// The three-edge sequences on the other three sides, one
+			// contiguous block of the window: a run of adds.
+			s := e.sym & 7
+			a, c := &b.acc[s], (*[32]int64)(w.c3[32*int(s>>1):])
+			for j := range a {
+				a[j] += c[j]
 			}
 		}
 		w.add(e.sym)
@@ -229,23 +238,38 @@ func (b *cycleBuf) slide(ent []cycleEntry, delta int64, raw *[RawLen - rawCycle]
 	}
 }
 
+// flush adds the buffer's accumulators to raw and clears them.
+func (b *cycleBuf) flush(raw *[RawLen - rawCycle]int64) {
+	for s := range b.acc {
+		for j, r := range cycleAccRaw[s] {
+			if r >= 0 {
+				raw[r] += b.acc[s][j]
+			}
+		}
+	}
+	b.acc = [8][32]int64{}
+}
+
 // cycleWindow holds the cycle pass's sequences of one, two and three
-// edges on distinct sides in the window, by symbol: c2[8x+y] and
-// c3[64x+8y+z] with x first. Flat, fixed-size arrays indexed through
-// tables of the valid symbol pairs (cyclePairs): the window's updates are
-// most of the pass's time.
+// edges on distinct sides in the window, by symbol: c1[x], c2[8x+y] with
+// x first, and c3 at the cell cycleCell[64x+8y+z] — only the three-edge
+// sequences whose second edge touches the first (not on the opposite
+// side): the others start no motif. c3 holds 32 cells per side that the
+// sequences miss (4 side orders × 8 directions), so an edge on that side
+// reads the block it completes in one run. Fixed-size arrays updated
+// through tables: the window's updates are most of the pass's time.
 type cycleWindow struct {
 	c1 [8]int64
 	c2 [64]int64
-	c3 [512]int64
+	c3 [128]int64
 }
 
 // add puts an edge of symbol s at the window's end: it extends every one-
 // and two-edge sequence on other sides.
 func (w *cycleWindow) add(s uint8) {
 	s &= 7
-	for _, k := range cycleExtend[s] {
-		w.c3[(uint(k)<<3|uint(s))&511] += w.c2[k&63]
+	for _, u := range cycleExtend[s] {
+		w.c3[u.c3&127] += w.c2[u.c2&63]
 	}
 	for _, x := range cycleOthers[s] {
 		w.c2[(x<<3|s)&63] += w.c1[x&7]
@@ -261,32 +285,49 @@ func (w *cycleWindow) remove(s uint8) {
 	for _, y := range cycleOthers[s] {
 		w.c2[(s<<3|y)&63] -= w.c1[y&7]
 	}
-	for _, k := range cycleStart[s] {
-		w.c3[(uint(s)<<6|uint(k))&511] -= w.c2[k&63]
+	for _, u := range cycleStart[s] {
+		w.c3[u.c3&127] -= w.c2[u.c2&63]
 	}
 }
 
-// cycleOthers[s] are the symbols on the three sides other than s's.
-// Only the three-edge sequences whose second edge touches the first (not
-// on the opposite side) can start a motif, so the window keeps only
-// those: cycleExtend[s] are the pairs 8x+y (x, y on two adjacent sides
-// other than s's) that an edge of symbol s extends, cycleStart[s] the
-// pairs 8y+z (distinct sides other than s's, y adjacent to s's) that
-// follow a first edge of symbol s (the two-edge sequences on opposite
-// sides are kept: they are the tails of such three-edge sequences).
-// cycleReads[s] are the three-edge sequences that an edge of symbol s
-// completes (c3 index) with their raw counters (cycleTerms).
+// cycleUpdate is one three-edge cell of the window and the two-edge
+// sequence that changes it.
+type cycleUpdate struct{ c2, c3 uint8 }
+
+// The window's tables. cycleOthers[s]: the symbols on the three sides
+// other than s's. cycleCell[64x+8y+z]: the c3 cell of a three-edge
+// sequence, −1 where it starts on opposite sides or repeats a side.
+// cycleExtend[s]: the cells an edge of symbol s ends, each with the
+// two-edge sequence 8x+y it extends (x, y on adjacent sides). cycleStart[s]:
+// the cells an edge of symbol s starts, each with the two-edge sequence
+// 8y+z after it (the two-edge sequences on opposite sides are kept for
+// this: they are such cells' tails). cycleAccRaw[s][j]: the raw counter
+// of cell j of the block an edge of symbol s completes (cycleTerms), −1
+// where the four edges are no motif.
 var (
 	cycleOthers [8][6]uint8
-	cycleExtend [8][16]uint8
-	cycleStart  [8][16]uint8
-	cycleReads  [8][]struct{ at, raw int16 }
+	cycleCell   [512]int16
+	cycleExtend [8][16]cycleUpdate
+	cycleStart  [8][16]cycleUpdate
+	cycleAccRaw [8][32]int16
 )
 
 // opposite reports whether cycle sides a and b share no node.
 func opposite(a, b int) bool { return (a+2)%4 == b }
 
 func init() {
+	var next [4]int16
+	for k := range cycleCell {
+		x, y, z := k>>6, k>>3&7, k&7
+		sx, sy, sz := x/2, y/2, z/2
+		cycleCell[k] = -1
+		if sx == sy || sx == sz || sy == sz || opposite(sx, sy) {
+			continue
+		}
+		miss := 6 - sx - sy - sz
+		cycleCell[k] = int16(32*miss) + next[miss]
+		next[miss]++
+	}
 	for s := range 8 {
 		side := s / 2
 		n, ne, ns := 0, 0, 0
@@ -300,18 +341,23 @@ func init() {
 				if y/2 == side || y/2 == x/2 {
 					continue
 				}
-				if !opposite(x/2, y/2) {
-					cycleExtend[s][ne] = uint8(8*x + y)
+				if c := cycleCell[64*x+8*y+s]; c >= 0 {
+					cycleExtend[s][ne] = cycleUpdate{uint8(8*x + y), uint8(c)}
 					ne++
 				}
-				if !opposite(side, x/2) {
-					cycleStart[s][ns] = uint8(8*x + y)
+				if c := cycleCell[64*s+8*x+y]; c >= 0 {
+					cycleStart[s][ns] = cycleUpdate{uint8(8*x + y), uint8(c)}
 					ns++
 				}
 			}
 		}
+		for j := range cycleAccRaw[s] {
+			cycleAccRaw[s][j] = -1
+		}
 		for _, tm := range cycleTerms[s] {
-			cycleReads[s] = append(cycleReads[s], struct{ at, raw int16 }{int16(64*int(tm.x) + 8*int(tm.y) + int(tm.z)), tm.raw})
+			if c := cycleCell[64*int(tm.x)+8*int(tm.y)+int(tm.z)]; c >= 0 {
+				cycleAccRaw[s][int(c)-32*side] = tm.raw
+			}
 		}
 	}
 }
