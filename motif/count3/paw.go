@@ -66,8 +66,11 @@ var pawPerm = func() (m [3][3][3]int) {
 // tail last Σ_e1 starts·Qc(t1+δ) − Σ_e3 ends·Qc(e3); tail first (e3
 // counted) Σ_e1 startsC·Q(e1) − Σ_e3 ends·Q(t3−δ); tail between e1 and
 // e2 Σ_e2 midsC·Q(e2) − Σ_e1 startsC·Q(e1); between e2 and e3 Σ_e3
-// ends·Q(e3) − Σ_e2 midsC·Q(e2). A triangle costs its sides' edges in the
-// span where all three meet, times a search per edge and corner.
+// ends·Q(e3) − Σ_e2 midsC·Q(e2). The Q counts at the two corners on an
+// edge's own side are read where the edge sits in their sequences (laid
+// out once per edge: tailSeqs), so only the opposite corner is searched.
+// A triangle costs its sides' edges in the span where all three meet,
+// times one search per edge.
 func (c *counter) paws(ctx context.Context, sp *staticPairs, sq *tailSeqs) error {
 	bufs := make([]pawBuf, c.workers)
 	return c.triangles4(ctx, sp, func(wk int, tri [3]uint32, pid [3]uint32) {
