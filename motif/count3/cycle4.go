@@ -2,6 +2,7 @@ package count3
 
 import (
 	"context"
+	"math"
 
 	"github.com/motifwatch/motifwatch/motif"
 )
@@ -23,6 +24,7 @@ type cycleBuf struct {
 	bkt   [][]wedge4   // buckets: the wedges to one opposite node
 	used  []uint32
 	cand  []int32
+	near  [4][]p4Edge // the sides' candidates, sentinel last (cycle)
 	curs  [4]nearCursor
 }
 
@@ -172,13 +174,27 @@ func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf) 
 	lightFirst(order, size[:])
 	var cand [4][]int32 // the lightest side's first: most cycles end there
 	b.cand = b.cand[:0]
-	for _, s := range order {
+	// A side's edge in a sequence has that sequence's edges of the sides
+	// already filtered within δ, and those are candidates: so each side
+	// is tested against the candidates found before it (a shorter list
+	// to gallop, longer jumps), the others against their whole lists.
+	near := lists
+	for i, s := range order {
 		at0 := len(b.cand)
-		b.cand = candidates(b.cand, lists[:], s, from[s], to[s], delta, b.curs[:], order)
+		near[s] = lists[s]
+		b.cand = candidates(b.cand, near[:], s, from[s], to[s], delta, b.curs[:], order)
 		if len(b.cand) == at0 {
 			return
 		}
 		cand[s] = b.cand[at0:len(b.cand):len(b.cand)]
+		if i < 3 {
+			f := b.near[s][:0]
+			for _, j := range cand[s] {
+				f = append(f, lists[s][j])
+			}
+			b.near[s] = append(f, p4Edge{pos: math.MaxInt64, t: math.MaxInt64})
+			near[s] = b.near[s]
+		}
 	}
 	for s := range 4 {
 		at[s], end[s] = 0, len(cand[s])
