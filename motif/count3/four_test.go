@@ -132,8 +132,9 @@ func TestFourManySlots(t *testing.T) {
 // against the general engine: a static four-cycle's sides hold dozens of
 // edges within δ, so the cycle pass's window still holds many entries
 // when a cycle ends (it is cleared whole, not entry by entry) before the
-// next cycle of the same worker, ties and self-loops included, with
-// random ranges and root masks, 1 and 3 workers.
+// next cycle of the same worker, and a paw's corners have long tail
+// sequences whose δ bounds are read, not searched; ties and self-loops
+// included, with random ranges and root masks, 1 and 3 workers.
 func TestFourDenseCycles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 10))
 	var seen int64
