@@ -122,6 +122,12 @@ type Options struct {
 	// weighing enumeration against counting (choose.go): tests of the
 	// counters, and callers that know enumeration is hopeless.
 	AlwaysCount bool
+	// CycleCells, if not zero, restricts Count's four-cycles to the cells
+	// Cycle4 + i of its set bits i; the others' counters stay zero. A few
+	// cells cost a fraction of the 32 (cycle4sparse.go). An Engine sets
+	// it per run from its requests and ignores the field in its own
+	// options.
+	CycleCells uint32
 }
 
 // CountSequences runs the centre pass over s on the CPU, sequence by
@@ -176,6 +182,9 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 	// 10M-edge window.
 	nodes := w.IDs().Cap()
 	c := &counter{w: w, sc: sc, delta: delta, nodes: nodes, workers: max(opts.Workers, 1), dev: opts.Device}
+	if fam&Cycles4 != 0 {
+		c.cycleTab = cycleTables(opts.CycleCells)
+	}
 	c.ph = newPhases(fam, c.workers, opts.Phases)
 	defer c.ph.done()
 	if err := c.centres(ctx, fam); err != nil {
@@ -254,6 +263,9 @@ type counter struct {
 	workers int
 	dev     Device
 	raws    []paddedRaw
+	// cycleTab, if set, restricts the cycle pass to a few cells' patterns
+	// (Options.CycleCells).
+	cycleTab *sparseTables
 	// builders are the workers' centre builders, made on first use and
 	// kept for every pass (their node-sized arrays are most of a worker's
 	// memory).

@@ -26,6 +26,8 @@ type cycleBuf struct {
 	cand  []int32
 	near  [4][]p4Edge // the sides' candidates, sentinel last (cycle)
 	curs  [4]nearCursor
+	sw    sparseWindow             // the window of a few cells' patterns (counter.cycleTab)
+	sraw  [RawLen - rawCycle]int64 // its counted sequences by raw counter (flush)
 }
 
 // wedge4 is a wedge top–x–c of the cycle listing: x and its sides' pair
@@ -218,6 +220,10 @@ func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf) 
 		b.ent = append(b.ent, cycleEntry{t: e.t, sym: uint8(2*s) + d, counted: e.flags&fCounted != 0})
 		at[s]++
 	}
+	if c.cycleTab != nil {
+		b.slideSparse(b.ent, delta, c.cycleTab, b.sraw[:])
+		return
+	}
 	b.slide(b.ent, delta)
 }
 
@@ -264,6 +270,10 @@ func (b *cycleBuf) flush(raw *[RawLen - rawCycle]int64) {
 		}
 	}
 	b.acc = [8][32]int64{}
+	for i, v := range b.sraw {
+		raw[i] += v
+	}
+	b.sraw = [RawLen - rawCycle]int64{}
 }
 
 // cycleWindow holds the cycle pass's sequences of one, two and three

@@ -39,6 +39,9 @@ type Engine struct {
 	// by its family's queries).
 	expected map[int64]Families
 	plans    map[int64]map[Families]int
+	// expectedCycles holds, by δ, the four-cycle cells of those plans
+	// (bit i: Cycle4 + i).
+	expectedCycles map[int64]uint32
 	// runs counts the counting runs.
 	runs int
 	// explain, if set, gets one line per count-mode request of a counted
@@ -53,6 +56,7 @@ type cached struct {
 	rng         motif.Range
 	mask        []bool
 	fam         Families
+	cycleCells  uint32 // the four-cycle cells counted (bit i: Cycle4 + i); fam has Cycles4 once all are
 	raw         Raw
 	cells       [Cells]int64
 	roots       int64
@@ -122,10 +126,14 @@ func (e *Engine) Workers() int {
 func (e *Engine) Expect(plans ...*motif.Plan) {
 	expected := make(map[int64]Families)
 	counts := make(map[int64]map[Families]int)
+	cycles := make(map[int64]uint32)
 	for _, p := range plans {
 		if c, ok := e.Shape(p); ok {
 			d, f := Delta(p), Family(c)
 			expected[d] |= f
+			if f == Cycles4 {
+				cycles[d] |= 1 << (c - Cycle4)
+			}
 			if counts[d] == nil {
 				counts[d] = make(map[Families]int)
 			}
@@ -134,7 +142,7 @@ func (e *Engine) Expect(plans ...*motif.Plan) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.expected, e.plans = expected, counts
+	e.expected, e.plans, e.expectedCycles = expected, counts, cycles
 }
 
 // Explain makes every later count-mode request of a counted shape write
@@ -183,7 +191,7 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	if !ch.Counted {
 		return res, nil
 	}
-	cells, roots, err := e.count(ctx, w, Delta(p), req, Family(c))
+	cells, roots, err := e.count(ctx, w, Delta(p), req, c)
 	if err != nil {
 		return motif.Result{}, err
 	}
@@ -196,9 +204,12 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 	return motif.Result{Matches: cells[c], Roots: roots}, nil
 }
 
-// count returns the cells' counts for the request, counting the family if the
-// cache does not hold it for this window state.
-func (e *Engine) count(ctx context.Context, w *window.Window, delta int64, req motif.Request, fam Families) ([Cells]int64, int64, error) {
+// count returns the cells' counts for the request, counting cell's family
+// if the cache does not hold it for this window state. The four-cycles
+// are cached by cell: a run counts the requested cycle cell and those
+// expected at δ that the cache lacks (Options.CycleCells), their
+// patterns disjoint from those counted before, so the raw counters add.
+func (e *Engine) count(ctx context.Context, w *window.Window, delta int64, req motif.Request, cell Cell) ([Cells]int64, int64, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c := &e.cache
@@ -206,19 +217,46 @@ func (e *Engine) count(ctx context.Context, w *window.Window, delta int64, req m
 		*c = cached{w: w, first: w.First(), end: w.End(), delta: delta, rng: req.Range,
 			mask: slices.Clone(req.RootMask), initialised: true, roots: roots(w, req)}
 	}
-	if c.fam&fam != fam {
+	fam := Family(cell)
+	var bit uint32
+	if fam == Cycles4 {
+		bit = 1 << (cell - Cycle4)
+	}
+	if c.fam&fam != fam && c.cycleCells&bit == 0 {
 		e.runs++
 		run := e.runFamilies(delta, fam)
-		raw, err := Count(ctx, w, delta, req, run, e.opts)
+		opts := e.opts
+		opts.CycleCells = 0
+		if run&Cycles4 != 0 {
+			want := (bit | e.expectedCycles[delta]) &^ c.cycleCells
+			if want == 0 {
+				run &^= Cycles4
+			} else if want|c.cycleCells != allCycleCells {
+				opts.CycleCells = want
+			}
+		}
+		raw, err := Count(ctx, w, delta, req, run, opts)
 		if err != nil {
 			return [Cells]int64{}, 0, err
 		}
 		c.raw.Add(&raw)
+		if run&Cycles4 != 0 {
+			if opts.CycleCells == 0 {
+				c.cycleCells = allCycleCells
+			}
+			c.cycleCells |= opts.CycleCells
+			if c.cycleCells != allCycleCells {
+				run &^= Cycles4
+			}
+		}
 		c.fam |= run
 		c.cells = c.raw.Cells()
 	}
 	return c.cells, c.roots, nil
 }
+
+// allCycleCells is the cycle-cell mask of all 32 four-cycles.
+const allCycleCells = 1<<32 - 1
 
 // same reports whether the cache holds counts for this window state, δ,
 // range and mask. Call with e.mu held.

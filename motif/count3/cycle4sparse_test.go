@@ -1,0 +1,158 @@
+package count3
+
+import (
+	"context"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
+	"github.com/motifwatch/motifwatch/motif/oracle"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// bruteCycles counts the cycle4 cells in mask (bit i: Cycle4 + i) with
+// the brute-force oracle; the other cells stay zero.
+func bruteCycles(t *testing.T, w *window.Window, delta int64, r motif.Range, rootMask []bool, mask uint32) [Cells]int64 {
+	t.Helper()
+	var g [Cells]int64
+	qs := cellQueries(delta)
+	for c := Cycle4; c < Paw; c++ {
+		if mask>>(c-Cycle4)&1 == 0 {
+			continue
+		}
+		ms, err := oracle.Mine(w, qs[c], r, motif.Batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if last := m.Edges[len(m.Edges)-1]; rootMask == nil || rootMask[last-r.Lo] {
+				g[c]++
+			}
+		}
+	}
+	return g
+}
+
+// randomCycleMask returns a set of one to sparseMaxCells cycle cells.
+func randomCycleMask(rng *rand.Rand) uint32 {
+	var m uint32
+	for n := 1 + rng.IntN(sparseMaxCells); bits.OnesCount32(m) < n; {
+		m |= 1 << rng.IntN(32)
+	}
+	return m
+}
+
+func checkSparse(t *testing.T, iter int, w *window.Window, delta int64, req motif.Request, mask uint32) int64 {
+	t.Helper()
+	if cycleTables(mask) == nil {
+		t.Fatalf("mask %#x: no sparse tables", mask)
+	}
+	want := bruteCycles(t, w, delta, req.Range, req.RootMask, mask)
+	for _, workers := range []int{1, 3} {
+		raw, err := Count(context.Background(), w, delta, req, Cycles4, Options{Workers: workers, CycleCells: mask})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := raw.Cells(); got != want {
+			t.Fatalf("iteration %d, delta %d, range %v, mask %v, cells %#x, %d workers:\n%s\ncells that differ: %s", iter, delta, req.Range, req.RootMask != nil, mask, workers, oracle.FormatWindow(w), cellDiff(got, want))
+		}
+	}
+	var n int64
+	for _, v := range want {
+		n += v
+	}
+	return n
+}
+
+// The cycle pass restricted to a few cells (Options.CycleCells, the
+// sparse window) equals the brute-force oracle on those cells and counts
+// no other, on random windows with ties, self-loops and evicted prefixes,
+// for random ranges and root masks and 1 or 3 workers.
+func TestFourSparseMatchesOracle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 40))
+	var seen [32]int64
+	for iter := range 200 {
+		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 5 + rng.IntN(4), MaxEdges: 10 + rng.IntN(30), MaxTime: 4 + rng.Int64N(30), SelfLoop: 0.05, Evict: 0.3}
+		w := oracle.RandomWindow(rng, cfg)
+		delta := rng.Int64N(12)
+		req := randomRequest(rng, w)
+		mask := randomCycleMask(rng)
+		if checkSparse(t, iter, w, delta, req, mask) > 0 {
+			for i := range 32 {
+				if mask>>i&1 == 1 {
+					seen[i]++
+				}
+			}
+		}
+	}
+	for i, n := range seen {
+		if n == 0 {
+			t.Errorf("no window with a match checked %v: the test does not check it", Cycle4+Cell(i))
+		}
+	}
+}
+
+// The same at the ends of the int64 range and for dense windows whose
+// cycles hold many entries within δ (windows that slide, not just fill).
+func TestFourSparseMatchesOracleExtremeAndDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 41))
+	cfg := oracle.ExtremeWindowConfig()
+	cfg.MaxEdges = 24
+	var seen, dense int64
+	for iter := range 80 {
+		w := oracle.RandomWindow(rng, cfg)
+		seen += checkSparse(t, iter, w, extremeDelta(rng), randomRequest(rng, w), randomCycleMask(rng))
+	}
+	for iter := range 6 {
+		w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 4, MaxEdges: 100, MaxTime: 30, SelfLoop: 0.03, Evict: 0.3})
+		dense += checkSparse(t, iter, w, 6+rng.Int64N(10), randomRequest(rng, w), 1|randomCycleMask(rng))
+	}
+	if seen == 0 || dense < 1000 {
+		t.Errorf("%d extreme, %d dense matches: the test checks too little", seen, dense)
+	}
+}
+
+// An Engine caches the four-cycles by cell: M4, then M7 (a second run,
+// of M7's patterns alone), then M4 again and a paw (cached, and a run of
+// the paws) all equal the oracle; with both announced (Expect) one run
+// counts them.
+func TestEngineCachesCycleCells(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 42))
+	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 120, MaxTime: 40, SelfLoop: 0.02, Evict: 0.3})
+	const delta = 12
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	names := []string{"M4", "M7", "M4", "M3"}
+	plans := make([]*motif.Plan, len(names))
+	for i, n := range names {
+		plans[i] = builtinPlan(t, w, n, delta)
+	}
+	for _, expect := range []bool{false, true} {
+		e := NewEngine(cpu.New(1), Options{Workers: 2, AlwaysCount: true})
+		if expect {
+			e.Expect(plans[:2]...)
+		}
+		var found int64
+		for i, p := range plans {
+			got, err := e.Mine(context.Background(), w, p, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, err := oracle.Mine(w, p.Query, req.Range, motif.Batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Matches != int64(len(ms)) {
+				t.Fatalf("expect %v, %s (query %d): %d matches, oracle %d", expect, names[i], i, got.Matches, len(ms))
+			}
+			found += got.Matches
+		}
+		if found == 0 {
+			t.Fatal("no match: the test checks nothing")
+		}
+		if want := map[bool]int{false: 3, true: 2}[expect]; e.Runs() != want {
+			t.Errorf("expect %v: %d counting runs, want %d", expect, e.Runs(), want)
+		}
+	}
+}
