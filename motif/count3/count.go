@@ -210,6 +210,14 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 	for i := range c.raws {
 		raw.Add(&c.raws[i].Raw)
 	}
+	if fam&Cycles4 != 0 && opts.CycleCells != 0 {
+		// The full window counts every cell: keep the asked ones.
+		for r := rawCycle; r < RawLen; r++ {
+			if cl := rawCell[r]; cl >= 0 && opts.CycleCells>>(cl-Cycle4)&1 == 0 {
+				raw[r] = 0
+			}
+		}
+	}
 	if fam&Paths != 0 {
 		raw.dropTriangles()
 		if fam&Triangles == 0 { // counted for the paths alone

@@ -35,13 +35,21 @@ func bruteCycles(t *testing.T, w *window.Window, delta int64, r motif.Range, roo
 	return g
 }
 
-// randomCycleMask returns a set of one to sparseMaxCells cycle cells.
+// randomCycleMask returns a set of one to 32 cycle cells, mostly few.
 func randomCycleMask(rng *rand.Rand) uint32 {
 	var m uint32
-	for n := 1 + rng.IntN(sparseMaxCells); bits.OnesCount32(m) < n; {
+	for n := 1 + rng.IntN(1+rng.IntN(32)); bits.OnesCount32(m) < n; {
 		m |= 1 << rng.IntN(32)
 	}
 	return m
+}
+
+// sparseForAll sends every cycle-cell mask through the sparse window
+// until the test ends.
+func sparseForAll(t *testing.T) {
+	old := sparseMaxCells
+	sparseMaxCells = 32
+	t.Cleanup(func() { sparseMaxCells = old })
 }
 
 func checkSparse(t *testing.T, iter int, w *window.Window, delta int64, req motif.Request, mask uint32) int64 {
@@ -49,6 +57,11 @@ func checkSparse(t *testing.T, iter int, w *window.Window, delta int64, req moti
 	if cycleTables(mask) == nil {
 		t.Fatalf("mask %#x: no sparse tables", mask)
 	}
+	return checkSparseOrFull(t, iter, w, delta, req, mask)
+}
+
+func checkSparseOrFull(t *testing.T, iter int, w *window.Window, delta int64, req motif.Request, mask uint32) int64 {
+	t.Helper()
 	want := bruteCycles(t, w, delta, req.Range, req.RootMask, mask)
 	for _, workers := range []int{1, 3} {
 		raw, err := Count(context.Background(), w, delta, req, Cycles4, Options{Workers: workers, CycleCells: mask})
@@ -69,8 +82,10 @@ func checkSparse(t *testing.T, iter int, w *window.Window, delta int64, req moti
 // The cycle pass restricted to a few cells (Options.CycleCells, the
 // sparse window) equals the brute-force oracle on those cells and counts
 // no other, on random windows with ties, self-loops and evicted prefixes,
-// for random ranges and root masks and 1 or 3 workers.
+// for random ranges and root masks and 1 or 3 workers; every mask goes
+// through the sparse window, as many cells as it has.
 func TestFourSparseMatchesOracle(t *testing.T) {
+	sparseForAll(t)
 	rng := rand.New(rand.NewPCG(28, 40))
 	var seen [32]int64
 	for iter := range 200 {
@@ -97,6 +112,7 @@ func TestFourSparseMatchesOracle(t *testing.T) {
 // The same at the ends of the int64 range and for dense windows whose
 // cycles hold many entries within δ (windows that slide, not just fill).
 func TestFourSparseMatchesOracleExtremeAndDense(t *testing.T) {
+	sparseForAll(t)
 	rng := rand.New(rand.NewPCG(28, 41))
 	cfg := oracle.ExtremeWindowConfig()
 	cfg.MaxEdges = 24
@@ -154,5 +170,45 @@ func TestEngineCachesCycleCells(t *testing.T) {
 		if want := map[bool]int{false: 3, true: 2}[expect]; e.Runs() != want {
 			t.Errorf("expect %v: %d counting runs, want %d", expect, e.Runs(), want)
 		}
+	}
+	// M4 counted alone, then all 32 cycle cells announced: one more run
+	// counts the 31 others (the full window, its M4 counters dropped).
+	e := NewEngine(cpu.New(1), Options{Workers: 2, AlwaysCount: true})
+	if _, err := e.Mine(context.Background(), w, plans[0], req); err != nil {
+		t.Fatal(err)
+	}
+	var all []*motif.Plan
+	for c := Cycle4; c < Paw; c++ {
+		all = append(all, builtinPlan(t, w, c.String(), delta))
+	}
+	e.Expect(all...)
+	want := bruteCycles(t, w, delta, req.Range, nil, allCycleCells)
+	// Every cell twice: M4 (cell 0) was cached before the run of the others.
+	for k := range 2 * len(all) {
+		i := k % len(all)
+		got, err := e.Mine(context.Background(), w, all[i], req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Matches != want[Cycle4+Cell(i)] {
+			t.Fatalf("%v after M4 alone: %d matches, oracle %d", Cycle4+Cell(i), got.Matches, want[Cycle4+Cell(i)])
+		}
+	}
+	if e.Runs() != 2 {
+		t.Errorf("M4, then all cycle cells: %d counting runs, want 2", e.Runs())
+	}
+}
+
+// Count with CycleCells over sparseMaxCells cells runs the full window
+// and keeps only the asked cells.
+func TestCountCycleCellsFullWindow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 43))
+	for iter := range 40 {
+		w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 40, MaxTime: 20, SelfLoop: 0.05, Evict: 0.3})
+		mask := randomCycleMask(rng) | 7 // over sparseMaxCells
+		if cycleTables(mask) != nil {
+			t.Fatalf("mask %#x: sparse tables", mask)
+		}
+		checkSparseOrFull(t, iter, w, 1+rng.Int64N(10), randomRequest(rng, w), mask)
 	}
 }

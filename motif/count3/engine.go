@@ -231,7 +231,7 @@ func (e *Engine) count(ctx context.Context, w *window.Window, delta int64, req m
 			want := (bit | e.expectedCycles[delta]) &^ c.cycleCells
 			if want == 0 {
 				run &^= Cycles4
-			} else if want|c.cycleCells != allCycleCells {
+			} else if want != allCycleCells {
 				opts.CycleCells = want
 			}
 		}

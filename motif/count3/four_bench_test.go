@@ -1,6 +1,12 @@
 package count3
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/motifwatch/motifwatch/motif"
+)
 
 // BenchmarkFourAgainstEngine prices the cycle and paw counters against
 // the general CPU engine that enumerates the same query, 2 workers each,
@@ -8,4 +14,28 @@ import "testing"
 // and M4 and M7 (four-cycles); the environment as for benchAgainstEngine.
 func BenchmarkFourAgainstEngine(b *testing.B) {
 	benchAgainstEngine(b, []string{"M3", "M9", "M4", "M7"}, []int64{3600, 86400})
+}
+
+// BenchmarkCycleCells prices the cycle pass for 1, 2, 4 and 8 cells (the
+// sparse window, Options.CycleCells) against all 32 (the full window)
+// on CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH), δ 86400, 1 worker: the
+// measure behind sparseMaxCells.
+func BenchmarkCycleCells(b *testing.B) {
+	w := benchGraph(b)
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	for _, cells := range []int{1, 2, 4, 8, 32} {
+		mask := uint32(1)<<cells - 1
+		if cells == 32 {
+			mask = 0
+		}
+		b.Run(fmt.Sprintf("cells=%d", cells), func(b *testing.B) {
+			cpu0 := cpuSeconds(b)
+			for b.Loop() {
+				if _, err := Count(context.Background(), w, 86400, req, Cycles4, Options{Workers: 1, CycleCells: mask}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuSeconds(b)-cpu0)/float64(b.N), "cpu-s/op")
+		})
+	}
 }
