@@ -70,7 +70,10 @@
 // distinct sides by symbol (SNAP's three-event counter one level deeper:
 // an edge adds the three-edge sequences before it as four-edge ones, the
 // window's first edge leaves by taking off those it starts; only the
-// sequences whose second edge touches the first are kept; cycle4.go).
+// sequences whose second edge touches the first are kept; cycle4.go);
+// a run for one or two cells (Options.CycleCells, an Engine's single
+// cycle query) keeps only the sequences their patterns need
+// (cycle4sparse.go).
 // Paws go per static triangle (paw.go): three windows over its sides'
 // edges give, per edge and per pattern of side order and directions, the
 // triangles it starts (all, and with a counted last edge), is the middle
