@@ -120,8 +120,9 @@ func BenchmarkPathsAgainstEngine(b *testing.B) {
 // choice to enumerate) against the general CPU engine enumerating it, 2
 // workers each, on benchGraph's window, reporting CPU seconds and
 // matches. MOTIFWATCH_COUNT3_DELTAS (e.g. "86400") replaces the δs,
-// MOTIFWATCH_COUNT3_MOTIFS (e.g. "M4") the motifs, and
-// MOTIFWATCH_COUNT3_ENGINE=0 leaves the engine out. With -v, each
+// MOTIFWATCH_COUNT3_MOTIFS (e.g. "M4") the motifs,
+// MOTIFWATCH_COUNT3_WORKERS (e.g. "16", for a many-core host) the
+// workers, and MOTIFWATCH_COUNT3_ENGINE=0 leaves the engine out. With -v, each
 // counting run's phases are written to stderr.
 func benchAgainstEngine(b *testing.B, names []string, deltas []int64) {
 	w := benchGraph(b)
@@ -139,6 +140,14 @@ func benchAgainstEngine(b *testing.B, names []string, deltas []int64) {
 	if s := os.Getenv("MOTIFWATCH_COUNT3_MOTIFS"); s != "" {
 		names = strings.Split(s, ",")
 	}
+	workers := 2
+	if s := os.Getenv("MOTIFWATCH_COUNT3_WORKERS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("MOTIFWATCH_COUNT3_WORKERS=%q: want a positive integer", s)
+		}
+		workers = n
+	}
 	var phases *os.File
 	if testing.Verbose() {
 		phases = os.Stderr
@@ -147,12 +156,12 @@ func benchAgainstEngine(b *testing.B, names []string, deltas []int64) {
 		name string
 		e    func() motif.Engine
 	}{{"count", func() motif.Engine {
-		e := NewEngine(cpu.New(2), Options{Workers: 2, AlwaysCount: true})
+		e := NewEngine(cpu.New(workers), Options{Workers: workers, AlwaysCount: true})
 		if phases != nil {
 			e.TimePhases(phases)
 		}
 		return e
-	}}, {"engine", func() motif.Engine { return cpu.New(2) }}}
+	}}, {"engine", func() motif.Engine { return cpu.New(workers) }}}
 	if os.Getenv("MOTIFWATCH_COUNT3_ENGINE") == "0" {
 		engines = engines[:1]
 	}

@@ -2,6 +2,7 @@ package count3
 
 import (
 	"context"
+	"math"
 
 	"github.com/motifwatch/motifwatch/motif"
 )
@@ -17,13 +18,13 @@ type cycleEntry struct {
 // cycleBuf is a worker's scratch for the cycle pass.
 type cycleBuf struct {
 	ent   []cycleEntry
-	c1    [8]int64
-	c2    [8][8]int64
-	c3    [8][8][8]int64
-	marks []int32    // per node: its bucket + 1 for the current top node
-	bkt   [][]wedge4 // buckets: the wedges to one opposite node
+	win   cycleWindow
+	acc   [8][32]int64 // counted four-edge sequences by last symbol and window cell (flush)
+	marks []int32      // per node: its bucket + 1 for the current top node
+	bkt   [][]wedge4   // buckets: the wedges to one opposite node
 	used  []uint32
 	cand  []int32
+	near  [4][]p4Edge // the sides' candidates, sentinel last (cycle)
 	curs  [4]nearCursor
 }
 
@@ -84,12 +85,11 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 	before := func(u, v uint32) bool {
 		return sp.nodeDeg[u] < sp.nodeDeg[v] || sp.nodeDeg[u] == sp.nodeDeg[v] && u < v
 	}
-	return c.heavyFirst(ctx, c.nodes, 16, sp.off[c.nodes], func(u int) int64 { return sp.off[u+1] - sp.off[u] }, func(wk, a int) {
+	err := c.heavyFirst(ctx, c.nodes, 16, sp.off[c.nodes], func(u int) int64 { return sp.off[u+1] - sp.off[u] }, func(wk, a int) {
 		b := &bufs[wk]
 		if b.marks == nil {
 			b.marks = make([]int32, c.nodes)
 		}
-		raw := (*[RawLen - rawCycle]int64)(c.raws[wk].Raw[rawCycle:])
 		top := uint32(a)
 		b.used = b.used[:0]
 		for i := sp.off[a]; i < sp.off[a+1]; i++ {
@@ -130,16 +130,20 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 					// top – x – cn – y – top.
 					p := [4]uint32{ws[i].tx, ws[i].xc, ws[j].xc, ws[j].tx}
 					n := [4]uint32{top, ws[i].x, cn, ws[j].x}
-					c.cycle(sp, n, p, b, raw)
+					c.cycle(sp, n, p, b)
 				}
 			}
 		}
 	})
+	for wk := range bufs {
+		bufs[wk].flush((*[RawLen - rawCycle]int64)(c.raws[wk].Raw[rawCycle:]))
+	}
+	return err
 }
 
 // cycle adds the sequences of one static four-cycle n0–n1–n2–n3 (side s:
 // n_s – n_s+1, pair id p[s]).
-func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf, raw *[RawLen - rawCycle]int64) {
+func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf) {
 	delta := c.delta
 	first, last := int64(-1<<63), int64(1<<63-1)
 	for s := range 4 {
@@ -170,13 +174,27 @@ func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf, 
 	lightFirst(order, size[:])
 	var cand [4][]int32 // the lightest side's first: most cycles end there
 	b.cand = b.cand[:0]
-	for _, s := range order {
+	// A side's edge in a sequence has that sequence's edges of the sides
+	// already filtered within δ, and those are candidates: so each side
+	// is tested against the candidates found before it (a shorter list
+	// to gallop, longer jumps), the others against their whole lists.
+	near := lists
+	for i, s := range order {
 		at0 := len(b.cand)
-		b.cand = candidates(b.cand, lists[:], s, from[s], to[s], delta, b.curs[:], order)
+		near[s] = lists[s]
+		b.cand = candidates(b.cand, near[:], s, from[s], to[s], delta, b.curs[:], order)
 		if len(b.cand) == at0 {
 			return
 		}
 		cand[s] = b.cand[at0:len(b.cand):len(b.cand)]
+		if i < 3 {
+			f := b.near[s][:0]
+			for _, j := range cand[s] {
+				f = append(f, lists[s][j])
+			}
+			b.near[s] = append(f, p4Edge{pos: math.MaxInt64, t: math.MaxInt64})
+			near[s] = b.near[s]
+		}
 	}
 	for s := range 4 {
 		at[s], end[s] = 0, len(cand[s])
@@ -200,51 +218,162 @@ func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf, 
 		b.ent = append(b.ent, cycleEntry{t: e.t, sym: uint8(2*s) + d, counted: e.flags&fCounted != 0})
 		at[s]++
 	}
-	ent := b.ent
-	c1, c2, c3 := &b.c1, &b.c2, &b.c3
+	b.slide(b.ent, delta)
+}
+
+// slide runs the cycle pass's sliding window over a cycle's entries
+// (position order) and adds each counted entry's four-edge sequences to
+// the buffer's accumulators (acc, by the entry's symbol and the window's
+// cell); it leaves the window's counters at zero.
+func (b *cycleBuf) slide(ent []cycleEntry, delta int64) {
+	w := &b.win
 	head := 0
-	remove := func(s uint8) {
-		c1[s]--
-		side := s / 2
-		for y := range uint8(8) {
-			if y/2 == side {
-				continue
-			}
-			c2[s][y] -= c1[y]
-			for z := range uint8(8) {
-				if z/2 != side && z/2 != y/2 {
-					c3[s][y][z] -= c2[y][z]
-				}
-			}
-		}
-	}
 	for i := range ent {
 		e := &ent[i]
 		for head < i && apart(ent[head].t, e.t, delta) {
-			remove(ent[head].sym)
+			w.remove(ent[head].sym)
 			head++
 		}
-		s := e.sym
 		if e.counted {
-			for _, tm := range cycleTerms[s] {
-				raw[tm.raw] += c3[tm.x][tm.y][tm.z]
+			// The three-edge sequences on the other three sides, one
+			// contiguous block of the window: a run of adds.
+			s := e.sym & 7
+			a, c := &b.acc[s], (*[32]int64)(w.c3[32*int(s>>1):])
+			for j := range a {
+				a[j] += c[j]
 			}
 		}
+		w.add(e.sym)
+	}
+	if len(ent)-head > 16 {
+		*w = cycleWindow{} // cheaper than taking each entry off
+		return
+	}
+	for ; head < len(ent); head++ { // empty the window: the counters return to zero
+		w.remove(ent[head].sym)
+	}
+}
+
+// flush adds the buffer's accumulators to raw and clears them.
+func (b *cycleBuf) flush(raw *[RawLen - rawCycle]int64) {
+	for s := range b.acc {
+		for j, r := range cycleAccRaw[s] {
+			if r >= 0 {
+				raw[r] += b.acc[s][j]
+			}
+		}
+	}
+	b.acc = [8][32]int64{}
+}
+
+// cycleWindow holds the cycle pass's sequences of one, two and three
+// edges on distinct sides in the window, by symbol: c1[x], c2[8x+y] with
+// x first, and c3 at the cell cycleCell[64x+8y+z] — only the three-edge
+// sequences whose second edge touches the first (not on the opposite
+// side): the others start no motif. c3 holds 32 cells per side that the
+// sequences miss (4 side orders × 8 directions), so an edge on that side
+// reads the block it completes in one run. Fixed-size arrays updated
+// through tables: the window's updates are most of the pass's time.
+type cycleWindow struct {
+	c1 [8]int64
+	c2 [64]int64
+	c3 [128]int64
+}
+
+// add puts an edge of symbol s at the window's end: it extends every one-
+// and two-edge sequence on other sides.
+func (w *cycleWindow) add(s uint8) {
+	s &= 7
+	for _, u := range cycleExtend[s] {
+		w.c3[u.c3&127] += w.c2[u.c2&63]
+	}
+	for _, x := range cycleOthers[s] {
+		w.c2[(x<<3|s)&63] += w.c1[x&7]
+	}
+	w.c1[s]++
+}
+
+// remove takes the window's first edge, of symbol s, off: the sequences
+// it starts.
+func (w *cycleWindow) remove(s uint8) {
+	s &= 7
+	w.c1[s]--
+	for _, y := range cycleOthers[s] {
+		w.c2[(s<<3|y)&63] -= w.c1[y&7]
+	}
+	for _, u := range cycleStart[s] {
+		w.c3[u.c3&127] -= w.c2[u.c2&63]
+	}
+}
+
+// cycleUpdate is one three-edge cell of the window and the two-edge
+// sequence that changes it.
+type cycleUpdate struct{ c2, c3 uint8 }
+
+// The window's tables. cycleOthers[s]: the symbols on the three sides
+// other than s's. cycleCell[64x+8y+z]: the c3 cell of a three-edge
+// sequence, −1 where it starts on opposite sides or repeats a side.
+// cycleExtend[s]: the cells an edge of symbol s ends, each with the
+// two-edge sequence 8x+y it extends (x, y on adjacent sides). cycleStart[s]:
+// the cells an edge of symbol s starts, each with the two-edge sequence
+// 8y+z after it (the two-edge sequences on opposite sides are kept for
+// this: they are such cells' tails). cycleAccRaw[s][j]: the raw counter
+// of cell j of the block an edge of symbol s completes (cycleTerms), −1
+// where the four edges are no motif.
+var (
+	cycleOthers [8][6]uint8
+	cycleCell   [512]int16
+	cycleExtend [8][16]cycleUpdate
+	cycleStart  [8][16]cycleUpdate
+	cycleAccRaw [8][32]int16
+)
+
+// opposite reports whether cycle sides a and b share no node.
+func opposite(a, b int) bool { return (a+2)%4 == b }
+
+func init() {
+	var next [4]int16
+	for k := range cycleCell {
+		x, y, z := k>>6, k>>3&7, k&7
+		sx, sy, sz := x/2, y/2, z/2
+		cycleCell[k] = -1
+		if sx == sy || sx == sz || sy == sz || opposite(sx, sy) {
+			continue
+		}
+		miss := 6 - sx - sy - sz
+		cycleCell[k] = int16(32*miss) + next[miss]
+		next[miss]++
+	}
+	for s := range 8 {
 		side := s / 2
-		for x := range uint8(8) {
+		n, ne, ns := 0, 0, 0
+		for x := range 8 {
 			if x/2 == side {
 				continue
 			}
-			for y := range uint8(8) {
-				if y/2 != side && y/2 != x/2 {
-					c3[x][y][s] += c2[x][y]
+			cycleOthers[s][n] = uint8(x)
+			n++
+			for y := range 8 {
+				if y/2 == side || y/2 == x/2 {
+					continue
+				}
+				if c := cycleCell[64*x+8*y+s]; c >= 0 {
+					cycleExtend[s][ne] = cycleUpdate{uint8(8*x + y), uint8(c)}
+					ne++
+				}
+				if c := cycleCell[64*s+8*x+y]; c >= 0 {
+					cycleStart[s][ns] = cycleUpdate{uint8(8*x + y), uint8(c)}
+					ns++
 				}
 			}
-			c2[x][s] += c1[x]
 		}
-		c1[s]++
-	}
-	for ; head < len(ent); head++ { // empty the window: the counters return to zero
-		remove(ent[head].sym)
+		for j := range cycleAccRaw[s] {
+			cycleAccRaw[s][j] = -1
+		}
+		for _, tm := range cycleTerms[s] {
+			if c := cycleCell[64*int(tm.x)+8*int(tm.y)+int(tm.z)]; c >= 0 {
+				cycleAccRaw[s][int(c)-32*side] = tm.raw
+			}
+		}
 	}
 }

@@ -69,7 +69,8 @@
 // into a sliding window of one-, two- and three-edge sequences on
 // distinct sides by symbol (SNAP's three-event counter one level deeper:
 // an edge adds the three-edge sequences before it as four-edge ones, the
-// window's first edge leaves by taking off those it starts; cycle4.go).
+// window's first edge leaves by taking off those it starts; only the
+// sequences whose second edge touches the first are kept; cycle4.go).
 // Paws go per static triangle (paw.go): three windows over its sides'
 // edges give, per edge and per pattern of side order and directions, the
 // triangles it starts (all, and with a counted last edge), is the middle
@@ -77,7 +78,9 @@
 // tails in a range are the corner's sequence less the two sides at it,
 // and because δ couples only a motif's first and last edge every tail
 // rank factorises into sums over single edges (tail last: Σ_e1
-// starts·Qc(t1+δ) − Σ_e3 ends·Qc(e3)). The counters are labelled patterns
+// starts·Qc(t1+δ) − Σ_e3 ends·Qc(e3)), read at the corners on the edge's
+// own side from its place in their sequences and searched at the third.
+// The counters are labelled patterns
 // mapped to cells by isomorphism against the library's motifs, which is
 // also how Shape recognises a query of these shapes.
 // Counting is not always the cheaper exact answer: a counting run reads

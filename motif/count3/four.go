@@ -153,7 +153,7 @@ func (c *counter) fourEdgePasses(ctx context.Context, fam Families) error {
 		return err
 	}
 	if fam&Paws != 0 {
-		sq, err := c.tailSeqs(ctx)
+		sq, err := c.tailSeqs(ctx, sp)
 		if err != nil {
 			return err
 		}

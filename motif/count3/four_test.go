@@ -127,3 +127,34 @@ func TestFourManySlots(t *testing.T) {
 		t.Error("no four-edge match: the test checks nothing")
 	}
 }
+
+// Dense windows (few nodes, many edges, δ spanning most of the window)
+// against the general engine: a static four-cycle's sides hold dozens of
+// edges within δ, so the cycle pass's window still holds many entries
+// when a cycle ends (it is cleared whole, not entry by entry) before the
+// next cycle of the same worker, and a paw's corners have long tail
+// sequences whose δ bounds are read, not searched; ties and self-loops
+// included, with random ranges and root masks, 1 and 3 workers.
+func TestFourDenseCycles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 10))
+	var seen int64
+	for iter := range 16 {
+		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 60 + rng.IntN(80), MaxTime: 10 + rng.Int64N(30), SelfLoop: 0.03, Evict: 0.3}
+		w := oracle.RandomWindow(rng, cfg)
+		delta := 4 + rng.Int64N(30)
+		req := randomRequest(rng, w)
+		want := engineCells(t, w, delta, req)
+		clear(want[:Cycle4])
+		for c := Cycle4; c < Paw; c++ {
+			seen += want[c]
+		}
+		for _, workers := range []int{1, 3} {
+			if got := countFour(t, w, delta, req, workers); got != want {
+				t.Fatalf("iteration %d, delta %d, %d workers: cells that differ: %s", iter, delta, workers, cellDiff(got, want))
+			}
+		}
+	}
+	if seen < 1e4 {
+		t.Errorf("%d four-cycle matches in all: the windows are not dense", seen)
+	}
+}

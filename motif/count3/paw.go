@@ -14,6 +14,7 @@ import (
 // before it by symbol.
 type pawEntry struct {
 	pos, t  int64
+	ends    [2]int32 // its index in the tail sequences of side's n_s and n_s+1
 	sym     uint8
 	counted bool
 	preC    [6]uint32
@@ -65,8 +66,11 @@ var pawPerm = func() (m [3][3][3]int) {
 // tail last Σ_e1 starts·Qc(t1+δ) − Σ_e3 ends·Qc(e3); tail first (e3
 // counted) Σ_e1 startsC·Q(e1) − Σ_e3 ends·Q(t3−δ); tail between e1 and
 // e2 Σ_e2 midsC·Q(e2) − Σ_e1 startsC·Q(e1); between e2 and e3 Σ_e3
-// ends·Q(e3) − Σ_e2 midsC·Q(e2). A triangle costs its sides' edges in the
-// span where all three meet, times a search per edge and corner.
+// ends·Q(e3) − Σ_e2 midsC·Q(e2). The Q counts at the two corners on an
+// edge's own side are read where the edge sits in their sequences (laid
+// out once per edge: tailSeqs), so only the opposite corner is searched.
+// A triangle costs its sides' edges in the span where all three meet,
+// times one search per edge.
 func (c *counter) paws(ctx context.Context, sp *staticPairs, sq *tailSeqs) error {
 	bufs := make([]pawBuf, c.workers)
 	return c.triangles4(ctx, sp, func(wk int, tri [3]uint32, pid [3]uint32) {
@@ -168,7 +172,12 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 		}
 		sym := uint8(2*s) + d
 		cnt := e.flags&fCounted != 0
-		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, sym: sym, counted: cnt, preC: pre})
+		ix := sp.loff[pid[s]] + int64(cand[s][at[s]])
+		ends := [2]int32{sq.atLo[ix], sq.atHi[ix]} // of the lower id, the higher
+		if !lower[s] {
+			ends[0], ends[1] = ends[1], ends[0]
+		}
+		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, ends: ends, sym: sym, counted: cnt, preC: pre})
 		if cnt {
 			pre[sym]++
 		}
@@ -234,8 +243,9 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 	var cq [3][3]int
 	var sc [3][3]int
 	var seqs [3][]tailEntry
+	var bounds [3][]tailBounds
 	for k := range 3 {
-		seqs[k] = sq.of(n[k])
+		seqs[k], bounds[k] = sq.of(n[k]), sq.boundsOf(n[k])
 	}
 	for i := range ent {
 		e := &ent[i]
@@ -262,7 +272,7 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 			any = any || ends[k] != 0 || mids[k] != 0 || starts[i][k] != 0 || starts[i][8+k] != 0
 		}
 		if any {
-			c.pawTails(e, i, ent, side, &starts[i], &ends, &mids, n, lists, lower, seqs, &cq, &sc, raw)
+			c.pawTails(e, side, &starts[i], &ends, &mids, lists, lower, seqs, &bounds, &cq, &sc, raw)
 		}
 		// e joins the window.
 		s := e.sym
@@ -284,8 +294,8 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 }
 
 // pawTails adds entry e's terms to the paw counters (paws).
-func (c *counter) pawTails(e *pawEntry, i int, ent []pawEntry, side int, st *[16]int64, ends, mids *[8]int64,
-	n [3]uint32, lists [3][]p4Edge, lower [3]bool, seqs [3][]tailEntry, cq, sc *[3][3]int, raw *[rawCycle - rawPaw]int64) {
+func (c *counter) pawTails(e *pawEntry, side int, st *[16]int64, ends, mids *[8]int64,
+	lists [3][]p4Edge, lower [3]bool, seqs [3][]tailEntry, bounds *[3][]tailBounds, cq, sc *[3][3]int, raw *[rawCycle - rawPaw]int64) {
 	delta := c.delta
 	tHi, tLo := motif.AddTicks(e.t, delta), motif.SubTicks(e.t, delta)
 	// Side counts at the three bounds, from each side's lower id.
@@ -305,9 +315,17 @@ func (c *counter) pawTails(e *pawEntry, i int, ent []pawEntry, side int, st *[16
 	for k := range 3 {
 		q := seqs[k]
 		p := &cq[k]
-		p[0] = gallopTail(q, p[0], func(x *tailEntry) bool { return x.pos < e.pos })
-		p[1] = gallopTail(q, p[1], func(x *tailEntry) bool { return x.t <= tHi && x.pos != math.MaxInt64 })
-		p[2] = gallopTail(q, p[2], func(x *tailEntry) bool { return x.t < tLo })
+		if end := (k - side + 3) % 3; end < 2 {
+			// n_k is an end of e's side: e is in its sequence, and the
+			// sequence's δ bounds around each edge are laid out.
+			at := e.ends[end]
+			bd := &bounds[k][at]
+			p[0], p[1], p[2] = int(at), int(bd.after), int(bd.from)
+		} else {
+			p[0] = gallopTail(q, p[0], tailPos, e.pos)
+			p[1] = gallopTail(q, p[1], tailAfter, tHi)
+			p[2] = gallopTail(q, p[2], tailFrom, tLo)
+		}
 		a0, c0 := tailBefore(q, p[0])
 		_, c1 := tailBefore(q, p[1])
 		a2, _ := tailBefore(q, p[2])
@@ -328,8 +346,6 @@ func (c *counter) pawTails(e *pawEntry, i int, ent []pawEntry, side int, st *[16
 			}
 		}
 	}
-	_ = i
-	_ = ent
 	d := int(e.sym & 1)
 	for k := range 8 {
 		o, df, ds := k>>2, k>>1&1, k&1
@@ -388,20 +404,36 @@ type tailEntry struct {
 // tailSeqs are every node's tail sequences: node v's at
 // ent[off[v]:off[v]+n[v]+1], its sentinel last.
 type tailSeqs struct {
-	off []int64
-	n   []int32
-	ent []tailEntry
+	off    []int64
+	n      []int32
+	ent    []tailEntry
+	bounds []tailBounds // beside ent (the sentinels' left unset)
+	// atLo[j], atHi[j]: static pair entry j's index (sp.ent) in the tail
+	// sequence of its pair's lower id and of its higher id.
+	atLo, atHi []int32
 }
+
+// tailBounds are, for an edge of a tail sequence at time t, the index of
+// the sequence's first edge after t + δ (its sentinel's if none) and of
+// its first edge at or after t − δ: a paw edge's bounds at the two
+// corners on its own side are read, not searched.
+type tailBounds struct{ after, from int32 }
 
 func (s *tailSeqs) of(v uint32) []tailEntry { return s.ent[s.off[v] : s.off[v]+int64(s.n[v])+1] }
 
-// tailSeqs builds every node's tail sequence.
-func (c *counter) tailSeqs(ctx context.Context) (*tailSeqs, error) {
+func (s *tailSeqs) boundsOf(v uint32) []tailBounds {
+	return s.bounds[s.off[v] : s.off[v]+int64(s.n[v])+1]
+}
+
+// tailSeqs builds every node's tail sequence, its δ bounds, and the
+// static pairs' edges' places in them.
+func (c *counter) tailSeqs(ctx context.Context, sp *staticPairs) (*tailSeqs, error) {
 	sq := &tailSeqs{off: make([]int64, c.nodes+1), n: make([]int32, c.nodes)}
 	for v := range c.nodes {
 		sq.off[v+1] = sq.off[v] + c.degree(v) + 1
 	}
 	sq.ent = make([]tailEntry, sq.off[c.nodes])
+	sq.bounds = make([]tailBounds, sq.off[c.nodes])
 	err := c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			dst := sq.ent[sq.off[v]:sq.off[v+1]]
@@ -442,6 +474,45 @@ func (c *counter) tailSeqs(ctx context.Context) (*tailSeqs, error) {
 			}
 			dst[n] = tailEntry{pos: math.MaxInt64, t: math.MaxInt64, in: nIn, c0: c0, c1: c1}
 			sq.n[v] = int32(n)
+			bd := sq.bounds[sq.off[v]:sq.off[v+1]]
+			hi, lo := 0, 0
+			for i := range n {
+				t := dst[i].t
+				hi = max(hi, i) // apart needs dst[hi].t ≥ t
+				for hi < n && !apart(t, dst[hi].t, c.delta) {
+					hi++ // dst[hi].t ≥ t: past t + δ once apart
+				}
+				for apart(dst[lo].t, t, c.delta) {
+					lo++ // dst[lo].t ≤ t: before t − δ while apart
+				}
+				bd[i] = tailBounds{after: int32(hi), from: int32(lo)}
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Each pair's lower id places its edges in both ends' sequences
+	// (position order in all three, so the cursors only move forward).
+	sq.atLo, sq.atHi = make([]int32, len(sp.ent)), make([]int32, len(sp.ent))
+	err = c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
+		for u := lo; u < hi; u++ {
+			qu := sq.of(uint32(u))
+			for i := sp.off[u]; i < sp.off[u+1]; i++ {
+				v := sp.nb[i]
+				if v <= uint32(u) {
+					continue
+				}
+				qv := sq.of(v)
+				j := sp.pid[i]
+				a, b := 0, 0
+				for k := sp.loff[j]; k < sp.loff[j+1]-1; k++ {
+					pos := sp.ent[k].pos
+					a = gallopTail(qu, a, tailPos, pos)
+					b = gallopTail(qv, b, tailPos, pos)
+					sq.atLo[k], sq.atHi[k] = int32(a), int32(b)
+				}
+			}
 		}
 	})
 	return sq, err
@@ -454,23 +525,44 @@ func tailBefore(q []tailEntry, i int) (all, cnt [2]int64) {
 	return [2]int64{int64(i) - int64(e.in), int64(e.in)}, [2]int64{int64(e.c0), int64(e.c1)}
 }
 
-// gallopTail returns the first index at or after from where below is
-// false (below is true then false along q and false at the sentinel):
-// exponential steps from from, then a binary search, so the short moves
-// of a cursor that follows a triangle's edges cost O(1).
-func gallopTail(q []tailEntry, from int, below func(*tailEntry) bool) int {
-	if !below(&q[from]) {
+// The bounds gallopTail finds: the first entry at or after a position
+// (tailPos), after a time (tailAfter), at or after a time (tailFrom).
+const (
+	tailPos uint8 = iota
+	tailAfter
+	tailFrom
+)
+
+// tailBelow reports whether x lies before bound kind at key.
+func tailBelow(x *tailEntry, kind uint8, key int64) bool {
+	switch kind {
+	case tailPos:
+		return x.pos < key
+	case tailAfter:
+		return x.t <= key && x.pos != math.MaxInt64
+	}
+	return x.t < key
+}
+
+// gallopTail returns the first index at or after from that is not below
+// bound kind at key (tailBelow is true then false along q and false at
+// the sentinel): exponential steps from from, then a binary search, so
+// the short moves of a cursor that follows a triangle's edges cost O(1).
+// A bound kind rather than a predicate function: the searches are most
+// of the paw pass, and an indirect call per probe was a third of them.
+func gallopTail(q []tailEntry, from int, kind uint8, key int64) int {
+	if !tailBelow(&q[from], kind, key) {
 		return from
 	}
-	lo, step := from, 1 // below(q[lo])
-	for lo+step < len(q) && below(&q[lo+step]) {
+	lo, step := from, 1 // below q[lo]
+	for lo+step < len(q) && tailBelow(&q[lo+step], kind, key) {
 		lo += step
 		step *= 2
 	}
 	hi := min(lo+step, len(q)-1) // q[hi] is not below (the sentinel is not)
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
-		if below(&q[m]) {
+		if tailBelow(&q[m], kind, key) {
 			lo = m
 		} else {
 			hi = m
