@@ -89,7 +89,8 @@ type Options struct {
 // default is a measured rule (BENCHMARKS.md); a field's zero value means
 // its default, a negative one "never" where that applies. They are not
 // configuration: tests set them to drive every path of the kernel against
-// the oracle, and an experiment that sweeps one builds a test binary.
+// the oracle, and an experiment that sweeps one adds a variant to
+// BenchmarkRows (gpu/rows_cuda_test.go).
 type tuning struct {
 	// TailSubtract is the run length from which a counted last step is
 	// computed as the run's length minus, per mapped node, the run's edges

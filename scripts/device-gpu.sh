@@ -7,7 +7,7 @@
 #   (cd ../shared/tools/tgraphgen && go build -o ../../../main/bin/tgraphgen .)
 #   mkdir -p .devdata/temporal && cp ../shared/data/temporal/CollegeMsg.txt .devdata/temporal/
 # then, on the GPU machine, from the repository root:
-#   scripts/device-gpu.sh [tests] [bench] [bench86400] [count3] [coldstart]
+#   scripts/device-gpu.sh [tests] [bench] [bench86400] [count3] [coldstart] [rows]
 # The binaries embed kernels/*.sm_90.fatbin; after a .cu or .ptx changed,
 # rebuild those on the GPU machine first (scripts/kernels-sm90.sh, CUDA 13's
 # ptxas; docs/GPU.md), or the kernels test fails.
@@ -42,6 +42,19 @@ for step in $what; do
 				>"$out/var-$name.json" 2>"$out/var-$name.err"
 			echo -n "variant $name (${flags:-defaults}, rc $?): " >>"$summary"
 			python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(' '.join('%s=%d:%.1fms' % (q['name'], q['matches'], q['seconds']*1000) for q in r['queries']))" "$out/var-$name.json" >>"$summary" 2>/dev/null || echo "failed: $(tail -1 "$out/var-$name.err")" >>"$summary"
+		done
+		;;
+	rows)
+		# The kernel's threshold variants side by side (gpu's BenchmarkRows:
+		# an engine per variant, alternating call by call, best of 3, counts
+		# checked equal): ROWS_VARIANTS names gpu's rowVariants (the first
+		# is the base of the ratios), on tg10m and the lighter-tailed
+		# -zipf 0.6 graph of 10M edges.
+		[[ -f /tmp/tg10m.txt ]] || bin/tgraphgen -edges 10000000 -seed 1 >/tmp/tg10m.txt
+		[[ -f /tmp/z06-10m.txt ]] || bin/tgraphgen -edges 10000000 -seed 1 -zipf 0.6 >/tmp/z06-10m.txt
+		for g in /tmp/tg10m.txt /tmp/z06-10m.txt; do
+			(cd gpu && MOTIFWATCH_ROWS_GRAPH=$g MOTIFWATCH_ROWS_VARIANTS=${ROWS_VARIANTS:-default,expand2All,pairs} MOTIFWATCH_ROWS_MOTIFS=${MOTIFS:-M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13} \
+				timeout 200 ../bin/gpu.test -test.run '^$' -test.bench Rows -test.benchtime 1x 2>&1) | tee -a "$out/rows.log" | grep -vE '^(goos|goarch|pkg|cpu):' >>"$summary"
 		done
 		;;
 	stream)
