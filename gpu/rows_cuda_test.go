@@ -92,12 +92,15 @@ func BenchmarkRows(b *testing.B) {
 		for i, p := range plans {
 			for j, e := range engines {
 				t0 := time.Now()
-				r, err := e.Mine(context.Background(), w, p, motif.Request{Horizon: w.LastT()})
+				r, err := e.Mine(context.Background(), w, p, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch})
 				d := time.Since(t0)
 				if err != nil {
 					b.Fatal(err)
 				}
 				if round == 0 {
+					if r.Roots == 0 {
+						b.Fatalf("%s: variant %s mined no roots (the request selects none)", names[i], vnames[j])
+					}
 					counts[i][j] = r.Matches + r.Open
 					if counts[i][j] != counts[i][0] {
 						b.Errorf("%s: variant %s counts %d, %s %d", names[i], vnames[j], counts[i][j], vnames[0], counts[i][0])
