@@ -42,7 +42,8 @@ var rowVariants = map[string]gpu.Tuning{
 // that warms every engine up: the best call (the whole Engine.Mine) per
 // motif and variant, logged as a table with each variant's ratio to the
 // first. Counts must agree across variants. Run it with -test.benchtime
-// 1x (the rounds are its own: each b.N would load the graph again).
+// 1x (the rounds are its own: each b.N would load the graph again) and
+// -test.v (without it the testing package cuts the table after ten lines).
 func BenchmarkRows(b *testing.B) {
 	path := os.Getenv("MOTIFWATCH_ROWS_GRAPH")
 	if path == "" {
