@@ -85,9 +85,19 @@ const oracleFams = All &^ (Cycles4 | Paws)
 // keeping the matches whose last edge is in r and not masked.
 func bruteCells(t *testing.T, w *window.Window, delta int64, r motif.Range, mask []bool) [Cells]int64 {
 	t.Helper()
+	return bruteWhere(t, w, delta, r, mask, func(c Cell) bool { return c < Cycle4 })
+}
+
+// bruteWhere counts the cells that want picks with the brute-force oracle,
+// keeping the matches whose last edge is in r and not masked (nil: all);
+// the other cells stay zero.
+func bruteWhere(t *testing.T, w *window.Window, delta int64, r motif.Range, mask []bool, want func(Cell) bool) [Cells]int64 {
+	t.Helper()
 	var g [Cells]int64
-	qs := cellQueries(delta)
-	for c, q := range qs[:Cycle4] {
+	for c, q := range cellQueries(delta) {
+		if !want(Cell(c)) {
+			continue
+		}
 		ms, err := oracle.Mine(w, q, r, motif.Batch)
 		if err != nil {
 			t.Fatal(err)

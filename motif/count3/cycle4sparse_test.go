@@ -16,23 +16,7 @@ import (
 // the brute-force oracle; the other cells stay zero.
 func bruteCycles(t *testing.T, w *window.Window, delta int64, r motif.Range, rootMask []bool, mask uint32) [Cells]int64 {
 	t.Helper()
-	var g [Cells]int64
-	qs := cellQueries(delta)
-	for c := Cycle4; c < Paw; c++ {
-		if mask>>(c-Cycle4)&1 == 0 {
-			continue
-		}
-		ms, err := oracle.Mine(w, qs[c], r, motif.Batch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range ms {
-			if last := m.Edges[len(m.Edges)-1]; rootMask == nil || rootMask[last-r.Lo] {
-				g[c]++
-			}
-		}
-	}
-	return g
+	return bruteWhere(t, w, delta, r, rootMask, func(c Cell) bool { return c >= Cycle4 && c < Paw && mask>>(c-Cycle4)&1 != 0 })
 }
 
 // randomCycleMask returns a set of one to 32 cycle cells, mostly few.

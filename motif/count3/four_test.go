@@ -16,20 +16,7 @@ func fourFamily(c Cell) bool { return c >= Cycle4 }
 // bruteFour counts the cycle4 and paw cells with the brute-force oracle.
 func bruteFour(t *testing.T, w *window.Window, delta int64, r motif.Range, mask []bool) [Cells]int64 {
 	t.Helper()
-	var g [Cells]int64
-	qs := cellQueries(delta)
-	for c := Cycle4; c < Cells; c++ {
-		ms, err := oracle.Mine(w, qs[c], r, motif.Batch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range ms {
-			if last := m.Edges[len(m.Edges)-1]; mask == nil || mask[last-r.Lo] {
-				g[c]++
-			}
-		}
-	}
-	return g
+	return bruteWhere(t, w, delta, r, mask, fourFamily)
 }
 
 func countFour(t *testing.T, w *window.Window, delta int64, req motif.Request, workers int) [Cells]int64 {
