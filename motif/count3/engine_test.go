@@ -14,6 +14,20 @@ import (
 	"github.com/motifwatch/motifwatch/window"
 )
 
+// mineBoth mines p with e and with the engine it is checked against.
+func mineBoth(t *testing.T, e, against motif.Engine, w *window.Window, p *motif.Plan, req motif.Request) (got, want motif.Result) {
+	t.Helper()
+	got, err := e.Mine(context.Background(), w, p, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err = against.Mine(context.Background(), w, p, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, want
+}
+
 // spyEngine records whether it was asked.
 type spyEngine struct {
 	motif.Engine
@@ -342,14 +356,7 @@ func TestEngineChoosesCountingOrEnumerating(t *testing.T) {
 			var explain strings.Builder
 			e.Explain(&explain)
 			p := builtinPlan(t, c.w, "path4-123-fff", c.delta)
-			got, err := e.Mine(context.Background(), c.w, p, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := cpu.Mine(context.Background(), c.w, p, req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, want := mineBoth(t, e, cpu, c.w, p, req)
 			if got.Matches != want.Matches || got.Roots != want.Roots {
 				t.Errorf("%s, mask %v: %d matches (%d roots), engine %d (%d roots)", c.name, req.RootMask != nil, got.Matches, got.Roots, want.Matches, want.Roots)
 			}
@@ -369,14 +376,7 @@ func TestEngineChoosesCountingOrEnumerating(t *testing.T) {
 			// M2 after M1: the same counting run.
 			explain.Reset()
 			p2 := builtinPlan(t, c.w, "path4-213-bff", c.delta)
-			got, err = e.Mine(context.Background(), c.w, p2, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err = cpu.Mine(context.Background(), c.w, p2, req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, want = mineBoth(t, e, cpu, c.w, p2, req)
 			if got.Matches != want.Matches || spy.calls != 1 || e.Runs() != 1 {
 				t.Errorf("%s: M2 %d matches, engine %d; %d calls, %d runs; want the cached run", c.name, got.Matches, want.Matches, spy.calls, e.Runs())
 			}
@@ -439,14 +439,7 @@ func TestEngineChoosesForFourEdgeShapes(t *testing.T) {
 			var explain strings.Builder
 			e.Explain(&explain)
 			req := motif.Request{Range: motif.WholeWindow(c.w), Horizon: motif.Batch}
-			got, err := e.Mine(context.Background(), c.w, p, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := cpu.Mine(context.Background(), c.w, p, req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, want := mineBoth(t, e, cpu, c.w, p, req)
 			if got.Matches != want.Matches {
 				t.Errorf("%s, %s: %d matches, engine %d", name, c.name, got.Matches, want.Matches)
 			}
