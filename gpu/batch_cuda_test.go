@@ -157,7 +157,7 @@ func TestDiffGPUBatch(t *testing.T) {
 	}
 	defer grouped.Close()
 	batchEngs := map[string]*gpu.Engine{"1dev": engs["1dev"], "1dev-forced-splits": forced, "1dev-group3": grouped,
-		"2part (plan by plan)": engs["2part-tinybuf-subtract"]}
+		"2part (plan by plan)": engs["2part-tinybuf-subtract"], "1dev-anchor-all": engs["1dev-anchor-all"]}
 	cases := 400
 	if testing.Short() {
 		cases = 60

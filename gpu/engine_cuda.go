@@ -540,6 +540,10 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 		// alone).
 		kernel = mineKernelX(prune)
 	}
+	if nq == 1 && encs[0].anchored() {
+		// The anchor builds (S_PREVNODES is read by them alone).
+		kernel = anchorKernel(kernel)
+	}
 	// Suspensions always find room: splits stop short of the last
 	// warps × steps slots.
 	splitCap := d.queueCap - int64(grid*warpsPerBlock*maxK)

@@ -73,7 +73,17 @@ func testEngines(t testing.TB) map[string]*gpu.Engine {
 			enginesErr = err
 			return
 		}
-		engines = map[string]*gpu.Engine{"1dev": one, "2part-tinybuf-subtract": two, "timeparts-sweep": parts}
+		// The anchor builds (runs from the previous edge's rank, closing
+		// last steps on the host's list) on every plan without the pruning,
+		// not only where they pay (about one random plan in nine): mine6a,
+		// and mine6ax (expand2 on runs of up to 2) for the counted plans of
+		// four edges or more.
+		anchor, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(gpu.Tuning{AnchorAll: true, Expand2Run: 2, Expand2All: true}))
+		if err != nil {
+			enginesErr = err
+			return
+		}
+		engines = map[string]*gpu.Engine{"1dev": one, "2part-tinybuf-subtract": two, "timeparts-sweep": parts, "1dev-anchor-all": anchor}
 	})
 	if enginesErr != nil {
 		if errors.Is(enginesErr, gpu.ErrNoDevice) {

@@ -4,7 +4,7 @@ package gpu
 // device opens (TestKernelNamesMatchPTX keeps the list and the PTX in
 // step: a kernel missing here would fail at its first launch). The mining
 // builds are all at one occupancy (miningOccupancy, the 6 in their names).
-var kernelNames = []string{"mine6", "mine6p", "mineq6", "mineq6p", "mine6x", "mine6px",
+var kernelNames = []string{"mine6", "mine6p", "mineq6", "mineq6p", "mine6x", "mine6px", "mine6a", "mine6ax",
 	"scanLocal", "scanAdd", "radixHist", "radixScatter", "gatherKeys",
 	"liveStart", "countNew", "addSizes", "scatterOld", "scatterNew", "moveU32", "moveI64",
 	"pairKeys", "pairOwners", "pairGather", "rankOwn", "rankCross"}
@@ -35,4 +35,18 @@ func mineKernelX(prune bool) string {
 		return "mine6px"
 	}
 	return "mine6x"
+}
+
+// anchorKernel names the anchor build (F_ANCHOR: mine6a, with expand2
+// mine6ax) that a one-query launch of an anchored plan (encodedPlan.anchor:
+// never pruned) runs in place of kernel, the build it would run otherwise
+// (mine6 or mine6x).
+func anchorKernel(kernel string) string {
+	switch kernel {
+	case "mine6":
+		return "mine6a"
+	case "mine6x":
+		return "mine6ax"
+	}
+	return kernel
 }

@@ -193,6 +193,15 @@ type tuning struct {
 	// Expand2All runs expand2 on every plan it applies to (M10 too) and
 	// every launch, whatever its size and fanout.
 	Expand2All bool
+	// NoAnchor runs no plan on the anchor builds (mine6a, mine6ax: runs
+	// from the previous edge's rank, a closing last step on its ranked
+	// list; gpu/anchor.go): every launch runs the builds it would without
+	// them. By default the plans with a step they anchor (anchorPays: of
+	// the built-in motifs M2 and M7) run them on one-query launches.
+	NoAnchor bool
+	// AnchorAll runs every plan without the closing-edge pruning on the
+	// anchor builds (one-query launches), not only those anchorPays picks.
+	AnchorAll bool
 }
 
 func (o Options) withDefaults() Options {

@@ -61,6 +61,8 @@ const (
 	sPredMask, sAntiMask, sNewNode, sNMapped                   = 8, 9, 10, 11
 	sNextFrom, sNextTo                                         = 12, 13
 	sClose                                                     = 14
+	// sPrevNodes: the anchor builds' slot (layoutAnchor).
+	sPrevNodes = 15
 
 	prOp, prLKind, prLIndex, prLCol, prRKind, prRIndex, prRCol, prListOff, prListLen = 0, 1, 2, 3, 4, 5, 6, 7, 8
 )
@@ -84,6 +86,8 @@ type encodedPlan struct {
 	P  [planLen]int64
 	PF [pfSize]float64
 	K  int
+	// anchor: its one-query launches run an anchor build (anchorPays).
+	anchor bool
 }
 
 // encodePlan lays p out for the kernel. tally says the last step may be
@@ -168,6 +172,7 @@ func encodePlan(p *motif.Plan, count bool) (*encodedPlan, error) {
 		b := pAntis + i*antiSize
 		e.P[b], e.P[b+1], e.P[b+2], e.P[b+3] = int64(a.From), int64(a.To), int64(a.After), a.Within
 	}
+	layoutAnchor(p, e)
 	return e, nil
 }
 
@@ -323,6 +328,7 @@ func (o tuning) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	if o.NoClosePrune || (!o.ClosePruneAll && !closePays(p, enc)) {
 		enc.noClosePrune()
 	}
+	enc.anchor = !o.NoAnchor && !enc.pruned() && (o.AnchorAll || anchorPays(p, enc))
 	if o.Expand2Run > 0 && expands2(enc) && (o.Expand2All || expand2Pays(p)) {
 		enc.P[pExpand2] = int64(o.Expand2Run)
 	}

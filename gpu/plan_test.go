@@ -52,6 +52,7 @@ func TestPlanLayoutMatchesKernel(t *testing.T) {
 		"S_EDGE": sEdge, "S_FROM": sFrom, "S_TO": sTo, "S_BIND": sBind, "S_PREV": sPrev, "S_NEXT": sNext,
 		"S_HOPPREV": sHopPrev, "S_HOPNEXT": sHopNext, "S_PREDMASK": sPredMask, "S_ANTIMASK": sAntiMask,
 		"S_NEWNODE": sNewNode, "S_NMAPPED": sNMapped, "S_NEXTFROM": sNextFrom, "S_NEXTTO": sNextTo, "S_CLOSE": sClose,
+		"S_PREVNODES": sPrevNodes, "SCAN_OUT": scanOut >> 8, "SCAN_IN": scanIn >> 8,
 		"P_CLOSE": pClose, "P_COMPACT": pCompact, "P_EXPAND2": pExpand2, "PC_EDGE": pcEdge, "PC_NODE": pcNode, "PC_SEL": pcSel, "PC_PREV": pcPrev, "PC_NEXT": pcNext, "PC_RANK": pcRank,
 		"RK_OUTSRC": rkOutSrc, "RK_INDST": rkInDst, "RK_INSRC": rkInSrc, "RK_OUTDST": rkOutDst,
 		"P_TAILSUB": pTailSub, "P_PAIRMIN": pPairMin, "P_GALLOP": pGallop, "P_EXPAND": pExpand, "P_SPLITTAIL": pSplitTail, "P_SPLITRUN": pSplitRun, "P_GUIDE": pGuide, "P_PREDS": pPreds, "PRED_SZ": predSize,

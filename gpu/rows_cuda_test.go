@@ -31,6 +31,8 @@ var rowVariants = map[string]gpu.Tuning{
 	"noChunkClaims":  {ChunkRoots: -1},
 	"expand2Run64":   {Expand2Run: 64},
 	"expand2Fanout8": {Expand2Fanout: 8},
+	"noAnchor":       {NoAnchor: true},
+	"anchorAll":      {AnchorAll: true},
 }
 
 // BenchmarkRows times the built-in motifs ($MOTIFWATCH_ROWS_MOTIFS,

@@ -69,6 +69,14 @@ typedef unsigned int u32;
 // candidate is dropped unless the run's first entry is before it; 3 it
 // comes before: unless the run's last entry is after it.
 #define S_CLOSE 14
+// S_PREVNODES (read by builds with F_ANCHOR only): the endpoints of the
+// step's S_PREV edge, packed as (from + 1) | (to + 1) << 4 (0: no previous
+// edge): when the step's list belongs to one of them, its run starts after
+// that edge's rank there. Bits 8-9, a closing step's list: SCAN_OUT the
+// From's out-list, SCAN_IN the To's in-list, 0 the shorter of the two.
+#define S_PREVNODES 15
+#define SCAN_OUT 1
+#define SCAN_IN 2
 #define P_PREDS (P_STEPS + STEP_SZ * MAXK)
 #define PRED_SZ 10
 #define PR_OP 0
@@ -284,6 +292,7 @@ struct WS {
 #define F_PRUNE 1    // the closing-edge pruning (S_CLOSE, P_CLOSE)
 #define F_COMPACT 2  // expand gathers its survivors into full warps (P_COMPACT)
 #define F_EXP2 4     // expand2: two levels above the counted last step across lanes (P_EXPAND2)
+#define F_ANCHOR 8   // runs from the previous edge's rank, closing lists from the host (S_PREVNODES)
 
 // WSX is WS with the features' per-warp state, for builds that have them.
 struct WSX : WS {
@@ -305,10 +314,12 @@ struct GB {
 };
 struct WSY : WS { GB g; };
 struct WSXY : WSX { GB g; };
-template <int F> struct WSOf { typedef WSXY T; };
-template <> struct WSOf<0> { typedef WS T; };
-template <> struct WSOf<F_PRUNE | F_COMPACT> { typedef WSX T; };
-template <> struct WSOf<F_EXP2> { typedef WSY T; };
+template <int F> struct WSOfB { typedef WSXY T; };
+template <> struct WSOfB<0> { typedef WS T; };
+template <> struct WSOfB<F_PRUNE | F_COMPACT> { typedef WSX T; };
+template <> struct WSOfB<F_EXP2> { typedef WSY T; };
+// F_ANCHOR keeps no per-warp state.
+template <int F> struct WSOf { typedef typename WSOfB<F & ~F_ANCHOR>::T T; };
 // gb: expand2's buffer of a warp whose WS is a WSY or WSXY (F_EXP2 builds).
 template <int F> __device__ __forceinline__ GB &gb(WS &ws) {
 	return (F & (F_PRUNE | F_COMPACT)) ? static_cast<WSXY &>(ws).g : static_cast<WSY &>(ws).g;
@@ -474,6 +485,10 @@ struct Bounds {
 	i64 lowPos, hiPos, lowT, hiT;
 	int sel;
 	u32 listNode, target;
+	// Set by builds with F_ANCHOR only (stepBounds), where lo is raised
+	// past the previous edge when its ranks give the run's start:
+	bool fromRank;  // lo is the previous edge's rank
+	bool exactLo;  // lo is the run's start (no hop bound raises it)
 };
 
 // stepBounds derives step d's list and limits from the state plus a
@@ -508,6 +523,13 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 			return o->lo < o->hi;
 		}
 		useOut = outLen <= inLen;
+		if (F & F_ANCHOR) {
+			// The host's pick (gpu/anchor.go): the list whose run's ends
+			// come from ranks, where the other's would be searched for.
+			const int scan = ((int)stepv<M>(ws, d, S_PREVNODES) >> 8) & 3;
+			if (scan == SCAN_OUT) useOut = true;
+			else if (scan == SCAN_IN) useOut = false;
+		}
 		o->target = useOut ? to : from;
 	}
 	if (useOut) {
@@ -527,6 +549,24 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 	if (rk >= 0) {
 		o->rankHi = o->lo + w.rank[(i64)rk * w.rankCap + (o->hiPos - w.base)];
 		o->exact = hp == NOLIMIT;
+	}
+	if (F & F_ANCHOR) {
+		// The run starts after the previous edge: when the list is one of
+		// its endpoints', from its rank there (past it in its own list; in
+		// the other endpoint's, the entries before it).
+		o->fromRank = o->exactLo = false;
+		const int pn = (int)stepv<M>(ws, d, S_PREVNODES) & 0xff;
+		if (pn != 0) {
+			const int pf = (pn & 15) - 1, pt = (pn >> 4) - 1;
+			int rp = -1, own = 0;
+			if (useOut) { if (ln == pf) { rp = RK_OUTSRC; own = 1; } else if (ln == pt) rp = RK_OUTDST; }
+			else { if (ln == pt) { rp = RK_INDST; own = 1; } else if (ln == pf) rp = RK_INSRC; }
+			if (rp >= 0) {
+				o->lo += w.rank[(i64)rp * w.rankCap + (o->lowPos - w.base)] + own;
+				o->fromRank = true;
+				o->exactLo = hn == NOLIMIT;
+			}
+		}
 	}
 	return o->lo < o->hi;
 }
@@ -567,6 +607,66 @@ __device__ void laneSearch(const Ctx &x, const WS &ws, const Bounds &b, u32 *ra,
 	*ra = lo;
 	*rb = ub;
 }
+
+// laneSearchA is laneSearch in the builds with F_ANCHOR: where b.fromRank,
+// b.lo is the previous edge's rank, and the run's end is galloped to from
+// there (SEARCH picks one per build; the
+// other builds keep laneSearch's code as it was).
+__device__ void laneSearchA(const Ctx &x, const WS &ws, const Bounds &b, u32 *ra, u32 *rb) {
+	if (b.sel == SEL_PAIR) {
+		pairRun(x.w, b.listNode, b.target, b.lowPos, b.hiPos, b.lowT, b.hiT, ra, rb);
+		return;
+	}
+	const i64 *T = selT(x.w, b.sel);
+	const i64 *Pos = selPos(x.w, b.sel);
+	u32 lo = b.lo, hi = b.rankHi;
+	if (!b.exact) {
+		if (b.fromRank) {
+			// The run starts at lo (the previous edge's rank) and is
+			// short against the list: gallop forward to its end, so the
+			// search costs the log of the run, not of the list.
+			u32 step = 1;
+			while (step <= hi - lo) {
+				u32 probe = lo + step - 1;
+				if (!(Pos[probe] < b.hiPos && T[probe] <= b.hiT)) { hi = probe; break; }
+				lo = probe + 1;
+				step <<= 1;
+			}
+		}
+		while (lo < hi) {  // first entry not before (hiPos, hiT)
+			u32 h = lo + ((hi - lo) >> 1);
+			if (Pos[h] < b.hiPos && T[h] <= b.hiT) lo = h + 1; else hi = h;
+		}
+	}
+	u32 ub = hi;
+	lo = b.lo; hi = ub;
+	if (b.exactLo) {
+		*ra = min(lo, ub);
+		*rb = ub;
+		return;
+	}
+	if (opt(P_GALLOP) != 0) {
+		// The run ends at ub and is usually short against the list (a
+		// window's worth of a hub's edges): gallop back from ub so the
+		// search costs the log of the run, not of the list.
+		u32 step = 1;
+		while (step <= hi - lo) {
+			u32 probe = hi - step;
+			if (Pos[probe] <= b.lowPos || T[probe] < b.lowT) { lo = probe + 1; break; }
+			hi = probe;
+			step <<= 1;
+		}
+	}
+	while (lo < hi) {  // first entry after lowPos and at or after lowT
+		u32 h = lo + ((hi - lo) >> 1);
+		if (Pos[h] <= b.lowPos || T[h] < b.lowT) lo = h + 1; else hi = h;
+	}
+	*ra = lo;
+	*rb = ub;
+}
+
+// SEARCH is laneSearch, or laneSearchA in a build with F_ANCHOR.
+#define SEARCH(F, ...) (((F) & F_ANCHOR) ? laneSearchA(__VA_ARGS__) : laneSearch(__VA_ARGS__))
 
 // closeRun finds, for a candidate c of the anchor step (S_CLOSE 1), the
 // anchor's entries in the closing edge's list inside the bounds known
@@ -971,7 +1071,7 @@ __device__ void expandOne(const Ctx &x, WS &ws, const Cur &c, int nd, int j, u32
 		if (!stepBounds<M, F>(x, ws, cc, nd + 1, &b2)) {
 			ok = false;
 		} else {
-			laneSearch(x, ws, b2, &ra2, &rb2);
+			SEARCH(F, x, ws, b2, &ra2, &rb2);
 			ok = ra2 < rb2;
 		}
 	}
@@ -1189,7 +1289,7 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 			if (!stepBounds<M, F>(x, ws, cc, nd + 1, &b2)) {
 				ok = false;
 			} else {
-				laneSearch(x, ws, b2, &ra2, &rb2);
+				SEARCH(F, x, ws, b2, &ra2, &rb2);
 				ok = ra2 < rb2;
 			}
 		}
@@ -1285,7 +1385,7 @@ __device__ void expand2(const Ctx &x, WS &ws, int nd, bool ex, u32 ra, u32 rb, i
 				if (!stepBounds<M, F>(x, ws, cc, nd + 1, &b2)) {
 					ok = false;
 				} else {
-					laneSearch(x, ws, b2, &ra2, &rb2);
+					SEARCH(F, x, ws, b2, &ra2, &rb2);
 					ok = ra2 < rb2;
 				}
 			}
@@ -1421,7 +1521,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		if (!stepBounds<M, F>(x, ws, c, nd, &bd)) {
 			valid = false;
 		} else {
-			laneSearch(x, ws, bd, &ra, &rb);
+			SEARCH(F, x, ws, bd, &ra, &rb);
 			valid = ra < rb;
 		}
 	}
@@ -1843,15 +1943,19 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 // warp reading its current query's plan through an offset. Separate
 // builds, so one query's launch pays nothing for the batches' offsets.
 // The *p builds add the closing-edge pruning and the gathering (F_PRUNE |
-// F_COMPACT), the *x builds expand2 (F_EXP2): gpu/kernelnames.go runs
-// them for the launches whose plans they pay for (closePays,
-// expand2Pays), every other launch runs the plain build.
+// F_COMPACT), the *x builds expand2 (F_EXP2), the *a builds the runs from
+// the previous edge's rank and the host's closing lists (F_ANCHOR):
+// gpu/kernelnames.go runs them for the launches whose plans they pay for
+// (closePays, expand2Pays, anchorPays), every other launch runs the plain
+// build.
 #define MINE_KERNEL(name, occ, multi, feat) \
 	extern "C" __global__ void __launch_bounds__(WARPS * 32, occ) name(MINE_PARAMS) { mineBody<multi, feat>(MINE_ARGS); }
 MINE_KERNEL(mine6, 6, false, 0)
 MINE_KERNEL(mine6p, 6, false, F_PRUNE | F_COMPACT)
 MINE_KERNEL(mine6x, 6, false, F_EXP2)
 MINE_KERNEL(mine6px, 6, false, F_PRUNE | F_COMPACT | F_EXP2)
+MINE_KERNEL(mine6a, 6, false, F_ANCHOR)
+MINE_KERNEL(mine6ax, 6, false, F_ANCHOR | F_EXP2)
 MINE_KERNEL(mineq6, 6, true, 0)
 MINE_KERNEL(mineq6p, 6, true, F_PRUNE | F_COMPACT)
 
