@@ -59,19 +59,25 @@ func ranked(p *motif.Plan, d, v int) bool {
 	return endpointOf(p, p.Steps[d].Next, v) || endpointOf(p, p.Steps[d].Prev, v)
 }
 
-// anchorPays reports whether p has a step the anchor builds mine with
-// fewer whole-list searches than the others: a step whose list (the
-// bound endpoint's) belongs to an endpoint of its Prev edge but not of its
-// Next edge (its run's end is searched for, from the previous edge's rank
-// instead of over the whole list: M2's last step, out(0) between 0->1 and
-// 1->3), or a last step that closes the motif with one of its two lists
-// ranked and the other not (the ranked one is scanned instead of the
-// shorter: M7's 0->1, out(0) ending at 0->2, in(1) unranked). A closing
-// step before the last keeps the shorter list: its run is far more often
-// empty there, which drops the partial match and all below it before
-// anything binds it (on tg10m, M10's 2->0 would scan its unranked list in
-// half its steps, whose runs are 0.62 entries against 4.07).
+// anchorPays reports whether the anchor builds pay for their spills on p:
+// where p has a step they mine with one whole-list search less per partial
+// match than the other builds do. Either a step whose list (the bound
+// endpoint's) belongs to an endpoint of its Prev edge but not of its Next
+// edge: its run's end is galloped to from the previous edge's rank, not
+// searched for over the whole list (M2's last step, out(0) between 0->1
+// and 1->3). Or a last step that closes the motif with one of its lists
+// ranked and the other not, in a plan with no closing step before it: the
+// ranked list is scanned instead of the shorter (M7's 0->1: out(0) ends at
+// 0->2, in(1) at no rank). After an earlier closing step few partial
+// matches reach the last one (its runs are mostly empty: it drops them),
+// so the searches saved there cannot pay for the build: on tg10m M10 (2->0
+// closes at step 2, 0->1 last) ran 10% slower on it, the plans it leaves
+// unchanged 0-11% (docs/GPU.md). A closing step before the last keeps the
+// shorter list (layoutAnchor): an empty run there drops the partial match
+// and everything below it before anything binds it, and the shorter list's
+// run is far more often empty (M10's 2->0: 0.62 entries against 4.07).
 func anchorPays(p *motif.Plan, e *encodedPlan) bool {
+	closedBefore := false
 	for d, st := range p.Steps {
 		if d == 0 {
 			continue
@@ -86,9 +92,10 @@ func anchorPays(p *motif.Plan, e *encodedPlan) bool {
 				return true
 			}
 		case motif.BindBoth:
-			if e.P[pSteps+d*stepSize+sPrevNodes]&(scanOut|scanIn) != 0 {
+			if !closedBefore && e.P[pSteps+d*stepSize+sPrevNodes]&(scanOut|scanIn) != 0 {
 				return true
 			}
+			closedBefore = true
 		}
 	}
 	return false
