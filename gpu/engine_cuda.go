@@ -488,7 +488,8 @@ func splitRoots(lo, hi int64, n int) []motif.Range {
 // build (its plan at fixed addresses), several its mineq* build, which
 // counts only and has no budget or deadline (limit must report none);
 // the build with the closing-edge pruning when a plan has it laid out
-// (mineKernel).
+// (mineKernel), expand2's or an anchor build for one query whose plan has
+// them switched on (mineKernelX, anchorKernel).
 //
 // limit returns the budget (steps) and time (ns) left, 0 for none, or
 // over when one is spent: the kernel stops its warps at them (C_TRUNC),
