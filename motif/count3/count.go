@@ -128,6 +128,11 @@ type Options struct {
 	// it per run from its requests and ignores the field in its own
 	// options.
 	CycleCells uint32
+	// PawCells, if not empty, restricts Count's paws to its cells; the
+	// others' counters stay zero. A cell or two cost a fraction of the
+	// 160 (pawsparse.go). An Engine sets it per run from its requests and
+	// ignores the field in its own options.
+	PawCells PawMask
 }
 
 // CountSequences runs the centre pass over s on the CPU, sequence by
@@ -185,6 +190,9 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 	if fam&Cycles4 != 0 {
 		c.cycleTab = cycleTables(opts.CycleCells)
 	}
+	if fam&Paws != 0 {
+		c.pawTab = pawTablesOf(opts.PawCells)
+	}
 	c.ph = newPhases(fam, c.workers, opts.Phases)
 	defer c.ph.done()
 	if err := c.centres(ctx, fam); err != nil {
@@ -214,6 +222,14 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 		// The full window counts every cell: keep the asked ones.
 		for r := rawCycle; r < RawLen; r++ {
 			if cl := rawCell[r]; cl >= 0 && opts.CycleCells>>(cl-Cycle4)&1 == 0 {
+				raw[r] = 0
+			}
+		}
+	}
+	if fam&Paws != 0 && opts.PawCells != (PawMask{}) {
+		// The dense pass counts every cell: keep the asked ones.
+		for r := rawPaw; r < rawCycle; r++ {
+			if cl := rawCell[r]; cl >= Paw && !opts.PawCells.Has(int(cl-Paw)) {
 				raw[r] = 0
 			}
 		}
@@ -274,6 +290,9 @@ type counter struct {
 	// cycleTab, if set, restricts the cycle pass to a few cells' patterns
 	// (Options.CycleCells).
 	cycleTab *sparseTables
+	// pawTab, if set, restricts the paw pass to a few cells' patterns
+	// (Options.PawCells).
+	pawTab *pawTables
 	// builders are the workers' centre builders, made on first use and
 	// kept for every pass (their node-sized arrays are most of a worker's
 	// memory).

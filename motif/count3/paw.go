@@ -15,6 +15,7 @@ import (
 type pawEntry struct {
 	pos, t  int64
 	ends    [2]int32 // its index in the tail sequences of side's n_s and n_s+1
+	idx     int32    // its index in its side's list
 	sym     uint8
 	counted bool
 	preC    [6]uint32
@@ -28,6 +29,8 @@ type pawBuf struct {
 	qEnd   []int32     // each queued entry's first buffer index after its time + δ
 	cand   []int32     // the sides' candidate edges (candidates)
 	curs   [4]nearCursor
+	sst    []int64 // sparse: per entry, its symbol's start coefficients (pawTables.nStart)
+	sw     []int64 // sparse: the window's pair counters (pawTables.nPair)
 }
 
 // pawPair indexes an ordered pair of symbols on the two sides other than
@@ -113,11 +116,33 @@ func (c *counter) triangles4(ctx context.Context, sp *staticPairs, fn func(wk in
 	})
 }
 
+// pawSides are a static triangle's sides as the paw pass reads them:
+// side s's edge list and whether n_s is its lower id.
+type pawSides struct {
+	lists [3][]p4Edge
+	lower [3]bool
+}
+
 // pawTriangle adds the paws around one static triangle.
 func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3]uint32, b *pawBuf, raw *[rawCycle - rawPaw]int64) {
+	var ps pawSides
+	pre, ok := c.pawEntries(sp, sq, n, pid, b, &ps)
+	if !ok {
+		return
+	}
+	if c.pawTab != nil {
+		c.pawSparse(sq, n, b, &ps, pre, raw)
+		return
+	}
+	c.pawDense(sq, n, b, &ps, pre, raw)
+}
+
+// pawEntries fills b.ent with the triangle's sides' edges that have an
+// edge of both other sides within δ, in position order, and returns the
+// counted ones by symbol; false if there are fewer than three.
+func (c *counter) pawEntries(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3]uint32, b *pawBuf, ps *pawSides) (pre [6]uint32, ok bool) {
 	delta := c.delta
-	var lists [3][]p4Edge
-	var lower [3]bool // n_s is side s's lower id
+	lists, lower := &ps.lists, &ps.lower
 	first, last := int64(-1<<63), int64(1<<63-1)
 	for s := range 3 {
 		lists[s] = sp.list(pid[s])
@@ -134,7 +159,7 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 	for s := range 3 {
 		from[s], to[s] = timeRange(lists[s], lo, hi)
 		if from[s] == to[s] {
-			return
+			return pre, false
 		}
 		size[s] = to[s] - from[s]
 	}
@@ -146,7 +171,7 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 		at0 := len(b.cand)
 		b.cand = candidates(b.cand, lists[:], s, from[s], to[s], delta, b.curs[:3], order)
 		if len(b.cand) == at0 {
-			return
+			return pre, false
 		}
 		cand[s] = b.cand[at0:len(b.cand):len(b.cand)]
 	}
@@ -154,7 +179,6 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 		at[s], end[s] = 0, len(cand[s])
 	}
 	b.ent = b.ent[:0]
-	var pre [6]uint32
 	for {
 		s := -1
 		for k := range 3 {
@@ -177,16 +201,21 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 		if !lower[s] {
 			ends[0], ends[1] = ends[1], ends[0]
 		}
-		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, ends: ends, sym: sym, counted: cnt, preC: pre})
+		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, ends: ends, idx: cand[s][at[s]], sym: sym, counted: cnt, preC: pre})
 		if cnt {
 			pre[sym]++
 		}
 		at[s]++
 	}
+	return pre, len(b.ent) >= 3
+}
+
+// pawDense counts the triangle's entries (pawEntries; pre their counted
+// ones by symbol) into every paw pattern's counters.
+func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, pre [6]uint32, raw *[rawCycle - rawPaw]int64) {
+	delta := c.delta
+	lists, lower := ps.lists, ps.lower
 	ent := b.ent
-	if len(ent) < 3 {
-		return
-	}
 	// Backward: the triples each entry starts, by the other two symbols.
 	if cap(b.starts) < len(ent) {
 		b.starts = make([][16]int64, len(ent))

@@ -1,0 +1,125 @@
+package count3
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/oracle"
+	"github.com/motifwatch/motifwatch/window"
+)
+
+// randomPawMask returns a set of one to 160 paw cells, mostly one or two.
+func randomPawMask(rng *rand.Rand) PawMask {
+	var m PawMask
+	n := 1 + rng.IntN(2)
+	if rng.IntN(4) == 0 {
+		n = 1 + rng.IntN(len(pawNames))
+	}
+	for m.Len() < n {
+		m.Set(rng.IntN(len(pawNames)))
+	}
+	return m
+}
+
+// pawSparseForAll sends every paw-cell set through the sparse tables
+// until the test ends.
+func pawSparseForAll(t *testing.T) {
+	old := pawSparseMaxCells
+	pawSparseMaxCells = len(pawNames)
+	t.Cleanup(func() { pawSparseMaxCells = old })
+}
+
+// checkPaws compares Count's paws restricted to mask with the brute-force
+// oracle's cells in mask (the others zero), 1 and 3 workers, and returns
+// the matches checked. sparse says which pass the mask must take.
+func checkPaws(t *testing.T, iter int, w *window.Window, delta int64, req motif.Request, mask PawMask, sparse bool) int64 {
+	t.Helper()
+	if (pawTablesOf(mask) != nil) != sparse {
+		t.Fatalf("mask %v: sparse tables %v, want %v", mask, pawTablesOf(mask) != nil, sparse)
+	}
+	want := bruteWhere(t, w, delta, req.Range, req.RootMask, func(c Cell) bool { return c >= Paw && mask.Has(int(c-Paw)) })
+	for _, workers := range []int{1, 3} {
+		raw, err := Count(context.Background(), w, delta, req, Paws, Options{Workers: workers, PawCells: mask})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := raw.Cells(); got != want {
+			t.Fatalf("iteration %d, delta %d, range %v, mask %v, cells %v, %d workers:\n%s\ncells that differ: %s", iter, delta, req.Range, req.RootMask != nil, mask, workers, oracle.FormatWindow(w), cellDiff(got, want))
+		}
+	}
+	var n int64
+	for _, v := range want {
+		n += v
+	}
+	return n
+}
+
+// The paw pass restricted to a few cells (Options.PawCells, the sparse
+// tables) equals the brute-force oracle on those cells and counts no
+// other, on random windows with ties, self-loops and evicted prefixes,
+// for random ranges and root masks and 1 or 3 workers; every set goes
+// through the sparse tables, as many cells as it has.
+func TestPawSparseMatchesOracle(t *testing.T) {
+	pawSparseForAll(t)
+	rng := rand.New(rand.NewPCG(28, 50))
+	var seen [160]int64
+	for iter := range 300 {
+		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 5 + rng.IntN(3), MaxEdges: 10 + rng.IntN(30), MaxTime: 4 + rng.Int64N(30), SelfLoop: 0.05, Evict: 0.3}
+		w := oracle.RandomWindow(rng, cfg)
+		delta := rng.Int64N(12)
+		req := randomRequest(rng, w)
+		mask := randomPawMask(rng)
+		if checkPaws(t, iter, w, delta, req, mask, true) > 0 {
+			for i := range 160 {
+				if mask.Has(i) {
+					seen[i]++
+				}
+			}
+		}
+	}
+	for i, n := range seen {
+		if n == 0 {
+			t.Errorf("no window with a match checked %v: the test does not check it", Paw+Cell(i))
+		}
+	}
+}
+
+// The same at the ends of the int64 range, and for dense windows whose
+// triangles hold many edges within δ and whose corners have long tail
+// sequences (windows that slide, not just fill).
+func TestPawSparseMatchesOracleExtremeAndDense(t *testing.T) {
+	pawSparseForAll(t)
+	rng := rand.New(rand.NewPCG(28, 51))
+	cfg := oracle.ExtremeWindowConfig()
+	cfg.MaxEdges = 24
+	var seen, dense int64
+	for iter := range 80 {
+		w := oracle.RandomWindow(rng, cfg)
+		seen += checkPaws(t, iter, w, extremeDelta(rng), randomRequest(rng, w), randomPawMask(rng), true)
+	}
+	for iter := range 8 {
+		w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 5, MaxEdges: 90, MaxTime: 30, SelfLoop: 0.03, Evict: 0.3})
+		var m PawMask
+		m.Set(0) // paw-1234-ffff (M3): a common cell
+		dense += checkPaws(t, iter, w, 6+rng.Int64N(10), randomRequest(rng, w), m.Or(randomPawMask(rng)), true)
+	}
+	if seen == 0 || dense < 1000 {
+		t.Errorf("%d extreme, %d dense matches: the test checks too little", seen, dense)
+	}
+}
+
+// Count with PawCells over pawSparseMaxCells cells runs the dense pass and
+// keeps only the asked cells; with one or two, the sparse tables.
+func TestCountPawCells(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 52))
+	for iter := range 40 {
+		w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 40, MaxTime: 20, SelfLoop: 0.05, Evict: 0.3})
+		var m PawMask
+		for m.Len() < 1+iter%(pawSparseMaxCells+3) {
+			m.Set(rng.IntN(len(pawNames)))
+		}
+		checkPaws(t, iter, w, 1+rng.Int64N(10), randomRequest(rng, w), m, m.Len() <= pawSparseMaxCells)
+	}
+}
