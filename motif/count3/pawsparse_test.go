@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
+	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -121,5 +122,77 @@ func TestCountPawCells(t *testing.T) {
 			m.Set(rng.IntN(len(pawNames)))
 		}
 		checkPaws(t, iter, w, 1+rng.Int64N(10), randomRequest(rng, w), m, m.Len() <= pawSparseMaxCells)
+	}
+}
+
+// An Engine caches the paws by cell: M3, then M9 (a second run, of M9's
+// patterns alone), then M3 again (cached) and a cycle all equal the
+// oracle; with M3 and M9 announced (Expect) one run counts both; and
+// after M3 alone, all 160 paws announced, one more run counts the 159
+// others (the dense pass, its M3 counters dropped).
+func TestEngineCachesPawCells(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 53))
+	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 120, MaxTime: 40, SelfLoop: 0.02, Evict: 0.3})
+	const delta = 12
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	names := []string{"M3", "M9", "M3", "M4"}
+	plans := make([]*motif.Plan, len(names))
+	for i, n := range names {
+		plans[i] = builtinPlan(t, w, n, delta)
+	}
+	for _, expect := range []bool{false, true} {
+		e := NewEngine(cpu.New(1), Options{Workers: 2, AlwaysCount: true})
+		if expect {
+			e.Expect(plans[:2]...)
+		}
+		var found int64
+		for i, p := range plans {
+			got, err := e.Mine(context.Background(), w, p, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, err := oracle.Mine(w, p.Query, req.Range, motif.Batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Matches != int64(len(ms)) {
+				t.Fatalf("expect %v, %s (query %d): %d matches, oracle %d", expect, names[i], i, got.Matches, len(ms))
+			}
+			found += got.Matches
+		}
+		if found == 0 {
+			t.Fatal("no match: the test checks nothing")
+		}
+		if want := map[bool]int{false: 3, true: 2}[expect]; e.Runs() != want {
+			t.Errorf("expect %v: %d counting runs, want %d", expect, e.Runs(), want)
+		}
+	}
+	e := NewEngine(cpu.New(1), Options{Workers: 2, AlwaysCount: true})
+	if _, err := e.Mine(context.Background(), w, plans[0], req); err != nil {
+		t.Fatal(err)
+	}
+	var all []*motif.Plan
+	for c := Paw; c < Paw+Cell(len(pawNames)); c++ {
+		all = append(all, builtinPlan(t, w, c.String(), delta))
+	}
+	e.Expect(all...)
+	want := bruteWhere(t, w, delta, req.Range, nil, func(c Cell) bool { return c >= Paw })
+	var seen int64
+	for k := range 2 * len(all) {
+		i := k % len(all)
+		got, err := e.Mine(context.Background(), w, all[i], req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Matches != want[Paw+Cell(i)] {
+			t.Fatalf("%v after M3 alone: %d matches, oracle %d", Paw+Cell(i), got.Matches, want[Paw+Cell(i)])
+		}
+		seen += got.Matches
+	}
+	if seen == 0 {
+		t.Fatal("no paw match: the test checks nothing")
+	}
+	if e.Runs() != 2 {
+		t.Errorf("M3, then all paw cells: %d counting runs, want 2", e.Runs())
 	}
 }
