@@ -39,3 +39,32 @@ func BenchmarkCycleCells(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPawCells prices the paw pass for 1, 2, 4 and 8 cells (the
+// sparse tables, Options.PawCells, whatever pawSparseMaxCells says) and
+// for all 160 (the dense pass) on CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH),
+// δ 86400, 1 worker: the measure behind pawSparseMaxCells.
+func BenchmarkPawCells(b *testing.B) {
+	w := benchGraph(b)
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	old := pawSparseMaxCells
+	pawSparseMaxCells = 8
+	b.Cleanup(func() { pawSparseMaxCells = old })
+	for _, cells := range []int{1, 2, 4, 8, 160} {
+		var mask PawMask
+		if cells < 160 {
+			for i := range cells {
+				mask.Set(i * 19 % 160) // spread over the side orders and ranks
+			}
+		}
+		b.Run(fmt.Sprintf("cells=%d", cells), func(b *testing.B) {
+			cpu0 := cpuSeconds(b)
+			for b.Loop() {
+				if _, err := Count(context.Background(), w, 86400, req, Paws, Options{Workers: 1, PawCells: mask}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuSeconds(b)-cpu0)/float64(b.N), "cpu-s/op")
+		})
+	}
+}

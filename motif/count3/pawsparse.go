@@ -182,7 +182,7 @@ func newPawTables(raws []int) *pawTables {
 // pawSparseMaxCells is the most paw cells a paw pass counts through
 // pawTables; more go through the dense windows (pawDense). A variable so
 // that tests can send every set through the tables.
-var pawSparseMaxCells = 2
+var pawSparseMaxCells = 8
 
 // pawTables returns the tables of the paw cells in m, nil for the dense
 // pass: m empty (every cell) or over pawSparseMaxCells cells.
@@ -259,9 +259,9 @@ func (c *counter) pawSparse(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, 
 		}
 		return &pre
 	}
-	tc := pawTailCursors{lists: &ps.lists, lower: ps.lower}
+	tc := pawTailCursors{lists: &ps.lists, lower: ps.lower, own: sq.own}
 	for k := range 3 {
-		tc.seqs[k], tc.bounds[k] = sq.of(n[k]), sq.boundsOf(n[k])
+		tc.seqs[k] = sq.of(n[k])
 	}
 	var vals [32]int64
 	for i := range ent {
@@ -331,27 +331,68 @@ func (c *counter) pawSparse(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, 
 	}
 }
 
-// pawTailCursors compute a paw entry's tail counts on demand: per
-// corner and bound (0: the entry's position, 1: after t + δ, 2: from
-// t − δ), the corner's tail sequence read where the entry's side places
-// it or searched from the last place, less the corner's two sides
-// (cursors on their lists). Every bound only grows along the entries.
+// pawTailCursors compute a paw entry's tail counts on demand, per corner
+// and bound (0: the entry's position, 1: after t + δ, 2: from t − δ): at
+// a corner on the entry's side, its laid-out counts (tailSeqs.own) less
+// the corner's other side; at the third corner, the corner's tail
+// sequence searched from the last place less both sides. Every bound
+// only grows along the entries, so the searches are cursors.
 type pawTailCursors struct {
-	lists  *[3][]p4Edge
-	lower  [3]bool
-	seqs   [3][]tailEntry
-	bounds [3][]tailBounds
-	cq     [3][3]int // corner sequences' cursors
-	sc     [3][3]int // sides' cursors
-	tHi    int64
-	tLo    int64
-	have   uint16 // (corner, bound) computed for this entry: bit 3·corner + bound
-	qv     [3][4][2]int64
+	lists *[3][]p4Edge
+	lower [3]bool
+	own   [][2]tailOwn
+	seqs  [3][]tailEntry
+	cq    [3][3]int // corner sequences' cursors
+	sc    [3][3]int // sides' cursors
+	tHi   int64
+	tLo   int64
+	have  uint16 // (corner, bound) computed for this entry: bit 3·corner + bound
+	qv    [3][4][2]int64
 }
 
 func (tc *pawTailCursors) entry(e *pawEntry, delta int64) {
 	tc.tHi, tc.tLo = motif.AddTicks(e.t, delta), motif.SubTicks(e.t, delta)
 	tc.have = 0
+}
+
+// sideAt returns side s's edges before bound bd of entry e, seen from
+// the side's lower id.
+func (tc *pawTailCursors) sideAt(e *pawEntry, s, bd int) sideCounts {
+	l := tc.lists[s]
+	p := &tc.sc[s][bd]
+	switch {
+	case bd == 0 && s == int(e.sym/2):
+		*p = int(e.idx)
+	case bd == 0:
+		*p = gallopPos4(l, *p, e.pos)
+	case bd == 1:
+		*p = gallopAfter4(l, *p, tc.tHi)
+	default:
+		*p = gallop4(l, *p, tc.tLo)
+	}
+	return countsAt(l, *p, true)
+}
+
+// less takes side s's counts at bound bd of e off corner k's counts v
+// (by direction at n_k) of that bound's kinds.
+func (tc *pawTailCursors) less(v *[4][2]int64, e *pawEntry, k, s, bd int) {
+	sc := tc.sideAt(e, s, bd)
+	own := (s == k) == tc.lower[s] // n_k is the side's lower id
+	for d := range 2 {
+		dd := d
+		if !own {
+			dd = 1 - d
+		}
+		switch bd {
+		case 0:
+			v[qAll][d] -= sc.all[dd]
+			v[qCnt][d] -= sc.cnt[dd]
+		case 1:
+			v[qCntEnd][d] -= sc.cnt[dd]
+		default:
+			v[qAllFrom][d] -= sc.all[dd]
+		}
+	}
 }
 
 // q returns the tail counts of kind at corner k for entry e, by
@@ -364,71 +405,119 @@ func (tc *pawTailCursors) q(e *pawEntry, k int, kind uint8) *[2]int64 {
 	case qAllFrom:
 		bd = 2
 	}
+	v := &tc.qv[k]
 	bit := uint16(1) << (3*k + bd)
 	if tc.have&bit != 0 {
-		return &tc.qv[k][kind]
+		return &v[kind]
 	}
 	tc.have |= bit
 	side := int(e.sym / 2)
+	// Corner n_k's sides: side k (n_k its first node) and side k+2 (n_k
+	// its second).
+	if end := (k - side + 3) % 3; end < 2 {
+		// n_k is an end of e's side: its counts less that side are laid
+		// out (tailOwn); less the corner's other side here.
+		lohi := end
+		if !tc.lower[side] {
+			lohi = 1 - end
+		}
+		o := &tc.own[e.ix][lohi]
+		for d := range 2 {
+			switch bd {
+			case 0:
+				v[qAll][d], v[qCnt][d] = int64(o[qAll][d]), int64(o[qCnt][d])
+			case 1:
+				v[qCntEnd][d] = int64(o[qCntEnd][d])
+			default:
+				v[qAllFrom][d] = int64(o[qAllFrom][d])
+			}
+		}
+		other := (k + 2) % 3
+		if other == side {
+			other = k
+		}
+		tc.less(v, e, k, other, bd)
+		return &v[kind]
+	}
 	q := tc.seqs[k]
 	p := &tc.cq[k][bd]
-	if end := (k - side + 3) % 3; end < 2 {
-		at := e.ends[end]
-		switch bd {
-		case 0:
-			*p = int(at)
-		case 1:
-			*p = int(tc.bounds[k][at].after)
-		case 2:
-			*p = int(tc.bounds[k][at].from)
-		}
-	} else {
-		switch bd {
-		case 0:
-			*p = gallopTail(q, *p, tailPos, e.pos)
-		case 1:
-			*p = gallopTail(q, *p, tailAfter, tc.tHi)
-		case 2:
-			*p = gallopTail(q, *p, tailFrom, tc.tLo)
-		}
-	}
-	a, cnt := tailBefore(q, *p)
-	// Less the corner's two sides: side k (n_k its first node) and side
-	// k+2 (n_k its second).
-	for _, s := range [2]int{k, (k + 2) % 3} {
-		l := tc.lists[s]
-		sp := &tc.sc[s][bd]
-		switch {
-		case bd == 0 && s == side:
-			*sp = int(e.idx)
-		case bd == 0:
-			*sp = gallopPos4(l, *sp, e.pos)
-		case bd == 1:
-			*sp = gallopAfter4(l, *sp, tc.tHi)
-		default:
-			*sp = gallop4(l, *sp, tc.tLo)
-		}
-		sc := countsAt(l, *sp, true)
-		own := (s == k) == tc.lower[s] // n_k is the side's lower id
-		for d := range 2 {
-			dd := d
-			if !own {
-				dd = 1 - d
-			}
-			a[d] -= sc.all[dd]
-			cnt[d] -= sc.cnt[dd]
-		}
-	}
-	v := &tc.qv[k]
 	switch bd {
 	case 0:
-		v[qAll], v[qCnt] = a, cnt
-		tc.have |= bit
-		return &v[kind]
+		*p = gallopTail(q, *p, tailPos, e.pos)
 	case 1:
-		v[qCntEnd] = cnt
+		*p = gallopTail(q, *p, tailAfter, tc.tHi)
 	default:
-		v[qAllFrom] = a
+		*p = gallopTail(q, *p, tailFrom, tc.tLo)
 	}
+	a, cnt := tailBefore(q, *p)
+	for d := range 2 {
+		switch bd {
+		case 0:
+			v[qAll][d], v[qCnt][d] = a[d], cnt[d]
+		case 1:
+			v[qCntEnd][d] = cnt[d]
+		default:
+			v[qAllFrom][d] = a[d]
+		}
+	}
+	tc.less(v, e, k, k, bd)
+	tc.less(v, e, k, (k+2)%3, bd)
 	return &v[kind]
+}
+
+// all returns every corner's tail counts for entry e, by corner · 2 +
+// direction at the corner (pawDense): q's, with each side's counts at
+// each bound found once.
+func (tc *pawTailCursors) all(e *pawEntry, qa, qc, qcEnd, qaFrom *[6]int64) {
+	var sides [3][3]sideCounts // [side][bound]
+	for s := range 3 {
+		for bd := range 3 {
+			sides[s][bd] = tc.sideAt(e, s, bd)
+		}
+	}
+	side := int(e.sym / 2)
+	for k := range 3 {
+		var a, c, ce, af [2]int64
+		if end := (k - side + 3) % 3; end < 2 {
+			lohi := end
+			if !tc.lower[side] {
+				lohi = 1 - end
+			}
+			o := &tc.own[e.ix][lohi]
+			for d := range 2 {
+				a[d], c[d], ce[d], af[d] = int64(o[qAll][d]), int64(o[qCnt][d]), int64(o[qCntEnd][d]), int64(o[qAllFrom][d])
+			}
+		} else {
+			q := tc.seqs[k]
+			p := &tc.cq[k]
+			p[0] = gallopTail(q, p[0], tailPos, e.pos)
+			p[1] = gallopTail(q, p[1], tailAfter, tc.tHi)
+			p[2] = gallopTail(q, p[2], tailFrom, tc.tLo)
+			a, c = tailBefore(q, p[0])
+			_, ce = tailBefore(q, p[1])
+			af, _ = tailBefore(q, p[2])
+		}
+		// Less the corner's sides but e's own (laid out with the counts).
+		for _, s := range [2]int{k, (k + 2) % 3} {
+			if s == side {
+				continue
+			}
+			sc := &sides[s]
+			own := (s == k) == tc.lower[s] // n_k is the side's lower id
+			for d := range 2 {
+				dd := d
+				if !own {
+					dd = 1 - d
+				}
+				a[d] -= sc[0].all[dd]
+				c[d] -= sc[0].cnt[dd]
+				ce[d] -= sc[1].cnt[dd]
+				af[d] -= sc[2].all[dd]
+			}
+		}
+		qa[2*k], qa[2*k+1] = a[0], a[1]
+		qc[2*k], qc[2*k+1] = c[0], c[1]
+		qcEnd[2*k], qcEnd[2*k+1] = ce[0], ce[1]
+		qaFrom[2*k], qaFrom[2*k+1] = af[0], af[1]
+	}
 }
