@@ -3,6 +3,7 @@ package count3
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
@@ -194,5 +195,37 @@ func TestEngineCachesPawCells(t *testing.T) {
 	}
 	if e.Runs() != 2 {
 		t.Errorf("M3, then all paw cells: %d counting runs, want 2", e.Runs())
+	}
+}
+
+// A lone paw query's counting run is priced as the sparse tables' run of
+// its one cell; with every paw announced, as the dense pass; and a cell
+// counted before for the window state is not priced at all.
+func TestPawRunPriced(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 54))
+	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 60, MaxTime: 40, Evict: 1})
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	const delta = 12
+	m3 := builtinPlan(t, w, "M3", delta)
+	e := NewEngine(cpu.New(1), Options{Workers: 1})
+	if _, per, _, _ := e.projection(w, delta, req, Paw); per != pawCellsCost(1) {
+		t.Errorf("M3 alone: %d steps a window edge, want %d (one sparse cell)", per, pawCellsCost(1))
+	}
+	var all []*motif.Plan
+	for c := Paw; c < Paw+Cell(len(pawNames)); c++ {
+		all = append(all, builtinPlan(t, w, c.String(), delta))
+	}
+	e.Expect(all...)
+	if _, per, shares, _ := e.projection(w, delta, req, Paw); per != countCost[Paws] || shares != len(all) {
+		t.Errorf("every paw announced: %d steps a window edge shared by %d, want %d by %d", per, shares, countCost[Paws], len(all))
+	}
+	e.Expect(m3)
+	e.AlwaysCount(true)
+	if _, err := e.Mine(context.Background(), w, m3, req); err != nil {
+		t.Fatal(err)
+	}
+	e.AlwaysCount(false)
+	if cost, _, _, why := e.projection(w, delta, req, Paw); cost != 0 || !strings.Contains(why, "already counted") {
+		t.Errorf("M3 counted before: cost %d (%q), want none", cost, why)
 	}
 }
