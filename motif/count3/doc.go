@@ -82,7 +82,10 @@
 // and because δ couples only a motif's first and last edge every tail
 // rank factorises into sums over single edges (tail last: Σ_e1
 // starts·Qc(t1+δ) − Σ_e3 ends·Qc(e3)), read at the corners on the edge's
-// own side from its place in their sequences and searched at the third.
+// own side from counts laid out per pair edge and searched at the third;
+// a run for up to eight paw cells (Options.PawCells, an Engine's paw
+// queries) keeps only the window pairs and tail counts their patterns
+// read (pawsparse.go).
 // The counters are labelled patterns
 // mapped to cells by isomorphism against the library's motifs, which is
 // also how Shape recognises a query of these shapes.

@@ -3,6 +3,8 @@ package count3
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
@@ -43,9 +45,18 @@ func BenchmarkCycleCells(b *testing.B) {
 // BenchmarkPawCells prices the paw pass for 1, 2, 4 and 8 cells (the
 // sparse tables, Options.PawCells, whatever pawSparseMaxCells says) and
 // for all 160 (the dense pass) on CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH),
-// δ 86400, 1 worker: the measure behind pawSparseMaxCells.
+// δ 86400, 1 worker (or MOTIFWATCH_COUNT3_WORKERS): the measure behind
+// pawSparseMaxCells and pawCellsCost.
 func BenchmarkPawCells(b *testing.B) {
 	w := benchGraph(b)
+	workers := 1
+	if s := os.Getenv("MOTIFWATCH_COUNT3_WORKERS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("MOTIFWATCH_COUNT3_WORKERS=%q: want a positive integer", s)
+		}
+		workers = n
+	}
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
 	old := pawSparseMaxCells
 	pawSparseMaxCells = 8
@@ -60,7 +71,7 @@ func BenchmarkPawCells(b *testing.B) {
 		b.Run(fmt.Sprintf("cells=%d", cells), func(b *testing.B) {
 			cpu0 := cpuSeconds(b)
 			for b.Loop() {
-				if _, err := Count(context.Background(), w, 86400, req, Paws, Options{Workers: 1, PawCells: mask}); err != nil {
+				if _, err := Count(context.Background(), w, 86400, req, Paws, Options{Workers: workers, PawCells: mask}); err != nil {
 					b.Fatal(err)
 				}
 			}
