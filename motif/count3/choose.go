@@ -56,18 +56,18 @@ var countCost = map[Families]int64{
 	// The four-edge passes' cost grows with the static cycles and
 	// triangles whose sides meet within δ, so it rises with δ; these are
 	// their cost at a wide δ (1 day on tgraphgen's 1M-edge graph: cycles
-	// ≈ 115 µs, paws ≈ 35–45 µs a window edge), so a narrow δ, whose
+	// ≈ 115 µs, all 160 paws ≈ 20–25 µs a window edge), so a narrow δ, whose
 	// enumeration is cheap, is enumerated, and a wide one whose
 	// enumeration projects past them is counted.
 	Cycles4: 1000,
-	Paws:    400,
+	Paws:    300,
 }
 
 // pawCellsCost is the projected cost, in the same steps, of a paw run of
 // n cells through the sparse tables (n ≤ pawSparseMaxCells): about
 // 0.15 + 0.07·n of all 160's (BenchmarkPawCells), the tables' fixed part
 // being the pass's listing, tail sequences and walk of every triangle.
-func pawCellsCost(n int) int64 { return 60 + 28*int64(n) }
+func pawCellsCost(n int) int64 { return 45 + 21*int64(n) }
 
 // sampleStride: the sample enumerates every sampleStride-th root.
 const sampleStride = 32
