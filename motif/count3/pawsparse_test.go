@@ -38,10 +38,16 @@ func pawSparseForAll(t *testing.T) {
 // the matches checked. sparse says which pass the mask must take.
 func checkPaws(t *testing.T, iter int, w *window.Window, delta int64, req motif.Request, mask PawMask, sparse bool) int64 {
 	t.Helper()
+	want := bruteWhere(t, w, delta, req.Range, req.RootMask, func(c Cell) bool { return c >= Paw && mask.Has(int(c-Paw)) })
+	return checkPawsAgainst(t, iter, w, delta, req, mask, sparse, want)
+}
+
+// checkPawsAgainst is checkPaws against want, the cells in mask.
+func checkPawsAgainst(t *testing.T, iter int, w *window.Window, delta int64, req motif.Request, mask PawMask, sparse bool, want [Cells]int64) int64 {
+	t.Helper()
 	if (pawTablesOf(mask) != nil) != sparse {
 		t.Fatalf("mask %v: sparse tables %v, want %v", mask, pawTablesOf(mask) != nil, sparse)
 	}
-	want := bruteWhere(t, w, delta, req.Range, req.RootMask, func(c Cell) bool { return c >= Paw && mask.Has(int(c-Paw)) })
 	for _, workers := range []int{1, 3} {
 		raw, err := Count(context.Background(), w, delta, req, Paws, Options{Workers: workers, PawCells: mask})
 		if err != nil {
@@ -88,9 +94,10 @@ func TestPawSparseMatchesOracle(t *testing.T) {
 	}
 }
 
-// The same at the ends of the int64 range, and for dense windows whose
-// triangles hold many edges within δ and whose corners have long tail
-// sequences (windows that slide, not just fill).
+// The same at the ends of the int64 range, and, against the general
+// engine, for dense windows whose triangles hold many edges within δ and
+// whose corners have long tail sequences (windows that slide, not just
+// fill).
 func TestPawSparseMatchesOracleExtremeAndDense(t *testing.T) {
 	pawSparseForAll(t)
 	rng := rand.New(rand.NewPCG(28, 51))
@@ -105,7 +112,15 @@ func TestPawSparseMatchesOracleExtremeAndDense(t *testing.T) {
 		w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 5, MaxEdges: 90, MaxTime: 30, SelfLoop: 0.03, Evict: 0.3})
 		var m PawMask
 		m.Set(0) // paw-1234-ffff (M3): a common cell
-		dense += checkPaws(t, iter, w, 6+rng.Int64N(10), randomRequest(rng, w), m.Or(randomPawMask(rng)), true)
+		m = m.Or(randomPawMask(rng))
+		delta, req := 6+rng.Int64N(10), randomRequest(rng, w)
+		want := engineCells(t, w, delta, req)
+		for c := range want {
+			if c < int(Paw) || !m.Has(c-int(Paw)) {
+				want[c] = 0
+			}
+		}
+		dense += checkPawsAgainst(t, iter, w, delta, req, m, true, want)
 	}
 	if seen == 0 || dense < 1000 {
 		t.Errorf("%d extreme, %d dense matches: the test checks too little", seen, dense)
@@ -128,7 +143,7 @@ func TestCountPawCells(t *testing.T) {
 
 // An Engine caches the paws by cell: M3, then M9 (a second run, of M9's
 // patterns alone), then M3 again (cached) and a cycle all equal the
-// oracle; with M3 and M9 announced (Expect) one run counts both; and
+// general engine; with M3 and M9 announced (Expect) one run counts both; and
 // after M3 alone, all 160 paws announced, one more run counts the 159
 // others (the dense pass, its M3 counters dropped).
 func TestEngineCachesPawCells(t *testing.T) {
@@ -152,12 +167,12 @@ func TestEngineCachesPawCells(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ms, err := oracle.Mine(w, p.Query, req.Range, motif.Batch)
+			want, err := cpu.New(2).Mine(context.Background(), w, p, req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Matches != int64(len(ms)) {
-				t.Fatalf("expect %v, %s (query %d): %d matches, oracle %d", expect, names[i], i, got.Matches, len(ms))
+			if got.Matches != want.Matches {
+				t.Fatalf("expect %v, %s (query %d): %d matches, engine %d", expect, names[i], i, got.Matches, want.Matches)
 			}
 			found += got.Matches
 		}
@@ -177,7 +192,7 @@ func TestEngineCachesPawCells(t *testing.T) {
 		all = append(all, builtinPlan(t, w, c.String(), delta))
 	}
 	e.Expect(all...)
-	want := bruteWhere(t, w, delta, req.Range, nil, func(c Cell) bool { return c >= Paw })
+	want := engineCells(t, w, delta, req)
 	var seen int64
 	for k := range 2 * len(all) {
 		i := k % len(all)
@@ -186,7 +201,7 @@ func TestEngineCachesPawCells(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got.Matches != want[Paw+Cell(i)] {
-			t.Fatalf("%v after M3 alone: %d matches, oracle %d", Paw+Cell(i), got.Matches, want[Paw+Cell(i)])
+			t.Fatalf("%v after M3 alone: %d matches, engine %d", Paw+Cell(i), got.Matches, want[Paw+Cell(i)])
 		}
 		seen += got.Matches
 	}
