@@ -129,9 +129,10 @@ type Options struct {
 	// options.
 	CycleCells uint32
 	// PawCells, if not empty, restricts Count's paws to its cells; the
-	// others' counters stay zero. A cell or two cost a fraction of the
-	// 160 (pawsparse.go). An Engine sets it per run from its requests and
-	// ignores the field in its own options.
+	// others' counters stay zero. Up to eight cells go through sparse
+	// tables, one for about a quarter of all 160's time (pawsparse.go).
+	// An Engine sets it per run from its requests and ignores the field
+	// in its own options.
 	PawCells PawMask
 }
 
