@@ -180,11 +180,14 @@ func newPawTables(raws []int) *pawTables {
 }
 
 // pawSparseMaxCells is the most paw cells a paw pass counts through
-// pawTables; more go through the dense windows (pawDense). A variable so
-// that tests can send every set through the tables.
+// pawTables; more go through the dense windows (pawDense). The tables'
+// per-edge lists cost one indirection more than the dense flat loops, so
+// their run grows with the cells (BenchmarkPawCells: eight cells about
+// two thirds of all 160's). A variable so that tests can send every set
+// through the tables.
 var pawSparseMaxCells = 8
 
-// pawTables returns the tables of the paw cells in m, nil for the dense
+// pawTablesOf returns the tables of the paw cells in m, nil for the dense
 // pass: m empty (every cell) or over pawSparseMaxCells cells.
 func pawTablesOf(m PawMask) *pawTables {
 	if n := m.Len(); n == 0 || n > pawSparseMaxCells {
