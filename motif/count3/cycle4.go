@@ -28,6 +28,7 @@ type cycleBuf struct {
 	curs  [4]nearCursor
 	sw    sparseWindow             // the window of a few cells' patterns (counter.cycleTab)
 	sraw  [RawLen - rawCycle]int64 // its counted sequences by raw counter (flush)
+	wb    wedgeBuf                 // the wedge sweeps (cycle4wedge.go)
 }
 
 // wedge4 is a wedge top–x–c of the cycle listing: x and its sides' pair
@@ -124,6 +125,12 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 		for k, cn := range b.used {
 			ws := b.bkt[k]
 			b.marks[cn] = 0
+			if len(ws) < 2 {
+				continue
+			}
+			if cycleWedges >= 0 && b.wb.group(sp, top, cn, ws, c.delta, c.wedgeTab, cycleWedges) {
+				continue
+			}
 			for i := range ws {
 				for j := i + 1; j < len(ws); j++ {
 					if ws[i].near.and(ws[j].near).empty() {
@@ -138,7 +145,9 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 		}
 	})
 	for wk := range bufs {
-		bufs[wk].flush((*[RawLen - rawCycle]int64)(c.raws[wk].Raw[rawCycle:]))
+		raw := (*[RawLen - rawCycle]int64)(c.raws[wk].Raw[rawCycle:])
+		bufs[wk].flush(raw)
+		bufs[wk].wb.flush(c.wedgeTab, raw)
 	}
 	return err
 }

@@ -1,0 +1,408 @@
+package count3
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// The cycle pass by temporal wedges: a group of the cycle listing (a top
+// t, an opposite node o and their middles m, each with sides t–m and m–o)
+// is counted from its δ-close temporal wedges (an edge on t–m and one on
+// m–o, within δ) instead of cycle by cycle, so a side is read once per
+// group, not once per static cycle it closes (k middles close k(k−1)/2).
+//
+// A wedge has a type (which side comes first, and the two edges'
+// directions: 8) and two group positions q1 < q2. A temporal cycle of the
+// group is a pair of wedges on distinct middles whose four edges span at
+// most δ; its time order is one of three interleavings, and with the two
+// types that fixes its raw counter (wedgePairRaw):
+//
+//	sequential W1 = (q1, q2) wholly before W2 = (p2, p4): q2 < p2, q1 ≥ L(p4)
+//	crossing   q1 < p2 < q2 < p4, q1 ≥ L(p4)
+//	nested     W (p1, p4) around W' (q1, q2): p1 < q1, q2 < p4
+//
+// where L(p) is the first group position within δ before p. Each is a
+// two-dimensional dominance count, done offline in one sweep of the
+// group's positions with a Fenwick tree over the first positions of the
+// wedges already closed (one column per type): at position p, the wedges
+// that start there ask S = #{q2 < p, q1 ≥ L(p4)} (sequential, and taken
+// off the crossing count), those that end there (if counted) ask
+// X = #{q2 < p, L(p) ≤ q1 < p1} and N = #{q2 < p, q1 ≥ p1}, then are added;
+// crossing = X − S. These count every pair of wedges, same middle or not
+// (and a few with a shared edge, which only same-middle pairs have), so
+// the same sweep over each middle's wedges alone is taken off. The cost
+// is the wedges times the tree's depth and columns, against the
+// listing's (k−1)·(the group's edges) reads: cycles() takes the cheaper
+// per group (wedgeCheaper).
+
+// Wedge pair interleavings.
+const (
+	kindSeq = iota
+	kindCross
+	kindNest
+)
+
+// wedgeTables say which wedge pairs a run counts (Options.CycleCells).
+type wedgeTables struct {
+	// raw[kind][τ1][τ2]: the raw cycle counter (cycle region index) of
+	// wedges of types τ1 (first edge first; the outer one, nested) and τ2,
+	// −1 where the pair is no motif or not asked.
+	raw     [3][8][8]int16
+	cols    int
+	colOf   [8]int8  // the tree column of a closed wedge's type, −1: none asked
+	colType [8]uint8 // the type of each column
+	askS    [8]bool  // a wedge of this type, as W2, asks S
+	askXN   [8]bool  // asks X and N
+}
+
+// wedgePairRaw is the raw cycle counter of a pair of wedges of types t1
+// and t2 interleaved by kind, on the cycle n0 = t, n1 = W1's middle,
+// n2 = o, n3 = W2's middle (cycleShape). Type bits: 4, the m–o edge comes
+// first; 2, the t–m edge runs m → t; 1, the m–o edge runs o → m.
+func wedgePairRaw(kind int, t1, t2 uint8) int {
+	dir := [4]int{int(t1 >> 1 & 1), int(t1 & 1), 1 - int(t2&1), 1 - int(t2>>1&1)}
+	f1, s1 := 0, 1
+	if t1&4 != 0 {
+		f1, s1 = 1, 0
+	}
+	f2, s2 := 3, 2
+	if t2&4 != 0 {
+		f2, s2 = 2, 3
+	}
+	order := map[int][4]int{kindSeq: {f1, s1, f2, s2}, kindCross: {f1, f2, s1, s2}, kindNest: {f1, f2, s2, s1}}[kind]
+	p := slices.Index(perms4, order)
+	d := 0
+	for r, s := range order {
+		d |= dir[s] << (3 - r)
+	}
+	return p*16 + d
+}
+
+// newWedgeTables returns the tables of the cycle cells in mask (bit i:
+// Cycle4 + i; zero: all).
+func newWedgeTables(mask uint32) *wedgeTables {
+	t := &wedgeTables{}
+	t.colOf = [8]int8{-1, -1, -1, -1, -1, -1, -1, -1}
+	need := func(ty uint8) {
+		if t.colOf[ty] < 0 {
+			t.colOf[ty] = int8(t.cols)
+			t.colType[t.cols] = ty
+			t.cols++
+		}
+	}
+	for kind := range 3 {
+		for t1 := range uint8(8) {
+			for t2 := range uint8(8) {
+				r := wedgePairRaw(kind, t1, t2)
+				t.raw[kind][t1][t2] = -1
+				c := rawCell[rawCycle+r]
+				if c < 0 || mask != 0 && mask>>(c-Cycle4)&1 == 0 {
+					continue
+				}
+				t.raw[kind][t1][t2] = int16(r)
+				switch kind {
+				case kindSeq:
+					need(t1)
+					t.askS[t2] = true
+				case kindCross:
+					need(t1)
+					t.askS[t2], t.askXN[t2] = true, true
+				case kindNest:
+					need(t2)
+					t.askXN[t1] = true
+				}
+			}
+		}
+	}
+	return t
+}
+
+// gEdge is an edge of a group's sides in the wedge sweep: side 2m (t–m)
+// or 2m+1 (m–o) of middle m, d its direction bit (type bit 2 or 1).
+type gEdge struct {
+	pos, t  int64
+	side    int32
+	d       uint8
+	counted bool
+}
+
+// wedgeBuf is a worker's scratch for the wedge sweeps.
+type wedgeBuf struct {
+	ge, me  []gEdge
+	mark    []bool
+	off     []int32
+	idx     []int32
+	lo, hi  []int32
+	cnt     []int32
+	lowPos  []int32
+	fw      []int64
+	s, x, n [8][8]int64 // by column and the asking wedge's type
+}
+
+// group counts the temporal cycles of one group: ws are its wedges to
+// the opposite node cn (at least two), lists by side. It returns false,
+// counting nothing, when the listing is cheaper (wedgeCheaper) and force
+// is off.
+func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int64, tab *wedgeTables, force int) bool {
+	b.ge = b.ge[:0]
+	var wedges, edges int64
+	for mi, w := range ws {
+		a, c := sp.list(w.tx), sp.list(w.xc)
+		a, c = a[:len(a)-1], c[:len(c)-1]
+		aLow, cLow := top < w.x, w.x < cn
+		n := len(a) + len(c)
+		if cap(b.mark) < n {
+			b.mark = make([]bool, n)
+		}
+		mark := b.mark[:n]
+		clear(mark)
+		// Forward: each edge's earlier partners (the wedges it closes) and
+		// whether it has one; backward: whether it has a later one.
+		i, j, ia, ic := 0, 0, 0, 0 // ia, ic: the first edge of each side within δ
+		for i < len(a) || j < len(c) {
+			if j == len(c) || i < len(a) && a[i].pos < c[j].pos {
+				for ic < j && apart(c[ic].t, a[i].t, delta) {
+					ic++
+				}
+				if ic < j {
+					mark[i] = true
+					wedges += int64(j - ic)
+				}
+				i++
+			} else {
+				for ia < i && apart(a[ia].t, c[j].t, delta) {
+					ia++
+				}
+				if ia < i {
+					mark[len(a)+j] = true
+					wedges += int64(i - ia)
+				}
+				j++
+			}
+		}
+		i, j = len(a)-1, len(c)-1
+		lastA, lastC := int64(0), int64(0)
+		hasA, hasC := false, false
+		for i >= 0 || j >= 0 {
+			if j < 0 || i >= 0 && a[i].pos > c[j].pos {
+				if hasC && !apart(a[i].t, lastC, delta) {
+					mark[i] = true
+				}
+				lastA, hasA = a[i].t, true
+				i--
+			} else {
+				if hasA && !apart(c[j].t, lastA, delta) {
+					mark[len(a)+j] = true
+				}
+				lastC, hasC = c[j].t, true
+				j--
+			}
+		}
+		for k := range a {
+			if mark[k] {
+				e := &a[k]
+				b.ge = append(b.ge, gEdge{pos: e.pos, t: e.t, side: int32(2 * mi), d: b2u((e.flags&fIn != 0) == aLow), counted: e.flags&fCounted != 0})
+			}
+		}
+		for k := range c {
+			if mark[len(a)+k] {
+				e := &c[k]
+				b.ge = append(b.ge, gEdge{pos: e.pos, t: e.t, side: int32(2*mi + 1), d: b2u((e.flags&fIn != 0) == cLow), counted: e.flags&fCounted != 0})
+			}
+		}
+	}
+	edges = int64(len(b.ge))
+	if force == 0 && !wedgeCheaper(len(ws), edges, wedges) {
+		return false
+	}
+	if wedges == 0 {
+		return true
+	}
+	// Each middle's edges, in position order, counted alone and taken
+	// off; then the group's.
+	at := 0
+	for at < len(b.ge) {
+		m := b.ge[at].side / 2
+		end := at
+		for end < len(b.ge) && b.ge[end].side/2 == m {
+			end++
+		}
+		b.me = append(b.me[:0], b.ge[at:end]...)
+		slices.SortFunc(b.me, func(x, y gEdge) int { return cmpPos(x.pos, y.pos) })
+		for k := range b.me {
+			b.me[k].side &= 1
+		}
+		b.sweep(b.me, 2, delta, tab, -1)
+		at = end
+	}
+	slices.SortFunc(b.ge, func(x, y gEdge) int { return cmpPos(x.pos, y.pos) })
+	b.sweep(b.ge, 2*len(ws), delta, tab, 1)
+	return true
+}
+
+func cmpPos(a, b int64) int {
+	if a < b {
+		return -1
+	}
+	if a > b {
+		return 1
+	}
+	return 0
+}
+
+func b2u(v bool) uint8 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// wedgeCheaper reports whether a group of k middles whose sides hold
+// edges edges that are in some wedge, wedges of them, costs less by the
+// wedge sweep than cycle by cycle: (k−1)·edges reads against the wedges
+// times the tree's depth, per unit measured on tgraphgen 1M.
+func wedgeCheaper(k int, edges, wedges int64) bool {
+	depth := int64(bits.Len64(uint64(edges)) + 1)
+	return wedges*depth*wedgeUnit < int64(k-1)*edges*listUnit
+}
+
+// The relative costs of a wedge's tree step and of a listed cycle's edge
+// read (wedgeCheaper). Variables so that tests can force either path.
+var (
+	wedgeUnit int64 = 1
+	listUnit  int64 = 1
+)
+
+// sweep adds sign × the group's wedge-pair counts (S, X, N by column and
+// type) for the edges ge in position order on sides 0..sides−1 (side s
+// pairs with s^1; even sides are t–m).
+func (b *wedgeBuf) sweep(ge []gEdge, sides int, delta int64, tab *wedgeTables, sign int64) {
+	n := len(ge)
+	b.off = resize(b.off, sides+1)
+	clear(b.off)
+	for k := range ge {
+		b.off[ge[k].side+1]++
+	}
+	for s := range sides {
+		b.off[s+1] += b.off[s]
+	}
+	b.cnt = resize(b.cnt, sides)
+	clear(b.cnt)
+	b.idx = resize(b.idx, n)
+	for k := range ge {
+		s := ge[k].side
+		b.idx[b.off[s]+b.cnt[s]] = int32(k)
+		b.cnt[s]++
+	}
+	clear(b.cnt)
+	b.lo = resize(b.lo, sides)
+	b.hi = resize(b.hi, sides)
+	clear(b.lo)
+	clear(b.hi)
+	b.lowPos = resize(b.lowPos, n)
+	j := 0
+	for k := range ge {
+		for apart(ge[j].t, ge[k].t, delta) {
+			j++
+		}
+		b.lowPos[k] = int32(j)
+	}
+	cols := tab.cols
+	b.fw = resize(b.fw, (n+1)*cols)
+	clear(b.fw)
+	fw := b.fw
+	var tot [8]int64
+	var v, pl [8]int64
+	pre := func(x int32, out *[8]int64) {
+		*out = [8]int64{}
+		for i := int(x); i > 0; i &= i - 1 {
+			row := fw[i*cols : i*cols+cols]
+			for c, f := range row {
+				out[c] += f
+			}
+		}
+	}
+	for k := range ge {
+		e := &ge[k]
+		s := e.side
+		o := s ^ 1
+		ol := b.idx[b.off[o]:b.off[o+1]]
+		for b.lo[o] < b.cnt[o] && apart(ge[ol[b.lo[o]]].t, e.t, delta) {
+			b.lo[o]++
+		}
+		b.hi[o] = max(b.hi[o], b.cnt[o])
+		for int(b.hi[o]) < len(ol) && !apart(e.t, ge[ol[b.hi[o]]].t, delta) {
+			b.hi[o]++
+		}
+		onM := uint8(s & 1) // e is on the m–o side
+		// The wedges e starts (partners later on the other side) ask S.
+		for _, q := range ol[b.cnt[o]:b.hi[o]] {
+			f := &ge[q]
+			if !f.counted {
+				continue
+			}
+			ty := onM<<2 | e.d<<(1-onM) | f.d<<onM
+			if !tab.askS[ty] {
+				continue
+			}
+			pre(b.lowPos[q], &v)
+			for c := range cols {
+				b.s[c][ty] += sign * (tot[c] - v[c])
+			}
+		}
+		// The wedges e ends (partners earlier on the other side).
+		early := ol[b.lo[o]:b.cnt[o]]
+		if e.counted && len(early) > 0 {
+			pre(b.lowPos[k], &pl)
+			for _, q := range early {
+				f := &ge[q]
+				ty := (1-onM)<<2 | e.d<<(1-onM) | f.d<<onM
+				if !tab.askXN[ty] {
+					continue
+				}
+				pre(q, &v)
+				for c := range cols {
+					b.x[c][ty] += sign * (v[c] - pl[c])
+					b.n[c][ty] += sign * (tot[c] - v[c])
+				}
+			}
+		}
+		for _, q := range early {
+			f := &ge[q]
+			ty := (1-onM)<<2 | e.d<<(1-onM) | f.d<<onM
+			c := int(tab.colOf[ty])
+			if c < 0 {
+				continue
+			}
+			tot[c]++
+			for i := int(q) + 1; i <= n; i += i & -i {
+				fw[i*cols+c]++
+			}
+		}
+		b.cnt[s]++
+	}
+}
+
+// flush adds the sweeps' counts to raw (the cycle region) and clears them.
+func (b *wedgeBuf) flush(tab *wedgeTables, raw *[RawLen - rawCycle]int64) {
+	for c := range tab.cols {
+		t1 := tab.colType[c]
+		for ty := range uint8(8) {
+			if r := tab.raw[kindSeq][t1][ty]; r >= 0 {
+				raw[r] += b.s[c][ty]
+			}
+			if r := tab.raw[kindCross][t1][ty]; r >= 0 {
+				raw[r] += b.x[c][ty] - b.s[c][ty]
+			}
+			if r := tab.raw[kindNest][ty][t1]; r >= 0 {
+				raw[r] += b.n[c][ty]
+			}
+		}
+	}
+	b.s, b.x, b.n = [8][8]int64{}, [8][8]int64{}, [8][8]int64{}
+}
+
+// cycleWedges chooses the cycle pass's method per group: 0 the cheaper
+// (wedgeCheaper), 1 always the wedge sweep, −1 always the listing. A
+// variable so that tests can send every group through either.
+var cycleWedges = 1
