@@ -47,15 +47,17 @@ func checkSparse(t *testing.T, iter int, w *window.Window, delta int64, req moti
 func checkSparseOrFull(t *testing.T, iter int, w *window.Window, delta int64, req motif.Request, mask uint32) int64 {
 	t.Helper()
 	want := bruteCycles(t, w, delta, req.Range, req.RootMask, mask)
-	for _, workers := range []int{1, 3} {
-		raw, err := Count(context.Background(), w, delta, req, Cycles4, Options{Workers: workers, CycleCells: mask})
-		if err != nil {
-			t.Fatal(err)
+	cyclePaths(t, func(path string) {
+		for _, workers := range []int{1, 3} {
+			raw, err := Count(context.Background(), w, delta, req, Cycles4, Options{Workers: workers, CycleCells: mask})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := raw.Cells(); got != want {
+				t.Fatalf("iteration %d, delta %d, range %v, mask %v, cells %#x, %d workers, %s:\n%s\ncells that differ: %s", iter, delta, req.Range, req.RootMask != nil, mask, workers, path, oracle.FormatWindow(w), cellDiff(got, want))
+			}
 		}
-		if got := raw.Cells(); got != want {
-			t.Fatalf("iteration %d, delta %d, range %v, mask %v, cells %#x, %d workers:\n%s\ncells that differ: %s", iter, delta, req.Range, req.RootMask != nil, mask, workers, oracle.FormatWindow(w), cellDiff(got, want))
-		}
-	}
+	})
 	var n int64
 	for _, v := range want {
 		n += v
@@ -121,6 +123,10 @@ func TestFourSparseMatchesOracleExtremeAndDense(t *testing.T) {
 func TestEngineCachesCycleCells(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 42))
 	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 120, MaxTime: 40, SelfLoop: 0.02, Evict: 0.3})
+	cyclePaths(t, func(path string) { engineCachesCycleCells(t, w, path) })
+}
+
+func engineCachesCycleCells(t *testing.T, w *window.Window, path string) {
 	const delta = 12
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
 	names := []string{"M4", "M7", "M4", "M3"}
@@ -144,7 +150,7 @@ func TestEngineCachesCycleCells(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got.Matches != int64(len(ms)) {
-				t.Fatalf("expect %v, %s (query %d): %d matches, oracle %d", expect, names[i], i, got.Matches, len(ms))
+				t.Fatalf("%s: expect %v, %s (query %d): %d matches, oracle %d", path, expect, names[i], i, got.Matches, len(ms))
 			}
 			found += got.Matches
 		}
@@ -175,7 +181,7 @@ func TestEngineCachesCycleCells(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got.Matches != want[Cycle4+Cell(i)] {
-			t.Fatalf("%v after M4 alone: %d matches, oracle %d", Cycle4+Cell(i), got.Matches, want[Cycle4+Cell(i)])
+			t.Fatalf("%s: %v after M4 alone: %d matches, oracle %d", path, Cycle4+Cell(i), got.Matches, want[Cycle4+Cell(i)])
 		}
 	}
 	if e.Runs() != 2 {

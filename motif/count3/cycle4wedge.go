@@ -3,6 +3,8 @@ package count3
 import (
 	"math/bits"
 	"slices"
+
+	"github.com/motifwatch/motifwatch/motif"
 )
 
 // The cycle pass by temporal wedges: a group of the cycle listing (a top
@@ -129,7 +131,8 @@ type gEdge struct {
 // wedgeBuf is a worker's scratch for the wedge sweeps.
 type wedgeBuf struct {
 	ge, me  []gEdge
-	mark    []bool
+	lt, hv  []gEdge // a middle's light and heavy side's edges in wedges
+	runs    []int32 // ends of ge's runs in position order
 	off     []int32
 	idx     []int32
 	lo, hi  []int32
@@ -145,116 +148,109 @@ type wedgeBuf struct {
 // is off.
 func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int64, tab *wedgeTables, force int) bool {
 	b.ge = b.ge[:0]
+	b.runs = append(b.runs[:0], 0)
 	var wedges, edges int64
 	for mi, w := range ws {
-		a, c := sp.list(w.tx), sp.list(w.xc)
-		a, c = a[:len(a)-1], c[:len(c)-1]
-		aLow, cLow := top < w.x, w.x < cn
-		n := len(a) + len(c)
-		if cap(b.mark) < n {
-			b.mark = make([]bool, n)
+		a, c := sp.list(w.tx), sp.list(w.xc) // sentinels included
+		sides := [2]struct {
+			l   []p4Edge
+			low bool
+		}{{a, top < w.x}, {c, w.x < cn}}
+		// The lighter side's edges, each with the heavier's edges within
+		// δ (galloped to: a hub's side is in many groups, read only near
+		// the other side's edges): the wedges and the edges in one.
+		li := 0
+		if len(a) > len(c) {
+			li = 1
 		}
-		mark := b.mark[:n]
-		clear(mark)
-		// Forward: each edge's earlier partners (the wedges it closes) and
-		// whether it has one; backward: whether it has a later one.
-		i, j, ia, ic := 0, 0, 0, 0 // ia, ic: the first edge of each side within δ
-		for i < len(a) || j < len(c) {
-			if j == len(c) || i < len(a) && a[i].pos < c[j].pos {
-				for ic < j && apart(c[ic].t, a[i].t, delta) {
-					ic++
-				}
-				if ic < j {
-					mark[i] = true
-					wedges += int64(j - ic)
-				}
-				i++
-			} else {
-				for ia < i && apart(a[ia].t, c[j].t, delta) {
-					ia++
-				}
-				if ia < i {
-					mark[len(a)+j] = true
-					wedges += int64(i - ia)
-				}
-				j++
+		light, heavy := sides[li].l, sides[1-li].l
+		b.lt, b.hv = b.lt[:0], b.hv[:0]
+		lo, hi, done := 0, 0, 0
+		for i := range light[:len(light)-1] {
+			t := light[i].t
+			lo = gallop4(heavy, lo, motif.SubTicks(t, delta))
+			hi = gallopAfter4(heavy, max(hi, lo), motif.AddTicks(t, delta))
+			if lo == hi {
+				continue
 			}
+			wedges += int64(hi - lo)
+			b.lt = append(b.lt, b.gEdge(&light[i], int32(2*mi+li), sides[li].low))
+			for k := max(done, lo); k < hi; k++ {
+				b.hv = append(b.hv, b.gEdge(&heavy[k], int32(2*mi+1-li), sides[1-li].low))
+			}
+			done = max(done, hi)
 		}
-		i, j = len(a)-1, len(c)-1
-		lastA, lastC := int64(0), int64(0)
-		hasA, hasC := false, false
-		for i >= 0 || j >= 0 {
-			if j < 0 || i >= 0 && a[i].pos > c[j].pos {
-				if hasC && !apart(a[i].t, lastC, delta) {
-					mark[i] = true
-				}
-				lastA, hasA = a[i].t, true
-				i--
-			} else {
-				if hasA && !apart(c[j].t, lastA, delta) {
-					mark[len(a)+j] = true
-				}
-				lastC, hasC = c[j].t, true
-				j--
-			}
-		}
-		for k := range a {
-			if mark[k] {
-				e := &a[k]
-				b.ge = append(b.ge, gEdge{pos: e.pos, t: e.t, side: int32(2 * mi), d: b2u((e.flags&fIn != 0) == aLow), counted: e.flags&fCounted != 0})
-			}
-		}
-		for k := range c {
-			if mark[len(a)+k] {
-				e := &c[k]
-				b.ge = append(b.ge, gEdge{pos: e.pos, t: e.t, side: int32(2*mi + 1), d: b2u((e.flags&fIn != 0) == cLow), counted: e.flags&fCounted != 0})
-			}
+		// Position order within the middle (its own sweep needs it); the
+		// group's order is then a merge of these runs.
+		if len(b.lt) > 0 {
+			b.ge = mergePos(b.ge, b.lt, b.hv)
+			b.runs = append(b.runs, int32(len(b.ge)))
 		}
 	}
 	edges = int64(len(b.ge))
+	if len(b.runs) < 3 {
+		return true // wedges on one middle at most: no cycle
+	}
 	if force == 0 && !wedgeCheaper(len(ws), edges, wedges) {
 		return false
 	}
-	if wedges == 0 {
-		return true
-	}
 	// Each middle's edges, in position order, counted alone and taken
 	// off; then the group's.
-	at := 0
-	for at < len(b.ge) {
-		m := b.ge[at].side / 2
-		end := at
-		for end < len(b.ge) && b.ge[end].side/2 == m {
-			end++
-		}
-		b.me = append(b.me[:0], b.ge[at:end]...)
-		slices.SortFunc(b.me, func(x, y gEdge) int { return cmpPos(x.pos, y.pos) })
+	for r := 1; r < len(b.runs); r++ {
+		b.me = append(b.me[:0], b.ge[b.runs[r-1]:b.runs[r]]...)
 		for k := range b.me {
 			b.me[k].side &= 1
 		}
 		b.sweep(b.me, 2, delta, tab, -1)
-		at = end
 	}
-	slices.SortFunc(b.ge, func(x, y gEdge) int { return cmpPos(x.pos, y.pos) })
+	b.mergeRuns()
 	b.sweep(b.ge, 2*len(ws), delta, tab, 1)
 	return true
 }
 
-func cmpPos(a, b int64) int {
-	if a < b {
-		return -1
+// mergePos appends the merge of x and y (each in position order) to dst.
+func mergePos(dst, x, y []gEdge) []gEdge {
+	i, j := 0, 0
+	for i < len(x) && j < len(y) {
+		if x[i].pos < y[j].pos {
+			dst = append(dst, x[i])
+			i++
+		} else {
+			dst = append(dst, y[j])
+			j++
+		}
 	}
-	if a > b {
-		return 1
-	}
-	return 0
+	dst = append(dst, x[i:]...)
+	return append(dst, y[j:]...)
 }
 
-func b2u(v bool) uint8 {
-	if v {
-		return 1
+// mergeRuns sorts b.ge by position: it holds sorted runs ending at
+// b.runs[1:], merged pairwise.
+func (b *wedgeBuf) mergeRuns() {
+	for len(b.runs) > 2 {
+		b.me = b.me[:0]
+		runs := b.runs[:1]
+		for r := 1; r < len(b.runs); r += 2 {
+			if r+1 == len(b.runs) {
+				b.me = append(b.me, b.ge[b.runs[r-1]:b.runs[r]]...)
+			} else {
+				b.me = mergePos(b.me, b.ge[b.runs[r-1]:b.runs[r]], b.ge[b.runs[r]:b.runs[r+1]])
+			}
+			runs = append(runs, int32(len(b.me)))
+		}
+		b.runs = runs
+		b.ge, b.me = b.me, b.ge
 	}
-	return 0
+}
+
+// gEdge returns e as an edge of side (2m or 2m+1) of the sweep; low:
+// the side's first node (t, or m) has the pair's lower id.
+func (b *wedgeBuf) gEdge(e *p4Edge, side int32, low bool) gEdge {
+	var d uint8
+	if (e.flags&fIn != 0) == low {
+		d = 1 // into the first node: m → t, or o → m
+	}
+	return gEdge{pos: e.pos, t: e.t, side: side, d: d, counted: e.flags&fCounted != 0}
 }
 
 // wedgeCheaper reports whether a group of k middles whose sides hold
@@ -335,30 +331,40 @@ func (b *wedgeBuf) sweep(ge []gEdge, sides int, delta int64, tab *wedgeTables, s
 			b.hi[o]++
 		}
 		onM := uint8(s & 1) // e is on the m–o side
-		// The wedges e starts (partners later on the other side) ask S.
-		for _, q := range ol[b.cnt[o]:b.hi[o]] {
-			f := &ge[q]
-			if !f.counted {
-				continue
-			}
-			ty := onM<<2 | e.d<<(1-onM) | f.d<<onM
-			if !tab.askS[ty] {
-				continue
-			}
-			pre(b.lowPos[q], &v)
-			for c := range cols {
-				b.s[c][ty] += sign * (tot[c] - v[c])
+		// The wedges e starts (partners later on the other side) ask S;
+		// their types differ only in the partner's direction bit.
+		ty0 := onM<<2 | e.d<<(1-onM)
+		if (tab.askS[ty0] || tab.askS[ty0|1<<onM]) && b.cnt[o] < b.hi[o] {
+			for _, q := range ol[b.cnt[o]:b.hi[o]] {
+				f := &ge[q]
+				ty := ty0 | f.d<<onM
+				if !f.counted || !tab.askS[ty] {
+					continue
+				}
+				pre(b.lowPos[q], &v)
+				for c := range cols {
+					b.s[c][ty] += sign * (tot[c] - v[c])
+				}
 			}
 		}
-		// The wedges e ends (partners earlier on the other side).
+		// The wedges e ends (partners earlier on the other side) ask X
+		// and N if e is counted, then join the tree.
 		early := ol[b.lo[o]:b.cnt[o]]
-		if e.counted && len(early) > 0 {
-			pre(b.lowPos[k], &pl)
-			for _, q := range early {
-				f := &ge[q]
-				ty := (1-onM)<<2 | e.d<<(1-onM) | f.d<<onM
-				if !tab.askXN[ty] {
-					continue
+		ty0 = (1-onM)<<2 | e.d<<(1-onM)
+		ty1 := ty0 | 1<<onM
+		ask := e.counted && (tab.askXN[ty0] || tab.askXN[ty1])
+		if !ask && tab.colOf[ty0] < 0 && tab.colOf[ty1] < 0 {
+			b.cnt[s]++
+			continue
+		}
+		havePL := false
+		for _, q := range early {
+			f := &ge[q]
+			ty := ty0 | f.d<<onM
+			if ask && tab.askXN[ty] {
+				if !havePL {
+					pre(b.lowPos[k], &pl)
+					havePL = true
 				}
 				pre(q, &v)
 				for c := range cols {
@@ -366,17 +372,14 @@ func (b *wedgeBuf) sweep(ge []gEdge, sides int, delta int64, tab *wedgeTables, s
 					b.n[c][ty] += sign * (tot[c] - v[c])
 				}
 			}
-		}
-		for _, q := range early {
-			f := &ge[q]
-			ty := (1-onM)<<2 | e.d<<(1-onM) | f.d<<onM
-			c := int(tab.colOf[ty])
-			if c < 0 {
-				continue
-			}
-			tot[c]++
-			for i := int(q) + 1; i <= n; i += i & -i {
-				fw[i*cols+c]++
+			// A wedge joins the tree at its last edge; the queries of the
+			// wedges after it in this loop see it, but they share e: a
+			// same-middle pair, counted alike by the middle's own sweep.
+			if c := int(tab.colOf[ty]); c >= 0 {
+				tot[c]++
+				for i := int(q) + 1; i <= n; i += i & -i {
+					fw[i*cols+c]++
+				}
 			}
 		}
 		b.cnt[s]++
@@ -405,4 +408,4 @@ func (b *wedgeBuf) flush(tab *wedgeTables, raw *[RawLen - rawCycle]int64) {
 // cycleWedges chooses the cycle pass's method per group: 0 the cheaper
 // (wedgeCheaper), 1 always the wedge sweep, −1 always the listing. A
 // variable so that tests can send every group through either.
-var cycleWedges = 1
+var cycleWedges = 0
