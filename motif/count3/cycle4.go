@@ -131,17 +131,7 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 			if cycleWedges >= 0 && b.wb.group(sp, top, cn, ws, c.delta, c.wedgeTab, cycleWedges) {
 				continue
 			}
-			for i := range ws {
-				for j := i + 1; j < len(ws); j++ {
-					if ws[i].near.and(ws[j].near).empty() {
-						continue
-					}
-					// top – x – cn – y – top.
-					p := [4]uint32{ws[i].tx, ws[i].xc, ws[j].xc, ws[j].tx}
-					n := [4]uint32{top, ws[i].x, cn, ws[j].x}
-					c.cycle(sp, n, p, b)
-				}
-			}
+			c.listGroup(sp, top, cn, ws, b)
 		}
 	})
 	for wk := range bufs {
@@ -150,6 +140,22 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 		bufs[wk].wb.flush(c.wedgeTab, raw)
 	}
 	return err
+}
+
+// listGroup counts a group's cycles one by one: every pair of its wedges
+// to cn whose near slots intersect.
+func (c *counter) listGroup(sp *staticPairs, top, cn uint32, ws []wedge4, b *cycleBuf) {
+	for i := range ws {
+		for j := i + 1; j < len(ws); j++ {
+			if ws[i].near.and(ws[j].near).empty() {
+				continue
+			}
+			// top – x – cn – y – top.
+			p := [4]uint32{ws[i].tx, ws[i].xc, ws[j].xc, ws[j].tx}
+			n := [4]uint32{top, ws[i].x, cn, ws[j].x}
+			c.cycle(sp, n, p, b)
+		}
+	}
 }
 
 // cycle adds the sequences of one static four-cycle n0–n1–n2–n3 (side s:

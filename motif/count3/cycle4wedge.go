@@ -197,14 +197,11 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 	// Each middle's edges, in position order, counted alone and taken
 	// off; then the group's.
 	for r := 1; r < len(b.runs); r++ {
-		b.me = append(b.me[:0], b.ge[b.runs[r-1]:b.runs[r]]...)
-		for k := range b.me {
-			b.me[k].side &= 1
-		}
-		b.sweep(b.me, 2, delta, tab, -1)
+		run := b.ge[b.runs[r-1]:b.runs[r]]
+		b.sweep(run, run[0].side&^1, 2, delta, tab, -1)
 	}
 	b.mergeRuns()
-	b.sweep(b.ge, 2*len(ws), delta, tab, 1)
+	b.sweep(b.ge, 0, 2*len(ws), delta, tab, 1)
 	return true
 }
 
@@ -270,14 +267,14 @@ var (
 )
 
 // sweep adds sign × the group's wedge-pair counts (S, X, N by column and
-// type) for the edges ge in position order on sides 0..sides−1 (side s
-// pairs with s^1; even sides are t–m).
-func (b *wedgeBuf) sweep(ge []gEdge, sides int, delta int64, tab *wedgeTables, sign int64) {
+// type) for the edges ge in position order on sides base..base+sides−1
+// (side s pairs with s^1; even sides are t–m).
+func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables, sign int64) {
 	n := len(ge)
 	b.off = resize(b.off, sides+1)
 	clear(b.off)
 	for k := range ge {
-		b.off[ge[k].side+1]++
+		b.off[ge[k].side-base+1]++
 	}
 	for s := range sides {
 		b.off[s+1] += b.off[s]
@@ -286,7 +283,7 @@ func (b *wedgeBuf) sweep(ge []gEdge, sides int, delta int64, tab *wedgeTables, s
 	clear(b.cnt)
 	b.idx = resize(b.idx, n)
 	for k := range ge {
-		s := ge[k].side
+		s := ge[k].side - base
 		b.idx[b.off[s]+b.cnt[s]] = int32(k)
 		b.cnt[s]++
 	}
@@ -320,7 +317,7 @@ func (b *wedgeBuf) sweep(ge []gEdge, sides int, delta int64, tab *wedgeTables, s
 	}
 	for k := range ge {
 		e := &ge[k]
-		s := e.side
+		s := e.side - base
 		o := s ^ 1
 		ol := b.idx[b.off[o]:b.off[o+1]]
 		for b.lo[o] < b.cnt[o] && apart(ge[ol[b.lo[o]]].t, e.t, delta) {
