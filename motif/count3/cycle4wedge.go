@@ -138,14 +138,14 @@ type wedgeBuf struct {
 	lo, hi  []int32
 	cnt     []int32
 	lowPos  []int32
-	fw      []int64
+	fw      []uint32
 	s, x, n [8][8]int64 // by column and the asking wedge's type
 }
 
 // group counts the temporal cycles of one group: ws are its wedges to
-// the opposite node cn (at least two), lists by side. It returns false,
-// counting nothing, when the listing is cheaper (wedgeCheaper) and force
-// is off.
+// the opposite node cn (at least two). It returns false, counting
+// nothing, when the listing should count it: the cheaper by
+// wedgeCheaper (force 0), or as force says (cycleWedges).
 func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int64, tab *wedgeTables, force int) bool {
 	b.ge = b.ge[:0]
 	b.runs = append(b.runs[:0], 0)
@@ -191,7 +191,10 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 	if len(b.runs) < 3 {
 		return true // wedges on one middle at most: no cycle
 	}
-	if force == 0 && !wedgeCheaper(len(ws), edges, wedges) {
+	switch {
+	case wedges >= 1<<32:
+		return false // the tree's counters are 32 bits: half the memory
+	case force == 0 && !wedgeCheaper(len(ws), edges, wedges), force == 2 && (top^cn)&1 == 1:
 		return false
 	}
 	// Each middle's edges, in position order, counted alone and taken
@@ -252,19 +255,18 @@ func (b *wedgeBuf) gEdge(e *p4Edge, side int32, low bool) gEdge {
 
 // wedgeCheaper reports whether a group of k middles whose sides hold
 // edges edges that are in some wedge, wedges of them, costs less by the
-// wedge sweep than cycle by cycle: (k−1)·edges reads against the wedges
-// times the tree's depth, per unit measured on tgraphgen 1M.
+// wedge sweeps than cycle by cycle: the sweeps' tree walks (wedges ×
+// depth) against the listing's reads ((k−1)·edges: each middle's edges
+// once per other middle). Timing both methods on every group of
+// tgraphgen's 1M-edge graph at δ 86400, M4's cell alone and all 32 alike,
+// the sweeps win below about 1/6 of a walk per read — the groups of many
+// middles that hold most of the wedges, 3–10× faster — and lose by 3–10×
+// above (groups of few middles, whose listing reads each side a few
+// times).
 func wedgeCheaper(k int, edges, wedges int64) bool {
 	depth := int64(bits.Len64(uint64(edges)) + 1)
-	return wedges*depth*wedgeUnit < int64(k-1)*edges*listUnit
+	return 6*wedges*depth < int64(k-1)*edges
 }
-
-// The relative costs of a wedge's tree step and of a listed cycle's edge
-// read (wedgeCheaper). Variables so that tests can force either path.
-var (
-	wedgeUnit int64 = 1
-	listUnit  int64 = 1
-)
 
 // sweep adds sign × the group's wedge-pair counts (S, X, N by column and
 // type) for the edges ge in position order on sides base..base+sides−1
@@ -304,10 +306,9 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 	b.fw = resize(b.fw, (n+1)*cols)
 	clear(b.fw)
 	fw := b.fw
-	var tot [8]int64
-	var v, pl [8]int64
-	pre := func(x int32, out *[8]int64) {
-		*out = [8]int64{}
+	var tot, v, pl [8]uint32 // below 2^32: the group's wedges are
+	pre := func(x int32, out *[8]uint32) {
+		*out = [8]uint32{}
 		for i := int(x); i > 0; i &= i - 1 {
 			row := fw[i*cols : i*cols+cols]
 			for c, f := range row {
@@ -340,7 +341,7 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 				}
 				pre(b.lowPos[q], &v)
 				for c := range cols {
-					b.s[c][ty] += sign * (tot[c] - v[c])
+					b.s[c][ty] += sign * int64(tot[c]-v[c])
 				}
 			}
 		}
@@ -365,8 +366,8 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 				}
 				pre(q, &v)
 				for c := range cols {
-					b.x[c][ty] += sign * (v[c] - pl[c])
-					b.n[c][ty] += sign * (tot[c] - v[c])
+					b.x[c][ty] += sign * int64(v[c]-pl[c])
+					b.n[c][ty] += sign * int64(tot[c]-v[c])
 				}
 			}
 			// A wedge joins the tree at its last edge; the queries of the
@@ -403,6 +404,8 @@ func (b *wedgeBuf) flush(tab *wedgeTables, raw *[RawLen - rawCycle]int64) {
 }
 
 // cycleWedges chooses the cycle pass's method per group: 0 the cheaper
-// (wedgeCheaper), 1 always the wedge sweep, −1 always the listing. A
-// variable so that tests can send every group through either.
+// (wedgeCheaper), 1 always the wedge sweeps, 2 the sweeps for half the
+// groups (by their nodes' ids) and the listing for the others, −1 always
+// the listing. A variable so that tests can send every group through
+// either, or mix them in one run.
 var cycleWedges = 0

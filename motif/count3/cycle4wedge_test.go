@@ -5,14 +5,15 @@ import (
 )
 
 // cyclePaths runs f once per method of the cycle pass, each forced for
-// every group: the listing (cycle by cycle) and the wedge sweeps.
+// every group: the listing (cycle by cycle), the wedge sweeps, and the
+// two mixed in one run (cycleWedges).
 func cyclePaths(t testing.TB, f func(path string)) {
 	old := cycleWedges
 	defer func() { cycleWedges = old }()
 	for _, p := range []struct {
 		name string
 		v    int
-	}{{"listing", -1}, {"wedges", 1}} {
+	}{{"listing", -1}, {"wedges", 1}, {"mixed", 2}} {
 		cycleWedges = p.v
 		f(p.name)
 	}
