@@ -123,70 +123,70 @@ func TestFourSparseMatchesOracleExtremeAndDense(t *testing.T) {
 func TestEngineCachesCycleCells(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 42))
 	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 120, MaxTime: 40, SelfLoop: 0.02, Evict: 0.3})
-	cyclePaths(t, func(path string) { engineCachesCycleCells(t, w, path) })
-}
-
-func engineCachesCycleCells(t *testing.T, w *window.Window, path string) {
 	const delta = 12
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
 	names := []string{"M4", "M7", "M4", "M3"}
 	plans := make([]*motif.Plan, len(names))
+	oracleN := make([]int64, len(names))
 	for i, n := range names {
 		plans[i] = builtinPlan(t, w, n, delta)
-	}
-	for _, expect := range []bool{false, true} {
-		e := NewEngine(cpu.New(1), Options{Workers: 2, AlwaysCount: true})
-		if expect {
-			e.Expect(plans[:2]...)
+		ms, err := oracle.Mine(w, plans[i].Query, req.Range, motif.Batch)
+		if err != nil {
+			t.Fatal(err)
 		}
-		var found int64
-		for i, p := range plans {
-			got, err := e.Mine(context.Background(), w, p, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ms, err := oracle.Mine(w, p.Query, req.Range, motif.Batch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Matches != int64(len(ms)) {
-				t.Fatalf("%s: expect %v, %s (query %d): %d matches, oracle %d", path, expect, names[i], i, got.Matches, len(ms))
-			}
-			found += got.Matches
-		}
-		if found == 0 {
-			t.Fatal("no match: the test checks nothing")
-		}
-		if want := map[bool]int{false: 3, true: 2}[expect]; e.Runs() != want {
-			t.Errorf("expect %v: %d counting runs, want %d", expect, e.Runs(), want)
-		}
-	}
-	// M4 counted alone, then all 32 cycle cells announced: one more run
-	// counts the 31 others (the full window, its M4 counters dropped).
-	e := NewEngine(cpu.New(1), Options{Workers: 2, AlwaysCount: true})
-	if _, err := e.Mine(context.Background(), w, plans[0], req); err != nil {
-		t.Fatal(err)
+		oracleN[i] = int64(len(ms))
 	}
 	var all []*motif.Plan
 	for c := Cycle4; c < Paw; c++ {
 		all = append(all, builtinPlan(t, w, c.String(), delta))
 	}
-	e.Expect(all...)
 	want := bruteCycles(t, w, delta, req.Range, nil, allCycleCells)
-	// Every cell twice: M4 (cell 0) was cached before the run of the others.
-	for k := range 2 * len(all) {
-		i := k % len(all)
-		got, err := e.Mine(context.Background(), w, all[i], req)
-		if err != nil {
+	cyclePaths(t, func(path string) {
+		for _, expect := range []bool{false, true} {
+			e := NewEngine(cpu.New(1), Options{Workers: 2, AlwaysCount: true})
+			if expect {
+				e.Expect(plans[:2]...)
+			}
+			var found int64
+			for i, p := range plans {
+				got, err := e.Mine(context.Background(), w, p, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Matches != oracleN[i] {
+					t.Fatalf("%s: expect %v, %s (query %d): %d matches, oracle %d", path, expect, names[i], i, got.Matches, oracleN[i])
+				}
+				found += got.Matches
+			}
+			if found == 0 {
+				t.Fatal("no match: the test checks nothing")
+			}
+			if want := map[bool]int{false: 3, true: 2}[expect]; e.Runs() != want {
+				t.Errorf("%s: expect %v: %d counting runs, want %d", path, expect, e.Runs(), want)
+			}
+		}
+		// M4 counted alone, then all 32 cycle cells announced: one more run
+		// counts the 31 others (the full window, its M4 counters dropped).
+		e := NewEngine(cpu.New(1), Options{Workers: 2, AlwaysCount: true})
+		if _, err := e.Mine(context.Background(), w, plans[0], req); err != nil {
 			t.Fatal(err)
 		}
-		if got.Matches != want[Cycle4+Cell(i)] {
-			t.Fatalf("%s: %v after M4 alone: %d matches, oracle %d", path, Cycle4+Cell(i), got.Matches, want[Cycle4+Cell(i)])
+		e.Expect(all...)
+		// Every cell twice: M4 (cell 0) was cached before the run of the others.
+		for k := range 2 * len(all) {
+			i := k % len(all)
+			got, err := e.Mine(context.Background(), w, all[i], req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Matches != want[Cycle4+Cell(i)] {
+				t.Fatalf("%s: %v after M4 alone: %d matches, oracle %d", path, Cycle4+Cell(i), got.Matches, want[Cycle4+Cell(i)])
+			}
 		}
-	}
-	if e.Runs() != 2 {
-		t.Errorf("M4, then all cycle cells: %d counting runs, want 2", e.Runs())
-	}
+		if e.Runs() != 2 {
+			t.Errorf("%s: M4, then all cycle cells: %d counting runs, want 2", path, e.Runs())
+		}
+	})
 }
 
 // Count with CycleCells over sparseMaxCells cells runs the full window
