@@ -257,3 +257,103 @@ func TestCollegeMsgBatchEqualsCPU(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBatchPerRoot splits a MineBatch launch's kernel time
+// ($MOTIFWATCH_WINDOW_GRAPH, M1…M10 at delta 1 h, count mode) into its
+// per-root part and its tail: kernel ms (launch to read-back) of each
+// query's one-query launch against the same query mined twice in one
+// batch launch (halved: the batch build's cost of that plan), over the
+// whole window (per-root cost, tails negligible) and over its last 100k
+// edges; then the ten in one launch, the plain plans alone (mineq6) and
+// the prunable ones alone (mineq6p). With and without the closing-edge
+// pruning (NoClosePrune: every launch on the plain builds). Counts are
+// checked equal. Printed, one line per variant and root range:
+// `-test.bench BatchPerRoot -test.benchtime 1x`.
+func BenchmarkBatchPerRoot(b *testing.B) {
+	path := os.Getenv("MOTIFWATCH_WINDOW_GRAPH")
+	if path == "" {
+		b.Skip("MOTIFWATCH_WINDOW_GRAPH names no graph")
+	}
+	w, _, err := ingest.LoadFile(path, ingest.FileOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const delta = 3600
+	names := []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10"}
+	var plans []*motif.Plan
+	for _, n := range names {
+		plans = append(plans, compileBuiltin(b, w, n, delta))
+	}
+	for _, variant := range []string{"default", "noprune"} {
+		e, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(gpu.Tuning{NoClosePrune: variant == "noprune"}))
+		if err != nil {
+			b.Skipf("no CUDA device: %v", err)
+		}
+		if err := e.Prepare(context.Background(), w); err != nil {
+			b.Fatal(err)
+		}
+		kms := func(reps int, f func()) float64 {
+			m0 := e.Stats()[0].Mine
+			for range reps {
+				f()
+			}
+			return (e.Stats()[0].Mine - m0).Seconds() * 1e3 / float64(reps)
+		}
+		for _, roots := range []int64{int64(w.Len()), 100000} {
+			reps := 1
+			if roots <= 100000 {
+				reps = 10
+			}
+			req := motif.Request{Range: motif.Range{Lo: w.End() - roots, Hi: w.End()}, Horizon: w.LastT()}
+			want := make([]int64, len(plans))
+			line, sumOne, sumPair := "", 0.0, 0.0
+			for i, p := range plans {
+				var r motif.Result
+				mine := func() {
+					if r, err = e.Mine(context.Background(), w, p, req); err != nil {
+						b.Fatal(err)
+					}
+				}
+				mine()
+				one := kms(reps, mine)
+				want[i] = r.Matches + r.Open
+				var rs []motif.Result
+				pair := kms(reps, func() {
+					if rs, err = e.MineBatch(context.Background(), w, []*motif.Plan{p, p}, req); err != nil {
+						b.Fatal(err)
+					}
+				}) / 2
+				if rs[0].Matches+rs[0].Open != want[i] || rs[1].Matches+rs[1].Open != want[i] {
+					b.Fatalf("%s: pair %v, one %d", names[i], rs, want[i])
+				}
+				sumOne += one
+				sumPair += pair
+				line += fmt.Sprintf(" %s=%.2f/%.2f", names[i], one, pair)
+			}
+			fused := func(idx []int) float64 {
+				var ps []*motif.Plan
+				for _, i := range idx {
+					ps = append(ps, plans[i])
+				}
+				var rs []motif.Result
+				ms := kms(reps, func() {
+					if rs, err = e.MineBatch(context.Background(), w, ps, req); err != nil {
+						b.Fatal(err)
+					}
+				})
+				for j, i := range idx {
+					if rs[j].Matches+rs[j].Open != want[i] {
+						b.Fatalf("%s fused: %d, one %d", names[i], rs[j].Matches+rs[j].Open, want[i])
+					}
+				}
+				return ms
+			}
+			all := fused([]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+			plain := fused([]int{0, 1, 4, 5, 6, 7, 9})
+			pruned := fused([]int{2, 3, 8})
+			fmt.Printf("perroot %s roots=%d kernel ms one/pair-half:%s | sum one %.2f pair %.2f | fused10 %.2f plain7 %.2f prunable3 %.2f\n",
+				variant, roots, line, sumOne, sumPair, all, plain, pruned)
+		}
+		e.Close()
+	}
+}
