@@ -56,10 +56,10 @@ var countCost = map[Families]int64{
 	// The four-edge passes' cost grows with the static cycles and
 	// triangles whose sides meet within δ, so it rises with δ; these are
 	// their cost at a wide δ (1 day on tgraphgen's 1M-edge graph: cycles
-	// ≈ 115 µs, all 160 paws ≈ 20–25 µs a window edge), so a narrow δ, whose
-	// enumeration is cheap, is enumerated, and a wide one whose
-	// enumeration projects past them is counted.
-	Cycles4: 1000,
+	// ≈ 60 µs with every cell, all 160 paws ≈ 20–25 µs a window edge), so
+	// a narrow δ, whose enumeration is cheap, is enumerated, and a wide one
+	// whose enumeration projects past them is counted.
+	Cycles4: 500,
 	Paws:    300,
 }
 

@@ -190,6 +190,7 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 	c := &counter{w: w, sc: sc, delta: delta, nodes: nodes, workers: max(opts.Workers, 1), dev: opts.Device}
 	if fam&Cycles4 != 0 {
 		c.cycleTab = cycleTables(opts.CycleCells)
+		c.wedgeTab = newWedgeTables(opts.CycleCells)
 	}
 	if fam&Paws != 0 {
 		c.pawTab = pawTablesOf(opts.PawCells)
@@ -294,6 +295,9 @@ type counter struct {
 	// pawTab, if set, restricts the paw pass to a few cells' patterns
 	// (Options.PawCells).
 	pawTab *pawTables
+	// wedgeTab: the wedge pairs the cycle pass's wedge sweeps count
+	// (cycle4wedge.go).
+	wedgeTab *wedgeTables
 	// builders are the workers' centre builders, made on first use and
 	// kept for every pass (their node-sized arrays are most of a worker's
 	// memory).

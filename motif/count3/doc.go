@@ -73,7 +73,12 @@
 // sequences whose second edge touches the first are kept; cycle4.go);
 // a run for one or two cells (Options.CycleCells, an Engine's single
 // cycle query) keeps only the sequences their patterns need
-// (cycle4sparse.go).
+// (cycle4sparse.go). A group of many middles between a top and its
+// opposite node is counted instead from its δ-close temporal wedges:
+// pairs of wedges interleaved within δ are two-dimensional dominance
+// counts over a Fenwick tree, one sweep of the group's positions, less
+// the same sweep per middle (cycle4wedge.go; the cheaper method per
+// group, wedgeCheaper).
 // Paws go per static triangle (paw.go): three windows over its sides'
 // edges give, per edge and per pattern of side order and directions, the
 // triangles it starts (all, and with a counted last edge), is the middle
