@@ -56,12 +56,18 @@ var countCost = map[Families]int64{
 	// The four-edge passes' cost grows with the static cycles and
 	// triangles whose sides meet within δ, so it rises with δ; these are
 	// their cost at a wide δ (1 day on tgraphgen's 1M-edge graph: cycles
-	// ≈ 115 µs, paws ≈ 35–45 µs a window edge), so a narrow δ, whose
-	// enumeration is cheap, is enumerated, and a wide one whose
-	// enumeration projects past them is counted.
-	Cycles4: 1000,
-	Paws:    400,
+	// ≈ 60 µs with every cell, all 160 paws ≈ 20–25 µs a window edge), so
+	// a narrow δ, whose enumeration is cheap, is enumerated, and a wide one
+	// whose enumeration projects past them is counted.
+	Cycles4: 500,
+	Paws:    300,
 }
+
+// pawCellsCost is the projected cost, in the same steps, of a paw run of
+// n cells through the sparse tables (n ≤ pawSparseMaxCells): about
+// 0.15 + 0.07·n of all 160's (BenchmarkPawCells), the tables' fixed part
+// being the pass's listing, tail sequences and walk of every triangle.
+func pawCellsCost(n int) int64 { return 45 + 21*int64(n) }
 
 // sampleStride: the sample enumerates every sampleStride-th root.
 const sampleStride = 32
@@ -101,44 +107,57 @@ func (e *Engine) note(ch Choice) {
 }
 
 // projection returns the projected cost of the counting run that req
-// would need for cell c, and the queries it serves (at least 1); zero
-// cost when no sample is worth taking (the family has no cost model, or
-// is cached for this state).
-func (e *Engine) projection(w *window.Window, delta int64, req motif.Request, c Cell) (cost int64, shares int, why string) {
+// would need for cell c, its steps per window edge, and the queries it
+// serves (at least 1); zero cost when no sample is worth taking (the
+// family has no cost model, or is cached for this state).
+func (e *Engine) projection(w *window.Window, delta int64, req motif.Request, c Cell) (cost, per int64, shares int, why string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	fam := Family(c)
-	if e.same(w, delta, req) && e.cache.fam&fam == fam {
-		return 0, 1, "already counted for this window state"
+	if e.same(w, delta, req) && (e.cache.fam&fam == fam || fam == Paws && e.cache.pawCells.Has(int(c-Paw))) {
+		return 0, 0, 1, "already counted for this window state"
 	}
 	if e.opts.AlwaysCount {
-		return 0, 1, "always counted (Options.AlwaysCount)"
+		return 0, 0, 1, "always counted (Options.AlwaysCount)"
 	}
-	per := countCost[fam]
+	per = countCost[fam]
 	if per == 0 {
-		return 0, 1, "its family is always counted (no cost model)"
+		return 0, 0, 1, "its family is always counted (no cost model)"
+	}
+	if fam == Paws {
+		// The run counts c and the expected paws not cached: a few
+		// cells take the sparse tables.
+		var run PawMask
+		run.Set(int(c - Paw))
+		run = run.Or(e.expectedPaws[delta])
+		if e.same(w, delta, req) {
+			run = run.AndNot(e.cache.pawCells)
+		}
+		if n := run.Len(); n <= pawSparseMaxCells {
+			per = pawCellsCost(n)
+		}
 	}
 	if w.Len() == 0 {
-		return 0, 1, "the window is empty"
+		return 0, 0, 1, "the window is empty"
 	}
 	shares = max(e.plans[delta][fam], 1)
 	if int64(w.Len()) > math.MaxInt64/per {
-		return math.MaxInt64, shares, ""
+		return math.MaxInt64, per, shares, ""
 	}
-	return per * int64(w.Len()), shares, ""
+	return per * int64(w.Len()), per, shares, ""
 }
 
 // choose decides whether req is counted and, when it enumerates, returns
 // the enumeration's result.
 func (e *Engine) choose(ctx context.Context, w *window.Window, p *motif.Plan, req motif.Request, c Cell) (Choice, motif.Result, error) {
 	ch := Choice{Cell: c, Counted: true}
-	cost, shares, why := e.projection(w, Delta(p), req, c)
+	cost, per, shares, why := e.projection(w, Delta(p), req, c)
 	if cost == 0 {
 		ch.Reason = why
 		return ch, motif.Result{}, nil
 	}
 	ch.Projected, ch.Budget = cost, cost/int64(shares)
-	projected := fmt.Sprintf("counting projected at %d steps (%d a window edge × %d edges", cost, countCost[Family(c)], w.Len())
+	projected := fmt.Sprintf("counting projected at %d steps (%d a window edge × %d edges", cost, per, w.Len())
 	if shares > 1 {
 		projected += fmt.Sprintf(", shared by %d queries: %d each", shares, ch.Budget)
 	}

@@ -128,6 +128,12 @@ type Options struct {
 	// it per run from its requests and ignores the field in its own
 	// options.
 	CycleCells uint32
+	// PawCells, if not empty, restricts Count's paws to its cells; the
+	// others' counters stay zero. Up to eight cells go through sparse
+	// tables, one for about a quarter of all 160's time (pawsparse.go).
+	// An Engine sets it per run from its requests and ignores the field
+	// in its own options.
+	PawCells PawMask
 }
 
 // CountSequences runs the centre pass over s on the CPU, sequence by
@@ -184,6 +190,10 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 	c := &counter{w: w, sc: sc, delta: delta, nodes: nodes, workers: max(opts.Workers, 1), dev: opts.Device}
 	if fam&Cycles4 != 0 {
 		c.cycleTab = cycleTables(opts.CycleCells)
+		c.wedgeTab = newWedgeTables(opts.CycleCells)
+	}
+	if fam&Paws != 0 {
+		c.pawTab = pawTablesOf(opts.PawCells)
 	}
 	c.ph = newPhases(fam, c.workers, opts.Phases)
 	defer c.ph.done()
@@ -214,6 +224,14 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 		// The full window counts every cell: keep the asked ones.
 		for r := rawCycle; r < RawLen; r++ {
 			if cl := rawCell[r]; cl >= 0 && opts.CycleCells>>(cl-Cycle4)&1 == 0 {
+				raw[r] = 0
+			}
+		}
+	}
+	if fam&Paws != 0 && opts.PawCells != (PawMask{}) {
+		// The dense pass counts every cell: keep the asked ones.
+		for r := rawPaw; r < rawCycle; r++ {
+			if cl := rawCell[r]; cl >= Paw && !opts.PawCells.Has(int(cl-Paw)) {
 				raw[r] = 0
 			}
 		}
@@ -274,6 +292,12 @@ type counter struct {
 	// cycleTab, if set, restricts the cycle pass to a few cells' patterns
 	// (Options.CycleCells).
 	cycleTab *sparseTables
+	// pawTab, if set, restricts the paw pass to a few cells' patterns
+	// (Options.PawCells).
+	pawTab *pawTables
+	// wedgeTab: the wedge pairs the cycle pass's wedge sweeps count
+	// (cycle4wedge.go).
+	wedgeTab *wedgeTables
 	// builders are the workers' centre builders, made on first use and
 	// kept for every pass (their node-sized arrays are most of a worker's
 	// memory).

@@ -28,6 +28,7 @@ type cycleBuf struct {
 	curs  [4]nearCursor
 	sw    sparseWindow             // the window of a few cells' patterns (counter.cycleTab)
 	sraw  [RawLen - rawCycle]int64 // its counted sequences by raw counter (flush)
+	wb    wedgeBuf                 // the wedge sweeps (cycle4wedge.go)
 }
 
 // wedge4 is a wedge top–x–c of the cycle listing: x and its sides' pair
@@ -124,23 +125,37 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 		for k, cn := range b.used {
 			ws := b.bkt[k]
 			b.marks[cn] = 0
-			for i := range ws {
-				for j := i + 1; j < len(ws); j++ {
-					if ws[i].near.and(ws[j].near).empty() {
-						continue
-					}
-					// top – x – cn – y – top.
-					p := [4]uint32{ws[i].tx, ws[i].xc, ws[j].xc, ws[j].tx}
-					n := [4]uint32{top, ws[i].x, cn, ws[j].x}
-					c.cycle(sp, n, p, b)
-				}
+			if len(ws) < 2 {
+				continue
 			}
+			if cycleWedges >= 0 && b.wb.group(sp, top, cn, ws, c.delta, c.wedgeTab, cycleWedges) {
+				continue
+			}
+			c.listGroup(sp, top, cn, ws, b)
 		}
 	})
 	for wk := range bufs {
-		bufs[wk].flush((*[RawLen - rawCycle]int64)(c.raws[wk].Raw[rawCycle:]))
+		raw := (*[RawLen - rawCycle]int64)(c.raws[wk].Raw[rawCycle:])
+		bufs[wk].flush(raw)
+		bufs[wk].wb.flush(c.wedgeTab, raw)
 	}
 	return err
+}
+
+// listGroup counts a group's cycles one by one: every pair of its wedges
+// to cn whose near slots intersect.
+func (c *counter) listGroup(sp *staticPairs, top, cn uint32, ws []wedge4, b *cycleBuf) {
+	for i := range ws {
+		for j := i + 1; j < len(ws); j++ {
+			if ws[i].near.and(ws[j].near).empty() {
+				continue
+			}
+			// top – x – cn – y – top.
+			p := [4]uint32{ws[i].tx, ws[i].xc, ws[j].xc, ws[j].tx}
+			n := [4]uint32{top, ws[i].x, cn, ws[j].x}
+			c.cycle(sp, n, p, b)
+		}
+	}
 }
 
 // cycle adds the sequences of one static four-cycle n0–n1–n2–n3 (side s:

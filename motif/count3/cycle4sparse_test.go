@@ -47,15 +47,17 @@ func checkSparse(t *testing.T, iter int, w *window.Window, delta int64, req moti
 func checkSparseOrFull(t *testing.T, iter int, w *window.Window, delta int64, req motif.Request, mask uint32) int64 {
 	t.Helper()
 	want := bruteCycles(t, w, delta, req.Range, req.RootMask, mask)
-	for _, workers := range []int{1, 3} {
-		raw, err := Count(context.Background(), w, delta, req, Cycles4, Options{Workers: workers, CycleCells: mask})
-		if err != nil {
-			t.Fatal(err)
+	cyclePaths(t, func(path string) {
+		for _, workers := range []int{1, 3} {
+			raw, err := Count(context.Background(), w, delta, req, Cycles4, Options{Workers: workers, CycleCells: mask})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := raw.Cells(); got != want {
+				t.Fatalf("iteration %d, delta %d, range %v, mask %v, cells %#x, %d workers, %s:\n%s\ncells that differ: %s", iter, delta, req.Range, req.RootMask != nil, mask, workers, path, oracle.FormatWindow(w), cellDiff(got, want))
+			}
 		}
-		if got := raw.Cells(); got != want {
-			t.Fatalf("iteration %d, delta %d, range %v, mask %v, cells %#x, %d workers:\n%s\ncells that differ: %s", iter, delta, req.Range, req.RootMask != nil, mask, workers, oracle.FormatWindow(w), cellDiff(got, want))
-		}
-	}
+	})
 	var n int64
 	for _, v := range want {
 		n += v
@@ -125,62 +127,66 @@ func TestEngineCachesCycleCells(t *testing.T) {
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
 	names := []string{"M4", "M7", "M4", "M3"}
 	plans := make([]*motif.Plan, len(names))
+	oracleN := make([]int64, len(names))
 	for i, n := range names {
 		plans[i] = builtinPlan(t, w, n, delta)
-	}
-	for _, expect := range []bool{false, true} {
-		e := NewEngine(cpu.New(1), Options{Workers: 2, AlwaysCount: true})
-		if expect {
-			e.Expect(plans[:2]...)
+		ms, err := oracle.Mine(w, plans[i].Query, req.Range, motif.Batch)
+		if err != nil {
+			t.Fatal(err)
 		}
-		var found int64
-		for i, p := range plans {
-			got, err := e.Mine(context.Background(), w, p, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ms, err := oracle.Mine(w, p.Query, req.Range, motif.Batch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Matches != int64(len(ms)) {
-				t.Fatalf("expect %v, %s (query %d): %d matches, oracle %d", expect, names[i], i, got.Matches, len(ms))
-			}
-			found += got.Matches
-		}
-		if found == 0 {
-			t.Fatal("no match: the test checks nothing")
-		}
-		if want := map[bool]int{false: 3, true: 2}[expect]; e.Runs() != want {
-			t.Errorf("expect %v: %d counting runs, want %d", expect, e.Runs(), want)
-		}
-	}
-	// M4 counted alone, then all 32 cycle cells announced: one more run
-	// counts the 31 others (the full window, its M4 counters dropped).
-	e := NewEngine(cpu.New(1), Options{Workers: 2, AlwaysCount: true})
-	if _, err := e.Mine(context.Background(), w, plans[0], req); err != nil {
-		t.Fatal(err)
+		oracleN[i] = int64(len(ms))
 	}
 	var all []*motif.Plan
 	for c := Cycle4; c < Paw; c++ {
 		all = append(all, builtinPlan(t, w, c.String(), delta))
 	}
-	e.Expect(all...)
 	want := bruteCycles(t, w, delta, req.Range, nil, allCycleCells)
-	// Every cell twice: M4 (cell 0) was cached before the run of the others.
-	for k := range 2 * len(all) {
-		i := k % len(all)
-		got, err := e.Mine(context.Background(), w, all[i], req)
-		if err != nil {
+	cyclePaths(t, func(path string) {
+		for _, expect := range []bool{false, true} {
+			e := NewEngine(cpu.New(1), Options{Workers: 2, AlwaysCount: true})
+			if expect {
+				e.Expect(plans[:2]...)
+			}
+			var found int64
+			for i, p := range plans {
+				got, err := e.Mine(context.Background(), w, p, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Matches != oracleN[i] {
+					t.Fatalf("%s: expect %v, %s (query %d): %d matches, oracle %d", path, expect, names[i], i, got.Matches, oracleN[i])
+				}
+				found += got.Matches
+			}
+			if found == 0 {
+				t.Fatal("no match: the test checks nothing")
+			}
+			if want := map[bool]int{false: 3, true: 2}[expect]; e.Runs() != want {
+				t.Errorf("%s: expect %v: %d counting runs, want %d", path, expect, e.Runs(), want)
+			}
+		}
+		// M4 counted alone, then all 32 cycle cells announced: one more run
+		// counts the 31 others (the full window, its M4 counters dropped).
+		e := NewEngine(cpu.New(1), Options{Workers: 2, AlwaysCount: true})
+		if _, err := e.Mine(context.Background(), w, plans[0], req); err != nil {
 			t.Fatal(err)
 		}
-		if got.Matches != want[Cycle4+Cell(i)] {
-			t.Fatalf("%v after M4 alone: %d matches, oracle %d", Cycle4+Cell(i), got.Matches, want[Cycle4+Cell(i)])
+		e.Expect(all...)
+		// Every cell twice: M4 (cell 0) was cached before the run of the others.
+		for k := range 2 * len(all) {
+			i := k % len(all)
+			got, err := e.Mine(context.Background(), w, all[i], req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Matches != want[Cycle4+Cell(i)] {
+				t.Fatalf("%s: %v after M4 alone: %d matches, oracle %d", path, Cycle4+Cell(i), got.Matches, want[Cycle4+Cell(i)])
+			}
 		}
-	}
-	if e.Runs() != 2 {
-		t.Errorf("M4, then all cycle cells: %d counting runs, want 2", e.Runs())
-	}
+		if e.Runs() != 2 {
+			t.Errorf("%s: M4, then all cycle cells: %d counting runs, want 2", path, e.Runs())
+		}
+	})
 }
 
 // Count with CycleCells over sparseMaxCells cells runs the full window

@@ -73,7 +73,12 @@
 // sequences whose second edge touches the first are kept; cycle4.go);
 // a run for one or two cells (Options.CycleCells, an Engine's single
 // cycle query) keeps only the sequences their patterns need
-// (cycle4sparse.go).
+// (cycle4sparse.go). A group of many middles between a top and its
+// opposite node is counted instead from its δ-close temporal wedges:
+// pairs of wedges interleaved within δ are two-dimensional dominance
+// counts over a Fenwick tree, one sweep of the group's positions, less
+// the same sweep per middle (cycle4wedge.go; the cheaper method per
+// group, wedgeCheaper).
 // Paws go per static triangle (paw.go): three windows over its sides'
 // edges give, per edge and per pattern of side order and directions, the
 // triangles it starts (all, and with a counted last edge), is the middle
@@ -82,7 +87,10 @@
 // and because δ couples only a motif's first and last edge every tail
 // rank factorises into sums over single edges (tail last: Σ_e1
 // starts·Qc(t1+δ) − Σ_e3 ends·Qc(e3)), read at the corners on the edge's
-// own side from its place in their sequences and searched at the third.
+// own side from counts laid out per pair edge and searched at the third;
+// a run for up to eight paw cells (Options.PawCells, an Engine's paw
+// queries) keeps only the window pairs and tail counts their patterns
+// read (pawsparse.go).
 // The counters are labelled patterns
 // mapped to cells by isomorphism against the library's motifs, which is
 // also how Shape recognises a query of these shapes.

@@ -42,6 +42,8 @@ type Engine struct {
 	// expectedCycles holds, by δ, the four-cycle cells of those plans
 	// (bit i: Cycle4 + i).
 	expectedCycles map[int64]uint32
+	// expectedPaws holds, by δ, the paw cells of those plans.
+	expectedPaws map[int64]PawMask
 	// runs counts the counting runs.
 	runs int
 	// explain, if set, gets one line per count-mode request of a counted
@@ -56,7 +58,8 @@ type cached struct {
 	rng         motif.Range
 	mask        []bool
 	fam         Families
-	cycleCells  uint32 // the four-cycle cells counted (bit i: Cycle4 + i); fam has Cycles4 once all are
+	cycleCells  uint32  // the four-cycle cells counted (bit i: Cycle4 + i); fam has Cycles4 once all are
+	pawCells    PawMask // the paw cells counted; fam has Paws once all are
 	raw         Raw
 	cells       [Cells]int64
 	roots       int64
@@ -127,12 +130,18 @@ func (e *Engine) Expect(plans ...*motif.Plan) {
 	expected := make(map[int64]Families)
 	counts := make(map[int64]map[Families]int)
 	cycles := make(map[int64]uint32)
+	paws := make(map[int64]PawMask)
 	for _, p := range plans {
 		if c, ok := e.Shape(p); ok {
 			d, f := Delta(p), Family(c)
 			expected[d] |= f
 			if f == Cycles4 {
 				cycles[d] |= 1 << (c - Cycle4)
+			}
+			if f == Paws {
+				m := paws[d]
+				m.Set(int(c - Paw))
+				paws[d] = m
 			}
 			if counts[d] == nil {
 				counts[d] = make(map[Families]int)
@@ -142,7 +151,7 @@ func (e *Engine) Expect(plans ...*motif.Plan) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.expected, e.plans, e.expectedCycles = expected, counts, cycles
+	e.expected, e.plans, e.expectedCycles, e.expectedPaws = expected, counts, cycles, paws
 }
 
 // Explain makes every later count-mode request of a counted shape write
@@ -206,9 +215,10 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 
 // count returns the cells' counts for the request, counting cell's family
 // if the cache does not hold it for this window state. The four-cycles
-// are cached by cell: a run counts the requested cycle cell and those
-// expected at δ that the cache lacks (Options.CycleCells), their
-// patterns disjoint from those counted before, so the raw counters add.
+// and the paws are cached by cell: a run counts the requested cell and
+// those of its family expected at δ that the cache lacks
+// (Options.CycleCells, Options.PawCells), their patterns disjoint from
+// those counted before, so the raw counters add.
 func (e *Engine) count(ctx context.Context, w *window.Window, delta int64, req motif.Request, cell Cell) ([Cells]int64, int64, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -219,20 +229,33 @@ func (e *Engine) count(ctx context.Context, w *window.Window, delta int64, req m
 	}
 	fam := Family(cell)
 	var bit uint32
-	if fam == Cycles4 {
+	var pawBit PawMask
+	switch fam {
+	case Cycles4:
 		bit = 1 << (cell - Cycle4)
+	case Paws:
+		pawBit.Set(int(cell - Paw))
 	}
-	if c.fam&fam != fam && c.cycleCells&bit == 0 {
+	cellCached := c.cycleCells&bit != 0 || fam == Paws && pawBit.AndNot(c.pawCells) == (PawMask{})
+	if c.fam&fam != fam && !cellCached {
 		e.runs++
 		run := e.runFamilies(delta, fam)
 		opts := e.opts
-		opts.CycleCells = 0
+		opts.CycleCells, opts.PawCells = 0, PawMask{}
 		if run&Cycles4 != 0 {
 			want := (bit | e.expectedCycles[delta]) &^ c.cycleCells
 			if want == 0 {
 				run &^= Cycles4
 			} else if want != allCycleCells {
 				opts.CycleCells = want
+			}
+		}
+		if run&Paws != 0 {
+			want := pawBit.Or(e.expectedPaws[delta]).AndNot(c.pawCells)
+			if want == (PawMask{}) {
+				run &^= Paws
+			} else if want != allPawCells {
+				opts.PawCells = want
 			}
 		}
 		raw, err := Count(ctx, w, delta, req, run, opts)
@@ -247,6 +270,15 @@ func (e *Engine) count(ctx context.Context, w *window.Window, delta int64, req m
 			c.cycleCells |= opts.CycleCells
 			if c.cycleCells != allCycleCells {
 				run &^= Cycles4
+			}
+		}
+		if run&Paws != 0 {
+			if opts.PawCells == (PawMask{}) {
+				c.pawCells = allPawCells
+			}
+			c.pawCells = c.pawCells.Or(opts.PawCells)
+			if c.pawCells != allPawCells {
+				run &^= Paws
 			}
 		}
 		c.fam |= run

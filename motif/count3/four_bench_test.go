@@ -3,6 +3,8 @@ package count3
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
@@ -19,7 +21,9 @@ func BenchmarkFourAgainstEngine(b *testing.B) {
 // BenchmarkCycleCells prices the cycle pass for 1, 2, 4 and 8 cells (the
 // sparse window, Options.CycleCells) against all 32 (the full window)
 // on CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH), δ 86400, 1 worker: the
-// measure behind sparseMaxCells.
+// measure behind sparseMaxCells; each with the groups counted cycle by
+// cycle (listing) and by the cheaper method per group (auto: the wedge
+// sweeps where wedgeCheaper says, cycle4wedge.go).
 func BenchmarkCycleCells(b *testing.B) {
 	w := benchGraph(b)
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
@@ -28,10 +32,56 @@ func BenchmarkCycleCells(b *testing.B) {
 		if cells == 32 {
 			mask = 0
 		}
+		for _, m := range []struct {
+			name string
+			v    int
+		}{{"listing", -1}, {"auto", 0}} {
+			b.Run(fmt.Sprintf("cells=%d/%s", cells, m.name), func(b *testing.B) {
+				old := cycleWedges
+				defer func() { cycleWedges = old }()
+				cycleWedges = m.v
+				cpu0 := cpuSeconds(b)
+				for b.Loop() {
+					if _, err := Count(context.Background(), w, 86400, req, Cycles4, Options{Workers: 1, CycleCells: mask}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric((cpuSeconds(b)-cpu0)/float64(b.N), "cpu-s/op")
+			})
+		}
+	}
+}
+
+// BenchmarkPawCells prices the paw pass for 1, 2, 4 and 8 cells (the
+// sparse tables, Options.PawCells, whatever pawSparseMaxCells says) and
+// for all 160 (the dense pass) on CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH),
+// δ 86400, 1 worker (or MOTIFWATCH_COUNT3_WORKERS): the measure behind
+// pawSparseMaxCells and pawCellsCost.
+func BenchmarkPawCells(b *testing.B) {
+	w := benchGraph(b)
+	workers := 1
+	if s := os.Getenv("MOTIFWATCH_COUNT3_WORKERS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("MOTIFWATCH_COUNT3_WORKERS=%q: want a positive integer", s)
+		}
+		workers = n
+	}
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	old := pawSparseMaxCells
+	pawSparseMaxCells = 8
+	b.Cleanup(func() { pawSparseMaxCells = old })
+	for _, cells := range []int{1, 2, 4, 8, 160} {
+		var mask PawMask
+		if cells < 160 {
+			for i := range cells {
+				mask.Set(i * 19 % 160) // spread over the side orders and ranks
+			}
+		}
 		b.Run(fmt.Sprintf("cells=%d", cells), func(b *testing.B) {
 			cpu0 := cpuSeconds(b)
 			for b.Loop() {
-				if _, err := Count(context.Background(), w, 86400, req, Cycles4, Options{Workers: 1, CycleCells: mask}); err != nil {
+				if _, err := Count(context.Background(), w, 86400, req, Paws, Options{Workers: workers, PawCells: mask}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -15,6 +15,8 @@ import (
 type pawEntry struct {
 	pos, t  int64
 	ends    [2]int32 // its index in the tail sequences of side's n_s and n_s+1
+	idx     int32    // its index in its side's list
+	ix      uint32   // its index in the static pairs' entries (sp.ent)
 	sym     uint8
 	counted bool
 	preC    [6]uint32
@@ -28,6 +30,9 @@ type pawBuf struct {
 	qEnd   []int32     // each queued entry's first buffer index after its time + δ
 	cand   []int32     // the sides' candidate edges (candidates)
 	curs   [4]nearCursor
+	sst    []int64 // sparse: per entry, its symbol's start coefficients (pawTables.nStart)
+	sw     []int64 // sparse: the window's pair counters (pawTables.nPair)
+	acc    pawAcc  // dense: the sums before they are folded (pawAcc)
 }
 
 // pawPair indexes an ordered pair of symbols on the two sides other than
@@ -42,6 +47,18 @@ func pawPair(s, o, df, ds int) (int, int) {
 	}
 	return 2*a + df, 2*b + ds
 }
+
+// pawPairs[s][k] is pawPair(s, k>>2, k>>1&1, k&1): read per edge and
+// pattern, a table rather than the arithmetic.
+var pawPairs = func() (m [3][8][2]uint8) {
+	for s := range 3 {
+		for k := range 8 {
+			x, y := pawPair(s, k>>2, k>>1&1, k&1)
+			m[s][k] = [2]uint8{uint8(x), uint8(y)}
+		}
+	}
+	return
+}()
 
 // pawPerm[s1][s2][s3] is the index in perms3 of the side order.
 var pawPerm = func() (m [3][3][3]int) {
@@ -73,9 +90,13 @@ var pawPerm = func() (m [3][3][3]int) {
 // times one search per edge.
 func (c *counter) paws(ctx context.Context, sp *staticPairs, sq *tailSeqs) error {
 	bufs := make([]pawBuf, c.workers)
-	return c.triangles4(ctx, sp, func(wk int, tri [3]uint32, pid [3]uint32) {
+	err := c.triangles4(ctx, sp, func(wk int, tri [3]uint32, pid [3]uint32) {
 		c.pawTriangle(sp, sq, tri, pid, &bufs[wk], (*[rawCycle - rawPaw]int64)(c.raws[wk].Raw[rawPaw:rawCycle]))
 	})
+	for wk := range bufs {
+		bufs[wk].acc.fold((*[rawCycle - rawPaw]int64)(c.raws[wk].Raw[rawPaw:rawCycle]))
+	}
+	return err
 }
 
 // triangles4 lists the static triangles (n0, n1, n2 with pair ids of the
@@ -113,11 +134,33 @@ func (c *counter) triangles4(ctx context.Context, sp *staticPairs, fn func(wk in
 	})
 }
 
+// pawSides are a static triangle's sides as the paw pass reads them:
+// side s's edge list and whether n_s is its lower id.
+type pawSides struct {
+	lists [3][]p4Edge
+	lower [3]bool
+}
+
 // pawTriangle adds the paws around one static triangle.
 func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3]uint32, b *pawBuf, raw *[rawCycle - rawPaw]int64) {
+	var ps pawSides
+	pre, ok := c.pawEntries(sp, sq, n, pid, b, &ps)
+	if !ok {
+		return
+	}
+	if c.pawTab != nil {
+		c.pawSparse(sq, n, b, &ps, pre, raw)
+		return
+	}
+	c.pawDense(sq, n, b, &ps, pre)
+}
+
+// pawEntries fills b.ent with the triangle's sides' edges that have an
+// edge of both other sides within δ, in position order, and returns the
+// counted ones by symbol; false if there are fewer than three.
+func (c *counter) pawEntries(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3]uint32, b *pawBuf, ps *pawSides) (pre [6]uint32, ok bool) {
 	delta := c.delta
-	var lists [3][]p4Edge
-	var lower [3]bool // n_s is side s's lower id
+	lists, lower := &ps.lists, &ps.lower
 	first, last := int64(-1<<63), int64(1<<63-1)
 	for s := range 3 {
 		lists[s] = sp.list(pid[s])
@@ -134,7 +177,7 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 	for s := range 3 {
 		from[s], to[s] = timeRange(lists[s], lo, hi)
 		if from[s] == to[s] {
-			return
+			return pre, false
 		}
 		size[s] = to[s] - from[s]
 	}
@@ -146,7 +189,7 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 		at0 := len(b.cand)
 		b.cand = candidates(b.cand, lists[:], s, from[s], to[s], delta, b.curs[:3], order)
 		if len(b.cand) == at0 {
-			return
+			return pre, false
 		}
 		cand[s] = b.cand[at0:len(b.cand):len(b.cand)]
 	}
@@ -154,7 +197,6 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 		at[s], end[s] = 0, len(cand[s])
 	}
 	b.ent = b.ent[:0]
-	var pre [6]uint32
 	for {
 		s := -1
 		for k := range 3 {
@@ -177,16 +219,20 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 		if !lower[s] {
 			ends[0], ends[1] = ends[1], ends[0]
 		}
-		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, ends: ends, sym: sym, counted: cnt, preC: pre})
+		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, ends: ends, idx: cand[s][at[s]], ix: uint32(ix), sym: sym, counted: cnt, preC: pre})
 		if cnt {
 			pre[sym]++
 		}
 		at[s]++
 	}
+	return pre, len(b.ent) >= 3
+}
+
+// pawDense counts the triangle's entries (pawEntries; pre their counted
+// ones by symbol) into every paw pattern's sums (b.acc).
+func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, pre [6]uint32) {
+	delta := c.delta
 	ent := b.ent
-	if len(ent) < 3 {
-		return
-	}
 	// Backward: the triples each entry starts, by the other two symbols.
 	if cap(b.starts) < len(ent) {
 		b.starts = make([][16]int64, len(ent))
@@ -213,9 +259,8 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 		}
 		side := int(e.sym / 2)
 		st := &starts[i]
-		for k := range 8 {
-			x, y := pawPair(side, k>>2, k>>1&1, k&1)
-			st[k], st[8+k] = b2[x][y], b2c[x][y]
+		for k, xy := range &pawPairs[side] {
+			st[k], st[8+k] = b2[xy[0]][xy[1]], b2c[xy[0]][xy[1]]
 		}
 		s := e.sym
 		for x := range 6 {
@@ -238,14 +283,9 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 		}
 		return &pre
 	}
-	// Cursors on the corners' sequences and the sides' lists, for the
-	// bounds pos, t + δ (after) and t − δ (from): they only move forward.
-	var cq [3][3]int
-	var sc [3][3]int
-	var seqs [3][]tailEntry
-	var bounds [3][]tailBounds
+	tc := pawTailCursors{lists: &ps.lists, lower: ps.lower, own: sq.own}
 	for k := range 3 {
-		seqs[k], bounds[k] = sq.of(n[k]), sq.boundsOf(n[k])
+		tc.seqs[k] = sq.of(n[k])
 	}
 	for i := range ent {
 		e := &ent[i]
@@ -265,14 +305,15 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 		side := int(e.sym / 2)
 		var ends, mids [8]int64
 		any := false
-		for k := range 8 {
-			x, y := pawPair(side, k>>2, k>>1&1, k&1)
+		for k, xy := range &pawPairs[side] {
+			x, y := xy[0], xy[1]
 			ends[k] = f2[x][y]
 			mids[k] = sm[x][y] - f1[x]*int64(e.preC[y])
 			any = any || ends[k] != 0 || mids[k] != 0 || starts[i][k] != 0 || starts[i][8+k] != 0
 		}
 		if any {
-			c.pawTails(e, side, &starts[i], &ends, &mids, lists, lower, seqs, &bounds, &cq, &sc, raw)
+			tc.entry(e, delta)
+			pawTails(e, side, &starts[i], &ends, &mids, &tc, &b.acc)
 		}
 		// e joins the window.
 		s := e.sym
@@ -293,98 +334,68 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 	}
 }
 
-// pawTails adds entry e's terms to the paw counters (paws).
-func (c *counter) pawTails(e *pawEntry, side int, st *[16]int64, ends, mids *[8]int64,
-	lists [3][]p4Edge, lower [3]bool, seqs [3][]tailEntry, bounds *[3][]tailBounds, cq, sc *[3][3]int, raw *[rawCycle - rawPaw]int64) {
-	delta := c.delta
-	tHi, tLo := motif.AddTicks(e.t, delta), motif.SubTicks(e.t, delta)
-	// Side counts at the three bounds, from each side's lower id.
-	var sideAt [3][3]sideCounts // [side][bound]: 0 pos, 1 after t+δ, 2 from t−δ
-	for s := range 3 {
-		l := lists[s]
-		p := &sc[s]
-		p[0] = gallopPos4(l, p[0], e.pos)
-		p[1] = gallopAfter4(l, p[1], tHi)
-		p[2] = gallop4(l, p[2], tLo)
-		for bd := range 3 {
-			sideAt[s][bd] = countsAt(l, p[bd], true)
+// pawAcc are a worker's paw sums before they are folded into the raw
+// counters (fold), each indexed by pattern · 6 + corner · 2 + tail
+// direction: r3 the tail-last rank's, s Σ startsCnt·Qa (rank 0 +, rank 1
+// −), m Σ mids·Qa (rank 1 +, rank 2 −), e0 Σ ends·QaFrom (rank 0 −), e2
+// Σ ends·Qa (rank 2 +). Rank 0 and 1 share s, 1 and 2 share m: an edge
+// adds each product once.
+type pawAcc struct {
+	r3, s, m, e0, e2 [48 * 6]int64
+}
+
+// fold adds the sums to the paw region of raw and clears them.
+func (a *pawAcc) fold(raw *[rawCycle - rawPaw]int64) {
+	for p := range 48 {
+		for j := range 6 {
+			i, r := p*6+j, raw[p*24+j*4:p*24+j*4+4]
+			r[0] += a.s[i] - a.e0[i]
+			r[1] += a.m[i] - a.s[i]
+			r[2] += a.e2[i] - a.m[i]
+			r[3] += a.r3[i]
 		}
 	}
-	// Tail counts per corner and bound, by direction at the corner.
-	var qa, qc, qcEnd, qaFrom [3][2]int64
-	for k := range 3 {
-		q := seqs[k]
-		p := &cq[k]
-		if end := (k - side + 3) % 3; end < 2 {
-			// n_k is an end of e's side: e is in its sequence, and the
-			// sequence's δ bounds around each edge are laid out.
-			at := e.ends[end]
-			bd := &bounds[k][at]
-			p[0], p[1], p[2] = int(at), int(bd.after), int(bd.from)
-		} else {
-			p[0] = gallopTail(q, p[0], tailPos, e.pos)
-			p[1] = gallopTail(q, p[1], tailAfter, tHi)
-			p[2] = gallopTail(q, p[2], tailFrom, tLo)
-		}
-		a0, c0 := tailBefore(q, p[0])
-		_, c1 := tailBefore(q, p[1])
-		a2, _ := tailBefore(q, p[2])
-		qa[k], qc[k], qcEnd[k], qaFrom[k] = a0, c0, c1, a2
-		// Less the corner's two sides: side k (n_k its first node) and
-		// side k+2 (n_k its second).
-		for _, s := range [2]int{k, (k + 2) % 3} {
-			own := (s == k) == lower[s] // n_k is the side's lower id
-			for d := range 2 {
-				dd := d
-				if !own {
-					dd = 1 - d
-				}
-				qa[k][d] -= sideAt[s][0].all[dd]
-				qc[k][d] -= sideAt[s][0].cnt[dd]
-				qcEnd[k][d] -= sideAt[s][1].cnt[dd]
-				qaFrom[k][d] -= sideAt[s][2].all[dd]
-			}
-		}
-	}
+	*a = pawAcc{}
+}
+
+// pawTails adds entry e's terms to the paw sums (pawDense).
+func pawTails(e *pawEntry, side int, st *[16]int64, ends, mids *[8]int64, tc *pawTailCursors, acc *pawAcc) {
+	// Tail counts per corner · 2 + direction at the corner.
+	var qa, qc, qcEnd, qaFrom [6]int64
+	tc.all(e, &qa, &qc, &qcEnd, &qaFrom)
 	d := int(e.sym & 1)
-	for k := range 8 {
-		o, df, ds := k>>2, k>>1&1, k&1
-		x, y := pawPair(side, o, df, ds)
-		sx, sy := x/2, y/2
+	for k, xy := range &pawPairs[side] {
+		df, ds := k>>1&1, k&1
+		sx, sy := int(xy[0]/2), int(xy[1]/2)
 		// e first: pattern (side, sx, sy), dirs d df ds.
 		if sA, sC := st[k], st[8+k]; sA != 0 || sC != 0 {
-			base := (pawPerm[side][sx][sy]*8 + 4*d + 2*df + ds) * 24
-			for cn := range 3 {
-				for dt := range 2 {
-					r := raw[base+cn*8+dt*4:]
-					r[3] += sA * qcEnd[cn][dt]
-					r[0] += sC * qa[cn][dt]
-					r[1] -= sC * qa[cn][dt]
-				}
+			b := (pawPerm[side][sx][sy]*8 + 4*d + 2*df + ds) * 6
+			r3, s := acc.r3[b:b+6:b+6], acc.s[b:b+6:b+6]
+			for j := range 6 {
+				r3[j] += sA * qcEnd[j]
+				s[j] += sC * qa[j]
 			}
 		}
 		// e middle: pattern (sx, side, sy).
 		if m := mids[k]; m != 0 {
-			base := (pawPerm[sx][side][sy]*8 + 4*df + 2*d + ds) * 24
-			for cn := range 3 {
-				for dt := range 2 {
-					r := raw[base+cn*8+dt*4:]
-					r[1] += m * qa[cn][dt]
-					r[2] -= m * qa[cn][dt]
-				}
+			b := (pawPerm[sx][side][sy]*8 + 4*df + 2*d + ds) * 6
+			am := acc.m[b : b+6 : b+6]
+			for j := range 6 {
+				am[j] += m * qa[j]
 			}
 		}
 		// e last: pattern (sx, sy, side).
 		if en := ends[k]; en != 0 {
-			base := (pawPerm[sx][sy][side]*8 + 4*df + 2*ds + d) * 24
-			for cn := range 3 {
-				for dt := range 2 {
-					r := raw[base+cn*8+dt*4:]
-					r[3] -= en * qc[cn][dt]
-					if e.counted {
-						r[0] -= en * qaFrom[cn][dt]
-						r[2] += en * qa[cn][dt]
-					}
+			b := (pawPerm[sx][sy][side]*8 + 4*df + 2*ds + d) * 6
+			r3 := acc.r3[b : b+6 : b+6]
+			for j := range 6 {
+				r3[j] -= en * qc[j]
+			}
+			if e.counted {
+				e0, e2 := acc.e0[b:b+6:b+6], acc.e2[b:b+6:b+6]
+				for j := range 6 {
+					e0[j] += en * qaFrom[j]
+					e2[j] += en * qa[j]
 				}
 			}
 		}
@@ -411,7 +422,21 @@ type tailSeqs struct {
 	// atLo[j], atHi[j]: static pair entry j's index (sp.ent) in the tail
 	// sequence of its pair's lower id and of its higher id.
 	atLo, atHi []int32
+	// own[j]: at each end of static pair entry j (its pair's lower id,
+	// then the higher), that end's tail counts at the edge's bounds less
+	// the edge's own pair's edges: what a paw corner on the edge's side
+	// reads, less only the corner's other side (triangle's own).
+	own [][2]tailOwn
 }
+
+// tailOwn are a node's edges before an edge's bounds, by kind (qAll,
+// qCnt: before the edge, all and counted; qCntEnd: counted, before the
+// first after t + δ; qAllFrom: all, before the first at or after t − δ)
+// and direction at the node (0: out of it), its edges with the other end
+// of the edge's pair left out. Each edge sits in ~20 triangles on
+// tgraphgen 1M: laid out once, read in order along a pair's list instead
+// of at random places in a hub's sequence per triangle.
+type tailOwn [4][2]uint32
 
 // tailBounds are, for an edge of a tail sequence at time t, the index of
 // the sequence's first edge after t + δ (its sentinel's if none) and of
@@ -495,6 +520,7 @@ func (c *counter) tailSeqs(ctx context.Context, sp *staticPairs) (*tailSeqs, err
 	// Each pair's lower id places its edges in both ends' sequences
 	// (position order in all three, so the cursors only move forward).
 	sq.atLo, sq.atHi = make([]int32, len(sp.ent)), make([]int32, len(sp.ent))
+	sq.own = make([][2]tailOwn, len(sp.ent))
 	err = c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
 		for u := lo; u < hi; u++ {
 			qu := sq.of(uint32(u))
@@ -506,16 +532,47 @@ func (c *counter) tailSeqs(ctx context.Context, sp *staticPairs) (*tailSeqs, err
 				qv := sq.of(v)
 				j := sp.pid[i]
 				a, b := 0, 0
+				l := sp.list(j)
+				la, lf := 0, 0 // l's first after t + δ, first at or after t − δ
+				bu, bv := sq.boundsOf(uint32(u)), sq.boundsOf(v)
 				for k := sp.loff[j]; k < sp.loff[j+1]-1; k++ {
-					pos := sp.ent[k].pos
-					a = gallopTail(qu, a, tailPos, pos)
-					b = gallopTail(qv, b, tailPos, pos)
+					e := &sp.ent[k]
+					a = gallopTail(qu, a, tailPos, e.pos)
+					b = gallopTail(qv, b, tailPos, e.pos)
 					sq.atLo[k], sq.atHi[k] = int32(a), int32(b)
+					la = gallopAfter4(l, la, motif.AddTicks(e.t, c.delta))
+					lf = gallop4(l, lf, motif.SubTicks(e.t, c.delta))
+					at := int(k - sp.loff[j])
+					sides := [3]sideCounts{countsAt(l, at, true), countsAt(l, la, true), countsAt(l, lf, true)}
+					sq.own[k][0] = ownCounts(qu, a, bu[a], sides, false)
+					sq.own[k][1] = ownCounts(qv, b, bv[b], sides, true)
 				}
 			}
 		}
 	})
 	return sq, err
+}
+
+// ownCounts is tailOwn of the edge at index i of a node's tail sequence
+// q, with its δ bounds bd, less its pair's edges before the same bounds
+// (sides: at the edge, after t + δ, from t − δ, seen from the pair's
+// lower id; flip: the node is the higher id).
+func ownCounts(q []tailEntry, i int, bd tailBounds, sides [3]sideCounts, flip bool) tailOwn {
+	a0, c0 := tailBefore(q, i)
+	_, c1 := tailBefore(q, int(bd.after))
+	a2, _ := tailBefore(q, int(bd.from))
+	var o tailOwn
+	for d := range 2 {
+		dd := d
+		if flip {
+			dd = 1 - d
+		}
+		o[qAll][d] = uint32(a0[d] - sides[0].all[dd])
+		o[qCnt][d] = uint32(c0[d] - sides[0].cnt[dd])
+		o[qCntEnd][d] = uint32(c1[d] - sides[1].cnt[dd])
+		o[qAllFrom][d] = uint32(a2[d] - sides[2].all[dd])
+	}
+	return o
 }
 
 // tailBefore returns the edges of q before index i by direction at the

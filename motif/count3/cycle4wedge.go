@@ -1,0 +1,411 @@
+package count3
+
+import (
+	"math/bits"
+	"slices"
+
+	"github.com/motifwatch/motifwatch/motif"
+)
+
+// The cycle pass by temporal wedges: a group of the cycle listing (a top
+// t, an opposite node o and their middles m, each with sides t–m and m–o)
+// is counted from its δ-close temporal wedges (an edge on t–m and one on
+// m–o, within δ) instead of cycle by cycle, so a side is read once per
+// group, not once per static cycle it closes (k middles close k(k−1)/2).
+//
+// A wedge has a type (which side comes first, and the two edges'
+// directions: 8) and two group positions q1 < q2. A temporal cycle of the
+// group is a pair of wedges on distinct middles whose four edges span at
+// most δ; its time order is one of three interleavings, and with the two
+// types that fixes its raw counter (wedgePairRaw):
+//
+//	sequential W1 = (q1, q2) wholly before W2 = (p2, p4): q2 < p2, q1 ≥ L(p4)
+//	crossing   q1 < p2 < q2 < p4, q1 ≥ L(p4)
+//	nested     W (p1, p4) around W' (q1, q2): p1 < q1, q2 < p4
+//
+// where L(p) is the first group position within δ before p. Each is a
+// two-dimensional dominance count, done offline in one sweep of the
+// group's positions with a Fenwick tree over the first positions of the
+// wedges already closed (one column per type): at position p, the wedges
+// that start there ask S = #{q2 < p, q1 ≥ L(p4)} (sequential, and taken
+// off the crossing count), those that end there (if counted) ask
+// X = #{q2 < p, L(p) ≤ q1 < p1} and N = #{q2 < p, q1 ≥ p1}, then are added;
+// crossing = X − S. These count every pair of wedges, same middle or not
+// (and a few with a shared edge, which only same-middle pairs have), so
+// the same sweep over each middle's wedges alone is taken off. The cost
+// is the wedges times the tree's depth and columns, against the
+// listing's (k−1)·(the group's edges) reads: cycles() takes the cheaper
+// per group (wedgeCheaper).
+
+// Wedge pair interleavings.
+const (
+	kindSeq = iota
+	kindCross
+	kindNest
+)
+
+// wedgeTables say which wedge pairs a run counts (Options.CycleCells).
+type wedgeTables struct {
+	// raw[kind][τ1][τ2]: the raw cycle counter (cycle region index) of
+	// wedges of types τ1 (first edge first; the outer one, nested) and τ2,
+	// −1 where the pair is no motif or not asked.
+	raw     [3][8][8]int16
+	cols    int
+	colOf   [8]int8  // the tree column of a closed wedge's type, −1: none asked
+	colType [8]uint8 // the type of each column
+	askS    [8]bool  // a wedge of this type, as W2, asks S
+	askXN   [8]bool  // asks X and N
+}
+
+// wedgePairRaw is the raw cycle counter of a pair of wedges of types t1
+// and t2 interleaved by kind, on the cycle n0 = t, n1 = W1's middle,
+// n2 = o, n3 = W2's middle (cycleShape). Type bits: 4, the m–o edge comes
+// first; 2, the t–m edge runs m → t; 1, the m–o edge runs o → m.
+func wedgePairRaw(kind int, t1, t2 uint8) int {
+	dir := [4]int{int(t1 >> 1 & 1), int(t1 & 1), 1 - int(t2&1), 1 - int(t2>>1&1)}
+	f1, s1 := 0, 1
+	if t1&4 != 0 {
+		f1, s1 = 1, 0
+	}
+	f2, s2 := 3, 2
+	if t2&4 != 0 {
+		f2, s2 = 2, 3
+	}
+	order := map[int][4]int{kindSeq: {f1, s1, f2, s2}, kindCross: {f1, f2, s1, s2}, kindNest: {f1, f2, s2, s1}}[kind]
+	p := slices.Index(perms4, order)
+	d := 0
+	for r, s := range order {
+		d |= dir[s] << (3 - r)
+	}
+	return p*16 + d
+}
+
+// newWedgeTables returns the tables of the cycle cells in mask (bit i:
+// Cycle4 + i; zero: all).
+func newWedgeTables(mask uint32) *wedgeTables {
+	t := &wedgeTables{}
+	t.colOf = [8]int8{-1, -1, -1, -1, -1, -1, -1, -1}
+	need := func(ty uint8) {
+		if t.colOf[ty] < 0 {
+			t.colOf[ty] = int8(t.cols)
+			t.colType[t.cols] = ty
+			t.cols++
+		}
+	}
+	for kind := range 3 {
+		for t1 := range uint8(8) {
+			for t2 := range uint8(8) {
+				r := wedgePairRaw(kind, t1, t2)
+				t.raw[kind][t1][t2] = -1
+				c := rawCell[rawCycle+r]
+				if c < 0 || mask != 0 && mask>>(c-Cycle4)&1 == 0 {
+					continue
+				}
+				t.raw[kind][t1][t2] = int16(r)
+				switch kind {
+				case kindSeq:
+					need(t1)
+					t.askS[t2] = true
+				case kindCross:
+					need(t1)
+					t.askS[t2], t.askXN[t2] = true, true
+				case kindNest:
+					need(t2)
+					t.askXN[t1] = true
+				}
+			}
+		}
+	}
+	return t
+}
+
+// gEdge is an edge of a group's sides in the wedge sweep: side 2m (t–m)
+// or 2m+1 (m–o) of middle m, d its direction bit (type bit 2 or 1).
+type gEdge struct {
+	pos, t  int64
+	side    int32
+	d       uint8
+	counted bool
+}
+
+// wedgeBuf is a worker's scratch for the wedge sweeps.
+type wedgeBuf struct {
+	ge, me  []gEdge
+	lt, hv  []gEdge // a middle's light and heavy side's edges in wedges
+	runs    []int32 // ends of ge's runs in position order
+	off     []int32
+	idx     []int32
+	lo, hi  []int32
+	cnt     []int32
+	lowPos  []int32
+	fw      []uint32
+	s, x, n [8][8]int64 // by column and the asking wedge's type
+}
+
+// group counts the temporal cycles of one group: ws are its wedges to
+// the opposite node cn (at least two). It returns false, counting
+// nothing, when the listing should count it: the cheaper by
+// wedgeCheaper (force 0), or as force says (cycleWedges).
+func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int64, tab *wedgeTables, force int) bool {
+	b.ge = b.ge[:0]
+	b.runs = append(b.runs[:0], 0)
+	var wedges, edges int64
+	for mi, w := range ws {
+		a, c := sp.list(w.tx), sp.list(w.xc) // sentinels included
+		sides := [2]struct {
+			l   []p4Edge
+			low bool
+		}{{a, top < w.x}, {c, w.x < cn}}
+		// The lighter side's edges, each with the heavier's edges within
+		// δ (galloped to: a hub's side is in many groups, read only near
+		// the other side's edges): the wedges and the edges in one.
+		li := 0
+		if len(a) > len(c) {
+			li = 1
+		}
+		light, heavy := sides[li].l, sides[1-li].l
+		b.lt, b.hv = b.lt[:0], b.hv[:0]
+		lo, hi, done := 0, 0, 0
+		for i := range light[:len(light)-1] {
+			t := light[i].t
+			lo = gallop4(heavy, lo, motif.SubTicks(t, delta))
+			hi = gallopAfter4(heavy, max(hi, lo), motif.AddTicks(t, delta))
+			if lo == hi {
+				continue
+			}
+			wedges += int64(hi - lo)
+			b.lt = append(b.lt, b.gEdge(&light[i], int32(2*mi+li), sides[li].low))
+			for k := max(done, lo); k < hi; k++ {
+				b.hv = append(b.hv, b.gEdge(&heavy[k], int32(2*mi+1-li), sides[1-li].low))
+			}
+			done = max(done, hi)
+		}
+		// Position order within the middle (its own sweep needs it); the
+		// group's order is then a merge of these runs.
+		if len(b.lt) > 0 {
+			b.ge = mergePos(b.ge, b.lt, b.hv)
+			b.runs = append(b.runs, int32(len(b.ge)))
+		}
+	}
+	edges = int64(len(b.ge))
+	if len(b.runs) < 3 {
+		return true // wedges on one middle at most: no cycle
+	}
+	switch {
+	case wedges >= 1<<32:
+		return false // the tree's counters are 32 bits: half the memory
+	case force == 0 && !wedgeCheaper(len(ws), edges, wedges), force == 2 && (top^cn)&1 == 1:
+		return false
+	}
+	// Each middle's edges, in position order, counted alone and taken
+	// off; then the group's.
+	for r := 1; r < len(b.runs); r++ {
+		run := b.ge[b.runs[r-1]:b.runs[r]]
+		b.sweep(run, run[0].side&^1, 2, delta, tab, -1)
+	}
+	b.mergeRuns()
+	b.sweep(b.ge, 0, 2*len(ws), delta, tab, 1)
+	return true
+}
+
+// mergePos appends the merge of x and y (each in position order) to dst.
+func mergePos(dst, x, y []gEdge) []gEdge {
+	i, j := 0, 0
+	for i < len(x) && j < len(y) {
+		if x[i].pos < y[j].pos {
+			dst = append(dst, x[i])
+			i++
+		} else {
+			dst = append(dst, y[j])
+			j++
+		}
+	}
+	dst = append(dst, x[i:]...)
+	return append(dst, y[j:]...)
+}
+
+// mergeRuns sorts b.ge by position: it holds sorted runs ending at
+// b.runs[1:], merged pairwise.
+func (b *wedgeBuf) mergeRuns() {
+	for len(b.runs) > 2 {
+		b.me = b.me[:0]
+		runs := b.runs[:1]
+		for r := 1; r < len(b.runs); r += 2 {
+			if r+1 == len(b.runs) {
+				b.me = append(b.me, b.ge[b.runs[r-1]:b.runs[r]]...)
+			} else {
+				b.me = mergePos(b.me, b.ge[b.runs[r-1]:b.runs[r]], b.ge[b.runs[r]:b.runs[r+1]])
+			}
+			runs = append(runs, int32(len(b.me)))
+		}
+		b.runs = runs
+		b.ge, b.me = b.me, b.ge
+	}
+}
+
+// gEdge returns e as an edge of side (2m or 2m+1) of the sweep; low:
+// the side's first node (t, or m) has the pair's lower id.
+func (b *wedgeBuf) gEdge(e *p4Edge, side int32, low bool) gEdge {
+	var d uint8
+	if (e.flags&fIn != 0) == low {
+		d = 1 // into the first node: m → t, or o → m
+	}
+	return gEdge{pos: e.pos, t: e.t, side: side, d: d, counted: e.flags&fCounted != 0}
+}
+
+// wedgeCheaper reports whether a group of k middles whose sides hold
+// edges edges that are in some wedge, wedges of them, costs less by the
+// wedge sweeps than cycle by cycle: the sweeps' tree walks (wedges ×
+// depth) against the listing's reads ((k−1)·edges: each middle's edges
+// once per other middle). Timing both methods on every group of
+// tgraphgen's 1M-edge graph at δ 86400, M4's cell alone and all 32 alike,
+// the sweeps win below about 1/6 of a walk per read — the groups of many
+// middles that hold most of the wedges, 3–10× faster — and lose by 3–10×
+// above (groups of few middles, whose listing reads each side a few
+// times).
+func wedgeCheaper(k int, edges, wedges int64) bool {
+	depth := int64(bits.Len64(uint64(edges)) + 1)
+	return 6*wedges*depth < int64(k-1)*edges
+}
+
+// sweep adds sign × the group's wedge-pair counts (S, X, N by column and
+// type) for the edges ge in position order on sides base..base+sides−1
+// (side s pairs with s^1; even sides are t–m).
+func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables, sign int64) {
+	n := len(ge)
+	b.off = resize(b.off, sides+1)
+	clear(b.off)
+	for k := range ge {
+		b.off[ge[k].side-base+1]++
+	}
+	for s := range sides {
+		b.off[s+1] += b.off[s]
+	}
+	b.cnt = resize(b.cnt, sides)
+	clear(b.cnt)
+	b.idx = resize(b.idx, n)
+	for k := range ge {
+		s := ge[k].side - base
+		b.idx[b.off[s]+b.cnt[s]] = int32(k)
+		b.cnt[s]++
+	}
+	clear(b.cnt)
+	b.lo = resize(b.lo, sides)
+	b.hi = resize(b.hi, sides)
+	clear(b.lo)
+	clear(b.hi)
+	b.lowPos = resize(b.lowPos, n)
+	j := 0
+	for k := range ge {
+		for apart(ge[j].t, ge[k].t, delta) {
+			j++
+		}
+		b.lowPos[k] = int32(j)
+	}
+	cols := tab.cols
+	b.fw = resize(b.fw, (n+1)*cols)
+	clear(b.fw)
+	fw := b.fw
+	var tot, v, pl [8]uint32 // below 2^32: the group's wedges are
+	pre := func(x int32, out *[8]uint32) {
+		*out = [8]uint32{}
+		for i := int(x); i > 0; i &= i - 1 {
+			row := fw[i*cols : i*cols+cols]
+			for c, f := range row {
+				out[c] += f
+			}
+		}
+	}
+	for k := range ge {
+		e := &ge[k]
+		s := e.side - base
+		o := s ^ 1
+		ol := b.idx[b.off[o]:b.off[o+1]]
+		for b.lo[o] < b.cnt[o] && apart(ge[ol[b.lo[o]]].t, e.t, delta) {
+			b.lo[o]++
+		}
+		b.hi[o] = max(b.hi[o], b.cnt[o])
+		for int(b.hi[o]) < len(ol) && !apart(e.t, ge[ol[b.hi[o]]].t, delta) {
+			b.hi[o]++
+		}
+		onM := uint8(s & 1) // e is on the m–o side
+		// The wedges e starts (partners later on the other side) ask S;
+		// their types differ only in the partner's direction bit.
+		ty0 := onM<<2 | e.d<<(1-onM)
+		if (tab.askS[ty0] || tab.askS[ty0|1<<onM]) && b.cnt[o] < b.hi[o] {
+			for _, q := range ol[b.cnt[o]:b.hi[o]] {
+				f := &ge[q]
+				ty := ty0 | f.d<<onM
+				if !f.counted || !tab.askS[ty] {
+					continue
+				}
+				pre(b.lowPos[q], &v)
+				for c := range cols {
+					b.s[c][ty] += sign * int64(tot[c]-v[c])
+				}
+			}
+		}
+		// The wedges e ends (partners earlier on the other side) ask X
+		// and N if e is counted, then join the tree.
+		early := ol[b.lo[o]:b.cnt[o]]
+		ty0 = (1-onM)<<2 | e.d<<(1-onM)
+		ty1 := ty0 | 1<<onM
+		ask := e.counted && (tab.askXN[ty0] || tab.askXN[ty1])
+		if !ask && tab.colOf[ty0] < 0 && tab.colOf[ty1] < 0 {
+			b.cnt[s]++
+			continue
+		}
+		havePL := false
+		for _, q := range early {
+			f := &ge[q]
+			ty := ty0 | f.d<<onM
+			if ask && tab.askXN[ty] {
+				if !havePL {
+					pre(b.lowPos[k], &pl)
+					havePL = true
+				}
+				pre(q, &v)
+				for c := range cols {
+					b.x[c][ty] += sign * int64(v[c]-pl[c])
+					b.n[c][ty] += sign * int64(tot[c]-v[c])
+				}
+			}
+			// A wedge joins the tree at its last edge; the queries of the
+			// wedges after it in this loop see it, but they share e: a
+			// same-middle pair, counted alike by the middle's own sweep.
+			if c := int(tab.colOf[ty]); c >= 0 {
+				tot[c]++
+				for i := int(q) + 1; i <= n; i += i & -i {
+					fw[i*cols+c]++
+				}
+			}
+		}
+		b.cnt[s]++
+	}
+}
+
+// flush adds the sweeps' counts to raw (the cycle region) and clears them.
+func (b *wedgeBuf) flush(tab *wedgeTables, raw *[RawLen - rawCycle]int64) {
+	for c := range tab.cols {
+		t1 := tab.colType[c]
+		for ty := range uint8(8) {
+			if r := tab.raw[kindSeq][t1][ty]; r >= 0 {
+				raw[r] += b.s[c][ty]
+			}
+			if r := tab.raw[kindCross][t1][ty]; r >= 0 {
+				raw[r] += b.x[c][ty] - b.s[c][ty]
+			}
+			if r := tab.raw[kindNest][ty][t1]; r >= 0 {
+				raw[r] += b.n[c][ty]
+			}
+		}
+	}
+	b.s, b.x, b.n = [8][8]int64{}, [8][8]int64{}, [8][8]int64{}
+}
+
+// cycleWedges chooses the cycle pass's method per group: 0 the cheaper
+// (wedgeCheaper), 1 always the wedge sweeps, 2 the sweeps for half the
+// groups (by their nodes' ids) and the listing for the others, −1 always
+// the listing. A variable so that tests can send every group through
+// either, or mix them in one run.
+var cycleWedges = 0
