@@ -398,6 +398,21 @@ func (tc *pawTailCursors) less(v *[4][2]int64, e *pawEntry, k, s, bd int) {
 	}
 }
 
+// ownAt returns corner k's tail counts for entry e less e's own side, laid
+// out once per pair edge (tailOwn), where n_k is an end of e's side; nil
+// where it is not (the third corner, whose counts are searched).
+func (tc *pawTailCursors) ownAt(e *pawEntry, k int) *tailOwn {
+	side := int(e.sym / 2)
+	end := (k - side + 3) % 3
+	if end >= 2 {
+		return nil
+	}
+	if !tc.lower[side] {
+		end = 1 - end
+	}
+	return &tc.own[e.ix][end]
+}
+
 // q returns the tail counts of kind at corner k for entry e, by
 // direction at the corner (0: out of it).
 func (tc *pawTailCursors) q(e *pawEntry, k int, kind uint8) *[2]int64 {
@@ -417,14 +432,8 @@ func (tc *pawTailCursors) q(e *pawEntry, k int, kind uint8) *[2]int64 {
 	side := int(e.sym / 2)
 	// Corner n_k's sides: side k (n_k its first node) and side k+2 (n_k
 	// its second).
-	if end := (k - side + 3) % 3; end < 2 {
-		// n_k is an end of e's side: its counts less that side are laid
-		// out (tailOwn); less the corner's other side here.
-		lohi := end
-		if !tc.lower[side] {
-			lohi = 1 - end
-		}
-		o := &tc.own[e.ix][lohi]
+	if o := tc.ownAt(e, k); o != nil {
+		// Less the corner's other side here (e's own is laid out).
 		for d := range 2 {
 			switch bd {
 			case 0:
@@ -481,12 +490,7 @@ func (tc *pawTailCursors) all(e *pawEntry, qa, qc, qcEnd, qaFrom *[6]int64) {
 	side := int(e.sym / 2)
 	for k := range 3 {
 		var a, c, ce, af [2]int64
-		if end := (k - side + 3) % 3; end < 2 {
-			lohi := end
-			if !tc.lower[side] {
-				lohi = 1 - end
-			}
-			o := &tc.own[e.ix][lohi]
+		if o := tc.ownAt(e, k); o != nil {
 			for d := range 2 {
 				a[d], c[d], ce[d], af[d] = int64(o[qAll][d]), int64(o[qCnt][d]), int64(o[qCntEnd][d]), int64(o[qAllFrom][d])
 			}
