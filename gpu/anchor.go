@@ -17,10 +17,10 @@ import "github.com/motifwatch/motifwatch/motif"
 //     endpoint of its Next or Prev edge) where the other one's would be
 //     searched for. The other builds scan the shorter list there.
 //
-// The code costs registers (the plain build's 24/32/48 bytes of stack and
-// spills become 40/52/80), which slowed every plan it cannot help by
-// 7-15% when it was in the plain build (docs/GPU.md), so it is a build of
-// its own, run only for the plans with a step it anchors (anchorPays).
+// The code costs registers (more stack and spills than the plain build:
+// BENCHMARKS.md's ptxas figures), which slowed every plan it cannot help
+// when it was in the plain build (docs/GPU.md), so it is a build of its
+// own, run only for the plans with a step it anchors (anchorPays).
 
 // Bits of S_PREVNODES above the previous edge's endpoints: a closing
 // step's list (kernels/temporal.cu SCAN_OUT, SCAN_IN).
