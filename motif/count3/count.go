@@ -194,6 +194,9 @@ func Count(ctx context.Context, w *window.Window, delta int64, req motif.Request
 	}
 	if fam&Paws != 0 {
 		c.pawTab = pawTablesOf(opts.PawCells)
+		if c.pawTab != nil {
+			c.pawLight = pawLightTablesOf(c.pawTab.raws)
+		}
 	}
 	c.ph = newPhases(fam, c.workers, opts.Phases)
 	defer c.ph.done()
@@ -295,6 +298,11 @@ type counter struct {
 	// pawTab, if set, restricts the paw pass to a few cells' patterns
 	// (Options.PawCells).
 	pawTab *pawTables
+	// pawLight, if set, counts pawTab's cells by the light-side walk
+	// where a triangle's heavy side is laid out (pawHeavyOf) and heavy
+	// enough (pawlight.go).
+	pawLight   *pawLightTables
+	pawHeavyOf *pawHeavy
 	// wedgeTab: the wedge pairs the cycle pass's wedge sweeps count
 	// (cycle4wedge.go).
 	wedgeTab *wedgeTables

@@ -33,6 +33,7 @@ type pawBuf struct {
 	sst    []int64 // sparse: per entry, its symbol's start coefficients (pawTables.nStart)
 	sw     []int64 // sparse: the window's pair counters (pawTables.nPair)
 	acc    pawAcc  // dense: the sums before they are folded (pawAcc)
+	light  pawLightBuf
 }
 
 // pawPair indexes an ordered pair of symbols on the two sides other than
@@ -90,10 +91,18 @@ var pawPerm = func() (m [3][3][3]int) {
 // times one search per edge.
 func (c *counter) paws(ctx context.Context, sp *staticPairs, sq *tailSeqs) error {
 	bufs := make([]pawBuf, c.workers)
+	if c.pawLight != nil {
+		h, err := c.pawHeavy(ctx, sp, sq, c.pawLight)
+		if err != nil {
+			return err
+		}
+		c.pawHeavyOf = h
+	}
 	err := c.triangles4(ctx, sp, func(wk int, tri [3]uint32, pid [3]uint32) {
 		c.pawTriangle(sp, sq, tri, pid, &bufs[wk], (*[rawCycle - rawPaw]int64)(c.raws[wk].Raw[rawPaw:rawCycle]))
 	})
 	for wk := range bufs {
+		pawLightWalked.Add(bufs[wk].light.walked)
 		bufs[wk].acc.fold((*[rawCycle - rawPaw]int64)(c.raws[wk].Raw[rawPaw:rawCycle]))
 	}
 	return err
@@ -143,6 +152,9 @@ type pawSides struct {
 
 // pawTriangle adds the paws around one static triangle.
 func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3]uint32, b *pawBuf, raw *[rawCycle - rawPaw]int64) {
+	if c.pawLight != nil && c.pawLightWalk(sp, sq, n, pid, b, raw) {
+		return
+	}
 	var ps pawSides
 	pre, ok := c.pawEntries(sp, sq, n, pid, b, &ps)
 	if !ok {

@@ -57,6 +57,7 @@ type pawTables struct {
 	fIn, fOut, mIn, mOut     [6][]sparseUpd
 	coefs                    [6][]pawCoef
 	terms                    [6][]pawTerm
+	raws                     []int // the paw raw counters counted
 }
 
 // Coefficient kinds: a sequence count an edge of a symbol reads.
@@ -199,7 +200,9 @@ func pawTablesOf(m PawMask) *pawTables {
 			raws = append(raws, r)
 		}
 	}
-	return newPawTables(raws)
+	t := newPawTables(raws)
+	t.raws = raws
+	return t
 }
 
 // pawSparse counts the triangle's entries (pawEntries; pre their counted
