@@ -89,3 +89,43 @@ func BenchmarkPawCells(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPawLight prices M3 (paw-1234-ffff) counted with every triangle
+// walked over its three sides (the sparse tables) against the light-side
+// walk (pawlight.go) for a few heavy-side ratios (pawLightRatio) and
+// layout thresholds (pawLightMinHeavy), on CollegeMsg (or
+// MOTIFWATCH_COUNT3_GRAPH), δ 86400, 1 worker: the measure behind both.
+func BenchmarkPawLight(b *testing.B) {
+	w := benchGraph(b)
+	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
+	var m PawMask
+	m.Set(0)
+	oldMin, oldRatio := pawLightMinHeavy, pawLightRatio
+	b.Cleanup(func() { pawLightMinHeavy, pawLightRatio = oldMin, oldRatio })
+	want := int64(-1) // the three sides' count: every variant must equal it
+	for _, v := range []struct {
+		min   int
+		ratio float64
+	}{{1 << 40, 0}, {16, 0.5}, {16, 1}, {16, 2}, {16, 4}, {4, 1}, {64, 1}} {
+		name := fmt.Sprintf("light/min=%d/ratio=%g", v.min, v.ratio)
+		if v.min == 1<<40 {
+			name = "three-sides"
+		}
+		b.Run(name, func(b *testing.B) {
+			pawLightMinHeavy, pawLightRatio = v.min, v.ratio
+			cpu0 := cpuSeconds(b)
+			for b.Loop() {
+				raw, err := Count(context.Background(), w, 86400, req, Paws, Options{Workers: 1, PawCells: m})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got := raw.Cells()[Paw]; want < 0 {
+					want = got
+				} else if got != want {
+					b.Fatalf("%s: %d, three sides %d", name, got, want)
+				}
+			}
+			b.ReportMetric((cpuSeconds(b)-cpu0)/float64(b.N), "cpu-s/op")
+		})
+	}
+}

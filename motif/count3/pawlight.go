@@ -318,6 +318,22 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		}
 		lb.acts[z] = append(lb.acts[z], a)
 	}
+	// What each symbol's edges read (the heavy sums at three points cost
+	// a cache line each): as k, the heavy-first and heavy-last terms'; as
+	// p, the sums those terms take from the window; hi for every edge
+	// once a heavy-last term weighs pairs by it.
+	var kFirst, kLast, pFirst, pLast [6]bool
+	anyLast := false
+	for z := range lb.acts {
+		for _, a := range lb.acts[z] {
+			switch a.kind {
+			case heavyFirst:
+				kFirst[z], pFirst[a.y] = true, true
+			case heavyLast:
+				kLast[z], pLast[a.y], anyLast = true, true, true
+			}
+		}
+	}
 	hl := lists[H]
 	hv := ph.v[base : base+int64(len(hl)*ph.stride())]
 	stride := ph.stride()
@@ -375,11 +391,23 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 				}
 			}
 		}
+		d := uint8(0)
+		if (e.flags&fIn != 0) == lower[S] {
+			d = 1
+		}
+		sym := uint8(2*S) + d
 		tLo, tHi := motif.SubTicks(t, delta), motif.AddTicks(t, delta)
 		hPos = gallopPos4(hl, hPos, e.pos)
-		hIL = gallop4(hl, hIL, tLo)
-		hIH = gallopAfter4(hl, hIH, tHi)
-		hcPos, hcIL, hcIH := countsAt(hl, hPos, lower[H]), countsAt(hl, hIL, lower[H]), countsAt(hl, hIH, lower[H])
+		hcPos := countsAt(hl, hPos, lower[H])
+		var hcIL, hcIH sideCounts
+		if kFirst[sym] {
+			hIL = gallop4(hl, hIL, tLo)
+			hcIL = countsAt(hl, hIL, lower[H])
+		}
+		if anyLast {
+			hIH = gallopAfter4(hl, hIH, tHi)
+			hcIH = countsAt(hl, hIH, lower[H])
+		}
 		ol := ll[1-i]
 		oPos[1-i] = gallopPos4(ol, oPos[1-i], e.pos)
 		sFrom[1-i] = gallop4(ol, sFrom[1-i], tLo)
@@ -387,11 +415,6 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		ocPos := countsAt(ol, oPos[1-i], lower[O])
 		ocFrom := countsAt(ol, sFrom[1-i], lower[O])
 		scFrom := countsAt(ll[i], sFrom[i], lower[S])
-		d := uint8(0)
-		if (e.flags&fIn != 0) == lower[S] {
-			d = 1
-		}
-		sym := uint8(2*S) + d
 		counted := e.flags&fCounted != 0
 		ix := sp.loff[pid[S]] + int64(idx)
 		cSO, cSH, cOH := (H+2)%3, (O+2)%3, (S+2)%3 // the corners S∩O, S∩H, O∩H
@@ -404,8 +427,13 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		ownSO, ownSH := &sq.own[ix][ownEnd(cSO)], &sq.own[ix][ownEnd(cSH)]
 		// e as the later edge k: its terms.
 		if acts := lb.acts[sym]; len(acts) > 0 {
-			opK := heavySum(0, hIL, cSH)
-			ofcK := heavySum(1, hPos, cOH)
+			var opK, ofcK [2][2]int64
+			if kFirst[sym] {
+				opK = heavySum(0, hIL, cSH)
+			}
+			if kLast[sym] {
+				ofcK = heavySum(1, hPos, cOH)
+			}
 			for _, a := range acts {
 				s := &sums[a.y]
 				if s.cnt == 0 {
@@ -447,8 +475,12 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		v := &ent.v
 		v.cnt = 1
 		v.pa, v.hi = hcPos.all, hcIH.cnt
-		v.op = heavySum(0, hPos, cOH)
-		v.ofc = heavySum(1, hIH, cSH)
+		if pFirst[sym] {
+			v.op = heavySum(0, hPos, cOH)
+		}
+		if pLast[sym] {
+			v.ofc = heavySum(1, hIH, cSH)
+		}
 		for dt := range uint8(2) {
 			sl := c.pawLight.slot[dt]
 			if sl < 0 {
