@@ -106,7 +106,7 @@ func BenchmarkPawLight(b *testing.B) {
 	for _, v := range []struct {
 		min   int
 		ratio float64
-	}{{1 << 40, 0}, {16, 0.5}, {16, 1}, {16, 2}, {16, 4}, {4, 1}, {64, 1}} {
+	}{{1 << 40, 0}, {16, 0}, {16, 0.5}, {16, 1}, {16, 2}, {8, 0.5}, {32, 0.5}} {
 		name := fmt.Sprintf("light/min=%d/ratio=%g", v.min, v.ratio)
 		if v.min == 1<<40 {
 			name = "three-sides"
