@@ -34,30 +34,34 @@ import (
 
 // pawLightRaw reports whether paw raw counter r (pawShape's i) is one the
 // light walk counts: tail first (rank 0) at the corner of the first and
-// last triangle edges' sides.
+// last triangle edges' sides, or third (rank 2, between e2 and e3) at the
+// corner of the last two's.
 func pawLightRaw(r int) bool {
 	rank, cn, pat := r&3, r>>3%3, r/24
-	x2 := perms3[pat/8][1]
-	return rank == 0 && cn == (x2+2)%3
+	p := perms3[pat/8]
+	return rank == 0 && cn == (p[1]+2)%3 || rank == 2 && cn == (p[0]+2)%3
 }
 
-// pawLightTerm is a raw counter of the light walk: its triangle edges'
-// symbols in temporal order, its tail direction at the corner, and that
-// direction's slot in the heavy prefix sums.
+// pawLightTerm is a raw counter of the light walk: its tail's rank, its
+// triangle edges' symbols in temporal order, its tail direction at the
+// corner, and that direction's slot in the heavy prefix sums.
 type pawLightTerm struct {
 	raw  int16
+	rank uint8
 	x    [3]uint8
 	dt   uint8
 	slot uint8
 }
 
 // pawLightTables are the light walk's raw counters (Options.PawCells,
-// when every one of them is a pawLightRaw) and the tail directions they
-// read.
+// when every one of them is a pawLightRaw), the tail directions they read
+// and the kinds of heavy prefix sums (pawHeavy) they need.
 type pawLightTables struct {
 	terms []pawLightTerm
 	slot  [2]int8 // per tail direction at the corner: slot, or −1 if unread
 	nDT   int
+	kind  [3]int8 // per heavy sum kind: slot, or −1 if unread
+	nKind int
 }
 
 // pawLightTablesOf returns the light walk's tables of the paw raw
@@ -67,7 +71,13 @@ func pawLightTablesOf(raws []int) *pawLightTables {
 	if len(raws) == 0 {
 		return nil
 	}
-	t := &pawLightTables{slot: [2]int8{-1, -1}}
+	t := &pawLightTables{slot: [2]int8{-1, -1}, kind: [3]int8{-1, -1, -1}}
+	need := func(k int) {
+		if t.kind[k] < 0 {
+			t.kind[k] = int8(t.nKind)
+			t.nKind++
+		}
+	}
 	for _, r := range raws {
 		if !pawLightRaw(r) {
 			return nil
@@ -77,12 +87,18 @@ func pawLightTablesOf(raws []int) *pawLightTables {
 			t.slot[dt] = int8(t.nDT)
 			t.nDT++
 		}
+		need(sumAll)
+		if r&3 == 0 {
+			need(sumCntFrom)
+		} else {
+			need(sumCnt)
+		}
 		pat := r / 24
 		var x [3]uint8
 		for j, s := range perms3[pat/8] {
 			x[j] = uint8(2*s + pat>>(2-j)&1)
 		}
-		t.terms = append(t.terms, pawLightTerm{raw: int16(r), x: x, dt: dt, slot: uint8(t.slot[dt])})
+		t.terms = append(t.terms, pawLightTerm{raw: int16(r), rank: uint8(r & 3), x: x, dt: dt, slot: uint8(t.slot[dt])})
 	}
 	return t
 }
@@ -91,34 +107,46 @@ func pawLightTablesOf(raws []int) *pawLightTables {
 // to be laid out (pawHeavy), so that it may be a light walk's heavy side;
 // pawLightRatio is how many times the light sides' edges (in the span
 // where the three sides meet) the heavy side must hold for a triangle to
-// be walked on its light sides. Variables so that tests can send every
-// triangle through the light walk.
+// be walked on its light sides (BenchmarkPawLight: 0.5 to 2 and 8 to 32
+// edges alike, 0 slower: every triangle walked so). Variables so that
+// tests can send every triangle through the light walk.
 var (
 	pawLightMinHeavy = 16
 	pawLightRatio    = 1.0
 )
 
+// Kinds of heavy prefix sums: along a pair, of its edges' tails before
+// them (sumAll: all edges, qAll; sumCnt: counted edges, qAll) and of its
+// counted edges' tails before their t − δ (sumCntFrom, qAllFrom).
+const (
+	sumAll = iota
+	sumCntFrom
+	sumCnt
+)
+
 // pawHeavy are the prefix sums, along each pair with at least
 // pawLightMinHeavy edges, of its edges' laid-out corner counts
-// (tailSeqs.own) that the light walk reads at a heavy side: kind 0, all
-// edges' tails before them (qAll); kind 1, the counted edges' tails
-// before their t − δ (qAllFrom); by end (0: the pair's lower id), tail
-// direction slot and edge direction (fIn).
+// (tailSeqs.own) that the light walk reads at a heavy side, by kind slot,
+// end (0: the pair's lower id), tail direction slot and edge direction
+// (fIn).
 type pawHeavy struct {
-	off []int64 // per pair: its sums' first index in v, −1 if not laid out
-	v   []int64
-	nDT int
+	off   []int64 // per pair: its sums' first index in v, −1 if not laid out
+	v     []int64
+	nDT   int
+	nKind int
 }
 
 // stride is the sums per list index.
-func (h *pawHeavy) stride() int { return 8 * h.nDT }
+func (h *pawHeavy) stride() int { return 4 * h.nKind * h.nDT }
 
-// idx is the index in a list index's sums of kind, end, slot and fIn.
-func (h *pawHeavy) idx(kind, end, slot, fin int) int { return ((kind*2+end)*h.nDT+slot)*2 + fin }
+// idx is the index in a list index's sums of kind slot, end, slot and fIn.
+func (h *pawHeavy) idx(kind, end, slot, fin int) int {
+	return ((kind*2+end)*h.nDT+slot)*2 + fin
+}
 
 // pawHeavy lays out the prefix sums of the pairs that may be heavy.
 func (c *counter) pawHeavy(ctx context.Context, sp *staticPairs, sq *tailSeqs, lt *pawLightTables) (*pawHeavy, error) {
-	h := &pawHeavy{off: make([]int64, sp.pairsLen), nDT: lt.nDT}
+	h := &pawHeavy{off: make([]int64, sp.pairsLen), nDT: lt.nDT, nKind: lt.nKind}
 	stride := int64(h.stride())
 	var n int64
 	for j := range sp.pairsLen {
@@ -155,9 +183,14 @@ func (c *counter) pawHeavy(ctx context.Context, sp *staticPairs, sq *tailSeqs, l
 						if slot < 0 {
 							continue
 						}
-						acc[h.idx(0, end, slot, fin)] += int64(o[qAll][dt])
-						if cnt {
-							acc[h.idx(1, end, slot, fin)] += int64(o[qAllFrom][dt])
+						if ks := lt.kind[sumAll]; ks >= 0 {
+							acc[h.idx(int(ks), end, slot, fin)] += int64(o[qAll][dt])
+						}
+						if ks := lt.kind[sumCntFrom]; ks >= 0 && cnt {
+							acc[h.idx(int(ks), end, slot, fin)] += int64(o[qAllFrom][dt])
+						}
+						if ks := lt.kind[sumCnt]; ks >= 0 && cnt {
+							acc[h.idx(int(ks), end, slot, fin)] += int64(o[qAll][dt])
 						}
 					}
 				}
@@ -167,21 +200,25 @@ func (c *counter) pawHeavy(ctx context.Context, sp *staticPairs, sq *tailSeqs, l
 	return h, err
 }
 
-// Cases of a light walk's raw counter in a triangle: where its heavy side
-// falls among its three edges.
+// Terms of a light walk's raw counter in a triangle, by its rank and
+// where its heavy side falls among its three edges (first, middle, last).
 const (
-	heavyFirst uint8 = iota
-	heavyMiddle
-	heavyLast
+	r0First uint8 = iota
+	r0Middle
+	r0Last
+	r2First
+	r2Middle
+	r2Last
 )
 
 // pawLightAct is a raw counter's term read when an edge of symbol z (k,
-// the later light edge) is walked: its case, the earlier light edge's
+// the later light edge) is walked: its kind, the earlier light edge's
 // symbol y (p), the heavy edge's direction d, the tail's direction dt at
-// the corner and its slot.
+// the corner and its slot. A rank 2, heavy-last term is also read when a
+// later edge l of the symbol x arrives (pawLightBuf.later).
 type pawLightAct struct {
-	kind, y, d, dt, slot uint8
-	raw                  int16
+	kind, y, z, d, dt, slot uint8
+	raw                     int16
 }
 
 // pawLightEnt is a walked light edge in the window, with what it added to
@@ -196,16 +233,19 @@ type pawLightEnt struct {
 // pawLightSums are, per symbol, the window's light edges p summed: their
 // number; by heavy direction d, the heavy edges before p (pa) and the
 // counted ones no later than t_p + δ (hi); by tail slot and d, the heavy
-// prefix sums at those points (op: kind 0 at the heavy end on the other
-// light side, ofc: kind 1 at the heavy end on p's side); by slot, p's
-// tails at the light corner (qm) and at its heavy corner (ql), and those
-// times pa and hi.
+// prefix sums at those points (op: sumAll at pa, at the heavy end on the
+// other light side; ofc: sumCntFrom at hi, at the heavy end on p's side;
+// opc: sumCnt at hi, at the heavy end on the other light side); by slot,
+// p's tails at the light corner less the other light side before p (qm),
+// at its heavy corner less the heavy side before p (ql), the other light
+// side's edges before p at the heavy corner (cs), and those times pa and
+// hi.
 type pawLightSums struct {
-	cnt        int64
-	pa, hi     [2]int64
-	op, ofc    [2][2]int64
-	qm, ql     [2]int64
-	qmPA, qlHI [2][2]int64
+	cnt              int64
+	pa, hi           [2]int64
+	op, ofc, opc     [2][2]int64
+	qm, ql, cs       [2]int64
+	qmPA, qlHI, csPA [2][2]int64
 }
 
 func (s *pawLightSums) add(v *pawLightSums, sign int64) {
@@ -215,11 +255,14 @@ func (s *pawLightSums) add(v *pawLightSums, sign int64) {
 		s.hi[d] += sign * v.hi[d]
 		s.qm[d] += sign * v.qm[d]
 		s.ql[d] += sign * v.ql[d]
+		s.cs[d] += sign * v.cs[d]
 		for x := range 2 {
 			s.op[d][x] += sign * v.op[d][x]
 			s.ofc[d][x] += sign * v.ofc[d][x]
+			s.opc[d][x] += sign * v.opc[d][x]
 			s.qmPA[d][x] += sign * v.qmPA[d][x]
 			s.qlHI[d][x] += sign * v.qlHI[d][x]
+			s.csPA[d][x] += sign * v.csPA[d][x]
 		}
 	}
 }
@@ -227,8 +270,9 @@ func (s *pawLightSums) add(v *pawLightSums, sign int64) {
 // pawLightBuf is a worker's scratch for the light walk.
 type pawLightBuf struct {
 	q      []pawLightEnt
-	acts   [6][]pawLightAct
-	walked int64 // triangles walked on their light sides
+	acts   [6][]pawLightAct // by k's symbol
+	later  [6][]pawLightAct // rank 2, heavy last: by l's symbol
+	walked int64            // triangles walked on their light sides
 }
 
 // pawLightWalked counts the triangles every run walked on their light
@@ -300,50 +344,61 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		}
 		cand[i] = b.cand[at0:len(b.cand):len(b.cand)]
 	}
-	// The counters' terms by the later light edge's symbol.
+	// The counters' terms by the later light edge's symbol, and what each
+	// symbol's edges read (the heavy sums cost a cache line a point).
 	lb := &b.light
 	for z := range lb.acts {
-		lb.acts[z] = lb.acts[z][:0]
+		lb.acts[z], lb.later[z] = lb.acts[z][:0], lb.later[z][:0]
 	}
+	type needs struct{ kIL, kOP, kOFC, kOPpos, kOPC, pOP, pOFC, pOPC bool }
+	var nd [6]needs
+	var anyHi, anyW, anyPairs bool
 	for _, tm := range c.pawLight.terms {
 		a := pawLightAct{dt: tm.dt, slot: tm.slot, raw: tm.raw}
-		z := tm.x[2]
+		x := tm.x
+		var pos uint8 // the heavy edge's place
 		switch H {
-		case int(tm.x[0] / 2):
-			a.kind, a.y, a.d = heavyFirst, tm.x[1], tm.x[0]&1
-		case int(tm.x[1] / 2):
-			a.kind, a.y, a.d = heavyMiddle, tm.x[0], tm.x[1]&1
+		case int(x[0] / 2):
+			a.y, a.z, a.d = x[1], x[2], x[0]&1
+		case int(x[1] / 2):
+			a.y, a.z, a.d, pos = x[0], x[2], x[1]&1, 1
 		default:
-			a.kind, a.y, a.d, z = heavyLast, tm.x[0], tm.x[2]&1, tm.x[1]
+			a.y, a.z, a.d, pos = x[0], x[1], x[2]&1, 2
 		}
-		lb.acts[z] = append(lb.acts[z], a)
-	}
-	// What each symbol's edges read (the heavy sums at three points cost
-	// a cache line each): as k, the heavy-first and heavy-last terms'; as
-	// p, the sums those terms take from the window; hi for every edge
-	// once a heavy-last term weighs pairs by it.
-	var kFirst, kLast, pFirst, pLast [6]bool
-	anyLast := false
-	for z := range lb.acts {
-		for _, a := range lb.acts[z] {
-			switch a.kind {
-			case heavyFirst:
-				kFirst[z], pFirst[a.y] = true, true
-			case heavyLast:
-				kLast[z], pLast[a.y], anyLast = true, true, true
-			}
+		a.kind = 3*(tm.rank/2) + pos
+		k, p := &nd[a.z], &nd[a.y]
+		switch a.kind {
+		case r0First:
+			k.kIL, k.kOP, p.pOP, anyW = true, true, true, true
+		case r0Last:
+			k.kOFC, p.pOFC, anyHi, anyW = true, true, true, true
+		case r2First:
+			k.kIL = true
+		case r2Middle:
+			k.kOPpos, p.pOP, anyPairs = true, true, true
+		case r2Last:
+			k.kOPC, p.pOPC, anyHi, anyPairs = true, true, true, true
+			// l: an edge of k's side in the tail's direction at the
+			// corner of k's side and the heavy side.
+			sz := int(a.z / 2)
+			cn := (3 - H - sz + 2) % 3
+			l := uint8(2*sz + dirAt(sz, cn, a.dt))
+			lb.later[l] = append(lb.later[l], a)
 		}
+		lb.acts[a.z] = append(lb.acts[a.z], a)
 	}
 	hl := lists[H]
-	hv := ph.v[base : base+int64(len(hl)*ph.stride())]
 	stride := ph.stride()
+	hv := ph.v[base : base+int64(len(hl)*stride)]
+	kinds := c.pawLight.kind
 	// heavySum reads the heavy prefix sums of kind at list index i, corner
-	// node c (an end of H), by tail slot and heavy symbol direction.
-	heavySum := func(kind, i, c int) (v [2][2]int64) {
+	// node cn (an end of H), by tail slot and heavy symbol direction.
+	heavySum := func(kind, i, cn int) (v [2][2]int64) {
 		end := 0
-		if (c == H) != lower[H] {
+		if (cn == H) != lower[H] {
 			end = 1
 		}
+		ks := int(kinds[kind])
 		row := hv[i*stride : i*stride+stride]
 		for sl := range ph.nDT {
 			for d := range 2 {
@@ -351,13 +406,16 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 				if (d == 1) == lower[H] {
 					fin = 1
 				}
-				v[sl][d] = row[ph.idx(kind, end, sl, fin)]
+				v[sl][d] = row[ph.idx(ks, end, sl, fin)]
 			}
 		}
 		return
 	}
 	var sums [6]pawLightSums
-	var w, w2 [6][6][2]int64 // Σ over window pairs l < p of pa(p) − pa(l), hi(p) − hi(l)
+	// Window pairs l < p by symbols and heavy direction: w Σ pa(p) −
+	// pa(l), w2 Σ hi(p) − hi(l), np their number, pl Σ pa(p), vh Σ hi(l).
+	var w, w2, pl, vh [6][6][2]int64
+	var np [6][6]int64
 	syms := [4]uint8{uint8(2 * A), uint8(2*A + 1), uint8(2 * B), uint8(2*B + 1)}
 	lb.q = lb.q[:0]
 	head := 0
@@ -384,27 +442,34 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 			head++
 			x := l.sym
 			sums[x].add(&l.v, -1)
-			for _, y := range syms {
-				for d := range 2 {
-					w[x][y][d] -= sums[y].pa[d] - sums[y].cnt*l.v.pa[d]
-					w2[x][y][d] -= sums[y].hi[d] - sums[y].cnt*l.v.hi[d]
+			if anyW || anyPairs {
+				for _, y := range syms {
+					s := &sums[y]
+					np[x][y] -= s.cnt
+					for d := range 2 {
+						w[x][y][d] -= s.pa[d] - s.cnt*l.v.pa[d]
+						w2[x][y][d] -= s.hi[d] - s.cnt*l.v.hi[d]
+						pl[x][y][d] -= s.pa[d]
+						vh[x][y][d] -= l.v.hi[d] * s.cnt
+					}
 				}
 			}
 		}
-		d := uint8(0)
+		ed := 0
 		if (e.flags&fIn != 0) == lower[S] {
-			d = 1
+			ed = 1
 		}
-		sym := uint8(2*S) + d
+		sym := uint8(2*S + ed)
+		need := &nd[sym]
 		tLo, tHi := motif.SubTicks(t, delta), motif.AddTicks(t, delta)
 		hPos = gallopPos4(hl, hPos, e.pos)
 		hcPos := countsAt(hl, hPos, lower[H])
 		var hcIL, hcIH sideCounts
-		if kFirst[sym] {
+		if need.kIL {
 			hIL = gallop4(hl, hIL, tLo)
 			hcIL = countsAt(hl, hIL, lower[H])
 		}
-		if anyLast {
+		if anyHi {
 			hIH = gallopAfter4(hl, hIH, tHi)
 			hcIH = countsAt(hl, hIH, lower[H])
 		}
@@ -415,24 +480,57 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		ocPos := countsAt(ol, oPos[1-i], lower[O])
 		ocFrom := countsAt(ol, sFrom[1-i], lower[O])
 		scFrom := countsAt(ll[i], sFrom[i], lower[S])
+		scPos := countsAt(ll[i], idx, lower[S])
 		counted := e.flags&fCounted != 0
 		ix := sp.loff[pid[S]] + int64(idx)
 		cSO, cSH, cOH := (H+2)%3, (O+2)%3, (S+2)%3 // the corners S∩O, S∩H, O∩H
-		ownEnd := func(c int) int {                // n_c's end of S (0: its lower id)
-			if (c == S) == lower[S] {
+		ownEnd := func(cn int) int {               // n_cn's end of S (0: its lower id)
+			if (cn == S) == lower[S] {
 				return 0
 			}
 			return 1
 		}
 		ownSO, ownSH := &sq.own[ix][ownEnd(cSO)], &sq.own[ix][ownEnd(cSH)]
+		// e's values as an earlier edge p, and the scalars it reads as k.
+		var ent pawLightEnt
+		ent.t, ent.sym = t, sym
+		v := &ent.v
+		v.cnt = 1
+		v.pa, v.hi = hcPos.all, hcIH.cnt
+		for dt := range uint8(2) {
+			sl := c.pawLight.slot[dt]
+			if sl < 0 {
+				continue
+			}
+			v.qm[sl] = int64(ownSO[qAll][dt]) - ocPos.all[dirAt(O, cSO, dt)]
+			v.ql[sl] = int64(ownSH[qAll][dt]) - hcPos.all[dirAt(H, cSH, dt)]
+			v.cs[sl] = ocPos.all[dirAt(O, cOH, dt)]
+			for hd := range 2 {
+				v.qmPA[sl][hd] = v.qm[sl] * v.pa[hd]
+				v.qlHI[sl][hd] = v.ql[sl] * v.hi[hd]
+				v.csPA[sl][hd] = v.cs[sl] * v.pa[hd]
+			}
+		}
+		// e as the last light edge l of rank 2, heavy-last triples' tails'
+		// corrections: the pairs p < k before it weighed by the counted
+		// heavy edges after it and no later than t_p + δ.
+		for _, a := range lb.later[sym] {
+			raw[a.raw] -= vh[a.y][a.z][a.d] - hcPos.cnt[a.d]*np[a.y][a.z]
+		}
 		// e as the later edge k: its terms.
 		if acts := lb.acts[sym]; len(acts) > 0 {
-			var opK, ofcK [2][2]int64
-			if kFirst[sym] {
-				opK = heavySum(0, hIL, cSH)
+			var opK, ofcK, opKpos, opcK [2][2]int64
+			if need.kOP {
+				opK = heavySum(sumAll, hIL, cSH)
 			}
-			if kLast[sym] {
-				ofcK = heavySum(1, hPos, cOH)
+			if need.kOFC {
+				ofcK = heavySum(sumCntFrom, hPos, cOH)
+			}
+			if need.kOPpos {
+				opKpos = heavySum(sumAll, hPos, cSH)
+			}
+			if need.kOPC {
+				opcK = heavySum(sumCnt, hPos, cSH)
 			}
 			for _, a := range acts {
 				s := &sums[a.y]
@@ -440,9 +538,9 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 					continue
 				}
 				hd, dt, sl := a.d, a.dt, a.slot
-				var v int64
+				var val int64
 				switch a.kind {
-				case heavyFirst:
+				case r0First:
 					if !counted {
 						continue
 					}
@@ -451,52 +549,65 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 					ntot := s.pa[hd] - s.cnt*il
 					qf := int64(ownSH[qAllFrom][dt]) - hcIL.all[dirAt(H, cSH, dt)]
 					cw := scFrom.all[dS]
-					v = s.op[sl][hd] - s.cnt*opK[sl][hd] - (cw+qf)*ntot - w[2*S+dS][a.y][hd]
-				case heavyMiddle:
+					val = s.op[sl][hd] - s.cnt*opK[sl][hd] - (cw+qf)*ntot - w[2*S+dS][a.y][hd]
+				case r0Middle:
 					if !counted {
 						continue
 					}
 					pa := hcPos.all[hd]
 					ntot := s.cnt*pa - s.pa[hd]
 					qf := int64(ownSO[qAllFrom][dt]) - ocFrom.all[dirAt(O, cSO, dt)]
-					v = pa*s.qm[sl] - s.qmPA[sl][hd] - qf*ntot
-				case heavyLast:
+					val = pa*s.qm[sl] - s.qmPA[sl][hd] - qf*ntot
+				case r0Last:
 					dO := dirAt(O, cOH, dt)
 					pc := hcPos.cnt[hd]
 					ntot := s.hi[hd] - s.cnt*pc
-					v = s.qlHI[sl][hd] - pc*s.ql[sl] + ocFrom.all[dO]*ntot - (s.ofc[sl][hd] - s.cnt*ofcK[sl][hd]) + w2[2*O+dO][a.y][hd]
+					val = s.qlHI[sl][hd] - pc*s.ql[sl] + ocFrom.all[dO]*ntot - (s.ofc[sl][hd] - s.cnt*ofcK[sl][hd]) + w2[2*O+dO][a.y][hd]
+				case r2First:
+					if !counted {
+						continue
+					}
+					il := hcIL.all[hd]
+					val = v.qm[sl]*(s.pa[hd]-s.cnt*il) - (s.qmPA[sl][hd] - il*s.qm[sl])
+				case r2Middle:
+					if !counted {
+						continue
+					}
+					pa := hcPos.all[hd]
+					x := 2*S + dirAt(S, cSH, dt)
+					val = (s.cnt*pa-s.pa[hd])*v.ql[sl] - s.cnt*opKpos[sl][hd] + s.op[sl][hd] + pa*s.cs[sl] - s.csPA[sl][hd] + pa*np[a.y][x] - pl[a.y][x][hd]
+				case r2Last:
+					dS := dirAt(S, cSH, dt)
+					self := int64(0)
+					if ed == dS {
+						self = 1
+					}
+					ntot := s.hi[hd] - s.cnt*hcPos.cnt[hd]
+					val = s.opc[sl][hd] - s.cnt*opcK[sl][hd] - (scPos.all[dS]+self+v.ql[sl])*ntot
 				}
-				raw[a.raw] += v
+				raw[a.raw] += val
 			}
 		}
 		// e joins the window as an earlier edge p.
-		var ent pawLightEnt
-		ent.t, ent.sym = t, sym
-		v := &ent.v
-		v.cnt = 1
-		v.pa, v.hi = hcPos.all, hcIH.cnt
-		if pFirst[sym] {
-			v.op = heavySum(0, hPos, cOH)
+		if need.pOP {
+			v.op = heavySum(sumAll, hPos, cOH)
 		}
-		if pLast[sym] {
-			v.ofc = heavySum(1, hIH, cSH)
+		if need.pOFC {
+			v.ofc = heavySum(sumCntFrom, hIH, cSH)
 		}
-		for dt := range uint8(2) {
-			sl := c.pawLight.slot[dt]
-			if sl < 0 {
-				continue
-			}
-			v.qm[sl] = int64(ownSO[qAll][dt]) - ocPos.all[dirAt(O, cSO, dt)]
-			v.ql[sl] = int64(ownSH[qAll][dt]) - hcPos.all[dirAt(H, cSH, dt)]
-			for hd := range 2 {
-				v.qmPA[sl][hd] = v.qm[sl] * v.pa[hd]
-				v.qlHI[sl][hd] = v.ql[sl] * v.hi[hd]
-			}
+		if need.pOPC {
+			v.opc = heavySum(sumCnt, hIH, cOH)
 		}
-		for _, x := range syms {
-			for hd := range 2 {
-				w[x][sym][hd] += sums[x].cnt*v.pa[hd] - sums[x].pa[hd]
-				w2[x][sym][hd] += sums[x].cnt*v.hi[hd] - sums[x].hi[hd]
+		if anyW || anyPairs {
+			for _, x := range syms {
+				s := &sums[x]
+				np[x][sym] += s.cnt
+				for hd := range 2 {
+					w[x][sym][hd] += s.cnt*v.pa[hd] - s.pa[hd]
+					w2[x][sym][hd] += s.cnt*v.hi[hd] - s.hi[hd]
+					pl[x][sym][hd] += s.cnt * v.pa[hd]
+					vh[x][sym][hd] += s.hi[hd]
+				}
 			}
 		}
 		sums[sym].add(v, 1)
