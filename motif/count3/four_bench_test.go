@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -90,42 +91,49 @@ func BenchmarkPawCells(b *testing.B) {
 	}
 }
 
-// BenchmarkPawLight prices M3 (paw-1234-ffff) counted with every triangle
-// walked over its three sides (the sparse tables) against the light-side
-// walk (pawlight.go) for a few heavy-side ratios (pawLightRatio) and
-// layout thresholds (pawLightMinHeavy), on CollegeMsg (or
-// MOTIFWATCH_COUNT3_GRAPH), δ 86400, 1 worker: the measure behind both.
+// BenchmarkPawLight prices M3 (paw-1234-ffff) and M9 (paw-3214-bbbb)
+// counted with every triangle walked over its three sides (the sparse
+// tables) against the light-side walk (pawlight.go) for a few heavy-side
+// ratios (pawLightRatio) and layout thresholds (pawLightMinHeavy), on
+// CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH), δ 86400, 1 worker, counts
+// checked equal: the measure behind both.
 func BenchmarkPawLight(b *testing.B) {
 	w := benchGraph(b)
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
-	var m PawMask
-	m.Set(0)
 	oldMin, oldRatio := pawLightMinHeavy, pawLightRatio
 	b.Cleanup(func() { pawLightMinHeavy, pawLightRatio = oldMin, oldRatio })
-	want := int64(-1) // the three sides' count: every variant must equal it
-	for _, v := range []struct {
-		min   int
-		ratio float64
-	}{{1 << 40, 0}, {16, 0}, {16, 0.5}, {16, 1}, {16, 2}, {8, 0.5}, {32, 0.5}} {
-		name := fmt.Sprintf("light/min=%d/ratio=%g", v.min, v.ratio)
-		if v.min == 1<<40 {
-			name = "three-sides"
+	for _, q := range []struct{ name, cell string }{{"M3", "paw-1234-ffff"}, {"M9", "paw-3214-bbbb"}} {
+		i := slices.Index(pawNames[:], q.cell)
+		if i < 0 {
+			b.Fatalf("no paw cell %s", q.cell)
 		}
-		b.Run(name, func(b *testing.B) {
-			pawLightMinHeavy, pawLightRatio = v.min, v.ratio
-			cpu0 := cpuSeconds(b)
-			for b.Loop() {
-				raw, err := Count(context.Background(), w, 86400, req, Paws, Options{Workers: 1, PawCells: m})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if got := raw.Cells()[Paw]; want < 0 {
-					want = got
-				} else if got != want {
-					b.Fatalf("%s: %d, three sides %d", name, got, want)
-				}
+		var m PawMask
+		m.Set(i)
+		want := int64(-1) // the three sides' count: every variant must equal it
+		for _, v := range []struct {
+			min   int
+			ratio float64
+		}{{1 << 40, 0}, {16, 0}, {16, 0.5}, {16, 1}, {16, 2}, {8, 1}, {32, 1}} {
+			name := fmt.Sprintf("%s/light/min=%d/ratio=%g", q.name, v.min, v.ratio)
+			if v.min == 1<<40 {
+				name = q.name + "/three-sides"
 			}
-			b.ReportMetric((cpuSeconds(b)-cpu0)/float64(b.N), "cpu-s/op")
-		})
+			b.Run(name, func(b *testing.B) {
+				pawLightMinHeavy, pawLightRatio = v.min, v.ratio
+				cpu0 := cpuSeconds(b)
+				for b.Loop() {
+					raw, err := Count(context.Background(), w, 86400, req, Paws, Options{Workers: 1, PawCells: m})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if got := raw.Cells()[Paw+Cell(i)]; want < 0 {
+						want = got
+					} else if got != want {
+						b.Fatalf("%s: %d, three sides %d", name, got, want)
+					}
+				}
+				b.ReportMetric((cpuSeconds(b)-cpu0)/float64(b.N), "cpu-s/op")
+			})
+		}
 	}
 }
