@@ -34,12 +34,21 @@ import (
 
 // pawLightRaw reports whether paw raw counter r (pawShape's i) is one the
 // light walk counts: tail first (rank 0) at the corner of the first and
-// last triangle edges' sides, or third (rank 2, between e2 and e3) at the
+// last triangle edges' sides, second (rank 1, between e1 and e2) at the
+// corner of the first two's, or third (rank 2, between e2 and e3) at the
 // corner of the last two's.
 func pawLightRaw(r int) bool {
 	rank, cn, pat := r&3, r>>3%3, r/24
 	p := perms3[pat/8]
-	return rank == 0 && cn == (p[1]+2)%3 || rank == 2 && cn == (p[0]+2)%3
+	switch rank {
+	case 0:
+		return cn == (p[1]+2)%3
+	case 1:
+		return cn == (p[2]+2)%3
+	case 2:
+		return cn == (p[0]+2)%3
+	}
+	return false
 }
 
 // pawLightTerm is a raw counter of the light walk: its tail's rank, its
@@ -88,9 +97,10 @@ func pawLightTablesOf(raws []int) *pawLightTables {
 			t.nDT++
 		}
 		need(sumAll)
-		if r&3 == 0 {
+		switch r & 3 {
+		case 0:
 			need(sumCntFrom)
-		} else {
+		case 2:
 			need(sumCnt)
 		}
 		pat := r / 24
@@ -206,6 +216,9 @@ const (
 	r0First uint8 = iota
 	r0Middle
 	r0Last
+	r1First
+	r1Middle
+	r1Last
 	r2First
 	r2Middle
 	r2Last
@@ -234,18 +247,20 @@ type pawLightEnt struct {
 // number; by heavy direction d, the heavy edges before p (pa) and the
 // counted ones no later than t_p + δ (hi); by tail slot and d, the heavy
 // prefix sums at those points (op: sumAll at pa, at the heavy end on the
-// other light side; ofc: sumCntFrom at hi, at the heavy end on p's side;
-// opc: sumCnt at hi, at the heavy end on the other light side); by slot,
-// p's tails at the light corner less the other light side before p (qm),
-// at its heavy corner less the heavy side before p (ql), the other light
-// side's edges before p at the heavy corner (cs), and those times pa and
-// hi.
+// other light side; opS: the same at the heavy end on p's side; ofc:
+// sumCntFrom at hi, at the heavy end on p's side; opc: sumCnt at hi, at
+// the heavy end on the other light side); by slot, p's tails at the light
+// corner less the other light side before p (qm), at its heavy corner
+// less the heavy side before p (ql), the other light side's edges before
+// p at the heavy corner (cs), ql plus p's own side's edges before p and
+// p itself at that corner (g), and those times pa and hi.
 type pawLightSums struct {
-	cnt              int64
-	pa, hi           [2]int64
-	op, ofc, opc     [2][2]int64
-	qm, ql, cs       [2]int64
-	qmPA, qlHI, csPA [2][2]int64
+	cnt                          int64
+	pa, hi                       [2]int64
+	op, opS, ofc, opc            [2][2]int64
+	qm, ql, cs, g                [2]int64
+	qmPA, qmHI, qlPA, qlHI, csPA [2][2]int64
+	gPA                          [2][2]int64
 }
 
 func (s *pawLightSums) add(v *pawLightSums, sign int64) {
@@ -256,8 +271,13 @@ func (s *pawLightSums) add(v *pawLightSums, sign int64) {
 		s.qm[d] += sign * v.qm[d]
 		s.ql[d] += sign * v.ql[d]
 		s.cs[d] += sign * v.cs[d]
+		s.g[d] += sign * v.g[d]
 		for x := range 2 {
 			s.op[d][x] += sign * v.op[d][x]
+			s.opS[d][x] += sign * v.opS[d][x]
+			s.qmHI[d][x] += sign * v.qmHI[d][x]
+			s.qlPA[d][x] += sign * v.qlPA[d][x]
+			s.gPA[d][x] += sign * v.gPA[d][x]
 			s.ofc[d][x] += sign * v.ofc[d][x]
 			s.opc[d][x] += sign * v.opc[d][x]
 			s.qmPA[d][x] += sign * v.qmPA[d][x]
@@ -350,7 +370,7 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 	for z := range lb.acts {
 		lb.acts[z], lb.later[z] = lb.acts[z][:0], lb.later[z][:0]
 	}
-	type needs struct{ kIL, kOP, kOFC, kOPpos, kOPC, pOP, pOFC, pOPC bool }
+	type needs struct{ kIL, kOP, kOFC, kOPpos, kOPC, kOPo, kOPposO, pOP, pOPS, pOFC, pOPC bool }
 	var nd [6]needs
 	var anyHi, anyW, anyPairs bool
 	for _, tm := range c.pawLight.terms {
@@ -365,13 +385,19 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		default:
 			a.y, a.z, a.d, pos = x[0], x[1], x[2]&1, 2
 		}
-		a.kind = 3*(tm.rank/2) + pos
+		a.kind = 3*tm.rank + pos
 		k, p := &nd[a.z], &nd[a.y]
 		switch a.kind {
 		case r0First:
 			k.kIL, k.kOP, p.pOP, anyW = true, true, true, true
 		case r0Last:
 			k.kOFC, p.pOFC, anyHi, anyW = true, true, true, true
+		case r1First:
+			k.kIL, k.kOPo, p.pOPS, anyW = true, true, true, true
+		case r1Middle:
+			k.kOPposO, p.pOPS, anyPairs = true, true, true
+		case r1Last:
+			anyHi = true
 		case r2First:
 			k.kIL = true
 		case r2Middle:
@@ -505,7 +531,15 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 			v.qm[sl] = int64(ownSO[qAll][dt]) - ocPos.all[dirAt(O, cSO, dt)]
 			v.ql[sl] = int64(ownSH[qAll][dt]) - hcPos.all[dirAt(H, cSH, dt)]
 			v.cs[sl] = ocPos.all[dirAt(O, cOH, dt)]
+			dS := dirAt(S, cSH, dt)
+			v.g[sl] = v.ql[sl] + scPos.all[dS]
+			if ed == dS {
+				v.g[sl]++
+			}
 			for hd := range 2 {
+				v.qmHI[sl][hd] = v.qm[sl] * v.hi[hd]
+				v.qlPA[sl][hd] = v.ql[sl] * v.pa[hd]
+				v.gPA[sl][hd] = v.g[sl] * v.pa[hd]
 				v.qmPA[sl][hd] = v.qm[sl] * v.pa[hd]
 				v.qlHI[sl][hd] = v.ql[sl] * v.hi[hd]
 				v.csPA[sl][hd] = v.cs[sl] * v.pa[hd]
@@ -519,7 +553,7 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		}
 		// e as the later edge k: its terms.
 		if acts := lb.acts[sym]; len(acts) > 0 {
-			var opK, ofcK, opKpos, opcK [2][2]int64
+			var opK, ofcK, opKpos, opcK, opKo, opKposO [2][2]int64
 			if need.kOP {
 				opK = heavySum(sumAll, hIL, cSH)
 			}
@@ -531,6 +565,12 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 			}
 			if need.kOPC {
 				opcK = heavySum(sumCnt, hPos, cSH)
+			}
+			if need.kOPo {
+				opKo = heavySum(sumAll, hIL, cOH)
+			}
+			if need.kOPposO {
+				opKposO = heavySum(sumAll, hPos, cOH)
 			}
 			for _, a := range acts {
 				s := &sums[a.y]
@@ -563,6 +603,24 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 					pc := hcPos.cnt[hd]
 					ntot := s.hi[hd] - s.cnt*pc
 					val = s.qlHI[sl][hd] - pc*s.ql[sl] + ocFrom.all[dO]*ntot - (s.ofc[sl][hd] - s.cnt*ofcK[sl][hd]) + w2[2*O+dO][a.y][hd]
+				case r1First:
+					if !counted {
+						continue
+					}
+					dO := dirAt(O, cOH, dt)
+					il := hcIL.all[hd]
+					ntot := s.pa[hd] - s.cnt*il
+					val = s.qlPA[sl][hd] - il*s.ql[sl] - s.opS[sl][hd] + s.cnt*opKo[sl][hd] + ocFrom.all[dO]*ntot + w[2*O+dO][a.y][hd]
+				case r1Middle:
+					if !counted {
+						continue
+					}
+					x := 2*O + dirAt(O, cOH, dt)
+					pa := hcPos.all[hd]
+					val = s.cnt*opKposO[sl][hd] - s.opS[sl][hd] - (pa*s.g[sl] - s.gPA[sl][hd]) - (pa*np[a.y][x] - pl[a.y][x][hd])
+				case r1Last:
+					pc := hcPos.cnt[hd]
+					val = v.qm[sl]*(s.hi[hd]-s.cnt*pc) - (s.qmHI[sl][hd] - pc*s.qm[sl])
 				case r2First:
 					if !counted {
 						continue
@@ -591,6 +649,9 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		// e joins the window as an earlier edge p.
 		if need.pOP {
 			v.op = heavySum(sumAll, hPos, cOH)
+		}
+		if need.pOPS {
+			v.opS = heavySum(sumAll, hPos, cSH)
 		}
 		if need.pOFC {
 			v.ofc = heavySum(sumCntFrom, hIH, cSH)
