@@ -672,6 +672,10 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 			}
 		}
 		sums[sym].add(v, 1)
+		if head >= 256 && 2*head >= len(lb.q) { // the window only: a hub's triangle walks many
+			lb.q = lb.q[:copy(lb.q, lb.q[head:])]
+			head = 0
+		}
 		lb.q = append(lb.q, ent)
 	}
 	return true
