@@ -130,7 +130,9 @@ type Options struct {
 	CycleCells uint32
 	// PawCells, if not empty, restricts Count's paws to its cells; the
 	// others' counters stay zero. Up to eight cells go through sparse
-	// tables, one for about a quarter of all 160's time (pawsparse.go).
+	// tables, one for about a quarter of all 160's time (pawsparse.go),
+	// and a set of M3's and M9's kin walks heavy triangles on their light
+	// sides only (pawlight.go).
 	// An Engine sets it per run from its requests and ignores the field
 	// in its own options.
 	PawCells PawMask

@@ -90,7 +90,11 @@
 // own side from counts laid out per pair edge and searched at the third;
 // a run for up to eight paw cells (Options.PawCells, an Engine's paw
 // queries) keeps only the window pairs and tail counts their patterns
-// read (pawsparse.go).
+// read (pawsparse.go); where each such cell's tail hangs at the corner
+// that its neighbours in time share (M3, M9: 48 cells), a triangle with a
+// heavy side is walked on its two light sides only, the heavy one read
+// through prefix counts and prefix sums of its corner counts, as the
+// triangle pass reads its heaviest side (pawlight.go).
 // The counters are labelled patterns
 // mapped to cells by isomorphism against the library's motifs, which is
 // also how Shape recognises a query of these shapes.
