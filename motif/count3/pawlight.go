@@ -292,8 +292,24 @@ type pawLightBuf struct {
 	q      []pawLightEnt
 	acts   [6][]pawLightAct // by k's symbol
 	later  [6][]pawLightAct // rank 2, heavy last: by l's symbol
+	first  [6][]pairTrack   // the window pairs read, by their first edge's symbol
+	second [6][]pairTrack   // and by their second's
 	walked int64            // triangles walked on their light sides
 }
+
+// pairTrack is a window pair array (trackW …) and the pair's other symbol.
+type pairTrack struct{ arr, other uint8 }
+
+// The window pair arrays of pawLightWalk, by symbols x of the earlier edge
+// l and y of the later p, both within δ before the current edge: w Σ pa(p)
+// − pa(l), w2 Σ hi(p) − hi(l), np their number, pl Σ pa(p), vh Σ hi(l).
+const (
+	trackW = iota
+	trackW2
+	trackNP
+	trackPL
+	trackVH
+)
 
 // pawLightWalked counts the triangles every run walked on their light
 // sides: what tests read to know which path ran.
@@ -369,10 +385,21 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 	lb := &b.light
 	for z := range lb.acts {
 		lb.acts[z], lb.later[z] = lb.acts[z][:0], lb.later[z][:0]
+		lb.first[z], lb.second[z] = lb.first[z][:0], lb.second[z][:0]
+	}
+	// The window pairs the terms read, kept per symbol of their first
+	// and of their second edge.
+	var tracked [5][6][6]bool
+	track := func(arr int, x, y uint8) {
+		if !tracked[arr][x][y] {
+			tracked[arr][x][y] = true
+			lb.first[x] = append(lb.first[x], pairTrack{uint8(arr), y})
+			lb.second[y] = append(lb.second[y], pairTrack{uint8(arr), x})
+		}
 	}
 	type needs struct{ kIL, kOP, kOFC, kOPpos, kOPC, kOPo, kOPposO, pOP, pOPS, pOFC, pOPC bool }
 	var nd [6]needs
-	var anyHi, anyW, anyPairs bool
+	anyHi := false
 	for _, tm := range c.pawLight.terms {
 		a := pawLightAct{dt: tm.dt, slot: tm.slot, raw: tm.raw}
 		x := tm.x
@@ -387,29 +414,38 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		}
 		a.kind = 3*tm.rank + pos
 		k, p := &nd[a.z], &nd[a.y]
+		// k's side and p's, their symbols in the tail's direction at the
+		// corner each shares with the heavy side.
+		sk, so := int(a.z/2), int(a.y/2)
+		kH := uint8(2*sk + dirAt(sk, (so+2)%3, a.dt))
+		pH := uint8(2*so + dirAt(so, (sk+2)%3, a.dt))
 		switch a.kind {
 		case r0First:
-			k.kIL, k.kOP, p.pOP, anyW = true, true, true, true
+			k.kIL, k.kOP, p.pOP = true, true, true
+			track(trackW, kH, a.y)
 		case r0Last:
-			k.kOFC, p.pOFC, anyHi, anyW = true, true, true, true
+			k.kOFC, p.pOFC, anyHi = true, true, true
+			track(trackW2, pH, a.y)
 		case r1First:
-			k.kIL, k.kOPo, p.pOPS, anyW = true, true, true, true
+			k.kIL, k.kOPo, p.pOPS = true, true, true
+			track(trackW, pH, a.y)
 		case r1Middle:
-			k.kOPposO, p.pOPS, anyPairs = true, true, true
+			k.kOPposO, p.pOPS = true, true
+			track(trackNP, a.y, pH)
+			track(trackPL, a.y, pH)
 		case r1Last:
 			anyHi = true
 		case r2First:
 			k.kIL = true
 		case r2Middle:
-			k.kOPpos, p.pOP, anyPairs = true, true, true
+			k.kOPpos, p.pOP = true, true
+			track(trackNP, a.y, kH)
+			track(trackPL, a.y, kH)
 		case r2Last:
-			k.kOPC, p.pOPC, anyHi, anyPairs = true, true, true, true
-			// l: an edge of k's side in the tail's direction at the
-			// corner of k's side and the heavy side.
-			sz := int(a.z / 2)
-			cn := (3 - H - sz + 2) % 3
-			l := uint8(2*sz + dirAt(sz, cn, a.dt))
-			lb.later[l] = append(lb.later[l], a)
+			k.kOPC, p.pOPC, anyHi = true, true, true
+			track(trackNP, a.y, a.z)
+			track(trackVH, a.y, a.z)
+			lb.later[kH] = append(lb.later[kH], a) // l: of k's side, the tail's direction
 		}
 		lb.acts[a.z] = append(lb.acts[a.z], a)
 	}
@@ -438,11 +474,8 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		return
 	}
 	var sums [6]pawLightSums
-	// Window pairs l < p by symbols and heavy direction: w Σ pa(p) −
-	// pa(l), w2 Σ hi(p) − hi(l), np their number, pl Σ pa(p), vh Σ hi(l).
-	var w, w2, pl, vh [6][6][2]int64
+	var w, w2, pl, vh [6][6][2]int64 // trackW …, by heavy direction
 	var np [6][6]int64
-	syms := [4]uint8{uint8(2 * A), uint8(2*A + 1), uint8(2 * B), uint8(2*B + 1)}
 	lb.q = lb.q[:0]
 	head := 0
 	var at [2]int
@@ -468,14 +501,26 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 			head++
 			x := l.sym
 			sums[x].add(&l.v, -1)
-			if anyW || anyPairs {
-				for _, y := range syms {
-					s := &sums[y]
+			for _, tr := range lb.first[x] {
+				y := tr.other
+				s := &sums[y]
+				switch tr.arr {
+				case trackNP:
 					np[x][y] -= s.cnt
+				case trackW:
 					for d := range 2 {
 						w[x][y][d] -= s.pa[d] - s.cnt*l.v.pa[d]
+					}
+				case trackW2:
+					for d := range 2 {
 						w2[x][y][d] -= s.hi[d] - s.cnt*l.v.hi[d]
+					}
+				case trackPL:
+					for d := range 2 {
 						pl[x][y][d] -= s.pa[d]
+					}
+				case trackVH:
+					for d := range 2 {
 						vh[x][y][d] -= l.v.hi[d] * s.cnt
 					}
 				}
@@ -659,14 +704,26 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		if need.pOPC {
 			v.opc = heavySum(sumCnt, hIH, cOH)
 		}
-		if anyW || anyPairs {
-			for _, x := range syms {
-				s := &sums[x]
+		for _, tr := range lb.second[sym] {
+			x := tr.other
+			s := &sums[x]
+			switch tr.arr {
+			case trackNP:
 				np[x][sym] += s.cnt
+			case trackW:
 				for hd := range 2 {
 					w[x][sym][hd] += s.cnt*v.pa[hd] - s.pa[hd]
+				}
+			case trackW2:
+				for hd := range 2 {
 					w2[x][sym][hd] += s.cnt*v.hi[hd] - s.hi[hd]
+				}
+			case trackPL:
+				for hd := range 2 {
 					pl[x][sym][hd] += s.cnt * v.pa[hd]
+				}
+			case trackVH:
+				for hd := range 2 {
 					vh[x][sym][hd] += s.hi[hd]
 				}
 			}
