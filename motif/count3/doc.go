@@ -91,7 +91,7 @@
 // a run for up to eight paw cells (Options.PawCells, an Engine's paw
 // queries) keeps only the window pairs and tail counts their patterns
 // read (pawsparse.go); where each such cell's tail hangs at the corner
-// that its neighbours in time share (M3, M9: 48 cells), a triangle with a
+// that its neighbours in time share (M3, M9: 64 cells), a triangle with a
 // heavy side is walked on its two light sides only, the heavy one read
 // through prefix counts and prefix sums of its corner counts, as the
 // triangle pass reads its heaviest side (pawlight.go).

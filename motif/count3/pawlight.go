@@ -8,35 +8,40 @@ import (
 )
 
 // The light-side walk of the paw pass (the triangle pass's method, one
-// level deeper): for paw cells whose tail comes first and hangs at the
-// corner where the first and last triangle edges' sides meet (M3 and its
-// kin: pawLightRaw), a triangle's two light sides' edges are walked,
-// merged in position order, and its heaviest side is read only through
-// prefix counts and prefix sums at searched points. Such a cell's count
-// is Σ over triples (e3 counted) of Qa_c(e1) − QaFrom_c(e3): the corner's
-// tails before e1 less those before t3 − δ. For a light pair p < k within
-// δ, the heavy edges h completing it are a range of the heavy side's
-// list, by where h falls (first: t ≥ t_k − δ and before p; middle:
-// between p and k; last: after k, counted, t ≤ t_p + δ), so a term read
-// at a light edge is that edge's value times the range's size, and a term
-// read at h is a difference of the heavy side's prefix sums of its
-// edges' laid-out corner counts (pawHeavy: tailSeqs.own summed along the
-// pair). Those counts are less the heavy pair only; the corner's other
-// side — a light side — is taken off by a sum over its edges l: the
-// heavy edges after l (or more than δ after it) in the range, which is
-// the range's size for an l more than δ before k, and otherwise a
-// weighted count of light pairs (l before p, both within δ before k) that
-// a window over the walked edges keeps (pawLightWalk's w, w2). The
-// heavy side's corner never being the opposite corner of a term's edge is
-// what makes this exact with per-pair sums; the other cells, whose terms
-// read a heavy edge at the corner opposite it, keep the walk over all
-// three sides (pawSparse, pawDense).
+// level deeper): for the paw cells whose tail hangs at the corner shared
+// by the sides of the two triangle edges next to it in time (the first
+// and last for a tail first or last, e1 and e2 for a tail between them,
+// e2 and e3 for one between those: M3, M9 and their kin, 64 of the 160;
+// pawLightRaw), a triangle's two light sides' edges are walked, merged in
+// position order, and its heaviest side is read only through prefix
+// counts and prefix sums at searched points. Such a cell's count is a sum
+// over triples of a difference of the corner's tail counts at two bounds
+// (pawTails' terms: e.g. tail first, Σ over triples with e3 counted of
+// Qa_c(e1) − QaFrom_c(e3)). For a light pair p < k within δ, the heavy
+// edges h completing it are a range of the heavy side's list, by where h
+// falls (first: t ≥ t_k − δ and before p; middle: between p and k; last:
+// after k, no later than t_p + δ), so a term read at a light edge is that
+// edge's value times the range's size, and a term read at h is a
+// difference of the heavy side's prefix sums of its edges' laid-out
+// corner counts (pawHeavy: tailSeqs.own summed along the pair). Those
+// counts are less the heavy pair only; the corner's other side — a light
+// side — is taken off by a sum over its edges l of the heavy edges in the
+// range on the right side of l's bound: the range's size for an l far
+// enough from the pair, else counts of light pairs in the window weighed
+// by heavy prefix counts (the tracked pair arrays, trackW …), and for an
+// l after k, the window's pairs read again when l arrives
+// (pawLightBuf.later). That the corner is always an end of the sides
+// whose edges its terms read is what makes this exact with per-pair
+// sums; the other 96 cells, whose terms read a heavy edge at the corner
+// opposite it (the third corner's tails, searched per heavy edge), keep
+// the walk over all three sides (pawSparse, pawDense).
 
 // pawLightRaw reports whether paw raw counter r (pawShape's i) is one the
 // light walk counts: tail first (rank 0) at the corner of the first and
 // last triangle edges' sides, second (rank 1, between e1 and e2) at the
-// corner of the first two's, or third (rank 2, between e2 and e3) at the
-// corner of the last two's.
+// corner of the first two's, third (rank 2, between e2 and e3) at the
+// corner of the last two's, or last (rank 3) where the first and last
+// sides meet.
 func pawLightRaw(r int) bool {
 	rank, cn, pat := r&3, r>>3%3, r/24
 	p := perms3[pat/8]
@@ -47,6 +52,8 @@ func pawLightRaw(r int) bool {
 		return cn == (p[2]+2)%3
 	case 2:
 		return cn == (p[0]+2)%3
+	case 3:
+		return cn == (p[1]+2)%3
 	}
 	return false
 }
@@ -69,7 +76,7 @@ type pawLightTables struct {
 	terms []pawLightTerm
 	slot  [2]int8 // per tail direction at the corner: slot, or −1 if unread
 	nDT   int
-	kind  [3]int8 // per heavy sum kind: slot, or −1 if unread
+	kind  [5]int8 // per heavy sum kind: slot, or −1 if unread
 	nKind int
 }
 
@@ -80,7 +87,7 @@ func pawLightTablesOf(raws []int) *pawLightTables {
 	if len(raws) == 0 {
 		return nil
 	}
-	t := &pawLightTables{slot: [2]int8{-1, -1}, kind: [3]int8{-1, -1, -1}}
+	t := &pawLightTables{slot: [2]int8{-1, -1}, kind: [5]int8{-1, -1, -1, -1, -1}}
 	need := func(k int) {
 		if t.kind[k] < 0 {
 			t.kind[k] = int8(t.nKind)
@@ -96,12 +103,18 @@ func pawLightTablesOf(raws []int) *pawLightTables {
 			t.slot[dt] = int8(t.nDT)
 			t.nDT++
 		}
-		need(sumAll)
 		switch r & 3 {
 		case 0:
+			need(sumAll)
 			need(sumCntFrom)
+		case 1:
+			need(sumAll)
 		case 2:
+			need(sumAll)
 			need(sumCnt)
+		case 3:
+			need(sumEnd)
+			need(sumQc)
 		}
 		pat := r / 24
 		var x [3]uint8
@@ -126,12 +139,16 @@ var (
 )
 
 // Kinds of heavy prefix sums: along a pair, of its edges' tails before
-// them (sumAll: all edges, qAll; sumCnt: counted edges, qAll) and of its
-// counted edges' tails before their t − δ (sumCntFrom, qAllFrom).
+// them (sumAll: all edges, qAll; sumCnt: counted edges, qAll), of its
+// counted edges' tails before their t − δ (sumCntFrom, qAllFrom), and of
+// its edges' counted tails no later than their t + δ (sumEnd, qCntEnd)
+// and before them (sumQc, qCnt).
 const (
 	sumAll = iota
 	sumCntFrom
 	sumCnt
+	sumEnd
+	sumQc
 )
 
 // pawHeavy are the prefix sums, along each pair with at least
@@ -202,6 +219,12 @@ func (c *counter) pawHeavy(ctx context.Context, sp *staticPairs, sq *tailSeqs, l
 						if ks := lt.kind[sumCnt]; ks >= 0 && cnt {
 							acc[h.idx(int(ks), end, slot, fin)] += int64(o[qAll][dt])
 						}
+						if ks := lt.kind[sumEnd]; ks >= 0 {
+							acc[h.idx(int(ks), end, slot, fin)] += int64(o[qCntEnd][dt])
+						}
+						if ks := lt.kind[sumQc]; ks >= 0 {
+							acc[h.idx(int(ks), end, slot, fin)] += int64(o[qCnt][dt])
+						}
 					}
 				}
 			}
@@ -222,6 +245,9 @@ const (
 	r2First
 	r2Middle
 	r2Last
+	r3First
+	r3Middle
+	r3Last
 )
 
 // pawLightAct is a raw counter's term read when an edge of symbol z (k,
@@ -253,19 +279,28 @@ type pawLightEnt struct {
 // corner less the other light side before p (qm), at its heavy corner
 // less the heavy side before p (ql), the other light side's edges before
 // p at the heavy corner (cs), ql plus p's own side's edges before p and
-// p itself at that corner (g), and those times pa and hi.
+// p itself at that corner (g), and those times pa and hi. Rank 3 (tail
+// last) adds cntC, p if counted; hiA, all heavy edges no later than t_p +
+// δ; opE (sumEnd at pa, the other light side's heavy end) and opq (sumQc
+// at hiA, p's heavy end); qe, p's counted tails to t_p + δ at the light
+// corner less the other light side's; f, those at p's heavy corner less
+// the heavy side's, plus p's own side's counted edges to p; times pa, hiA.
 type pawLightSums struct {
-	cnt                          int64
-	pa, hi                       [2]int64
-	op, opS, ofc, opc            [2][2]int64
-	qm, ql, cs, g                [2]int64
+	cnt, cntC                    int64
+	pa, hi, hiA                  [2]int64
+	op, opS, ofc, opc, opE, opq  [2][2]int64
+	qm, ql, cs, g, qe, f         [2]int64
 	qmPA, qmHI, qlPA, qlHI, csPA [2][2]int64
-	gPA                          [2][2]int64
+	gPA, qePA, fHIA              [2][2]int64
 }
 
 func (s *pawLightSums) add(v *pawLightSums, sign int64) {
 	s.cnt += sign * v.cnt
+	s.cntC += sign * v.cntC
 	for d := range 2 {
+		s.hiA[d] += sign * v.hiA[d]
+		s.qe[d] += sign * v.qe[d]
+		s.f[d] += sign * v.f[d]
 		s.pa[d] += sign * v.pa[d]
 		s.hi[d] += sign * v.hi[d]
 		s.qm[d] += sign * v.qm[d]
@@ -278,6 +313,10 @@ func (s *pawLightSums) add(v *pawLightSums, sign int64) {
 			s.qmHI[d][x] += sign * v.qmHI[d][x]
 			s.qlPA[d][x] += sign * v.qlPA[d][x]
 			s.gPA[d][x] += sign * v.gPA[d][x]
+			s.opE[d][x] += sign * v.opE[d][x]
+			s.opq[d][x] += sign * v.opq[d][x]
+			s.qePA[d][x] += sign * v.qePA[d][x]
+			s.fHIA[d][x] += sign * v.fHIA[d][x]
 			s.ofc[d][x] += sign * v.ofc[d][x]
 			s.opc[d][x] += sign * v.opc[d][x]
 			s.qmPA[d][x] += sign * v.qmPA[d][x]
@@ -291,7 +330,7 @@ func (s *pawLightSums) add(v *pawLightSums, sign int64) {
 type pawLightBuf struct {
 	q      []pawLightEnt
 	acts   [6][]pawLightAct // by k's symbol
-	later  [6][]pawLightAct // rank 2, heavy last: by l's symbol
+	later  [6][]pawLightAct // rank 2 and 3, heavy first or last: by l's symbol
 	first  [6][]pairTrack   // the window pairs read, by their first edge's symbol
 	second [6][]pairTrack   // and by their second's
 	walked int64            // triangles walked on their light sides
@@ -309,6 +348,10 @@ const (
 	trackNP
 	trackPL
 	trackVH
+	trackVP  // Σ pa(l)
+	trackVA  // Σ hiA(l)
+	trackNPC // the pairs whose p is counted
+	trackVAC // Σ hiA(l) over those
 )
 
 // pawLightWalked counts the triangles every run walked on their light
@@ -389,7 +432,7 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 	}
 	// The window pairs the terms read, kept per symbol of their first
 	// and of their second edge.
-	var tracked [5][6][6]bool
+	var tracked [9][6][6]bool
 	track := func(arr int, x, y uint8) {
 		if !tracked[arr][x][y] {
 			tracked[arr][x][y] = true
@@ -397,9 +440,12 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 			lb.second[y] = append(lb.second[y], pairTrack{uint8(arr), x})
 		}
 	}
-	type needs struct{ kIL, kOP, kOFC, kOPpos, kOPC, kOPo, kOPposO, pOP, pOPS, pOFC, pOPC bool }
+	type needs struct {
+		kIL, kOP, kOFC, kOPpos, kOPC, kOPo, kOPposO, kOPE, kOPQ bool
+		pOP, pOPS, pOFC, pOPC, pOPE, pOPQ                       bool
+	}
 	var nd [6]needs
-	anyHi := false
+	anyHi, anyEnd := false, false
 	for _, tm := range c.pawLight.terms {
 		a := pawLightAct{dt: tm.dt, slot: tm.slot, raw: tm.raw}
 		x := tm.x
@@ -446,6 +492,21 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 			track(trackNP, a.y, a.z)
 			track(trackVH, a.y, a.z)
 			lb.later[kH] = append(lb.later[kH], a) // l: of k's side, the tail's direction
+		case r3First:
+			k.kIL, k.kOPE, p.pOPE = true, true, true
+			nd[kH].kIL = true
+			track(trackNP, a.y, a.z)
+			track(trackVP, a.y, a.z)
+			lb.later[kH] = append(lb.later[kH], a)
+		case r3Middle:
+			anyEnd = true
+		case r3Last:
+			k.kOPQ, p.pOPQ, anyHi = true, true, true
+			track(trackNPC, a.y, pH)
+			track(trackVAC, a.y, pH)
+			track(trackNP, a.y, a.z)
+			track(trackVA, a.y, a.z)
+			lb.later[pH] = append(lb.later[pH], a)
 		}
 		lb.acts[a.z] = append(lb.acts[a.z], a)
 	}
@@ -474,13 +535,14 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		return
 	}
 	var sums [6]pawLightSums
-	var w, w2, pl, vh [6][6][2]int64 // trackW …, by heavy direction
+	var w, w2, pl, vh, vp, va, vac [6][6][2]int64 // trackW …, by heavy direction
+	var npc [6][6]int64
 	var np [6][6]int64
 	lb.q = lb.q[:0]
 	head := 0
 	var at [2]int
-	var hPos, hIL, hIH int // heavy cursors: before e, first at t − δ, first after t + δ
-	var oPos, sFrom [2]int // light cursors, by light index: before e, first at t − δ
+	var hPos, hIL, hIH int       // heavy cursors: before e, first at t − δ, first after t + δ
+	var oPos, sFrom, oEnd [2]int // light cursors, by light index: before e, first at t − δ, first after t + δ
 	for {
 		i := -1
 		for k := range 2 {
@@ -523,6 +585,20 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 					for d := range 2 {
 						vh[x][y][d] -= l.v.hi[d] * s.cnt
 					}
+				case trackVP:
+					for d := range 2 {
+						vp[x][y][d] -= l.v.pa[d] * s.cnt
+					}
+				case trackVA:
+					for d := range 2 {
+						va[x][y][d] -= l.v.hiA[d] * s.cnt
+					}
+				case trackNPC:
+					npc[x][y] -= s.cntC
+				case trackVAC:
+					for d := range 2 {
+						vac[x][y][d] -= l.v.hiA[d] * s.cntC
+					}
 				}
 			}
 		}
@@ -552,6 +628,11 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		ocFrom := countsAt(ol, sFrom[1-i], lower[O])
 		scFrom := countsAt(ll[i], sFrom[i], lower[S])
 		scPos := countsAt(ll[i], idx, lower[S])
+		var ocEnd sideCounts
+		if anyEnd {
+			oEnd[1-i] = gallopAfter4(ol, oEnd[1-i], tHi)
+			ocEnd = countsAt(ol, oEnd[1-i], lower[O])
+		}
 		counted := e.flags&fCounted != 0
 		ix := sp.loff[pid[S]] + int64(idx)
 		cSO, cSH, cOH := (H+2)%3, (O+2)%3, (S+2)%3 // the corners S∩O, S∩H, O∩H
@@ -567,7 +648,10 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		ent.t, ent.sym = t, sym
 		v := &ent.v
 		v.cnt = 1
-		v.pa, v.hi = hcPos.all, hcIH.cnt
+		v.pa, v.hi, v.hiA = hcPos.all, hcIH.cnt, hcIH.all
+		if counted {
+			v.cntC = 1
+		}
 		for dt := range uint8(2) {
 			sl := c.pawLight.slot[dt]
 			if sl < 0 {
@@ -581,7 +665,14 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 			if ed == dS {
 				v.g[sl]++
 			}
+			v.qe[sl] = int64(ownSO[qCntEnd][dt]) - ocEnd.cnt[dirAt(O, cSO, dt)]
+			v.f[sl] = int64(ownSH[qCntEnd][dt]) - hcIH.cnt[dirAt(H, cSH, dt)] + scPos.cnt[dS]
+			if counted && ed == dS {
+				v.f[sl]++
+			}
 			for hd := range 2 {
+				v.qePA[sl][hd] = v.qe[sl] * v.pa[hd]
+				v.fHIA[sl][hd] = v.f[sl] * v.hiA[hd]
 				v.qmHI[sl][hd] = v.qm[sl] * v.hi[hd]
 				v.qlPA[sl][hd] = v.ql[sl] * v.pa[hd]
 				v.gPA[sl][hd] = v.g[sl] * v.pa[hd]
@@ -594,11 +685,28 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		// corrections: the pairs p < k before it weighed by the counted
 		// heavy edges after it and no later than t_p + δ.
 		for _, a := range lb.later[sym] {
-			raw[a.raw] -= vh[a.y][a.z][a.d] - hcPos.cnt[a.d]*np[a.y][a.z]
+			switch a.kind {
+			case r2Last:
+				raw[a.raw] -= vh[a.y][a.z][a.d] - hcPos.cnt[a.d]*np[a.y][a.z]
+			case r3First: // l's counted tail: t_l ≤ t_h + δ for h from il(l)
+				if counted {
+					raw[a.raw] -= vp[a.y][a.z][a.d] - hcIL.all[a.d]*np[a.y][a.z]
+				}
+			case r3Last: // l before h, l counted
+				if counted {
+					raw[a.raw] += va[a.y][a.z][a.d] - hcPos.all[a.d]*np[a.y][a.z]
+				}
+			}
 		}
 		// e as the later edge k: its terms.
 		if acts := lb.acts[sym]; len(acts) > 0 {
-			var opK, ofcK, opKpos, opcK, opKo, opKposO [2][2]int64
+			var opK, ofcK, opKpos, opcK, opKo, opKposO, opEK, opqK [2][2]int64
+			if need.kOPE {
+				opEK = heavySum(sumEnd, hIL, cSH)
+			}
+			if need.kOPQ {
+				opqK = heavySum(sumQc, hPos, cOH)
+			}
 			if need.kOP {
 				opK = heavySum(sumAll, hIL, cSH)
 			}
@@ -687,6 +795,22 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 					}
 					ntot := s.hi[hd] - s.cnt*hcPos.cnt[hd]
 					val = s.opc[sl][hd] - s.cnt*opcK[sl][hd] - (scPos.all[dS]+self+v.ql[sl])*ntot
+				case r3First:
+					dS := dirAt(S, cSH, dt)
+					qc := int64(ownSH[qCnt][dt]) - hcPos.cnt[dirAt(H, cSH, dt)] + scPos.cnt[dS]
+					if counted && ed == dS {
+						qc++
+					}
+					ntot := s.pa[hd] - s.cnt*hcIL.all[hd]
+					val = s.opE[sl][hd] - s.cnt*opEK[sl][hd] - qc*ntot
+				case r3Middle:
+					pa := hcPos.all[hd]
+					qc := int64(ownSO[qCnt][dt]) - ocPos.cnt[dirAt(O, cSO, dt)]
+					val = pa*s.qe[sl] - s.qePA[sl][hd] - qc*(s.cnt*pa-s.pa[hd])
+				case r3Last:
+					pa := hcPos.all[hd]
+					x := 2*O + dirAt(O, cOH, dt)
+					val = s.fHIA[sl][hd] - pa*s.f[sl] - s.opq[sl][hd] + s.cnt*opqK[sl][hd] + vac[a.y][x][hd] - pa*npc[a.y][x]
 				}
 				raw[a.raw] += val
 			}
@@ -703,6 +827,12 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		}
 		if need.pOPC {
 			v.opc = heavySum(sumCnt, hIH, cOH)
+		}
+		if need.pOPE {
+			v.opE = heavySum(sumEnd, hPos, cOH)
+		}
+		if need.pOPQ {
+			v.opq = heavySum(sumQc, hIH, cSH)
 		}
 		for _, tr := range lb.second[sym] {
 			x := tr.other
@@ -725,6 +855,24 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 			case trackVH:
 				for hd := range 2 {
 					vh[x][sym][hd] += s.hi[hd]
+				}
+			case trackVP:
+				for hd := range 2 {
+					vp[x][sym][hd] += s.pa[hd]
+				}
+			case trackVA:
+				for hd := range 2 {
+					va[x][sym][hd] += s.hiA[hd]
+				}
+			case trackNPC:
+				if counted {
+					npc[x][sym] += s.cnt
+				}
+			case trackVAC:
+				if counted {
+					for hd := range 2 {
+						vac[x][sym][hd] += s.hiA[hd]
+					}
 				}
 			}
 		}

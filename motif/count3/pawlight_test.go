@@ -74,7 +74,7 @@ func TestPawLightMatchesOracle(t *testing.T) {
 	cells := pawLightCells(t)
 	rng := rand.New(rand.NewPCG(28, 60))
 	seen := map[int]int64{}
-	for iter := range 300 {
+	for iter := range 600 {
 		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 5 + rng.IntN(3), MaxEdges: 10 + rng.IntN(40), MaxTime: 4 + rng.Int64N(30), SelfLoop: 0.05, Evict: 0.3}
 		w := oracle.RandomWindow(rng, cfg)
 		delta := rng.Int64N(12)
