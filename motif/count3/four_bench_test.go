@@ -91,8 +91,8 @@ func BenchmarkPawCells(b *testing.B) {
 	}
 }
 
-// BenchmarkPawLight prices M3 (paw-1234-ffff) and M9 (paw-3214-bbbb)
-// counted with every triangle walked over its three sides (the sparse
+// BenchmarkPawLight prices M3 (paw-1234-ffff), M9 (paw-3214-bbbb) and a
+// tail-second and a tail-last light-walk cell counted with every triangle walked over its three sides (the sparse
 // tables) against the light-side walk (pawlight.go) for a few heavy-side
 // ratios (pawLightRatio) and layout thresholds (pawLightMinHeavy), on
 // CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH), δ 86400, 1 worker, counts
@@ -102,7 +102,7 @@ func BenchmarkPawLight(b *testing.B) {
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
 	oldMin, oldRatio := pawLightMinHeavy, pawLightRatio
 	b.Cleanup(func() { pawLightMinHeavy, pawLightRatio = oldMin, oldRatio })
-	for _, q := range []struct{ name, cell string }{{"M3", "paw-1234-ffff"}, {"M9", "paw-3214-bbbb"}} {
+	for _, q := range []struct{ name, cell string }{{"M3", "paw-1234-ffff"}, {"M9", "paw-3214-bbbb"}, {"tail2", "paw-2143-ffff"}, {"tail4", "paw-4123-ffff"}} {
 		i := slices.Index(pawNames[:], q.cell)
 		if i < 0 {
 			b.Fatalf("no paw cell %s", q.cell)
@@ -113,7 +113,7 @@ func BenchmarkPawLight(b *testing.B) {
 		for _, v := range []struct {
 			min   int
 			ratio float64
-		}{{1 << 40, 0}, {16, 0}, {16, 0.5}, {16, 1}, {16, 2}, {8, 1}, {32, 1}} {
+		}{{1 << 40, 0}, {16, 0.5}, {16, 1}, {16, 2}, {8, 1}, {32, 1}} {
 			name := fmt.Sprintf("%s/light/min=%d/ratio=%g", q.name, v.min, v.ratio)
 			if v.min == 1<<40 {
 				name = q.name + "/three-sides"
