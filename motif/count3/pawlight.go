@@ -78,6 +78,10 @@ type pawLightTables struct {
 	nDT   int
 	kind  [5]int8 // per heavy sum kind: slot, or −1 if unread
 	nKind int
+	// ranks has bit r where a term has its tail at rank r; fields are the
+	// pawLightSums indexes those ranks' terms read.
+	ranks  uint8
+	fields []uint8
 }
 
 // pawLightTablesOf returns the light walk's tables of the paw raw
@@ -122,6 +126,28 @@ func pawLightTablesOf(raws []int) *pawLightTables {
 			x[j] = uint8(2*s + pat>>(2-j)&1)
 		}
 		t.terms = append(t.terms, pawLightTerm{raw: int16(r), rank: uint8(r & 3), x: x, dt: dt, slot: uint8(t.slot[dt])})
+		t.ranks |= 1 << (r & 3)
+	}
+	var in [lfLen]bool
+	for _, f := range [][2]int{{lfCnt, 1}, {lfPa, 2}, {lfHi, 2}} {
+		for i := range f[1] {
+			in[f[0]+i] = true
+		}
+	}
+	for r, fs := range pawLightFields {
+		if t.ranks>>r&1 == 0 {
+			continue
+		}
+		for _, f := range fs {
+			for i := range f[1] {
+				in[f[0]+i] = true
+			}
+		}
+	}
+	for f, ok := range in {
+		if ok {
+			t.fields = append(t.fields, uint8(f))
+		}
 	}
 	return t
 }
@@ -285,45 +311,61 @@ type pawLightEnt struct {
 // at hiA, p's heavy end); qe, p's counted tails to t_p + δ at the light
 // corner less the other light side's; f, those at p's heavy corner less
 // the heavy side's, plus p's own side's counted edges to p; times pa, hiA.
-type pawLightSums struct {
-	cnt, cntC                    int64
-	pa, hi, hiA                  [2]int64
-	op, opS, ofc, opc, opE, opq  [2][2]int64
-	qm, ql, cs, g, qe, f         [2]int64
-	qmPA, qmHI, qlPA, qlHI, csPA [2][2]int64
-	gPA, qePA, fHIA              [2][2]int64
+//
+// They are one array, indexed by the lf constants (a field by slot and
+// direction at lf + 2·slot + d, by slot or direction at lf + i), so that
+// a window update adds only the fields the run's ranks read
+// (pawLightTables.fields).
+type pawLightSums [lfLen]int64
+
+// Fields of pawLightSums.
+const (
+	lfCnt  = 0
+	lfCntC = 1
+	lfPa   = 2
+	lfHi   = 4
+	lfHiA  = 6
+	lfOp   = 8
+	lfOpS  = 12
+	lfOfc  = 16
+	lfOpc  = 20
+	lfOpE  = 24
+	lfOpq  = 28
+	lfQm   = 32
+	lfQl   = 34
+	lfCs   = 36
+	lfG    = 38
+	lfQe   = 40
+	lfF    = 42
+	lfQmPA = 44
+	lfQmHI = 48
+	lfQlPA = 52
+	lfQlHI = 56
+	lfCsPA = 60
+	lfGPA  = 64
+	lfQePA = 68
+	lfFHIA = 72
+	lfLen  = 76
+)
+
+// pawLightFields are the fields each rank's terms read, with their widths.
+var pawLightFields = [4][][2]int{
+	{{lfOp, 4}, {lfOfc, 4}, {lfQm, 2}, {lfQmPA, 4}, {lfQl, 2}, {lfQlHI, 4}},
+	{{lfQl, 2}, {lfQlPA, 4}, {lfOpS, 4}, {lfG, 2}, {lfGPA, 4}, {lfQm, 2}, {lfQmHI, 4}},
+	{{lfQm, 2}, {lfQmPA, 4}, {lfOp, 4}, {lfCs, 2}, {lfCsPA, 4}, {lfOpc, 4}},
+	{{lfOpE, 4}, {lfQe, 2}, {lfQePA, 4}, {lfF, 2}, {lfFHIA, 4}, {lfOpq, 4}, {lfHiA, 2}, {lfCntC, 1}},
 }
 
-func (s *pawLightSums) add(v *pawLightSums, sign int64) {
-	s.cnt += sign * v.cnt
-	s.cntC += sign * v.cntC
-	for d := range 2 {
-		s.hiA[d] += sign * v.hiA[d]
-		s.qe[d] += sign * v.qe[d]
-		s.f[d] += sign * v.f[d]
-		s.pa[d] += sign * v.pa[d]
-		s.hi[d] += sign * v.hi[d]
-		s.qm[d] += sign * v.qm[d]
-		s.ql[d] += sign * v.ql[d]
-		s.cs[d] += sign * v.cs[d]
-		s.g[d] += sign * v.g[d]
-		for x := range 2 {
-			s.op[d][x] += sign * v.op[d][x]
-			s.opS[d][x] += sign * v.opS[d][x]
-			s.qmHI[d][x] += sign * v.qmHI[d][x]
-			s.qlPA[d][x] += sign * v.qlPA[d][x]
-			s.gPA[d][x] += sign * v.gPA[d][x]
-			s.opE[d][x] += sign * v.opE[d][x]
-			s.opq[d][x] += sign * v.opq[d][x]
-			s.qePA[d][x] += sign * v.qePA[d][x]
-			s.fHIA[d][x] += sign * v.fHIA[d][x]
-			s.ofc[d][x] += sign * v.ofc[d][x]
-			s.opc[d][x] += sign * v.opc[d][x]
-			s.qmPA[d][x] += sign * v.qmPA[d][x]
-			s.qlHI[d][x] += sign * v.qlHI[d][x]
-			s.csPA[d][x] += sign * v.csPA[d][x]
-		}
+// add adds sign times v's fields (a list of indexes) to s.
+func (s *pawLightSums) add(v *pawLightSums, sign int64, fields []uint8) {
+	for _, f := range fields {
+		s[f] += sign * v[f]
 	}
+}
+
+// put stores sums by slot and direction at field f.
+func (s *pawLightSums) put(f int, v [2][2]int64) {
+	s[f], s[f+1], s[f+2], s[f+3] = v[0][0], v[0][1], v[1][0], v[1][1]
 }
 
 // pawLightBuf is a worker's scratch for the light walk.
@@ -514,6 +556,7 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 	stride := ph.stride()
 	hv := ph.v[base : base+int64(len(hl)*stride)]
 	kinds := c.pawLight.kind
+	fields, ranks := c.pawLight.fields, c.pawLight.ranks
 	// heavySum reads the heavy prefix sums of kind at list index i, corner
 	// node cn (an end of H), by tail slot and heavy symbol direction.
 	heavySum := func(kind, i, cn int) (v [2][2]int64) {
@@ -562,42 +605,42 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 			l := &lb.q[head]
 			head++
 			x := l.sym
-			sums[x].add(&l.v, -1)
+			sums[x].add(&l.v, -1, fields)
 			for _, tr := range lb.first[x] {
 				y := tr.other
 				s := &sums[y]
 				switch tr.arr {
 				case trackNP:
-					np[x][y] -= s.cnt
+					np[x][y] -= s[lfCnt]
 				case trackW:
 					for d := range 2 {
-						w[x][y][d] -= s.pa[d] - s.cnt*l.v.pa[d]
+						w[x][y][d] -= s[lfPa+int(d)] - s[lfCnt]*l.v[lfPa+int(d)]
 					}
 				case trackW2:
 					for d := range 2 {
-						w2[x][y][d] -= s.hi[d] - s.cnt*l.v.hi[d]
+						w2[x][y][d] -= s[lfHi+int(d)] - s[lfCnt]*l.v[lfHi+int(d)]
 					}
 				case trackPL:
 					for d := range 2 {
-						pl[x][y][d] -= s.pa[d]
+						pl[x][y][d] -= s[lfPa+int(d)]
 					}
 				case trackVH:
 					for d := range 2 {
-						vh[x][y][d] -= l.v.hi[d] * s.cnt
+						vh[x][y][d] -= l.v[lfHi+int(d)] * s[lfCnt]
 					}
 				case trackVP:
 					for d := range 2 {
-						vp[x][y][d] -= l.v.pa[d] * s.cnt
+						vp[x][y][d] -= l.v[lfPa+int(d)] * s[lfCnt]
 					}
 				case trackVA:
 					for d := range 2 {
-						va[x][y][d] -= l.v.hiA[d] * s.cnt
+						va[x][y][d] -= l.v[lfHiA+int(d)] * s[lfCnt]
 					}
 				case trackNPC:
-					npc[x][y] -= s.cntC
+					npc[x][y] -= s[lfCntC]
 				case trackVAC:
 					for d := range 2 {
-						vac[x][y][d] -= l.v.hiA[d] * s.cntC
+						vac[x][y][d] -= l.v[lfHiA+int(d)] * s[lfCntC]
 					}
 				}
 			}
@@ -647,43 +690,59 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 		var ent pawLightEnt
 		ent.t, ent.sym = t, sym
 		v := &ent.v
-		v.cnt = 1
-		v.pa, v.hi, v.hiA = hcPos.all, hcIH.cnt, hcIH.all
+		v[lfCnt] = 1
+		v[lfPa], v[lfPa+1], v[lfHi], v[lfHi+1], v[lfHiA], v[lfHiA+1] = hcPos.all[0], hcPos.all[1], hcIH.cnt[0], hcIH.cnt[1], hcIH.all[0], hcIH.all[1]
 		if counted {
-			v.cntC = 1
+			v[lfCntC] = 1
 		}
 		for dt := range uint8(2) {
 			sl := c.pawLight.slot[dt]
 			if sl < 0 {
 				continue
 			}
-			v.qm[sl] = int64(ownSO[qAll][dt]) - ocPos.all[dirAt(O, cSO, dt)]
-			v.ql[sl] = int64(ownSH[qAll][dt]) - hcPos.all[dirAt(H, cSH, dt)]
-			v.cs[sl] = ocPos.all[dirAt(O, cOH, dt)]
+			v[lfQm+int(sl)] = int64(ownSO[qAll][dt]) - ocPos.all[dirAt(O, cSO, dt)]
+			v[lfQl+int(sl)] = int64(ownSH[qAll][dt]) - hcPos.all[dirAt(H, cSH, dt)]
+			qm, ql := v[lfQm+int(sl)], v[lfQl+int(sl)]
 			dS := dirAt(S, cSH, dt)
-			v.g[sl] = v.ql[sl] + scPos.all[dS]
-			if ed == dS {
-				v.g[sl]++
-			}
-			v.qe[sl] = int64(ownSO[qCntEnd][dt]) - ocEnd.cnt[dirAt(O, cSO, dt)]
-			v.f[sl] = int64(ownSH[qCntEnd][dt]) - hcIH.cnt[dirAt(H, cSH, dt)] + scPos.cnt[dS]
-			if counted && ed == dS {
-				v.f[sl]++
-			}
 			for hd := range 2 {
-				v.qePA[sl][hd] = v.qe[sl] * v.pa[hd]
-				v.fHIA[sl][hd] = v.f[sl] * v.hiA[hd]
-				v.qmHI[sl][hd] = v.qm[sl] * v.hi[hd]
-				v.qlPA[sl][hd] = v.ql[sl] * v.pa[hd]
-				v.gPA[sl][hd] = v.g[sl] * v.pa[hd]
-				v.qmPA[sl][hd] = v.qm[sl] * v.pa[hd]
-				v.qlHI[sl][hd] = v.ql[sl] * v.hi[hd]
-				v.csPA[sl][hd] = v.cs[sl] * v.pa[hd]
+				v[lfQmPA+2*int(sl)+hd] = qm * v[lfPa+hd]
+				v[lfQlHI+2*int(sl)+hd] = ql * v[lfHi+hd]
+			}
+			if ranks&(1<<1) != 0 {
+				g := ql + scPos.all[dS]
+				if ed == dS {
+					g++
+				}
+				v[lfG+int(sl)] = g
+				for hd := range 2 {
+					v[lfQmHI+2*int(sl)+hd] = qm * v[lfHi+hd]
+					v[lfQlPA+2*int(sl)+hd] = ql * v[lfPa+hd]
+					v[lfGPA+2*int(sl)+hd] = g * v[lfPa+hd]
+				}
+			}
+			if ranks&(1<<2) != 0 {
+				cs := ocPos.all[dirAt(O, cOH, dt)]
+				v[lfCs+int(sl)] = cs
+				for hd := range 2 {
+					v[lfCsPA+2*int(sl)+hd] = cs * v[lfPa+hd]
+				}
+			}
+			if ranks&(1<<3) != 0 {
+				qe := int64(ownSO[qCntEnd][dt]) - ocEnd.cnt[dirAt(O, cSO, dt)]
+				f := int64(ownSH[qCntEnd][dt]) - hcIH.cnt[dirAt(H, cSH, dt)] + scPos.cnt[dS]
+				if counted && ed == dS {
+					f++
+				}
+				v[lfQe+int(sl)], v[lfF+int(sl)] = qe, f
+				for hd := range 2 {
+					v[lfQePA+2*int(sl)+hd] = qe * v[lfPa+hd]
+					v[lfFHIA+2*int(sl)+hd] = f * v[lfHiA+hd]
+				}
 			}
 		}
-		// e as the last light edge l of rank 2, heavy-last triples' tails'
-		// corrections: the pairs p < k before it weighed by the counted
-		// heavy edges after it and no later than t_p + δ.
+		// e as the last light edge l of its pairs' corrections: the pairs
+		// p < k before it, weighed by the range's heavy edges on the far
+		// side of l's bound.
 		for _, a := range lb.later[sym] {
 			switch a.kind {
 			case r2Last:
@@ -727,7 +786,7 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 			}
 			for _, a := range acts {
 				s := &sums[a.y]
-				if s.cnt == 0 {
+				if s[lfCnt] == 0 {
 					continue
 				}
 				hd, dt, sl := a.d, a.dt, a.slot
@@ -739,144 +798,144 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 					}
 					dS := dirAt(S, cSH, dt)
 					il := hcIL.all[hd]
-					ntot := s.pa[hd] - s.cnt*il
+					ntot := s[lfPa+int(hd)] - s[lfCnt]*il
 					qf := int64(ownSH[qAllFrom][dt]) - hcIL.all[dirAt(H, cSH, dt)]
 					cw := scFrom.all[dS]
-					val = s.op[sl][hd] - s.cnt*opK[sl][hd] - (cw+qf)*ntot - w[2*S+dS][a.y][hd]
+					val = s[lfOp+2*int(sl)+int(hd)] - s[lfCnt]*opK[sl][hd] - (cw+qf)*ntot - w[2*S+dS][a.y][hd]
 				case r0Middle:
 					if !counted {
 						continue
 					}
 					pa := hcPos.all[hd]
-					ntot := s.cnt*pa - s.pa[hd]
+					ntot := s[lfCnt]*pa - s[lfPa+int(hd)]
 					qf := int64(ownSO[qAllFrom][dt]) - ocFrom.all[dirAt(O, cSO, dt)]
-					val = pa*s.qm[sl] - s.qmPA[sl][hd] - qf*ntot
+					val = pa*s[lfQm+int(sl)] - s[lfQmPA+2*int(sl)+int(hd)] - qf*ntot
 				case r0Last:
 					dO := dirAt(O, cOH, dt)
 					pc := hcPos.cnt[hd]
-					ntot := s.hi[hd] - s.cnt*pc
-					val = s.qlHI[sl][hd] - pc*s.ql[sl] + ocFrom.all[dO]*ntot - (s.ofc[sl][hd] - s.cnt*ofcK[sl][hd]) + w2[2*O+dO][a.y][hd]
+					ntot := s[lfHi+int(hd)] - s[lfCnt]*pc
+					val = s[lfQlHI+2*int(sl)+int(hd)] - pc*s[lfQl+int(sl)] + ocFrom.all[dO]*ntot - (s[lfOfc+2*int(sl)+int(hd)] - s[lfCnt]*ofcK[sl][hd]) + w2[2*O+dO][a.y][hd]
 				case r1First:
 					if !counted {
 						continue
 					}
 					dO := dirAt(O, cOH, dt)
 					il := hcIL.all[hd]
-					ntot := s.pa[hd] - s.cnt*il
-					val = s.qlPA[sl][hd] - il*s.ql[sl] - s.opS[sl][hd] + s.cnt*opKo[sl][hd] + ocFrom.all[dO]*ntot + w[2*O+dO][a.y][hd]
+					ntot := s[lfPa+int(hd)] - s[lfCnt]*il
+					val = s[lfQlPA+2*int(sl)+int(hd)] - il*s[lfQl+int(sl)] - s[lfOpS+2*int(sl)+int(hd)] + s[lfCnt]*opKo[sl][hd] + ocFrom.all[dO]*ntot + w[2*O+dO][a.y][hd]
 				case r1Middle:
 					if !counted {
 						continue
 					}
 					x := 2*O + dirAt(O, cOH, dt)
 					pa := hcPos.all[hd]
-					val = s.cnt*opKposO[sl][hd] - s.opS[sl][hd] - (pa*s.g[sl] - s.gPA[sl][hd]) - (pa*np[a.y][x] - pl[a.y][x][hd])
+					val = s[lfCnt]*opKposO[sl][hd] - s[lfOpS+2*int(sl)+int(hd)] - (pa*s[lfG+int(sl)] - s[lfGPA+2*int(sl)+int(hd)]) - (pa*np[a.y][x] - pl[a.y][x][hd])
 				case r1Last:
 					pc := hcPos.cnt[hd]
-					val = v.qm[sl]*(s.hi[hd]-s.cnt*pc) - (s.qmHI[sl][hd] - pc*s.qm[sl])
+					val = v[lfQm+int(sl)]*(s[lfHi+int(hd)]-s[lfCnt]*pc) - (s[lfQmHI+2*int(sl)+int(hd)] - pc*s[lfQm+int(sl)])
 				case r2First:
 					if !counted {
 						continue
 					}
 					il := hcIL.all[hd]
-					val = v.qm[sl]*(s.pa[hd]-s.cnt*il) - (s.qmPA[sl][hd] - il*s.qm[sl])
+					val = v[lfQm+int(sl)]*(s[lfPa+int(hd)]-s[lfCnt]*il) - (s[lfQmPA+2*int(sl)+int(hd)] - il*s[lfQm+int(sl)])
 				case r2Middle:
 					if !counted {
 						continue
 					}
 					pa := hcPos.all[hd]
 					x := 2*S + dirAt(S, cSH, dt)
-					val = (s.cnt*pa-s.pa[hd])*v.ql[sl] - s.cnt*opKpos[sl][hd] + s.op[sl][hd] + pa*s.cs[sl] - s.csPA[sl][hd] + pa*np[a.y][x] - pl[a.y][x][hd]
+					val = (s[lfCnt]*pa-s[lfPa+int(hd)])*v[lfQl+int(sl)] - s[lfCnt]*opKpos[sl][hd] + s[lfOp+2*int(sl)+int(hd)] + pa*s[lfCs+int(sl)] - s[lfCsPA+2*int(sl)+int(hd)] + pa*np[a.y][x] - pl[a.y][x][hd]
 				case r2Last:
 					dS := dirAt(S, cSH, dt)
 					self := int64(0)
 					if ed == dS {
 						self = 1
 					}
-					ntot := s.hi[hd] - s.cnt*hcPos.cnt[hd]
-					val = s.opc[sl][hd] - s.cnt*opcK[sl][hd] - (scPos.all[dS]+self+v.ql[sl])*ntot
+					ntot := s[lfHi+int(hd)] - s[lfCnt]*hcPos.cnt[hd]
+					val = s[lfOpc+2*int(sl)+int(hd)] - s[lfCnt]*opcK[sl][hd] - (scPos.all[dS]+self+v[lfQl+int(sl)])*ntot
 				case r3First:
 					dS := dirAt(S, cSH, dt)
 					qc := int64(ownSH[qCnt][dt]) - hcPos.cnt[dirAt(H, cSH, dt)] + scPos.cnt[dS]
 					if counted && ed == dS {
 						qc++
 					}
-					ntot := s.pa[hd] - s.cnt*hcIL.all[hd]
-					val = s.opE[sl][hd] - s.cnt*opEK[sl][hd] - qc*ntot
+					ntot := s[lfPa+int(hd)] - s[lfCnt]*hcIL.all[hd]
+					val = s[lfOpE+2*int(sl)+int(hd)] - s[lfCnt]*opEK[sl][hd] - qc*ntot
 				case r3Middle:
 					pa := hcPos.all[hd]
 					qc := int64(ownSO[qCnt][dt]) - ocPos.cnt[dirAt(O, cSO, dt)]
-					val = pa*s.qe[sl] - s.qePA[sl][hd] - qc*(s.cnt*pa-s.pa[hd])
+					val = pa*s[lfQe+int(sl)] - s[lfQePA+2*int(sl)+int(hd)] - qc*(s[lfCnt]*pa-s[lfPa+int(hd)])
 				case r3Last:
 					pa := hcPos.all[hd]
 					x := 2*O + dirAt(O, cOH, dt)
-					val = s.fHIA[sl][hd] - pa*s.f[sl] - s.opq[sl][hd] + s.cnt*opqK[sl][hd] + vac[a.y][x][hd] - pa*npc[a.y][x]
+					val = s[lfFHIA+2*int(sl)+int(hd)] - pa*s[lfF+int(sl)] - s[lfOpq+2*int(sl)+int(hd)] + s[lfCnt]*opqK[sl][hd] + vac[a.y][x][hd] - pa*npc[a.y][x]
 				}
 				raw[a.raw] += val
 			}
 		}
 		// e joins the window as an earlier edge p.
 		if need.pOP {
-			v.op = heavySum(sumAll, hPos, cOH)
+			v.put(lfOp, heavySum(sumAll, hPos, cOH))
 		}
 		if need.pOPS {
-			v.opS = heavySum(sumAll, hPos, cSH)
+			v.put(lfOpS, heavySum(sumAll, hPos, cSH))
 		}
 		if need.pOFC {
-			v.ofc = heavySum(sumCntFrom, hIH, cSH)
+			v.put(lfOfc, heavySum(sumCntFrom, hIH, cSH))
 		}
 		if need.pOPC {
-			v.opc = heavySum(sumCnt, hIH, cOH)
+			v.put(lfOpc, heavySum(sumCnt, hIH, cOH))
 		}
 		if need.pOPE {
-			v.opE = heavySum(sumEnd, hPos, cOH)
+			v.put(lfOpE, heavySum(sumEnd, hPos, cOH))
 		}
 		if need.pOPQ {
-			v.opq = heavySum(sumQc, hIH, cSH)
+			v.put(lfOpq, heavySum(sumQc, hIH, cSH))
 		}
 		for _, tr := range lb.second[sym] {
 			x := tr.other
 			s := &sums[x]
 			switch tr.arr {
 			case trackNP:
-				np[x][sym] += s.cnt
+				np[x][sym] += s[lfCnt]
 			case trackW:
 				for hd := range 2 {
-					w[x][sym][hd] += s.cnt*v.pa[hd] - s.pa[hd]
+					w[x][sym][hd] += s[lfCnt]*v[lfPa+int(hd)] - s[lfPa+int(hd)]
 				}
 			case trackW2:
 				for hd := range 2 {
-					w2[x][sym][hd] += s.cnt*v.hi[hd] - s.hi[hd]
+					w2[x][sym][hd] += s[lfCnt]*v[lfHi+int(hd)] - s[lfHi+int(hd)]
 				}
 			case trackPL:
 				for hd := range 2 {
-					pl[x][sym][hd] += s.cnt * v.pa[hd]
+					pl[x][sym][hd] += s[lfCnt] * v[lfPa+int(hd)]
 				}
 			case trackVH:
 				for hd := range 2 {
-					vh[x][sym][hd] += s.hi[hd]
+					vh[x][sym][hd] += s[lfHi+int(hd)]
 				}
 			case trackVP:
 				for hd := range 2 {
-					vp[x][sym][hd] += s.pa[hd]
+					vp[x][sym][hd] += s[lfPa+int(hd)]
 				}
 			case trackVA:
 				for hd := range 2 {
-					va[x][sym][hd] += s.hiA[hd]
+					va[x][sym][hd] += s[lfHiA+int(hd)]
 				}
 			case trackNPC:
 				if counted {
-					npc[x][sym] += s.cnt
+					npc[x][sym] += s[lfCnt]
 				}
 			case trackVAC:
 				if counted {
 					for hd := range 2 {
-						vac[x][sym][hd] += s.hiA[hd]
+						vac[x][sym][hd] += s[lfHiA+int(hd)]
 					}
 				}
 			}
 		}
-		sums[sym].add(v, 1)
+		sums[sym].add(v, 1, fields)
 		if head >= 256 && 2*head >= len(lb.q) { // the window only: a hub's triangle walks many
 			lb.q = lb.q[:copy(lb.q, lb.q[head:])]
 			head = 0
