@@ -279,8 +279,9 @@ const (
 // pawLightAct is a raw counter's term read when an edge of symbol z (k,
 // the later light edge) is walked: its kind, the earlier light edge's
 // symbol y (p), the heavy edge's direction d, the tail's direction dt at
-// the corner and its slot. A rank 2, heavy-last term is also read when a
-// later edge l of the symbol x arrives (pawLightBuf.later).
+// the corner and its slot. A rank 2 heavy-last term and a rank 3
+// heavy-first or heavy-last one are also read when a later light edge l
+// of their correction's side arrives (pawLightBuf.later).
 type pawLightAct struct {
 	kind, y, z, d, dt, slot uint8
 	raw                     int16
