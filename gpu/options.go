@@ -161,6 +161,10 @@ type tuning struct {
 	// ClosePruneAll prunes every plan that has such a closing edge (M7,
 	// M10, M13 too), not only those closePays picks.
 	ClosePruneAll bool
+	// ClosePruneLongest lays the pruning out on the closing edge whose
+	// anchor was mapped longest before it even where another closing
+	// edge's anchor is the root's (closePrune prefers that one).
+	ClosePruneLongest bool
 	// NoCompact turns off the gathering of the expanded step's surviving
 	// candidates into full warps before their last-step runs are searched
 	// and counted (a closing step keeps few of its candidates), which the
