@@ -98,8 +98,8 @@ func encodePlan(p *motif.Plan, count bool) (*encodedPlan, error) {
 }
 
 // encodePlanPruning is encodePlan with closePrune's choice of closing
-// edge: longest picks by span alone (tuning.ClosePruneLongest).
-func encodePlanPruning(p *motif.Plan, count, longest bool) (*encodedPlan, error) {
+// edge: rootFirst prefers one anchored at the root (tuning.ClosePruneRoot).
+func encodePlanPruning(p *motif.Plan, count, rootFirst bool) (*encodedPlan, error) {
 	q := p.Query
 	k, n := p.K(), p.N()
 	unsupported := func(format string, a ...any) error {
@@ -155,7 +155,7 @@ func encodePlanPruning(p *motif.Plan, count, longest bool) (*encodedPlan, error)
 	for i, v := range p.NodeOrder {
 		e.P[pNodes+i] = int64(v)
 	}
-	closePrune(p, e, longest)
+	closePrune(p, e, rootFirst)
 	listAt := 0
 	for i := range p.Preds {
 		pp := &p.Preds[i]
@@ -198,10 +198,10 @@ const (
 
 // closePrune lays out the closing-edge pruning: of the plan's closing
 // steps (both endpoints mapped) whose first-mapped endpoint (the anchor)
-// was mapped two or more steps before, one whose anchor is an endpoint of
-// the root with the closing edge in its other list (where it pays:
-// closePays; M10's triangle edge 3->1 rather than its later 1->2), else
-// the one whose anchor was mapped longest before it. The
+// was mapped two or more steps before, the one whose anchor was mapped
+// longest before it; with rootFirst, one whose anchor is an endpoint of
+// the root with the closing edge in its other list where there is one
+// (M10's triangle edge 3->1 rather than its later 1->2: encodeLight). The
 // anchor's step finds, per candidate, the anchor's edges that could still
 // be that closing edge (in the list the closing edge lies in, between the
 // matched edges around it, not before the root's time less delta); each
@@ -211,7 +211,7 @@ const (
 // counts do not change; the partial matches that cannot close are cut
 // levels before the closing step (M11 on a 10M-edge graph: 3.4x fewer
 // last-step searches, BENCHMARKS.md). Without such a step, pcEdge is -1.
-func closePrune(p *motif.Plan, e *encodedPlan, longest bool) {
+func closePrune(p *motif.Plan, e *encodedPlan, rootFirst bool) {
 	q := p.Query
 	e.P[pClose+pcEdge] = -1
 	first := make([]int, p.N())
@@ -241,7 +241,7 @@ func closePrune(p *motif.Plan, e *encodedPlan, longest bool) {
 			continue
 		}
 		anchor, sel := anchorOf(st.Edge)
-		pays := !longest && a == 0 && rootOtherList(root, anchor, sel)
+		pays := rootFirst && a == 0 && rootOtherList(root, anchor, sel)
 		if sc < 0 || (pays && !scPays) || (pays == scPays && i-a > sc-sa) {
 			sc, sa, scPays = i, a, pays
 		}
@@ -341,7 +341,7 @@ func kernelKind(k motif.OperandKind) int64 {
 // 0's) and keeps the closing-edge pruning only where it pays (closePays),
 // or everywhere (ClosePruneAll), or nowhere (NoClosePrune).
 func (o tuning) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
-	enc, err := encodePlanPruning(p, count, o.ClosePruneLongest)
+	enc, err := encodePlanPruning(p, count, o.ClosePruneRoot)
 	if err != nil {
 		return nil, err
 	}

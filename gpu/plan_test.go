@@ -160,7 +160,7 @@ func TestClosePrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][2]int{ // closing step, anchor step
-		"M3": {2, 0}, "M4": {3, 0}, "M7": {3, 1}, "M10": {2, 0}, "M11": {4, 0}, "M12": {3, 0}, "M13": {3, 0},
+		"M3": {2, 0}, "M4": {3, 0}, "M7": {3, 1}, "M10": {4, 1}, "M11": {4, 0}, "M12": {3, 0}, "M13": {3, 0},
 		"M1": {-1, -1}, "M5": {-1, -1},
 	}
 	for _, name := range motif.BuiltinNames() {
@@ -302,7 +302,7 @@ func TestKernelChoice(t *testing.T) {
 		}
 		return k
 	}
-	pays := map[string]bool{"M3": true, "M4": true, "M9": true, "M10": true, "M11": true, "M12": true, "M4-A": true}
+	pays := map[string]bool{"M3": true, "M4": true, "M9": true, "M11": true, "M12": true, "M4-A": true}
 	prunable := map[string]bool{"M3": true, "M4": true, "M7": true, "M9": true, "M10": true, "M11": true, "M12": true, "M13": true, "M4-A": true}
 	for name := range plans {
 		want := map[bool]string{true: "mine6p", false: "mine6"}
@@ -369,8 +369,7 @@ func TestKernelChoice(t *testing.T) {
 		want  string
 	}{
 		{tuning{}, []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10"}, "mineq6p"}, // BatchOverWindow's ten
-		{tuning{}, []string{"M1", "M2", "M5", "M6", "M7", "M8", "M13"}, "mineq6"},
-		{tuning{ClosePruneLongest: true}, []string{"M1", "M10"}, "mineq6"},
+		{tuning{}, []string{"M1", "M2", "M5", "M6", "M7", "M8", "M10", "M13"}, "mineq6"},
 		{tuning{ClosePruneAll: true}, []string{"M1", "M7"}, "mineq6p"},
 		{tuning{NoClosePrune: true}, []string{"M3", "M11"}, "mineq6"},
 	} {
@@ -381,10 +380,10 @@ func TestKernelChoice(t *testing.T) {
 }
 
 // TestClosePruneChoice: where a plan has two closing steps the pruning
-// could serve, closePrune takes the one whose anchor is the root's
-// endpoint with the closing edge in its other list (M10's triangle edge
-// 3->1, anchor mapped by the root), not the one mapped longest before it
-// (its later 1->2, anchor mapped at step 1), unless ClosePruneLongest.
+// could serve, closePrune takes the one mapped longest before it (M10's
+// 1->2, anchor mapped at step 1: closePays says no), or with rootFirst
+// the one whose anchor is the root's endpoint with the closing edge in its
+// other list (M10's triangle edge 3->1, anchor mapped by the root).
 func TestClosePruneChoice(t *testing.T) {
 	w, err := window.New(window.Schema{TimeUnit: time.Second})
 	if err != nil {
@@ -392,11 +391,11 @@ func TestClosePruneChoice(t *testing.T) {
 	}
 	p := compileBuiltin(t, w, "M10", 100)
 	for _, c := range []struct {
-		longest      bool
+		rootFirst    bool
 		step, anchor int
 		pays         bool
-	}{{false, 2, 0, true}, {true, 4, 1, false}} {
-		enc, err := encodePlanPruning(p, true, c.longest)
+	}{{false, 4, 1, false}, {true, 2, 0, true}} {
+		enc, err := encodePlanPruning(p, true, c.rootFirst)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -410,7 +409,7 @@ func TestClosePruneChoice(t *testing.T) {
 			}
 		}
 		if sc != c.step || sa != c.anchor || closePays(p, enc) != c.pays {
-			t.Errorf("longest %v: closing step %d, anchor step %d, pays %v; want %d, %d, %v\n%s", c.longest, sc, sa, closePays(p, enc), c.step, c.anchor, c.pays, p)
+			t.Errorf("rootFirst %v: closing step %d, anchor step %d, pays %v; want %d, %d, %v\n%s", c.rootFirst, sc, sa, closePays(p, enc), c.step, c.anchor, c.pays, p)
 		}
 	}
 }
