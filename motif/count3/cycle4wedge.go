@@ -30,12 +30,20 @@ import (
 // that start there ask S = #{q2 < p, q1 ≥ L(p4)} (sequential, and taken
 // off the crossing count), those that end there (if counted) ask
 // X = #{q2 < p, L(p) ≤ q1 < p1} and N = #{q2 < p, q1 ≥ p1}, then are added;
-// crossing = X − S. These count every pair of wedges, same middle or not
-// (and a few with a shared edge, which only same-middle pairs have), so
-// the same sweep over each middle's wedges alone is taken off. The cost
-// is the wedges times the tree's depth and columns, against the
-// listing's (k−1)·(the group's edges) reads: cycles() takes the cheaper
-// per group (wedgeCheaper).
+// crossing = X − S. These count every pair of wedges, same middle or not,
+// and three kinds of pairs that share an edge (which only same-middle
+// pairs do): of three edges x1 < x2 < x3 on a middle's two sides within
+// δ, (x1, x2) and (x2, x3) as crossing, (x1, x3) around (x1, x2) as
+// nested, and (x1, x3) then (x2, x3) as crossing (a wedge joins the tree
+// while its last edge's other wedges still ask). A middle's own pairs
+// are taken off without a tree (sameMiddle): four of its edges within δ,
+// two on each side, are two pairs of its wedges (its two pairings), and
+// three, both sides present, are one of those shared-edge pairs; so its
+// edges' sequences of three and four, by symbol, counted by a sliding
+// window like the listing's, say its pairs by type. The cost is the
+// wedges times the tree's depth and columns (the window's is per edge),
+// against the listing's (k−1)·(the group's edges) reads: cycles() takes
+// the cheaper per group (wedgeCheaper).
 
 // Wedge pair interleavings.
 const (
@@ -50,6 +58,8 @@ type wedgeTables struct {
 	// wedges of types τ1 (first edge first; the outer one, nested) and τ2,
 	// −1 where the pair is no motif or not asked.
 	raw     [3][8][8]int16
+	same4   [256][2]int16 // the raw counters of a middle's four-edge sequence's two pairs (sameMiddle), −1: none
+	same3   [64]int16     // of its three-edge sequence's pair
 	cols    int
 	colOf   [8]int8  // the tree column of a closed wedge's type, −1: none asked
 	colType [8]uint8 // the type of each column
@@ -116,7 +126,75 @@ func newWedgeTables(mask uint32) *wedgeTables {
 			}
 		}
 	}
+	for i := range 256 {
+		t.same4[i] = [2]int16{-1, -1}
+		if i < 64 {
+			t.same3[i] = -1
+		}
+	}
+	for i := range 256 {
+		if w := seqWedges(i, 4); len(w) == 4 {
+			// Its two pairings: the A edges' with the C edges in order,
+			// and crossed.
+			t.same4[i] = [2]int16{t.pairRaw(w[0], w[3]), t.pairRaw(w[1], w[2])}
+		}
+	}
+	for i := range 64 {
+		if w := seqWedges(i, 3); len(w) == 2 {
+			t.same3[i] = t.pairRaw(w[0], w[1])
+		}
+	}
 	return t
+}
+
+// seqWedge is a wedge of a sequence of symbols (sameMiddle): the
+// positions of its first and second edge, and its type.
+type seqWedge struct {
+	first, second int
+	ty            uint8
+}
+
+// seqWedges returns the wedges of the sequence of n symbols packed in i
+// (two bits each, first symbol highest; symbol: side bit (0: t–m, 1:
+// m–o) << 1 | direction bit): for each edge on t–m in order, its wedges
+// with the m–o edges in order.
+func seqWedges(i, n int) []seqWedge {
+	var w []seqWedge
+	sym := func(k int) int { return i >> (2 * (n - 1 - k)) & 3 }
+	for a := range n {
+		if sym(a)>>1 != 0 {
+			continue
+		}
+		for c := range n {
+			if sym(c)>>1 != 1 {
+				continue
+			}
+			ty := uint8(sym(a)&1<<1 | sym(c)&1)
+			if c < a {
+				ty |= 4
+			}
+			w = append(w, seqWedge{min(a, c), max(a, c), ty})
+		}
+	}
+	return w
+}
+
+// pairRaw is the raw counter that the group's sweep adds a pair of
+// distinct wedges to (−1: none), shared edges included as it counts
+// them: w the one that starts first (of two that start together, the
+// outer), the pair is sequential, crossing (w's second edge after v's
+// first, up to v's second) or nested.
+func (t *wedgeTables) pairRaw(w, v seqWedge) int16 {
+	if v.first < w.first || v.first == w.first && v.second > w.second {
+		w, v = v, w
+	}
+	switch {
+	case w.second < v.first:
+		return t.raw[kindSeq][w.ty][v.ty]
+	case w.first < v.first && w.second <= v.second:
+		return t.raw[kindCross][w.ty][v.ty]
+	}
+	return t.raw[kindNest][w.ty][v.ty]
 }
 
 // gEdge is an edge of a group's sides in the wedge sweep: side 2m (t–m)
@@ -140,6 +218,79 @@ type wedgeBuf struct {
 	lowPos  []int32
 	fw      []uint32
 	s, x, n [8][8]int64 // by column and the asking wedge's type
+	mw      midWindow
+	same4   [256]int64 // a middle's own sequences of four by symbols (sameMiddle)
+	same3   [64]int64  // of three
+}
+
+// midWindow is sameMiddle's sliding window: its sequences of one, two
+// and three edges by symbols (two bits each, first highest); of three,
+// those with at most two on a side.
+type midWindow struct {
+	c1 [4]int64
+	c2 [16]int64
+	c3 [64]int64
+}
+
+// Symbol index lists of sameMiddle's window by the side of the edge
+// that arrives or leaves: of two symbols, those not both on it (ends of
+// sequences of three it may join, or begin); of three, those with one on
+// it and two on the other (it makes them two and two).
+var mixed2, oneOf3 = func() (m [2][]uint8, o [2][]uint8) {
+	for s := range 2 {
+		for xy := range 16 {
+			if xy>>3 != s || xy>>1&1 != s {
+				m[s] = append(m[s], uint8(xy))
+			}
+		}
+		for xyz := range 64 {
+			if n := xyz>>5 + xyz>>3&1 + xyz>>1&1; n == 2-s {
+				o[s] = append(o[s], uint8(xyz))
+			}
+		}
+	}
+	return
+}()
+
+// sameMiddle adds the sequences of three and four edges within δ (the
+// last counted) of one middle's edges run (position order) to same3 and
+// same4: its own wedge pairs, taken off the group's sweep at flush.
+func (b *wedgeBuf) sameMiddle(run []gEdge, delta int64) {
+	w := &b.mw
+	*w = midWindow{}
+	sym := func(e *gEdge) uint8 { return uint8(e.side&1)<<1 | e.d }
+	head := 0
+	for i := range run {
+		e := &run[i]
+		for apart(run[head].t, e.t, delta) {
+			x := sym(&run[head])
+			w.c1[x]--
+			for y := range uint8(4) {
+				w.c2[x<<2|y] -= w.c1[y]
+			}
+			for _, yz := range mixed2[x>>1] {
+				w.c3[x<<4|yz] -= w.c2[yz]
+			}
+			head++
+		}
+		x := sym(e)
+		s := x >> 1
+		if e.counted {
+			for _, p := range oneOf3[s] {
+				b.same4[int(p)<<2|int(x)] += w.c3[p]
+			}
+			for _, p := range mixed2[s] {
+				b.same3[p<<2|x] += w.c2[p]
+			}
+		}
+		for _, p := range mixed2[s] {
+			w.c3[p<<2|x] += w.c2[p]
+		}
+		for y := range uint8(4) {
+			w.c2[y<<2|x] += w.c1[y]
+		}
+		w.c1[x]++
+	}
 }
 
 // group counts the temporal cycles of one group: ws are its wedges to
@@ -197,14 +348,13 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 	case force == 0 && !wedgeCheaper(len(ws), edges, wedges), force == 2 && (top^cn)&1 == 1:
 		return false
 	}
-	// Each middle's edges, in position order, counted alone and taken
-	// off; then the group's.
+	// Each middle's own pairs, from its edges in position order (taken
+	// off at flush); then the group's.
 	for r := 1; r < len(b.runs); r++ {
-		run := b.ge[b.runs[r-1]:b.runs[r]]
-		b.sweep(run, run[0].side&^1, 2, delta, tab, -1)
+		b.sameMiddle(b.ge[b.runs[r-1]:b.runs[r]], delta)
 	}
 	b.mergeRuns()
-	b.sweep(b.ge, 0, 2*len(ws), delta, tab, 1)
+	b.sweep(b.ge, 0, 2*len(ws), delta, tab)
 	return true
 }
 
@@ -268,10 +418,10 @@ func wedgeCheaper(k int, edges, wedges int64) bool {
 	return 6*wedges*depth < int64(k-1)*edges
 }
 
-// sweep adds sign × the group's wedge-pair counts (S, X, N by column and
-// type) for the edges ge in position order on sides base..base+sides−1
-// (side s pairs with s^1; even sides are t–m).
-func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables, sign int64) {
+// sweep adds the wedge-pair counts (S, X, N by column and type) of the
+// edges ge in position order on sides base..base+sides−1 (side s pairs
+// with s^1; even sides are t–m).
+func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
 	n := len(ge)
 	b.off = resize(b.off, sides+1)
 	clear(b.off)
@@ -341,7 +491,7 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 				}
 				pre(b.lowPos[q], &v)
 				for c := range cols {
-					b.s[c][ty] += sign * int64(tot[c]-v[c])
+					b.s[c][ty] += int64(tot[c] - v[c])
 				}
 			}
 		}
@@ -366,13 +516,13 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 				}
 				pre(q, &v)
 				for c := range cols {
-					b.x[c][ty] += sign * int64(v[c]-pl[c])
-					b.n[c][ty] += sign * int64(tot[c]-v[c])
+					b.x[c][ty] += int64(v[c] - pl[c])
+					b.n[c][ty] += int64(tot[c] - v[c])
 				}
 			}
 			// A wedge joins the tree at its last edge; the queries of the
 			// wedges after it in this loop see it, but they share e: a
-			// same-middle pair, counted alike by the middle's own sweep.
+			// same-middle pair, taken off with the others (sameMiddle).
 			if c := int(tab.colOf[ty]); c >= 0 {
 				tot[c]++
 				for i := int(q) + 1; i <= n; i += i & -i {
@@ -400,7 +550,20 @@ func (b *wedgeBuf) flush(tab *wedgeTables, raw *[RawLen - rawCycle]int64) {
 			}
 		}
 	}
+	for i, n := range b.same4 {
+		for _, r := range tab.same4[i] {
+			if r >= 0 {
+				raw[r] -= n
+			}
+		}
+	}
+	for i, n := range b.same3 {
+		if r := tab.same3[i]; r >= 0 {
+			raw[r] -= n
+		}
+	}
 	b.s, b.x, b.n = [8][8]int64{}, [8][8]int64{}, [8][8]int64{}
+	b.same4, b.same3 = [256]int64{}, [64]int64{}
 }
 
 // cycleWedges chooses the cycle pass's method per group: 0 the cheaper
