@@ -1,6 +1,7 @@
 package count3
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 
@@ -31,11 +32,11 @@ import (
 // off the crossing count), those that end there (if counted) ask
 // X = #{q2 < p, L(p) ≤ q1 < p1} and N = #{q2 < p, q1 ≥ p1}, then are added;
 // crossing = X − S. These count every pair of wedges, same middle or not,
-// and three kinds of pairs that share an edge (which only same-middle
+// and two kinds of pairs that share an edge (which only same-middle
 // pairs do): of three edges x1 < x2 < x3 on a middle's two sides within
 // δ, (x1, x2) and (x2, x3) as crossing, (x1, x3) around (x1, x2) as
-// nested, and (x1, x3) then (x2, x3) as crossing (a wedge joins the tree
-// while its last edge's other wedges still ask). A middle's own pairs
+// nested (the wedges that x3 ends ask before any of them joins the
+// tree, so two of them are no pair). A middle's own pairs
 // are taken off without a tree (sameMiddle): four of its edges within δ,
 // two on each side, are two pairs of its wedges (its two pairings), and
 // three, both sides present, are one of those shared-edge pairs; so its
@@ -60,6 +61,7 @@ type wedgeTables struct {
 	raw     [3][8][8]int16
 	same4   [256][2]int16 // the raw counters of a middle's four-edge sequence's two pairs (sameMiddle), −1: none
 	same3   [64]int16     // of its three-edge sequence's pair
+	win     midLists
 	cols    int
 	colOf   [8]int8  // the tree column of a closed wedge's type, −1: none asked
 	colType [8]uint8 // the type of each column
@@ -144,7 +146,61 @@ func newWedgeTables(mask uint32) *wedgeTables {
 			t.same3[i] = t.pairRaw(w[0], w[1])
 		}
 	}
+	t.win = newMidLists(t)
 	return t
+}
+
+// midLists are sameMiddle's window's index lists by an edge's symbol σ,
+// only of the sequences that the asked cells need: the sequences of
+// three p that it makes four (same4[p<<2|σ] += c3[p]) and of two that
+// it makes three (same3), and the window's sequences it extends (c3[p<<2|σ]
+// += c2[p], c2[y<<2|σ] += c1[y]) or, leaving, takes off (c3[σ<<4|p] −=
+// c2[p], c2[σ<<2|y] −= c1[y]).
+type midLists struct {
+	add4, add3, up3, up2, rm3, rm2 [4][]uint8
+}
+
+func newMidLists(t *wedgeTables) (l midLists) {
+	var need3 [64]bool
+	var need2 [16]bool
+	for σ := range 4 {
+		for p := range 64 {
+			if r := t.same4[p<<2|σ]; r[0] >= 0 || r[1] >= 0 {
+				l.add4[σ] = append(l.add4[σ], uint8(p))
+				need3[p] = true
+			}
+		}
+		for p := range 16 {
+			if t.same3[p<<2|σ] >= 0 {
+				l.add3[σ] = append(l.add3[σ], uint8(p))
+				need2[p] = true
+			}
+		}
+	}
+	for p, ok := range need3 {
+		if ok {
+			need2[p>>2], need2[p&15] = true, true // its prefix and suffix
+		}
+	}
+	for σ := range 4 {
+		for p := range 16 {
+			if need3[p<<2|σ] {
+				l.up3[σ] = append(l.up3[σ], uint8(p))
+			}
+			if need3[σ<<4|p] {
+				l.rm3[σ] = append(l.rm3[σ], uint8(p))
+			}
+		}
+		for y := range 4 {
+			if need2[y<<2|σ] {
+				l.up2[σ] = append(l.up2[σ], uint8(y))
+			}
+			if need2[σ<<2|y] {
+				l.rm2[σ] = append(l.rm2[σ], uint8(y))
+			}
+		}
+	}
+	return l
 }
 
 // seqWedge is a wedge of a sequence of symbols (sameMiddle): the
@@ -183,15 +239,17 @@ func seqWedges(i, n int) []seqWedge {
 // distinct wedges to (−1: none), shared edges included as it counts
 // them: w the one that starts first (of two that start together, the
 // outer), the pair is sequential, crossing (w's second edge after v's
-// first, up to v's second) or nested.
+// first, before v's second) or nested; two that end together, none.
 func (t *wedgeTables) pairRaw(w, v seqWedge) int16 {
 	if v.first < w.first || v.first == w.first && v.second > w.second {
 		w, v = v, w
 	}
 	switch {
+	case w.second == v.second:
+		return -1 // its queries precede the joining of the wedges it ends
 	case w.second < v.first:
 		return t.raw[kindSeq][w.ty][v.ty]
-	case w.first < v.first && w.second <= v.second:
+	case w.first < v.first && w.second < v.second:
 		return t.raw[kindCross][w.ty][v.ty]
 	}
 	return t.raw[kindNest][w.ty][v.ty]
@@ -212,11 +270,10 @@ type wedgeBuf struct {
 	lt, hv  []gEdge // a middle's light and heavy side's edges in wedges
 	runs    []int32 // ends of ge's runs in position order
 	off     []int32
-	idx     []int32
+	se      []swEdge // the edges by side, each in position order
 	lo, hi  []int32
 	cnt     []int32
-	lowPos  []int32
-	fw      []uint32
+	fw      []uint64    // the tree (sweep)
 	s, x, n [8][8]int64 // by column and the asking wedge's type
 	mw      midWindow
 	same4   [256]int64 // a middle's own sequences of four by symbols (sameMiddle)
@@ -224,38 +281,18 @@ type wedgeBuf struct {
 }
 
 // midWindow is sameMiddle's sliding window: its sequences of one, two
-// and three edges by symbols (two bits each, first highest); of three,
-// those with at most two on a side.
+// and three edges by symbols (two bits each, first highest), of two and
+// three only those that midLists say.
 type midWindow struct {
 	c1 [4]int64
 	c2 [16]int64
 	c3 [64]int64
 }
 
-// Symbol index lists of sameMiddle's window by the side of the edge
-// that arrives or leaves: of two symbols, those not both on it (ends of
-// sequences of three it may join, or begin); of three, those with one on
-// it and two on the other (it makes them two and two).
-var mixed2, oneOf3 = func() (m [2][]uint8, o [2][]uint8) {
-	for s := range 2 {
-		for xy := range 16 {
-			if xy>>3 != s || xy>>1&1 != s {
-				m[s] = append(m[s], uint8(xy))
-			}
-		}
-		for xyz := range 64 {
-			if n := xyz>>5 + xyz>>3&1 + xyz>>1&1; n == 2-s {
-				o[s] = append(o[s], uint8(xyz))
-			}
-		}
-	}
-	return
-}()
-
 // sameMiddle adds the sequences of three and four edges within δ (the
 // last counted) of one middle's edges run (position order) to same3 and
 // same4: its own wedge pairs, taken off the group's sweep at flush.
-func (b *wedgeBuf) sameMiddle(run []gEdge, delta int64) {
+func (b *wedgeBuf) sameMiddle(run []gEdge, delta int64, l *midLists) {
 	w := &b.mw
 	*w = midWindow{}
 	sym := func(e *gEdge) uint8 { return uint8(e.side&1)<<1 | e.d }
@@ -265,28 +302,27 @@ func (b *wedgeBuf) sameMiddle(run []gEdge, delta int64) {
 		for apart(run[head].t, e.t, delta) {
 			x := sym(&run[head])
 			w.c1[x]--
-			for y := range uint8(4) {
+			for _, y := range l.rm2[x] {
 				w.c2[x<<2|y] -= w.c1[y]
 			}
-			for _, yz := range mixed2[x>>1] {
-				w.c3[x<<4|yz] -= w.c2[yz]
+			for _, p := range l.rm3[x] {
+				w.c3[x<<4|p] -= w.c2[p]
 			}
 			head++
 		}
 		x := sym(e)
-		s := x >> 1
 		if e.counted {
-			for _, p := range oneOf3[s] {
-				b.same4[int(p)<<2|int(x)] += w.c3[p]
+			for _, p := range l.add4[x] {
+				b.same4[p<<2|x] += w.c3[p]
 			}
-			for _, p := range mixed2[s] {
+			for _, p := range l.add3[x] {
 				b.same3[p<<2|x] += w.c2[p]
 			}
 		}
-		for _, p := range mixed2[s] {
+		for _, p := range l.up3[x] {
 			w.c3[p<<2|x] += w.c2[p]
 		}
-		for y := range uint8(4) {
+		for _, y := range l.up2[x] {
 			w.c2[y<<2|x] += w.c1[y]
 		}
 		w.c1[x]++
@@ -351,7 +387,7 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 	// Each middle's own pairs, from its edges in position order (taken
 	// off at flush); then the group's.
 	for r := 1; r < len(b.runs); r++ {
-		b.sameMiddle(b.ge[b.runs[r-1]:b.runs[r]], delta)
+		b.sameMiddle(b.ge[b.runs[r-1]:b.runs[r]], delta, &tab.win)
 	}
 	b.mergeRuns()
 	b.sweep(b.ge, 0, 2*len(ws), delta, tab)
@@ -418,13 +454,32 @@ func wedgeCheaper(k int, edges, wedges int64) bool {
 	return 6*wedges*depth < int64(k-1)*edges
 }
 
+// swEdge is an edge of the sweep in its side's list: its time, its
+// index in position order, that of the first edge within δ before it
+// (L), its direction bit and whether it is counted.
+type swEdge struct {
+	t       int64
+	at, low int32
+	d       uint8
+	counted bool
+}
+
 // sweep adds the wedge-pair counts (S, X, N by column and type) of the
 // edges ge in position order on sides base..base+sides−1 (side s pairs
 // with s^1; even sides are t–m).
+//
+// Every query is a count of the closed wedges whose first edge is at or
+// after some position x ≥ L(p) (p: the sweep's position), so the tree
+// sums suffixes: its node i holds the wedges first at i, …, i+lowbit(i)−1
+// (one-based), a query walks up from x until past p (no wedge starts
+// later) and an insertion walks down until below L(p) (no later query
+// starts there): log of the δ-window's edges, not of the group's. A
+// tree row packs the columns two to a word (32-bit lanes: a lane counts
+// at most the group's wedges, below 2^32), and the counts are summed
+// packed too, unpacked before a lane could carry.
 func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
 	n := len(ge)
 	b.off = resize(b.off, sides+1)
-	clear(b.off)
 	for k := range ge {
 		b.off[ge[k].side-base+1]++
 	}
@@ -432,106 +487,155 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 		b.off[s+1] += b.off[s]
 	}
 	b.cnt = resize(b.cnt, sides)
-	clear(b.cnt)
-	b.idx = resize(b.idx, n)
+	b.se = resize(b.se, n)
+	j := 0
 	for k := range ge {
-		s := ge[k].side - base
-		b.idx[b.off[s]+b.cnt[s]] = int32(k)
+		e := &ge[k]
+		for apart(ge[j].t, e.t, delta) {
+			j++
+		}
+		s := e.side - base
+		b.se[b.off[s]+b.cnt[s]] = swEdge{t: e.t, at: int32(k), low: int32(j), d: e.d, counted: e.counted}
 		b.cnt[s]++
 	}
 	clear(b.cnt)
 	b.lo = resize(b.lo, sides)
 	b.hi = resize(b.hi, sides)
-	clear(b.lo)
-	clear(b.hi)
-	b.lowPos = resize(b.lowPos, n)
-	j := 0
-	for k := range ge {
-		for apart(ge[j].t, ge[k].t, delta) {
-			j++
-		}
-		b.lowPos[k] = int32(j)
+	words := 4
+	switch {
+	case tab.cols <= 2:
+		words = 1
+	case tab.cols <= 4:
+		words = 2
 	}
-	cols := tab.cols
-	b.fw = resize(b.fw, (n+1)*cols)
-	clear(b.fw)
+	b.fw = resize(b.fw, (n+1)*words)
 	fw := b.fw
-	var tot, v, pl [8]uint32 // below 2^32: the group's wedges are
-	pre := func(x int32, out *[8]uint32) {
-		*out = [8]uint32{}
-		for i := int(x); i > 0; i &= i - 1 {
-			row := fw[i*cols : i*cols+cols]
-			for c, f := range row {
-				out[c] += f
-			}
+	var word [8]int8
+	var inc [8]uint64
+	for ty, c := range tab.colOf {
+		word[ty] = -1
+		if c >= 0 {
+			word[ty], inc[ty] = c>>1, 1<<(32*(c&1))
 		}
 	}
+	var sa, xa, na [8][4]uint64 // packed sums by the asking wedge's type
+	var used, ins uint64        // a bound on sa, xa and na's lanes; the wedges in the tree
+	room := func() {
+		if used > math.MaxUint32-ins {
+			b.unpack(&sa, &xa, &na, tab.cols)
+			used = 0
+		}
+		used += ins
+	}
+	jl := int32(0) // L(k)
 	for k := range ge {
 		e := &ge[k]
+		for apart(ge[jl].t, e.t, delta) {
+			jl++
+		}
 		s := e.side - base
 		o := s ^ 1
-		ol := b.idx[b.off[o]:b.off[o+1]]
-		for b.lo[o] < b.cnt[o] && apart(ge[ol[b.lo[o]]].t, e.t, delta) {
-			b.lo[o]++
+		ol := b.se[b.off[o]:b.off[o+1]]
+		lo, c, hi := b.lo[o], b.cnt[o], b.hi[o]
+		for lo < c && apart(ol[lo].t, e.t, delta) {
+			lo++
 		}
-		b.hi[o] = max(b.hi[o], b.cnt[o])
-		for int(b.hi[o]) < len(ol) && !apart(e.t, ge[ol[b.hi[o]]].t, delta) {
-			b.hi[o]++
+		hi = max(hi, c)
+		for int(hi) < len(ol) && !apart(e.t, ol[hi].t, delta) {
+			hi++
 		}
+		b.lo[o], b.hi[o] = lo, hi
+		b.cnt[s]++
+		at := int32(k)
 		onM := uint8(s & 1) // e is on the m–o side
 		// The wedges e starts (partners later on the other side) ask S;
 		// their types differ only in the partner's direction bit.
 		ty0 := onM<<2 | e.d<<(1-onM)
-		if (tab.askS[ty0] || tab.askS[ty0|1<<onM]) && b.cnt[o] < b.hi[o] {
-			for _, q := range ol[b.cnt[o]:b.hi[o]] {
-				f := &ge[q]
+		if tab.askS[ty0] || tab.askS[ty0|1<<onM] {
+			for i := range ol[c:hi] {
+				f := &ol[int(c)+i]
 				ty := ty0 | f.d<<onM
 				if !f.counted || !tab.askS[ty] {
 					continue
 				}
-				pre(b.lowPos[q], &v)
-				for c := range cols {
-					b.s[c][ty] += int64(tot[c] - v[c])
+				v := suffix(fw, words, f.low, at)
+				room()
+				for w := range words {
+					sa[ty][w] += v[w]
 				}
 			}
 		}
 		// The wedges e ends (partners earlier on the other side) ask X
 		// and N if e is counted, then join the tree.
-		early := ol[b.lo[o]:b.cnt[o]]
 		ty0 = (1-onM)<<2 | e.d<<(1-onM)
 		ty1 := ty0 | 1<<onM
 		ask := e.counted && (tab.askXN[ty0] || tab.askXN[ty1])
-		if !ask && tab.colOf[ty0] < 0 && tab.colOf[ty1] < 0 {
-			b.cnt[s]++
+		if !ask && word[ty0] < 0 && word[ty1] < 0 {
 			continue
 		}
-		havePL := false
-		for _, q := range early {
-			f := &ge[q]
+		var vl [4]uint64 // the suffix from L(k), before e's wedges join
+		if ask {
+			vl = suffix(fw, words, jl, at)
+		}
+		for i := range ol[lo:c] {
+			f := &ol[int(lo)+i]
 			ty := ty0 | f.d<<onM
 			if ask && tab.askXN[ty] {
-				if !havePL {
-					pre(b.lowPos[k], &pl)
-					havePL = true
-				}
-				pre(q, &v)
-				for c := range cols {
-					b.x[c][ty] += int64(v[c] - pl[c])
-					b.n[c][ty] += int64(tot[c] - v[c])
+				v := suffix(fw, words, f.at, at)
+				room()
+				for w := range words {
+					xa[ty][w] += vl[w] - v[w]
+					na[ty][w] += v[w]
 				}
 			}
-			// A wedge joins the tree at its last edge; the queries of the
-			// wedges after it in this loop see it, but they share e: a
-			// same-middle pair, taken off with the others (sameMiddle).
-			if c := int(tab.colOf[ty]); c >= 0 {
-				tot[c]++
-				for i := int(q) + 1; i <= n; i += i & -i {
-					fw[i*cols+c]++
+			if w := int(word[ty]); w >= 0 {
+				ins++
+				for x := f.at + 1; x > jl; x &= x - 1 {
+					fw[int(x)*words+w] += inc[ty]
 				}
 			}
 		}
-		b.cnt[s]++
 	}
+	b.unpack(&sa, &xa, &na, tab.cols)
+}
+
+// suffix returns the packed counts of the wedges in the tree fw (rows of
+// words) whose first edge is at or after position x, all before p.
+func suffix(fw []uint64, words int, x, p int32) (v [4]uint64) {
+	switch words {
+	case 1:
+		for i := x + 1; i <= p; i += i & -i {
+			v[0] += fw[i]
+		}
+	case 2:
+		for i := x + 1; i <= p; i += i & -i {
+			r := fw[2*i : 2*i+2 : 2*i+2]
+			v[0] += r[0]
+			v[1] += r[1]
+		}
+	default:
+		for i := x + 1; i <= p; i += i & -i {
+			r := (*[4]uint64)(fw[4*i : 4*i+4])
+			v[0] += r[0]
+			v[1] += r[1]
+			v[2] += r[2]
+			v[3] += r[3]
+		}
+	}
+	return v
+}
+
+// unpack adds the packed sums to s, x and n by column and clears them.
+func (b *wedgeBuf) unpack(sa, xa, na *[8][4]uint64, cols int) {
+	for ty := range 8 {
+		for c := range cols {
+			w, sh := c>>1, 32*(c&1)
+			b.s[c][ty] += int64(uint32(sa[ty][w] >> sh))
+			b.x[c][ty] += int64(uint32(xa[ty][w] >> sh))
+			b.n[c][ty] += int64(uint32(na[ty][w] >> sh))
+		}
+	}
+	*sa, *xa, *na = [8][4]uint64{}, [8][4]uint64{}, [8][4]uint64{}
 }
 
 // flush adds the sweeps' counts to raw (the cycle region) and clears them.

@@ -3,6 +3,7 @@ package count3
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -92,7 +93,7 @@ func TestSameMiddleMatchesSweep(t *testing.T) {
 		for _, n := range raw {
 			seen += n
 		}
-		b.sameMiddle(run, delta)
+		b.sameMiddle(run, delta, &tab.win)
 		for _, n := range b.same3 {
 			shared += n
 		}
@@ -105,5 +106,28 @@ func TestSameMiddleMatchesSweep(t *testing.T) {
 	}
 	if seen < 1e5 || shared < 1e4 {
 		t.Errorf("%d pairs, %d sharing an edge: the test checks too little", seen, shared)
+	}
+	// One dense middle: 4000 edges within δ, whose pairs' counts by type
+	// pass 2^32 (the sweep's packed sums must be unpacked in time).
+	run := make([]gEdge, 4000)
+	for i := range run {
+		run[i] = gEdge{pos: int64(i), t: int64(i / 7), side: int32(rng.IntN(2)), d: uint8(rng.IntN(2)), counted: i%5 > 0}
+	}
+	for _, mask := range []uint32{0, 1} {
+		tab := newWedgeTables(mask)
+		var raw [RawLen - rawCycle]int64
+		b.sweep(run, 0, 2, maxT, tab)
+		b.flush(tab, &raw)
+		big := slices.Max(raw[:])
+		b.sameMiddle(run, maxT, &tab.win)
+		b.flush(tab, &raw)
+		for r, n := range raw {
+			if n != 0 {
+				t.Fatalf("dense, mask %#x: raw counter %d: the sweep counts %d more than the window", mask, rawCycle+r, n)
+			}
+		}
+		if big < 1<<33 {
+			t.Fatalf("mask %#x: the largest raw counter is %d: the test checks no large sum", mask, big)
+		}
 	}
 }
