@@ -271,6 +271,8 @@ type wedgeBuf struct {
 	runs    []int32 // ends of ge's runs in position order
 	off     []int32
 	se      []swEdge // the edges by side, each in position order
+	bm      []uint64 // the positions of b.ge (sortPos)
+	rank    []int32  // the edges at positions before each word of bm
 	lo, hi  []int32
 	cnt     []int32
 	fw      []uint64    // the tree (sweep)
@@ -389,7 +391,7 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 	for r := 1; r < len(b.runs); r++ {
 		b.sameMiddle(b.ge[b.runs[r-1]:b.runs[r]], delta, &tab.win)
 	}
-	b.mergeRuns()
+	b.sortPos()
 	b.sweep(b.ge, 0, 2*len(ws), delta, tab)
 	return true
 }
@@ -408,6 +410,45 @@ func mergePos(dst, x, y []gEdge) []gEdge {
 	}
 	dst = append(dst, x[i:]...)
 	return append(dst, y[j:]...)
+}
+
+// sortPos sorts b.ge by position: it holds sorted runs ending at
+// b.runs[1:] (two or more), one a middle. Merging them pairwise copies
+// every edge once per level (log2 of the runs); ranking the edges in a
+// bitmap of the positions they span copies each once, after a pass over
+// the bitmap: the latter where there are many runs and the edges are
+// not too sparse in their span (it reports which: ranked).
+func (b *wedgeBuf) sortPos() (ranked bool) {
+	levels := bits.Len(uint(len(b.runs) - 2))
+	lo, hi := b.ge[0].pos, b.ge[0].pos
+	for r := 1; r < len(b.runs); r++ {
+		lo = min(lo, b.ge[b.runs[r-1]].pos)
+		hi = max(hi, b.ge[b.runs[r]-1].pos)
+	}
+	words := (hi-lo)>>6 + 1
+	if levels < 3 || words > 2*int64(len(b.ge)) {
+		b.mergeRuns()
+		return false
+	}
+	b.bm = resize(b.bm, int(words))
+	b.rank = resize(b.rank, int(words))
+	for k := range b.ge {
+		d := b.ge[k].pos - lo
+		b.bm[d>>6] |= 1 << (d & 63)
+	}
+	var r int32
+	for w, x := range b.bm {
+		b.rank[w] = r
+		r += int32(bits.OnesCount64(x))
+	}
+	b.me = resize(b.me, len(b.ge))
+	for k := range b.ge {
+		d := b.ge[k].pos - lo
+		at := b.rank[d>>6] + int32(bits.OnesCount64(b.bm[d>>6]&(1<<(d&63)-1)))
+		b.me[at] = b.ge[k]
+	}
+	b.ge, b.me = b.me, b.ge
+	return true
 }
 
 // mergeRuns sorts b.ge by position: it holds sorted runs ending at

@@ -1,6 +1,7 @@
 package count3
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -129,5 +130,56 @@ func TestSameMiddleMatchesSweep(t *testing.T) {
 		if big < 1<<33 {
 			t.Fatalf("mask %#x: the largest raw counter is %d: the test checks no large sum", mask, big)
 		}
+	}
+}
+
+// sortPos orders a group's edges, given as sorted runs (one a middle), by
+// position, both ways: merging the runs pairwise, and ranking them in a
+// bitmap of their positions (many runs, dense positions).
+func TestSortPos(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 45))
+	var b wedgeBuf
+	var ways [2]int
+	for iter := range 400 {
+		runs := 2 + rng.IntN(1+rng.IntN(40))
+		spread := 1 + rng.Int64N([]int64{4, 200, 1e4}[rng.IntN(3)])
+		base := rng.Int64N(1 << 40)
+		var all []int64
+		b.ge, b.runs = b.ge[:0], append(b.runs[:0], 0)
+		for range runs {
+			var pos []int64
+			for range 1 + rng.IntN(20) {
+				p := base + rng.Int64N(spread*int64(runs))
+				if !slices.Contains(all, p) {
+					pos = append(pos, p)
+					all = append(all, p)
+				}
+			}
+			if len(pos) == 0 {
+				continue
+			}
+			slices.Sort(pos)
+			for _, p := range pos {
+				b.ge = append(b.ge, gEdge{pos: p, t: p / 3, side: int32(len(b.runs))})
+			}
+			b.runs = append(b.runs, int32(len(b.ge)))
+		}
+		if len(b.runs) < 3 {
+			continue
+		}
+		want := slices.Clone(b.ge)
+		slices.SortFunc(want, func(x, y gEdge) int { return cmp.Compare(x.pos, y.pos) })
+		ranked := b.sortPos()
+		if !slices.Equal(b.ge, want) {
+			t.Fatalf("iteration %d, %d runs, ranked %v: %v, want %v", iter, len(b.runs)-1, ranked, b.ge, want)
+		}
+		if ranked {
+			ways[1]++
+		} else {
+			ways[0]++
+		}
+	}
+	if ways[0] < 50 || ways[1] < 50 {
+		t.Errorf("%d merged, %d ranked: the test checks too little of one", ways[0], ways[1])
 	}
 }
