@@ -483,16 +483,16 @@ func (b *wedgeBuf) gEdge(e *p4Edge, side int32, low bool) gEdge {
 // wedgeCheaper reports whether a group of k middles whose sides hold
 // edges edges that are in some wedge, wedges of them, costs less by the
 // wedge sweeps than cycle by cycle: the sweeps' tree walks (wedges ×
-// depth) against the listing's reads ((k−1)·edges: each middle's edges
-// once per other middle). Timing both methods on every group of
-// tgraphgen's 1M-edge graph at δ 86400, M4's cell alone and all 32 alike,
-// the sweeps win below about 1/6 of a walk per read — the groups of many
-// middles that hold most of the wedges, 3–10× faster — and lose by 3–10×
-// above (groups of few middles, whose listing reads each side a few
-// times).
+// the group's depth, for the δ-window's that they walk) against the
+// listing's reads ((k−1)·edges: each middle's edges once per other
+// middle). Timing both methods on every group of tgraphgen's 1M-edge
+// graph at δ 86400, M4's cell alone and all 32 alike, the sweeps win
+// below about 1/5 of a walk per read — the groups of many middles that
+// hold most of the wedges, 6–12× faster — and lose by 1.5–5× above
+// (groups of few middles, whose listing reads each side a few times).
 func wedgeCheaper(k int, edges, wedges int64) bool {
 	depth := int64(bits.Len64(uint64(edges)) + 1)
-	return 6*wedges*depth < int64(k-1)*edges
+	return 5*wedges*depth < int64(k-1)*edges
 }
 
 // swEdge is an edge of the sweep in its side's list: its time, its
