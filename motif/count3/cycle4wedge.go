@@ -34,15 +34,15 @@ import (
 // crossing = X − S. These count every pair of wedges, same middle or not,
 // and two kinds of pairs that share an edge (which only same-middle
 // pairs do): of three edges x1 < x2 < x3 on a middle's two sides within
-// δ, (x1, x2) and (x2, x3) as crossing, (x1, x3) around (x1, x2) as
-// nested (the wedges that x3 ends ask before any of them joins the
-// tree, so two of them are no pair). A middle's own pairs
-// are taken off without a tree (sameMiddle): four of its edges within δ,
-// two on each side, are two pairs of its wedges (its two pairings), and
-// three, both sides present, are one of those shared-edge pairs; so its
-// edges' sequences of three and four, by symbol, counted by a sliding
-// window like the listing's, say its pairs by type. The cost is the
-// wedges times the tree's depth and columns (the window's is per edge),
+// δ, x2 alone on its side, (x1, x2) and (x2, x3) as crossing; x1 alone,
+// (x1, x3) around (x1, x2) as nested (x3 alone: the wedges that x3 ends
+// ask before any of them joins the tree, so they are no pair). A
+// middle's own pairs are taken off without a tree (sameMiddle): four of
+// its edges within δ, two on each side, are two pairs of its wedges (its
+// two pairings), and three as above one; so its edges' sequences of
+// three and four by symbol, counted by a sliding window like the
+// listing's, give its pairs by type. The cost is the wedges times the
+// depth of the tree's walks and its columns (the window's is per edge),
 // against the listing's (k−1)·(the group's edges) reads: cycles() takes
 // the cheaper per group (wedgeCheaper).
 
