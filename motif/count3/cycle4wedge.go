@@ -382,7 +382,7 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 	}
 	switch {
 	case wedges >= 1<<32:
-		return false // the tree's counters are 32 bits: half the memory
+		return false // the tree's lanes are 32 bits, two to a word
 	case force == 0 && !wedgeCheaper(len(ws), edges, wedges), force == 2 && (top^cn)&1 == 1:
 		return false
 	}
@@ -483,7 +483,7 @@ func (b *wedgeBuf) gEdge(e *p4Edge, side int32, low bool) gEdge {
 // wedgeCheaper reports whether a group of k middles whose sides hold
 // edges edges that are in some wedge, wedges of them, costs less by the
 // wedge sweeps than cycle by cycle: the sweeps' tree walks (wedges ×
-// the group's depth, for the δ-window's that they walk) against the
+// the group's depth, standing for the δ-window's they walk) against the
 // listing's reads ((k−1)·edges: each middle's edges once per other
 // middle). Timing both methods on every group of tgraphgen's 1M-edge
 // graph at δ 86400, M4's cell alone and all 32 alike, the sweeps win
