@@ -643,19 +643,20 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 // suffix returns the packed counts of the wedges in the tree fw (rows of
 // words) whose first edge is at or after position x, all before p.
 func suffix(fw []uint64, words int, x, p int32) (v [4]uint64) {
+	end := int(p)
 	switch words {
 	case 1:
-		for i := x + 1; i <= p; i += i & -i {
+		for i := int(x) + 1; i <= end; i += i & -i {
 			v[0] += fw[i]
 		}
 	case 2:
-		for i := x + 1; i <= p; i += i & -i {
+		for i := int(x) + 1; i <= end; i += i & -i {
 			r := fw[2*i : 2*i+2 : 2*i+2]
 			v[0] += r[0]
 			v[1] += r[1]
 		}
 	default:
-		for i := x + 1; i <= p; i += i & -i {
+		for i := int(x) + 1; i <= end; i += i & -i {
 			r := (*[4]uint64)(fw[4*i : 4*i+4])
 			v[0] += r[0]
 			v[1] += r[1]
