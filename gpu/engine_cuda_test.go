@@ -67,8 +67,11 @@ func testEngines(t testing.TB) map[string]*gpu.Engine {
 			enginesErr = err
 			return
 		}
+		// Time partitions, and the pruning on every prunable plan with the
+		// light launches' choice of closing edge (ClosePruneRoot: one
+		// anchored at the root where a plan has two).
 		parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 4, OutRecords: 7}.WithTuning(gpu.Tuning{TailSubtract: -1, PairMin: -1, NoGallop: true,
-			ExpandRun: 3, SplitTail: 2, SplitRun: 1, RootGuide: 1 << 20, Expand2Run: 2, Expand2All: true}))
+			ExpandRun: 3, SplitTail: 2, SplitRun: 1, RootGuide: 1 << 20, Expand2Run: 2, Expand2All: true, ClosePruneAll: true, ClosePruneRoot: true}))
 		if err != nil {
 			enginesErr = err
 			return

@@ -77,7 +77,11 @@ func (o tuning) expand2Light(w *window.Window, p *motif.Plan, lo, hi int64) bool
 // encodeLight is encode for a launch expand2Light finds light: without
 // expand2, and with the closing-edge pruning kept wherever its anchor is
 // an endpoint of the root (closePays's first condition: M13 as well as
-// M11 and M12 of the built-in motifs; never with NoClosePrune). closePays
+// M11 and M12 of the built-in motifs; never with NoClosePrune), on such a
+// closing edge where the plan has another (ClosePruneRoot: M10's triangle
+// edge 3->1, whose anchor the root maps, not its later 1->2): z06's M10
+// 4.00 → 2.52 ms, while tg10m's (heavy, not light) lost 3% to it (H100,
+// BENCHMARKS.md). closePays
 // leaves M13 unpruned because on a heavy window its anchor has usually
 // sent another edge within delta before the root, so the pruning cuts
 // little and its build costs more (tg10m: 82 → 91 ms); on a light one the
@@ -93,7 +97,7 @@ func (o tuning) encodeLight(p *motif.Plan, count bool) (*encodedPlan, error) {
 	if err != nil || o.NoClosePrune || enc.pruned() {
 		return enc, err
 	}
-	o.ClosePruneAll = true
+	o.ClosePruneAll, o.ClosePruneRoot = true, true
 	all, err := o.encode(p, count)
 	if err != nil {
 		return nil, err

@@ -122,11 +122,12 @@ func TestExpand2Light(t *testing.T) {
 
 // TestEncodeLight: a light launch's encoding has no expand2 and keeps the
 // closing-edge pruning where its anchor is an endpoint of the root (M11,
-// M12 as by default, M13 as with ClosePruneAll), not where it is mapped
-// later (M10), nor with NoClosePrune; otherwise it is the default's.
+// M12 as by default, M13 as with ClosePruneAll, M10 on its triangle edge
+// 3->1 as with ClosePruneRoot), never with NoClosePrune; otherwise it is
+// the default's.
 func TestEncodeLight(t *testing.T) {
 	w := fanoutWindow(t, [][3]int64{{1, 2, 1}})
-	pruned := map[string]bool{"M3": true, "M4": true, "M9": true, "M11": true, "M12": true, "M13": true}
+	pruned := map[string]bool{"M3": true, "M4": true, "M9": true, "M10": true, "M11": true, "M12": true, "M13": true}
 	for _, name := range []string{"M1", "M3", "M4", "M5", "M7", "M9", "M10", "M11", "M12", "M13"} {
 		p := compileBuiltin(t, w, name, 3600)
 		o := tuning{}.withDefaults()
@@ -137,9 +138,10 @@ func TestEncodeLight(t *testing.T) {
 		if enc.expanded2() || enc.pruned() != pruned[name] {
 			t.Errorf("%s: light encoding expanded2 %v, pruned %v; want false, %v", name, enc.expanded2(), enc.pruned(), pruned[name])
 		}
-		ref := tuning{Expand2Run: -1, ClosePruneAll: name == "M13"}.withDefaults()
+		root := name == "M10" || name == "M13"
+		ref := tuning{Expand2Run: -1, ClosePruneAll: root, ClosePruneRoot: root}.withDefaults()
 		if want, _ := ref.encode(p, true); !slices.Equal(enc.P[:], want.P[:]) {
-			t.Errorf("%s: light encoding differs from the default's without expand2 (M13: with ClosePruneAll)", name)
+			t.Errorf("%s: light encoding differs from the default's without expand2 (M10, M13: with ClosePruneAll, ClosePruneRoot)", name)
 		}
 		if enc, _ := (tuning{NoClosePrune: true}).withDefaults().encodeLight(p, true); enc.pruned() || enc.expanded2() {
 			t.Errorf("%s, NoClosePrune: light encoding pruned %v, expanded2 %v", name, enc.pruned(), enc.expanded2())

@@ -161,6 +161,11 @@ type tuning struct {
 	// ClosePruneAll prunes every plan that has such a closing edge (M7,
 	// M10, M13 too), not only those closePays picks.
 	ClosePruneAll bool
+	// ClosePruneRoot lays the pruning out, in a plan with two closing
+	// edges it could serve, on one whose anchor is an endpoint of the root
+	// (closePrune's rootFirst; light launches choose so, encodeLight)
+	// rather than the one whose anchor was mapped longest before it.
+	ClosePruneRoot bool
 	// NoCompact turns off the gathering of the expanded step's surviving
 	// candidates into full warps before their last-step runs are searched
 	// and counted (a closing step keeps few of its candidates), which the

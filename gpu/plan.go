@@ -94,6 +94,12 @@ type encodedPlan struct {
 // counted without visiting its candidates (count mode and no check at the
 // last step), exactly as the CPU engine decides.
 func encodePlan(p *motif.Plan, count bool) (*encodedPlan, error) {
+	return encodePlanPruning(p, count, false)
+}
+
+// encodePlanPruning is encodePlan with closePrune's choice of closing
+// edge: rootFirst prefers one anchored at the root (tuning.ClosePruneRoot).
+func encodePlanPruning(p *motif.Plan, count, rootFirst bool) (*encodedPlan, error) {
 	q := p.Query
 	k, n := p.K(), p.N()
 	unsupported := func(format string, a ...any) error {
@@ -149,7 +155,7 @@ func encodePlan(p *motif.Plan, count bool) (*encodedPlan, error) {
 	for i, v := range p.NodeOrder {
 		e.P[pNodes+i] = int64(v)
 	}
-	closePrune(p, e)
+	closePrune(p, e, rootFirst)
 	listAt := 0
 	for i := range p.Preds {
 		pp := &p.Preds[i]
@@ -191,8 +197,11 @@ const (
 )
 
 // closePrune lays out the closing-edge pruning: of the plan's closing
-// steps (both endpoints mapped), the one whose first-mapped endpoint (the
-// anchor) was mapped longest before it, if two or more steps before. The
+// steps (both endpoints mapped) whose first-mapped endpoint (the anchor)
+// was mapped two or more steps before, the one whose anchor was mapped
+// longest before it; with rootFirst, one whose anchor is an endpoint of
+// the root with the closing edge in its other list where there is one
+// (M10's triangle edge 3->1 rather than its later 1->2: encodeLight). The
 // anchor's step finds, per candidate, the anchor's edges that could still
 // be that closing edge (in the list the closing edge lies in, between the
 // matched edges around it, not before the root's time less delta); each
@@ -202,7 +211,7 @@ const (
 // counts do not change; the partial matches that cannot close are cut
 // levels before the closing step (M11 on a 10M-edge graph: 3.4x fewer
 // last-step searches, BENCHMARKS.md). Without such a step, pcEdge is -1.
-func closePrune(p *motif.Plan, e *encodedPlan) {
+func closePrune(p *motif.Plan, e *encodedPlan, rootFirst bool) {
 	q := p.Query
 	e.P[pClose+pcEdge] = -1
 	first := make([]int, p.N())
@@ -213,24 +222,35 @@ func closePrune(p *motif.Plan, e *encodedPlan) {
 		first[st.From] = min(first[st.From], i)
 		first[st.To] = min(first[st.To], i)
 	}
-	sc, sa := -1, -1
+	// anchorOf: the closing edge's first-mapped endpoint, and which of its
+	// lists (0 out, 1 in) holds the closing edge.
+	anchorOf := func(ce int) (int, int64) {
+		if first[q.Edges[ce].To] < first[q.Edges[ce].From] {
+			return q.Edges[ce].To, 1
+		}
+		return q.Edges[ce].From, 0
+	}
+	root := q.Edges[p.Steps[0].Edge]
+	sc, sa, scPays := -1, -1, false
 	for i, st := range p.Steps {
 		if st.Bind != motif.BindBoth {
 			continue
 		}
 		a := min(first[st.From], first[st.To])
-		if i-a >= 2 && (sc < 0 || i-a > sc-sa) {
-			sc, sa = i, a
+		if i-a < 2 {
+			continue
+		}
+		anchor, sel := anchorOf(st.Edge)
+		pays := rootFirst && a == 0 && rootOtherList(root, anchor, sel)
+		if sc < 0 || (pays && !scPays) || (pays == scPays && i-a > sc-sa) {
+			sc, sa, scPays = i, a, pays
 		}
 	}
 	if sc < 0 {
 		return
 	}
 	ce := p.Steps[sc].Edge
-	anchor, sel := q.Edges[ce].From, int64(0)
-	if first[q.Edges[ce].To] < first[anchor] {
-		anchor, sel = q.Edges[ce].To, 1
-	}
+	anchor, sel := anchorOf(ce)
 	prev, next := -1, len(q.Edges)
 	for _, st := range p.Steps[:sa+1] {
 		if st.Edge < ce {
@@ -283,7 +303,12 @@ func closePays(p *motif.Plan, e *encodedPlan) bool {
 		return false // no pruning, or the anchor is mapped after the root
 	}
 	root := p.Query.Edges[p.Steps[0].Edge]
-	anchor, sel := int(e.P[pClose+pcNode]), e.P[pClose+pcSel]
+	return rootOtherList(root, int(e.P[pClose+pcNode]), e.P[pClose+pcSel])
+}
+
+// rootOtherList: the anchor is an endpoint of the root and the closing
+// edge lies in its other list than the root's (sel: 0 out, 1 in).
+func rootOtherList(root motif.Edge, anchor int, sel int64) bool {
 	return (anchor == root.To && sel == 0) || (anchor == root.From && sel == 1)
 }
 
@@ -316,7 +341,7 @@ func kernelKind(k motif.OperandKind) int64 {
 // 0's) and keeps the closing-edge pruning only where it pays (closePays),
 // or everywhere (ClosePruneAll), or nowhere (NoClosePrune).
 func (o tuning) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
-	enc, err := encodePlan(p, count)
+	enc, err := encodePlanPruning(p, count, o.ClosePruneRoot)
 	if err != nil {
 		return nil, err
 	}

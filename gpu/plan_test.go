@@ -378,3 +378,38 @@ func TestKernelChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestClosePruneChoice: where a plan has two closing steps the pruning
+// could serve, closePrune takes the one mapped longest before it (M10's
+// 1->2, anchor mapped at step 1: closePays says no), or with rootFirst
+// the one whose anchor is the root's endpoint with the closing edge in its
+// other list (M10's triangle edge 3->1, anchor mapped by the root).
+func TestClosePruneChoice(t *testing.T) {
+	w, err := window.New(window.Schema{TimeUnit: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := compileBuiltin(t, w, "M10", 100)
+	for _, c := range []struct {
+		rootFirst    bool
+		step, anchor int
+		pays         bool
+	}{{false, 4, 1, false}, {true, 2, 0, true}} {
+		enc, err := encodePlanPruning(p, true, c.rootFirst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, sa := -1, -1
+		for d, st := range p.Steps {
+			if int64(st.Edge) == enc.P[pClose+pcEdge] {
+				sc = d
+			}
+			if enc.P[pSteps+d*stepSize+sClose] == closeAnchor {
+				sa = d
+			}
+		}
+		if sc != c.step || sa != c.anchor || closePays(p, enc) != c.pays {
+			t.Errorf("rootFirst %v: closing step %d, anchor step %d, pays %v; want %d, %d, %v\n%s", c.rootFirst, sc, sa, closePays(p, enc), c.step, c.anchor, c.pays, p)
+		}
+	}
+}

@@ -24,6 +24,7 @@ var rowVariants = map[string]gpu.Tuning{
 	"pairs":          {PairMin: 1},
 	"expand2All":     {Expand2All: true},
 	"pruneAll":       {ClosePruneAll: true},
+	"pruneRoot":      {ClosePruneAll: true, ClosePruneRoot: true},
 	"noSplitRun":     {SplitRun: -1},
 	"expandRun64":    {ExpandRun: 64},
 	"expandRun2048":  {ExpandRun: 2048},

@@ -1,6 +1,7 @@
 package count3
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 
@@ -30,12 +31,20 @@ import (
 // that start there ask S = #{q2 < p, q1 ≥ L(p4)} (sequential, and taken
 // off the crossing count), those that end there (if counted) ask
 // X = #{q2 < p, L(p) ≤ q1 < p1} and N = #{q2 < p, q1 ≥ p1}, then are added;
-// crossing = X − S. These count every pair of wedges, same middle or not
-// (and a few with a shared edge, which only same-middle pairs have), so
-// the same sweep over each middle's wedges alone is taken off. The cost
-// is the wedges times the tree's depth and columns, against the
-// listing's (k−1)·(the group's edges) reads: cycles() takes the cheaper
-// per group (wedgeCheaper).
+// crossing = X − S. These count every pair of wedges, same middle or not,
+// and two kinds of pairs that share an edge (which only same-middle
+// pairs do): of three edges x1 < x2 < x3 on a middle's two sides within
+// δ, x2 alone on its side, (x1, x2) and (x2, x3) as crossing; x1 alone,
+// (x1, x3) around (x1, x2) as nested (x3 alone: the wedges that x3 ends
+// ask before any of them joins the tree, so they are no pair). A
+// middle's own pairs are taken off without a tree (sameMiddle): four of
+// its edges within δ, two on each side, are two pairs of its wedges (its
+// two pairings), and three as above one; so its edges' sequences of
+// three and four by symbol, counted by a sliding window like the
+// listing's, give its pairs by type. The cost is the wedges times the
+// depth of the tree's walks and its columns (the window's is per edge),
+// against the listing's (k−1)·(the group's edges) reads: cycles() takes
+// the cheaper per group (wedgeCheaper).
 
 // Wedge pair interleavings.
 const (
@@ -50,6 +59,9 @@ type wedgeTables struct {
 	// wedges of types τ1 (first edge first; the outer one, nested) and τ2,
 	// −1 where the pair is no motif or not asked.
 	raw     [3][8][8]int16
+	same4   [256][2]int16 // the raw counters of a middle's four-edge sequence's two pairs (sameMiddle), −1: none
+	same3   [64]int16     // of its three-edge sequence's pair
+	win     midLists
 	cols    int
 	colOf   [8]int8  // the tree column of a closed wedge's type, −1: none asked
 	colType [8]uint8 // the type of each column
@@ -116,7 +128,131 @@ func newWedgeTables(mask uint32) *wedgeTables {
 			}
 		}
 	}
+	for i := range 256 {
+		t.same4[i] = [2]int16{-1, -1}
+		if i < 64 {
+			t.same3[i] = -1
+		}
+	}
+	for i := range 256 {
+		if w := seqWedges(i, 4); len(w) == 4 {
+			// Its two pairings: the A edges' with the C edges in order,
+			// and crossed.
+			t.same4[i] = [2]int16{t.pairRaw(w[0], w[3]), t.pairRaw(w[1], w[2])}
+		}
+	}
+	for i := range 64 {
+		if w := seqWedges(i, 3); len(w) == 2 {
+			t.same3[i] = t.pairRaw(w[0], w[1])
+		}
+	}
+	t.win = newMidLists(t)
 	return t
+}
+
+// midLists are sameMiddle's window's index lists by an edge's symbol σ,
+// only of the sequences that the asked cells need: the sequences of
+// three p that it makes four (same4[p<<2|σ] += c3[p]) and of two that
+// it makes three (same3), and the window's sequences it extends (c3[p<<2|σ]
+// += c2[p], c2[y<<2|σ] += c1[y]) or, leaving, takes off (c3[σ<<4|p] −=
+// c2[p], c2[σ<<2|y] −= c1[y]).
+type midLists struct {
+	add4, add3, up3, up2, rm3, rm2 [4][]uint8
+}
+
+func newMidLists(t *wedgeTables) (l midLists) {
+	var need3 [64]bool
+	var need2 [16]bool
+	for σ := range 4 {
+		for p := range 64 {
+			if r := t.same4[p<<2|σ]; r[0] >= 0 || r[1] >= 0 {
+				l.add4[σ] = append(l.add4[σ], uint8(p))
+				need3[p] = true
+			}
+		}
+		for p := range 16 {
+			if t.same3[p<<2|σ] >= 0 {
+				l.add3[σ] = append(l.add3[σ], uint8(p))
+				need2[p] = true
+			}
+		}
+	}
+	for p, ok := range need3 {
+		if ok {
+			need2[p>>2], need2[p&15] = true, true // its prefix and suffix
+		}
+	}
+	for σ := range 4 {
+		for p := range 16 {
+			if need3[p<<2|σ] {
+				l.up3[σ] = append(l.up3[σ], uint8(p))
+			}
+			if need3[σ<<4|p] {
+				l.rm3[σ] = append(l.rm3[σ], uint8(p))
+			}
+		}
+		for y := range 4 {
+			if need2[y<<2|σ] {
+				l.up2[σ] = append(l.up2[σ], uint8(y))
+			}
+			if need2[σ<<2|y] {
+				l.rm2[σ] = append(l.rm2[σ], uint8(y))
+			}
+		}
+	}
+	return l
+}
+
+// seqWedge is a wedge of a sequence of symbols (sameMiddle): the
+// positions of its first and second edge, and its type.
+type seqWedge struct {
+	first, second int
+	ty            uint8
+}
+
+// seqWedges returns the wedges of the sequence of n symbols packed in i
+// (two bits each, first symbol highest; symbol: side bit (0: t–m, 1:
+// m–o) << 1 | direction bit): for each edge on t–m in order, its wedges
+// with the m–o edges in order.
+func seqWedges(i, n int) []seqWedge {
+	var w []seqWedge
+	sym := func(k int) int { return i >> (2 * (n - 1 - k)) & 3 }
+	for a := range n {
+		if sym(a)>>1 != 0 {
+			continue
+		}
+		for c := range n {
+			if sym(c)>>1 != 1 {
+				continue
+			}
+			ty := uint8(sym(a)&1<<1 | sym(c)&1)
+			if c < a {
+				ty |= 4
+			}
+			w = append(w, seqWedge{min(a, c), max(a, c), ty})
+		}
+	}
+	return w
+}
+
+// pairRaw is the raw counter that the group's sweep adds a pair of
+// distinct wedges to (−1: none), shared edges included as it counts
+// them: w the one that starts first (of two that start together, the
+// outer), the pair is sequential, crossing (w's second edge after v's
+// first, before v's second) or nested; two that end together, none.
+func (t *wedgeTables) pairRaw(w, v seqWedge) int16 {
+	if v.first < w.first || v.first == w.first && v.second > w.second {
+		w, v = v, w
+	}
+	switch {
+	case w.second == v.second:
+		return -1 // its queries precede the joining of the wedges it ends
+	case w.second < v.first:
+		return t.raw[kindSeq][w.ty][v.ty]
+	case w.first < v.first && w.second < v.second:
+		return t.raw[kindCross][w.ty][v.ty]
+	}
+	return t.raw[kindNest][w.ty][v.ty]
 }
 
 // gEdge is an edge of a group's sides in the wedge sweep: side 2m (t–m)
@@ -134,12 +270,65 @@ type wedgeBuf struct {
 	lt, hv  []gEdge // a middle's light and heavy side's edges in wedges
 	runs    []int32 // ends of ge's runs in position order
 	off     []int32
-	idx     []int32
+	se      []swEdge // the edges by side, each in position order
+	bm      []uint64 // the positions of b.ge (sortPos)
+	rank    []int32  // the edges at positions before each word of bm
 	lo, hi  []int32
 	cnt     []int32
-	lowPos  []int32
-	fw      []uint32
+	fw      []uint64    // the tree (sweep)
 	s, x, n [8][8]int64 // by column and the asking wedge's type
+	mw      midWindow
+	same4   [256]int64 // a middle's own sequences of four by symbols (sameMiddle)
+	same3   [64]int64  // of three
+}
+
+// midWindow is sameMiddle's sliding window: its sequences of one, two
+// and three edges by symbols (two bits each, first highest), of two and
+// three only those that midLists say.
+type midWindow struct {
+	c1 [4]int64
+	c2 [16]int64
+	c3 [64]int64
+}
+
+// sameMiddle adds the sequences of three and four edges within δ (the
+// last counted) of one middle's edges run (position order) to same3 and
+// same4: its own wedge pairs, taken off the group's sweep at flush.
+func (b *wedgeBuf) sameMiddle(run []gEdge, delta int64, l *midLists) {
+	w := &b.mw
+	*w = midWindow{}
+	sym := func(e *gEdge) uint8 { return uint8(e.side&1)<<1 | e.d }
+	head := 0
+	for i := range run {
+		e := &run[i]
+		for apart(run[head].t, e.t, delta) {
+			x := sym(&run[head])
+			w.c1[x]--
+			for _, y := range l.rm2[x] {
+				w.c2[x<<2|y] -= w.c1[y]
+			}
+			for _, p := range l.rm3[x] {
+				w.c3[x<<4|p] -= w.c2[p]
+			}
+			head++
+		}
+		x := sym(e)
+		if e.counted {
+			for _, p := range l.add4[x] {
+				b.same4[p<<2|x] += w.c3[p]
+			}
+			for _, p := range l.add3[x] {
+				b.same3[p<<2|x] += w.c2[p]
+			}
+		}
+		for _, p := range l.up3[x] {
+			w.c3[p<<2|x] += w.c2[p]
+		}
+		for _, y := range l.up2[x] {
+			w.c2[y<<2|x] += w.c1[y]
+		}
+		w.c1[x]++
+	}
 }
 
 // group counts the temporal cycles of one group: ws are its wedges to
@@ -193,18 +382,17 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 	}
 	switch {
 	case wedges >= 1<<32:
-		return false // the tree's counters are 32 bits: half the memory
+		return false // the tree's lanes are 32 bits, two to a word
 	case force == 0 && !wedgeCheaper(len(ws), edges, wedges), force == 2 && (top^cn)&1 == 1:
 		return false
 	}
-	// Each middle's edges, in position order, counted alone and taken
-	// off; then the group's.
+	// Each middle's own pairs, from its edges in position order (taken
+	// off at flush); then the group's.
 	for r := 1; r < len(b.runs); r++ {
-		run := b.ge[b.runs[r-1]:b.runs[r]]
-		b.sweep(run, run[0].side&^1, 2, delta, tab, -1)
+		b.sameMiddle(b.ge[b.runs[r-1]:b.runs[r]], delta, &tab.win)
 	}
-	b.mergeRuns()
-	b.sweep(b.ge, 0, 2*len(ws), delta, tab, 1)
+	b.sortPos()
+	b.sweep(b.ge, 0, 2*len(ws), delta, tab)
 	return true
 }
 
@@ -222,6 +410,45 @@ func mergePos(dst, x, y []gEdge) []gEdge {
 	}
 	dst = append(dst, x[i:]...)
 	return append(dst, y[j:]...)
+}
+
+// sortPos sorts b.ge by position: it holds sorted runs ending at
+// b.runs[1:] (two or more), one a middle. Merging them pairwise copies
+// every edge once per level (log2 of the runs); ranking the edges in a
+// bitmap of the positions they span copies each once, after a pass over
+// the bitmap: the latter where there are many runs and the edges are
+// not too sparse in their span (it reports which: ranked).
+func (b *wedgeBuf) sortPos() (ranked bool) {
+	levels := bits.Len(uint(len(b.runs) - 2))
+	lo, hi := b.ge[0].pos, b.ge[0].pos
+	for r := 1; r < len(b.runs); r++ {
+		lo = min(lo, b.ge[b.runs[r-1]].pos)
+		hi = max(hi, b.ge[b.runs[r]-1].pos)
+	}
+	words := (hi-lo)>>6 + 1
+	if levels < 3 || words > 2*int64(len(b.ge)) {
+		b.mergeRuns()
+		return false
+	}
+	b.bm = resize(b.bm, int(words))
+	b.rank = resize(b.rank, int(words))
+	for k := range b.ge {
+		d := b.ge[k].pos - lo
+		b.bm[d>>6] |= 1 << (d & 63)
+	}
+	var r int32
+	for w, x := range b.bm {
+		b.rank[w] = r
+		r += int32(bits.OnesCount64(x))
+	}
+	b.me = resize(b.me, len(b.ge))
+	for k := range b.ge {
+		d := b.ge[k].pos - lo
+		at := b.rank[d>>6] + int32(bits.OnesCount64(b.bm[d>>6]&(1<<(d&63)-1)))
+		b.me[at] = b.ge[k]
+	}
+	b.ge, b.me = b.me, b.ge
+	return true
 }
 
 // mergeRuns sorts b.ge by position: it holds sorted runs ending at
@@ -256,25 +483,44 @@ func (b *wedgeBuf) gEdge(e *p4Edge, side int32, low bool) gEdge {
 // wedgeCheaper reports whether a group of k middles whose sides hold
 // edges edges that are in some wedge, wedges of them, costs less by the
 // wedge sweeps than cycle by cycle: the sweeps' tree walks (wedges ×
-// depth) against the listing's reads ((k−1)·edges: each middle's edges
-// once per other middle). Timing both methods on every group of
-// tgraphgen's 1M-edge graph at δ 86400, M4's cell alone and all 32 alike,
-// the sweeps win below about 1/6 of a walk per read — the groups of many
-// middles that hold most of the wedges, 3–10× faster — and lose by 3–10×
-// above (groups of few middles, whose listing reads each side a few
-// times).
+// the group's depth, standing for the δ-window's they walk) against the
+// listing's reads ((k−1)·edges: each middle's edges once per other
+// middle). Timing both methods on every group of tgraphgen's 1M-edge
+// graph at δ 86400, M4's cell alone and all 32 alike, the sweeps win
+// below about 1/5 of a walk per read — the groups of many middles that
+// hold most of the wedges, 6–12× faster — and lose by 1.5–5× above
+// (groups of few middles, whose listing reads each side a few times).
 func wedgeCheaper(k int, edges, wedges int64) bool {
 	depth := int64(bits.Len64(uint64(edges)) + 1)
-	return 6*wedges*depth < int64(k-1)*edges
+	return 5*wedges*depth < int64(k-1)*edges
 }
 
-// sweep adds sign × the group's wedge-pair counts (S, X, N by column and
-// type) for the edges ge in position order on sides base..base+sides−1
-// (side s pairs with s^1; even sides are t–m).
-func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables, sign int64) {
+// swEdge is an edge of the sweep in its side's list: its time, its
+// index in position order, that of the first edge within δ before it
+// (L), its direction bit and whether it is counted.
+type swEdge struct {
+	t       int64
+	at, low int32
+	d       uint8
+	counted bool
+}
+
+// sweep adds the wedge-pair counts (S, X, N by column and type) of the
+// edges ge in position order on sides base..base+sides−1 (side s pairs
+// with s^1; even sides are t–m).
+//
+// Every query is a count of the closed wedges whose first edge is at or
+// after some position x ≥ L(p) (p: the sweep's position), so the tree
+// sums suffixes: its node i holds the wedges first at i, …, i+lowbit(i)−1
+// (one-based), a query walks up from x until past p (no wedge starts
+// later) and an insertion walks down until below L(p) (no later query
+// starts there): log of the δ-window's edges, not of the group's. A
+// tree row packs the columns two to a word (32-bit lanes: a lane counts
+// at most the group's wedges, below 2^32), and the counts are summed
+// packed too, unpacked before a lane could carry.
+func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
 	n := len(ge)
 	b.off = resize(b.off, sides+1)
-	clear(b.off)
 	for k := range ge {
 		b.off[ge[k].side-base+1]++
 	}
@@ -282,106 +528,156 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 		b.off[s+1] += b.off[s]
 	}
 	b.cnt = resize(b.cnt, sides)
-	clear(b.cnt)
-	b.idx = resize(b.idx, n)
+	b.se = resize(b.se, n)
+	j := 0
 	for k := range ge {
-		s := ge[k].side - base
-		b.idx[b.off[s]+b.cnt[s]] = int32(k)
+		e := &ge[k]
+		for apart(ge[j].t, e.t, delta) {
+			j++
+		}
+		s := e.side - base
+		b.se[b.off[s]+b.cnt[s]] = swEdge{t: e.t, at: int32(k), low: int32(j), d: e.d, counted: e.counted}
 		b.cnt[s]++
 	}
 	clear(b.cnt)
 	b.lo = resize(b.lo, sides)
 	b.hi = resize(b.hi, sides)
-	clear(b.lo)
-	clear(b.hi)
-	b.lowPos = resize(b.lowPos, n)
-	j := 0
-	for k := range ge {
-		for apart(ge[j].t, ge[k].t, delta) {
-			j++
-		}
-		b.lowPos[k] = int32(j)
+	words := 4
+	switch {
+	case tab.cols <= 2:
+		words = 1
+	case tab.cols <= 4:
+		words = 2
 	}
-	cols := tab.cols
-	b.fw = resize(b.fw, (n+1)*cols)
-	clear(b.fw)
+	b.fw = resize(b.fw, (n+1)*words)
 	fw := b.fw
-	var tot, v, pl [8]uint32 // below 2^32: the group's wedges are
-	pre := func(x int32, out *[8]uint32) {
-		*out = [8]uint32{}
-		for i := int(x); i > 0; i &= i - 1 {
-			row := fw[i*cols : i*cols+cols]
-			for c, f := range row {
-				out[c] += f
-			}
+	var word [8]int8
+	var inc [8]uint64
+	for ty, c := range tab.colOf {
+		word[ty] = -1
+		if c >= 0 {
+			word[ty], inc[ty] = c>>1, 1<<(32*(c&1))
 		}
 	}
+	var sa, xa, na [8][4]uint64 // packed sums by the asking wedge's type
+	var used, ins uint64        // a bound on sa, xa and na's lanes; the wedges in the tree
+	room := func() {
+		if used > math.MaxUint32-ins {
+			b.unpack(&sa, &xa, &na, tab.cols)
+			used = 0
+		}
+		used += ins
+	}
+	jl := int32(0) // L(k)
 	for k := range ge {
 		e := &ge[k]
+		for apart(ge[jl].t, e.t, delta) {
+			jl++
+		}
 		s := e.side - base
 		o := s ^ 1
-		ol := b.idx[b.off[o]:b.off[o+1]]
-		for b.lo[o] < b.cnt[o] && apart(ge[ol[b.lo[o]]].t, e.t, delta) {
-			b.lo[o]++
+		ol := b.se[b.off[o]:b.off[o+1]]
+		lo, c, hi := b.lo[o], b.cnt[o], b.hi[o]
+		for lo < c && apart(ol[lo].t, e.t, delta) {
+			lo++
 		}
-		b.hi[o] = max(b.hi[o], b.cnt[o])
-		for int(b.hi[o]) < len(ol) && !apart(e.t, ge[ol[b.hi[o]]].t, delta) {
-			b.hi[o]++
+		hi = max(hi, c)
+		for int(hi) < len(ol) && !apart(e.t, ol[hi].t, delta) {
+			hi++
 		}
+		b.lo[o], b.hi[o] = lo, hi
+		b.cnt[s]++
+		at := int32(k)
 		onM := uint8(s & 1) // e is on the m–o side
 		// The wedges e starts (partners later on the other side) ask S;
 		// their types differ only in the partner's direction bit.
 		ty0 := onM<<2 | e.d<<(1-onM)
-		if (tab.askS[ty0] || tab.askS[ty0|1<<onM]) && b.cnt[o] < b.hi[o] {
-			for _, q := range ol[b.cnt[o]:b.hi[o]] {
-				f := &ge[q]
+		if tab.askS[ty0] || tab.askS[ty0|1<<onM] {
+			for i := range ol[c:hi] {
+				f := &ol[int(c)+i]
 				ty := ty0 | f.d<<onM
 				if !f.counted || !tab.askS[ty] {
 					continue
 				}
-				pre(b.lowPos[q], &v)
-				for c := range cols {
-					b.s[c][ty] += sign * int64(tot[c]-v[c])
+				v := suffix(fw, words, f.low, at)
+				room()
+				for w := range words {
+					sa[ty][w] += v[w]
 				}
 			}
 		}
 		// The wedges e ends (partners earlier on the other side) ask X
 		// and N if e is counted, then join the tree.
-		early := ol[b.lo[o]:b.cnt[o]]
 		ty0 = (1-onM)<<2 | e.d<<(1-onM)
 		ty1 := ty0 | 1<<onM
 		ask := e.counted && (tab.askXN[ty0] || tab.askXN[ty1])
-		if !ask && tab.colOf[ty0] < 0 && tab.colOf[ty1] < 0 {
-			b.cnt[s]++
+		if !ask && word[ty0] < 0 && word[ty1] < 0 {
 			continue
 		}
-		havePL := false
-		for _, q := range early {
-			f := &ge[q]
+		var vl [4]uint64 // the suffix from L(k), before e's wedges join
+		if ask {
+			vl = suffix(fw, words, jl, at)
+		}
+		for i := range ol[lo:c] {
+			f := &ol[int(lo)+i]
 			ty := ty0 | f.d<<onM
 			if ask && tab.askXN[ty] {
-				if !havePL {
-					pre(b.lowPos[k], &pl)
-					havePL = true
-				}
-				pre(q, &v)
-				for c := range cols {
-					b.x[c][ty] += sign * int64(v[c]-pl[c])
-					b.n[c][ty] += sign * int64(tot[c]-v[c])
+				v := suffix(fw, words, f.at, at)
+				room()
+				for w := range words {
+					xa[ty][w] += vl[w] - v[w]
+					na[ty][w] += v[w]
 				}
 			}
-			// A wedge joins the tree at its last edge; the queries of the
-			// wedges after it in this loop see it, but they share e: a
-			// same-middle pair, counted alike by the middle's own sweep.
-			if c := int(tab.colOf[ty]); c >= 0 {
-				tot[c]++
-				for i := int(q) + 1; i <= n; i += i & -i {
-					fw[i*cols+c]++
+			if w := int(word[ty]); w >= 0 {
+				ins++
+				for x := f.at + 1; x > jl; x &= x - 1 {
+					fw[int(x)*words+w] += inc[ty]
 				}
 			}
 		}
-		b.cnt[s]++
 	}
+	b.unpack(&sa, &xa, &na, tab.cols)
+}
+
+// suffix returns the packed counts of the wedges in the tree fw (rows of
+// words) whose first edge is at or after position x, all before p.
+func suffix(fw []uint64, words int, x, p int32) (v [4]uint64) {
+	end := int(p)
+	switch words {
+	case 1:
+		for i := int(x) + 1; i <= end; i += i & -i {
+			v[0] += fw[i]
+		}
+	case 2:
+		for i := int(x) + 1; i <= end; i += i & -i {
+			r := fw[2*i : 2*i+2 : 2*i+2]
+			v[0] += r[0]
+			v[1] += r[1]
+		}
+	default:
+		for i := int(x) + 1; i <= end; i += i & -i {
+			r := (*[4]uint64)(fw[4*i : 4*i+4])
+			v[0] += r[0]
+			v[1] += r[1]
+			v[2] += r[2]
+			v[3] += r[3]
+		}
+	}
+	return v
+}
+
+// unpack adds the packed sums to s, x and n by column and clears them.
+func (b *wedgeBuf) unpack(sa, xa, na *[8][4]uint64, cols int) {
+	for ty := range 8 {
+		for c := range cols {
+			w, sh := c>>1, 32*(c&1)
+			b.s[c][ty] += int64(uint32(sa[ty][w] >> sh))
+			b.x[c][ty] += int64(uint32(xa[ty][w] >> sh))
+			b.n[c][ty] += int64(uint32(na[ty][w] >> sh))
+		}
+	}
+	*sa, *xa, *na = [8][4]uint64{}, [8][4]uint64{}, [8][4]uint64{}
 }
 
 // flush adds the sweeps' counts to raw (the cycle region) and clears them.
@@ -400,7 +696,20 @@ func (b *wedgeBuf) flush(tab *wedgeTables, raw *[RawLen - rawCycle]int64) {
 			}
 		}
 	}
+	for i, n := range b.same4 {
+		for _, r := range tab.same4[i] {
+			if r >= 0 {
+				raw[r] -= n
+			}
+		}
+	}
+	for i, n := range b.same3 {
+		if r := tab.same3[i]; r >= 0 {
+			raw[r] -= n
+		}
+	}
 	b.s, b.x, b.n = [8][8]int64{}, [8][8]int64{}, [8][8]int64{}
+	b.same4, b.same3 = [256]int64{}, [64]int64{}
 }
 
 // cycleWedges chooses the cycle pass's method per group: 0 the cheaper

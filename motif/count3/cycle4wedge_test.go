@@ -1,6 +1,10 @@
 package count3
 
 import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -56,5 +60,126 @@ func TestWedgePairRaw(t *testing.T) {
 	// pair: 3 interleavings × 64 types = 192 of the 384.
 	if len(seen) != 192 {
 		t.Errorf("%d distinct raw counters, want 192", len(seen))
+	}
+}
+
+// A middle's own wedge pairs, counted without a tree by sameMiddle's
+// window of sequences, equal the group's sweep run over that middle
+// alone (where every pair is a same-middle one, those that share an
+// edge included), raw counter by raw counter: random runs of a middle's
+// two sides with ties, uncounted edges and times at the ends of the
+// int64 range, for δ small and up to 2^63 − 1, all cells and random
+// masks.
+func TestSameMiddleMatchesSweep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 44))
+	var b wedgeBuf
+	var seen, shared int64
+	for iter := range 600 {
+		mask := uint32(0)
+		if iter%2 == 1 {
+			mask = randomCycleMask(rng)
+		}
+		tab := newWedgeTables(mask)
+		delta := extremeDelta(rng)
+		t0 := []int64{-rng.Int64N(20), math.MinInt64, math.MaxInt64 - 120}[rng.IntN(3)]
+		base := 2 * rng.Int32N(4)
+		run := make([]gEdge, 2+rng.IntN(40))
+		for i := range run {
+			run[i] = gEdge{pos: int64(3*i + rng.IntN(2)), t: t0, side: base + rng.Int32N(2), d: uint8(rng.IntN(2)), counted: rng.IntN(5) > 0}
+			t0 += rng.Int64N(4)
+		}
+		var raw [RawLen - rawCycle]int64
+		b.sweep(run, base, 2, delta, tab)
+		b.flush(tab, &raw)
+		for _, n := range raw {
+			seen += n
+		}
+		b.sameMiddle(run, delta, &tab.win)
+		for _, n := range b.same3 {
+			shared += n
+		}
+		b.flush(tab, &raw)
+		for r, n := range raw {
+			if n != 0 {
+				t.Fatalf("iteration %d, delta %d, mask %#x: raw counter %d: the sweep counts %d more than the window", iter, delta, mask, rawCycle+r, n)
+			}
+		}
+	}
+	if seen < 1e5 || shared < 1e4 {
+		t.Errorf("%d pairs, %d sharing an edge: the test checks too little", seen, shared)
+	}
+	// One dense middle: 4000 edges within δ, whose pairs' counts by type
+	// pass 2^32 (the sweep's packed sums must be unpacked in time).
+	run := make([]gEdge, 4000)
+	for i := range run {
+		run[i] = gEdge{pos: int64(i), t: int64(i / 7), side: int32(rng.IntN(2)), d: uint8(rng.IntN(2)), counted: i%5 > 0}
+	}
+	for _, mask := range []uint32{0, 1} {
+		tab := newWedgeTables(mask)
+		var raw [RawLen - rawCycle]int64
+		b.sweep(run, 0, 2, maxT, tab)
+		b.flush(tab, &raw)
+		big := slices.Max(raw[:])
+		b.sameMiddle(run, maxT, &tab.win)
+		b.flush(tab, &raw)
+		for r, n := range raw {
+			if n != 0 {
+				t.Fatalf("dense, mask %#x: raw counter %d: the sweep counts %d more than the window", mask, rawCycle+r, n)
+			}
+		}
+		if big < 1<<33 {
+			t.Fatalf("mask %#x: the largest raw counter is %d: the test checks no large sum", mask, big)
+		}
+	}
+}
+
+// sortPos orders a group's edges, given as sorted runs (one a middle), by
+// position, both ways: merging the runs pairwise, and ranking them in a
+// bitmap of their positions (many runs, dense positions).
+func TestSortPos(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 45))
+	var b wedgeBuf
+	var ways [2]int
+	for iter := range 400 {
+		runs := 2 + rng.IntN(1+rng.IntN(40))
+		spread := 1 + rng.Int64N([]int64{4, 200, 1e4}[rng.IntN(3)])
+		base := rng.Int64N(1 << 40)
+		var all []int64
+		b.ge, b.runs = b.ge[:0], append(b.runs[:0], 0)
+		for range runs {
+			var pos []int64
+			for range 1 + rng.IntN(20) {
+				p := base + rng.Int64N(spread*int64(runs))
+				if !slices.Contains(all, p) {
+					pos = append(pos, p)
+					all = append(all, p)
+				}
+			}
+			if len(pos) == 0 {
+				continue
+			}
+			slices.Sort(pos)
+			for _, p := range pos {
+				b.ge = append(b.ge, gEdge{pos: p, t: p / 3, side: int32(len(b.runs))})
+			}
+			b.runs = append(b.runs, int32(len(b.ge)))
+		}
+		if len(b.runs) < 3 {
+			continue
+		}
+		want := slices.Clone(b.ge)
+		slices.SortFunc(want, func(x, y gEdge) int { return cmp.Compare(x.pos, y.pos) })
+		ranked := b.sortPos()
+		if !slices.Equal(b.ge, want) {
+			t.Fatalf("iteration %d, %d runs, ranked %v: %v, want %v", iter, len(b.runs)-1, ranked, b.ge, want)
+		}
+		if ranked {
+			ways[1]++
+		} else {
+			ways[0]++
+		}
+	}
+	if ways[0] < 50 || ways[1] < 50 {
+		t.Errorf("%d merged, %d ranked: the test checks too little of one", ways[0], ways[1])
 	}
 }

@@ -77,8 +77,9 @@
 // opposite node is counted instead from its δ-close temporal wedges:
 // pairs of wedges interleaved within δ are two-dimensional dominance
 // counts over a Fenwick tree, one sweep of the group's positions, less
-// the same sweep per middle (cycle4wedge.go; the cheaper method per
-// group, wedgeCheaper).
+// each middle's own pairs, counted per edge by a sliding window of its
+// edges' sequences (cycle4wedge.go; the cheaper method per group,
+// wedgeCheaper).
 // Paws go per static triangle (paw.go): three windows over its sides'
 // edges give, per edge and per pattern of side order and directions, the
 // triangles it starts (all, and with a counted last edge), is the middle

@@ -149,7 +149,7 @@ func TestCountMatchesOracleExtreme(t *testing.T) {
 	if testing.Short() {
 		iters = 300
 	}
-	for iter := range iters {
+	for iter := range oracleTrials(iters) {
 		w := oracle.RandomWindow(rng, cfg)
 		delta := extremeDelta(rng)
 		req := randomRequest(rng, w)

@@ -34,7 +34,7 @@ func countFour(t *testing.T, w *window.Window, delta int64, req motif.Request, w
 func TestFourMatchesOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 4))
 	var seen [Cells]int64
-	for iter := range 200 {
+	for iter := range oracleTrials(200) {
 		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 5 + rng.IntN(4), MaxEdges: 10 + rng.IntN(30), MaxTime: 4 + rng.Int64N(30), SelfLoop: 0.05, Evict: 0.3}
 		w := oracle.RandomWindow(rng, cfg)
 		delta := rng.Int64N(12)
@@ -68,7 +68,7 @@ func TestFourMatchesOracleExtreme(t *testing.T) {
 	cfg := oracle.ExtremeWindowConfig()
 	cfg.MaxEdges = 24
 	var seen, seenWide int64
-	for iter := range 120 {
+	for iter := range oracleTrials(120) {
 		w := oracle.RandomWindow(rng, cfg)
 		delta := extremeDelta(rng)
 		req := randomRequest(rng, w)
