@@ -68,13 +68,14 @@ func checkLight(t *testing.T, iter int, w *window.Window, delta int64, req motif
 // through prefix counts and sums) equals the brute-force oracle on its
 // cells, every triangle walked so, on random windows with ties,
 // self-loops and evicted prefixes, random ranges and root masks, 1 and 3
-// workers; every light-walk cell is checked on a window with matches.
+// workers; every light-walk cell is checked on a window with matches
+// (under the race detector, a fifth of the windows: oracleTrials).
 func TestPawLightMatchesOracle(t *testing.T) {
 	pawLightForAll(t)
 	cells := pawLightCells(t)
 	rng := rand.New(rand.NewPCG(28, 60))
 	seen := map[int]int64{}
-	for iter := range 600 {
+	for iter := range oracleTrials(600) {
 		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 5 + rng.IntN(3), MaxEdges: 10 + rng.IntN(40), MaxTime: 4 + rng.Int64N(30), SelfLoop: 0.05, Evict: 0.3}
 		w := oracle.RandomWindow(rng, cfg)
 		delta := rng.Int64N(12)
@@ -90,9 +91,12 @@ func TestPawLightMatchesOracle(t *testing.T) {
 		}
 	}
 	for _, i := range cells {
-		if seen[i] == 0 {
+		if seen[i] == 0 && !underRace { // a fifth of the windows under the race detector
 			t.Errorf("no window with a match checked %v: the test does not check it", Paw+Cell(i))
 		}
+	}
+	if len(seen) == 0 {
+		t.Error("no window with a match: the test checks nothing")
 	}
 }
 
@@ -109,7 +113,7 @@ func TestPawLightMatchesOracleExtremeAndDense(t *testing.T) {
 		pawLightForAll(t)
 		cfg := oracle.ExtremeWindowConfig()
 		cfg.MaxEdges = 24
-		for iter := range 80 {
+		for iter := range oracleTrials(80) {
 			w := oracle.RandomWindow(rng, cfg)
 			delta, req, mask := extremeDelta(rng), randomRequest(rng, w), randomLightMask(rng, cells)
 			want := bruteWhere(t, w, delta, req.Range, req.RootMask, func(c Cell) bool { return c >= Paw && mask.Has(int(c-Paw)) })
