@@ -167,12 +167,12 @@ func (c *counter) pawTriangle(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3
 	c.pawDense(sq, n, b, &ps, pre)
 }
 
-// pawEntries fills b.ent with the triangle's sides' edges that have an
-// edge of both other sides within δ, in position order, and returns the
-// counted ones by symbol; false if there are fewer than three.
-func (c *counter) pawEntries(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3]uint32, b *pawBuf, ps *pawSides) (pre [6]uint32, ok bool) {
-	delta := c.delta
-	lists, lower := &ps.lists, &ps.lower
+// sidesSpan lays out a triangle's side lists (and whether each side's
+// first node has the lower id) and returns the time span its triples lie
+// in: [first − δ, last + δ] of the latest first and earliest last edge of
+// the sides (a triple's last edge is no earlier than any side's first,
+// its first no later than any side's last).
+func (c *counter) sidesSpan(sp *staticPairs, n, pid [3]uint32, lists *[3][]p4Edge, lower *[3]bool) (lo, hi int64) {
 	first, last := int64(-1<<63), int64(1<<63-1)
 	for s := range 3 {
 		lists[s] = sp.list(pid[s])
@@ -180,10 +180,16 @@ func (c *counter) pawEntries(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3]
 		first = max(first, sp.first[pid[s]])
 		last = min(last, sp.last[pid[s]])
 	}
-	// The sides' edges in [first − δ, last + δ]: every triple lies there
-	// (its last edge is no earlier than any side's first, its first no
-	// later than any side's last).
-	lo, hi := motif.SubTicks(first, delta), motif.AddTicks(last, delta)
+	return motif.SubTicks(first, c.delta), motif.AddTicks(last, c.delta)
+}
+
+// pawEntries fills b.ent with the triangle's sides' edges that have an
+// edge of both other sides within δ, in position order, and returns the
+// counted ones by symbol; false if there are fewer than three.
+func (c *counter) pawEntries(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3]uint32, b *pawBuf, ps *pawSides) (pre [6]uint32, ok bool) {
+	delta := c.delta
+	lists, lower := &ps.lists, &ps.lower
+	lo, hi := c.sidesSpan(sp, n, pid, lists, lower)
 	// Of those, the edges with an edge of both other sides within δ.
 	var at, end, from, to, size [3]int
 	for s := range 3 {

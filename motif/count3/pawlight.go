@@ -418,14 +418,7 @@ func (c *counter) pawLightWalk(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [
 	delta := c.delta
 	var lists [3][]p4Edge
 	var lower [3]bool
-	first, last := int64(-1<<63), int64(1<<63-1)
-	for s := range 3 {
-		lists[s] = sp.list(pid[s])
-		lower[s] = n[s] < n[(s+1)%3]
-		first = max(first, sp.first[pid[s]])
-		last = min(last, sp.last[pid[s]])
-	}
-	lo, hi := motif.SubTicks(first, delta), motif.AddTicks(last, delta)
+	lo, hi := c.sidesSpan(sp, n, pid, &lists, &lower)
 	var from, to, size [3]int
 	for s := range 3 {
 		from[s], to[s] = timeRange(lists[s], lo, hi)
