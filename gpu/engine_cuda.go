@@ -159,15 +159,9 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 		return motif.Result{}, ctx.Err()
 	}
 	p = order(p) // the kernel's step order: the matches are the same
-	enc, err := e.encode(p, req.Sink == nil)
+	enc, err := e.opts.tune.encodeLaunch(w, p, lo, hi, req.Sink == nil)
 	if err != nil {
 		return motif.Result{}, err
-	}
-	if enc.expanded2() && e.opts.tune.expand2Light(w, p, lo, hi) {
-		// tuning.Expand2Fanout: mined as on a light window.
-		if enc, err = e.opts.tune.encodeLight(p, req.Sink == nil); err != nil {
-			return motif.Result{}, err
-		}
 	}
 	if c := e.opts.tune.chunkClaim(p, lo, hi); c > 0 {
 		// tuning.ChunkRoots: claims of whole root chunks, not guided

@@ -74,6 +74,25 @@ func (o tuning) expand2Light(w *window.Window, p *motif.Plan, lo, hi int64) bool
 	return firstRunMean(w, p, lo, hi) < float64(o.Expand2Fanout)
 }
 
+// encodeLaunch is the encoding of a one-query launch over the roots
+// [lo, hi) of p: encode's, or encodeLight's where the plan's light
+// encoding differs from it (expand2 dropped, or a pruning added) and
+// expand2Light finds the launch light (tuning.Expand2Fanout).
+func (o tuning) encodeLaunch(w *window.Window, p *motif.Plan, lo, hi int64, count bool) (*encodedPlan, error) {
+	enc, err := o.encode(p, count)
+	if err != nil {
+		return nil, err
+	}
+	light, err := o.encodeLight(p, count)
+	if err != nil {
+		return nil, err
+	}
+	if (enc.expanded2() || light.pruned() != enc.pruned()) && o.expand2Light(w, p, lo, hi) {
+		return light, nil
+	}
+	return enc, nil
+}
+
 // encodeLight is encode for a launch expand2Light finds light: without
 // expand2, and with the closing-edge pruning kept wherever its anchor is
 // an endpoint of the root (closePays's first condition: M13 as well as

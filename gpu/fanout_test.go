@@ -120,6 +120,57 @@ func TestExpand2Light(t *testing.T) {
 	}
 }
 
+// TestEncodeLaunch: a launch takes the light encoding where the window is
+// light and the plan's light encoding differs from the default's: M13
+// (expand2 dropped, pruned) and M10 (no expand2 either way: pruned on its
+// triangle edge); on a heavy window, or below Expand2Roots, the default's.
+func TestEncodeLaunch(t *testing.T) {
+	var chain, hub [][3]int64
+	for i := int64(0); i < 1000; i++ {
+		chain = append(chain, [3]int64{2 * i, 2*i + 1, i})
+		if i%2 == 0 {
+			hub = append(hub, [3]int64{1 + i%50, 0, i})
+		} else {
+			hub = append(hub, [3]int64{0, 1 + i%50, i})
+		}
+	}
+	light, heavy := fanoutWindow(t, chain), fanoutWindow(t, hub)
+	small := tuning{Expand2Roots: 100}.withDefaults()
+	for _, c := range []struct {
+		what      string
+		o         tuning
+		w         *window.Window
+		name      string
+		wantLight bool
+	}{
+		{"light, M10", small, light, "M10", true},
+		{"light, M13", small, light, "M13", true},
+		{"heavy, M10", small, heavy, "M10", false},
+		{"heavy, M13", small, heavy, "M13", false},
+		{"light, M10, 2^20 roots", tuning{}.withDefaults(), light, "M10", false},
+		{"light, M10, NoClosePrune", tuning{Expand2Roots: 100, NoClosePrune: true}.withDefaults(), light, "M10", false},
+	} {
+		p := compileBuiltin(t, c.w, c.name, 3600)
+		got, err := c.o.encodeLaunch(c.w, p, c.w.First(), c.w.End(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		def, _ := c.o.encode(p, true)
+		lt, _ := c.o.encodeLight(p, true)
+		want := def
+		if c.wantLight {
+			want = lt
+			if slices.Equal(lt.P[:], def.P[:]) {
+				t.Errorf("%s: the light encoding equals the default's: the case checks nothing", c.what)
+			}
+		}
+		if !slices.Equal(got.P[:], want.P[:]) {
+			t.Errorf("%s: launch encoding pruned %v, expanded2 %v; want the %s encoding (pruned %v, expanded2 %v)",
+				c.what, got.pruned(), got.expanded2(), map[bool]string{true: "light", false: "default"}[c.wantLight], want.pruned(), want.expanded2())
+		}
+	}
+}
+
 // TestEncodeLight: a light launch's encoding has no expand2 and keeps the
 // closing-edge pruning where its anchor is an endpoint of the root (M11,
 // M12 as by default, M13 as with ClosePruneAll, M10 on its triangle edge
