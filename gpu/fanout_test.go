@@ -27,6 +27,23 @@ func fanoutWindow(t *testing.T, edges [][3]int64) *window.Window {
 	return w
 }
 
+// lightAndHeavyWindows: a chain of 1000 edges (mean step-1 run below 1:
+// light) and a hub, node 0 receiving from and sending to 50 others in
+// turn (heavy).
+func lightAndHeavyWindows(t *testing.T) (light, heavy *window.Window) {
+	t.Helper()
+	var chain, hub [][3]int64
+	for i := int64(0); i < 1000; i++ {
+		chain = append(chain, [3]int64{2 * i, 2*i + 1, i})
+		if i%2 == 0 {
+			hub = append(hub, [3]int64{1 + i%50, 0, i})
+		} else {
+			hub = append(hub, [3]int64{0, 1 + i%50, i})
+		}
+	}
+	return fanoutWindow(t, chain), fanoutWindow(t, hub)
+}
+
 // TestFirstRunMean: on a range of at most fanoutSamples roots every root
 // is sampled, so the estimate is the exact mean, checked against a scan of
 // the list step 1 reads (by the step's bind) for every root.
@@ -78,17 +95,7 @@ func TestFirstRunMean(t *testing.T) {
 // four-edge plans, small launches, Expand2All and a negative
 // Expand2Fanout never drop it.
 func TestExpand2Light(t *testing.T) {
-	var chain, hub [][3]int64
-	for i := int64(0); i < 1000; i++ {
-		chain = append(chain, [3]int64{2 * i, 2*i + 1, i})
-		// hub: 0 receives from and sends to the others in turn.
-		if i%2 == 0 {
-			hub = append(hub, [3]int64{1 + i%50, 0, i})
-		} else {
-			hub = append(hub, [3]int64{0, 1 + i%50, i})
-		}
-	}
-	light, heavy := fanoutWindow(t, chain), fanoutWindow(t, hub)
+	light, heavy := lightAndHeavyWindows(t)
 	if o := (tuning{}).withDefaults(); o.Expand2Fanout != defaultExpand2Fanout {
 		t.Errorf("Expand2Fanout %d, want %d", o.Expand2Fanout, defaultExpand2Fanout)
 	}
@@ -125,16 +132,7 @@ func TestExpand2Light(t *testing.T) {
 // (expand2 dropped, pruned) and M10 (no expand2 either way: pruned on its
 // triangle edge); on a heavy window, or below Expand2Roots, the default's.
 func TestEncodeLaunch(t *testing.T) {
-	var chain, hub [][3]int64
-	for i := int64(0); i < 1000; i++ {
-		chain = append(chain, [3]int64{2 * i, 2*i + 1, i})
-		if i%2 == 0 {
-			hub = append(hub, [3]int64{1 + i%50, 0, i})
-		} else {
-			hub = append(hub, [3]int64{0, 1 + i%50, i})
-		}
-	}
-	light, heavy := fanoutWindow(t, chain), fanoutWindow(t, hub)
+	light, heavy := lightAndHeavyWindows(t)
 	small := tuning{Expand2Roots: 100}.withDefaults()
 	for _, c := range []struct {
 		what      string
