@@ -1,6 +1,7 @@
 package count3
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/motifwatch/motifwatch/motif"
@@ -481,16 +482,28 @@ func (tc *pawTailCursors) q(e *pawEntry, k int, kind uint8) *[2]int64 {
 }
 
 // all returns every corner's tail counts for entry e, by corner · 2 +
-// direction at the corner (pawDense): q's, with each side's counts at
-// each bound found once.
+// direction at the corner (pawDense): q's, with each of the two other
+// sides' counts at each bound found once (e's own side is laid out with
+// the counts at its corners and lies on none at the third). Most moves
+// are none, so each cursor is tested before it gallops.
 func (tc *pawTailCursors) all(e *pawEntry, qa, qc, qcEnd, qaFrom *[6]int64) {
 	var sides [3][3]sideCounts // [side][bound]
-	for s := range 3 {
-		for bd := range 3 {
-			sides[s][bd] = tc.sideAt(e, s, bd)
-		}
-	}
 	side := int(e.sym / 2)
+	tHi, tLo := tc.tHi, tc.tLo
+	for _, s := range [2]int{(side + 1) % 3, (side + 2) % 3} {
+		l := tc.lists[s]
+		p := &tc.sc[s]
+		if l[p[0]].pos < e.pos {
+			p[0] = gallopPos4(l, p[0], e.pos)
+		}
+		if p[1] < len(l)-1 && l[p[1]].t <= tHi {
+			p[1] = gallopAfter4(l, p[1], tHi)
+		}
+		if l[p[2]].t < tLo {
+			p[2] = gallop4(l, p[2], tLo)
+		}
+		sides[s] = [3]sideCounts{countsAt(l, p[0], true), countsAt(l, p[1], true), countsAt(l, p[2], true)}
+	}
 	for k := range 3 {
 		var a, c, ce, af [2]int64
 		if o := tc.ownAt(e, k); o != nil {
@@ -500,9 +513,15 @@ func (tc *pawTailCursors) all(e *pawEntry, qa, qc, qcEnd, qaFrom *[6]int64) {
 		} else {
 			q := tc.seqs[k]
 			p := &tc.cq[k]
-			p[0] = gallopTail(q, p[0], tailPos, e.pos)
-			p[1] = gallopTail(q, p[1], tailAfter, tc.tHi)
-			p[2] = gallopTail(q, p[2], tailFrom, tc.tLo)
+			if q[p[0]].pos < e.pos {
+				p[0] = gallopTail(q, p[0], tailPos, e.pos)
+			}
+			if x := &q[p[1]]; x.t <= tHi && x.pos != math.MaxInt64 {
+				p[1] = gallopTail(q, p[1], tailAfter, tHi)
+			}
+			if q[p[2]].t < tLo {
+				p[2] = gallopTail(q, p[2], tailFrom, tLo)
+			}
 			a, c = tailBefore(q, p[0])
 			_, ce = tailBefore(q, p[1])
 			af, _ = tailBefore(q, p[2])
@@ -513,16 +532,22 @@ func (tc *pawTailCursors) all(e *pawEntry, qa, qc, qcEnd, qaFrom *[6]int64) {
 				continue
 			}
 			sc := &sides[s]
-			own := (s == k) == tc.lower[s] // n_k is the side's lower id
-			for d := range 2 {
-				dd := d
-				if !own {
-					dd = 1 - d
+			// Seen from n_k: the counts (by direction at the side's
+			// lower id) swap where n_k is its higher id.
+			if (s == k) == tc.lower[s] {
+				for d := range 2 {
+					a[d] -= sc[0].all[d]
+					c[d] -= sc[0].cnt[d]
+					ce[d] -= sc[1].cnt[d]
+					af[d] -= sc[2].all[d]
 				}
-				a[d] -= sc[0].all[dd]
-				c[d] -= sc[0].cnt[dd]
-				ce[d] -= sc[1].cnt[dd]
-				af[d] -= sc[2].all[dd]
+			} else {
+				for d := range 2 {
+					a[d] -= sc[0].all[1-d]
+					c[d] -= sc[0].cnt[1-d]
+					ce[d] -= sc[1].cnt[1-d]
+					af[d] -= sc[2].all[1-d]
+				}
 			}
 		}
 		qa[2*k], qa[2*k+1] = a[0], a[1]
