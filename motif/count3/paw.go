@@ -303,7 +303,7 @@ func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, p
 	}
 	tc := pawTailCursors{lists: &ps.lists, lower: ps.lower, own: sq.own}
 	for k := range 3 {
-		tc.seqs[k] = sq.of(n[k])
+		tc.seqs[k], tc.bounds[k] = sq.of(n[k]), sq.boundsOf(n[k])
 	}
 	for i := range ent {
 		e := &ent[i]
@@ -617,6 +617,30 @@ func tailBelow(x *tailEntry, kind uint8, key int64) bool {
 		return x.t <= key && x.pos != math.MaxInt64
 	}
 	return x.t < key
+}
+
+// gallopTailPos is gallopTail(q, from, tailPos, p), its binary search
+// without branches: the third corner's searches jump far in a hub's
+// sequence, and a mispredicted probe cost more than the probe.
+func gallopTailPos(q []tailEntry, from int, p int64) int {
+	if q[from].pos >= p {
+		return from
+	}
+	lo, step := from, 1 // below q[lo]
+	for lo+step < len(q) && q[lo+step].pos < p {
+		lo += step
+		step *= 2
+	}
+	// q[lo] is below, q[lo+n] (n ≤ step) is not: the sentinel is not.
+	n := min(step, len(q)-1-lo)
+	for n > 1 {
+		half := n >> 1
+		if q[lo+half].pos < p {
+			lo += half
+		}
+		n -= half
+	}
+	return lo + 1
 }
 
 // gallopTail returns the first index at or after from that is not below

@@ -1,7 +1,6 @@
 package count3
 
 import (
-	"math"
 	"math/bits"
 
 	"github.com/motifwatch/motifwatch/motif"
@@ -345,16 +344,17 @@ func (c *counter) pawSparse(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, 
 // sequence searched from the last place less both sides. Every bound
 // only grows along the entries, so the searches are cursors.
 type pawTailCursors struct {
-	lists *[3][]p4Edge
-	lower [3]bool
-	own   [][2]tailOwn
-	seqs  [3][]tailEntry
-	cq    [3][3]int // corner sequences' cursors
-	sc    [3][3]int // sides' cursors
-	tHi   int64
-	tLo   int64
-	have  uint16 // (corner, bound) computed for this entry: bit 3·corner + bound
-	qv    [3][4][2]int64
+	lists  *[3][]p4Edge
+	lower  [3]bool
+	own    [][2]tailOwn
+	seqs   [3][]tailEntry
+	bounds [3][]tailBounds // seqs' (pawDense)
+	cq     [3][3]int       // corner sequences' cursors
+	sc     [3][3]int       // sides' cursors
+	tHi    int64
+	tLo    int64
+	have   uint16 // (corner, bound) computed for this entry: bit 3·corner + bound
+	qv     [3][4][2]int64
 }
 
 func (tc *pawTailCursors) entry(e *pawEntry, delta int64) {
@@ -511,17 +511,31 @@ func (tc *pawTailCursors) all(e *pawEntry, qa, qc, qcEnd, qaFrom *[6]int64) {
 				a[d], c[d], ce[d], af[d] = int64(o[qAll][d]), int64(o[qCnt][d]), int64(o[qCntEnd][d]), int64(o[qAllFrom][d])
 			}
 		} else {
+			// The third corner: e's place in its sequence, then its δ
+			// bounds between those of the sequence's edges around it
+			// (times grow with positions), mostly one of them.
 			q := tc.seqs[k]
 			p := &tc.cq[k]
 			if q[p[0]].pos < e.pos {
-				p[0] = gallopTail(q, p[0], tailPos, e.pos)
+				p[0] = gallopTailPos(q, p[0], e.pos)
 			}
-			if x := &q[p[1]]; x.t <= tHi && x.pos != math.MaxInt64 {
-				p[1] = gallopTail(q, p[1], tailAfter, tHi)
+			i := p[0]
+			bd := tc.bounds[k]
+			ah, fh := len(q)-1, len(q)-1 // bounds at q[i] (the sentinel's: none)
+			if i < len(q)-1 {
+				ah, fh = int(bd[i].after), int(bd[i].from)
 			}
-			if q[p[2]].t < tLo {
-				p[2] = gallopTail(q, p[2], tailFrom, tLo)
+			al, fl := p[1], p[2] // at q[i−1], or the cursors
+			if i > 0 {
+				al, fl = max(al, int(bd[i-1].after)), max(fl, int(bd[i-1].from))
 			}
+			if al < ah {
+				al = gallopTail(q[:ah+1], al, tailAfter, tHi)
+			}
+			if fl < fh {
+				fl = gallopTail(q[:fh+1], fl, tailFrom, tLo)
+			}
+			p[1], p[2] = al, fl
 			a, c = tailBefore(q, p[0])
 			_, ce = tailBefore(q, p[1])
 			af, _ = tailBefore(q, p[2])
