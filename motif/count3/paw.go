@@ -331,7 +331,7 @@ func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, p
 		}
 		if any {
 			tc.entry(e, delta)
-			pawTails(e, side, &starts[i], &ends, &mids, &tc, &b.acc)
+			pawTails(e, &starts[i], &ends, &mids, &tc, &b.acc)
 		}
 		// e joins the window.
 		s := e.sym
@@ -376,35 +376,53 @@ func (a *pawAcc) fold(raw *[rawCycle - rawPaw]int64) {
 	*a = pawAcc{}
 }
 
+// pawTailOffs[sym][k] are the pawAcc offsets of the patterns an entry of
+// symbol sym and the other two symbols pawPairs[sym/2][k] form with it
+// first, middle and last: looked up, not computed, per entry.
+var pawTailOffs = func() (m [6][8][3]int32) {
+	for sym := range 6 {
+		side, d := sym/2, sym&1
+		for k, xy := range &pawPairs[side] {
+			df, ds := k>>1&1, k&1
+			sx, sy := int(xy[0]/2), int(xy[1]/2)
+			m[sym][k] = [3]int32{
+				int32((pawPerm[side][sx][sy]*8 + 4*d + 2*df + ds) * 6),
+				int32((pawPerm[sx][side][sy]*8 + 4*df + 2*d + ds) * 6),
+				int32((pawPerm[sx][sy][side]*8 + 4*df + 2*ds + d) * 6),
+			}
+		}
+	}
+	return
+}()
+
 // pawTails adds entry e's terms to the paw sums (pawDense).
-func pawTails(e *pawEntry, side int, st *[16]int64, ends, mids *[8]int64, tc *pawTailCursors, acc *pawAcc) {
+func pawTails(e *pawEntry, st *[16]int64, ends, mids *[8]int64, tc *pawTailCursors, acc *pawAcc) {
 	// Tail counts per corner · 2 + direction at the corner.
 	var qa, qc, qcEnd, qaFrom [6]int64
 	tc.all(e, &qa, &qc, &qcEnd, &qaFrom)
-	d := int(e.sym & 1)
-	for k, xy := range &pawPairs[side] {
-		df, ds := k>>1&1, k&1
-		sx, sy := int(xy[0]/2), int(xy[1]/2)
-		// e first: pattern (side, sx, sy), dirs d df ds.
+	offs := &pawTailOffs[e.sym]
+	for k := range 8 {
+		o := &offs[k]
+		// e first.
 		if sA, sC := st[k], st[8+k]; sA != 0 || sC != 0 {
-			b := (pawPerm[side][sx][sy]*8 + 4*d + 2*df + ds) * 6
+			b := o[0]
 			r3, s := acc.r3[b:b+6:b+6], acc.s[b:b+6:b+6]
 			for j := range 6 {
 				r3[j] += sA * qcEnd[j]
 				s[j] += sC * qa[j]
 			}
 		}
-		// e middle: pattern (sx, side, sy).
+		// e middle.
 		if m := mids[k]; m != 0 {
-			b := (pawPerm[sx][side][sy]*8 + 4*df + 2*d + ds) * 6
+			b := o[1]
 			am := acc.m[b : b+6 : b+6]
 			for j := range 6 {
 				am[j] += m * qa[j]
 			}
 		}
-		// e last: pattern (sx, sy, side).
+		// e last.
 		if en := ends[k]; en != 0 {
-			b := (pawPerm[sx][sy][side]*8 + 4*df + 2*ds + d) * 6
+			b := o[2]
 			r3 := acc.r3[b : b+6 : b+6]
 			for j := range 6 {
 				r3[j] -= en * qc[j]
