@@ -14,7 +14,6 @@ import (
 // before it by symbol.
 type pawEntry struct {
 	pos, t  int64
-	ends    [2]int32 // its index in the tail sequences of side's n_s and n_s+1
 	idx     int32    // its index in its side's list
 	ix      uint32   // its index in the static pairs' entries (sp.ent)
 	sym     uint8
@@ -233,11 +232,7 @@ func (c *counter) pawEntries(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3]
 		sym := uint8(2*s) + d
 		cnt := e.flags&fCounted != 0
 		ix := sp.loff[pid[s]] + int64(cand[s][at[s]])
-		ends := [2]int32{sq.atLo[ix], sq.atHi[ix]} // of the lower id, the higher
-		if !lower[s] {
-			ends[0], ends[1] = ends[1], ends[0]
-		}
-		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, ends: ends, idx: cand[s][at[s]], ix: uint32(ix), sym: sym, counted: cnt, preC: pre})
+		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, idx: cand[s][at[s]], ix: uint32(ix), sym: sym, counted: cnt, preC: pre})
 		if cnt {
 			pre[sym]++
 		}
@@ -455,9 +450,6 @@ type tailSeqs struct {
 	n      []int32
 	ent    []tailEntry
 	bounds []tailBounds // beside ent (the sentinels' left unset)
-	// atLo[j], atHi[j]: static pair entry j's index (sp.ent) in the tail
-	// sequence of its pair's lower id and of its higher id.
-	atLo, atHi []int32
 	// own[j]: at each end of static pair entry j (its pair's lower id,
 	// then the higher), that end's tail counts at the edge's bounds less
 	// the edge's own pair's edges: what a paw corner on the edge's side
@@ -487,7 +479,7 @@ func (s *tailSeqs) boundsOf(v uint32) []tailBounds {
 }
 
 // tailSeqs builds every node's tail sequence, its δ bounds, and the
-// static pairs' edges' places in them.
+// static pairs' edges' counts in them (own).
 func (c *counter) tailSeqs(ctx context.Context, sp *staticPairs) (*tailSeqs, error) {
 	sq := &tailSeqs{off: make([]int64, c.nodes+1), n: make([]int32, c.nodes)}
 	for v := range c.nodes {
@@ -555,7 +547,6 @@ func (c *counter) tailSeqs(ctx context.Context, sp *staticPairs) (*tailSeqs, err
 	}
 	// Each pair's lower id places its edges in both ends' sequences
 	// (position order in all three, so the cursors only move forward).
-	sq.atLo, sq.atHi = make([]int32, len(sp.ent)), make([]int32, len(sp.ent))
 	sq.own = make([][2]tailOwn, len(sp.ent))
 	err = c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
 		for u := lo; u < hi; u++ {
@@ -575,7 +566,6 @@ func (c *counter) tailSeqs(ctx context.Context, sp *staticPairs) (*tailSeqs, err
 					e := &sp.ent[k]
 					a = gallopTail(qu, a, tailPos, e.pos)
 					b = gallopTail(qv, b, tailPos, e.pos)
-					sq.atLo[k], sq.atHi[k] = int32(a), int32(b)
 					la = gallopAfter4(l, la, motif.AddTicks(e.t, c.delta))
 					lf = gallop4(l, lf, motif.SubTicks(e.t, c.delta))
 					at := int(k - sp.loff[j])
