@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
@@ -54,8 +55,8 @@ func BenchmarkCycleCells(b *testing.B) {
 }
 
 // BenchmarkPawCells prices the paw pass for 1, 2, 4 and 8 cells (the
-// sparse tables, Options.PawCells, whatever pawSparseMaxCells says) and
-// for all 160 (the dense pass) on CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH),
+// sparse tables, Options.PawCells, whatever pawSparseMaxCells says; and
+// the light walk, for cells it counts) and for all 160 (the dense pass) on CollegeMsg (or MOTIFWATCH_COUNT3_GRAPH),
 // δ 86400, 1 worker (or MOTIFWATCH_COUNT3_WORKERS): the measure behind
 // pawSparseMaxCells and pawCellsCost.
 func BenchmarkPawCells(b *testing.B) {
@@ -72,14 +73,36 @@ func BenchmarkPawCells(b *testing.B) {
 	old := pawSparseMaxCells
 	pawSparseMaxCells = 8
 	b.Cleanup(func() { pawSparseMaxCells = old })
-	for _, cells := range []int{1, 2, 4, 8, 160} {
-		var mask PawMask
-		if cells < 160 {
-			for i := range cells {
-				mask.Set(i * 19 % 160) // spread over the side orders and ranks
-			}
+	var light, other []int
+	for i := range len(pawNames) {
+		if pawLightCell(i) {
+			light = append(light, i)
+		} else {
+			other = append(other, i)
 		}
-		b.Run(fmt.Sprintf("cells=%d", cells), func(b *testing.B) {
+	}
+	type set struct {
+		name string
+		mask PawMask
+	}
+	var sets []set
+	for _, cells := range []int{1, 2, 4, 8} {
+		// Spread over the side orders and ranks: the sparse tables'
+		// (cells the light walk does not count) and the light walk's.
+		var sm, lm PawMask
+		for i := range cells {
+			sm.Set(other[i*37%len(other)])
+			lm.Set(light[i*19%len(light)])
+		}
+		sets = append(sets, set{fmt.Sprintf("sparse/cells=%d", cells), sm}, set{fmt.Sprintf("light/cells=%d", cells), lm})
+	}
+	sets = append(sets, set{"cells=160", PawMask{}})
+	for _, st := range sets {
+		mask := st.mask
+		if mask != (PawMask{}) && pawMaskLight(mask) != strings.HasPrefix(st.name, "light") {
+			b.Fatalf("%s: light walk %v", st.name, pawMaskLight(mask))
+		}
+		b.Run(st.name, func(b *testing.B) {
 			cpu0 := cpuSeconds(b)
 			for b.Loop() {
 				if _, err := Count(context.Background(), w, 86400, req, Paws, Options{Workers: workers, PawCells: mask}); err != nil {

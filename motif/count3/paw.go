@@ -14,8 +14,8 @@ import (
 // before it by symbol.
 type pawEntry struct {
 	pos, t  int64
-	idx     int32    // its index in its side's list
-	ix      uint32   // its index in the static pairs' entries (sp.ent)
+	idx     int32  // its index in its side's list
+	ix      uint32 // its index in the static pairs' entries (sp.ent)
 	sym     uint8
 	counted bool
 	preC    [6]uint32

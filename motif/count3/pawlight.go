@@ -58,6 +58,36 @@ func pawLightRaw(r int) bool {
 	return false
 }
 
+// pawLightCell reports whether every raw counter of paw cell Paw + i is
+// one the light walk counts (pawLightRaw): 64 of the 160.
+func pawLightCell(i int) bool {
+	n := 0
+	for r := range rawCycle - rawPaw {
+		if rawCell[rawPaw+r] == Paw+Cell(i) {
+			if !pawLightRaw(r) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// pawMaskLight reports whether a run of the cells in m takes the light
+// walk: a few cells (the sparse tables, pawTablesOf), every one a
+// pawLightCell.
+func pawMaskLight(m PawMask) bool {
+	if n := m.Len(); n == 0 || n > pawSparseMaxCells {
+		return false
+	}
+	for i := range len(pawNames) {
+		if m.Has(i) && !pawLightCell(i) {
+			return false
+		}
+	}
+	return true
+}
+
 // pawLightTerm is a raw counter of the light walk: its tail's rank, its
 // triangle edges' symbols in temporal order, its tail direction at the
 // corner, and that direction's slot in the heavy prefix sums.
