@@ -64,10 +64,17 @@ var countCost = map[Families]int64{
 }
 
 // pawCellsCost is the projected cost, in the same steps, of a paw run of
-// n cells through the sparse tables (n ≤ pawSparseMaxCells): about
-// 0.15 + 0.07·n of all 160's (BenchmarkPawCells), the tables' fixed part
-// being the pass's listing, tail sequences and walk of every triangle.
-func pawCellsCost(n int) int64 { return 45 + 21*int64(n) }
+// n cells (n ≤ pawSparseMaxCells) through the sparse tables: about
+// PAWSPARSE of all 160's (BenchmarkPawCells), the fixed part being the
+// pass's listing, tail sequences and walk of every triangle; light (every
+// cell one the light walk counts, pawMaskLight) about PAWLIGHT: its
+// heavy-sided triangles are walked on their light sides only.
+func pawCellsCost(n int, light bool) int64 {
+	if light {
+		return 20 + 8*int64(n)
+	}
+	return 45 + 21*int64(n)
+}
 
 // sampleStride: the sample enumerates every sampleStride-th root.
 const sampleStride = 32
@@ -109,7 +116,8 @@ func (e *Engine) note(ch Choice) {
 // projection returns the projected cost of the counting run that req
 // would need for cell c, its steps per window edge, and the queries it
 // serves (at least 1); zero cost when no sample is worth taking (the
-// family has no cost model, or is cached for this state).
+// family has no cost model, or is cached for this state), why saying
+// why; for a paw run of a few cells, why says which run it is.
 func (e *Engine) projection(w *window.Window, delta int64, req motif.Request, c Cell) (cost, per int64, shares int, why string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -134,7 +142,16 @@ func (e *Engine) projection(w *window.Window, delta int64, req motif.Request, c 
 			run = run.AndNot(e.cache.pawCells)
 		}
 		if n := run.Len(); n <= pawSparseMaxCells {
-			per = pawCellsCost(n)
+			light := pawMaskLight(run)
+			per = pawCellsCost(n, light)
+			cells := "cells"
+			if n == 1 {
+				cells = "cell"
+			}
+			why = fmt.Sprintf("a paw run of %d %s through the sparse tables", n, cells)
+			if light {
+				why = fmt.Sprintf("a paw run of %d %s, heavy-sided triangles walked on their light sides", n, cells)
+			}
 		}
 	}
 	if w.Len() == 0 {
@@ -142,9 +159,9 @@ func (e *Engine) projection(w *window.Window, delta int64, req motif.Request, c 
 	}
 	shares = max(e.plans[delta][fam], 1)
 	if int64(w.Len()) > math.MaxInt64/per {
-		return math.MaxInt64, per, shares, ""
+		return math.MaxInt64, per, shares, why
 	}
-	return per * int64(w.Len()), per, shares, ""
+	return per * int64(w.Len()), per, shares, why
 }
 
 // choose decides whether req is counted and, when it enumerates, returns
@@ -158,6 +175,9 @@ func (e *Engine) choose(ctx context.Context, w *window.Window, p *motif.Plan, re
 	}
 	ch.Projected, ch.Budget = cost, cost/int64(shares)
 	projected := fmt.Sprintf("counting projected at %d steps (%d a window edge × %d edges", cost, per, w.Len())
+	if why != "" {
+		projected += ": " + why
+	}
 	if shares > 1 {
 		projected += fmt.Sprintf(", shared by %d queries: %d each", shares, ch.Budget)
 	}

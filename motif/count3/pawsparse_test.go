@@ -213,9 +213,11 @@ func TestEngineCachesPawCells(t *testing.T) {
 	}
 }
 
-// A lone paw query's counting run is priced as the sparse tables' run of
-// its one cell; with every paw announced, as the dense pass; and a cell
-// counted before for the window state is not priced at all.
+// A lone paw query's counting run is priced as the light walk's run of
+// its one cell where the light walk counts the cell (M3), as the sparse
+// tables' where it does not, and as the tables' run of both with such a
+// cell announced beside M3; with every paw announced, as the dense pass;
+// and a cell counted before for the window state is not priced at all.
 func TestPawRunPriced(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 54))
 	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 60, MaxTime: 40, Evict: 1})
@@ -223,8 +225,26 @@ func TestPawRunPriced(t *testing.T) {
 	const delta = 12
 	m3 := builtinPlan(t, w, "M3", delta)
 	e := NewEngine(cpu.New(1), Options{Workers: 1})
-	if _, per, _, _ := e.projection(w, delta, req, Paw); per != pawCellsCost(1) {
-		t.Errorf("M3 alone: %d steps a window edge, want %d (one sparse cell)", per, pawCellsCost(1))
+	if _, per, _, why := e.projection(w, delta, req, Paw); per != pawCellsCost(1, true) || !strings.Contains(why, "light sides") {
+		t.Errorf("M3 alone: %d steps a window edge (%q), want %d (one light-walk cell)", per, why, pawCellsCost(1, true))
+	}
+	other := -1
+	for i := range len(pawNames) {
+		if !pawLightCell(i) {
+			other = i
+			break
+		}
+	}
+	if other < 0 {
+		t.Fatal("every paw cell is a light-walk cell")
+	}
+	e2 := NewEngine(cpu.New(1), Options{Workers: 1})
+	if _, per, _, why := e2.projection(w, delta, req, Paw+Cell(other)); per != pawCellsCost(1, false) || !strings.Contains(why, "sparse tables") {
+		t.Errorf("%s alone: %d steps a window edge (%q), want %d (one sparse cell)", pawNames[other], per, why, pawCellsCost(1, false))
+	}
+	e2.Expect(builtinPlan(t, w, pawNames[other], delta))
+	if _, per, _, _ := e2.projection(w, delta, req, Paw); per != pawCellsCost(2, false) {
+		t.Errorf("M3 with %s announced: %d steps a window edge, want %d (two sparse cells)", pawNames[other], per, pawCellsCost(2, false))
 	}
 	var all []*motif.Plan
 	for c := Paw; c < Paw+Cell(len(pawNames)); c++ {
@@ -242,5 +262,51 @@ func TestPawRunPriced(t *testing.T) {
 	e.AlwaysCount(false)
 	if cost, _, _, why := e.projection(w, delta, req, Paw); cost != 0 || !strings.Contains(why, "already counted") {
 		t.Errorf("M3 counted before: cost %d (%q), want none", cost, why)
+	}
+}
+
+// The price's light walk is the run's: a mask is priced as the light
+// walk's exactly when Count takes it (its cells' tables have light-walk
+// tables), and a light-walk run of n cells is priced below the sparse
+// tables' run of n, and that below every cell's.
+func TestPawLightPriceMatchesRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 55))
+	var light []int
+	for i := range len(pawNames) {
+		if pawLightCell(i) {
+			light = append(light, i)
+		}
+	}
+	if len(light) != 64 {
+		t.Fatalf("%d light-walk cells, want 64", len(light))
+	}
+	seen := [2]int{}
+	for range 2000 {
+		var m PawMask
+		for n := 1 + rng.IntN(pawSparseMaxCells+2); m.Len() < n; {
+			if rng.IntN(2) == 0 {
+				m.Set(light[rng.IntN(len(light))])
+			} else {
+				m.Set(rng.IntN(len(pawNames)))
+			}
+		}
+		tab := pawTablesOf(m)
+		runs := tab != nil && pawLightTablesOf(tab.raws) != nil
+		if got := pawMaskLight(m); got != runs {
+			t.Fatalf("mask %v (%d cells): priced as the light walk %v, the run takes it %v", m, m.Len(), got, runs)
+		}
+		if runs {
+			seen[1]++
+		} else {
+			seen[0]++
+		}
+	}
+	if seen[0] == 0 || seen[1] == 0 {
+		t.Fatalf("masks not light, light: %v: the test checks one side only", seen)
+	}
+	for n := 1; n <= pawSparseMaxCells; n++ {
+		if l, s := pawCellsCost(n, true), pawCellsCost(n, false); l >= s || s >= countCost[Paws] {
+			t.Errorf("%d cells: light walk %d, sparse tables %d, every cell %d steps a window edge: want increasing", n, l, s, countCost[Paws])
+		}
 	}
 }
