@@ -267,7 +267,7 @@ func (c *counter) pawSparse(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, 
 	}
 	tc := pawTailCursors{lists: &ps.lists, lower: ps.lower, own: sq.own}
 	for k := range 3 {
-		tc.seqs[k] = sq.of(n[k])
+		tc.seqs[k], tc.bounds[k] = sq.of(n[k]), sq.boundsOf(n[k])
 	}
 	var vals [32]int64
 	for i := range ent {
@@ -371,11 +371,17 @@ func (tc *pawTailCursors) sideAt(e *pawEntry, s, bd int) sideCounts {
 	case bd == 0 && s == int(e.sym/2):
 		*p = int(e.idx)
 	case bd == 0:
-		*p = gallopPos4(l, *p, e.pos)
+		if l[*p].pos < e.pos {
+			*p = gallopPos4(l, *p, e.pos)
+		}
 	case bd == 1:
-		*p = gallopAfter4(l, *p, tc.tHi)
+		if *p < len(l)-1 && l[*p].t <= tc.tHi {
+			*p = gallopAfter4(l, *p, tc.tHi)
+		}
 	default:
-		*p = gallop4(l, *p, tc.tLo)
+		if l[*p].t < tc.tLo {
+			*p = gallop4(l, *p, tc.tLo)
+		}
 	}
 	return countsAt(l, *p, true)
 }
@@ -455,17 +461,13 @@ func (tc *pawTailCursors) q(e *pawEntry, k int, kind uint8) *[2]int64 {
 		tc.less(v, e, k, other, bd)
 		return &v[kind]
 	}
-	q := tc.seqs[k]
-	p := &tc.cq[k][bd]
-	switch bd {
-	case 0:
-		*p = gallopTail(q, *p, tailPos, e.pos)
-	case 1:
-		*p = gallopTail(q, *p, tailAfter, tc.tHi)
-	default:
-		*p = gallopTail(q, *p, tailFrom, tc.tLo)
+	// The third corner's cursors move together, once per entry.
+	q, p := tc.seqs[k], &tc.cq[k]
+	if moved := uint16(1) << (9 + k); tc.have&moved == 0 {
+		tc.have |= moved
+		p = tc.third(e, k)
 	}
-	a, cnt := tailBefore(q, *p)
+	a, cnt := tailBefore(q, p[bd])
 	for d := range 2 {
 		switch bd {
 		case 0:
@@ -479,6 +481,37 @@ func (tc *pawTailCursors) q(e *pawEntry, k int, kind uint8) *[2]int64 {
 	tc.less(v, e, k, k, bd)
 	tc.less(v, e, k, (k+2)%3, bd)
 	return &v[kind]
+}
+
+// third moves the cursors of corner k's sequence to entry e's bounds (k
+// not an end of e's side) and returns them: e's place in the sequence,
+// then its δ bounds, which lie between those of the sequence's edges
+// around that place (times grow with positions) and are mostly one of
+// them.
+func (tc *pawTailCursors) third(e *pawEntry, k int) *[3]int {
+	q := tc.seqs[k]
+	p := &tc.cq[k]
+	if q[p[0]].pos < e.pos {
+		p[0] = gallopTailPos(q, p[0], e.pos)
+	}
+	i := p[0]
+	bd := tc.bounds[k]
+	ah, fh := len(q)-1, len(q)-1 // bounds at q[i] (the sentinel's: none)
+	if i < len(q)-1 {
+		ah, fh = int(bd[i].after), int(bd[i].from)
+	}
+	al, fl := p[1], p[2] // at q[i−1], or the cursors
+	if i > 0 {
+		al, fl = max(al, int(bd[i-1].after)), max(fl, int(bd[i-1].from))
+	}
+	if al < ah {
+		al = gallopTail(q[:ah+1], al, tailAfter, tc.tHi)
+	}
+	if fl < fh {
+		fl = gallopTail(q[:fh+1], fl, tailFrom, tc.tLo)
+	}
+	p[1], p[2] = al, fl
+	return p
 }
 
 // all returns every corner's tail counts for entry e, by corner · 2 +
@@ -511,31 +544,7 @@ func (tc *pawTailCursors) all(e *pawEntry, qa, qc, qcEnd, qaFrom *[6]int64) {
 				a[d], c[d], ce[d], af[d] = int64(o[qAll][d]), int64(o[qCnt][d]), int64(o[qCntEnd][d]), int64(o[qAllFrom][d])
 			}
 		} else {
-			// The third corner: e's place in its sequence, then its δ
-			// bounds between those of the sequence's edges around it
-			// (times grow with positions), mostly one of them.
-			q := tc.seqs[k]
-			p := &tc.cq[k]
-			if q[p[0]].pos < e.pos {
-				p[0] = gallopTailPos(q, p[0], e.pos)
-			}
-			i := p[0]
-			bd := tc.bounds[k]
-			ah, fh := len(q)-1, len(q)-1 // bounds at q[i] (the sentinel's: none)
-			if i < len(q)-1 {
-				ah, fh = int(bd[i].after), int(bd[i].from)
-			}
-			al, fl := p[1], p[2] // at q[i−1], or the cursors
-			if i > 0 {
-				al, fl = max(al, int(bd[i-1].after)), max(fl, int(bd[i-1].from))
-			}
-			if al < ah {
-				al = gallopTail(q[:ah+1], al, tailAfter, tHi)
-			}
-			if fl < fh {
-				fl = gallopTail(q[:fh+1], fl, tailFrom, tLo)
-			}
-			p[1], p[2] = al, fl
+			q, p := tc.seqs[k], tc.third(e, k)
 			a, c = tailBefore(q, p[0])
 			_, ce = tailBefore(q, p[1])
 			af, _ = tailBefore(q, p[2])
