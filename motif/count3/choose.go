@@ -56,24 +56,25 @@ var countCost = map[Families]int64{
 	// The four-edge passes' cost grows with the static cycles and
 	// triangles whose sides meet within δ, so it rises with δ; these are
 	// their cost at a wide δ (1 day on tgraphgen's 1M-edge graph: cycles
-	// ≈ 60 µs with every cell, all 160 paws ≈ 20–25 µs a window edge), so
+	// ≈ 60 µs with every cell, all 160 paws ≈ 15–19 µs a window edge), so
 	// a narrow δ, whose enumeration is cheap, is enumerated, and a wide one
 	// whose enumeration projects past them is counted.
 	Cycles4: 500,
-	Paws:    300,
+	Paws:    230,
 }
 
 // pawCellsCost is the projected cost, in the same steps, of a paw run of
-// n cells (n ≤ pawSparseMaxCells) through the sparse tables: about
-// PAWSPARSE of all 160's (BenchmarkPawCells), the fixed part being the
+// n cells (n ≤ pawSparseMaxCells), from BenchmarkPawCells against the
+// dense pass on tgraphgen's 1M-edge graph at δ 1 day: through the sparse
+// tables about 0.45 + 0.06·n of all 160's, the fixed part being the
 // pass's listing, tail sequences and walk of every triangle; light (every
-// cell one the light walk counts, pawMaskLight) about PAWLIGHT: its
-// heavy-sided triangles are walked on their light sides only.
+// cell one the light walk counts, pawMaskLight: M3, M9) about
+// 0.22 + 0.02·n, its heavy-sided triangles walked on their light sides.
 func pawCellsCost(n int, light bool) int64 {
 	if light {
-		return 20 + 8*int64(n)
+		return 50 + 5*int64(n)
 	}
-	return 45 + 21*int64(n)
+	return 105 + 14*int64(n)
 }
 
 // sampleStride: the sample enumerates every sampleStride-th root.
