@@ -56,11 +56,11 @@ var countCost = map[Families]int64{
 	// The four-edge passes' cost grows with the static cycles and
 	// triangles whose sides meet within δ, so it rises with δ; these are
 	// their cost at a wide δ (1 day on tgraphgen's 1M-edge graph: cycles
-	// ≈ 60 µs with every cell, all 160 paws ≈ 15–19 µs a window edge), so
+	// ≈ 60 µs with every cell, all 160 paws ≈ 13–17 µs a window edge), so
 	// a narrow δ, whose enumeration is cheap, is enumerated, and a wide one
 	// whose enumeration projects past them is counted.
 	Cycles4: 500,
-	Paws:    230,
+	Paws:    220,
 }
 
 // pawCellsCost is the projected cost, in the same steps, of a paw run of
@@ -69,12 +69,12 @@ var countCost = map[Families]int64{
 // tables about 0.45 + 0.06·n of all 160's, the fixed part being the
 // pass's listing, tail sequences and walk of every triangle; light (every
 // cell one the light walk counts, pawMaskLight: M3, M9) about
-// 0.22 + 0.02·n, its heavy-sided triangles walked on their light sides.
+// 0.23 + 0.02·n, its heavy-sided triangles walked on their light sides.
 func pawCellsCost(n int, light bool) int64 {
 	if light {
 		return 50 + 5*int64(n)
 	}
-	return 105 + 14*int64(n)
+	return 100 + 13*int64(n)
 }
 
 // sampleStride: the sample enumerates every sampleStride-th root.
