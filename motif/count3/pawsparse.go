@@ -353,7 +353,7 @@ type pawTailCursors struct {
 	sc     [3][3]int       // sides' cursors
 	tHi    int64
 	tLo    int64
-	have   uint16 // (corner, bound) computed for this entry: bit 3·corner + bound
+	have   uint16 // (corner, bound) computed for this entry: bit 3·corner + bound; the third corner's cursors moved: bit 9 + corner
 	qv     [3][4][2]int64
 }
 
