@@ -348,7 +348,7 @@ type pawTailCursors struct {
 	lower  [3]bool
 	own    [][2]tailOwn
 	seqs   [3][]tailEntry
-	bounds [3][]tailBounds // seqs' (pawDense)
+	bounds [3][]tailBounds // seqs' δ bounds (tailSeqs.bounds)
 	cq     [3][3]int       // corner sequences' cursors
 	sc     [3][3]int       // sides' cursors
 	tHi    int64
