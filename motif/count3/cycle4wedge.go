@@ -336,6 +336,9 @@ func (b *wedgeBuf) sameMiddle(run []gEdge, delta int64, l *midLists) {
 // nothing, when the listing should count it: the cheaper by
 // wedgeCheaper (force 0), or as force says (cycleWedges).
 func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int64, tab *wedgeTables, force int) bool {
+	if force == 0 && len(ws) <= minSweepMiddles {
+		return false // wedgeCheaper would say so: build no wedges
+	}
 	b.ge = b.ge[:0]
 	b.runs = append(b.runs[:0], 0)
 	var wedges, edges int64
@@ -490,10 +493,19 @@ func (b *wedgeBuf) gEdge(e *p4Edge, side int32, low bool) gEdge {
 // below about 1/5 of a walk per read — the groups of many middles that
 // hold most of the wedges, 6–12× faster — and lose by 1.5–5× above
 // (groups of few middles, whose listing reads each side a few times).
+//
+// A group of at most minSweepMiddles middles never passes: its edges in
+// wedges number at most twice its wedges, and at least four (two
+// middles' wedges), so the depth is at least 4 and the sweeps cost at
+// least 2.5·4·edges > (k−1)·edges.
 func wedgeCheaper(k int, edges, wedges int64) bool {
 	depth := int64(bits.Len64(uint64(edges)) + 1)
 	return 5*wedges*depth < int64(k-1)*edges
 }
+
+// minSweepMiddles is the most middles of a group that wedgeCheaper
+// always sends to the listing, so group need not build its wedges first.
+const minSweepMiddles = 11
 
 // swEdge is an edge of the sweep in its side's list: its time, its
 // index in position order, that of the first edge within δ before it
@@ -517,17 +529,20 @@ type swEdge struct {
 // starts there): log of the δ-window's edges, not of the group's. A
 // tree row packs the columns two to a word (32-bit lanes: a lane counts
 // at most the group's wedges, below 2^32), and the counts are summed
-// packed too, unpacked before a lane could carry.
+// packed too, unpacked before a lane could carry. Each side's edges are
+// kept in two lists by direction, and an edge walks its partners only in
+// the lists whose wedge type the asked cells need (M4's: 2 of 4).
 func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
 	n := len(ge)
-	b.off = resize(b.off, sides+1)
+	lists := 2 * sides // list 2s+d: side s's edges of direction d
+	b.off = resize(b.off, lists+1)
 	for k := range ge {
-		b.off[ge[k].side-base+1]++
+		b.off[2*(ge[k].side-base)+int32(ge[k].d)+1]++
 	}
-	for s := range sides {
+	for s := range lists {
 		b.off[s+1] += b.off[s]
 	}
-	b.cnt = resize(b.cnt, sides)
+	b.cnt = resize(b.cnt, lists)
 	b.se = resize(b.se, n)
 	j := 0
 	for k := range ge {
@@ -535,13 +550,13 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 		for apart(ge[j].t, e.t, delta) {
 			j++
 		}
-		s := e.side - base
-		b.se[b.off[s]+b.cnt[s]] = swEdge{t: e.t, at: int32(k), low: int32(j), d: e.d, counted: e.counted}
-		b.cnt[s]++
+		u := 2*(e.side-base) + int32(e.d)
+		b.se[b.off[u]+b.cnt[u]] = swEdge{t: e.t, at: int32(k), low: int32(j), d: e.d, counted: e.counted}
+		b.cnt[u]++
 	}
 	clear(b.cnt)
-	b.lo = resize(b.lo, sides)
-	b.hi = resize(b.hi, sides)
+	b.lo = resize(b.lo, lists)
+	b.hi = resize(b.hi, lists)
 	words := 4
 	switch {
 	case tab.cols <= 2:
@@ -575,28 +590,28 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 			jl++
 		}
 		s := e.side - base
-		o := s ^ 1
-		ol := b.se[b.off[o]:b.off[o+1]]
-		lo, c, hi := b.lo[o], b.cnt[o], b.hi[o]
-		for lo < c && apart(ol[lo].t, e.t, delta) {
-			lo++
-		}
-		hi = max(hi, c)
-		for int(hi) < len(ol) && !apart(e.t, ol[hi].t, delta) {
-			hi++
-		}
-		b.lo[o], b.hi[o] = lo, hi
-		b.cnt[s]++
+		b.cnt[2*s+int32(e.d)]++
 		at := int32(k)
 		onM := uint8(s & 1) // e is on the m–o side
+		o := 2 * (s ^ 1)    // the partners' lists: o + their direction bit
 		// The wedges e starts (partners later on the other side) ask S;
 		// their types differ only in the partner's direction bit.
 		ty0 := onM<<2 | e.d<<(1-onM)
-		if tab.askS[ty0] || tab.askS[ty0|1<<onM] {
+		for fd := range int32(2) {
+			ty := ty0 | uint8(fd)<<onM
+			if !tab.askS[ty] {
+				continue
+			}
+			u := o + fd
+			ol := b.se[b.off[u]:b.off[u+1]]
+			c, hi := b.cnt[u], max(b.hi[u], b.cnt[u])
+			for int(hi) < len(ol) && !apart(e.t, ol[hi].t, delta) {
+				hi++
+			}
+			b.hi[u] = hi
 			for i := range ol[c:hi] {
 				f := &ol[int(c)+i]
-				ty := ty0 | f.d<<onM
-				if !f.counted || !tab.askS[ty] {
+				if !f.counted {
 					continue
 				}
 				v := suffix(fw, words, f.low, at)
@@ -618,20 +633,45 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 		if ask {
 			vl = suffix(fw, words, jl, at)
 		}
-		for i := range ol[lo:c] {
-			f := &ol[int(lo)+i]
-			ty := ty0 | f.d<<onM
-			if ask && tab.askXN[ty] {
-				v := suffix(fw, words, f.at, at)
+		// Queries first: wedges that end together are no pair, so none of
+		// e's may be in the tree when another of them asks.
+		var from [2]int32
+		for fd := range int32(2) {
+			ty := ty0 | uint8(fd)<<onM
+			askT := ask && tab.askXN[ty]
+			if !askT && word[ty] < 0 {
+				continue
+			}
+			u := o + fd
+			ol := b.se[b.off[u]:b.off[u+1]]
+			lo, c := b.lo[u], b.cnt[u]
+			for lo < c && apart(ol[lo].t, e.t, delta) {
+				lo++
+			}
+			b.lo[u], from[fd] = lo, lo
+			if !askT {
+				continue
+			}
+			for i := range ol[lo:c] {
+				v := suffix(fw, words, ol[int(lo)+i].at, at)
 				room()
 				for w := range words {
 					xa[ty][w] += vl[w] - v[w]
 					na[ty][w] += v[w]
 				}
 			}
-			if w := int(word[ty]); w >= 0 {
+		}
+		for fd := range int32(2) {
+			ty := ty0 | uint8(fd)<<onM
+			w := int(word[ty])
+			if w < 0 {
+				continue
+			}
+			u := o + fd
+			ol := b.se[b.off[u]:b.off[u+1]]
+			for i := range ol[from[fd]:b.cnt[u]] {
 				ins++
-				for x := f.at + 1; x > jl; x &= x - 1 {
+				for x := ol[int(from[fd])+i].at + 1; x > jl; x &= x - 1 {
 					fw[int(x)*words+w] += inc[ty]
 				}
 			}

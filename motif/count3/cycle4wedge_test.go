@@ -183,3 +183,25 @@ func TestSortPos(t *testing.T) {
 		t.Errorf("%d merged, %d ranked: the test checks too little of one", ways[0], ways[1])
 	}
 }
+
+// A group of minSweepMiddles middles or fewer goes to the listing
+// whatever its wedges (group skips building them): wedgeCheaper says no
+// for every count of edges in wedges (at least four) and the fewest
+// wedges they can make (half as many: each wedge has two edges, the
+// sweeps' cost only grows with more); one more middle can pass.
+func TestMinSweepMiddles(t *testing.T) {
+	for k := 2; k <= minSweepMiddles+1; k++ {
+		passes := false
+		for e := int64(4); e < 1<<40; e = e*9/8 + 1 {
+			if wedgeCheaper(k, e, (e+1)/2) {
+				passes = true
+				if k <= minSweepMiddles {
+					t.Fatalf("wedgeCheaper(%d, %d, %d) = true: a group of %d middles can take the sweeps", k, e, (e+1)/2, k)
+				}
+			}
+		}
+		if k == minSweepMiddles+1 && !passes {
+			t.Errorf("no group of %d middles takes the sweeps: minSweepMiddles could be larger", k)
+		}
+	}
+}
