@@ -67,6 +67,11 @@ type wedgeTables struct {
 	colType [8]uint8 // the type of each column
 	askS    [8]bool  // a wedge of this type, as W2, asks S
 	askXN   [8]bool  // asks X and N
+	// dirs[li][dl][dh]: a wedge whose light side is li (0: t–m) of
+	// direction bit dl, with a heavy edge of dh, has a type that some
+	// table reads (in either order); allDirs: every one does.
+	dirs    [2][2][2]bool
+	allDirs bool
 }
 
 // wedgePairRaw is the raw cycle counter of a pair of wedges of types t1
@@ -147,6 +152,17 @@ func newWedgeTables(mask uint32) *wedgeTables {
 		}
 	}
 	t.win = newMidLists(t)
+	t.allDirs = true
+	for dA := range uint8(2) {
+		for dB := range uint8(2) {
+			ok := false
+			for _, ty := range []uint8{dA<<1 | dB, 4 | dA<<1 | dB} {
+				ok = ok || t.colOf[ty] >= 0 || t.askS[ty] || t.askXN[ty]
+			}
+			t.dirs[0][dA][dB], t.dirs[1][dB][dA] = ok, ok
+			t.allDirs = t.allDirs && ok
+		}
+	}
 	return t
 }
 
@@ -267,8 +283,9 @@ type gEdge struct {
 // wedgeBuf is a worker's scratch for the wedge sweeps.
 type wedgeBuf struct {
 	ge, me  []gEdge
-	lt, hv  []gEdge // a middle's light and heavy side's edges in wedges
-	runs    []int32 // ends of ge's runs in position order
+	lt, hv  []gEdge    // a middle's light and heavy side's edges in wedges
+	hd      [2][]gEdge // its heavy side's by direction bit (middleDirs)
+	runs    []int32    // ends of ge's runs in position order
 	off     []int32
 	se      []swEdge // the edges by side, each in position order
 	bm      []uint64 // the positions of b.ge (sortPos)
@@ -356,21 +373,10 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 			li = 1
 		}
 		light, heavy := sides[li].l, sides[1-li].l
-		b.lt, b.hv = b.lt[:0], b.hv[:0]
-		lo, hi, done := 0, 0, 0
-		for i := range light[:len(light)-1] {
-			t := light[i].t
-			lo = gallop4(heavy, lo, motif.SubTicks(t, delta))
-			hi = gallopAfter4(heavy, max(hi, lo), motif.AddTicks(t, delta))
-			if lo == hi {
-				continue
-			}
-			wedges += int64(hi - lo)
-			b.lt = append(b.lt, b.gEdge(&light[i], int32(2*mi+li), sides[li].low))
-			for k := max(done, lo); k < hi; k++ {
-				b.hv = append(b.hv, b.gEdge(&heavy[k], int32(2*mi+1-li), sides[1-li].low))
-			}
-			done = max(done, hi)
+		if tab.allDirs {
+			wedges += b.middle(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta)
+		} else {
+			wedges += b.middleDirs(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta, tab.dirs[li])
 		}
 		// Position order within the middle (its own sweep needs it); the
 		// group's order is then a merge of these runs.
@@ -397,6 +403,91 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 	b.sortPos()
 	b.sweep(b.ge, 0, 2*len(ws), delta, tab)
 	return true
+}
+
+// middle gathers a middle's edges in wedges into b.lt (the light side's,
+// side ls) and b.hv (the heavy side's, ls^1), each in position order, and
+// returns its wedges: the light side's edges, each with the heavier's
+// edges within δ (galloped to: a hub's side is in many groups, read only
+// near the other side's edges). low: the side's first node has the
+// pair's lower id (gEdge).
+func (b *wedgeBuf) middle(light, heavy []p4Edge, ls int32, lowL, lowH bool, delta int64) (wedges int64) {
+	b.lt, b.hv = b.lt[:0], b.hv[:0]
+	lo, hi, done := 0, 0, 0
+	for i := range light[:len(light)-1] {
+		t := light[i].t
+		lo = gallop4(heavy, lo, motif.SubTicks(t, delta))
+		hi = gallopAfter4(heavy, max(hi, lo), motif.AddTicks(t, delta))
+		if lo == hi {
+			continue
+		}
+		wedges += int64(hi - lo)
+		b.lt = append(b.lt, b.gEdge(&light[i], ls, lowL))
+		for k := max(done, lo); k < hi; k++ {
+			b.hv = append(b.hv, b.gEdge(&heavy[k], ls^1, lowH))
+		}
+		done = max(done, hi)
+	}
+	return wedges
+}
+
+// middleDirs is middle for cells that need wedges of some direction
+// pairs only: ok[dl][dh] says whether a light edge of direction bit dl
+// and a heavy one of dh make a wedge of a type the sweeps read. Only
+// those wedges are counted and only their edges kept: the others are
+// in no pair that a counter reads (as the sweep's, sameMiddle's pairs
+// of a type no table asks are read nowhere). The heavy side's edges of
+// each direction are gathered apart (each in position order: a light
+// edge passes over those of the other direction), then merged.
+func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, delta int64, ok [2][2]bool) (wedges int64) {
+	b.lt = b.lt[:0]
+	b.hd[0], b.hd[1] = b.hd[0][:0], b.hd[1][:0]
+	lo, hi := 0, 0
+	var done [2]int
+	for i := range light[:len(light)-1] {
+		e := &light[i]
+		var dl uint8
+		if (e.flags&fIn != 0) == lowL {
+			dl = 1
+		}
+		t := e.t
+		lo = gallop4(heavy, lo, motif.SubTicks(t, delta))
+		hi = gallopAfter4(heavy, max(hi, lo), motif.AddTicks(t, delta))
+		if lo == hi {
+			continue
+		}
+		// The heavy edges in [lo, hi) of direction bit 1: into the first
+		// node, so into the lower id where it is the first (lowH).
+		in := int(heavy[hi].in - heavy[lo].in)
+		n := [2]int{hi - lo - in, in}
+		if !lowH {
+			n = [2]int{in, hi - lo - in}
+		}
+		var w int64
+		for dh := range 2 {
+			if ok[dl][dh] {
+				w += int64(n[dh])
+			}
+		}
+		if w == 0 {
+			continue
+		}
+		wedges += w
+		b.lt = append(b.lt, b.gEdge(e, ls, lowL))
+		for dh := range 2 {
+			if !ok[dl][dh] {
+				continue
+			}
+			for k := max(done[dh], lo); k < hi; k++ {
+				if (heavy[k].flags&fIn != 0) == lowH == (dh == 1) {
+					b.hd[dh] = append(b.hd[dh], b.gEdge(&heavy[k], ls^1, lowH))
+				}
+			}
+			done[dh] = max(done[dh], hi)
+		}
+	}
+	b.hv = mergePos(b.hv[:0], b.hd[0], b.hd[1])
+	return wedges
 }
 
 // mergePos appends the merge of x and y (each in position order) to dst.
