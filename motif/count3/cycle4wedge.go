@@ -373,15 +373,16 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 			li = 1
 		}
 		light, heavy := sides[li].l, sides[1-li].l
-		if tab.allDirs {
-			wedges += b.middle(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta)
-		} else {
-			wedges += b.middleDirs(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta, tab.dirs[li])
-		}
 		// Position order within the middle (its own sweep needs it); the
 		// group's order is then a merge of these runs.
-		if len(b.lt) > 0 {
+		if tab.allDirs {
+			wedges += b.middle(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta)
 			b.ge = mergePos(b.ge, b.lt, b.hv)
+		} else {
+			wedges += b.middleDirs(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta, tab.dirs[li])
+			b.ge = mergePos3(b.ge, b.lt, b.hd[0], b.hd[1])
+		}
+		if len(b.lt) > 0 {
 			b.runs = append(b.runs, int32(len(b.ge)))
 		}
 	}
@@ -432,7 +433,8 @@ func (b *wedgeBuf) middle(light, heavy []p4Edge, ls int32, lowL, lowH bool, delt
 }
 
 // middleDirs is middle for cells that need wedges of some direction
-// pairs only: ok[dl][dh] says whether a light edge of direction bit dl
+// pairs only (the heavy side's edges into b.hd by direction, not b.hv):
+// ok[dl][dh] says whether a light edge of direction bit dl
 // and a heavy one of dh make a wedge of a type the sweeps read. Only
 // those wedges are counted and only their edges kept: the others are
 // in no pair that a counter reads (as the sweep's, sameMiddle's pairs
@@ -486,7 +488,6 @@ func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, 
 			done[dh] = max(done[dh], hi)
 		}
 	}
-	b.hv = mergePos(b.hv[:0], b.hd[0], b.hd[1])
 	return wedges
 }
 
@@ -504,6 +505,32 @@ func mergePos(dst, x, y []gEdge) []gEdge {
 	}
 	dst = append(dst, x[i:]...)
 	return append(dst, y[j:]...)
+}
+
+// mergePos3 appends the merge of x, y and z (each in position order) to
+// dst.
+func mergePos3(dst, x, y, z []gEdge) []gEdge {
+	i, j, k := 0, 0, 0
+	for i < len(x) && j < len(y) && k < len(z) {
+		switch {
+		case x[i].pos < y[j].pos && x[i].pos < z[k].pos:
+			dst = append(dst, x[i])
+			i++
+		case y[j].pos < z[k].pos:
+			dst = append(dst, y[j])
+			j++
+		default:
+			dst = append(dst, z[k])
+			k++
+		}
+	}
+	switch {
+	case i == len(x):
+		return mergePos(dst, y[j:], z[k:])
+	case j == len(y):
+		return mergePos(dst, x[i:], z[k:])
+	}
+	return mergePos(dst, x[i:], y[j:])
 }
 
 // sortPos sorts b.ge by position: it holds sorted runs ending at
