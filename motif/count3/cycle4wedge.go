@@ -72,6 +72,13 @@ type wedgeTables struct {
 	// table reads (in either order); allDirs: every one does.
 	dirs    [2][2][2]bool
 	allDirs bool
+	// capPairs[c1][c2]: two static wedges whose sides can hold temporal
+	// wedges of the direction pairs in c1 and c2 (wedgeCaps) close a
+	// cycle of some asked cell; capsUsed: the direction pairs in some
+	// such cycle; pairsAll: every two wedges may.
+	capPairs [16][16]bool
+	capsUsed uint8
+	pairsAll bool
 }
 
 // wedgePairRaw is the raw cycle counter of a pair of wedges of types t1
@@ -152,6 +159,30 @@ func newWedgeTables(mask uint32) *wedgeTables {
 		}
 	}
 	t.win = newMidLists(t)
+	var pairOK [4][4]bool // direction pairs (type & 3) of two wedges in an asked cycle
+	for kind := range 3 {
+		for t1 := range 8 {
+			for t2 := range 8 {
+				if t.raw[kind][t1][t2] >= 0 {
+					pairOK[t1&3][t2&3], pairOK[t2&3][t1&3] = true, true
+					t.capsUsed |= 1<<(t1&3) | 1<<(t2&3)
+				}
+			}
+		}
+	}
+	t.pairsAll = true
+	for c1 := range 16 {
+		for c2 := range 16 {
+			for p1 := range 4 {
+				for p2 := range 4 {
+					if c1>>p1&1 == 1 && c2>>p2&1 == 1 && pairOK[p1][p2] {
+						t.capPairs[c1][c2] = true
+					}
+				}
+			}
+			t.pairsAll = t.pairsAll && (t.capPairs[c1][c2] || c1 == 0 || c2 == 0)
+		}
+	}
 	t.allDirs = true
 	for dA := range uint8(2) {
 		for dB := range uint8(2) {
