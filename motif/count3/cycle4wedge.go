@@ -79,6 +79,8 @@ type wedgeTables struct {
 	capPairs [16][16]bool
 	capsUsed uint8
 	pairsAll bool
+	// sweepCost weighs the sweeps' walks in wedgeCheaper.
+	sweepCost int64
 }
 
 // wedgePairRaw is the raw cycle counter of a pair of wedges of types t1
@@ -193,6 +195,10 @@ func newWedgeTables(mask uint32) *wedgeTables {
 			t.dirs[0][dA][dB], t.dirs[1][dB][dA] = ok, ok
 			t.allDirs = t.allDirs && ok
 		}
+	}
+	t.sweepCost = 5
+	if !t.allDirs {
+		t.sweepCost = 2
 	}
 	return t
 }
@@ -385,7 +391,7 @@ func (b *wedgeBuf) sameMiddle(run []gEdge, delta int64, l *midLists) {
 // wedgeCheaper (force 0), or as force says (cycleWedges).
 func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int64, tab *wedgeTables, force int) bool {
 	if force == 0 && len(ws) <= minSweepMiddles {
-		return false // wedgeCheaper would say so: build no wedges
+		return false // wedgeCheaper says so: build no wedges
 	}
 	b.ge = b.ge[:0]
 	b.runs = append(b.runs[:0], 0)
@@ -424,7 +430,7 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 	switch {
 	case wedges >= 1<<32:
 		return false // the tree's lanes are 32 bits, two to a word
-	case force == 0 && !wedgeCheaper(len(ws), edges, wedges), force == 2 && (top^cn)&1 == 1:
+	case force == 0 && !wedgeCheaper(len(ws), edges, wedges, tab.sweepCost), force == 2 && (top^cn)&1 == 1:
 		return false
 	}
 	// Each middle's own pairs, from its edges in position order (taken
@@ -633,23 +639,28 @@ func (b *wedgeBuf) gEdge(e *p4Edge, side int32, low bool) gEdge {
 }
 
 // wedgeCheaper reports whether a group of k middles whose sides hold
-// edges edges that are in some wedge, wedges of them, costs less by the
-// wedge sweeps than cycle by cycle: the sweeps' tree walks (wedges ×
-// the group's depth, standing for the δ-window's they walk) against the
-// listing's reads ((k−1)·edges: each middle's edges once per other
-// middle). Timing both methods on every group of tgraphgen's 1M-edge
-// graph at δ 86400, M4's cell alone and all 32 alike, the sweeps win
-// below about 1/5 of a walk per read — the groups of many middles that
-// hold most of the wedges, 6–12× faster — and lose by 1.5–5× above
-// (groups of few middles, whose listing reads each side a few times).
+// edges edges that are in some wedge the asked cells read, wedges of
+// them, costs less by the wedge sweeps than cycle by cycle: the sweeps'
+// tree walks (wedges × the group's depth, standing for the δ-window's
+// they walk) against the listing's reads ((k−1)·edges: each middle's
+// edges once per other middle), the walks weighed by cost. Timing both
+// methods on every group of tgraphgen's 1M-edge graph at δ 86400, the
+// sweeps win below about 1/5 of a walk per read for all 32 cells (cost
+// 5: the groups of many middles that hold most of the wedges) and below
+// about 1/2 where the cells read wedges of two direction pairs only (cost
+// 2, M4: a sweep walks only their partners; allDirs false); groups of
+// at most minSweepMiddles middles list faster either way.
 //
-// A group of at most minSweepMiddles middles never passes: its edges in
-// wedges number at most twice its wedges, and at least four (two
-// middles' wedges), so the depth is at least 4 and the sweeps cost at
-// least 2.5·4·edges > (k−1)·edges.
-func wedgeCheaper(k int, edges, wedges int64) bool {
+// With cost 5 no group of minSweepMiddles middles or fewer passes anyway:
+// its edges in wedges number at most twice its wedges, and at least four
+// (two middles' wedges), so the depth is at least 4 and the sweeps cost
+// at least 2.5·4·edges > (k−1)·edges.
+func wedgeCheaper(k int, edges, wedges, cost int64) bool {
+	if k <= minSweepMiddles {
+		return false
+	}
 	depth := int64(bits.Len64(uint64(edges)) + 1)
-	return 5*wedges*depth < int64(k-1)*edges
+	return cost*wedges*depth < int64(k-1)*edges
 }
 
 // minSweepMiddles is the most middles of a group that wedgeCheaper

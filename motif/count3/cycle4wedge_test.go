@@ -3,6 +3,7 @@ package count3
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -184,19 +185,22 @@ func TestSortPos(t *testing.T) {
 	}
 }
 
-// A group of minSweepMiddles middles or fewer goes to the listing
-// whatever its wedges (group skips building them): wedgeCheaper says no
-// for every count of edges in wedges (at least four) and the fewest
-// wedges they can make (half as many: each wedge has two edges, the
-// sweeps' cost only grows with more); one more middle can pass.
+// With the sweeps' cost of all 32 cells, a group of minSweepMiddles
+// middles or fewer goes to the listing by the cost comparison alone
+// (group skips building its wedges): it says no for every count of
+// edges in wedges (at least four) and the fewest wedges they can make
+// (half as many: each wedge has two edges, the sweeps' cost only grows
+// with more); one more middle can pass.
 func TestMinSweepMiddles(t *testing.T) {
+	cost := newWedgeTables(0).sweepCost
 	for k := 2; k <= minSweepMiddles+1; k++ {
 		passes := false
 		for e := int64(4); e < 1<<40; e = e*9/8 + 1 {
-			if wedgeCheaper(k, e, (e+1)/2) {
+			depth := int64(bits.Len64(uint64(e)) + 1)
+			if cost*((e+1)/2)*depth < int64(k-1)*e {
 				passes = true
 				if k <= minSweepMiddles {
-					t.Fatalf("wedgeCheaper(%d, %d, %d) = true: a group of %d middles can take the sweeps", k, e, (e+1)/2, k)
+					t.Fatalf("k %d, %d edges, %d wedges: a group of %d middles can take the sweeps", k, e, (e+1)/2, k)
 				}
 			}
 		}
