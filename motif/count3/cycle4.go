@@ -64,6 +64,21 @@ func wedgeCaps(dirsA uint8, lowA bool, dirsB uint8, lowB bool) uint8 {
 	return caps
 }
 
+// capWedges sets the caps of a group's wedges (top to cn) and keeps
+// those that can hold a wedge of a direction pair in used: the others
+// are in no cycle of the asked cells.
+func capWedges(ws []wedge4, dirs []uint8, top, cn uint32, used uint8) []wedge4 {
+	n := 0
+	for _, w := range ws {
+		w.caps = wedgeCaps(dirs[w.tx], top < w.x, dirs[w.xc], w.x < cn)
+		if w.caps&used != 0 {
+			ws[n] = w
+			n++
+		}
+	}
+	return ws[:n]
+}
+
 func b2u8(b bool) uint8 {
 	if b {
 		return 1
@@ -161,14 +176,7 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 				if near.empty() {
 					continue
 				}
-				var caps uint8
-				if dirs != nil {
-					caps = wedgeCaps(dirs[tx], top < x, dirs[sp.pid[j]], x < cn)
-					if caps&tab.capsUsed == 0 {
-						continue // in no cycle of the asked cells
-					}
-				}
-				b.bkt[k-1] = append(b.bkt[k-1], wedge4{x: x, tx: tx, xc: sp.pid[j], near: near, caps: caps})
+				b.bkt[k-1] = append(b.bkt[k-1], wedge4{x: x, tx: tx, xc: sp.pid[j], near: near})
 			}
 		}
 		for k, cn := range b.used {
@@ -176,6 +184,12 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 			b.marks[cn] = 0
 			if len(ws) < 2 {
 				continue
+			}
+			if dirs != nil {
+				ws = capWedges(ws, dirs, top, cn, tab.capsUsed)
+				if len(ws) < 2 {
+					continue
+				}
 			}
 			if cycleWedges >= 0 && b.wb.group(sp, top, cn, ws, c.delta, c.wedgeTab, cycleWedges) {
 				continue
