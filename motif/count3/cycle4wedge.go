@@ -439,7 +439,11 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 		b.sameMiddle(b.ge[b.runs[r-1]:b.runs[r]], delta, &tab.win)
 	}
 	b.sortPos()
-	b.sweep(b.ge, 0, 2*len(ws), delta, tab)
+	if tab.allDirs {
+		b.sweepSides(b.ge, 0, 2*len(ws), delta, tab)
+	} else {
+		b.sweep(b.ge, 0, 2*len(ws), delta, tab)
+	}
 	return true
 }
 
@@ -832,6 +836,132 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 			for i := range ol[from[fd]:b.cnt[u]] {
 				ins++
 				for x := ol[int(from[fd])+i].at + 1; x > jl; x &= x - 1 {
+					fw[int(x)*words+w] += inc[ty]
+				}
+			}
+		}
+	}
+	b.unpack(&sa, &xa, &na, tab.cols)
+}
+
+// sweepSides is sweep with one list of partners a side, for cells that
+// read wedges of every direction pair (allDirs): an edge walks both of a
+// side's direction lists anyway, and one list keeps half the cursors and
+// loops. The same queries and insertions, in the same order.
+func (b *wedgeBuf) sweepSides(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
+	n := len(ge)
+	b.off = resize(b.off, sides+1)
+	for k := range ge {
+		b.off[ge[k].side-base+1]++
+	}
+	for s := range sides {
+		b.off[s+1] += b.off[s]
+	}
+	b.cnt = resize(b.cnt, sides)
+	b.se = resize(b.se, n)
+	j := 0
+	for k := range ge {
+		e := &ge[k]
+		for apart(ge[j].t, e.t, delta) {
+			j++
+		}
+		s := e.side - base
+		b.se[b.off[s]+b.cnt[s]] = swEdge{t: e.t, at: int32(k), low: int32(j), d: e.d, counted: e.counted}
+		b.cnt[s]++
+	}
+	clear(b.cnt)
+	b.lo = resize(b.lo, sides)
+	b.hi = resize(b.hi, sides)
+	words := 4
+	switch {
+	case tab.cols <= 2:
+		words = 1
+	case tab.cols <= 4:
+		words = 2
+	}
+	b.fw = resize(b.fw, (n+1)*words)
+	fw := b.fw
+	var word [8]int8
+	var inc [8]uint64
+	for ty, c := range tab.colOf {
+		word[ty] = -1
+		if c >= 0 {
+			word[ty], inc[ty] = c>>1, 1<<(32*(c&1))
+		}
+	}
+	var sa, xa, na [8][4]uint64 // packed sums by the asking wedge's type
+	var used, ins uint64        // a bound on sa, xa and na's lanes; the wedges in the tree
+	room := func() {
+		if used > math.MaxUint32-ins {
+			b.unpack(&sa, &xa, &na, tab.cols)
+			used = 0
+		}
+		used += ins
+	}
+	jl := int32(0) // L(k)
+	for k := range ge {
+		e := &ge[k]
+		for apart(ge[jl].t, e.t, delta) {
+			jl++
+		}
+		s := e.side - base
+		o := s ^ 1
+		ol := b.se[b.off[o]:b.off[o+1]]
+		lo, c, hi := b.lo[o], b.cnt[o], b.hi[o]
+		for lo < c && apart(ol[lo].t, e.t, delta) {
+			lo++
+		}
+		hi = max(hi, c)
+		for int(hi) < len(ol) && !apart(e.t, ol[hi].t, delta) {
+			hi++
+		}
+		b.lo[o], b.hi[o] = lo, hi
+		b.cnt[s]++
+		at := int32(k)
+		onM := uint8(s & 1) // e is on the m–o side
+		// The wedges e starts (partners later on the other side) ask S;
+		// their types differ only in the partner's direction bit.
+		ty0 := onM<<2 | e.d<<(1-onM)
+		if tab.askS[ty0] || tab.askS[ty0|1<<onM] {
+			for i := range ol[c:hi] {
+				f := &ol[int(c)+i]
+				ty := ty0 | f.d<<onM
+				if !f.counted || !tab.askS[ty] {
+					continue
+				}
+				v := suffix(fw, words, f.low, at)
+				room()
+				for w := range words {
+					sa[ty][w] += v[w]
+				}
+			}
+		}
+		// The wedges e ends (partners earlier on the other side) ask X
+		// and N if e is counted, then join the tree.
+		ty0 = (1-onM)<<2 | e.d<<(1-onM)
+		ty1 := ty0 | 1<<onM
+		ask := e.counted && (tab.askXN[ty0] || tab.askXN[ty1])
+		if !ask && word[ty0] < 0 && word[ty1] < 0 {
+			continue
+		}
+		var vl [4]uint64 // the suffix from L(k), before e's wedges join
+		if ask {
+			vl = suffix(fw, words, jl, at)
+		}
+		for i := range ol[lo:c] {
+			f := &ol[int(lo)+i]
+			ty := ty0 | f.d<<onM
+			if ask && tab.askXN[ty] {
+				v := suffix(fw, words, f.at, at)
+				room()
+				for w := range words {
+					xa[ty][w] += vl[w] - v[w]
+					na[ty][w] += v[w]
+				}
+			}
+			if w := int(word[ty]); w >= 0 {
+				ins++
+				for x := f.at + 1; x > jl; x &= x - 1 {
 					fw[int(x)*words+w] += inc[ty]
 				}
 			}

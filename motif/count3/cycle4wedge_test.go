@@ -70,8 +70,18 @@ func TestWedgePairRaw(t *testing.T) {
 // edge included), raw counter by raw counter: random runs of a middle's
 // two sides with ties, uncounted edges and times at the ends of the
 // int64 range, for δ small and up to 2^63 − 1, all cells and random
-// masks.
+// masks; both sweeps (by direction lists, sweep, and by sides,
+// sweepSides).
 func TestSameMiddleMatchesSweep(t *testing.T) {
+	for _, sw := range []struct {
+		name string
+		f    func(b *wedgeBuf, ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables)
+	}{{"sweep", (*wedgeBuf).sweep}, {"sweepSides", (*wedgeBuf).sweepSides}} {
+		t.Run(sw.name, func(t *testing.T) { testSameMiddle(t, sw.f) })
+	}
+}
+
+func testSameMiddle(t *testing.T, sweep func(b *wedgeBuf, ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables)) {
 	rng := rand.New(rand.NewPCG(28, 44))
 	var b wedgeBuf
 	var seen, shared int64
@@ -90,7 +100,7 @@ func TestSameMiddleMatchesSweep(t *testing.T) {
 			t0 += rng.Int64N(4)
 		}
 		var raw [RawLen - rawCycle]int64
-		b.sweep(run, base, 2, delta, tab)
+		sweep(&b, run, base, 2, delta, tab)
 		b.flush(tab, &raw)
 		for _, n := range raw {
 			seen += n
@@ -118,7 +128,7 @@ func TestSameMiddleMatchesSweep(t *testing.T) {
 	for _, mask := range []uint32{0, 1} {
 		tab := newWedgeTables(mask)
 		var raw [RawLen - rawCycle]int64
-		b.sweep(run, 0, 2, maxT, tab)
+		sweep(&b, run, 0, 2, maxT, tab)
 		b.flush(tab, &raw)
 		big := slices.Max(raw[:])
 		b.sameMiddle(run, maxT, &tab.win)
