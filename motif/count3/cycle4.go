@@ -37,6 +37,53 @@ type wedge4 struct {
 	x      uint32
 	tx, xc uint32
 	near   slots256 // both sides' near slots (slots256)
+	caps   uint8    // the direction pairs its sides hold (wedgeCaps), where the asked cells need some only
+}
+
+// wedgeCaps returns the direction pairs of the temporal wedges that a
+// static wedge t–m–o can hold, bit dA<<1|dB (dA: a t–m edge m → t, dB:
+// an m–o edge o → m, as the sweep's type bits), from its pairs' dirs
+// (bit 0: an edge into the lower id, bit 1: out of it); lowA: t < m,
+// lowB: m < o.
+func wedgeCaps(dirsA uint8, lowA bool, dirsB uint8, lowB bool) uint8 {
+	into := func(d uint8, low bool) [2]bool { // [out of the first node, into it]
+		if low {
+			return [2]bool{d&2 != 0, d&1 != 0}
+		}
+		return [2]bool{d&1 != 0, d&2 != 0}
+	}
+	a, b := into(dirsA, lowA), into(dirsB, lowB)
+	var caps uint8
+	for dA := range 2 {
+		for dB := range 2 {
+			if a[dA] && b[dB] {
+				caps |= 1 << (dA<<1 | dB)
+			}
+		}
+	}
+	return caps
+}
+
+// capWedges sets the caps of a group's wedges (top to cn) and keeps
+// those that can hold a wedge of a direction pair in used: the others
+// are in no cycle of the asked cells.
+func capWedges(ws []wedge4, dirs []uint8, top, cn uint32, used uint8) []wedge4 {
+	n := 0
+	for _, w := range ws {
+		w.caps = wedgeCaps(dirs[w.tx], top < w.x, dirs[w.xc], w.x < cn)
+		if w.caps&used != 0 {
+			ws[n] = w
+			n++
+		}
+	}
+	return ws[:n]
+}
+
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // cycleIndex[σ] lists, for the edge of symbol σ ending a sequence, the
@@ -88,6 +135,16 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 	before := func(u, v uint32) bool {
 		return sp.nodeDeg[u] < sp.nodeDeg[v] || sp.nodeDeg[u] == sp.nodeDeg[v] && u < v
 	}
+	tab := c.wedgeTab
+	var dirs []uint8 // per pair: bit 0, an edge into its lower id; bit 1, out of it
+	if !tab.pairsAll {
+		dirs = make([]uint8, sp.pairsLen)
+		for j := range dirs {
+			l := sp.list(uint32(j))
+			n, in := uint32(len(l)-1), l[len(l)-1].in
+			dirs[j] = b2u8(in > 0) | b2u8(in < n)<<1
+		}
+	}
 	err := c.heavyFirst(ctx, c.nodes, 16, sp.off[c.nodes], func(u int) int64 { return sp.off[u+1] - sp.off[u] }, func(wk, a int) {
 		b := &bufs[wk]
 		if b.marks == nil {
@@ -128,10 +185,16 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 			if len(ws) < 2 {
 				continue
 			}
+			if dirs != nil {
+				ws = capWedges(ws, dirs, top, cn, tab.capsUsed)
+				if len(ws) < 2 {
+					continue
+				}
+			}
 			if cycleWedges >= 0 && b.wb.group(sp, top, cn, ws, c.delta, c.wedgeTab, cycleWedges) {
 				continue
 			}
-			c.listGroup(sp, top, cn, ws, b)
+			c.listGroup(sp, top, cn, ws, b, tab)
 		}
 	})
 	for wk := range bufs {
@@ -144,10 +207,10 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 
 // listGroup counts a group's cycles one by one: every pair of its wedges
 // to cn whose near slots intersect.
-func (c *counter) listGroup(sp *staticPairs, top, cn uint32, ws []wedge4, b *cycleBuf) {
+func (c *counter) listGroup(sp *staticPairs, top, cn uint32, ws []wedge4, b *cycleBuf, tab *wedgeTables) {
 	for i := range ws {
 		for j := i + 1; j < len(ws); j++ {
-			if ws[i].near.and(ws[j].near).empty() {
+			if ws[i].near.and(ws[j].near).empty() || !tab.pairsAll && !tab.capPairs[ws[i].caps][ws[j].caps] {
 				continue
 			}
 			// top – x – cn – y – top.

@@ -67,6 +67,20 @@ type wedgeTables struct {
 	colType [8]uint8 // the type of each column
 	askS    [8]bool  // a wedge of this type, as W2, asks S
 	askXN   [8]bool  // asks X and N
+	// dirs[li][dl][dh]: a wedge whose light side is li (0: t–m) of
+	// direction bit dl, with a heavy edge of dh, has a type that some
+	// table reads (in either order); allDirs: every one does.
+	dirs    [2][2][2]bool
+	allDirs bool
+	// capPairs[c1][c2]: two static wedges whose sides can hold temporal
+	// wedges of the direction pairs in c1 and c2 (wedgeCaps) close a
+	// cycle of some asked cell; capsUsed: the direction pairs in some
+	// such cycle; pairsAll: every two wedges may.
+	capPairs [16][16]bool
+	capsUsed uint8
+	pairsAll bool
+	// sweepCost weighs the sweeps' walks in wedgeCheaper.
+	sweepCost int64
 }
 
 // wedgePairRaw is the raw cycle counter of a pair of wedges of types t1
@@ -147,6 +161,45 @@ func newWedgeTables(mask uint32) *wedgeTables {
 		}
 	}
 	t.win = newMidLists(t)
+	var pairOK [4][4]bool // direction pairs (type & 3) of two wedges in an asked cycle
+	for kind := range 3 {
+		for t1 := range 8 {
+			for t2 := range 8 {
+				if t.raw[kind][t1][t2] >= 0 {
+					pairOK[t1&3][t2&3], pairOK[t2&3][t1&3] = true, true
+					t.capsUsed |= 1<<(t1&3) | 1<<(t2&3)
+				}
+			}
+		}
+	}
+	t.pairsAll = true
+	for c1 := range 16 {
+		for c2 := range 16 {
+			for p1 := range 4 {
+				for p2 := range 4 {
+					if c1>>p1&1 == 1 && c2>>p2&1 == 1 && pairOK[p1][p2] {
+						t.capPairs[c1][c2] = true
+					}
+				}
+			}
+			t.pairsAll = t.pairsAll && (t.capPairs[c1][c2] || c1 == 0 || c2 == 0)
+		}
+	}
+	t.allDirs = true
+	for dA := range uint8(2) {
+		for dB := range uint8(2) {
+			ok := false
+			for _, ty := range []uint8{dA<<1 | dB, 4 | dA<<1 | dB} {
+				ok = ok || t.colOf[ty] >= 0 || t.askS[ty] || t.askXN[ty]
+			}
+			t.dirs[0][dA][dB], t.dirs[1][dB][dA] = ok, ok
+			t.allDirs = t.allDirs && ok
+		}
+	}
+	t.sweepCost = 5
+	if !t.allDirs {
+		t.sweepCost = 2
+	}
 	return t
 }
 
@@ -267,8 +320,9 @@ type gEdge struct {
 // wedgeBuf is a worker's scratch for the wedge sweeps.
 type wedgeBuf struct {
 	ge, me  []gEdge
-	lt, hv  []gEdge // a middle's light and heavy side's edges in wedges
-	runs    []int32 // ends of ge's runs in position order
+	lt, hv  []gEdge    // a middle's light and heavy side's edges in wedges
+	hd      [2][]gEdge // its heavy side's by direction bit (middleDirs)
+	runs    []int32    // ends of ge's runs in position order
 	off     []int32
 	se      []swEdge // the edges by side, each in position order
 	bm      []uint64 // the positions of b.ge (sortPos)
@@ -336,6 +390,9 @@ func (b *wedgeBuf) sameMiddle(run []gEdge, delta int64, l *midLists) {
 // nothing, when the listing should count it: the cheaper by
 // wedgeCheaper (force 0), or as force says (cycleWedges).
 func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int64, tab *wedgeTables, force int) bool {
+	if force == 0 && len(ws) <= minSweepMiddles {
+		return false // wedgeCheaper says so: build no wedges
+	}
 	b.ge = b.ge[:0]
 	b.runs = append(b.runs[:0], 0)
 	var wedges, edges int64
@@ -353,26 +410,16 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 			li = 1
 		}
 		light, heavy := sides[li].l, sides[1-li].l
-		b.lt, b.hv = b.lt[:0], b.hv[:0]
-		lo, hi, done := 0, 0, 0
-		for i := range light[:len(light)-1] {
-			t := light[i].t
-			lo = gallop4(heavy, lo, motif.SubTicks(t, delta))
-			hi = gallopAfter4(heavy, max(hi, lo), motif.AddTicks(t, delta))
-			if lo == hi {
-				continue
-			}
-			wedges += int64(hi - lo)
-			b.lt = append(b.lt, b.gEdge(&light[i], int32(2*mi+li), sides[li].low))
-			for k := max(done, lo); k < hi; k++ {
-				b.hv = append(b.hv, b.gEdge(&heavy[k], int32(2*mi+1-li), sides[1-li].low))
-			}
-			done = max(done, hi)
-		}
 		// Position order within the middle (its own sweep needs it); the
 		// group's order is then a merge of these runs.
-		if len(b.lt) > 0 {
+		if tab.allDirs {
+			wedges += b.middle(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta)
 			b.ge = mergePos(b.ge, b.lt, b.hv)
+		} else {
+			wedges += b.middleDirs(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta, tab.dirs[li])
+			b.ge = mergePos3(b.ge, b.lt, b.hd[0], b.hd[1])
+		}
+		if len(b.lt) > 0 {
 			b.runs = append(b.runs, int32(len(b.ge)))
 		}
 	}
@@ -383,7 +430,7 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 	switch {
 	case wedges >= 1<<32:
 		return false // the tree's lanes are 32 bits, two to a word
-	case force == 0 && !wedgeCheaper(len(ws), edges, wedges), force == 2 && (top^cn)&1 == 1:
+	case force == 0 && !wedgeCheaper(len(ws), edges, wedges, tab.sweepCost), force == 2 && (top^cn)&1 == 1:
 		return false
 	}
 	// Each middle's own pairs, from its edges in position order (taken
@@ -392,8 +439,97 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 		b.sameMiddle(b.ge[b.runs[r-1]:b.runs[r]], delta, &tab.win)
 	}
 	b.sortPos()
-	b.sweep(b.ge, 0, 2*len(ws), delta, tab)
+	if tab.allDirs {
+		b.sweepSides(b.ge, 0, 2*len(ws), delta, tab)
+	} else {
+		b.sweep(b.ge, 0, 2*len(ws), delta, tab)
+	}
 	return true
+}
+
+// middle gathers a middle's edges in wedges into b.lt (the light side's,
+// side ls) and b.hv (the heavy side's, ls^1), each in position order, and
+// returns its wedges: the light side's edges, each with the heavier's
+// edges within δ (galloped to: a hub's side is in many groups, read only
+// near the other side's edges). low: the side's first node has the
+// pair's lower id (gEdge).
+func (b *wedgeBuf) middle(light, heavy []p4Edge, ls int32, lowL, lowH bool, delta int64) (wedges int64) {
+	b.lt, b.hv = b.lt[:0], b.hv[:0]
+	lo, hi, done := 0, 0, 0
+	for i := range light[:len(light)-1] {
+		t := light[i].t
+		lo = gallop4(heavy, lo, motif.SubTicks(t, delta))
+		hi = gallopAfter4(heavy, max(hi, lo), motif.AddTicks(t, delta))
+		if lo == hi {
+			continue
+		}
+		wedges += int64(hi - lo)
+		b.lt = append(b.lt, b.gEdge(&light[i], ls, lowL))
+		for k := max(done, lo); k < hi; k++ {
+			b.hv = append(b.hv, b.gEdge(&heavy[k], ls^1, lowH))
+		}
+		done = max(done, hi)
+	}
+	return wedges
+}
+
+// middleDirs is middle for cells that need wedges of some direction
+// pairs only (the heavy side's edges into b.hd by direction, not b.hv):
+// ok[dl][dh] says whether a light edge of direction bit dl
+// and a heavy one of dh make a wedge of a type the sweeps read. Only
+// those wedges are counted and only their edges kept: the others are
+// in no pair that a counter reads (as the sweep's, sameMiddle's pairs
+// of a type no table asks are read nowhere). The heavy side's edges of
+// each direction are gathered apart (each in position order: a light
+// edge passes over those of the other direction), then merged.
+func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, delta int64, ok [2][2]bool) (wedges int64) {
+	b.lt = b.lt[:0]
+	b.hd[0], b.hd[1] = b.hd[0][:0], b.hd[1][:0]
+	lo, hi := 0, 0
+	var done [2]int
+	for i := range light[:len(light)-1] {
+		e := &light[i]
+		var dl uint8
+		if (e.flags&fIn != 0) == lowL {
+			dl = 1
+		}
+		t := e.t
+		lo = gallop4(heavy, lo, motif.SubTicks(t, delta))
+		hi = gallopAfter4(heavy, max(hi, lo), motif.AddTicks(t, delta))
+		if lo == hi {
+			continue
+		}
+		// The heavy edges in [lo, hi) of direction bit 1: into the first
+		// node, so into the lower id where it is the first (lowH).
+		in := int(heavy[hi].in - heavy[lo].in)
+		n := [2]int{hi - lo - in, in}
+		if !lowH {
+			n = [2]int{in, hi - lo - in}
+		}
+		var w int64
+		for dh := range 2 {
+			if ok[dl][dh] {
+				w += int64(n[dh])
+			}
+		}
+		if w == 0 {
+			continue
+		}
+		wedges += w
+		b.lt = append(b.lt, b.gEdge(e, ls, lowL))
+		for dh := range 2 {
+			if !ok[dl][dh] {
+				continue
+			}
+			for k := max(done[dh], lo); k < hi; k++ {
+				if (heavy[k].flags&fIn != 0) == lowH == (dh == 1) {
+					b.hd[dh] = append(b.hd[dh], b.gEdge(&heavy[k], ls^1, lowH))
+				}
+			}
+			done[dh] = max(done[dh], hi)
+		}
+	}
+	return wedges
 }
 
 // mergePos appends the merge of x and y (each in position order) to dst.
@@ -410,6 +546,32 @@ func mergePos(dst, x, y []gEdge) []gEdge {
 	}
 	dst = append(dst, x[i:]...)
 	return append(dst, y[j:]...)
+}
+
+// mergePos3 appends the merge of x, y and z (each in position order) to
+// dst.
+func mergePos3(dst, x, y, z []gEdge) []gEdge {
+	i, j, k := 0, 0, 0
+	for i < len(x) && j < len(y) && k < len(z) {
+		switch {
+		case x[i].pos < y[j].pos && x[i].pos < z[k].pos:
+			dst = append(dst, x[i])
+			i++
+		case y[j].pos < z[k].pos:
+			dst = append(dst, y[j])
+			j++
+		default:
+			dst = append(dst, z[k])
+			k++
+		}
+	}
+	switch {
+	case i == len(x):
+		return mergePos(dst, y[j:], z[k:])
+	case j == len(y):
+		return mergePos(dst, x[i:], z[k:])
+	}
+	return mergePos(dst, x[i:], y[j:])
 }
 
 // sortPos sorts b.ge by position: it holds sorted runs ending at
@@ -481,19 +643,33 @@ func (b *wedgeBuf) gEdge(e *p4Edge, side int32, low bool) gEdge {
 }
 
 // wedgeCheaper reports whether a group of k middles whose sides hold
-// edges edges that are in some wedge, wedges of them, costs less by the
-// wedge sweeps than cycle by cycle: the sweeps' tree walks (wedges ×
-// the group's depth, standing for the δ-window's they walk) against the
-// listing's reads ((k−1)·edges: each middle's edges once per other
-// middle). Timing both methods on every group of tgraphgen's 1M-edge
-// graph at δ 86400, M4's cell alone and all 32 alike, the sweeps win
-// below about 1/5 of a walk per read — the groups of many middles that
-// hold most of the wedges, 6–12× faster — and lose by 1.5–5× above
-// (groups of few middles, whose listing reads each side a few times).
-func wedgeCheaper(k int, edges, wedges int64) bool {
+// edges edges that are in some wedge the asked cells read, wedges of
+// them, costs less by the wedge sweeps than cycle by cycle: the sweeps'
+// tree walks (wedges × the group's depth, standing for the δ-window's
+// they walk) against the listing's reads ((k−1)·edges: each middle's
+// edges once per other middle), the walks weighed by cost. Timing both
+// methods on every group of tgraphgen's 1M-edge graph at δ 86400, the
+// sweeps win below about 1/5 of a walk per read for all 32 cells (cost
+// 5: the groups of many middles that hold most of the wedges) and below
+// about 1/2 where the cells read wedges of two direction pairs only (cost
+// 2, M4: a sweep walks only their partners; allDirs false); groups of
+// at most minSweepMiddles middles list faster either way.
+//
+// With cost 5 no group of minSweepMiddles middles or fewer passes anyway:
+// its edges in wedges number at most twice its wedges, and at least four
+// (two middles' wedges), so the depth is at least 4 and the sweeps cost
+// at least 2.5·4·edges > (k−1)·edges.
+func wedgeCheaper(k int, edges, wedges, cost int64) bool {
+	if k <= minSweepMiddles {
+		return false
+	}
 	depth := int64(bits.Len64(uint64(edges)) + 1)
-	return 5*wedges*depth < int64(k-1)*edges
+	return cost*wedges*depth < int64(k-1)*edges
 }
+
+// minSweepMiddles is the most middles of a group that wedgeCheaper
+// always sends to the listing, so group need not build its wedges first.
+const minSweepMiddles = 11
 
 // swEdge is an edge of the sweep in its side's list: its time, its
 // index in position order, that of the first edge within δ before it
@@ -517,8 +693,162 @@ type swEdge struct {
 // starts there): log of the δ-window's edges, not of the group's. A
 // tree row packs the columns two to a word (32-bit lanes: a lane counts
 // at most the group's wedges, below 2^32), and the counts are summed
-// packed too, unpacked before a lane could carry.
+// packed too, unpacked before a lane could carry. Each side's edges are
+// kept in two lists by direction, and an edge walks its partners only in
+// the lists whose wedge type the asked cells need (M4's: 2 of 4).
 func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
+	n := len(ge)
+	lists := 2 * sides // list 2s+d: side s's edges of direction d
+	b.off = resize(b.off, lists+1)
+	for k := range ge {
+		b.off[2*(ge[k].side-base)+int32(ge[k].d)+1]++
+	}
+	for s := range lists {
+		b.off[s+1] += b.off[s]
+	}
+	b.cnt = resize(b.cnt, lists)
+	b.se = resize(b.se, n)
+	j := 0
+	for k := range ge {
+		e := &ge[k]
+		for apart(ge[j].t, e.t, delta) {
+			j++
+		}
+		u := 2*(e.side-base) + int32(e.d)
+		b.se[b.off[u]+b.cnt[u]] = swEdge{t: e.t, at: int32(k), low: int32(j), d: e.d, counted: e.counted}
+		b.cnt[u]++
+	}
+	clear(b.cnt)
+	b.lo = resize(b.lo, lists)
+	b.hi = resize(b.hi, lists)
+	words := 4
+	switch {
+	case tab.cols <= 2:
+		words = 1
+	case tab.cols <= 4:
+		words = 2
+	}
+	b.fw = resize(b.fw, (n+1)*words)
+	fw := b.fw
+	var word [8]int8
+	var inc [8]uint64
+	for ty, c := range tab.colOf {
+		word[ty] = -1
+		if c >= 0 {
+			word[ty], inc[ty] = c>>1, 1<<(32*(c&1))
+		}
+	}
+	var sa, xa, na [8][4]uint64 // packed sums by the asking wedge's type
+	var used, ins uint64        // a bound on sa, xa and na's lanes; the wedges in the tree
+	room := func() {
+		if used > math.MaxUint32-ins {
+			b.unpack(&sa, &xa, &na, tab.cols)
+			used = 0
+		}
+		used += ins
+	}
+	jl := int32(0) // L(k)
+	for k := range ge {
+		e := &ge[k]
+		for apart(ge[jl].t, e.t, delta) {
+			jl++
+		}
+		s := e.side - base
+		b.cnt[2*s+int32(e.d)]++
+		at := int32(k)
+		onM := uint8(s & 1) // e is on the m–o side
+		o := 2 * (s ^ 1)    // the partners' lists: o + their direction bit
+		// The wedges e starts (partners later on the other side) ask S;
+		// their types differ only in the partner's direction bit.
+		ty0 := onM<<2 | e.d<<(1-onM)
+		for fd := range int32(2) {
+			ty := ty0 | uint8(fd)<<onM
+			if !tab.askS[ty] {
+				continue
+			}
+			u := o + fd
+			ol := b.se[b.off[u]:b.off[u+1]]
+			c, hi := b.cnt[u], max(b.hi[u], b.cnt[u])
+			for int(hi) < len(ol) && !apart(e.t, ol[hi].t, delta) {
+				hi++
+			}
+			b.hi[u] = hi
+			for i := range ol[c:hi] {
+				f := &ol[int(c)+i]
+				if !f.counted {
+					continue
+				}
+				v := suffix(fw, words, f.low, at)
+				room()
+				for w := range words {
+					sa[ty][w] += v[w]
+				}
+			}
+		}
+		// The wedges e ends (partners earlier on the other side) ask X
+		// and N if e is counted, then join the tree.
+		ty0 = (1-onM)<<2 | e.d<<(1-onM)
+		ty1 := ty0 | 1<<onM
+		ask := e.counted && (tab.askXN[ty0] || tab.askXN[ty1])
+		if !ask && word[ty0] < 0 && word[ty1] < 0 {
+			continue
+		}
+		var vl [4]uint64 // the suffix from L(k), before e's wedges join
+		if ask {
+			vl = suffix(fw, words, jl, at)
+		}
+		// Queries first: wedges that end together are no pair, so none of
+		// e's may be in the tree when another of them asks.
+		var from [2]int32
+		for fd := range int32(2) {
+			ty := ty0 | uint8(fd)<<onM
+			askT := ask && tab.askXN[ty]
+			if !askT && word[ty] < 0 {
+				continue
+			}
+			u := o + fd
+			ol := b.se[b.off[u]:b.off[u+1]]
+			lo, c := b.lo[u], b.cnt[u]
+			for lo < c && apart(ol[lo].t, e.t, delta) {
+				lo++
+			}
+			b.lo[u], from[fd] = lo, lo
+			if !askT {
+				continue
+			}
+			for i := range ol[lo:c] {
+				v := suffix(fw, words, ol[int(lo)+i].at, at)
+				room()
+				for w := range words {
+					xa[ty][w] += vl[w] - v[w]
+					na[ty][w] += v[w]
+				}
+			}
+		}
+		for fd := range int32(2) {
+			ty := ty0 | uint8(fd)<<onM
+			w := int(word[ty])
+			if w < 0 {
+				continue
+			}
+			u := o + fd
+			ol := b.se[b.off[u]:b.off[u+1]]
+			for i := range ol[from[fd]:b.cnt[u]] {
+				ins++
+				for x := ol[int(from[fd])+i].at + 1; x > jl; x &= x - 1 {
+					fw[int(x)*words+w] += inc[ty]
+				}
+			}
+		}
+	}
+	b.unpack(&sa, &xa, &na, tab.cols)
+}
+
+// sweepSides is sweep with one list of partners a side, for cells that
+// read wedges of every direction pair (allDirs): an edge walks both of a
+// side's direction lists anyway, and one list keeps half the cursors and
+// loops. The same queries and insertions, in the same order.
+func (b *wedgeBuf) sweepSides(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
 	n := len(ge)
 	b.off = resize(b.off, sides+1)
 	for k := range ge {

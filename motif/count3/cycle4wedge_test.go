@@ -3,6 +3,7 @@ package count3
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -69,8 +70,18 @@ func TestWedgePairRaw(t *testing.T) {
 // edge included), raw counter by raw counter: random runs of a middle's
 // two sides with ties, uncounted edges and times at the ends of the
 // int64 range, for δ small and up to 2^63 − 1, all cells and random
-// masks.
+// masks; both sweeps (by direction lists, sweep, and by sides,
+// sweepSides).
 func TestSameMiddleMatchesSweep(t *testing.T) {
+	for _, sw := range []struct {
+		name string
+		f    func(b *wedgeBuf, ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables)
+	}{{"sweep", (*wedgeBuf).sweep}, {"sweepSides", (*wedgeBuf).sweepSides}} {
+		t.Run(sw.name, func(t *testing.T) { testSameMiddle(t, sw.f) })
+	}
+}
+
+func testSameMiddle(t *testing.T, sweep func(b *wedgeBuf, ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables)) {
 	rng := rand.New(rand.NewPCG(28, 44))
 	var b wedgeBuf
 	var seen, shared int64
@@ -89,7 +100,7 @@ func TestSameMiddleMatchesSweep(t *testing.T) {
 			t0 += rng.Int64N(4)
 		}
 		var raw [RawLen - rawCycle]int64
-		b.sweep(run, base, 2, delta, tab)
+		sweep(&b, run, base, 2, delta, tab)
 		b.flush(tab, &raw)
 		for _, n := range raw {
 			seen += n
@@ -117,7 +128,7 @@ func TestSameMiddleMatchesSweep(t *testing.T) {
 	for _, mask := range []uint32{0, 1} {
 		tab := newWedgeTables(mask)
 		var raw [RawLen - rawCycle]int64
-		b.sweep(run, 0, 2, maxT, tab)
+		sweep(&b, run, 0, 2, maxT, tab)
 		b.flush(tab, &raw)
 		big := slices.Max(raw[:])
 		b.sameMiddle(run, maxT, &tab.win)
@@ -181,5 +192,30 @@ func TestSortPos(t *testing.T) {
 	}
 	if ways[0] < 50 || ways[1] < 50 {
 		t.Errorf("%d merged, %d ranked: the test checks too little of one", ways[0], ways[1])
+	}
+}
+
+// With the sweeps' cost of all 32 cells, a group of minSweepMiddles
+// middles or fewer goes to the listing by the cost comparison alone
+// (group skips building its wedges): it says no for every count of
+// edges in wedges (at least four) and the fewest wedges they can make
+// (half as many: each wedge has two edges, the sweeps' cost only grows
+// with more); one more middle can pass.
+func TestMinSweepMiddles(t *testing.T) {
+	cost := newWedgeTables(0).sweepCost
+	for k := 2; k <= minSweepMiddles+1; k++ {
+		passes := false
+		for e := int64(4); e < 1<<40; e = e*9/8 + 1 {
+			depth := int64(bits.Len64(uint64(e)) + 1)
+			if cost*((e+1)/2)*depth < int64(k-1)*e {
+				passes = true
+				if k <= minSweepMiddles {
+					t.Fatalf("k %d, %d edges, %d wedges: a group of %d middles can take the sweeps", k, e, (e+1)/2, k)
+				}
+			}
+		}
+		if k == minSweepMiddles+1 && !passes {
+			t.Errorf("no group of %d middles takes the sweeps: minSweepMiddles could be larger", k)
+		}
 	}
 }
