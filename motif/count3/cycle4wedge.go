@@ -681,6 +681,26 @@ type swEdge struct {
 	counted bool
 }
 
+// treeWords lays out the sweeps' Fenwick tree: its 64-bit words per
+// position (two 32-bit columns to a word) and, per wedge type, the word and
+// the increment of its column (word −1: a type no asked cell reads).
+func (tab *wedgeTables) treeWords() (words int, word [8]int8, inc [8]uint64) {
+	words = 4
+	switch {
+	case tab.cols <= 2:
+		words = 1
+	case tab.cols <= 4:
+		words = 2
+	}
+	for ty, c := range tab.colOf {
+		word[ty] = -1
+		if c >= 0 {
+			word[ty], inc[ty] = c>>1, 1<<(32*(c&1))
+		}
+	}
+	return words, word, inc
+}
+
 // sweep adds the wedge-pair counts (S, X, N by column and type) of the
 // edges ge in position order on sides base..base+sides−1 (side s pairs
 // with s^1; even sides are t–m).
@@ -721,23 +741,9 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 	clear(b.cnt)
 	b.lo = resize(b.lo, lists)
 	b.hi = resize(b.hi, lists)
-	words := 4
-	switch {
-	case tab.cols <= 2:
-		words = 1
-	case tab.cols <= 4:
-		words = 2
-	}
+	words, word, inc := tab.treeWords()
 	b.fw = resize(b.fw, (n+1)*words)
 	fw := b.fw
-	var word [8]int8
-	var inc [8]uint64
-	for ty, c := range tab.colOf {
-		word[ty] = -1
-		if c >= 0 {
-			word[ty], inc[ty] = c>>1, 1<<(32*(c&1))
-		}
-	}
 	var sa, xa, na [8][4]uint64 // packed sums by the asking wedge's type
 	var used, ins uint64        // a bound on sa, xa and na's lanes; the wedges in the tree
 	room := func() {
@@ -872,23 +878,9 @@ func (b *wedgeBuf) sweepSides(ge []gEdge, base int32, sides int, delta int64, ta
 	clear(b.cnt)
 	b.lo = resize(b.lo, sides)
 	b.hi = resize(b.hi, sides)
-	words := 4
-	switch {
-	case tab.cols <= 2:
-		words = 1
-	case tab.cols <= 4:
-		words = 2
-	}
+	words, word, inc := tab.treeWords()
 	b.fw = resize(b.fw, (n+1)*words)
 	fw := b.fw
-	var word [8]int8
-	var inc [8]uint64
-	for ty, c := range tab.colOf {
-		word[ty] = -1
-		if c >= 0 {
-			word[ty], inc[ty] = c>>1, 1<<(32*(c&1))
-		}
-	}
 	var sa, xa, na [8][4]uint64 // packed sums by the asking wedge's type
 	var used, ins uint64        // a bound on sa, xa and na's lanes; the wedges in the tree
 	room := func() {
