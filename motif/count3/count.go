@@ -375,6 +375,54 @@ func (c *counter) heavyFirst(ctx context.Context, n, chunk int, total int64, wei
 	})
 }
 
+// heavySplit is heavyFirst for items whose work can be cut into parts
+// that run apart: an item of weight w at least limit (1/(16·workers) of
+// total) runs as min(ceil(w/limit), 8·workers) parts, the heaviest
+// item's first, fn(worker, i, part, parts) doing part part of parts (the rest run
+// whole, part 0 of 1). A hub that carries most of a pass's work then
+// keeps every worker busy instead of one.
+func (c *counter) heavySplit(ctx context.Context, n, chunk int, total int64, weight func(i int) int64, fn func(worker, i, part, parts int)) error {
+	limit := max(total/int64(16*c.workers), 1)
+	maxParts := int64(8 * c.workers)
+	type piece struct {
+		i, part, parts int
+		w              int64 // the whole item's
+
+	}
+	var heavy []piece
+	for i := range n {
+		if w := weight(i); w >= limit {
+			parts := min((w+limit-1)/limit, maxParts)
+			for p := range parts {
+				heavy = append(heavy, piece{i, int(p), int(parts), w})
+			}
+		}
+	}
+	// The heaviest item's parts first: a hub's work grows faster than its
+	// weight (its groups are the largest), so its parts lead.
+	slices.SortStableFunc(heavy, func(a, b piece) int { return cmp.Compare(b.w, a.w) })
+	chunks := (n + chunk - 1) / chunk
+	return c.parallel(ctx, len(heavy)+chunks, 1, func(wk, item, _ int) {
+		if item < len(heavy) {
+			h := heavy[item]
+			fn(wk, h.i, h.part, h.parts)
+			return
+		}
+		lo := (item - len(heavy)) * chunk
+		for i := lo; i < min(lo+chunk, n); i++ {
+			if weight(i) < limit {
+				fn(wk, i, 0, 1)
+			}
+		}
+	})
+}
+
+// inPart reports whether node v falls in part part of parts (a hash, so
+// that parts of a hub's work are alike whatever the ids' order).
+func inPart(v uint32, part, parts int) bool {
+	return parts == 1 || int(uint64(v*0x9E3779B1)*uint64(parts)>>32) == part
+}
+
 // builder returns worker wk's centre builder.
 func (c *counter) builder(wk int) *centreBuilder {
 	if c.builders[wk] == nil {

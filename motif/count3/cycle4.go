@@ -145,7 +145,20 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 			dirs[j] = b2u8(in > 0) | b2u8(in < n)<<1
 		}
 	}
-	err := c.heavyFirst(ctx, c.nodes, 16, sp.off[c.nodes], func(u int) int64 { return sp.off[u+1] - sp.off[u] }, func(wk, a int) {
+	// A top's work grows with its wedges to lower nodes: its lower
+	// neighbours' degrees summed. A hub's groups are cut by opposite node
+	// (heavySplit): one hub can hold most of the pass.
+	wedges := make([]int64, c.nodes)
+	var total int64
+	for u := range c.nodes {
+		for i := sp.off[u]; i < sp.off[u+1]; i++ {
+			if x := sp.nb[i]; before(x, uint32(u)) {
+				wedges[u] += sp.off[x+1] - sp.off[x]
+			}
+		}
+		total += wedges[u]
+	}
+	err := c.heavySplit(ctx, c.nodes, 16, total, func(u int) int64 { return wedges[u] }, func(wk, a, part, parts int) {
 		b := &bufs[wk]
 		if b.marks == nil {
 			b.marks = make([]int32, c.nodes)
@@ -159,7 +172,7 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 			}
 			for j := sp.off[x]; j < sp.off[x+1]; j++ {
 				cn := sp.nb[j]
-				if cn == top || !before(cn, top) {
+				if cn == top || !before(cn, top) || !inPart(cn, part, parts) {
 					continue
 				}
 				k := b.marks[cn]

@@ -3,6 +3,7 @@ package count3
 import (
 	"context"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
@@ -145,5 +146,69 @@ func TestFourDenseCycles(t *testing.T) {
 	}
 	if seen < 1e4 {
 		t.Errorf("%d four-cycle matches in all: the windows are not dense", seen)
+	}
+}
+
+// heavySplit runs every light item once whole and every heavy item as
+// each of its parts once (a hub of most of the weight as 8·workers
+// parts), and inPart puts every node in exactly one part.
+func TestHeavySplitCoversEveryPart(t *testing.T) {
+	c := &counter{workers: 3}
+	weight := func(i int) int64 {
+		switch {
+		case i == 7:
+			return 10000 // the hub
+		case i%10 == 0:
+			return 300
+		}
+		return 1
+	}
+	const n = 100
+	var total int64
+	for i := range n {
+		total += weight(i)
+	}
+	var mu sync.Mutex
+	calls := map[[3]int]int{}
+	err := c.heavySplit(context.Background(), n, 16, total, weight, func(_, i, part, parts int) {
+		mu.Lock()
+		calls[[3]int{i, part, parts}]++
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := total / 48
+	want := 0
+	for i := range n {
+		parts := 1
+		if w := weight(i); w >= limit {
+			parts = int(min((w+limit-1)/limit, 24))
+		}
+		for p := range parts {
+			if calls[[3]int{i, p, parts}] != 1 {
+				t.Errorf("item %d part %d of %d: %d calls, want 1", i, p, parts, calls[[3]int{i, p, parts}])
+			}
+		}
+		want += parts
+	}
+	if len(calls) != want {
+		t.Errorf("%d distinct calls, want %d", len(calls), want)
+	}
+	if got := len(calls) - n; got < 23 {
+		t.Errorf("the hub and the heavy items ran as %d extra parts: no item was cut", got)
+	}
+	for _, parts := range []int{1, 2, 5, 24} {
+		for v := range uint32(1000) {
+			in := 0
+			for p := range parts {
+				if inPart(v, p, parts) {
+					in++
+				}
+			}
+			if in != 1 {
+				t.Fatalf("node %d is in %d of %d parts", v, in, parts)
+			}
+		}
 	}
 }
