@@ -514,12 +514,12 @@ func (tc *pawTailCursors) third(e *pawEntry, k int) *[3]int {
 	return p
 }
 
-// all returns every corner's tail counts for entry e, by corner · 2 +
-// direction at the corner (pawDense): q's, with each of the two other
-// sides' counts at each bound found once (e's own side is laid out with
-// the counts at its corners and lies on none at the third). Most moves
-// are none, so each cursor is tested before it gallops.
-func (tc *pawTailCursors) all(e *pawEntry, qa, qc, qcEnd, qaFrom *[6]int64) {
+// all adds every corner's tail counts for entry e to sums (pawDense):
+// q's, with each of the two other sides' counts at each bound found once
+// (e's own side is laid out with the counts at its corners and lies on
+// none at the third). Most moves are none, so each cursor is tested
+// before it gallops.
+func (tc *pawTailCursors) all(e *pawEntry, sums *pawTailSums) {
 	var sides [3][3]sideCounts // [side][bound]
 	side := int(e.sym / 2)
 	tHi, tLo := tc.tHi, tc.tLo
@@ -573,9 +573,13 @@ func (tc *pawTailCursors) all(e *pawEntry, qa, qc, qcEnd, qaFrom *[6]int64) {
 				}
 			}
 		}
-		qa[2*k], qa[2*k+1] = a[0], a[1]
-		qc[2*k], qc[2*k+1] = c[0], c[1]
-		qcEnd[2*k], qcEnd[2*k+1] = ce[0], ce[1]
-		qaFrom[2*k], qaFrom[2*k+1] = af[0], af[1]
+		sums.qa[2*k] += a[0]
+		sums.qa[2*k+1] += a[1]
+		sums.qc[2*k] += c[0]
+		sums.qc[2*k+1] += c[1]
+		sums.qcEnd[2*k] += ce[0]
+		sums.qcEnd[2*k+1] += ce[1]
+		sums.qaFrom[2*k] += af[0]
+		sums.qaFrom[2*k+1] += af[1]
 	}
 }
