@@ -216,29 +216,45 @@ func (c *counter) pawEntries(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3]
 		at[s], end[s] = 0, len(cand[s])
 	}
 	b.ent = b.ent[:0]
-	for {
-		s := -1
-		for k := range 3 {
-			if at[k] < end[k] && (s < 0 || lists[k][cand[k][at[k]]].pos < lists[s][cand[s][at[s]]].pos) {
-				s = k
-			}
+	next := func(k int) int64 { // side k's next candidate's position; none: math.MaxInt64
+		if at[k] < end[k] {
+			return lists[k][cand[k][at[k]]].pos
 		}
-		if s < 0 {
+		return math.MaxInt64
+	}
+	for {
+		// The side whose next candidate comes first takes all its own
+		// before the two others' next: mostly a run of the heavy side's.
+		p := [3]int64{next(0), next(1), next(2)}
+		s := 0
+		if p[1] < p[s] {
+			s = 1
+		}
+		if p[2] < p[s] {
+			s = 2
+		}
+		if p[s] == math.MaxInt64 {
 			break
 		}
-		e := &lists[s][cand[s][at[s]]]
-		d := uint8(0) // out of n_s
-		if (e.flags&fIn != 0) == lower[s] {
-			d = 1
+		bound := min(p[(s+1)%3], p[(s+2)%3])
+		base := sp.loff[pid[s]]
+		for ; at[s] < end[s]; at[s]++ {
+			j := cand[s][at[s]]
+			e := &lists[s][j]
+			if e.pos > bound {
+				break
+			}
+			d := uint8(0) // out of n_s
+			if (e.flags&fIn != 0) == lower[s] {
+				d = 1
+			}
+			sym := uint8(2*s) + d
+			cnt := e.flags&fCounted != 0
+			b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, idx: j, ix: uint32(base + int64(j)), sym: sym, counted: cnt, preC: pre})
+			if cnt {
+				pre[sym]++
+			}
 		}
-		sym := uint8(2*s) + d
-		cnt := e.flags&fCounted != 0
-		ix := sp.loff[pid[s]] + int64(cand[s][at[s]])
-		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, idx: cand[s][at[s]], ix: uint32(ix), sym: sym, counted: cnt, preC: pre})
-		if cnt {
-			pre[sym]++
-		}
-		at[s]++
 	}
 	return pre, len(b.ent) >= 3
 }
@@ -256,6 +272,17 @@ func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, p
 	b.startsAt = resize(b.startsAt, len(ent))
 	var b1, b1c [6]int64
 	var b2, b2c [6][6]int64
+	// Every entry counted (a whole window's count, the usual one): the
+	// triples with a counted last edge are all of them, b2c is b2 and is
+	// not kept apart.
+	counted := 0
+	for _, n := range pre {
+		counted += int(n)
+	}
+	keepC, b2cOf := counted < len(ent), &b2c
+	if !keepC {
+		b2cOf = &b2
+	}
 	var gen, snapGen [3]uint32
 	snapAt := [3]int32{-1, -1, -1}
 	tail := len(ent) - 1 // the window is ent[i+1 : tail+1]
@@ -268,7 +295,7 @@ func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, p
 			for x := range 6 {
 				b2[x][s] -= b1[x]
 			}
-			if l.counted {
+			if l.counted && keepC {
 				b1c[s]--
 				for x := range 6 {
 					b2c[x][s] -= b1[x]
@@ -280,7 +307,7 @@ func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, p
 		if snapAt[side] < 0 || snapGen[side] != gen[side] {
 			var st [16]int64
 			for k, xy := range &pawPairs[side] {
-				st[k], st[8+k] = b2[xy[0]][xy[1]], b2c[xy[0]][xy[1]]
+				st[k], st[8+k] = b2[xy[0]][xy[1]], b2cOf[xy[0]][xy[1]]
 			}
 			b.snaps = append(b.snaps, st)
 			snapAt[side], snapGen[side] = int32(len(b.snaps)-1), gen[side]
@@ -289,11 +316,15 @@ func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, p
 		s := e.sym
 		for x := range 6 {
 			b2[s][x] += b1[x]
-			b2c[s][x] += b1c[x]
 		}
 		b1[s]++
-		if e.counted {
-			b1c[s]++
+		if keepC {
+			for x := range 6 {
+				b2c[s][x] += b1c[x]
+			}
+			if e.counted {
+				b1c[s]++
+			}
 		}
 		bumpOthers(&gen, side)
 	}
