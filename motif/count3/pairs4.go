@@ -395,7 +395,9 @@ func gallopAfter4(l []p4Edge, from int, t int64) int {
 // in no sequence with one edge of each list within δ), skipping by
 // galloping past the stretches where another list has none. order lists
 // the other lists, shortest first: the first that has no edge near ends
-// the test.
+// the test. The edges the other lists' found edges are near all take a
+// run at once: a heavy list's edges come in long runs near a light
+// list's few.
 func candidates(dst []int32, lists [][]p4Edge, s, from, to int, delta int64, curs []nearCursor, order []int) []int32 {
 	l := lists[s]
 	for k := range lists {
@@ -406,6 +408,7 @@ func candidates(dst []int32, lists [][]p4Edge, s, from, to int, delta int64, cur
 		t := l[i].t
 		ok := true
 		var next int64
+		until := int64(math.MaxInt64) // the times every found edge is near from t on
 		for _, k := range order {
 			if k == s {
 				continue
@@ -418,10 +421,15 @@ func candidates(dst []int32, lists [][]p4Edge, s, from, to int, delta int64, cur
 				ok, next = false, nx
 				break
 			}
+			// Its edge (at or after t − δ, at most t + δ) is near every
+			// time from t to its time + δ.
+			until = min(until, motif.AddTicks(curs[k].l[curs[k].i].t, delta))
 		}
 		if ok {
-			dst = append(dst, int32(i))
-			i++
+			end := min(to, gallopAfter4(l, i, until))
+			for ; i < end; i++ {
+				dst = append(dst, int32(i))
+			}
 			continue
 		}
 		i = max(i+1, gallop4(l, i, motif.SubTicks(next, delta)))

@@ -23,16 +23,18 @@ type pawEntry struct {
 
 // pawBuf is a worker's scratch for the paw pass.
 type pawBuf struct {
-	ent    []pawEntry
-	starts [][16]int64 // per entry, by the other two symbols (pawPair): all, then counted last edge
-	q      []int32     // forward window: entry indexes
-	qEnd   []int32     // each queued entry's first buffer index after its time + δ
-	cand   []int32     // the sides' candidate edges (candidates)
-	curs   [4]nearCursor
-	sst    []int64 // sparse: per entry, its symbol's start coefficients (pawTables.nStart)
-	sw     []int64 // sparse: the window's pair counters (pawTables.nPair)
-	acc    pawAcc  // dense: the sums before they are folded (pawAcc)
-	light  pawLightBuf
+	ent      []pawEntry
+	snaps    [][16]int64 // the backward window's triples by the other two symbols (pawPair): all, then counted last edge
+	startsAt []int32     // per entry, its snapshot in snaps
+	runs     [6]pawRun   // dense: per symbol, the run it is in
+	q        []int32     // forward window: entry indexes
+	qEnd     []int32     // each queued entry's first buffer index after its time + δ
+	cand     []int32     // the sides' candidate edges (candidates)
+	curs     [4]nearCursor
+	sst      []int64 // sparse: per entry, its symbol's start coefficients (pawTables.nStart)
+	sw       []int64 // sparse: the window's pair counters (pawTables.nPair)
+	acc      pawAcc  // dense: the sums before they are folded (pawAcc)
+	light    pawLightBuf
 }
 
 // pawPair indexes an ordered pair of symbols on the two sides other than
@@ -214,29 +216,45 @@ func (c *counter) pawEntries(sp *staticPairs, sq *tailSeqs, n [3]uint32, pid [3]
 		at[s], end[s] = 0, len(cand[s])
 	}
 	b.ent = b.ent[:0]
-	for {
-		s := -1
-		for k := range 3 {
-			if at[k] < end[k] && (s < 0 || lists[k][cand[k][at[k]]].pos < lists[s][cand[s][at[s]]].pos) {
-				s = k
-			}
+	next := func(k int) int64 { // side k's next candidate's position; none: math.MaxInt64
+		if at[k] < end[k] {
+			return lists[k][cand[k][at[k]]].pos
 		}
-		if s < 0 {
+		return math.MaxInt64
+	}
+	for {
+		// The side whose next candidate comes first takes all its own
+		// before the two others' next: mostly a run of the heavy side's.
+		p := [3]int64{next(0), next(1), next(2)}
+		s := 0
+		if p[1] < p[s] {
+			s = 1
+		}
+		if p[2] < p[s] {
+			s = 2
+		}
+		if p[s] == math.MaxInt64 {
 			break
 		}
-		e := &lists[s][cand[s][at[s]]]
-		d := uint8(0) // out of n_s
-		if (e.flags&fIn != 0) == lower[s] {
-			d = 1
+		bound := min(p[(s+1)%3], p[(s+2)%3])
+		base := sp.loff[pid[s]]
+		for ; at[s] < end[s]; at[s]++ {
+			j := cand[s][at[s]]
+			e := &lists[s][j]
+			if e.pos > bound {
+				break
+			}
+			d := uint8(0) // out of n_s
+			if (e.flags&fIn != 0) == lower[s] {
+				d = 1
+			}
+			sym := uint8(2*s) + d
+			cnt := e.flags&fCounted != 0
+			b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, idx: j, ix: uint32(base + int64(j)), sym: sym, counted: cnt, preC: pre})
+			if cnt {
+				pre[sym]++
+			}
 		}
-		sym := uint8(2*s) + d
-		cnt := e.flags&fCounted != 0
-		ix := sp.loff[pid[s]] + int64(cand[s][at[s]])
-		b.ent = append(b.ent, pawEntry{pos: e.pos, t: e.t, idx: cand[s][at[s]], ix: uint32(ix), sym: sym, counted: cnt, preC: pre})
-		if cnt {
-			pre[sym]++
-		}
-		at[s]++
 	}
 	return pre, len(b.ent) >= 3
 }
@@ -247,12 +265,26 @@ func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, p
 	delta := c.delta
 	ent := b.ent
 	// Backward: the triples each entry starts, by the other two symbols.
-	if cap(b.starts) < len(ent) {
-		b.starts = make([][16]int64, len(ent))
-	}
-	starts := b.starts[:len(ent)]
+	// An entry reads only pairs of the other two sides, which change
+	// when an entry of those sides joins or leaves the window (gen): the
+	// entries of a side between two such changes share one snapshot.
+	b.snaps = b.snaps[:0]
+	b.startsAt = resize(b.startsAt, len(ent))
 	var b1, b1c [6]int64
 	var b2, b2c [6][6]int64
+	// Every entry counted (a whole window's count, the usual one): the
+	// triples with a counted last edge are all of them, b2c is b2 and is
+	// not kept apart.
+	counted := 0
+	for _, n := range pre {
+		counted += int(n)
+	}
+	keepC, b2cOf := counted < len(ent), &b2c
+	if !keepC {
+		b2cOf = &b2
+	}
+	var gen, snapGen [3]uint32
+	snapAt := [3]int32{-1, -1, -1}
 	tail := len(ent) - 1 // the window is ent[i+1 : tail+1]
 	for i := len(ent) - 1; i >= 0; i-- {
 		e := &ent[i]
@@ -263,31 +295,44 @@ func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, p
 			for x := range 6 {
 				b2[x][s] -= b1[x]
 			}
-			if l.counted {
+			if l.counted && keepC {
 				b1c[s]--
 				for x := range 6 {
 					b2c[x][s] -= b1[x]
 				}
 			}
+			bumpOthers(&gen, s/2)
 		}
-		side := int(e.sym / 2)
-		st := &starts[i]
-		for k, xy := range &pawPairs[side] {
-			st[k], st[8+k] = b2[xy[0]][xy[1]], b2c[xy[0]][xy[1]]
+		side := e.sym / 2
+		if snapAt[side] < 0 || snapGen[side] != gen[side] {
+			var st [16]int64
+			for k, xy := range &pawPairs[side] {
+				st[k], st[8+k] = b2[xy[0]][xy[1]], b2cOf[xy[0]][xy[1]]
+			}
+			b.snaps = append(b.snaps, st)
+			snapAt[side], snapGen[side] = int32(len(b.snaps)-1), gen[side]
 		}
+		b.startsAt[i] = snapAt[side]
 		s := e.sym
 		for x := range 6 {
 			b2[s][x] += b1[x]
-			b2c[s][x] += b1c[x]
 		}
 		b1[s]++
-		if e.counted {
-			b1c[s]++
+		if keepC {
+			for x := range 6 {
+				b2c[s][x] += b1c[x]
+			}
+			if e.counted {
+				b1c[s]++
+			}
 		}
+		bumpOthers(&gen, side)
 	}
-	// Forward: ends, mids and the tails.
+	// Forward: ends, mids and the tails, per run of a symbol's entries
+	// with the same triple counts (pawRun).
 	var f1 [6]int64
 	var f2, sm [6][6]int64
+	gen = [3]uint32{}
 	b.q, b.qEnd = b.q[:0], b.qEnd[:0]
 	head, endPtr := 0, 0
 	preAfter := func(j int) *[6]uint32 { // counted entries before index j (j may be len)
@@ -299,6 +344,10 @@ func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, p
 	tc := pawTailCursors{lists: &ps.lists, lower: ps.lower, own: sq.own}
 	for k := range 3 {
 		tc.seqs[k], tc.bounds[k] = sq.of(n[k]), sq.boundsOf(n[k])
+	}
+	runs := &b.runs
+	for sym := range runs {
+		runs[sym] = pawRun{starts: -1}
 	}
 	for i := range ent {
 		e := &ent[i]
@@ -313,20 +362,28 @@ func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, p
 			for x := range 6 {
 				sm[s][x] -= int64(pa[x])
 			}
+			bumpOthers(&gen, s/2)
 			head++
 		}
-		side := int(e.sym / 2)
-		var ends, mids [8]int64
-		any := false
-		for k, xy := range &pawPairs[side] {
-			x, y := xy[0], xy[1]
-			ends[k] = f2[x][y]
-			mids[k] = sm[x][y] - f1[x]*int64(e.preC[y])
-			any = any || ends[k] != 0 || mids[k] != 0 || starts[i][k] != 0 || starts[i][8+k] != 0
+		side := e.sym / 2
+		r := &runs[e.sym]
+		if r.starts != b.startsAt[i] || r.gen != gen[side] || r.counted != e.counted {
+			pawTails(e.sym, r, &b.acc)
+			r.starts, r.gen, r.counted, r.n = b.startsAt[i], gen[side], e.counted, 0
+			r.st = b.snaps[r.starts]
+			any := false
+			for k, xy := range &pawPairs[side] {
+				x, y := xy[0], xy[1]
+				r.ends[k] = f2[x][y]
+				r.mids[k] = sm[x][y] - f1[x]*int64(e.preC[y])
+				any = any || r.ends[k] != 0 || r.mids[k] != 0 || r.st[k] != 0 || r.st[8+k] != 0
+			}
+			r.zero = !any
 		}
-		if any {
+		if !r.zero {
 			tc.entry(e, delta)
-			pawTails(e, &starts[i], &ends, &mids, &tc, &b.acc)
+			tc.all(e, &r.q)
+			r.n++
 		}
 		// e joins the window.
 		s := e.sym
@@ -342,9 +399,47 @@ func (c *counter) pawDense(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, p
 		for x := range 6 {
 			sm[s][x] += int64(pa[x])
 		}
+		bumpOthers(&gen, side)
 		b.q = append(b.q, int32(i))
 		b.qEnd = append(b.qEnd, int32(endPtr))
 	}
+	for sym := range runs {
+		pawTails(uint8(sym), &runs[sym], &b.acc)
+	}
+}
+
+// bumpOthers marks a change of the window's edges on side s: the two
+// other sides' entries read it.
+func bumpOthers(gen *[3]uint32, s uint8) {
+	gen[0]++
+	gen[1]++
+	gen[2]++
+	gen[s]--
+}
+
+// pawRun is a run of entries of one symbol that start, end and are the
+// middle of as many triples of each pattern: those counts read only the
+// windows' entries of the two other sides, and 85% of the entries lie on
+// their triangle's heaviest side among few of the light sides' (tgraphgen
+// 1M: 64% of the entries count as the one of their symbol before). The
+// terms are products of a count and a tail count, so the run's tail
+// counts are summed and multiplied once (pawTails).
+type pawRun struct {
+	starts     int32  // the backward window's snapshot (pawBuf.snaps); −1 none
+	gen        uint32 // the forward window's generation for the side
+	counted    bool
+	zero       bool // no triple: the tails are not read
+	n          int  // entries summed
+	st         [16]int64
+	ends, mids [8]int64
+	q          pawTailSums
+}
+
+// pawTailSums are tail counts per corner · 2 + direction at the corner,
+// by bound: qa before the entry, qc counted before it, qcEnd counted
+// before the first after t + δ, qaFrom before the first at or after t − δ.
+type pawTailSums struct {
+	qa, qc, qcEnd, qaFrom [6]int64
 }
 
 // pawAcc are a worker's paw sums before they are folded into the raw
@@ -390,12 +485,17 @@ var pawTailOffs = func() (m [6][8][3]int32) {
 	return
 }()
 
-// pawTails adds entry e's terms to the paw sums (pawDense).
-func pawTails(e *pawEntry, st *[16]int64, ends, mids *[8]int64, tc *pawTailCursors, acc *pawAcc) {
-	// Tail counts per corner · 2 + direction at the corner.
-	var qa, qc, qcEnd, qaFrom [6]int64
-	tc.all(e, &qa, &qc, &qcEnd, &qaFrom)
-	offs := &pawTailOffs[e.sym]
+// pawTails adds a run's terms (pawRun; its entries of symbol sym) to the
+// paw sums (pawDense) and empties the run.
+func pawTails(sym uint8, r *pawRun, acc *pawAcc) {
+	if r.n == 0 {
+		return
+	}
+	r.n = 0
+	q := &r.q
+	qa, qc, qcEnd, qaFrom := &q.qa, &q.qc, &q.qcEnd, &q.qaFrom
+	st, mids, ends := &r.st, &r.mids, &r.ends
+	offs := &pawTailOffs[sym]
 	for k := range 8 {
 		o := &offs[k]
 		// e first.
@@ -422,7 +522,7 @@ func pawTails(e *pawEntry, st *[16]int64, ends, mids *[8]int64, tc *pawTailCurso
 			for j := range 6 {
 				r3[j] -= en * qc[j]
 			}
-			if e.counted {
+			if r.counted {
 				e0, e2 := acc.e0[b:b+6:b+6], acc.e2[b:b+6:b+6]
 				for j := range 6 {
 					e0[j] += en * qaFrom[j]
@@ -431,6 +531,7 @@ func pawTails(e *pawEntry, st *[16]int64, ends, mids *[8]int64, tc *pawTailCurso
 			}
 		}
 	}
+	*q = pawTailSums{}
 }
 
 // tailEntry is an edge in a node's tail sequence (its incident edges,

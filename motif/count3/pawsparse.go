@@ -344,17 +344,19 @@ func (c *counter) pawSparse(sq *tailSeqs, n [3]uint32, b *pawBuf, ps *pawSides, 
 // sequence searched from the last place less both sides. Every bound
 // only grows along the entries, so the searches are cursors.
 type pawTailCursors struct {
-	lists  *[3][]p4Edge
-	lower  [3]bool
-	own    [][2]tailOwn
-	seqs   [3][]tailEntry
-	bounds [3][]tailBounds // seqs' δ bounds (tailSeqs.bounds)
-	cq     [3][3]int       // corner sequences' cursors
-	sc     [3][3]int       // sides' cursors
-	tHi    int64
-	tLo    int64
-	have   uint16 // (corner, bound) computed for this entry: bit 3·corner + bound; the third corner's cursors moved: bit 9 + corner
-	qv     [3][4][2]int64
+	lists     *[3][]p4Edge
+	lower     [3]bool
+	own       [][2]tailOwn
+	seqs      [3][]tailEntry
+	bounds    [3][]tailBounds // seqs' δ bounds (tailSeqs.bounds)
+	cq        [3][3]int       // corner sequences' cursors
+	sc        [3][3]int       // sides' cursors
+	tHi       int64
+	tLo       int64
+	have      uint16 // (corner, bound) computed for this entry: bit 3·corner + bound; the third corner's cursors moved: bit 9 + corner
+	qv        [3][4][2]int64
+	moves     [3]uint32       // all: each side's cursors' moves
+	sidesLess [3]pawSidesLess // all: per side of an entry, what its corners' counts take off
 }
 
 func (tc *pawTailCursors) entry(e *pawEntry, delta int64) {
@@ -514,28 +516,36 @@ func (tc *pawTailCursors) third(e *pawEntry, k int) *[3]int {
 	return p
 }
 
-// all returns every corner's tail counts for entry e, by corner · 2 +
-// direction at the corner (pawDense): q's, with each of the two other
-// sides' counts at each bound found once (e's own side is laid out with
-// the counts at its corners and lies on none at the third). Most moves
-// are none, so each cursor is tested before it gallops.
-func (tc *pawTailCursors) all(e *pawEntry, qa, qc, qcEnd, qaFrom *[6]int64) {
-	var sides [3][3]sideCounts // [side][bound]
+// all adds every corner's tail counts for entry e to sums (pawDense):
+// q's. What each corner's counts take off, the two other sides' (e's own
+// side is laid out with the counts at its corners and lies on none at the
+// third), is kept per side of e (sidesLess) until a cursor of those sides
+// moves: an entry of a heavy side mostly moves none of its light sides'.
+// Most moves are none, so each cursor is tested before it gallops.
+func (tc *pawTailCursors) all(e *pawEntry, sums *pawTailSums) {
 	side := int(e.sym / 2)
 	tHi, tLo := tc.tHi, tc.tLo
-	for _, s := range [2]int{(side + 1) % 3, (side + 2) % 3} {
+	others := [2]int{(side + 1) % 3, (side + 2) % 3}
+	for _, s := range others {
 		l := tc.lists[s]
 		p := &tc.sc[s]
 		if l[p[0]].pos < e.pos {
 			p[0] = gallopPos4(l, p[0], e.pos)
+			tc.moves[s]++
 		}
 		if p[1] < len(l)-1 && l[p[1]].t <= tHi {
 			p[1] = gallopAfter4(l, p[1], tHi)
+			tc.moves[s]++
 		}
 		if l[p[2]].t < tLo {
 			p[2] = gallop4(l, p[2], tLo)
+			tc.moves[s]++
 		}
-		sides[s] = [3]sideCounts{countsAt(l, p[0], true), countsAt(l, p[1], true), countsAt(l, p[2], true)}
+	}
+	ls := &tc.sidesLess[side]
+	if moves := [2]uint32{tc.moves[others[0]], tc.moves[others[1]]}; !ls.valid || ls.moves != moves {
+		tc.lessOthers(side, ls)
+		ls.valid, ls.moves = true, moves
 	}
 	for k := range 3 {
 		var a, c, ce, af [2]int64
@@ -549,33 +559,47 @@ func (tc *pawTailCursors) all(e *pawEntry, qa, qc, qcEnd, qaFrom *[6]int64) {
 			_, ce = tailBefore(q, p[1])
 			af, _ = tailBefore(q, p[2])
 		}
-		// Less the corner's sides but e's own (laid out with the counts).
-		for _, s := range [2]int{k, (k + 2) % 3} {
-			if s == side {
-				continue
-			}
-			sc := &sides[s]
-			// Seen from n_k: the counts (by direction at the side's
-			// lower id) swap where n_k is its higher id.
-			if (s == k) == tc.lower[s] {
-				for d := range 2 {
-					a[d] -= sc[0].all[d]
-					c[d] -= sc[0].cnt[d]
-					ce[d] -= sc[1].cnt[d]
-					af[d] -= sc[2].all[d]
+		for d := range 2 {
+			j := 2*k + d
+			sums.qa[j] += a[d] - ls.q.qa[j]
+			sums.qc[j] += c[d] - ls.q.qc[j]
+			sums.qcEnd[j] += ce[d] - ls.q.qcEnd[j]
+			sums.qaFrom[j] += af[d] - ls.q.qaFrom[j]
+		}
+	}
+}
+
+// pawSidesLess are the counts all takes off each corner's for an entry
+// of one side: the two other sides' at their cursors, by corner · 2 +
+// direction at the corner, and the cursors' moves (pawTailCursors.moves)
+// they were read at.
+type pawSidesLess struct {
+	q     pawTailSums
+	moves [2]uint32
+	valid bool
+}
+
+// lessOthers reads, for an entry of side, the two other sides' counts at
+// their cursors into ls, seen from each corner they meet.
+func (tc *pawTailCursors) lessOthers(side int, ls *pawSidesLess) {
+	ls.q = pawTailSums{}
+	for _, s := range [2]int{(side + 1) % 3, (side + 2) % 3} {
+		l, p := tc.lists[s], &tc.sc[s]
+		at, after, from := countsAt(l, p[0], true), countsAt(l, p[1], true), countsAt(l, p[2], true)
+		// Side s meets corners s and s+1; seen from n_k, the counts (by
+		// direction at the side's lower id) swap where n_k is its higher id.
+		for _, k := range [2]int{s, (s + 1) % 3} {
+			for d := range 2 {
+				dd := d
+				if (s == k) != tc.lower[s] {
+					dd = 1 - d
 				}
-			} else {
-				for d := range 2 {
-					a[d] -= sc[0].all[1-d]
-					c[d] -= sc[0].cnt[1-d]
-					ce[d] -= sc[1].cnt[1-d]
-					af[d] -= sc[2].all[1-d]
-				}
+				j := 2*k + d
+				ls.q.qa[j] += at.all[dd]
+				ls.q.qc[j] += at.cnt[dd]
+				ls.q.qcEnd[j] += after.cnt[dd]
+				ls.q.qaFrom[j] += from.all[dd]
 			}
 		}
-		qa[2*k], qa[2*k+1] = a[0], a[1]
-		qc[2*k], qc[2*k+1] = c[0], c[1]
-		qcEnd[2*k], qcEnd[2*k+1] = ce[0], ce[1]
-		qaFrom[2*k], qaFrom[2*k+1] = af[0], af[1]
 	}
 }
