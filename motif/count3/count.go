@@ -377,13 +377,16 @@ func (c *counter) heavyFirst(ctx context.Context, n, chunk int, total int64, wei
 
 // heavySplit is heavyFirst for items whose work can be cut into parts
 // that run apart: an item of weight w at least limit (1/(16·workers) of
-// total) runs as min(ceil(w/limit), 8·workers) parts, the heaviest
+// total) runs as min(ceil(w/limit), 4·workers) parts, the heaviest
 // item's first, fn(worker, i, part, parts) doing part part of parts (the rest run
 // whole, part 0 of 1). A hub that carries most of a pass's work then
 // keeps every worker busy instead of one.
 func (c *counter) heavySplit(ctx context.Context, n, chunk int, total int64, weight func(i int) int64, fn func(worker, i, part, parts int)) error {
 	limit := max(total/int64(16*c.workers), 1)
-	maxParts := int64(8 * c.workers)
+	// Each part scans the whole item's input to find its share, so parts
+	// are capped: enough to spread a hub over every worker, few enough
+	// that the repeated scans stay small beside the item's work.
+	maxParts := int64(4 * c.workers)
 	type piece struct {
 		i, part, parts int
 		w              int64 // the whole item's

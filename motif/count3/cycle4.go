@@ -172,7 +172,9 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 			}
 			for j := sp.off[x]; j < sp.off[x+1]; j++ {
 				cn := sp.nb[j]
-				if cn == top || !before(cn, top) || !inPart(cn, part, parts) {
+				// The part's test first: it reads no memory, and a hub's
+				// parts each pass over all its wedges.
+				if !inPart(cn, part, parts) || cn == top || !before(cn, top) {
 					continue
 				}
 				k := b.marks[cn]

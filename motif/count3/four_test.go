@@ -150,7 +150,7 @@ func TestFourDenseCycles(t *testing.T) {
 }
 
 // heavySplit runs every light item once whole and every heavy item as
-// each of its parts once (a hub of most of the weight as 8·workers
+// each of its parts once (a hub of most of the weight as 4·workers
 // parts), and inPart puts every node in exactly one part.
 func TestHeavySplitCoversEveryPart(t *testing.T) {
 	c := &counter{workers: 3}
@@ -183,7 +183,7 @@ func TestHeavySplitCoversEveryPart(t *testing.T) {
 	for i := range n {
 		parts := 1
 		if w := weight(i); w >= limit {
-			parts = int(min((w+limit-1)/limit, 24))
+			parts = int(min((w+limit-1)/limit, 12))
 		}
 		for p := range parts {
 			if calls[[3]int{i, p, parts}] != 1 {
@@ -195,10 +195,10 @@ func TestHeavySplitCoversEveryPart(t *testing.T) {
 	if len(calls) != want {
 		t.Errorf("%d distinct calls, want %d", len(calls), want)
 	}
-	if got := len(calls) - n; got < 23 {
+	if got := len(calls) - n; got < 11 {
 		t.Errorf("the hub and the heavy items ran as %d extra parts: no item was cut", got)
 	}
-	for _, parts := range []int{1, 2, 5, 24} {
+	for _, parts := range []int{1, 2, 5, 12, 64} {
 		for v := range uint32(1000) {
 			in := 0
 			for p := range parts {
