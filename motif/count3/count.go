@@ -350,47 +350,23 @@ func (c *counter) parallel(ctx context.Context, n, chunk int, fn func(worker, lo
 // all edge ends), so that no worker starts one of them late and finishes
 // alone; then the rest in chunks, claimed from the same pool.
 func (c *counter) heavyFirst(ctx context.Context, n, chunk int, total int64, weight func(i int) int64, fn func(worker, i int)) error {
-	limit := max(total/int64(16*c.workers), 1)
-	var heavy []int
-	for i := range n {
-		if weight(i) >= limit {
-			heavy = append(heavy, i)
-		}
-	}
-	slices.SortFunc(heavy, func(a, b int) int { return cmp.Compare(weight(b), weight(a)) })
-	// One pool, no barrier: the heavy items first, then the chunks, so
-	// workers done with theirs take chunks while the heaviest still runs.
-	chunks := (n + chunk - 1) / chunk
-	return c.parallel(ctx, len(heavy)+chunks, 1, func(wk, item, _ int) {
-		if item < len(heavy) {
-			fn(wk, heavy[item])
-			return
-		}
-		lo := (item - len(heavy)) * chunk
-		for i := lo; i < min(lo+chunk, n); i++ {
-			if weight(i) < limit {
-				fn(wk, i)
-			}
-		}
-	})
+	return c.heavySplit(ctx, n, chunk, total, weight, 1, func(wk, i, _, _ int) { fn(wk, i) })
 }
 
 // heavySplit is heavyFirst for items whose work can be cut into parts
-// that run apart: an item of weight w at least limit (1/(16·workers) of
-// total) runs as min(ceil(w/limit), 4·workers) parts, the heaviest
-// item's first, fn(worker, i, part, parts) doing part part of parts (the rest run
-// whole, part 0 of 1). A hub that carries most of a pass's work then
-// keeps every worker busy instead of one.
-func (c *counter) heavySplit(ctx context.Context, n, chunk int, total int64, weight func(i int) int64, fn func(worker, i, part, parts int)) error {
+// that run apart: a heavy item of weight w runs as min(ceil(w/limit),
+// maxParts) parts (limit: the heavy items' least weight), the heaviest
+// item's first, fn(worker, i, part, parts) doing part part of parts; the
+// rest run whole, part 0 of 1. A hub that carries most of a pass's work
+// then keeps every worker busy instead of one. Each part scans the whole
+// item's input to find its share, so a caller caps the parts: enough to
+// spread a hub over every worker, few enough that the repeated scans stay
+// small beside the item's work.
+func (c *counter) heavySplit(ctx context.Context, n, chunk int, total int64, weight func(i int) int64, maxParts int64, fn func(worker, i, part, parts int)) error {
 	limit := max(total/int64(16*c.workers), 1)
-	// Each part scans the whole item's input to find its share, so parts
-	// are capped: enough to spread a hub over every worker, few enough
-	// that the repeated scans stay small beside the item's work.
-	maxParts := int64(4 * c.workers)
 	type piece struct {
 		i, part, parts int
 		w              int64 // the whole item's
-
 	}
 	var heavy []piece
 	for i := range n {
@@ -404,6 +380,8 @@ func (c *counter) heavySplit(ctx context.Context, n, chunk int, total int64, wei
 	// The heaviest item's parts first: a hub's work grows faster than its
 	// weight (its groups are the largest), so its parts lead.
 	slices.SortStableFunc(heavy, func(a, b piece) int { return cmp.Compare(b.w, a.w) })
+	// One pool, no barrier: the heavy items first, then the chunks, so
+	// workers done with theirs take chunks while the heaviest still runs.
 	chunks := (n + chunk - 1) / chunk
 	return c.parallel(ctx, len(heavy)+chunks, 1, func(wk, item, _ int) {
 		if item < len(heavy) {

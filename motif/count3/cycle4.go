@@ -158,7 +158,7 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 		}
 		total += wedges[u]
 	}
-	err := c.heavySplit(ctx, c.nodes, 16, total, func(u int) int64 { return wedges[u] }, func(wk, a, part, parts int) {
+	err := c.heavySplit(ctx, c.nodes, 16, total, func(u int) int64 { return wedges[u] }, int64(4*c.workers), func(wk, a, part, parts int) {
 		b := &bufs[wk]
 		if b.marks == nil {
 			b.marks = make([]int32, c.nodes)

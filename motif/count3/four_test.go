@@ -170,7 +170,7 @@ func TestHeavySplitCoversEveryPart(t *testing.T) {
 	}
 	var mu sync.Mutex
 	calls := map[[3]int]int{}
-	err := c.heavySplit(context.Background(), n, 16, total, weight, func(_, i, part, parts int) {
+	err := c.heavySplit(context.Background(), n, 16, total, weight, 12, func(_, i, part, parts int) {
 		mu.Lock()
 		calls[[3]int{i, part, parts}]++
 		mu.Unlock()
