@@ -3,6 +3,7 @@ package count3
 import (
 	"context"
 	"math"
+	"slices"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -105,15 +106,21 @@ type pathPairEdge struct {
 	cls, flags uint8
 }
 
-// pairSums are prefix sums over a pair's edges, by class: the edges (n),
-// and for each edge m, by direction at the far node, the far node's edges
-// to fourth nodes that are counted and up to δ after m (endC), counted and
-// up to m (upToC), all up to m (upTo) and all before m (before)
-// (pathsOfPair).
-type pairSums struct {
-	n                         [2]int64
-	endC, upToC, upTo, before [2][2]int64
+// clsSums are prefix sums over a pair's edges of one class (pairSums):
+// the edges (n), and for each edge m, by direction at the far node (0:
+// out of it, 1: into it), the far node's edges to fourth nodes that are
+// counted and up to δ after m (endC), counted and up to m (upToC), all up
+// to m (upTo) and all before m (bef) (pathsOfPair). Scalars, not arrays:
+// the pass's values stay in registers, and it stores none of them in
+// halves that a wider load then reads back (a stalled store forwarding).
+type clsSums struct {
+	n                                          int64
+	endC0, endC1, upToC0, upToC1, upTo0, upTo1 int64
+	bef0, bef1                                 int64
 }
+
+// pairSums are the prefix sums of a pair's two classes.
+type pairSums [2]clsSums
 
 // pathBuf is a worker's scratch for one pair.
 type pathBuf struct {
@@ -344,13 +351,6 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 	return n
 }
 
-// before returns the edges of q before index i by direction: all of them
-// and the counted ones.
-func before(q []seqKey, i int) (all, cnt [2]int64) {
-	e := &q[i]
-	return [2]int64{int64(i) - int64(e.in1), int64(e.in1)}, [2]int64{int64(e.c0), int64(e.c1)}
-}
-
 // pathsOfPair adds the paths whose middle edge joins u and v.
 func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen - rawPath]int64) {
 	w, first := c.w, c.w.First()
@@ -403,45 +403,38 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	farRun := append(b.far, run)
 	b.far = farRun
 	// far returns y's edges to a fourth node before index j of Y, all and
-	// counted, by direction at y, k of the pair's edges being before it.
-	far := func(j, k int) (all, cnt [2]int64) {
-		all, cnt = before(yq, j)
-		pb := &farRun[k]
-		return [2]int64{all[0] - pb[0], all[1] - pb[1]}, [2]int64{cnt[0] - pb[2], cnt[1] - pb[3]}
+	// counted, by direction at y (out, in), k of the pair's edges being
+	// before it.
+	far := func(j, k int) (all0, all1, cnt0, cnt1 int64) {
+		e, pb := &yq[j], &farRun[k]
+		in1 := int64(e.in1)
+		return int64(j) - in1 - pb[0], in1 - pb[1], int64(e.c0) - pb[2], int64(e.c1) - pb[3]
 	}
 	// Prefix sums over the pair's edges of the counts at each edge's ends.
-	b.sums = append(b.sums[:0], pairSums{})
+	b.sums = slices.Grow(b.sums[:0], len(pair)+1)[:len(pair)+1]
+	sums := b.sums
+	sums[0] = pairSums{}
 	iy := 0
 	var end cursor
 	for k, m := range pair {
 		iy = ys.seek(iy, pk[k]) // Y[iy] is m
 		end.to(&ys, pk, after[pk[k]])
-		_, endC := far(end.j, end.k)
-		upTo, upToC := far(iy+1, k+1)
-		bef, _ := far(iy, k)
-		s := b.sums[k]
-		s.n[m.cls]++
-		for d := range 2 {
-			s.endC[m.cls][d] += endC[d]
-			s.upToC[m.cls][d] += upToC[d]
-			s.upTo[m.cls][d] += upTo[d]
-			s.before[m.cls][d] += bef[d]
-		}
-		b.sums = append(b.sums, s)
+		_, _, endC0, endC1 := far(end.j, end.k)
+		upTo0, upTo1, upToC0, upToC1 := far(iy+1, k+1)
+		bef0, bef1, _, _ := far(iy, k)
+		sums[k+1] = sums[k]
+		t := &sums[k+1][m.cls&1]
+		t.n++
+		t.endC0 += endC0
+		t.endC1 += endC1
+		t.upToC0 += upToC0
+		t.upToC1 += upToC1
+		t.upTo0 += upTo0
+		t.upTo1 += upTo1
+		t.bef0 += bef0
+		t.bef1 += bef1
 	}
-	sums := b.sums
-	add := func(cls, o int, dx uint8, n [2]int64) {
-		if cls == 0 { // x is the middle edge's source: x's edge is L
-			r[4*o+2*int(dx)] += n[0]
-			r[4*o+2*int(dx)+1] += n[1]
-		} else {
-			r[4*o+int(dx)] += n[0]
-			r[4*o+2+int(dx)] += n[1]
-		}
-	}
-	// Orders (raw o) by class: e M f, M e f, M f e, f M e, where e is x's
-	// edge and f y's.
-	orders := [2][4]int{{0, 2, 3, 1}, {1, 3, 2, 0}}
+	idx := &pathRawIdx
 	// x's edges near the pair's edges: the union of their δ windows
 	// [from, after), in position order. The pair ranges [aLo, aHi) (before
 	// e, within δ) and [aHi, bHi) (after e, within δ) only move forward.
@@ -475,46 +468,67 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 			ix.to(&ys, pk, ep)
 			sa, sh, sb := &sums[aLo], &sums[aHi], &sums[bHi]
 			if aLo < aHi { // M before e
-				all, cnt := far(ix.j, ix.k)
+				all0, all1, cnt0, cnt1 := far(ix.j, ix.k)
 				counted := e.flags&fCounted != 0
-				var jbAll [2]int64
+				var jb0, jb1 int64
 				if counted {
 					jb.to(&ys, pk, e.from)
-					jbAll, _ = far(jb.j, jb.k)
+					jb0, jb1, _, _ = far(jb.j, jb.k)
 				}
 				for cls := range 2 {
-					n := sh.n[cls] - sa.n[cls]
+					hi, lo := &sh[cls], &sa[cls]
+					n := hi.n - lo.n
 					if n == 0 {
 						continue
 					}
-					var mef, mfe, fme [2]int64
-					for d := range 2 {
-						mef[d] = sh.endC[cls][d] - sa.endC[cls][d] - n*cnt[d]
-						mfe[d] = n*all[d] - (sh.upTo[cls][d] - sa.upTo[cls][d])
-						fme[d] = sh.before[cls][d] - sa.before[cls][d] - n*jbAll[d]
-					}
-					add(cls, orders[cls][1], dx, mef)
+					ri := &idx[cls][dx]
+					r[ri[1][0]] += hi.endC0 - lo.endC0 - n*cnt0 // M e f
+					r[ri[1][1]] += hi.endC1 - lo.endC1 - n*cnt1
 					if counted {
-						add(cls, orders[cls][2], dx, mfe)
-						add(cls, orders[cls][3], dx, fme)
+						r[ri[2][0]] += n*all0 - (hi.upTo0 - lo.upTo0) // M f e
+						r[ri[2][1]] += n*all1 - (hi.upTo1 - lo.upTo1)
+						r[ri[3][0]] += hi.bef0 - lo.bef0 - n*jb0 // f M e
+						r[ri[3][1]] += hi.bef1 - lo.bef1 - n*jb1
 					}
 				}
 			}
 			if aHi < bHi { // M after e
 				ja.to(&ys, pk, e.after)
-				_, jaC := far(ja.j, ja.k)
+				_, _, ja0, ja1 := far(ja.j, ja.k)
 				for cls := range 2 {
-					n := sb.n[cls] - sh.n[cls]
+					hi, lo := &sb[cls], &sh[cls]
+					n := hi.n - lo.n
 					if n == 0 {
 						continue
 					}
-					var emf [2]int64
-					for d := range 2 {
-						emf[d] = n*jaC[d] - (sb.upToC[cls][d] - sh.upToC[cls][d])
-					}
-					add(cls, orders[cls][0], dx, emf)
+					ri := &idx[cls][dx]
+					r[ri[0][0]] += n*ja0 - (hi.upToC0 - lo.upToC0) // e M f
+					r[ri[0][1]] += n*ja1 - (hi.upToC1 - lo.upToC1)
 				}
 			}
 		}
 	}
 }
+
+// pathRawIdx are the path counters (relative to rawPath) that a pair's
+// sums add to, by class (0: the middle edge from x to y), the direction
+// at x of x's edge e (1: into x), order slot (with y's edge f: e M f,
+// M e f, M f e, f M e) and f's direction at y (1: into y). With class 0,
+// e is the path's left edge L; with class 1, its right edge R.
+var pathRawIdx = func() (t [2][2][4][2]int) {
+	orders := [2][4]int{{0, 2, 3, 1}, {1, 3, 2, 0}} // raw o by class and slot
+	for cls := range 2 {
+		for dx := range 2 {
+			for slot, o := range orders[cls] {
+				for d := range 2 {
+					if cls == 0 {
+						t[cls][dx][slot][d] = 4*o + 2*dx + d
+					} else {
+						t[cls][dx][slot][d] = 4*o + 2*d + dx
+					}
+				}
+			}
+		}
+	}
+	return t
+}()
