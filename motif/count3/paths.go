@@ -30,23 +30,23 @@ type seqEntry struct {
 }
 
 // pathSeqs are every node's sequences: node v's n[v] edges at
-// key[off[v]:] and ent[off[v]:], its sentinel after them. after[r] and
-// from[r] are, for the edge at relative position r, the first position
-// more than δ after its time and the first no more than δ before it, so
+// key[off[v]:] and ent[off[v]:], its sentinel after them. bound[r] are,
+// for the edge at relative position r, the first position more than δ
+// after its time and the first no more than δ before it (deltaBound), so
 // window tests become position comparisons. A node's sequence of at
 // least bucketMin edges has a bucket table at tbl[toff[v]:]: entry b is
 // the index of its first edge at or after position b<<shift[v], about
 // four edges a bucket, so that a search that jumps (a hub's sequence,
 // searched at each of a light node's edges) starts next to its answer.
 type pathSeqs struct {
-	off         []int64
-	n           []int32
-	key         []seqKey
-	ent         []seqEntry
-	after, from []uint32
-	toff        []int64
-	shift       []uint8
-	tbl         []uint32
+	off   []int64
+	n     []int32
+	key   []seqKey
+	ent   []seqEntry
+	bound []deltaBound
+	toff  []int64
+	shift []uint8
+	tbl   []uint32
 }
 
 const bucketMin = 64
@@ -122,11 +122,17 @@ type clsSums struct {
 // pairSums are the prefix sums of a pair's two classes.
 type pairSums [2]clsSums
 
+// deltaBound are an edge's δ window's ends as positions: the first no
+// more than δ before it and the first more than δ after it. Side by side,
+// as the pass reads them at a pair's edges: one cache miss, not two.
+type deltaBound struct{ from, after uint32 }
+
 // pathBuf is a worker's scratch for one pair.
 type pathBuf struct {
 	pair []pathPairEdge
-	pos  []uint32   // the pair's edges' positions
-	far  [][4]int64 // the pair's edges before each and in all, at the far node: out, in, counted out, counted in
+	pos  []uint32     // the pair's edges' positions
+	bd   []deltaBound // and their δ windows
+	far  [][4]int64   // the pair's edges before each and in all, at the far node: out, in, counted out, counted in
 	sums []pairSums
 }
 
@@ -199,13 +205,13 @@ func gallopSeq(q []seqKey, from int, p uint32) int {
 	return hi
 }
 
-// deltaBounds fills s.after and s.from over the positions below the
-// scope's end, two pointers over the window's times.
+// deltaBounds fills s.bound over the positions below the scope's end, two
+// pointers over the window's times.
 func (c *counter) deltaBounds(s *pathSeqs) {
 	first := c.w.First()
 	_, _, ts := c.w.Columns(first, c.sc.hi)
 	n := len(ts)
-	s.after, s.from = make([]uint32, n), make([]uint32, n)
+	s.bound = make([]deltaBound, n)
 	a, f := 0, 0
 	for r, t := range ts {
 		a = max(a, r)
@@ -215,7 +221,7 @@ func (c *counter) deltaBounds(s *pathSeqs) {
 		for apart(ts[f], t, c.delta) {
 			f++
 		}
-		s.after[r], s.from[r] = uint32(a), uint32(f)
+		s.bound[r] = deltaBound{from: uint32(f), after: uint32(a)}
 	}
 }
 
@@ -326,7 +332,8 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 		}
 		rel := uint32(pos - first)
 		key[n] = seqKey{pos: rel, in1: in1, c0: c0, c1: c1}
-		ent[n] = seqEntry{other: a.Other, from: sq.from[rel], after: sq.after[rel], flags: fl}
+		bd := sq.bound[rel]
+		ent[n] = seqEntry{other: a.Other, from: bd.from, after: bd.after, flags: fl}
 		n++
 		switch {
 		case fl&fIn != 0:
@@ -354,7 +361,6 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 // pathsOfPair adds the paths whose middle edge joins u and v.
 func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen - rawPath]int64) {
 	w, first := c.w, c.w.First()
-	after, from := sq.after, sq.from
 	xn, yn := u, v
 	if sq.n[v] < sq.n[u] {
 		xn, yn = v, u
@@ -363,7 +369,7 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	_, yq := sq.of(yn)
 	ys := sq.seeker(yn, yq)
 	// The pair's edges, merged from its two directions.
-	b.pair, b.pos = b.pair[:0], b.pos[:0]
+	b.pair, b.pos, b.bd = b.pair[:0], b.pos[:0], b.bd[:0]
 	xy, yx := w.Between(xn, yn), w.Between(yn, xn)
 	for i, j := 0, 0; i < len(xy) || j < len(yx); {
 		var a window.Adj
@@ -385,8 +391,9 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 		}
 		b.pair = append(b.pair, pathPairEdge{cls: cls, flags: fl})
 		b.pos = append(b.pos, uint32(pos-first))
+		b.bd = append(b.bd, sq.bound[pos-first]) // loads that no branch waits on: they overlap
 	}
-	pair, pk := b.pair, b.pos
+	pair, pk, bd := b.pair, b.pos, b.bd
 	if len(pair) == 0 {
 		return
 	}
@@ -418,7 +425,7 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	var end cursor
 	for k, m := range pair {
 		iy = ys.seek(iy, pk[k]) // Y[iy] is m
-		end.to(&ys, pk, after[pk[k]])
+		end.to(&ys, pk, bd[k].after)
 		_, _, endC0, endC1 := far(end.j, end.k)
 		upTo0, upTo1, upToC0, upToC1 := far(iy+1, k+1)
 		bef0, bef1, _, _ := far(iy, k)
@@ -442,9 +449,9 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	var ix, ja, jb cursor // on Y: the first edge after e, more than δ after e, no more than δ before e
 	i := 0
 	for k := 0; k < len(pair); {
-		lo, hi := from[pk[k]], after[pk[k]]
-		for k++; k < len(pair) && from[pk[k]] <= hi; k++ {
-			hi = after[pk[k]] // after grows with the position
+		lo, hi := bd[k].from, bd[k].after
+		for k++; k < len(pair) && bd[k].from <= hi; k++ {
+			hi = bd[k].after // after grows with the position
 		}
 		for i = gallopSeq(xq, i, lo); xq[i].pos < hi; i++ {
 			e, ep := &X[i], xq[i].pos
