@@ -3,6 +3,7 @@ package count3
 import (
 	"context"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/motifwatch/motifwatch/window"
@@ -37,7 +38,9 @@ type seqEntry struct {
 // least bucketMin edges has a bucket table at tbl[toff[v]:]: entry b is
 // the index of its first edge at or after position b<<shift[v], about
 // four edges a bucket, so that a search that jumps (a hub's sequence,
-// searched at each of a light node's edges) starts next to its answer.
+// searched at each of a light node's edges) starts next to its answer. A
+// dense one (rankDense) has rank lines at lines[loff[v]:] instead, which
+// answer a search without one.
 type pathSeqs struct {
 	off   []int64
 	n     []int32
@@ -47,9 +50,39 @@ type pathSeqs struct {
 	toff  []int64
 	shift []uint8
 	tbl   []uint32
+	loff  []int64
+	lines []rankLine
 }
 
 const bucketMin = 64
+
+// rankDense: a sequence of n ≥ bucketMin edges over a scope of s
+// positions has rank lines if s ≤ rankDense·n, where they take no more
+// memory than its keys (tgraphgen 1M, δ 86400: its 4 largest hubs, which
+// a third of the pass's searches go to). A variable for tests.
+var rankDense = int64(16)
+
+// rankLine is 32 positions [32·i, 32·i+32) of a dense node's sequence:
+// bitmaps of the positions that hold its edges (all), its edges into it
+// (in) and its counted edges out of and into it (c0, c1), and the counts
+// of each before the line. Its search (rankAt) is one line's read and
+// four population counts, with no branch on what it reads: in a hub's
+// sequence, a bucket table's search missed the cache at its table and
+// again at its keys, and mispredicted its scan's exit.
+type rankLine struct {
+	all, in, c0, c1     uint32
+	nAll, nIn, nC0, nC1 uint32
+}
+
+// rankAt returns the index in a sequence with rank lines l of its first
+// edge at or after position p, and its edges before it: into the node,
+// counted out of it and counted into it.
+func rankAt(l []rankLine, p uint32) (j int, in1, c0, c1 uint32) {
+	r := &l[p>>5]
+	m := uint32(1)<<(p&31) - 1
+	return int(r.nAll) + bits.OnesCount32(r.all&m), r.nIn + uint32(bits.OnesCount32(r.in&m)),
+		r.nC0 + uint32(bits.OnesCount32(r.c0&m)), r.nC1 + uint32(bits.OnesCount32(r.c1&m))
+}
 
 // of returns node v's sequence, its sentinel included in keys.
 func (s *pathSeqs) of(v uint32) ([]seqEntry, []seqKey) {
@@ -57,15 +90,17 @@ func (s *pathSeqs) of(v uint32) ([]seqEntry, []seqKey) {
 	return s.ent[lo:hi], s.key[lo : hi+1]
 }
 
-// seeker finds positions in one node's sequence.
+// seeker finds positions in one node's sequence: by its rank lines if it
+// has them, else by searching it.
 type seeker struct {
 	q     []seqKey
 	tbl   []uint32
 	shift uint8
+	lines []rankLine
 }
 
 func (s *pathSeqs) seeker(v uint32, q []seqKey) seeker {
-	return seeker{q: q, tbl: s.tbl[s.toff[v]:s.toff[v+1]], shift: s.shift[v]}
+	return seeker{q: q, tbl: s.tbl[s.toff[v]:s.toff[v+1]], shift: s.shift[v], lines: s.lines[s.loff[v]:s.loff[v+1]]}
 }
 
 // seek returns the first index i ≥ from of the sequence whose position is
@@ -109,14 +144,14 @@ type pathPairEdge struct {
 // clsSums are prefix sums over a pair's edges of one class (pairSums):
 // the edges (n), and for each edge m, by direction at the far node (0:
 // out of it, 1: into it), the far node's edges to fourth nodes that are
-// counted and up to δ after m (endC), counted and up to m (upToC), all up
-// to m (upTo) and all before m (bef) (pathsOfPair). Scalars, not arrays:
+// counted and up to δ after m (endC), counted and up to m (upToC), and
+// all before m (bef; up to m is the same: m is the pair's) (pathsOfPair). Scalars, not arrays:
 // the pass's values stay in registers, and it stores none of them in
 // halves that a wider load then reads back (a stalled store forwarding).
 type clsSums struct {
-	n                                          int64
-	endC0, endC1, upToC0, upToC1, upTo0, upTo1 int64
-	bef0, bef1                                 int64
+	n                            int64
+	endC0, endC1, upToC0, upToC1 int64
+	bef0, bef1                   int64
 }
 
 // pairSums are the prefix sums of a pair's two classes.
@@ -136,13 +171,23 @@ type pathBuf struct {
 	sums []pairSums
 }
 
-// cursor is an index j into the far node's sequence and the pair's edges
-// before it (k): both only move forward.
-type cursor struct{ j, k int }
+// cursor is an index j into the far node's sequence, its edges before j
+// into it (in1), counted out of it (c0) and counted into it (c1), and the
+// pair's edges before j (k): j and k only move forward.
+type cursor struct {
+	j, k        int
+	in1, c0, c1 uint32
+}
 
 // to moves c to the far node's first edge at or after position p.
 func (c *cursor) to(y *seeker, pk []uint32, p uint32) {
-	c.j = y.seek(c.j, p)
+	if len(y.lines) > 0 {
+		c.j, c.in1, c.c0, c.c1 = rankAt(y.lines, p)
+	} else {
+		c.j = y.seek(c.j, p)
+		e := &y.q[c.j]
+		c.in1, c.c0, c.c1 = e.in1, e.c0, e.c1
+	}
 	c.k = gallopKey(pk, c.k, p) // the pair's edges are the far node's: none lies in [p, pos[j])
 }
 
@@ -250,21 +295,26 @@ func (c *counter) deltaBounds(s *pathSeqs) {
 // triangle pass's counters (triPaths).
 func (c *counter) paths(ctx context.Context) error {
 	sq := &pathSeqs{off: make([]int64, c.nodes+1), n: make([]int32, c.nodes),
-		toff: make([]int64, c.nodes+1), shift: make([]uint8, c.nodes)}
+		toff: make([]int64, c.nodes+1), shift: make([]uint8, c.nodes), loff: make([]int64, c.nodes+1)}
 	span := uint32(c.sc.hi - c.w.First())
 	for v := range c.nodes {
 		d := len(c.w.Out(uint32(v))) + len(c.w.In(uint32(v)))
 		sq.off[v+1] = sq.off[v] + int64(d) + 1 // and the sentinel
-		var nb int64
-		if d >= bucketMin {
+		var nb, nl int64
+		switch {
+		case d >= bucketMin && int64(span) <= rankDense*int64(d):
+			nl = int64(span>>5) + 1 // searches stop at positions up to span
+		case d >= bucketMin:
 			sq.shift[v] = bucketShift(span, d)
 			nb = int64(span>>sq.shift[v]) + 1
 		}
 		sq.toff[v+1] = sq.toff[v] + nb
+		sq.loff[v+1] = sq.loff[v] + nl
 	}
 	sq.key = make([]seqKey, sq.off[c.nodes])
 	sq.ent = make([]seqEntry, sq.off[c.nodes])
 	sq.tbl = make([]uint32, sq.toff[c.nodes])
+	sq.lines = make([]rankLine, sq.loff[c.nodes])
 	c.deltaBounds(sq) // before the sequences, which copy it
 	err := c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
@@ -355,6 +405,32 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 			tbl[b] = uint32(k)
 		}
 	}
+	if lines := sq.lines[sq.loff[v]:sq.loff[v+1]]; len(lines) > 0 {
+		for i, e := range ent[:n] {
+			l, bit := &lines[key[i].pos>>5], uint32(1)<<(key[i].pos&31)
+			l.all |= bit
+			switch {
+			case e.flags&fIn == 0:
+				if e.flags&fCounted != 0 {
+					l.c0 |= bit
+				}
+			case e.flags&fCounted != 0:
+				l.in |= bit
+				l.c1 |= bit
+			default:
+				l.in |= bit
+			}
+		}
+		var na, ni, n0, n1 uint32
+		for i := range lines {
+			l := &lines[i]
+			l.nAll, l.nIn, l.nC0, l.nC1 = na, ni, n0, n1
+			na += uint32(bits.OnesCount32(l.all))
+			ni += uint32(bits.OnesCount32(l.in))
+			n0 += uint32(bits.OnesCount32(l.c0))
+			n1 += uint32(bits.OnesCount32(l.c1))
+		}
+	}
 	return n
 }
 
@@ -409,26 +485,24 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	}
 	farRun := append(b.far, run)
 	b.far = farRun
-	// far returns y's edges to a fourth node before index j of Y, all and
-	// counted, by direction at y (out, in), k of the pair's edges being
-	// before it.
-	far := func(j, k int) (all0, all1, cnt0, cnt1 int64) {
-		e, pb := &yq[j], &farRun[k]
-		in1 := int64(e.in1)
-		return int64(j) - in1 - pb[0], in1 - pb[1], int64(e.c0) - pb[2], int64(e.c1) - pb[3]
+	// far returns y's edges to a fourth node before c, all and counted,
+	// by direction at y (out, in).
+	far := func(c *cursor) (all0, all1, cnt0, cnt1 int64) {
+		pb := &farRun[c.k]
+		in1 := int64(c.in1)
+		return int64(c.j) - in1 - pb[0], in1 - pb[1], int64(c.c0) - pb[2], int64(c.c1) - pb[3]
 	}
 	// Prefix sums over the pair's edges of the counts at each edge's ends.
 	b.sums = slices.Grow(b.sums[:0], len(pair)+1)[:len(pair)+1]
 	sums := b.sums
 	sums[0] = pairSums{}
-	iy := 0
-	var end cursor
+	var at, end cursor
 	for k, m := range pair {
-		iy = ys.seek(iy, pk[k]) // Y[iy] is m
+		at.to(&ys, pk, pk[k]) // at m: Y[at.j] is m, at.k is k
 		end.to(&ys, pk, bd[k].after)
-		_, _, endC0, endC1 := far(end.j, end.k)
-		upTo0, upTo1, upToC0, upToC1 := far(iy+1, k+1)
-		bef0, bef1, _, _ := far(iy, k)
+		_, _, endC0, endC1 := far(&end)
+		// Up to m is before m: m is the pair's, whose edges far leaves out.
+		bef0, bef1, upToC0, upToC1 := far(&at)
 		sums[k+1] = sums[k]
 		t := &sums[k+1][m.cls&1]
 		t.n++
@@ -436,8 +510,6 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 		t.endC1 += endC1
 		t.upToC0 += upToC0
 		t.upToC1 += upToC1
-		t.upTo0 += upTo0
-		t.upTo1 += upTo1
 		t.bef0 += bef0
 		t.bef1 += bef1
 	}
@@ -475,12 +547,12 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 			ix.to(&ys, pk, ep)
 			sa, sh, sb := &sums[aLo], &sums[aHi], &sums[bHi]
 			if aLo < aHi { // M before e
-				all0, all1, cnt0, cnt1 := far(ix.j, ix.k)
+				all0, all1, cnt0, cnt1 := far(&ix)
 				counted := e.flags&fCounted != 0
 				var jb0, jb1 int64
 				if counted {
 					jb.to(&ys, pk, e.from)
-					jb0, jb1, _, _ = far(jb.j, jb.k)
+					jb0, jb1, _, _ = far(&jb)
 				}
 				for cls := range 2 {
 					hi, lo := &sh[cls], &sa[cls]
@@ -492,8 +564,8 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 					r[ri[1][0]] += hi.endC0 - lo.endC0 - n*cnt0 // M e f
 					r[ri[1][1]] += hi.endC1 - lo.endC1 - n*cnt1
 					if counted {
-						r[ri[2][0]] += n*all0 - (hi.upTo0 - lo.upTo0) // M f e
-						r[ri[2][1]] += n*all1 - (hi.upTo1 - lo.upTo1)
+						r[ri[2][0]] += n*all0 - (hi.bef0 - lo.bef0) // M f e
+						r[ri[2][1]] += n*all1 - (hi.bef1 - lo.bef1)
 						r[ri[3][0]] += hi.bef0 - lo.bef0 - n*jb0 // f M e
 						r[ri[3][1]] += hi.bef1 - lo.bef1 - n*jb1
 					}
@@ -501,7 +573,7 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 			}
 			if aHi < bHi { // M after e
 				ja.to(&ys, pk, e.after)
-				_, _, ja0, ja1 := far(ja.j, ja.k)
+				_, _, ja0, ja1 := far(&ja)
 				for cls := range 2 {
 					hi, lo := &sb[cls], &sh[cls]
 					n := hi.n - lo.n
