@@ -327,28 +327,36 @@ func (c *counter) paths(ctx context.Context) error {
 		return err
 	}
 	bufs := make([]pathBuf, c.workers)
-	// Each node counts its pairs with higher ids. A pair's cost is its
-	// lighter end's edges (at most), so a node's weight is their sum over
-	// its pairs: a hub's pairs are each light, but a heavy node's pair with
-	// a hub is a whole sequence.
+	// Each pair is counted by its heavier end y, from its lighter end x
+	// (pathsOfPair), y taking its pairs in turn: their searches in y's
+	// sequence, at each of x's edges near the pair and δ before and after
+	// it, then find it in cache, where pairs taken by their lower ends met
+	// a new far sequence each. y's weight is its pairs' x edges; a hub's
+	// pairs run as parts, split by x.
 	weight := make([]int64, c.nodes)
 	var total int64
-	for u := range c.nodes {
-		for _, v := range c.nbr[c.off[u] : c.off[u]+int64(c.deg[u])] {
-			if v > uint32(u) {
-				weight[u] += int64(min(sq.n[u], sq.n[v]))
+	for y := range c.nodes {
+		for _, x := range c.nbr[c.off[y] : c.off[y]+int64(c.deg[y])] {
+			if sq.lighter(x, uint32(y)) {
+				weight[y] += int64(sq.n[x])
 			}
 		}
-		total += weight[u]
+		total += weight[y]
 	}
-	return c.heavyFirst(ctx, c.nodes, 16, total, func(u int) int64 { return weight[u] }, func(wk, u int) {
+	return c.heavySplit(ctx, c.nodes, 16, total, func(y int) int64 { return weight[y] }, int64(4*c.workers), func(wk, y, part, parts int) {
 		r := (*[RawLen - rawPath]int64)(c.raws[wk].Raw[rawPath:])
-		for _, v := range c.nbr[c.off[u] : c.off[u]+int64(c.deg[u])] {
-			if v > uint32(u) {
-				c.pathsOfPair(sq, uint32(u), v, &bufs[wk], r)
+		for _, x := range c.nbr[c.off[y] : c.off[y]+int64(c.deg[y])] {
+			if sq.lighter(x, uint32(y)) && inPart(x, part, parts) {
+				c.pathsOfPair(sq, x, uint32(y), &bufs[wk], r)
 			}
 		}
 	})
+}
+
+// lighter reports whether node x's sequence is shorter than y's, or as
+// long and x's id lower: the end of a pair that the path pass walks.
+func (s *pathSeqs) lighter(x, y uint32) bool {
+	return s.n[x] < s.n[y] || s.n[x] == s.n[y] && x < y
 }
 
 // fillSeq writes node v's sequence, its sentinel and its bucket table,
@@ -434,13 +442,10 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 	return n
 }
 
-// pathsOfPair adds the paths whose middle edge joins u and v.
-func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen - rawPath]int64) {
+// pathsOfPair adds the paths whose middle edge joins xn, the pair's
+// lighter end, and yn.
+func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, b *pathBuf, r *[RawLen - rawPath]int64) {
 	w, first := c.w, c.w.First()
-	xn, yn := u, v
-	if sq.n[v] < sq.n[u] {
-		xn, yn = v, u
-	}
 	X, xq := sq.of(xn)
 	_, yq := sq.of(yn)
 	ys := sq.seeker(yn, yq)
