@@ -110,6 +110,10 @@ func (s *seeker) seek(from int, p uint32) int {
 	if q[from].pos >= p {
 		return from // most moves are none or short: no table read
 	}
+	if len(s.lines) > 0 {
+		j, _, _, _ := rankAt(s.lines, p)
+		return j
+	}
 	if len(s.tbl) > 0 {
 		from = max(from, int(s.tbl[p>>s.shift]))
 	}
@@ -179,8 +183,9 @@ type cursor struct {
 	in1, c0, c1 uint32
 }
 
-// to moves c to the far node's first edge at or after position p.
-func (c *cursor) to(y *seeker, pk []uint32, p uint32) {
+// to moves c to the far node's first edge at or after position p, k of
+// the pair's edges being before p.
+func (c *cursor) to(y *seeker, p uint32, k int) {
 	if len(y.lines) > 0 {
 		c.j, c.in1, c.c0, c.c1 = rankAt(y.lines, p)
 	} else {
@@ -188,7 +193,7 @@ func (c *cursor) to(y *seeker, pk []uint32, p uint32) {
 		e := &y.q[c.j]
 		c.in1, c.c0, c.c1 = e.in1, e.c0, e.c1
 	}
-	c.k = gallopKey(pk, c.k, p) // the pair's edges are the far node's: none lies in [p, pos[j])
+	c.k = k // the pair's edges are the far node's: none lies in [p, pos[j])
 }
 
 // gallopKey returns the first index i ≥ from with keys[i] ≥ p (len(keys) if
@@ -448,7 +453,7 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, b *pathBuf, r *[RawLe
 	w, first := c.w, c.w.First()
 	X, xq := sq.of(xn)
 	_, yq := sq.of(yn)
-	ys := sq.seeker(yn, yq)
+	ys, xs := sq.seeker(yn, yq), sq.seeker(xn, xq)
 	// The pair's edges, merged from its two directions.
 	b.pair, b.pos, b.bd = b.pair[:0], b.pos[:0], b.bd[:0]
 	xy, yx := w.Between(xn, yn), w.Between(yn, xn)
@@ -503,8 +508,8 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, b *pathBuf, r *[RawLe
 	sums[0] = pairSums{}
 	var at, end cursor
 	for k, m := range pair {
-		at.to(&ys, pk, pk[k]) // at m: Y[at.j] is m, at.k is k
-		end.to(&ys, pk, bd[k].after)
+		at.to(&ys, pk[k], k) // at m: Y[at.j] is m
+		end.to(&ys, bd[k].after, gallopKey(pk, end.k, bd[k].after))
 		_, _, endC0, endC1 := far(&end)
 		// Up to m is before m: m is the pair's, whose edges far leaves out.
 		bef0, bef1, upToC0, upToC1 := far(&at)
@@ -530,7 +535,7 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, b *pathBuf, r *[RawLe
 		for k++; k < len(pair) && bd[k].from <= hi; k++ {
 			hi = bd[k].after // after grows with the position
 		}
-		for i = gallopSeq(xq, i, lo); xq[i].pos < hi; i++ {
+		for i = xs.seek(i, lo); xq[i].pos < hi; i++ {
 			e, ep := &X[i], xq[i].pos
 			if e.other == yn {
 				continue
@@ -549,14 +554,14 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, b *pathBuf, r *[RawLe
 				continue
 			}
 			dx := e.flags & fIn
-			ix.to(&ys, pk, ep)
+			ix.to(&ys, ep, aHi)
 			sa, sh, sb := &sums[aLo], &sums[aHi], &sums[bHi]
 			if aLo < aHi { // M before e
 				all0, all1, cnt0, cnt1 := far(&ix)
 				counted := e.flags&fCounted != 0
 				var jb0, jb1 int64
 				if counted {
-					jb.to(&ys, pk, e.from)
+					jb.to(&ys, e.from, aLo)
 					jb0, jb1, _, _ = far(&jb)
 				}
 				for cls := range 2 {
@@ -577,7 +582,7 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, b *pathBuf, r *[RawLe
 				}
 			}
 			if aHi < bHi { // M after e
-				ja.to(&ys, pk, e.after)
+				ja.to(&ys, e.after, bHi)
 				_, _, ja0, ja1 := far(&ja)
 				for cls := range 2 {
 					hi, lo := &sb[cls], &sh[cls]
