@@ -36,11 +36,13 @@ type seqEntry struct {
 // after its time and the first no more than δ before it (deltaBound), so
 // window tests become position comparisons. A node's sequence of at
 // least bucketMin edges has a bucket table at tbl[toff[v]:]: entry b is
-// the index of its first edge at or after position b<<shift[v], about
-// four edges a bucket, so that a search that jumps (a hub's sequence,
-// searched at each of a light node's edges) starts next to its answer. A
-// dense one (rankDense) has rank lines at lines[loff[v]:] instead, which
-// answer a search without one.
+// the index of its first edge at or after position b<<shift[v], at most
+// one edge a bucket on average, so that a search (a heavy node's
+// sequence, searched at each of a light node's edges near the pair and δ
+// before and after each) finds its answer at its bucket's first edge or
+// the next, mostly, and decides which without a branch. A dense one
+// (rankDense) has rank lines at lines[loff[v]:] instead, which answer a
+// search without a table.
 type pathSeqs struct {
 	off   []int64
 	n     []int32
@@ -107,17 +109,23 @@ func (s *pathSeqs) seeker(v uint32, q []seqKey) seeker {
 // at least p (its sentinel's if none).
 func (s *seeker) seek(from int, p uint32) int {
 	q := s.q
-	if q[from].pos >= p {
-		return from // most moves are none or short: no table read
-	}
 	if len(s.lines) > 0 {
 		j, _, _, _ := rankAt(s.lines, p)
 		return j
 	}
 	if len(s.tbl) > 0 {
-		from = max(from, int(s.tbl[p>>s.shift]))
+		// p's bucket holds one edge or none, mostly: two steps that
+		// branch on nothing find the answer, where a scan's exit was a
+		// mispredicted branch at each search.
+		j := int(s.tbl[p>>s.shift])
+		j += below(q[j].pos, p)
+		j += below(q[j].pos, p)
+		if q[j].pos >= p {
+			return j
+		}
+		return gallopSeq(q, j, p)
 	}
-	for range 4 { // about a bucket; the sentinel stops it
+	for range 4 { // the sentinel stops it
 		if q[from].pos >= p {
 			return from
 		}
@@ -126,10 +134,15 @@ func (s *seeker) seek(from int, p uint32) int {
 	return gallopSeq(q, from, p)
 }
 
-// bucketShift is the shift that gives a sequence of n edges about four
-// edges a bucket over positions [0, span].
+// below is 1 if a < b, else 0, computed without a branch.
+func below(a, b uint32) int {
+	return int((uint64(a) - uint64(b)) >> 63)
+}
+
+// bucketShift is the shift that gives a sequence of n edges 1/2 to 1 edge
+// a bucket over positions [0, span].
 func bucketShift(span uint32, n int) uint8 {
-	want := max(uint64(n)/4, 1)
+	want := max(2*uint64(n), 1)
 	s := 0
 	for uint64(span)>>s >= want {
 		s++
