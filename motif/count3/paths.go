@@ -42,7 +42,8 @@ type seqEntry struct {
 // before and after each) finds its answer at its bucket's first edge or
 // the next, mostly, and decides which without a branch. A dense one
 // (rankDense) has rank lines at lines[loff[v]:] instead, which answer a
-// search without a table.
+// search without a table. The same edges grouped by neighbour are the
+// pair runs (groupSeq).
 type pathSeqs struct {
 	off   []int64
 	n     []int32
@@ -54,6 +55,14 @@ type pathSeqs struct {
 	tbl   []uint32
 	loff  []int64
 	lines []rankLine
+	// Pair runs: node v's edges grouped by neighbour in c.nbr's order,
+	// each group in position order, at off[v] + runAt[c.off[v]+i] for its
+	// i-th neighbour (c.mult edges): as the pass reads a pair's edges,
+	// class and flags (rPair: at v), positions and δ windows, side by side.
+	runAt []int32
+	rPair []pathPairEdge
+	rPos  []uint32
+	rBd   []deltaBound
 }
 
 const bucketMin = 64
@@ -152,8 +161,8 @@ func bucketShift(span uint32, n int) uint8 {
 
 // pathPairEdge is an edge of the pair being counted (its middle edges):
 // class (0: from the near node x to the far node y, 1: the other way) and
-// flags at the far node (fIn: into y; fCounted). Its position is in
-// pathBuf.pos.
+// flags at the far node (fIn: into y; fCounted). Its position and δ
+// window are beside it in the pair runs (pathSeqs.rPos, rBd).
 type pathPairEdge struct {
 	cls, flags uint8
 }
@@ -175,16 +184,12 @@ type clsSums struct {
 type pairSums [2]clsSums
 
 // deltaBound are an edge's δ window's ends as positions: the first no
-// more than δ before it and the first more than δ after it. Side by side,
-// as the pass reads them at a pair's edges: one cache miss, not two.
+// more than δ before it and the first more than δ after it.
 type deltaBound struct{ from, after uint32 }
 
 // pathBuf is a worker's scratch for one pair.
 type pathBuf struct {
-	pair []pathPairEdge
-	pos  []uint32     // the pair's edges' positions
-	bd   []deltaBound // and their δ windows
-	far  [][4]int64   // the pair's edges before each and in all, at the far node: out, in, counted out, counted in
+	far  [][4]int64 // the pair's edges before each and in all, at the far node: out, in, counted out, counted in
 	sums []pairSums
 }
 
@@ -333,13 +338,21 @@ func (c *counter) paths(ctx context.Context) error {
 	sq.ent = make([]seqEntry, sq.off[c.nodes])
 	sq.tbl = make([]uint32, sq.toff[c.nodes])
 	sq.lines = make([]rankLine, sq.loff[c.nodes])
+	sq.runAt = make([]int32, c.off[c.nodes])
+	sq.rPair = make([]pathPairEdge, sq.off[c.nodes])
+	sq.rPos = make([]uint32, sq.off[c.nodes])
+	sq.rBd = make([]deltaBound, sq.off[c.nodes])
 	c.deltaBounds(sq) // before the sequences, which copy it
-	err := c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
+	slots, curs := make([][]int32, c.workers), make([][]int32, c.workers)
+	err := c.parallel(ctx, c.nodes, 64, func(wk, lo, hi int) {
+		if slots[wk] == nil {
+			slots[wk] = make([]int32, c.nodes)
+		}
 		for v := lo; v < hi; v++ {
 			sq.n[v] = int32(c.fillSeq(uint32(v), sq))
+			curs[wk] = c.groupSeq(uint32(v), sq, slots[wk], curs[wk])
 		}
 	})
-	c.w.IndexPairs() // before the workers, which read Between
 	c.ph.mark("path-sequences")
 	if err != nil {
 		return err
@@ -363,12 +376,45 @@ func (c *counter) paths(ctx context.Context) error {
 	}
 	return c.heavySplit(ctx, c.nodes, 16, total, func(y int) int64 { return weight[y] }, int64(4*c.workers), func(wk, y, part, parts int) {
 		r := (*[RawLen - rawPath]int64)(c.raws[wk].Raw[rawPath:])
-		for _, x := range c.nbr[c.off[y] : c.off[y]+int64(c.deg[y])] {
+		for i, x := range c.nbr[c.off[y] : c.off[y]+int64(c.deg[y])] {
 			if sq.lighter(x, uint32(y)) && inPart(x, part, parts) {
-				c.pathsOfPair(sq, x, uint32(y), &bufs[wk], r)
+				s := c.off[y] + int64(i)
+				g := sq.off[y] + int64(sq.runAt[s])
+				c.pathsOfPair(sq, x, uint32(y), g, g+int64(c.mult[s]), &bufs[wk], r)
 			}
 		}
 	})
+}
+
+// groupSeq writes node v's pair runs from its sequence: a counting sort
+// by neighbour, its groups' sizes the static graph's edge counts (mult).
+// A pair's edges are then a run of its heavier end's, read in turn,
+// where the window's pair lists took a hash lookup each, a merge of two
+// directions and a cache miss at each edge for its δ window. slot is a
+// node-sized scratch; cur, its neighbours' next free entries, is
+// returned for the next node.
+func (c *counter) groupSeq(v uint32, sq *pathSeqs, slot, cur []int32) []int32 {
+	nb := c.nbr[c.off[v] : c.off[v]+int64(c.deg[v])]
+	cur = resize(cur, len(nb))
+	at := int32(0)
+	for i, u := range nb {
+		slot[u] = int32(i)
+		sq.runAt[c.off[v]+int64(i)] = at
+		cur[i] = at
+		at += c.mult[c.off[v]+int64(i)]
+	}
+	base := sq.off[v]
+	key, ent := sq.key[base:base+int64(sq.n[v])], sq.ent[base:base+int64(sq.n[v])]
+	for k := range ent {
+		e := &ent[k]
+		i := slot[e.other]
+		g := base + int64(cur[i])
+		cur[i]++
+		sq.rPair[g] = pathPairEdge{cls: 1 - e.flags&fIn, flags: e.flags} // x→y is into y
+		sq.rPos[g] = key[k].pos
+		sq.rBd[g] = deltaBound{from: e.from, after: e.after}
+	}
+	return cur
 }
 
 // lighter reports whether node x's sequence is shorter than y's, or as
@@ -461,38 +507,12 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 }
 
 // pathsOfPair adds the paths whose middle edge joins xn, the pair's
-// lighter end, and yn.
-func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, b *pathBuf, r *[RawLen - rawPath]int64) {
-	w, first := c.w, c.w.First()
+// lighter end, and yn, whose edges are yn's pair run [g0, g1).
+func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, g0, g1 int64, b *pathBuf, r *[RawLen - rawPath]int64) {
 	X, xq := sq.of(xn)
 	_, yq := sq.of(yn)
 	ys, xs := sq.seeker(yn, yq), sq.seeker(xn, xq)
-	// The pair's edges, merged from its two directions.
-	b.pair, b.pos, b.bd = b.pair[:0], b.pos[:0], b.bd[:0]
-	xy, yx := w.Between(xn, yn), w.Between(yn, xn)
-	for i, j := 0, 0; i < len(xy) || j < len(yx); {
-		var a window.Adj
-		var cls uint8
-		if j >= len(yx) || (i < len(xy) && xy[i].Rel < yx[j].Rel) {
-			a = xy[i]
-			i++
-		} else {
-			a, cls = yx[j], 1
-			j++
-		}
-		pos := w.Pos(a)
-		if pos >= c.sc.hi {
-			break // both lists are in position order
-		}
-		fl := fIn * (1 - cls) // x→y is into y
-		if c.sc.counted(pos) {
-			fl |= fCounted
-		}
-		b.pair = append(b.pair, pathPairEdge{cls: cls, flags: fl})
-		b.pos = append(b.pos, uint32(pos-first))
-		b.bd = append(b.bd, sq.bound[pos-first]) // loads that no branch waits on: they overlap
-	}
-	pair, pk, bd := b.pair, b.pos, b.bd
+	pair, pk, bd := sq.rPair[g0:g1], sq.rPos[g0:g1], sq.rBd[g0:g1]
 	if len(pair) == 0 {
 		return
 	}
