@@ -454,8 +454,7 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 		}
 		rel := uint32(pos - first)
 		key[n] = seqKey{pos: rel, in1: in1, c0: c0, c1: c1}
-		bd := sq.bound[rel]
-		ent[n] = seqEntry{other: a.Other, from: bd.from, after: bd.after, flags: fl}
+		ent[n] = seqEntry{other: a.Other, flags: fl}
 		n++
 		switch {
 		case fl&fIn != 0:
@@ -468,6 +467,13 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 		}
 	}
 	key[n] = seqKey{pos: math.MaxUint32, in1: in1, c0: c0, c1: c1}
+	// The δ windows in a loop of their own: each read misses the cache
+	// (the node's edges lie all over the window), and loads that no
+	// mispredicted branch (the merge's) cancels overlap.
+	for k := range ent[:n] {
+		bd := sq.bound[key[k].pos]
+		ent[k].from, ent[k].after = bd.from, bd.after
+	}
 	if tbl := sq.tbl[sq.toff[v]:sq.toff[v+1]]; len(tbl) > 0 {
 		sh, k := sq.shift[v], 0
 		for b := range tbl {
