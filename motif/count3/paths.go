@@ -2,6 +2,7 @@ package count3
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/bits"
 	"slices"
@@ -24,11 +25,16 @@ type seqKey struct {
 }
 
 // seqEntry is the rest of a sequence's edge, read where the pass visits
-// it: its other end, its δ window's ends (pathSeqs) and flags.
+// it: its other end, its δ window's ends (pathSeqs), and its position
+// above its flags (fIn, fCounted; pfFlags), as in the triangle pass's
+// pair lists (positions fit in 30 bits: maxRel): a visit to a near
+// node's edge reads one line of one array. The sentinel's pf is all ones.
 type seqEntry struct {
-	other, from, after uint32
-	flags              uint8 // fIn, fCounted
+	other, from, after, pf uint32
 }
+
+func (e *seqEntry) pos() uint32  { return e.pf >> 2 }
+func (e *seqEntry) flags() uint8 { return uint8(e.pf & pfFlags) }
 
 // pathSeqs are every node's sequences: node v's n[v] edges at
 // key[off[v]:] and ent[off[v]:], its sentinel after them. bound[r] are,
@@ -95,10 +101,10 @@ func rankAt(l []rankLine, p uint32) (j int, in1, c0, c1 uint32) {
 		r.nC0 + uint32(bits.OnesCount32(r.c0&m)), r.nC1 + uint32(bits.OnesCount32(r.c1&m))
 }
 
-// of returns node v's sequence, its sentinel included in keys.
+// of returns node v's sequence, its sentinels included.
 func (s *pathSeqs) of(v uint32) ([]seqEntry, []seqKey) {
 	lo, hi := s.off[v], s.off[v]+int64(s.n[v])
-	return s.ent[lo:hi], s.key[lo : hi+1]
+	return s.ent[lo : hi+1], s.key[lo : hi+1]
 }
 
 // seeker finds positions in one node's sequence: by its rank lines if it
@@ -319,6 +325,9 @@ func (c *counter) deltaBounds(s *pathSeqs) {
 func (c *counter) paths(ctx context.Context) error {
 	sq := &pathSeqs{off: make([]int64, c.nodes+1), n: make([]int32, c.nodes),
 		toff: make([]int64, c.nodes+1), shift: make([]uint8, c.nodes), loff: make([]int64, c.nodes+1)}
+	if c.sc.hi-c.w.First() > maxRel { // Count's triangle pass, first, says the same
+		return fmt.Errorf("count3: a window of %d edges exceeds the path pass's %d (its positions are packed in 30 bits)", c.sc.hi-c.w.First(), maxRel)
+	}
 	span := uint32(c.sc.hi - c.w.First())
 	for v := range c.nodes {
 		d := len(c.w.Out(uint32(v))) + len(c.w.In(uint32(v)))
@@ -410,7 +419,8 @@ func (c *counter) groupSeq(v uint32, sq *pathSeqs, slot, cur []int32) []int32 {
 		i := slot[e.other]
 		g := base + int64(cur[i])
 		cur[i]++
-		sq.rPair[g] = pathPairEdge{cls: 1 - e.flags&fIn, flags: e.flags} // x→y is into y
+		fl := e.flags()
+		sq.rPair[g] = pathPairEdge{cls: 1 - fl&fIn, flags: fl} // x→y is into y
 		sq.rPos[g] = key[k].pos
 		sq.rBd[g] = deltaBound{from: e.from, after: e.after}
 	}
@@ -454,7 +464,7 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 		}
 		rel := uint32(pos - first)
 		key[n] = seqKey{pos: rel, in1: in1, c0: c0, c1: c1}
-		ent[n] = seqEntry{other: a.Other, flags: fl}
+		ent[n] = seqEntry{other: a.Other, pf: rel<<2 | uint32(fl)}
 		n++
 		switch {
 		case fl&fIn != 0:
@@ -467,6 +477,7 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 		}
 	}
 	key[n] = seqKey{pos: math.MaxUint32, in1: in1, c0: c0, c1: c1}
+	ent[n] = seqEntry{pf: math.MaxUint32}
 	// The δ windows in a loop of their own: each read misses the cache
 	// (the node's edges lie all over the window), and loads that no
 	// mispredicted branch (the merge's) cancels overlap.
@@ -488,11 +499,11 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 			l, bit := &lines[key[i].pos>>5], uint32(1)<<(key[i].pos&31)
 			l.all |= bit
 			switch {
-			case e.flags&fIn == 0:
-				if e.flags&fCounted != 0 {
+			case e.flags()&fIn == 0:
+				if e.flags()&fCounted != 0 {
 					l.c0 |= bit
 				}
-			case e.flags&fCounted != 0:
+			case e.flags()&fCounted != 0:
 				l.in |= bit
 				l.c1 |= bit
 			default:
@@ -574,8 +585,8 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, g0, g1 int64, b *path
 		for k++; k < len(pair) && bd[k].from <= hi; k++ {
 			hi = bd[k].after // after grows with the position
 		}
-		for i = xs.seek(i, lo); xq[i].pos < hi; i++ {
-			e, ep := &X[i], xq[i].pos
+		for i = xs.seek(i, lo); X[i].pos() < hi; i++ { // X's sentinel stops it
+			e, ep := &X[i], X[i].pos()
 			if e.other == yn {
 				continue
 			}
@@ -592,12 +603,13 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, g0, g1 int64, b *path
 			if aLo == bHi {
 				continue
 			}
-			dx := e.flags & fIn
+			fl := e.flags()
+			dx := fl & fIn
 			ix.to(&ys, ep, aHi)
 			sa, sh, sb := &sums[aLo], &sums[aHi], &sums[bHi]
 			if aLo < aHi { // M before e
 				all0, all1, cnt0, cnt1 := far(&ix)
-				counted := e.flags&fCounted != 0
+				counted := fl&fCounted != 0
 				var jb0, jb1 int64
 				if counted {
 					jb.to(&ys, e.from, aLo)
