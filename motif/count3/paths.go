@@ -366,6 +366,7 @@ func (c *counter) paths(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	sq.bound = nil // the sequences and pair runs hold the δ windows now
 	bufs := make([]pathBuf, c.workers)
 	// Each pair is counted by its heavier end y, from its lighter end x
 	// (pathsOfPair), y taking its pairs in turn: their searches in y's

@@ -1,12 +1,10 @@
 package count3
 
 import (
-	"context"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/motifwatch/motifwatch/motif"
-	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/motif/oracle"
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -21,24 +19,9 @@ import (
 func TestPathSearchesMatchEngine(t *testing.T) {
 	defer func(d int64) { rankDense = d }(rankDense)
 	rng := rand.New(rand.NewPCG(28, 5))
-	eng := cpu.New(2)
 	check := func(name string, w *window.Window, delta int64, req motif.Request) {
 		t.Helper()
-		var want [Cells]int64
-		for c, q := range cellQueries(delta) {
-			if Family(Cell(c)) != Paths {
-				continue
-			}
-			p, err := motif.Compile(q, w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := eng.Mine(context.Background(), w, p, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want[c] = res.Matches
-		}
+		want := engineFamily(t, w, delta, req, Paths)
 		for _, dense := range []int64{0, 16, 1 << 40} {
 			rankDense = dense
 			for _, workers := range []int{1, 3} {
