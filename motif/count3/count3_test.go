@@ -370,14 +370,14 @@ func heavyPairWindow(t *testing.T, rng *rand.Rand, thirds, heavy int, time func(
 	return w
 }
 
-// checkTriangles compares the triangle cells, counted alone with 1 and 3
-// workers, against the general engine.
-func checkTriangles(t *testing.T, name string, w *window.Window, delta int64, req motif.Request) {
+// engineFamily is the general engine's count of each cell of family fam
+// (0 in the others).
+func engineFamily(t *testing.T, w *window.Window, delta int64, req motif.Request, fam Families) [Cells]int64 {
 	t.Helper()
 	cpu := cpu.New(2)
 	var want [Cells]int64
 	for c, q := range cellQueries(delta) {
-		if Family(Cell(c)) != Triangles {
+		if Family(Cell(c)) != fam {
 			continue
 		}
 		p, err := motif.Compile(q, w)
@@ -390,6 +390,14 @@ func checkTriangles(t *testing.T, name string, w *window.Window, delta int64, re
 		}
 		want[c] = res.Matches
 	}
+	return want
+}
+
+// checkTriangles compares the triangle cells, counted alone with 1 and 3
+// workers, against the general engine.
+func checkTriangles(t *testing.T, name string, w *window.Window, delta int64, req motif.Request) {
+	t.Helper()
+	want := engineFamily(t, w, delta, req, Triangles)
 	for _, workers := range []int{1, 3} {
 		raw, err := Count(context.Background(), w, delta, req, Triangles, Options{Workers: workers})
 		if err != nil {

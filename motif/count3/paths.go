@@ -2,7 +2,10 @@ package count3
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/bits"
+	"slices"
 
 	"github.com/motifwatch/motifwatch/window"
 )
@@ -22,62 +25,122 @@ type seqKey struct {
 }
 
 // seqEntry is the rest of a sequence's edge, read where the pass visits
-// it: its other end, its δ window's ends (pathSeqs) and flags.
+// it: its other end, its δ window's ends (pathSeqs), and its position
+// above its flags (fIn, fCounted; pfFlags), as in the triangle pass's
+// pair lists (positions fit in 30 bits: maxRel): a visit to a near
+// node's edge reads one line of one array. The sentinel's pf is all ones.
 type seqEntry struct {
-	other, from, after uint32
-	flags              uint8 // fIn, fCounted
+	other, from, after, pf uint32
 }
 
+func (e *seqEntry) pos() uint32  { return e.pf >> 2 }
+func (e *seqEntry) flags() uint8 { return uint8(e.pf & pfFlags) }
+
 // pathSeqs are every node's sequences: node v's n[v] edges at
-// key[off[v]:] and ent[off[v]:], its sentinel after them. after[r] and
-// from[r] are, for the edge at relative position r, the first position
-// more than δ after its time and the first no more than δ before it, so
+// key[off[v]:] and ent[off[v]:], its sentinel after them. bound[r] are,
+// for the edge at relative position r, the first position more than δ
+// after its time and the first no more than δ before it (deltaBound), so
 // window tests become position comparisons. A node's sequence of at
 // least bucketMin edges has a bucket table at tbl[toff[v]:]: entry b is
-// the index of its first edge at or after position b<<shift[v], about
-// four edges a bucket, so that a search that jumps (a hub's sequence,
-// searched at each of a light node's edges) starts next to its answer.
+// the index of its first edge at or after position b<<shift[v], at most
+// one edge a bucket on average, so that a search (a heavy node's
+// sequence, searched at each of a light node's edges near the pair and δ
+// before and after each) finds its answer at its bucket's first edge or
+// the next, mostly, and decides which without a branch. A dense one
+// (rankDense) has rank lines at lines[loff[v]:] instead, which answer a
+// search without a table. The same edges grouped by neighbour are the
+// pair runs (groupSeq).
 type pathSeqs struct {
-	off         []int64
-	n           []int32
-	key         []seqKey
-	ent         []seqEntry
-	after, from []uint32
-	toff        []int64
-	shift       []uint8
-	tbl         []uint32
+	off   []int64
+	n     []int32
+	key   []seqKey
+	ent   []seqEntry
+	bound []deltaBound
+	toff  []int64
+	shift []uint8
+	tbl   []uint32
+	loff  []int64
+	lines []rankLine
+	// Pair runs: node v's edges grouped by neighbour in c.nbr's order,
+	// each group in position order, at off[v] + runAt[c.off[v]+i] for its
+	// i-th neighbour (c.mult edges): as the pass reads a pair's edges,
+	// class and flags (rPair: at v), positions and δ windows, side by side.
+	runAt []int32
+	rPair []pathPairEdge
+	rPos  []uint32
+	rBd   []deltaBound
 }
 
 const bucketMin = 64
 
-// of returns node v's sequence, its sentinel included in keys.
-func (s *pathSeqs) of(v uint32) ([]seqEntry, []seqKey) {
-	lo, hi := s.off[v], s.off[v]+int64(s.n[v])
-	return s.ent[lo:hi], s.key[lo : hi+1]
+// rankDense: a sequence of n ≥ bucketMin edges over a scope of s
+// positions has rank lines if s ≤ rankDense·n, where they take no more
+// memory than its keys (tgraphgen 1M, δ 86400: its 4 largest hubs, which
+// a third of the pass's searches go to). A variable for tests.
+var rankDense = int64(16)
+
+// rankLine is 32 positions [32·i, 32·i+32) of a dense node's sequence:
+// bitmaps of the positions that hold its edges (all), its edges into it
+// (in) and its counted edges out of and into it (c0, c1), and the counts
+// of each before the line. Its search (rankAt) is one line's read and
+// four population counts, with no branch on what it reads: in a hub's
+// sequence, a bucket table's search missed the cache at its table and
+// again at its keys, and mispredicted its scan's exit.
+type rankLine struct {
+	all, in, c0, c1     uint32
+	nAll, nIn, nC0, nC1 uint32
 }
 
-// seeker finds positions in one node's sequence.
+// rankAt returns the index in a sequence with rank lines l of its first
+// edge at or after position p, and its edges before it: into the node,
+// counted out of it and counted into it.
+func rankAt(l []rankLine, p uint32) (j int, in1, c0, c1 uint32) {
+	r := &l[p>>5]
+	m := uint32(1)<<(p&31) - 1
+	return int(r.nAll) + bits.OnesCount32(r.all&m), r.nIn + uint32(bits.OnesCount32(r.in&m)),
+		r.nC0 + uint32(bits.OnesCount32(r.c0&m)), r.nC1 + uint32(bits.OnesCount32(r.c1&m))
+}
+
+// of returns node v's sequence, its sentinels included.
+func (s *pathSeqs) of(v uint32) ([]seqEntry, []seqKey) {
+	lo, hi := s.off[v], s.off[v]+int64(s.n[v])
+	return s.ent[lo : hi+1], s.key[lo : hi+1]
+}
+
+// seeker finds positions in one node's sequence: by its rank lines if it
+// has them, else by searching it.
 type seeker struct {
 	q     []seqKey
 	tbl   []uint32
 	shift uint8
+	lines []rankLine
 }
 
 func (s *pathSeqs) seeker(v uint32, q []seqKey) seeker {
-	return seeker{q: q, tbl: s.tbl[s.toff[v]:s.toff[v+1]], shift: s.shift[v]}
+	return seeker{q: q, tbl: s.tbl[s.toff[v]:s.toff[v+1]], shift: s.shift[v], lines: s.lines[s.loff[v]:s.loff[v+1]]}
 }
 
 // seek returns the first index i ≥ from of the sequence whose position is
 // at least p (its sentinel's if none).
 func (s *seeker) seek(from int, p uint32) int {
 	q := s.q
-	if q[from].pos >= p {
-		return from // most moves are none or short: no table read
+	if len(s.lines) > 0 {
+		j, _, _, _ := rankAt(s.lines, p)
+		return j
 	}
 	if len(s.tbl) > 0 {
-		from = max(from, int(s.tbl[p>>s.shift]))
+		// p's bucket holds one edge or none, mostly: two steps that
+		// branch on nothing find the answer, where a scan's exit was a
+		// mispredicted branch at each search.
+		j := int(s.tbl[p>>s.shift])
+		j += below(q[j].pos, p)
+		j += below(q[j].pos, p)
+		if q[j].pos >= p {
+			return j
+		}
+		return gallopSeq(q, j, p)
 	}
-	for range 4 { // about a bucket; the sentinel stops it
+	for range 4 { // the sentinel stops it
 		if q[from].pos >= p {
 			return from
 		}
@@ -86,10 +149,15 @@ func (s *seeker) seek(from int, p uint32) int {
 	return gallopSeq(q, from, p)
 }
 
-// bucketShift is the shift that gives a sequence of n edges about four
-// edges a bucket over positions [0, span].
+// below is 1 if a < b, else 0, computed without a branch.
+func below(a, b uint32) int {
+	return int((uint64(a) - uint64(b)) >> 63)
+}
+
+// bucketShift is the shift that gives a sequence of n edges 1/2 to 1 edge
+// a bucket over positions [0, span].
 func bucketShift(span uint32, n int) uint8 {
-	want := max(uint64(n)/4, 1)
+	want := max(2*uint64(n), 1)
 	s := 0
 	for uint64(span)>>s >= want {
 		s++
@@ -99,38 +167,57 @@ func bucketShift(span uint32, n int) uint8 {
 
 // pathPairEdge is an edge of the pair being counted (its middle edges):
 // class (0: from the near node x to the far node y, 1: the other way) and
-// flags at the far node (fIn: into y; fCounted). Its position is in
-// pathBuf.pos.
+// flags at the far node (fIn: into y; fCounted). Its position and δ
+// window are beside it in the pair runs (pathSeqs.rPos, rBd).
 type pathPairEdge struct {
 	cls, flags uint8
 }
 
-// pairSums are prefix sums over a pair's edges, by class: the edges (n),
-// and for each edge m, by direction at the far node, the far node's edges
-// to fourth nodes that are counted and up to δ after m (endC), counted and
-// up to m (upToC), all up to m (upTo) and all before m (before)
-// (pathsOfPair).
-type pairSums struct {
-	n                         [2]int64
-	endC, upToC, upTo, before [2][2]int64
+// clsSums are prefix sums over a pair's edges of one class (pairSums):
+// the edges (n), and for each edge m, by direction at the far node (0:
+// out of it, 1: into it), the far node's edges to fourth nodes that are
+// counted and up to δ after m (endC), counted and up to m (upToC), and
+// all before m (bef; up to m is the same: m is the pair's) (pathsOfPair). Scalars, not arrays:
+// the pass's values stay in registers, and it stores none of them in
+// halves that a wider load then reads back (a stalled store forwarding).
+type clsSums struct {
+	n                            int64
+	endC0, endC1, upToC0, upToC1 int64
+	bef0, bef1                   int64
 }
+
+// pairSums are the prefix sums of a pair's two classes.
+type pairSums [2]clsSums
+
+// deltaBound are an edge's δ window's ends as positions: the first no
+// more than δ before it and the first more than δ after it.
+type deltaBound struct{ from, after uint32 }
 
 // pathBuf is a worker's scratch for one pair.
 type pathBuf struct {
-	pair []pathPairEdge
-	pos  []uint32   // the pair's edges' positions
 	far  [][4]int64 // the pair's edges before each and in all, at the far node: out, in, counted out, counted in
 	sums []pairSums
 }
 
-// cursor is an index j into the far node's sequence and the pair's edges
-// before it (k): both only move forward.
-type cursor struct{ j, k int }
+// cursor is an index j into the far node's sequence, its edges before j
+// into it (in1), counted out of it (c0) and counted into it (c1), and the
+// pair's edges before j (k): j and k only move forward.
+type cursor struct {
+	j, k        int
+	in1, c0, c1 uint32
+}
 
-// to moves c to the far node's first edge at or after position p.
-func (c *cursor) to(y *seeker, pk []uint32, p uint32) {
-	c.j = y.seek(c.j, p)
-	c.k = gallopKey(pk, c.k, p) // the pair's edges are the far node's: none lies in [p, pos[j])
+// to moves c to the far node's first edge at or after position p, k of
+// the pair's edges being before p.
+func (c *cursor) to(y *seeker, p uint32, k int) {
+	if len(y.lines) > 0 {
+		c.j, c.in1, c.c0, c.c1 = rankAt(y.lines, p)
+	} else {
+		c.j = y.seek(c.j, p)
+		e := &y.q[c.j]
+		c.in1, c.c0, c.c1 = e.in1, e.c0, e.c1
+	}
+	c.k = k // the pair's edges are the far node's: none lies in [p, pos[j])
 }
 
 // gallopKey returns the first index i ≥ from with keys[i] ≥ p (len(keys) if
@@ -192,13 +279,13 @@ func gallopSeq(q []seqKey, from int, p uint32) int {
 	return hi
 }
 
-// deltaBounds fills s.after and s.from over the positions below the
-// scope's end, two pointers over the window's times.
+// deltaBounds fills s.bound over the positions below the scope's end, two
+// pointers over the window's times.
 func (c *counter) deltaBounds(s *pathSeqs) {
 	first := c.w.First()
 	_, _, ts := c.w.Columns(first, c.sc.hi)
 	n := len(ts)
-	s.after, s.from = make([]uint32, n), make([]uint32, n)
+	s.bound = make([]deltaBound, n)
 	a, f := 0, 0
 	for r, t := range ts {
 		a = max(a, r)
@@ -208,7 +295,7 @@ func (c *counter) deltaBounds(s *pathSeqs) {
 		for apart(ts[f], t, c.delta) {
 			f++
 		}
-		s.after[r], s.from[r] = uint32(a), uint32(f)
+		s.bound[r] = deltaBound{from: uint32(f), after: uint32(a)}
 	}
 }
 
@@ -237,55 +324,114 @@ func (c *counter) deltaBounds(s *pathSeqs) {
 // triangle pass's counters (triPaths).
 func (c *counter) paths(ctx context.Context) error {
 	sq := &pathSeqs{off: make([]int64, c.nodes+1), n: make([]int32, c.nodes),
-		toff: make([]int64, c.nodes+1), shift: make([]uint8, c.nodes)}
+		toff: make([]int64, c.nodes+1), shift: make([]uint8, c.nodes), loff: make([]int64, c.nodes+1)}
+	if c.sc.hi-c.w.First() > maxRel { // Count's triangle pass, first, says the same
+		return fmt.Errorf("count3: a window of %d edges exceeds the path pass's %d (its positions are packed in 30 bits)", c.sc.hi-c.w.First(), maxRel)
+	}
 	span := uint32(c.sc.hi - c.w.First())
 	for v := range c.nodes {
 		d := len(c.w.Out(uint32(v))) + len(c.w.In(uint32(v)))
 		sq.off[v+1] = sq.off[v] + int64(d) + 1 // and the sentinel
-		var nb int64
-		if d >= bucketMin {
+		var nb, nl int64
+		switch {
+		case d >= bucketMin && int64(span) <= rankDense*int64(d):
+			nl = int64(span>>5) + 1 // searches stop at positions up to span
+		case d >= bucketMin:
 			sq.shift[v] = bucketShift(span, d)
 			nb = int64(span>>sq.shift[v]) + 1
 		}
 		sq.toff[v+1] = sq.toff[v] + nb
+		sq.loff[v+1] = sq.loff[v] + nl
 	}
 	sq.key = make([]seqKey, sq.off[c.nodes])
 	sq.ent = make([]seqEntry, sq.off[c.nodes])
 	sq.tbl = make([]uint32, sq.toff[c.nodes])
+	sq.lines = make([]rankLine, sq.loff[c.nodes])
+	sq.runAt = make([]int32, c.off[c.nodes])
+	sq.rPair = make([]pathPairEdge, sq.off[c.nodes])
+	sq.rPos = make([]uint32, sq.off[c.nodes])
+	sq.rBd = make([]deltaBound, sq.off[c.nodes])
 	c.deltaBounds(sq) // before the sequences, which copy it
-	err := c.parallel(ctx, c.nodes, 64, func(_, lo, hi int) {
+	slots, curs := make([][]int32, c.workers), make([][]int32, c.workers)
+	err := c.parallel(ctx, c.nodes, 64, func(wk, lo, hi int) {
+		if slots[wk] == nil {
+			slots[wk] = make([]int32, c.nodes)
+		}
 		for v := lo; v < hi; v++ {
 			sq.n[v] = int32(c.fillSeq(uint32(v), sq))
+			curs[wk] = c.groupSeq(uint32(v), sq, slots[wk], curs[wk])
 		}
 	})
-	c.w.IndexPairs() // before the workers, which read Between
 	c.ph.mark("path-sequences")
 	if err != nil {
 		return err
 	}
+	sq.bound = nil // the sequences and pair runs hold the δ windows now
 	bufs := make([]pathBuf, c.workers)
-	// Each node counts its pairs with higher ids. A pair's cost is its
-	// lighter end's edges (at most), so a node's weight is their sum over
-	// its pairs: a hub's pairs are each light, but a heavy node's pair with
-	// a hub is a whole sequence.
+	// Each pair is counted by its heavier end y, from its lighter end x
+	// (pathsOfPair), y taking its pairs in turn: their searches in y's
+	// sequence, at each of x's edges near the pair and δ before and after
+	// it, then find it in cache, where pairs taken by their lower ends met
+	// a new far sequence each. y's weight is its pairs' x edges; a hub's
+	// pairs run as parts, split by x.
 	weight := make([]int64, c.nodes)
 	var total int64
-	for u := range c.nodes {
-		for _, v := range c.nbr[c.off[u] : c.off[u]+int64(c.deg[u])] {
-			if v > uint32(u) {
-				weight[u] += int64(min(sq.n[u], sq.n[v]))
+	for y := range c.nodes {
+		for _, x := range c.nbr[c.off[y] : c.off[y]+int64(c.deg[y])] {
+			if sq.lighter(x, uint32(y)) {
+				weight[y] += int64(sq.n[x])
 			}
 		}
-		total += weight[u]
+		total += weight[y]
 	}
-	return c.heavyFirst(ctx, c.nodes, 16, total, func(u int) int64 { return weight[u] }, func(wk, u int) {
+	return c.heavySplit(ctx, c.nodes, 16, total, func(y int) int64 { return weight[y] }, int64(4*c.workers), func(wk, y, part, parts int) {
 		r := (*[RawLen - rawPath]int64)(c.raws[wk].Raw[rawPath:])
-		for _, v := range c.nbr[c.off[u] : c.off[u]+int64(c.deg[u])] {
-			if v > uint32(u) {
-				c.pathsOfPair(sq, uint32(u), v, &bufs[wk], r)
+		for i, x := range c.nbr[c.off[y] : c.off[y]+int64(c.deg[y])] {
+			if sq.lighter(x, uint32(y)) && inPart(x, part, parts) {
+				s := c.off[y] + int64(i)
+				g := sq.off[y] + int64(sq.runAt[s])
+				c.pathsOfPair(sq, x, uint32(y), g, g+int64(c.mult[s]), &bufs[wk], r)
 			}
 		}
 	})
+}
+
+// groupSeq writes node v's pair runs from its sequence: a counting sort
+// by neighbour, its groups' sizes the static graph's edge counts (mult).
+// A pair's edges are then a run of its heavier end's, read in turn,
+// where the window's pair lists took a hash lookup each, a merge of two
+// directions and a cache miss at each edge for its δ window. slot is a
+// node-sized scratch; cur, its neighbours' next free entries, is
+// returned for the next node.
+func (c *counter) groupSeq(v uint32, sq *pathSeqs, slot, cur []int32) []int32 {
+	nb := c.nbr[c.off[v] : c.off[v]+int64(c.deg[v])]
+	cur = resize(cur, len(nb))
+	at := int32(0)
+	for i, u := range nb {
+		slot[u] = int32(i)
+		sq.runAt[c.off[v]+int64(i)] = at
+		cur[i] = at
+		at += c.mult[c.off[v]+int64(i)]
+	}
+	base := sq.off[v]
+	key, ent := sq.key[base:base+int64(sq.n[v])], sq.ent[base:base+int64(sq.n[v])]
+	for k := range ent {
+		e := &ent[k]
+		i := slot[e.other]
+		g := base + int64(cur[i])
+		cur[i]++
+		fl := e.flags()
+		sq.rPair[g] = pathPairEdge{cls: 1 - fl&fIn, flags: fl} // x→y is into y
+		sq.rPos[g] = key[k].pos
+		sq.rBd[g] = deltaBound{from: e.from, after: e.after}
+	}
+	return cur
+}
+
+// lighter reports whether node x's sequence is shorter than y's, or as
+// long and x's id lower: the end of a pair that the path pass walks.
+func (s *pathSeqs) lighter(x, y uint32) bool {
+	return s.n[x] < s.n[y] || s.n[x] == s.n[y] && x < y
 }
 
 // fillSeq writes node v's sequence, its sentinel and its bucket table,
@@ -319,7 +465,7 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 		}
 		rel := uint32(pos - first)
 		key[n] = seqKey{pos: rel, in1: in1, c0: c0, c1: c1}
-		ent[n] = seqEntry{other: a.Other, from: sq.from[rel], after: sq.after[rel], flags: fl}
+		ent[n] = seqEntry{other: a.Other, pf: rel<<2 | uint32(fl)}
 		n++
 		switch {
 		case fl&fIn != 0:
@@ -332,6 +478,14 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 		}
 	}
 	key[n] = seqKey{pos: math.MaxUint32, in1: in1, c0: c0, c1: c1}
+	ent[n] = seqEntry{pf: math.MaxUint32}
+	// The δ windows in a loop of their own: each read misses the cache
+	// (the node's edges lie all over the window), and loads that no
+	// mispredicted branch (the merge's) cancels overlap.
+	for k := range ent[:n] {
+		bd := sq.bound[key[k].pos]
+		ent[k].from, ent[k].after = bd.from, bd.after
+	}
 	if tbl := sq.tbl[sq.toff[v]:sq.toff[v+1]]; len(tbl) > 0 {
 		sh, k := sq.shift[v], 0
 		for b := range tbl {
@@ -341,52 +495,42 @@ func (c *counter) fillSeq(v uint32, sq *pathSeqs) int {
 			tbl[b] = uint32(k)
 		}
 	}
+	if lines := sq.lines[sq.loff[v]:sq.loff[v+1]]; len(lines) > 0 {
+		for i, e := range ent[:n] {
+			l, bit := &lines[key[i].pos>>5], uint32(1)<<(key[i].pos&31)
+			l.all |= bit
+			switch {
+			case e.flags()&fIn == 0:
+				if e.flags()&fCounted != 0 {
+					l.c0 |= bit
+				}
+			case e.flags()&fCounted != 0:
+				l.in |= bit
+				l.c1 |= bit
+			default:
+				l.in |= bit
+			}
+		}
+		var na, ni, n0, n1 uint32
+		for i := range lines {
+			l := &lines[i]
+			l.nAll, l.nIn, l.nC0, l.nC1 = na, ni, n0, n1
+			na += uint32(bits.OnesCount32(l.all))
+			ni += uint32(bits.OnesCount32(l.in))
+			n0 += uint32(bits.OnesCount32(l.c0))
+			n1 += uint32(bits.OnesCount32(l.c1))
+		}
+	}
 	return n
 }
 
-// before returns the edges of q before index i by direction: all of them
-// and the counted ones.
-func before(q []seqKey, i int) (all, cnt [2]int64) {
-	e := &q[i]
-	return [2]int64{int64(i) - int64(e.in1), int64(e.in1)}, [2]int64{int64(e.c0), int64(e.c1)}
-}
-
-// pathsOfPair adds the paths whose middle edge joins u and v.
-func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen - rawPath]int64) {
-	w, first := c.w, c.w.First()
-	after, from := sq.after, sq.from
-	xn, yn := u, v
-	if sq.n[v] < sq.n[u] {
-		xn, yn = v, u
-	}
+// pathsOfPair adds the paths whose middle edge joins xn, the pair's
+// lighter end, and yn, whose edges are yn's pair run [g0, g1).
+func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, g0, g1 int64, b *pathBuf, r *[RawLen - rawPath]int64) {
 	X, xq := sq.of(xn)
 	_, yq := sq.of(yn)
-	ys := sq.seeker(yn, yq)
-	// The pair's edges, merged from its two directions.
-	b.pair, b.pos = b.pair[:0], b.pos[:0]
-	xy, yx := w.Between(xn, yn), w.Between(yn, xn)
-	for i, j := 0, 0; i < len(xy) || j < len(yx); {
-		var a window.Adj
-		var cls uint8
-		if j >= len(yx) || (i < len(xy) && xy[i].Rel < yx[j].Rel) {
-			a = xy[i]
-			i++
-		} else {
-			a, cls = yx[j], 1
-			j++
-		}
-		pos := w.Pos(a)
-		if pos >= c.sc.hi {
-			break // both lists are in position order
-		}
-		fl := fIn * (1 - cls) // x→y is into y
-		if c.sc.counted(pos) {
-			fl |= fCounted
-		}
-		b.pair = append(b.pair, pathPairEdge{cls: cls, flags: fl})
-		b.pos = append(b.pos, uint32(pos-first))
-	}
-	pair, pk := b.pair, b.pos
+	ys, xs := sq.seeker(yn, yq), sq.seeker(xn, xq)
+	pair, pk, bd := sq.rPair[g0:g1], sq.rPos[g0:g1], sq.rBd[g0:g1]
 	if len(pair) == 0 {
 		return
 	}
@@ -402,46 +546,35 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	}
 	farRun := append(b.far, run)
 	b.far = farRun
-	// far returns y's edges to a fourth node before index j of Y, all and
-	// counted, by direction at y, k of the pair's edges being before it.
-	far := func(j, k int) (all, cnt [2]int64) {
-		all, cnt = before(yq, j)
-		pb := &farRun[k]
-		return [2]int64{all[0] - pb[0], all[1] - pb[1]}, [2]int64{cnt[0] - pb[2], cnt[1] - pb[3]}
+	// far returns y's edges to a fourth node before c, all and counted,
+	// by direction at y (out, in).
+	far := func(c *cursor) (all0, all1, cnt0, cnt1 int64) {
+		pb := &farRun[c.k]
+		in1 := int64(c.in1)
+		return int64(c.j) - in1 - pb[0], in1 - pb[1], int64(c.c0) - pb[2], int64(c.c1) - pb[3]
 	}
 	// Prefix sums over the pair's edges of the counts at each edge's ends.
-	b.sums = append(b.sums[:0], pairSums{})
-	iy := 0
-	var end cursor
-	for k, m := range pair {
-		iy = ys.seek(iy, pk[k]) // Y[iy] is m
-		end.to(&ys, pk, after[pk[k]])
-		_, endC := far(end.j, end.k)
-		upTo, upToC := far(iy+1, k+1)
-		bef, _ := far(iy, k)
-		s := b.sums[k]
-		s.n[m.cls]++
-		for d := range 2 {
-			s.endC[m.cls][d] += endC[d]
-			s.upToC[m.cls][d] += upToC[d]
-			s.upTo[m.cls][d] += upTo[d]
-			s.before[m.cls][d] += bef[d]
-		}
-		b.sums = append(b.sums, s)
-	}
+	b.sums = slices.Grow(b.sums[:0], len(pair)+1)[:len(pair)+1]
 	sums := b.sums
-	add := func(cls, o int, dx uint8, n [2]int64) {
-		if cls == 0 { // x is the middle edge's source: x's edge is L
-			r[4*o+2*int(dx)] += n[0]
-			r[4*o+2*int(dx)+1] += n[1]
-		} else {
-			r[4*o+int(dx)] += n[0]
-			r[4*o+2+int(dx)] += n[1]
-		}
+	sums[0] = pairSums{}
+	var at, end cursor
+	for k, m := range pair {
+		at.to(&ys, pk[k], k) // at m: Y[at.j] is m
+		end.to(&ys, bd[k].after, gallopKey(pk, end.k, bd[k].after))
+		_, _, endC0, endC1 := far(&end)
+		// Up to m is before m: m is the pair's, whose edges far leaves out.
+		bef0, bef1, upToC0, upToC1 := far(&at)
+		sums[k+1] = sums[k]
+		t := &sums[k+1][m.cls&1]
+		t.n++
+		t.endC0 += endC0
+		t.endC1 += endC1
+		t.upToC0 += upToC0
+		t.upToC1 += upToC1
+		t.bef0 += bef0
+		t.bef1 += bef1
 	}
-	// Orders (raw o) by class: e M f, M e f, M f e, f M e, where e is x's
-	// edge and f y's.
-	orders := [2][4]int{{0, 2, 3, 1}, {1, 3, 2, 0}}
+	idx := &pathRawIdx
 	// x's edges near the pair's edges: the union of their δ windows
 	// [from, after), in position order. The pair ranges [aLo, aHi) (before
 	// e, within δ) and [aHi, bHi) (after e, within δ) only move forward.
@@ -449,12 +582,12 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 	var ix, ja, jb cursor // on Y: the first edge after e, more than δ after e, no more than δ before e
 	i := 0
 	for k := 0; k < len(pair); {
-		lo, hi := from[pk[k]], after[pk[k]]
-		for k++; k < len(pair) && from[pk[k]] <= hi; k++ {
-			hi = after[pk[k]] // after grows with the position
+		lo, hi := bd[k].from, bd[k].after
+		for k++; k < len(pair) && bd[k].from <= hi; k++ {
+			hi = bd[k].after // after grows with the position
 		}
-		for i = gallopSeq(xq, i, lo); xq[i].pos < hi; i++ {
-			e, ep := &X[i], xq[i].pos
+		for i = xs.seek(i, lo); X[i].pos() < hi; i++ { // X's sentinel stops it
+			e, ep := &X[i], X[i].pos()
 			if e.other == yn {
 				continue
 			}
@@ -471,50 +604,72 @@ func (c *counter) pathsOfPair(sq *pathSeqs, u, v uint32, b *pathBuf, r *[RawLen 
 			if aLo == bHi {
 				continue
 			}
-			dx := e.flags & fIn
-			ix.to(&ys, pk, ep)
+			fl := e.flags()
+			dx := fl & fIn
+			ix.to(&ys, ep, aHi)
 			sa, sh, sb := &sums[aLo], &sums[aHi], &sums[bHi]
 			if aLo < aHi { // M before e
-				all, cnt := far(ix.j, ix.k)
-				counted := e.flags&fCounted != 0
-				var jbAll [2]int64
+				all0, all1, cnt0, cnt1 := far(&ix)
+				counted := fl&fCounted != 0
+				var jb0, jb1 int64
 				if counted {
-					jb.to(&ys, pk, e.from)
-					jbAll, _ = far(jb.j, jb.k)
+					jb.to(&ys, e.from, aLo)
+					jb0, jb1, _, _ = far(&jb)
 				}
 				for cls := range 2 {
-					n := sh.n[cls] - sa.n[cls]
+					hi, lo := &sh[cls], &sa[cls]
+					n := hi.n - lo.n
 					if n == 0 {
 						continue
 					}
-					var mef, mfe, fme [2]int64
-					for d := range 2 {
-						mef[d] = sh.endC[cls][d] - sa.endC[cls][d] - n*cnt[d]
-						mfe[d] = n*all[d] - (sh.upTo[cls][d] - sa.upTo[cls][d])
-						fme[d] = sh.before[cls][d] - sa.before[cls][d] - n*jbAll[d]
-					}
-					add(cls, orders[cls][1], dx, mef)
+					ri := &idx[cls][dx]
+					r[ri[1][0]] += hi.endC0 - lo.endC0 - n*cnt0 // M e f
+					r[ri[1][1]] += hi.endC1 - lo.endC1 - n*cnt1
 					if counted {
-						add(cls, orders[cls][2], dx, mfe)
-						add(cls, orders[cls][3], dx, fme)
+						r[ri[2][0]] += n*all0 - (hi.bef0 - lo.bef0) // M f e
+						r[ri[2][1]] += n*all1 - (hi.bef1 - lo.bef1)
+						r[ri[3][0]] += hi.bef0 - lo.bef0 - n*jb0 // f M e
+						r[ri[3][1]] += hi.bef1 - lo.bef1 - n*jb1
 					}
 				}
 			}
 			if aHi < bHi { // M after e
-				ja.to(&ys, pk, e.after)
-				_, jaC := far(ja.j, ja.k)
+				ja.to(&ys, e.after, bHi)
+				_, _, ja0, ja1 := far(&ja)
 				for cls := range 2 {
-					n := sb.n[cls] - sh.n[cls]
+					hi, lo := &sb[cls], &sh[cls]
+					n := hi.n - lo.n
 					if n == 0 {
 						continue
 					}
-					var emf [2]int64
-					for d := range 2 {
-						emf[d] = n*jaC[d] - (sb.upToC[cls][d] - sh.upToC[cls][d])
-					}
-					add(cls, orders[cls][0], dx, emf)
+					ri := &idx[cls][dx]
+					r[ri[0][0]] += n*ja0 - (hi.upToC0 - lo.upToC0) // e M f
+					r[ri[0][1]] += n*ja1 - (hi.upToC1 - lo.upToC1)
 				}
 			}
 		}
 	}
 }
+
+// pathRawIdx are the path counters (relative to rawPath) that a pair's
+// sums add to, by class (0: the middle edge from x to y), the direction
+// at x of x's edge e (1: into x), order slot (with y's edge f: e M f,
+// M e f, M f e, f M e) and f's direction at y (1: into y). With class 0,
+// e is the path's left edge L; with class 1, its right edge R.
+var pathRawIdx = func() (t [2][2][4][2]int) {
+	orders := [2][4]int{{0, 2, 3, 1}, {1, 3, 2, 0}} // raw o by class and slot
+	for cls := range 2 {
+		for dx := range 2 {
+			for slot, o := range orders[cls] {
+				for d := range 2 {
+					if cls == 0 {
+						t[cls][dx][slot][d] = 4*o + 2*dx + d
+					} else {
+						t[cls][dx][slot][d] = 4*o + 2*d + dx
+					}
+				}
+			}
+		}
+	}
+	return t
+}()
