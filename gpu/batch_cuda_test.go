@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ import (
 // the ten calls together per batch (batch-ms) and the slowest query's
 // median call (max-query-ms), medians over b.N batches, and the kernels'
 // share (kernel-ms/batch, a mean). fused-batch=N: the ten queries as one
-// MineBatch call.
+// MineBatch call, under each of $MOTIFWATCH_BATCH_VARIANTS.
 func BenchmarkBatchOverWindow(b *testing.B) {
 	path := os.Getenv("MOTIFWATCH_WINDOW_GRAPH")
 	if path == "" {
@@ -44,6 +45,21 @@ func BenchmarkBatchOverWindow(b *testing.B) {
 	defer e.Close()
 	if err := e.Prepare(context.Background(), w); err != nil {
 		b.Fatal(err)
+	}
+	variants := strings.Split(envOr("MOTIFWATCH_BATCH_VARIANTS", "default"), ",")
+	varEngines := make([]*gpu.Engine, len(variants))
+	for i, v := range variants {
+		t, ok := rowVariants[v]
+		if !ok {
+			b.Fatalf("MOTIFWATCH_BATCH_VARIANTS: no variant %q", v)
+		}
+		if varEngines[i], err = gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(t)); err != nil {
+			b.Fatal(err)
+		}
+		defer varEngines[i].Close()
+		if err := varEngines[i].Prepare(context.Background(), w); err != nil {
+			b.Fatal(err)
+		}
 	}
 	const delta = 3600
 	names := []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10"}
@@ -94,40 +110,45 @@ func BenchmarkBatchOverWindow(b *testing.B) {
 			b.Logf("window %d edges, batch %d, per-query median ms:%s (slowest %s)", w.Len(), batch, line, worstName)
 		})
 		// The same ten queries as one MineBatch call (one launch), checked
-		// against the plan-by-plan counts.
-		b.Run(fmt.Sprintf("fused-batch=%d", batch), func(b *testing.B) {
-			req := motif.Request{Range: motif.Range{Lo: w.End() - batch, Hi: w.End()}, Horizon: w.LastT()}
-			var want []int64
-			for _, p := range plans {
-				r, err := e.Mine(context.Background(), w, p, req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				want = append(want, r.Matches+r.Open)
+		// against the plan-by-plan counts, under each tuning variant
+		// ($MOTIFWATCH_BATCH_VARIANTS, names of rowVariants, default
+		// "default"), in turn.
+		req := motif.Request{Range: motif.Range{Lo: w.End() - batch, Hi: w.End()}, Horizon: w.LastT()}
+		var want []int64
+		for _, p := range plans {
+			r, err := e.Mine(context.Background(), w, p, req)
+			if err != nil {
+				b.Fatal(err)
 			}
-			var batches []time.Duration
-			var matches int64
-			mine0 := e.Stats()[0].Mine
-			b.ResetTimer()
-			for range b.N {
-				t0 := time.Now()
-				rs, err := e.MineBatch(context.Background(), w, plans, req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				batches = append(batches, time.Since(t0))
-				for i, r := range rs {
-					if r.Matches+r.Open != want[i] {
-						b.Fatalf("%s: MineBatch %d matches, Mine %d", names[i], r.Matches+r.Open, want[i])
+			want = append(want, r.Matches+r.Open)
+		}
+		for i, v := range variants {
+			b.Run(fmt.Sprintf("fused-batch=%d/%s", batch, v), func(b *testing.B) {
+				ve := varEngines[i]
+				var batches []time.Duration
+				var matches int64
+				mine0 := ve.Stats()[0].Mine
+				b.ResetTimer()
+				for range b.N {
+					t0 := time.Now()
+					rs, err := ve.MineBatch(context.Background(), w, plans, req)
+					if err != nil {
+						b.Fatal(err)
 					}
-					matches += r.Matches + r.Open
+					batches = append(batches, time.Since(t0))
+					for i, r := range rs {
+						if r.Matches+r.Open != want[i] {
+							b.Fatalf("%s: MineBatch %d matches, Mine %d", names[i], r.Matches+r.Open, want[i])
+						}
+						matches += r.Matches + r.Open
+					}
 				}
-			}
-			slices.Sort(batches)
-			b.ReportMetric(batches[len(batches)/2].Seconds()*1e3, "batch-ms")
-			b.ReportMetric((e.Stats()[0].Mine-mine0).Seconds()*1e3/float64(b.N), "kernel-ms/batch")
-			b.ReportMetric(float64(matches)/float64(b.N), "matches")
-		})
+				slices.Sort(batches)
+				b.ReportMetric(batches[len(batches)/2].Seconds()*1e3, "batch-ms")
+				b.ReportMetric((ve.Stats()[0].Mine-mine0).Seconds()*1e3/float64(b.N), "kernel-ms/batch")
+				b.ReportMetric(float64(matches)/float64(b.N), "matches")
+			})
+		}
 	}
 }
 
@@ -277,6 +298,21 @@ func BenchmarkBatchPerRoot(b *testing.B) {
 	w, _, err := ingest.LoadFile(path, ingest.FileOptions{})
 	if err != nil {
 		b.Fatal(err)
+	}
+	variants := strings.Split(envOr("MOTIFWATCH_BATCH_VARIANTS", "default"), ",")
+	varEngines := make([]*gpu.Engine, len(variants))
+	for i, v := range variants {
+		t, ok := rowVariants[v]
+		if !ok {
+			b.Fatalf("MOTIFWATCH_BATCH_VARIANTS: no variant %q", v)
+		}
+		if varEngines[i], err = gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(t)); err != nil {
+			b.Fatal(err)
+		}
+		defer varEngines[i].Close()
+		if err := varEngines[i].Prepare(context.Background(), w); err != nil {
+			b.Fatal(err)
+		}
 	}
 	const delta = 3600
 	names := []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10"}

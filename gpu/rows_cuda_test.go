@@ -34,6 +34,11 @@ var rowVariants = map[string]gpu.Tuning{
 	"expand2Fanout8": {Expand2Fanout: 8},
 	"noAnchor":       {NoAnchor: true},
 	"anchorAll":      {AnchorAll: true},
+	"group32":        {BatchGroup: 32},
+	"group1024":      {BatchGroup: 1024},
+	"guide16":        {RootGuide: 16},
+	"splitRun64":     {SplitRun: 64},
+	"splitTail256":   {SplitTail: 256},
 }
 
 // BenchmarkRows times the built-in motifs ($MOTIFWATCH_ROWS_MOTIFS,
