@@ -17,7 +17,32 @@ import (
 	"github.com/motifwatch/motifwatch/motif"
 	"github.com/motifwatch/motifwatch/motif/cpu"
 	"github.com/motifwatch/motifwatch/motif/oracle"
+	"github.com/motifwatch/motifwatch/window"
 )
+
+// batchVariantEngines returns the tuning variants named by
+// $MOTIFWATCH_BATCH_VARIANTS (names of rowVariants, default "default")
+// and an engine for each with w mirrored, closed when b ends.
+func batchVariantEngines(b *testing.B, w *window.Window) ([]string, []*gpu.Engine) {
+	variants := strings.Split(envOr("MOTIFWATCH_BATCH_VARIANTS", "default"), ",")
+	engines := make([]*gpu.Engine, len(variants))
+	for i, v := range variants {
+		t, ok := rowVariants[v]
+		if !ok {
+			b.Fatalf("MOTIFWATCH_BATCH_VARIANTS: no variant %q", v)
+		}
+		e, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(t))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { e.Close() })
+		if err := e.Prepare(context.Background(), w); err != nil {
+			b.Fatal(err)
+		}
+		engines[i] = e
+	}
+	return variants, engines
+}
 
 // BenchmarkBatchOverWindow is issue 16's streaming goal and its "no
 // floor" goal: a large window ($MOTIFWATCH_WINDOW_GRAPH, whole file, e.g.
@@ -46,21 +71,7 @@ func BenchmarkBatchOverWindow(b *testing.B) {
 	if err := e.Prepare(context.Background(), w); err != nil {
 		b.Fatal(err)
 	}
-	variants := strings.Split(envOr("MOTIFWATCH_BATCH_VARIANTS", "default"), ",")
-	varEngines := make([]*gpu.Engine, len(variants))
-	for i, v := range variants {
-		t, ok := rowVariants[v]
-		if !ok {
-			b.Fatalf("MOTIFWATCH_BATCH_VARIANTS: no variant %q", v)
-		}
-		if varEngines[i], err = gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(t)); err != nil {
-			b.Fatal(err)
-		}
-		defer varEngines[i].Close()
-		if err := varEngines[i].Prepare(context.Background(), w); err != nil {
-			b.Fatal(err)
-		}
-	}
+	variants, varEngines := batchVariantEngines(b, w)
 	const delta = 3600
 	names := []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10"}
 	var plans []*motif.Plan
@@ -298,21 +309,6 @@ func BenchmarkBatchPerRoot(b *testing.B) {
 	w, _, err := ingest.LoadFile(path, ingest.FileOptions{})
 	if err != nil {
 		b.Fatal(err)
-	}
-	variants := strings.Split(envOr("MOTIFWATCH_BATCH_VARIANTS", "default"), ",")
-	varEngines := make([]*gpu.Engine, len(variants))
-	for i, v := range variants {
-		t, ok := rowVariants[v]
-		if !ok {
-			b.Fatalf("MOTIFWATCH_BATCH_VARIANTS: no variant %q", v)
-		}
-		if varEngines[i], err = gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(t)); err != nil {
-			b.Fatal(err)
-		}
-		defer varEngines[i].Close()
-		if err := varEngines[i].Prepare(context.Background(), w); err != nil {
-			b.Fatal(err)
-		}
 	}
 	const delta = 3600
 	names := []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10"}
