@@ -77,13 +77,17 @@ func (l *pairList) seek(from int, t int64) int {
 	if ts[from].T >= t {
 		return from
 	}
-	lo, step := from, 1 // ts[lo].T < t
-	for ; step < blockLen; step *= 2 {
-		if lo+step >= len(ts) || ts[lo+step].T >= t {
-			return search(ts, lo, min(lo+step, len(ts)-1), t)
-		}
-		lo += step
+	// Galloping steps of 1, 2, 4 and 8: their probes are read at once
+	// and counted, not branched on (the sentinel stops a probe past the
+	// list, and the probes that fall short are a prefix), where the
+	// loop's exit mispredicted on moves spread from 1 to 15 entries.
+	lo, end := from, len(ts)-1 // ts[lo].T < t
+	k := earlier(ts[min(lo+1, end)].T, t) + earlier(ts[min(lo+3, end)].T, t) +
+		earlier(ts[min(lo+7, end)].T, t) + earlier(ts[min(lo+15, end)].T, t)
+	if k < 4 {
+		return search(ts, lo+1<<k-1, min(lo+2<<k-1, end), t)
 	}
+	lo += blockLen - 1
 	if l.top == nil {
 		return gallop(ts, lo, t)
 	}
@@ -104,6 +108,15 @@ func (l *pairList) seek(from int, t int64) int {
 		hi = k0 * blockLen
 	}
 	return search(ts, max(lo, (k0-1)*blockLen), hi, t)
+}
+
+// earlier is 1 if a < b, else 0: a flag, not a branch.
+func earlier(a, b int64) int {
+	x := 0
+	if a < b {
+		x = 1
+	}
+	return x
 }
 
 // after returns the first index at or after from whose time is after t.
@@ -345,15 +358,14 @@ func gallop(ts []pairEdge, from int, t int64) int {
 // search returns the first index in (lo, hi] whose time is at least t,
 // given ts[hi].T >= t (lo = -1: the whole list).
 func search(ts []pairEdge, lo, hi int, t int64) int {
-	for hi-lo > 1 {
-		m := int(uint(lo+hi) >> 1)
-		if ts[m].T < t {
-			lo = m
-		} else {
-			hi = m
-		}
+	// lo moves by a flag, not a branch: which half holds the answer is a
+	// coin toss, and the branch on it mispredicted at every other step.
+	for n := hi - lo; n > 1; {
+		half := n >> 1
+		lo += half * earlier(ts[lo+half].T, t)
+		n -= half
 	}
-	return hi
+	return lo + 1
 }
 
 // timeSpan is a pair's first and last edge times and the δ-wide time
