@@ -130,22 +130,23 @@ func (l *pairList) after(from int, t int64) int {
 }
 
 // counted returns the counted edges before index i, out of and into the
-// own end.
-func (l *pairList) counted(i int) [2]int64 {
+// own end: two scalars, where an array's two stores were read back as one
+// wider load when countTriangle queued them (a stalled store forward).
+func (l *pairList) counted(i int) (out, in int64) {
 	if l.cAll == nil {
-		return [2]int64{int64(i) - int64(l.e[i].in), int64(l.e[i].in)}
+		return int64(i) - int64(l.e[i].in), int64(l.e[i].in)
 	}
-	return [2]int64{int64(l.cAll[i]) - int64(l.cIn[i]), int64(l.cIn[i])}
+	return int64(l.cAll[i]) - int64(l.cIn[i]), int64(l.cIn[i])
 }
 
 // queued is an edge of a triangle's two light sides in the triangle
 // pass's δ window, with the heavy side's counts it added to the sums, so
 // that it takes them back when it leaves.
 type queued struct {
-	t     int64
-	hi    [2]int64
-	pa    [2]uint32
-	label int32
+	t        int64
+	hi0, hi1 int64
+	pa0, pa1 uint32
+	label    int32
 }
 
 // countTriangle adds the triples of one static triangle whose last edge is
@@ -200,10 +201,10 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 			head++
 			l := o.label
 			cnt[l]--
-			s1[l][0] -= int64(o.pa[0])
-			s1[l][1] -= int64(o.pa[1])
-			s2[l][0] -= o.hi[0]
-			s2[l][1] -= o.hi[1]
+			s1[l][0] -= int64(o.pa0)
+			s1[l][1] -= int64(o.pa1)
+			s2[l][0] -= o.hi0
+			s2[l][1] -= o.hi1
 		}
 		flags := uint8(e.pf & pfFlags)
 		lk := int32(2*side) + int32((flags&fIn)^flips[side])
@@ -228,34 +229,35 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 			ih = a.after(ih, motif.AddTicks(t, delta))
 		}
 		in := ae[ip].in
-		pa := [2]uint32{uint32(ip) - in, in}
+		pa0, pa1 := uint32(ip)-in, in // scalars, as counted's
 		ob := 2 * (side ^ 1)
 		if flags&fCounted != 0 {
-			lo := [2]int64{int64(il) - int64(ae[il].in), int64(ae[il].in)}
+			lo1 := int64(ae[il].in)
+			lo0 := int64(il) - lo1
 			for lp := ob; lp < ob+2; lp++ {
 				n := cnt[lp]
 				if n == 0 {
 					continue
 				}
-				for d := range 2 {
-					raw[rawTri+16*d+4*lp+int(lk)] += s1[lp][d] - n*lo[d]
-					raw[rawTri+32+16*d+4*lp+int(lk)] += n*int64(pa[d]) - s1[lp][d]
-				}
+				raw[rawTri+4*lp+int(lk)] += s1[lp][0] - n*lo0
+				raw[rawTri+16+4*lp+int(lk)] += s1[lp][1] - n*lo1
+				raw[rawTri+32+4*lp+int(lk)] += n*int64(pa0) - s1[lp][0]
+				raw[rawTri+32+16+4*lp+int(lk)] += n*int64(pa1) - s1[lp][1]
 			}
 		}
-		pac := a.counted(ip)
+		pac0, pac1 := a.counted(ip)
 		for lp := ob; lp < ob+2; lp++ {
 			if n := cnt[lp]; n != 0 {
-				raw[rawTri+64+4*lp+int(lk)] += s2[lp][0] - n*pac[0]
-				raw[rawTri+64+16+4*lp+int(lk)] += s2[lp][1] - n*pac[1]
+				raw[rawTri+64+4*lp+int(lk)] += s2[lp][0] - n*pac0
+				raw[rawTri+64+16+4*lp+int(lk)] += s2[lp][1] - n*pac1
 			}
 		}
-		hi := a.counted(ih)
+		hi0, hi1 := a.counted(ih)
 		cnt[lk]++
-		s1[lk][0] += int64(pa[0])
-		s1[lk][1] += int64(pa[1])
-		s2[lk][0] += hi[0]
-		s2[lk][1] += hi[1]
+		s1[lk][0] += int64(pa0)
+		s1[lk][1] += int64(pa1)
+		s2[lk][0] += hi0
+		s2[lk][1] += hi1
 		if len(q) == cap(q) && head >= len(q)/2 {
 			// The window is q[head:]: slide it down instead of growing q
 			// by every light edge of the triangle (a heavy triangle's
@@ -264,7 +266,16 @@ func countTriangle(a, b, c *pairList, fb, fc uint8, at [2]int, delta int64, qs *
 			q = q[:copy(q, q[head:])]
 			head = 0
 		}
-		q = append(q, queued{t: t, label: lk, pa: pa, hi: hi})
+		// Field by field into its slot: a composite literal was built on
+		// the stack and copied in 16-byte loads that spanned its 8-byte
+		// stores (three stalled store forwards per light edge).
+		n := len(q)
+		if n == cap(q) {
+			q = slices.Grow(q, 1)
+		}
+		q = q[:n+1]
+		o := &q[n]
+		o.t, o.hi0, o.hi1, o.pa0, o.pa1, o.label = t, hi0, hi1, pa0, pa1, lk
 	}
 	*qs = q
 }
