@@ -66,7 +66,8 @@ type wedgeTables struct {
 	colOf   [8]int8  // the tree column of a closed wedge's type, −1: none asked
 	colType [8]uint8 // the type of each column
 	askS    [8]bool  // a wedge of this type, as W2, asks S
-	askXN   [8]bool  // asks X and N
+	askX    [8]bool  // asks X (crossing: M4's cell, say, asks none)
+	askN    [8]bool  // asks N (nested)
 	// dirs[li][dl][dh]: a wedge whose light side is li (0: t–m) of
 	// direction bit dl, with a heavy edge of dh, has a type that some
 	// table reads (in either order); allDirs: every one does.
@@ -81,6 +82,12 @@ type wedgeTables struct {
 	pairsAll bool
 	// sweepCost weighs the sweeps' walks in wedgeCheaper.
 	sweepCost int64
+	// oneS[onM][d], oneE[onM][d]: the one partner direction of the
+	// wedges that an edge of direction bit d (on the m–o side: onM)
+	// starts and ends that some counter reads, −1: none; one: every edge
+	// has at most one each way and the tree is one word (sweepOne).
+	oneS, oneE [2][2]int8
+	one        bool
 }
 
 // wedgePairRaw is the raw cycle counter of a pair of wedges of types t1
@@ -134,10 +141,10 @@ func newWedgeTables(mask uint32) *wedgeTables {
 					t.askS[t2] = true
 				case kindCross:
 					need(t1)
-					t.askS[t2], t.askXN[t2] = true, true
+					t.askS[t2], t.askX[t2], t.askN[t2] = true, true, true
 				case kindNest:
 					need(t2)
-					t.askXN[t1] = true
+					t.askN[t1] = true
 				}
 			}
 		}
@@ -190,10 +197,26 @@ func newWedgeTables(mask uint32) *wedgeTables {
 		for dB := range uint8(2) {
 			ok := false
 			for _, ty := range []uint8{dA<<1 | dB, 4 | dA<<1 | dB} {
-				ok = ok || t.colOf[ty] >= 0 || t.askS[ty] || t.askXN[ty]
+				ok = ok || t.colOf[ty] >= 0 || t.askS[ty] || t.askN[ty]
 			}
 			t.dirs[0][dA][dB], t.dirs[1][dB][dA] = ok, ok
 			t.allDirs = t.allDirs && ok
+		}
+	}
+	t.one = t.cols <= 2
+	for onM := range uint8(2) {
+		for d := range uint8(2) {
+			t.oneS[onM][d], t.oneE[onM][d] = -1, -1
+			for fd := range uint8(2) {
+				if ty := onM<<2 | d<<(1-onM) | fd<<onM; t.askS[ty] {
+					t.one = t.one && t.oneS[onM][d] < 0
+					t.oneS[onM][d] = int8(fd)
+				}
+				if ty := (1-onM)<<2 | d<<(1-onM) | fd<<onM; t.askN[ty] || t.colOf[ty] >= 0 {
+					t.one = t.one && t.oneE[onM][d] < 0
+					t.oneE[onM][d] = int8(fd)
+				}
+			}
 		}
 	}
 	t.sweepCost = 5
@@ -439,9 +462,12 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 		b.sameMiddle(b.ge[b.runs[r-1]:b.runs[r]], delta, &tab.win)
 	}
 	b.sortPos()
-	if tab.allDirs {
+	switch {
+	case tab.allDirs:
 		b.sweepSides(b.ge, 0, 2*len(ws), delta, tab)
-	} else {
+	case tab.one:
+		b.sweepOne(b.ge, 0, 2*len(ws), delta, tab)
+	default:
 		b.sweep(b.ge, 0, 2*len(ws), delta, tab)
 	}
 	return true
@@ -795,12 +821,14 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 		// and N if e is counted, then join the tree.
 		ty0 = (1-onM)<<2 | e.d<<(1-onM)
 		ty1 := ty0 | 1<<onM
-		ask := e.counted && (tab.askXN[ty0] || tab.askXN[ty1])
+		ask := e.counted && (tab.askN[ty0] || tab.askN[ty1])
 		if !ask && word[ty0] < 0 && word[ty1] < 0 {
 			continue
 		}
-		var vl [4]uint64 // the suffix from L(k), before e's wedges join
-		if ask {
+		// The suffix from L(k), before e's wedges join: X's only (no
+		// crossing cell asked, no walk).
+		var vl [4]uint64
+		if e.counted && (tab.askX[ty0] || tab.askX[ty1]) {
 			vl = suffix(fw, words, jl, at)
 		}
 		// Queries first: wedges that end together are no pair, so none of
@@ -808,7 +836,7 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 		var from [2]int32
 		for fd := range int32(2) {
 			ty := ty0 | uint8(fd)<<onM
-			askT := ask && tab.askXN[ty]
+			askT := ask && tab.askN[ty]
 			if !askT && word[ty] < 0 {
 				continue
 			}
@@ -820,6 +848,16 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 			}
 			b.lo[u], from[fd] = lo, lo
 			if !askT {
+				continue
+			}
+			if !tab.askX[ty] {
+				for i := range ol[lo:c] {
+					v := suffix(fw, words, ol[int(lo)+i].at, at)
+					room()
+					for w := range words {
+						na[ty][w] += v[w]
+					}
+				}
 				continue
 			}
 			for i := range ol[lo:c] {
@@ -848,6 +886,129 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 		}
 	}
 	b.unpack(&sa, &xa, &na, tab.cols)
+}
+
+// sweepOne is sweep for cells whose wedges that an edge starts, and
+// those it ends, that some counter reads have partners of one direction
+// each (tab.one; M4's: a wedge's two edges run the same way round the
+// cycle), in a tree of one word: an edge walks one partner list each
+// way, with no loop over directions and no table reads per partner, and
+// the tree's walks are scalar. The same queries and insertions, in the
+// same order.
+func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
+	n := len(ge)
+	lists := 2 * sides // list 2s+d: side s's edges of direction d
+	b.off = resize(b.off, lists+1)
+	for k := range ge {
+		b.off[2*(ge[k].side-base)+int32(ge[k].d)+1]++
+	}
+	for s := range lists {
+		b.off[s+1] += b.off[s]
+	}
+	b.cnt = resize(b.cnt, lists)
+	b.se = resize(b.se, n)
+	j := 0
+	for k := range ge {
+		e := &ge[k]
+		for apart(ge[j].t, e.t, delta) {
+			j++
+		}
+		u := 2*(e.side-base) + int32(e.d)
+		b.se[b.off[u]+b.cnt[u]] = swEdge{t: e.t, at: int32(k), low: int32(j), d: e.d, counted: e.counted}
+		b.cnt[u]++
+	}
+	clear(b.cnt)
+	b.lo = resize(b.lo, lists)
+	b.hi = resize(b.hi, lists)
+	_, word, inc := tab.treeWords()
+	b.fw = resize(b.fw, n+1)
+	fw := b.fw
+	var sa, xa, na [8][4]uint64 // packed sums by the asking wedge's type (word 0)
+	var used, ins uint64        // a bound on sa, xa and na's lanes; the wedges in the tree
+	jl := int32(0)              // L(k)
+	for k := range ge {
+		e := &ge[k]
+		for apart(ge[jl].t, e.t, delta) {
+			jl++
+		}
+		s := e.side - base
+		b.cnt[2*s+int32(e.d)]++
+		at := int32(k)
+		onM := uint8(s & 1) // e is on the m–o side
+		o := 2 * (s ^ 1)    // the partners' lists: o + their direction bit
+		// The wedges e starts (partners later on the other side) ask S.
+		if fd := tab.oneS[onM][e.d]; fd >= 0 {
+			ty := onM<<2 | e.d<<(1-onM) | uint8(fd)<<onM
+			u := o + int32(fd)
+			ol := b.se[b.off[u]:b.off[u+1]]
+			c, hi := b.cnt[u], max(b.hi[u], b.cnt[u])
+			for int(hi) < len(ol) && !apart(e.t, ol[hi].t, delta) {
+				hi++
+			}
+			b.hi[u] = hi
+			for _, f := range ol[c:hi] {
+				if !f.counted {
+					continue
+				}
+				v := suffix1(fw, f.low, at)
+				if used > math.MaxUint32-ins {
+					b.unpack(&sa, &xa, &na, tab.cols)
+					used = 0
+				}
+				used += ins
+				sa[ty][0] += v
+			}
+		}
+		// The wedges e ends (partners earlier on the other side) ask X
+		// and N if e is counted, then join the tree: queries first, as
+		// wedges that end together are no pair.
+		fd := tab.oneE[onM][e.d]
+		if fd < 0 {
+			continue
+		}
+		ty := (1-onM)<<2 | e.d<<(1-onM) | uint8(fd)<<onM
+		u := o + int32(fd)
+		ol := b.se[b.off[u]:b.off[u+1]]
+		lo, c := b.lo[u], b.cnt[u]
+		for lo < c && apart(ol[lo].t, e.t, delta) {
+			lo++
+		}
+		b.lo[u] = lo
+		if e.counted && tab.askN[ty] {
+			var vl uint64 // the suffix from L(k), before e's wedges join: X's
+			if tab.askX[ty] {
+				vl = suffix1(fw, jl, at)
+			}
+			for _, f := range ol[lo:c] {
+				v := suffix1(fw, f.at, at)
+				if used > math.MaxUint32-ins {
+					b.unpack(&sa, &xa, &na, tab.cols)
+					used = 0
+				}
+				used += ins
+				na[ty][0] += v
+				xa[ty][0] += vl - v // read only where X is asked
+			}
+		}
+		if w := word[ty]; w >= 0 {
+			in := inc[ty]
+			for _, f := range ol[lo:c] {
+				ins++
+				for x := f.at + 1; x > jl; x &= x - 1 {
+					fw[x] += in
+				}
+			}
+		}
+	}
+	b.unpack(&sa, &xa, &na, tab.cols)
+}
+
+// suffix1 is suffix for a tree of one word.
+func suffix1(fw []uint64, x, p int32) (v uint64) {
+	for i := x + 1; i <= p; i += i & -i {
+		v += fw[i]
+	}
+	return v
 }
 
 // sweepSides is sweep with one list of partners a side, for cells that
@@ -932,23 +1093,27 @@ func (b *wedgeBuf) sweepSides(ge []gEdge, base int32, sides int, delta int64, ta
 		// and N if e is counted, then join the tree.
 		ty0 = (1-onM)<<2 | e.d<<(1-onM)
 		ty1 := ty0 | 1<<onM
-		ask := e.counted && (tab.askXN[ty0] || tab.askXN[ty1])
+		ask := e.counted && (tab.askN[ty0] || tab.askN[ty1])
 		if !ask && word[ty0] < 0 && word[ty1] < 0 {
 			continue
 		}
-		var vl [4]uint64 // the suffix from L(k), before e's wedges join
-		if ask {
+		var vl [4]uint64 // the suffix from L(k), before e's wedges join (X's)
+		if e.counted && (tab.askX[ty0] || tab.askX[ty1]) {
 			vl = suffix(fw, words, jl, at)
 		}
 		for i := range ol[lo:c] {
 			f := &ol[int(lo)+i]
 			ty := ty0 | f.d<<onM
-			if ask && tab.askXN[ty] {
+			if ask && tab.askN[ty] {
 				v := suffix(fw, words, f.at, at)
 				room()
 				for w := range words {
-					xa[ty][w] += vl[w] - v[w]
 					na[ty][w] += v[w]
+				}
+				if tab.askX[ty] {
+					for w := range words {
+						xa[ty][w] += vl[w] - v[w]
+					}
 				}
 			}
 			if w := int(word[ty]); w >= 0 {
