@@ -345,6 +345,7 @@ type wedgeBuf struct {
 	ge, me  []gEdge
 	lt, hv  []gEdge    // a middle's light and heavy side's edges in wedges
 	hd      [2][]gEdge // its heavy side's by direction bit (middleDirs)
+	m3      []gEdge    // their merge (mergePos3)
 	runs    []int32    // ends of ge's runs in position order
 	off     []int32
 	se      []swEdge // the edges by side, each in position order
@@ -440,7 +441,7 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 			b.ge = mergePos(b.ge, b.lt, b.hv)
 		} else {
 			wedges += b.middleDirs(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta, tab.dirs[li])
-			b.ge = mergePos3(b.ge, b.lt, b.hd[0], b.hd[1])
+			b.ge, b.m3 = mergePos3(b.ge, b.lt, b.hd[0], b.hd[1], b.m3)
 		}
 		if len(b.lt) > 0 {
 			b.runs = append(b.runs, int32(len(b.ge)))
@@ -559,45 +560,46 @@ func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, 
 }
 
 // mergePos appends the merge of x and y (each in position order) to dst.
+// Branch-free: which list the next edge comes from is as good as random
+// (the middles' and sides' edges interleave), so the loop picks it by a
+// conditional move and advances both cursors by the comparison's bit.
 func mergePos(dst, x, y []gEdge) []gEdge {
-	i, j := 0, 0
+	n := len(dst)
+	dst = slices.Grow(dst, len(x)+len(y))[:n+len(x)+len(y)]
+	out := dst[n:]
+	i, j, k := 0, 0, 0
 	for i < len(x) && j < len(y) {
-		if x[i].pos < y[j].pos {
-			dst = append(dst, x[i])
-			i++
-		} else {
-			dst = append(dst, y[j])
-			j++
-		}
+		from := [2]*gEdge{&x[i], &y[j]}
+		c := lessPos(from[1], from[0]) // 1: y's first
+		out[k] = *from[c&1]            // indexed, not a branch (which the compiler would make of an if)
+		k++
+		i += 1 - c
+		j += c
 	}
-	dst = append(dst, x[i:]...)
-	return append(dst, y[j:]...)
+	k += copy(out[k:], x[i:])
+	copy(out[k:], y[j:])
+	return dst
+}
+
+// lessPos is 1 where a's position is before b's, else 0.
+func lessPos(a, b *gEdge) int {
+	if a.pos < b.pos {
+		return 1
+	}
+	return 0
 }
 
 // mergePos3 appends the merge of x, y and z (each in position order) to
-// dst.
-func mergePos3(dst, x, y, z []gEdge) []gEdge {
-	i, j, k := 0, 0, 0
-	for i < len(x) && j < len(y) && k < len(z) {
-		switch {
-		case x[i].pos < y[j].pos && x[i].pos < z[k].pos:
-			dst = append(dst, x[i])
-			i++
-		case y[j].pos < z[k].pos:
-			dst = append(dst, y[j])
-			j++
-		default:
-			dst = append(dst, z[k])
-			k++
-		}
-	}
+// dst: two branch-free merges (mergePos), through the scratch me.
+func mergePos3(dst, x, y, z, me []gEdge) ([]gEdge, []gEdge) {
 	switch {
-	case i == len(x):
-		return mergePos(dst, y[j:], z[k:])
-	case j == len(y):
-		return mergePos(dst, x[i:], z[k:])
+	case len(y) == 0:
+		return mergePos(dst, x, z), me
+	case len(z) == 0:
+		return mergePos(dst, x, y), me
 	}
-	return mergePos(dst, x[i:], y[j:])
+	me = mergePos(me[:0], y, z)
+	return mergePos(dst, x, me), me
 }
 
 // sortPos sorts b.ge by position: it holds sorted runs ending at
