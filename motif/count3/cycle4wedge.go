@@ -352,6 +352,7 @@ type wedgeBuf struct {
 	bm      []uint64 // the positions of b.ge (sortPos)
 	rank    []int32  // the edges at positions before each word of bm
 	lo, hi  []int32
+	low     []int32 // L(k) by position (sweepOne)
 	cnt     []int32
 	fw      []uint64    // the tree (sweep)
 	s, x, n [8][8]int64 // by column and the asking wedge's type
@@ -909,12 +910,14 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 	}
 	b.cnt = resize(b.cnt, lists)
 	b.se = resize(b.se, n)
+	b.low = resize(b.low, n) // L(k), for the sweep below
 	j := 0
 	for k := range ge {
 		e := &ge[k]
 		for apart(ge[j].t, e.t, delta) {
 			j++
 		}
+		b.low[k] = int32(j)
 		u := 2*(e.side-base) + int32(e.d)
 		b.se[b.off[u]+b.cnt[u]] = swEdge{t: e.t, at: int32(k), low: int32(j), d: e.d, counted: e.counted}
 		b.cnt[u]++
@@ -927,12 +930,10 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 	fw := b.fw
 	var sa, xa, na [8][4]uint64 // packed sums by the asking wedge's type (word 0)
 	var used, ins uint64        // a bound on sa, xa and na's lanes; the wedges in the tree
-	jl := int32(0)              // L(k)
+	low := b.low[:len(ge)]
 	for k := range ge {
 		e := &ge[k]
-		for apart(ge[jl].t, e.t, delta) {
-			jl++
-		}
+		jl := low[k] // L(k)
 		s := e.side - base
 		b.cnt[2*s+int32(e.d)]++
 		at := int32(k)
