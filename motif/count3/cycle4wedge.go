@@ -349,6 +349,7 @@ type wedgeBuf struct {
 	runs    []int32    // ends of ge's runs in position order
 	off     []int32
 	se      []swEdge // the edges by side, each in position order
+	oe      []oneEdge
 	bm      []uint64 // the positions of b.ge (sortPos)
 	rank    []int32  // the edges at positions before each word of bm
 	lo, hi  []int32
@@ -909,7 +910,7 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 		b.off[s+1] += b.off[s]
 	}
 	b.cnt = resize(b.cnt, lists)
-	b.se = resize(b.se, n)
+	b.oe = resize(b.oe, n)
 	b.low = resize(b.low, n) // L(k), for the sweep below
 	j := 0
 	for k := range ge {
@@ -919,7 +920,11 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 		}
 		b.low[k] = int32(j)
 		u := 2*(e.side-base) + int32(e.d)
-		b.se[b.off[u]+b.cnt[u]] = swEdge{t: e.t, at: int32(k), low: int32(j), d: e.d, counted: e.counted}
+		f := oneEdge{at: int32(k), low: int32(j)}
+		if !e.counted {
+			f.low |= math.MinInt32
+		}
+		b.oe[b.off[u]+b.cnt[u]] = f
 		b.cnt[u]++
 	}
 	clear(b.cnt)
@@ -943,15 +948,15 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 		if fd := tab.oneS[onM][e.d]; fd >= 0 {
 			ty := onM<<2 | e.d<<(1-onM) | uint8(fd)<<onM
 			u := o + int32(fd)
-			ol := b.se[b.off[u]:b.off[u+1]]
+			ol := b.oe[b.off[u]:b.off[u+1]]
 			c, hi := b.cnt[u], max(b.hi[u], b.cnt[u])
-			for int(hi) < len(ol) && !apart(e.t, ol[hi].t, delta) {
+			for int(hi) < len(ol) && ol[hi].low&math.MaxInt32 <= at { // within δ after e
 				hi++
 			}
 			b.hi[u] = hi
 			for _, f := range ol[c:hi] {
-				if !f.counted {
-					continue
+				if f.low < 0 {
+					continue // not counted
 				}
 				v := suffix1(fw, f.low, at)
 				if used > math.MaxUint32-ins {
@@ -971,9 +976,9 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 		}
 		ty := (1-onM)<<2 | e.d<<(1-onM) | uint8(fd)<<onM
 		u := o + int32(fd)
-		ol := b.se[b.off[u]:b.off[u+1]]
+		ol := b.oe[b.off[u]:b.off[u+1]]
 		lo, c := b.lo[u], b.cnt[u]
-		for lo < c && apart(ol[lo].t, e.t, delta) {
+		for lo < c && ol[lo].at < jl { // more than δ before e
 			lo++
 		}
 		b.lo[u] = lo
@@ -1005,6 +1010,14 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 	}
 	b.unpack(&sa, &xa, &na, tab.cols)
 }
+
+// oneEdge is an edge of sweepOne in its list: its index in position
+// order and L, that of the first edge within δ before it, with the sign
+// bit set where it is not counted. Positions stand for times: f is within
+// δ after e where L(f) ≤ e, before e where f ≥ L(e); a third of swEdge's
+// bytes, and the lists are read at random (a middle's, at each of its
+// edges).
+type oneEdge struct{ at, low int32 }
 
 // suffix1 is suffix for a tree of one word.
 func suffix1(fw []uint64, x, p int32) (v uint64) {
