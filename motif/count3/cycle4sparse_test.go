@@ -246,3 +246,43 @@ func TestFourOneWayCellsMatchOracle(t *testing.T) {
 		t.Errorf("%d matches in all: the test checks too little", seen)
 	}
 }
+
+// The cells whose wedges each pair with partners of one direction, in a
+// tree of one word (M4's cycle4-1234-ffff and cycle4-1234-bbbb: tab.one),
+// go through sweepOne: alone and together they equal the oracle through
+// the listing, the sweeps and both, with 1 and 3 workers, on random and
+// dense windows with ties and evicted prefixes and at the ends of the
+// int64 range.
+func TestFourOneDirectionCellsMatchOracle(t *testing.T) {
+	var masks []uint32
+	for i := range 32 {
+		if newWedgeTables(1 << i).one {
+			masks = append(masks, 1<<i)
+		}
+	}
+	if len(masks) != 2 || masks[0] != 1 || masks[1] != 1<<15 {
+		t.Fatalf("cells with one partner direction: %#x; want cycle4-1234-ffff and cycle4-1234-bbbb", masks)
+	}
+	masks = append(masks, masks[0]|masks[1]) // whichever sweep takes them
+	rng := rand.New(rand.NewPCG(28, 47))
+	var seen, dense, extreme int64
+	for iter := range 90 {
+		mask := masks[iter%len(masks)]
+		cfg := oracle.WindowConfig{MinNodes: 4, MaxNodes: 5 + rng.IntN(3), MaxEdges: 20 + rng.IntN(60), MaxTime: 8 + rng.Int64N(40), SelfLoop: 0.03, Evict: 0.3}
+		w := oracle.RandomWindow(rng, cfg)
+		seen += checkSparseOrFull(t, iter, w, 2+rng.Int64N(12), randomRequest(rng, w), mask)
+	}
+	for iter := range 6 {
+		w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 4, MaxEdges: 100, MaxTime: 30, SelfLoop: 0.03, Evict: 0.3})
+		dense += checkSparseOrFull(t, iter, w, 6+rng.Int64N(10), randomRequest(rng, w), masks[iter%len(masks)])
+	}
+	cfg := oracle.ExtremeWindowConfig()
+	cfg.MaxEdges = 24
+	for iter := range 60 {
+		w := oracle.RandomWindow(rng, cfg)
+		extreme += checkSparseOrFull(t, iter, w, extremeDelta(rng), randomRequest(rng, w), masks[iter%len(masks)])
+	}
+	if seen < 200 || dense < 200 || extreme == 0 {
+		t.Errorf("%d random, %d dense, %d extreme matches: the test checks too little", seen, dense, extreme)
+	}
+}

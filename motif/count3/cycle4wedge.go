@@ -66,7 +66,8 @@ type wedgeTables struct {
 	colOf   [8]int8  // the tree column of a closed wedge's type, −1: none asked
 	colType [8]uint8 // the type of each column
 	askS    [8]bool  // a wedge of this type, as W2, asks S
-	askXN   [8]bool  // asks X and N
+	askX    [8]bool  // asks X (crossing: M4's cell, say, asks none)
+	askN    [8]bool  // asks N (nested)
 	// dirs[li][dl][dh]: a wedge whose light side is li (0: t–m) of
 	// direction bit dl, with a heavy edge of dh, has a type that some
 	// table reads (in either order); allDirs: every one does.
@@ -81,6 +82,12 @@ type wedgeTables struct {
 	pairsAll bool
 	// sweepCost weighs the sweeps' walks in wedgeCheaper.
 	sweepCost int64
+	// oneS[onM][d], oneE[onM][d]: the one partner direction of the
+	// wedges that an edge of direction bit d (on the m–o side: onM)
+	// starts and ends that some counter reads, −1: none; one: every edge
+	// has at most one each way and the tree is one word (sweepOne).
+	oneS, oneE [2][2]int8
+	one        bool
 }
 
 // wedgePairRaw is the raw cycle counter of a pair of wedges of types t1
@@ -134,10 +141,10 @@ func newWedgeTables(mask uint32) *wedgeTables {
 					t.askS[t2] = true
 				case kindCross:
 					need(t1)
-					t.askS[t2], t.askXN[t2] = true, true
+					t.askS[t2], t.askX[t2], t.askN[t2] = true, true, true
 				case kindNest:
 					need(t2)
-					t.askXN[t1] = true
+					t.askN[t1] = true
 				}
 			}
 		}
@@ -190,10 +197,26 @@ func newWedgeTables(mask uint32) *wedgeTables {
 		for dB := range uint8(2) {
 			ok := false
 			for _, ty := range []uint8{dA<<1 | dB, 4 | dA<<1 | dB} {
-				ok = ok || t.colOf[ty] >= 0 || t.askS[ty] || t.askXN[ty]
+				ok = ok || t.colOf[ty] >= 0 || t.askS[ty] || t.askN[ty]
 			}
 			t.dirs[0][dA][dB], t.dirs[1][dB][dA] = ok, ok
 			t.allDirs = t.allDirs && ok
+		}
+	}
+	t.one = t.cols <= 2
+	for onM := range uint8(2) {
+		for d := range uint8(2) {
+			t.oneS[onM][d], t.oneE[onM][d] = -1, -1
+			for fd := range uint8(2) {
+				if ty := onM<<2 | d<<(1-onM) | fd<<onM; t.askS[ty] {
+					t.one = t.one && t.oneS[onM][d] < 0
+					t.oneS[onM][d] = int8(fd)
+				}
+				if ty := (1-onM)<<2 | d<<(1-onM) | fd<<onM; t.askN[ty] || t.colOf[ty] >= 0 {
+					t.one = t.one && t.oneE[onM][d] < 0
+					t.oneE[onM][d] = int8(fd)
+				}
+			}
 		}
 	}
 	t.sweepCost = 5
@@ -322,12 +345,15 @@ type wedgeBuf struct {
 	ge, me  []gEdge
 	lt, hv  []gEdge    // a middle's light and heavy side's edges in wedges
 	hd      [2][]gEdge // its heavy side's by direction bit (middleDirs)
+	m3      []gEdge    // their merge (mergePos3)
 	runs    []int32    // ends of ge's runs in position order
 	off     []int32
 	se      []swEdge // the edges by side, each in position order
+	oe      []oneEdge
 	bm      []uint64 // the positions of b.ge (sortPos)
 	rank    []int32  // the edges at positions before each word of bm
 	lo, hi  []int32
+	low     []int32 // L(k) by position (sweepOne)
 	cnt     []int32
 	fw      []uint64    // the tree (sweep)
 	s, x, n [8][8]int64 // by column and the asking wedge's type
@@ -417,7 +443,7 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 			b.ge = mergePos(b.ge, b.lt, b.hv)
 		} else {
 			wedges += b.middleDirs(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta, tab.dirs[li])
-			b.ge = mergePos3(b.ge, b.lt, b.hd[0], b.hd[1])
+			b.ge, b.m3 = mergePos3(b.ge, b.lt, b.hd[0], b.hd[1], b.m3)
 		}
 		if len(b.lt) > 0 {
 			b.runs = append(b.runs, int32(len(b.ge)))
@@ -439,9 +465,12 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 		b.sameMiddle(b.ge[b.runs[r-1]:b.runs[r]], delta, &tab.win)
 	}
 	b.sortPos()
-	if tab.allDirs {
+	switch {
+	case tab.allDirs:
 		b.sweepSides(b.ge, 0, 2*len(ws), delta, tab)
-	} else {
+	case tab.one:
+		b.sweepOne(b.ge, 0, 2*len(ws), delta, tab)
+	default:
 		b.sweep(b.ge, 0, 2*len(ws), delta, tab)
 	}
 	return true
@@ -533,45 +562,46 @@ func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, 
 }
 
 // mergePos appends the merge of x and y (each in position order) to dst.
+// Branch-free: which list the next edge comes from is as good as random
+// (the middles' and sides' edges interleave), so the loop picks it by a
+// conditional move and advances both cursors by the comparison's bit.
 func mergePos(dst, x, y []gEdge) []gEdge {
-	i, j := 0, 0
+	n := len(dst)
+	dst = slices.Grow(dst, len(x)+len(y))[:n+len(x)+len(y)]
+	out := dst[n:]
+	i, j, k := 0, 0, 0
 	for i < len(x) && j < len(y) {
-		if x[i].pos < y[j].pos {
-			dst = append(dst, x[i])
-			i++
-		} else {
-			dst = append(dst, y[j])
-			j++
-		}
+		from := [2]*gEdge{&x[i], &y[j]}
+		c := lessPos(from[1], from[0]) // 1: y's first
+		out[k] = *from[c&1]            // indexed, not a branch (which the compiler would make of an if)
+		k++
+		i += 1 - c
+		j += c
 	}
-	dst = append(dst, x[i:]...)
-	return append(dst, y[j:]...)
+	k += copy(out[k:], x[i:])
+	copy(out[k:], y[j:])
+	return dst
+}
+
+// lessPos is 1 where a's position is before b's, else 0.
+func lessPos(a, b *gEdge) int {
+	if a.pos < b.pos {
+		return 1
+	}
+	return 0
 }
 
 // mergePos3 appends the merge of x, y and z (each in position order) to
-// dst.
-func mergePos3(dst, x, y, z []gEdge) []gEdge {
-	i, j, k := 0, 0, 0
-	for i < len(x) && j < len(y) && k < len(z) {
-		switch {
-		case x[i].pos < y[j].pos && x[i].pos < z[k].pos:
-			dst = append(dst, x[i])
-			i++
-		case y[j].pos < z[k].pos:
-			dst = append(dst, y[j])
-			j++
-		default:
-			dst = append(dst, z[k])
-			k++
-		}
-	}
+// dst: two branch-free merges (mergePos), through the scratch me.
+func mergePos3(dst, x, y, z, me []gEdge) ([]gEdge, []gEdge) {
 	switch {
-	case i == len(x):
-		return mergePos(dst, y[j:], z[k:])
-	case j == len(y):
-		return mergePos(dst, x[i:], z[k:])
+	case len(y) == 0:
+		return mergePos(dst, x, z), me
+	case len(z) == 0:
+		return mergePos(dst, x, y), me
 	}
-	return mergePos(dst, x[i:], y[j:])
+	me = mergePos(me[:0], y, z)
+	return mergePos(dst, x, me), me
 }
 
 // sortPos sorts b.ge by position: it holds sorted runs ending at
@@ -795,12 +825,14 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 		// and N if e is counted, then join the tree.
 		ty0 = (1-onM)<<2 | e.d<<(1-onM)
 		ty1 := ty0 | 1<<onM
-		ask := e.counted && (tab.askXN[ty0] || tab.askXN[ty1])
+		ask := e.counted && (tab.askN[ty0] || tab.askN[ty1])
 		if !ask && word[ty0] < 0 && word[ty1] < 0 {
 			continue
 		}
-		var vl [4]uint64 // the suffix from L(k), before e's wedges join
-		if ask {
+		// The suffix from L(k), before e's wedges join: X's only (no
+		// crossing cell asked, no walk).
+		var vl [4]uint64
+		if e.counted && (tab.askX[ty0] || tab.askX[ty1]) {
 			vl = suffix(fw, words, jl, at)
 		}
 		// Queries first: wedges that end together are no pair, so none of
@@ -808,7 +840,7 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 		var from [2]int32
 		for fd := range int32(2) {
 			ty := ty0 | uint8(fd)<<onM
-			askT := ask && tab.askXN[ty]
+			askT := ask && tab.askN[ty]
 			if !askT && word[ty] < 0 {
 				continue
 			}
@@ -820,6 +852,16 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 			}
 			b.lo[u], from[fd] = lo, lo
 			if !askT {
+				continue
+			}
+			if !tab.askX[ty] {
+				for i := range ol[lo:c] {
+					v := suffix(fw, words, ol[int(lo)+i].at, at)
+					room()
+					for w := range words {
+						na[ty][w] += v[w]
+					}
+				}
 				continue
 			}
 			for i := range ol[lo:c] {
@@ -848,6 +890,141 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 		}
 	}
 	b.unpack(&sa, &xa, &na, tab.cols)
+}
+
+// sweepOne is sweep for cells whose wedges that an edge starts, and
+// those it ends, that some counter reads have partners of one direction
+// each (tab.one; M4's: a wedge's two edges run the same way round the
+// cycle), in a tree of one word: an edge walks one partner list each
+// way, with no loop over directions and no table reads per partner, and
+// the tree's walks are scalar. The same queries and insertions, in the
+// same order.
+func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
+	n := len(ge)
+	lists := 2 * sides // list 2s+d: side s's edges of direction d
+	b.off = resize(b.off, lists+1)
+	for k := range ge {
+		b.off[2*(ge[k].side-base)+int32(ge[k].d)+1]++
+	}
+	for s := range lists {
+		b.off[s+1] += b.off[s]
+	}
+	b.cnt = resize(b.cnt, lists)
+	b.oe = resize(b.oe, n)
+	b.low = resize(b.low, n) // L(k), for the sweep below
+	j := 0
+	for k := range ge {
+		e := &ge[k]
+		for apart(ge[j].t, e.t, delta) {
+			j++
+		}
+		b.low[k] = int32(j)
+		u := 2*(e.side-base) + int32(e.d)
+		f := oneEdge{at: int32(k), low: int32(j)}
+		if !e.counted {
+			f.low |= math.MinInt32
+		}
+		b.oe[b.off[u]+b.cnt[u]] = f
+		b.cnt[u]++
+	}
+	clear(b.cnt)
+	b.lo = resize(b.lo, lists)
+	b.hi = resize(b.hi, lists)
+	_, word, inc := tab.treeWords()
+	b.fw = resize(b.fw, n+1)
+	fw := b.fw
+	var sa, xa, na [8][4]uint64 // packed sums by the asking wedge's type (word 0)
+	var used, ins uint64        // a bound on sa, xa and na's lanes; the wedges in the tree
+	low := b.low[:len(ge)]
+	for k := range ge {
+		e := &ge[k]
+		jl := low[k] // L(k)
+		s := e.side - base
+		b.cnt[2*s+int32(e.d)]++
+		at := int32(k)
+		onM := uint8(s & 1) // e is on the m–o side
+		o := 2 * (s ^ 1)    // the partners' lists: o + their direction bit
+		// The wedges e starts (partners later on the other side) ask S.
+		if fd := tab.oneS[onM][e.d]; fd >= 0 {
+			ty := onM<<2 | e.d<<(1-onM) | uint8(fd)<<onM
+			u := o + int32(fd)
+			ol := b.oe[b.off[u]:b.off[u+1]]
+			c, hi := b.cnt[u], max(b.hi[u], b.cnt[u])
+			for int(hi) < len(ol) && ol[hi].low&math.MaxInt32 <= at { // within δ after e
+				hi++
+			}
+			b.hi[u] = hi
+			for _, f := range ol[c:hi] {
+				if f.low < 0 {
+					continue // not counted
+				}
+				v := suffix1(fw, f.low, at)
+				if used > math.MaxUint32-ins {
+					b.unpack(&sa, &xa, &na, tab.cols)
+					used = 0
+				}
+				used += ins
+				sa[ty][0] += v
+			}
+		}
+		// The wedges e ends (partners earlier on the other side) ask X
+		// and N if e is counted, then join the tree: queries first, as
+		// wedges that end together are no pair.
+		fd := tab.oneE[onM][e.d]
+		if fd < 0 {
+			continue
+		}
+		ty := (1-onM)<<2 | e.d<<(1-onM) | uint8(fd)<<onM
+		u := o + int32(fd)
+		ol := b.oe[b.off[u]:b.off[u+1]]
+		lo, c := b.lo[u], b.cnt[u]
+		for lo < c && ol[lo].at < jl { // more than δ before e
+			lo++
+		}
+		b.lo[u] = lo
+		if e.counted && tab.askN[ty] {
+			var vl uint64 // the suffix from L(k), before e's wedges join: X's
+			if tab.askX[ty] {
+				vl = suffix1(fw, jl, at)
+			}
+			for _, f := range ol[lo:c] {
+				v := suffix1(fw, f.at, at)
+				if used > math.MaxUint32-ins {
+					b.unpack(&sa, &xa, &na, tab.cols)
+					used = 0
+				}
+				used += ins
+				na[ty][0] += v
+				xa[ty][0] += vl - v // read only where X is asked
+			}
+		}
+		if w := word[ty]; w >= 0 {
+			in := inc[ty]
+			for _, f := range ol[lo:c] {
+				ins++
+				for x := f.at + 1; x > jl; x &= x - 1 {
+					fw[x] += in
+				}
+			}
+		}
+	}
+	b.unpack(&sa, &xa, &na, tab.cols)
+}
+
+// oneEdge is an edge of sweepOne in its list: its index in position
+// order and L, that of the first edge within δ before it, with the sign
+// bit set where it is not counted. Positions stand for times: f is within
+// δ after e where L(f) ≤ e, before e where f ≥ L(e); a third of swEdge's
+// bytes, and the lists are read at random (a middle's, at each of its
+// edges).
+type oneEdge struct{ at, low int32 }
+
+// suffix1 is suffix for a tree of one word.
+func suffix1(fw []uint64, x, p int32) (v uint64) {
+	for i := x + 1; i <= p; i += i & -i {
+		v += fw[i]
+	}
+	return v
 }
 
 // sweepSides is sweep with one list of partners a side, for cells that
@@ -932,23 +1109,27 @@ func (b *wedgeBuf) sweepSides(ge []gEdge, base int32, sides int, delta int64, ta
 		// and N if e is counted, then join the tree.
 		ty0 = (1-onM)<<2 | e.d<<(1-onM)
 		ty1 := ty0 | 1<<onM
-		ask := e.counted && (tab.askXN[ty0] || tab.askXN[ty1])
+		ask := e.counted && (tab.askN[ty0] || tab.askN[ty1])
 		if !ask && word[ty0] < 0 && word[ty1] < 0 {
 			continue
 		}
-		var vl [4]uint64 // the suffix from L(k), before e's wedges join
-		if ask {
+		var vl [4]uint64 // the suffix from L(k), before e's wedges join (X's)
+		if e.counted && (tab.askX[ty0] || tab.askX[ty1]) {
 			vl = suffix(fw, words, jl, at)
 		}
 		for i := range ol[lo:c] {
 			f := &ol[int(lo)+i]
 			ty := ty0 | f.d<<onM
-			if ask && tab.askXN[ty] {
+			if ask && tab.askN[ty] {
 				v := suffix(fw, words, f.at, at)
 				room()
 				for w := range words {
-					xa[ty][w] += vl[w] - v[w]
 					na[ty][w] += v[w]
+				}
+				if tab.askX[ty] {
+					for w := range words {
+						xa[ty][w] += vl[w] - v[w]
+					}
 				}
 			}
 			if w := int(word[ty]); w >= 0 {
