@@ -53,7 +53,9 @@ const (
 	pClaim = pSplitTail + 10
 	// pExpand2: tuning.Expand2Run where expand2 applies (expands2), else 0.
 	pExpand2 = pSplitTail + 11
-	planLen  = pSplitTail + 12
+	// pPreScan: tuning.PreScan (0: never).
+	pPreScan = pSplitTail + 12
+	planLen  = pSplitTail + 13
 
 	pcEdge, pcNode, pcSel, pcPrev, pcNext, pcRank = 0, 1, 2, 3, 4, 5
 
@@ -350,6 +352,7 @@ func (o tuning) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	enc.P[pSplitRun], enc.P[pGuide] = max(int64(o.SplitRun), 0), max(int64(o.RootGuide), 0)
 	enc.P[pCompact] = boolInt(!o.NoCompact)
 	enc.P[pClaim] = int64(o.RootClaim)
+	enc.P[pPreScan] = max(int64(o.PreScan), 0)
 	if o.NoClosePrune || (!o.ClosePruneAll && !closePays(p, enc)) {
 		enc.noClosePrune()
 	}

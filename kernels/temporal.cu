@@ -118,7 +118,12 @@ typedef unsigned int u32;
 // that expand2 expands across lanes, with the step after it (a build with
 // F_EXP2); 0: never. Per plan: the host sets it only where it applies.
 #define P_EXPAND2 (P_SPLITTAIL + 11)
-#define P_SIZE (P_SPLITTAIL + 12)
+// P_PRESCAN: the longest run of a closing step walked depth-first (one
+// evaluated as a chunk of its own) that the lane finding it scans for its
+// target first, keeping only the span from its first to its last match;
+// 0: never.
+#define P_PRESCAN (P_SPLITTAIL + 12)
+#define P_SIZE (P_SPLITTAIL + 13)
 
 #define BIND_ROOT 0
 #define BIND_FROM 1
@@ -1522,6 +1527,27 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 			valid = false;
 		} else {
 			SEARCH(F, x, ws, bd, &ra, &rb);
+			valid = ra < rb;
+		}
+	}
+	if ((nd < k - 2 || pl<M>(ws, P_TALLY) == 0) && pl<M>(ws, P_PRESCAN) > 0) {
+		// A closing step the walk takes depth-first: its run (the shorter
+		// list's entries in the bounds) mostly holds edges to other nodes,
+		// often none to the target, and each candidate's run would cost
+		// the warp a chunk of its own whose lanes mostly fail. A short
+		// run is scanned here by its own lane and cut to the span from its
+		// first to its last edge to the target: a run with none is dropped.
+		if (valid && bd.sel != SEL_PAIR && bd.target != 0xffffffffu && rb - ra <= (u32)pl<M>(ws, P_PRESCAN)) {
+			const u32 *O = selOther(w, bd.sel);
+			u32 first = rb, last = ra;
+			for (u32 i = ra; i < rb; i++) {
+				if (O[i] == bd.target) {
+					first = min(first, i);
+					last = i + 1;
+				}
+			}
+			ra = first;
+			rb = last;
 			valid = ra < rb;
 		}
 	}
