@@ -115,3 +115,44 @@ func TestAnchorChoice(t *testing.T) {
 		t.Errorf("anchorKernel(mine6p) = %s: the pruned builds have no anchor build", got)
 	}
 }
+
+// TestPreScanChoice: the plans whose plain one-query launches run the
+// prescan's build (prescans): a closing step the walk takes depth-first,
+// below the step above a counted last step (M10's 3->1 at step 2 of 5) or
+// any closing step where the last is not counted (enumerate mode; M4-A's
+// last step has a check, so it is visited in count mode too). Never
+// a batch, an anchored plan or a pruned one (their builds have no
+// prescan); PreScan < 0: none.
+func TestPreScanChoice(t *testing.T) {
+	names := []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10", "M11", "M12", "M13", "M4-A"}
+	plans := builtinPlans(t, names...)
+	closing := map[string]bool{"M3": true, "M4": true, "M7": true, "M9": true, "M10": true, "M11": true, "M12": true, "M13": true, "M4-A": true}
+	for _, name := range names {
+		for _, count := range []bool{true, false} {
+			for vi, o := range []tuning{{}, {PreScan: -1}, {NoClosePrune: true}} {
+				enc, err := o.withDefaults().encode(plans[name], count)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := o.PreScan >= 0 && (name == "M10" || (enc.P[pTally] == 0 && closing[name]))
+				if enc.prescanned() != want {
+					t.Errorf("%s, count %v, variant %d: prescanned %v, want %v", name, count, vi, enc.prescanned(), want)
+				}
+				k := launchKernel([]*encodedPlan{enc}, false)
+				wantK := mineKernel(false, enc.pruned())
+				switch {
+				case enc.anchored():
+					wantK = anchorKernel(wantK)
+				case want && !enc.pruned():
+					wantK = "mine6s"
+				}
+				if k != wantK || !slices.Contains(kernelNames, k) {
+					t.Errorf("%s, count %v, variant %d: kernel %s, want %s (in the module)", name, count, vi, k, wantK)
+				}
+				if b := launchKernel([]*encodedPlan{enc, enc}, true); b != mineKernel(true, enc.pruned()) {
+					t.Errorf("%s: a batch launch runs %s", name, b)
+				}
+			}
+		}
+	}
+}

@@ -482,8 +482,7 @@ func splitRoots(lo, hi int64, n int) []motif.Range {
 // build (its plan at fixed addresses), several its mineq* build, which
 // counts only and has no budget or deadline (limit must report none);
 // the build with the closing-edge pruning when a plan has it laid out
-// (mineKernel), expand2's or an anchor build for one query whose plan has
-// them switched on (mineKernelX, anchorKernel).
+// (launchKernel picks it).
 //
 // limit returns the budget (steps) and time (ns) left, 0 for none, or
 // over when one is spent: the kernel stops its warps at them (C_TRUNC),
@@ -525,20 +524,7 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 		}
 		outPtr, outCap = d.out, d.outCap
 	}
-	prune := false
-	for _, enc := range encs {
-		prune = prune || enc.pruned()
-	}
-	kernel, grid := mineKernel(nq > 1, prune), d.sms*miningOccupancy
-	if nq == 1 && encs[0].expanded2() && hi-lo >= d.expand2Roots {
-		// expand2's builds (the plan's P_EXPAND2 slot is read by them
-		// alone).
-		kernel = mineKernelX(prune)
-	}
-	if nq == 1 && encs[0].anchored() {
-		// The anchor builds (S_PREVNODES is read by them alone).
-		kernel = anchorKernel(kernel)
-	}
+	kernel, grid := launchKernel(encs, hi-lo >= d.expand2Roots), d.sms*miningOccupancy
 	// Suspensions always find room: splits stop short of the last
 	// warps × steps slots.
 	splitCap := d.queueCap - int64(grid*warpsPerBlock*maxK)

@@ -69,9 +69,10 @@ func testEngines(t testing.TB) map[string]*gpu.Engine {
 		}
 		// Time partitions, and the pruning on every prunable plan with the
 		// light launches' choice of closing edge (ClosePruneRoot: one
-		// anchored at the root where a plan has two).
+		// anchored at the root where a plan has two). Closing runs walked
+		// depth-first prescanned up to 2 entries (longer ones walked whole).
 		parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 4, OutRecords: 7}.WithTuning(gpu.Tuning{TailSubtract: -1, PairMin: -1, NoGallop: true,
-			ExpandRun: 3, SplitTail: 2, SplitRun: 1, RootGuide: 1 << 20, Expand2Run: 2, Expand2All: true, ClosePruneAll: true, ClosePruneRoot: true}))
+			ExpandRun: 3, SplitTail: 2, SplitRun: 1, RootGuide: 1 << 20, Expand2Run: 2, Expand2All: true, ClosePruneAll: true, ClosePruneRoot: true, PreScan: 2}))
 		if err != nil {
 			enginesErr = err
 			return
@@ -80,8 +81,8 @@ func testEngines(t testing.TB) map[string]*gpu.Engine {
 		// last steps on the host's list) on every plan without the pruning,
 		// not only where they pay (about one random plan in nine): mine6a,
 		// and mine6ax (expand2 on runs of up to 2) for the counted plans of
-		// four edges or more.
-		anchor, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(gpu.Tuning{AnchorAll: true, Expand2Run: 2, Expand2All: true}))
+		// four edges or more; closing runs never prescanned.
+		anchor, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(gpu.Tuning{AnchorAll: true, Expand2Run: 2, Expand2All: true, PreScan: -1}))
 		if err != nil {
 			enginesErr = err
 			return

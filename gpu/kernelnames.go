@@ -4,7 +4,7 @@ package gpu
 // device opens (TestKernelNamesMatchPTX keeps the list and the PTX in
 // step: a kernel missing here would fail at its first launch). The mining
 // builds are all at one occupancy (miningOccupancy, the 6 in their names).
-var kernelNames = []string{"mine6", "mine6p", "mineq6", "mineq6p", "mine6x", "mine6px", "mine6a", "mine6ax",
+var kernelNames = []string{"mine6", "mine6p", "mineq6", "mineq6p", "mine6x", "mine6px", "mine6a", "mine6ax", "mine6s",
 	"scanLocal", "scanAdd", "radixHist", "radixScatter", "gatherKeys",
 	"liveStart", "countNew", "addSizes", "scatterOld", "scatterNew", "moveU32", "moveI64",
 	"pairKeys", "pairOwners", "pairGather", "rankOwn", "rankCross"}
@@ -47,6 +47,50 @@ func anchorKernel(kernel string) string {
 		return "mine6a"
 	case "mine6x":
 		return "mine6ax"
+	}
+	return kernel
+}
+
+// prescanKernel names the prescan's build (F_PRESCAN: mine6s) that a
+// one-query launch of a plan with a closing step the walk takes
+// depth-first (encodedPlan.prescan) runs in place of the plain build;
+// every other build (kernel) is kept: the pruning, expand2 and anchor
+// builds carry no prescan.
+func prescanKernel(kernel string) string {
+	if kernel == "mine6" {
+		return "mine6s"
+	}
+	return kernel
+}
+
+// launchKernel names the build that one launch of encs runs: the batch
+// builds for several queries, with the pruning if any plan has it laid
+// out (mineKernel); for one query, expand2's where its plan has it on and
+// the launch is heavy enough (heavy: at least gpu's expand2Roots roots),
+// then the anchor build where its plan is anchored, else the prescan's
+// where its plan has a step it acts on.
+func launchKernel(encs []*encodedPlan, heavy bool) string {
+	prune := false
+	for _, enc := range encs {
+		prune = prune || enc.pruned()
+	}
+	kernel := mineKernel(len(encs) > 1, prune)
+	if len(encs) != 1 {
+		return kernel
+	}
+	e := encs[0]
+	if e.expanded2() && heavy {
+		// expand2's builds (the plan's P_EXPAND2 slot is read by them
+		// alone).
+		kernel = mineKernelX(prune)
+	}
+	if e.anchored() {
+		// The anchor builds (S_PREVNODES is read by them alone).
+		return anchorKernel(kernel)
+	}
+	if e.prescanned() {
+		// The prescan's build (P_PRESCAN is read by it alone).
+		return prescanKernel(kernel)
 	}
 	return kernel
 }

@@ -10,6 +10,8 @@ const miningOccupancy = 6
 // in BENCHMARKS.md.
 const (
 	defaultExpandRun = 512
+	// defaultPreScan: see tuning.PreScan.
+	defaultPreScan   = 16
 	defaultSplitTail = 2048
 	defaultSplitRun  = 256
 	defaultRootGuide = 4
@@ -171,6 +173,14 @@ type tuning struct {
 	// and counted (a closing step keeps few of its candidates), which the
 	// pruning's kernel build does (the plain build never gathers).
 	NoCompact bool
+	// PreScan is the longest run of a closing step (both endpoints
+	// mapped) walked depth-first that the lane finding it scans for the
+	// edges to its target first, cutting it to the span from the first
+	// to the last (none: the candidate is dropped) instead of handing it
+	// to the walk as a chunk of its own whose lanes mostly fail (M10's
+	// triangle edge 3->1, two steps above the counted last). 0: 16;
+	// negative: never.
+	PreScan int
 	// Expand2Run is the longest run of the step two above a counted last
 	// step (plans of four edges or more) that the mining kernel expands
 	// across a warp's lanes together with the step after it (expand2),
@@ -250,6 +260,9 @@ func (t tuning) withDefaults() tuning {
 		t.ChunkRoots = defaultChunkRoots
 	}
 	t.BatchGroup = max(t.BatchGroup, 0)
+	if t.PreScan == 0 {
+		t.PreScan = defaultPreScan
+	}
 	if t.Expand2Run == 0 {
 		t.Expand2Run = defaultExpand2Run
 	}

@@ -53,7 +53,9 @@ const (
 	pClaim = pSplitTail + 10
 	// pExpand2: tuning.Expand2Run where expand2 applies (expands2), else 0.
 	pExpand2 = pSplitTail + 11
-	planLen  = pSplitTail + 12
+	// pPreScan: tuning.PreScan (0: never).
+	pPreScan = pSplitTail + 12
+	planLen  = pSplitTail + 13
 
 	pcEdge, pcNode, pcSel, pcPrev, pcNext, pcRank = 0, 1, 2, 3, 4, 5
 
@@ -88,6 +90,9 @@ type encodedPlan struct {
 	K  int
 	// anchor: its one-query launches run an anchor build (anchorPays).
 	anchor bool
+	// prescan: its plain one-query launches run the prescan's build
+	// (prescans).
+	prescan bool
 }
 
 // encodePlan lays p out for the kernel. tally says the last step may be
@@ -350,6 +355,7 @@ func (o tuning) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	enc.P[pSplitRun], enc.P[pGuide] = max(int64(o.SplitRun), 0), max(int64(o.RootGuide), 0)
 	enc.P[pCompact] = boolInt(!o.NoCompact)
 	enc.P[pClaim] = int64(o.RootClaim)
+	enc.P[pPreScan] = max(int64(o.PreScan), 0)
 	if o.NoClosePrune || (!o.ClosePruneAll && !closePays(p, enc)) {
 		enc.noClosePrune()
 	}
@@ -357,8 +363,30 @@ func (o tuning) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	if o.Expand2Run > 0 && expands2(enc) && (o.Expand2All || expand2Pays(p)) {
 		enc.P[pExpand2] = int64(o.Expand2Run)
 	}
+	enc.prescan = enc.P[pPreScan] > 0 && prescans(p, enc)
 	return enc, nil
 }
+
+// prescans reports whether the kernel's closing-run prescan (F_PRESCAN,
+// tuning.PreScan) has a step of p to act on: a closing step (both
+// endpoints mapped) that the walk takes depth-first, one below the step
+// above a counted last step (or any, where the last step is not counted).
+// Of the built-in motifs only M10's triangle edge 3->1 is one; every other
+// plan runs the build without the prescan's code, which cost them 1-4%
+// on tg10m where every build had it (BENCHMARKS.md).
+func prescans(p *motif.Plan, e *encodedPlan) bool {
+	k := p.K()
+	for d := 1; d < k; d++ {
+		if p.Steps[d].Bind == motif.BindBoth && (d < k-2 || e.P[pTally] == 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// prescanned: the plan's plain one-query launches run the prescan's build
+// (mineKernel).
+func (e *encodedPlan) prescanned() bool { return e.prescan }
 
 // expands2 reports whether the kernel's expand2 applies to the plan: its
 // last step is counted (count mode, no check there) and it has a step two

@@ -53,7 +53,7 @@ func TestPlanLayoutMatchesKernel(t *testing.T) {
 		"S_HOPPREV": sHopPrev, "S_HOPNEXT": sHopNext, "S_PREDMASK": sPredMask, "S_ANTIMASK": sAntiMask,
 		"S_NEWNODE": sNewNode, "S_NMAPPED": sNMapped, "S_NEXTFROM": sNextFrom, "S_NEXTTO": sNextTo, "S_CLOSE": sClose,
 		"S_PREVNODES": sPrevNodes, "SCAN_OUT": scanOut >> 8, "SCAN_IN": scanIn >> 8,
-		"P_CLOSE": pClose, "P_COMPACT": pCompact, "P_EXPAND2": pExpand2, "PC_EDGE": pcEdge, "PC_NODE": pcNode, "PC_SEL": pcSel, "PC_PREV": pcPrev, "PC_NEXT": pcNext, "PC_RANK": pcRank,
+		"P_CLOSE": pClose, "P_COMPACT": pCompact, "P_EXPAND2": pExpand2, "P_PRESCAN": pPreScan, "PC_EDGE": pcEdge, "PC_NODE": pcNode, "PC_SEL": pcSel, "PC_PREV": pcPrev, "PC_NEXT": pcNext, "PC_RANK": pcRank,
 		"RK_OUTSRC": rkOutSrc, "RK_INDST": rkInDst, "RK_INSRC": rkInSrc, "RK_OUTDST": rkOutDst,
 		"P_TAILSUB": pTailSub, "P_PAIRMIN": pPairMin, "P_GALLOP": pGallop, "P_EXPAND": pExpand, "P_SPLITTAIL": pSplitTail, "P_SPLITRUN": pSplitRun, "P_GUIDE": pGuide, "P_PREDS": pPreds, "PRED_SZ": predSize,
 		"PR_OP": prOp, "PR_LKIND": prLKind, "PR_LINDEX": prLIndex, "PR_LCOL": prLCol, "PR_RKIND": prRKind,
@@ -362,6 +362,15 @@ func TestKernelChoice(t *testing.T) {
 	}
 	if enc, _ := (tuning{Expand2All: true, Expand2Run: 64}).withDefaults().encode(plans["M10"], true); enc.P[pExpand2] != 64 {
 		t.Errorf("M10 with Expand2All, Expand2Run 64: P_EXPAND2 %d, want 64", enc.P[pExpand2])
+	}
+	// The prescan of closing runs walked depth-first: 16 entries by
+	// default, as set, never (0) when negative; in both modes.
+	for _, c := range []struct{ set, want int64 }{{0, defaultPreScan}, {4, 4}, {-1, 0}} {
+		for _, count := range []bool{true, false} {
+			if enc, _ := (tuning{PreScan: int(c.set)}).withDefaults().encode(plans["M10"], count); enc.P[pPreScan] != c.want {
+				t.Errorf("PreScan %d, count %v: P_PRESCAN %d, want %d", c.set, count, enc.P[pPreScan], c.want)
+			}
+		}
 	}
 	for _, c := range []struct {
 		o     tuning

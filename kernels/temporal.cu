@@ -118,7 +118,12 @@ typedef unsigned int u32;
 // that expand2 expands across lanes, with the step after it (a build with
 // F_EXP2); 0: never. Per plan: the host sets it only where it applies.
 #define P_EXPAND2 (P_SPLITTAIL + 11)
-#define P_SIZE (P_SPLITTAIL + 12)
+// P_PRESCAN: the longest run of a closing step walked depth-first (one
+// evaluated as a chunk of its own) that the lane finding it scans for its
+// target first, keeping only the span from its first to its last match;
+// 0: never.
+#define P_PRESCAN (P_SPLITTAIL + 12)
+#define P_SIZE (P_SPLITTAIL + 13)
 
 #define BIND_ROOT 0
 #define BIND_FROM 1
@@ -293,6 +298,7 @@ struct WS {
 #define F_COMPACT 2  // expand gathers its survivors into full warps (P_COMPACT)
 #define F_EXP2 4     // expand2: two levels above the counted last step across lanes (P_EXPAND2)
 #define F_ANCHOR 8   // runs from the previous edge's rank, closing lists from the host (S_PREVNODES)
+#define F_PRESCAN 16 // a closing step's short run scanned for its target before the walk (P_PRESCAN)
 
 // WSX is WS with the features' per-warp state, for builds that have them.
 struct WSX : WS {
@@ -318,8 +324,8 @@ template <int F> struct WSOfB { typedef WSXY T; };
 template <> struct WSOfB<0> { typedef WS T; };
 template <> struct WSOfB<F_PRUNE | F_COMPACT> { typedef WSX T; };
 template <> struct WSOfB<F_EXP2> { typedef WSY T; };
-// F_ANCHOR keeps no per-warp state.
-template <int F> struct WSOf { typedef typename WSOfB<F & ~F_ANCHOR>::T T; };
+// F_ANCHOR and F_PRESCAN keep no per-warp state.
+template <int F> struct WSOf { typedef typename WSOfB<F & ~(F_ANCHOR | F_PRESCAN)>::T T; };
 // gb: expand2's buffer of a warp whose WS is a WSY or WSXY (F_EXP2 builds).
 template <int F> __device__ __forceinline__ GB &gb(WS &ws) {
 	return (F & (F_PRUNE | F_COMPACT)) ? static_cast<WSXY &>(ws).g : static_cast<WSY &>(ws).g;
@@ -1525,6 +1531,27 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 			valid = ra < rb;
 		}
 	}
+	if ((F & F_PRESCAN) && (nd < k - 2 || pl<M>(ws, P_TALLY) == 0) && pl<M>(ws, P_PRESCAN) > 0) {
+		// A closing step the walk takes depth-first: its run (the shorter
+		// list's entries in the bounds) mostly holds edges to other nodes,
+		// often none to the target, and each candidate's run would cost
+		// the warp a chunk of its own whose lanes mostly fail. A short
+		// run is scanned here by its own lane and cut to the span from its
+		// first to its last edge to the target: a run with none is dropped.
+		if (valid && bd.sel != SEL_PAIR && bd.target != 0xffffffffu && rb - ra <= (u32)pl<M>(ws, P_PRESCAN)) {
+			const u32 *O = selOther(w, bd.sel);
+			u32 first = rb, last = ra;
+			for (u32 i = ra; i < rb; i++) {
+				if (O[i] == bd.target) {
+					first = min(first, i);
+					last = i + 1;
+				}
+			}
+			ra = first;
+			rb = last;
+			valid = ra < rb;
+		}
+	}
 	if (nd == k - 1 && pl<M>(ws, P_TALLY) != 0) {
 		spend(ws, lane, __popc(__ballot_sync(FULL, valid)));  // a run tallied per candidate
 		// Tail expansion: the last step's runs of all candidates are
@@ -1944,10 +1971,12 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 // builds, so one query's launch pays nothing for the batches' offsets.
 // The *p builds add the closing-edge pruning and the gathering (F_PRUNE |
 // F_COMPACT), the *x builds expand2 (F_EXP2), the *a builds the runs from
-// the previous edge's rank and the host's closing lists (F_ANCHOR):
-// gpu/kernelnames.go runs them for the launches whose plans they pay for
-// (closePays, expand2Pays, anchorPays), every other launch runs the plain
-// build.
+// the previous edge's rank and the host's closing lists (F_ANCHOR), the
+// *s build the closing runs' prescan (F_PRESCAN: its few instructions in
+// the shared evaluate cost the plans without such a step 1-4% on tg10m
+// when every build had them): gpu/kernelnames.go runs them for the
+// launches whose plans they pay for (closePays, expand2Pays, anchorPays,
+// prescans), every other launch runs the plain build.
 #define MINE_KERNEL(name, occ, multi, feat) \
 	extern "C" __global__ void __launch_bounds__(WARPS * 32, occ) name(MINE_PARAMS) { mineBody<multi, feat>(MINE_ARGS); }
 MINE_KERNEL(mine6, 6, false, 0)
@@ -1956,6 +1985,7 @@ MINE_KERNEL(mine6x, 6, false, F_EXP2)
 MINE_KERNEL(mine6px, 6, false, F_PRUNE | F_COMPACT | F_EXP2)
 MINE_KERNEL(mine6a, 6, false, F_ANCHOR)
 MINE_KERNEL(mine6ax, 6, false, F_ANCHOR | F_EXP2)
+MINE_KERNEL(mine6s, 6, false, F_PRESCAN)
 MINE_KERNEL(mineq6, 6, true, 0)
 MINE_KERNEL(mineq6p, 6, true, F_PRUNE | F_COMPACT)
 
