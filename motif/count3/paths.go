@@ -647,9 +647,9 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, g0, g1 int64, b *path
 			}
 			fl := e.flags()
 			dx := fl & fIn
-			ix.to(&ys, ep, aHi)
 			sa, sh, sb := &sums[aLo], &sums[aHi], &sums[bHi]
 			if aLo < aHi { // M before e
+				ix.to(&ys, ep, aHi) // only here: a quarter of the visits have no M before e
 				all0, all1, cnt0, cnt1 := far(&ix)
 				counted := fl&fCounted != 0
 				var jb0, jb1 int64
