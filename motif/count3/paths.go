@@ -621,7 +621,11 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, g0, g1 int64, b *path
 		t.bef0 += bef0
 		t.bef1 += bef1
 	}
-	idx := &pathRawIdx
+	// The pair's counts by class, e's direction at x, order slot and f's
+	// direction at y, indexed directly and added to the raw counters once
+	// the pair is done (pathRawIdx): per visit, a table read and a bounds
+	// check fewer at each of its up to 12 updates.
+	var acc [2][2][4][2]int64
 	// x's edges near the pair's edges: the union of their δ windows
 	// [from, after), in position order. The pair ranges [aLo, aHi) (before
 	// e, within δ) and [aHi, bHi) (after e, within δ) only move forward.
@@ -672,14 +676,14 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, g0, g1 int64, b *path
 					if n == 0 {
 						continue
 					}
-					ri := &idx[cls][dx]
-					r[ri[1][0]] += hi.endC0 - lo.endC0 - n*cnt0 // M e f
-					r[ri[1][1]] += hi.endC1 - lo.endC1 - n*cnt1
+					a := &acc[cls][dx]
+					a[1][0] += hi.endC0 - lo.endC0 - n*cnt0 // M e f
+					a[1][1] += hi.endC1 - lo.endC1 - n*cnt1
 					if counted {
-						r[ri[2][0]] += n*all0 - (hi.bef0 - lo.bef0) // M f e
-						r[ri[2][1]] += n*all1 - (hi.bef1 - lo.bef1)
-						r[ri[3][0]] += hi.bef0 - lo.bef0 - n*jb0 // f M e
-						r[ri[3][1]] += hi.bef1 - lo.bef1 - n*jb1
+						a[2][0] += n*all0 - (hi.bef0 - lo.bef0) // M f e
+						a[2][1] += n*all1 - (hi.bef1 - lo.bef1)
+						a[3][0] += hi.bef0 - lo.bef0 - n*jb0 // f M e
+						a[3][1] += hi.bef1 - lo.bef1 - n*jb1
 					}
 				}
 			}
@@ -692,9 +696,18 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, g0, g1 int64, b *path
 					if n == 0 {
 						continue
 					}
-					ri := &idx[cls][dx]
-					r[ri[0][0]] += n*ja0 - (hi.upToC0 - lo.upToC0) // e M f
-					r[ri[0][1]] += n*ja1 - (hi.upToC1 - lo.upToC1)
+					a := &acc[cls][dx]
+					a[0][0] += n*ja0 - (hi.upToC0 - lo.upToC0) // e M f
+					a[0][1] += n*ja1 - (hi.upToC1 - lo.upToC1)
+				}
+			}
+		}
+	}
+	for cls := range 2 {
+		for dx := range 2 {
+			for slot := range 4 {
+				for d := range 2 {
+					r[pathRawIdx[cls][dx][slot][d]] += acc[cls][dx][slot][d]
 				}
 			}
 		}
