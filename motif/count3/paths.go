@@ -62,20 +62,13 @@ type pathSeqs struct {
 	loff  []int64
 	lines []rankLine
 	// Pair runs: node v's edges grouped by neighbour in c.nbr's order,
-	// each group in position order, at off[v] + runAt[c.off[v]+i] for
-	// its i-th neighbour (c.mult edges), for the neighbours lighter than
-	// v only (the pass reads a pair's run at its heavier end): as the
-	// pass reads a pair's edges, class and flags (rPair: at v), positions
-	// and δ windows, side by side, and where they stand in v's sequence
-	// (rAt: the edge's own index; rEnd: the index of v's first edge more
-	// than δ after it), so that the pair's prefix sums read v's counts
-	// there instead of searching for them.
+	// each group in position order, at off[v] + runAt[c.off[v]+i] for its
+	// i-th neighbour (c.mult edges): as the pass reads a pair's edges,
+	// class and flags (rPair: at v), positions and δ windows, side by side.
 	runAt []int32
 	rPair []pathPairEdge
 	rPos  []uint32
 	rBd   []deltaBound
-	rAt   []uint32
-	rEnd  []uint32
 }
 
 const bucketMin = 64
@@ -233,13 +226,6 @@ func (c *cursor) to(y *seeker, p uint32, k int) {
 	c.k = k // the pair's edges are the far node's: none lies in [p, pos[j])
 }
 
-// at moves c to index j of the far node's sequence q, k of the pair's
-// edges being before it: where groupSeq found it, no search.
-func (c *cursor) at(q []seqKey, j, k int) {
-	e := &q[j]
-	c.j, c.k, c.in1, c.c0, c.c1 = j, k, e.in1, e.c0, e.c1
-}
-
 // gallopKey returns the first index i ≥ from with keys[i] ≥ p (len(keys) if
 // none), keys ascending: steps that double from from, then a binary
 // search of the last step, so that a search that moves forward a little
@@ -368,15 +354,9 @@ func (c *counter) paths(ctx context.Context) error {
 	sq.tbl = make([]uint32, sq.toff[c.nodes])
 	sq.lines = make([]rankLine, sq.loff[c.nodes])
 	sq.runAt = make([]int32, c.off[c.nodes])
-	// Each pair's run at its heavier end only, in the first part of that
-	// end's share of off: the rest is never written (a pass that sized the
-	// runs exactly cost a random read per static edge, more than it saved).
-	runs := sq.off[c.nodes]
-	sq.rPair = make([]pathPairEdge, runs)
-	sq.rPos = make([]uint32, runs)
-	sq.rBd = make([]deltaBound, runs)
-	sq.rAt = make([]uint32, runs)
-	sq.rEnd = make([]uint32, runs)
+	sq.rPair = make([]pathPairEdge, sq.off[c.nodes])
+	sq.rPos = make([]uint32, sq.off[c.nodes])
+	sq.rBd = make([]deltaBound, sq.off[c.nodes])
 	c.deltaBounds(sq) // before the sequences, which copy it
 	slots, curs := make([][]int32, c.workers), make([][]int32, c.workers)
 	err := c.parallel(ctx, c.nodes, 64, func(wk, lo, hi int) {
@@ -422,62 +402,42 @@ func (c *counter) paths(ctx context.Context) error {
 	})
 }
 
-// groupSeq writes node v's pair runs from its sequence, for its lighter
-// neighbours (the pass reads each pair's run at its heavier end alone):
-// a counting sort by neighbour, its groups' sizes the static graph's
-// edge counts (mult). A pair's edges are then a run of its heavier end's,
-// read in turn, where the window's pair lists took a hash lookup each, a
-// merge of two directions and a cache miss at each edge for its δ
-// window. slot is a node-sized scratch; cur, its neighbours' next free
-// entries (−1: no run), is returned for the next node.
+// groupSeq writes node v's pair runs from its sequence: a counting sort
+// by neighbour, its groups' sizes the static graph's edge counts (mult).
+// A pair's edges are then a run of its heavier end's, read in turn,
+// where the window's pair lists took a hash lookup each, a merge of two
+// directions and a cache miss at each edge for its δ window. slot is a
+// node-sized scratch; cur, its neighbours' next free entries, is
+// returned for the next node.
 func (c *counter) groupSeq(v uint32, sq *pathSeqs, slot, cur []int32) []int32 {
 	nb := c.nbr[c.off[v] : c.off[v]+int64(c.deg[v])]
 	cur = resize(cur, len(nb))
 	at := int32(0)
 	for i, u := range nb {
 		slot[u] = int32(i)
-		if !sq.lighter(u, v) {
-			cur[i] = -1
-			continue
-		}
 		sq.runAt[c.off[v]+int64(i)] = at
 		cur[i] = at
 		at += c.mult[c.off[v]+int64(i)]
 	}
-	if at == 0 {
-		return cur
-	}
 	base := sq.off[v]
-	key, ent := sq.key[sq.off[v]:sq.off[v]+int64(sq.n[v])+1], sq.ent[sq.off[v]:sq.off[v]+int64(sq.n[v])]
-	end := 0 // the first edge more than δ after ent[k]: after grows with k; the sentinel stops it
+	key, ent := sq.key[base:base+int64(sq.n[v])], sq.ent[base:base+int64(sq.n[v])]
 	for k := range ent {
 		e := &ent[k]
-		for key[end].pos < e.after {
-			end++
-		}
 		i := slot[e.other]
-		if cur[i] < 0 {
-			continue
-		}
 		g := base + int64(cur[i])
 		cur[i]++
 		fl := e.flags()
 		sq.rPair[g] = pathPairEdge{cls: 1 - fl&fIn, flags: fl} // x→y is into y
 		sq.rPos[g] = key[k].pos
 		sq.rBd[g] = deltaBound{from: e.from, after: e.after}
-		sq.rAt[g], sq.rEnd[g] = uint32(k), uint32(end)
 	}
 	return cur
 }
 
-// lighter reports whether node x has fewer edges in the window than y
-// (self-loops and edges past the scope included: known before the
-// sequences are filled, so that groupSeq builds the runs of the heavier
-// ends alone), or as many and a lower id: the end of a pair that the
-// path pass walks.
+// lighter reports whether node x's sequence is shorter than y's, or as
+// long and x's id lower: the end of a pair that the path pass walks.
 func (s *pathSeqs) lighter(x, y uint32) bool {
-	nx, ny := s.off[x+1]-s.off[x], s.off[y+1]-s.off[y]
-	return nx < ny || nx == ny && x < y
+	return s.n[x] < s.n[y] || s.n[x] == s.n[y] && x < y
 }
 
 // fillSeq writes node v's sequence, its sentinel and its bucket table,
@@ -577,7 +537,6 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, g0, g1 int64, b *path
 	_, yq := sq.of(yn)
 	ys, xs := sq.seeker(yn, yq), sq.seeker(xn, xq)
 	pair, pk, bd := sq.rPair[g0:g1], sq.rPos[g0:g1], sq.rBd[g0:g1]
-	rAt, rEnd := sq.rAt[g0:g1], sq.rEnd[g0:g1]
 	if len(pair) == 0 {
 		return
 	}
@@ -606,8 +565,8 @@ func (c *counter) pathsOfPair(sq *pathSeqs, xn, yn uint32, g0, g1 int64, b *path
 	sums[0] = pairSums{}
 	var at, end cursor
 	for k, m := range pair {
-		at.at(yq, int(rAt[k]), k) // at m: Y[at.j] is m
-		end.at(yq, int(rEnd[k]), gallopKey(pk, end.k, bd[k].after))
+		at.to(&ys, pk[k], k) // at m: Y[at.j] is m
+		end.to(&ys, bd[k].after, gallopKey(pk, end.k, bd[k].after))
 		_, _, endC0, endC1 := far(&end)
 		// Up to m is before m: m is the pair's, whose edges far leaves out.
 		bef0, bef1, upToC0, upToC1 := far(&at)
