@@ -37,6 +37,18 @@ func TestPathSearchesMatchEngine(t *testing.T) {
 		check("hub pair", hub, delta, motif.Request{Range: motif.WholeWindow(hub), Horizon: motif.Batch})
 		check("hub pair", hub, delta, randomRequest(rng, hub))
 	}
+	// The same at the int64 ends, ties included (t/2), δ up to 2^63 − 1:
+	// the pair runs' δ-after indexes and the cursors that stay put.
+	for _, at := range []func(t int64) int64{
+		func(t int64) int64 { return maxT - 199 + t/2 },
+		func(t int64) int64 { return minT + t/2 },
+	} {
+		w := heavyPairWindow(t, rng, 400, 30, at)
+		for _, delta := range []int64{3, 20, maxT} {
+			check("hub pair at an int64 end", w, delta, motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch})
+			check("hub pair at an int64 end", w, delta, randomRequest(rng, w))
+		}
+	}
 	for range 12 {
 		cfg := oracle.WindowConfig{MinNodes: 5, MaxNodes: 9, MaxEdges: 700, MaxTime: 100 + rng.Int64N(3000), SelfLoop: 0.02, Evict: 0.3}
 		w := oracle.RandomWindow(rng, cfg)
