@@ -748,15 +748,7 @@ func (tab *wedgeTables) treeWords() (words int, word [8]int8, inc [8]uint64) {
 // the lists whose wedge type the asked cells need (M4's: 2 of 4).
 func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
 	n := len(ge)
-	lists := 2 * sides // list 2s+d: side s's edges of direction d
-	b.off = resize(b.off, lists+1)
-	for k := range ge {
-		b.off[2*(ge[k].side-base)+int32(ge[k].d)+1]++
-	}
-	for s := range lists {
-		b.off[s+1] += b.off[s]
-	}
-	b.cnt = resize(b.cnt, lists)
+	lists := b.listOffsets(ge, base, sides)
 	b.se = resize(b.se, n)
 	j := 0
 	for k := range ge {
@@ -892,6 +884,23 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 	b.unpack(&sa, &xa, &na, tab.cols)
 }
 
+// listOffsets lays out b.off for the sweeps' partner lists, list 2s+d
+// holding side s's edges of direction d (sides counted from base): b.off
+// gets each list's start, b.cnt room for a cursor per list; it returns
+// the number of lists.
+func (b *wedgeBuf) listOffsets(ge []gEdge, base int32, sides int) int {
+	lists := 2 * sides
+	b.off = resize(b.off, lists+1)
+	for k := range ge {
+		b.off[2*(ge[k].side-base)+int32(ge[k].d)+1]++
+	}
+	for s := range lists {
+		b.off[s+1] += b.off[s]
+	}
+	b.cnt = resize(b.cnt, lists)
+	return lists
+}
+
 // sweepOne is sweep for cells whose wedges that an edge starts, and
 // those it ends, that some counter reads have partners of one direction
 // each (tab.one; M4's: a wedge's two edges run the same way round the
@@ -901,15 +910,7 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 // same order.
 func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
 	n := len(ge)
-	lists := 2 * sides // list 2s+d: side s's edges of direction d
-	b.off = resize(b.off, lists+1)
-	for k := range ge {
-		b.off[2*(ge[k].side-base)+int32(ge[k].d)+1]++
-	}
-	for s := range lists {
-		b.off[s+1] += b.off[s]
-	}
-	b.cnt = resize(b.cnt, lists)
+	lists := b.listOffsets(ge, base, sides)
 	b.oe = resize(b.oe, n)
 	b.low = resize(b.low, n) // L(k), for the sweep below
 	j := 0
