@@ -350,8 +350,9 @@ type wedgeBuf struct {
 	off     []int32
 	se      []swEdge // the edges by side, each in position order
 	oe      []oneEdge
-	bm      []uint64 // the positions of b.ge (sortPos)
-	rank    []int32  // the edges at positions before each word of bm
+	ol      []oneList // sweepOne's lists' cursors
+	bm      []uint64  // the positions of b.ge (sortPos)
+	rank    []int32   // the edges at positions before each word of bm
 	lo, hi  []int32
 	low     []int32 // L(k) by position (sweepOne)
 	cnt     []int32
@@ -902,14 +903,22 @@ func (b *wedgeBuf) sweep(ge []gEdge, base int32, sides int, delta int64, tab *we
 func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
 	n := len(ge)
 	lists := 2 * sides // list 2s+d: side s's edges of direction d
-	b.off = resize(b.off, lists+1)
+	// Each list's cursors in one 16-byte record (absolute indices into
+	// b.oe): an edge reads its own list's and two partner lists' at
+	// random, one cache line each rather than one per cursor array.
+	b.ol = resize(b.ol, lists+1)
+	ls := b.ol
 	for k := range ge {
-		b.off[2*(ge[k].side-base)+int32(ge[k].d)+1]++
+		ls[2*(ge[k].side-base)+int32(ge[k].d)+1].end++
 	}
-	for s := range lists {
-		b.off[s+1] += b.off[s]
+	for u := range lists {
+		ls[u+1].end += ls[u].end
 	}
-	b.cnt = resize(b.cnt, lists)
+	for u := range lists {
+		st := ls[u].end // the list's start
+		ls[u+1].cnt, ls[u+1].lo, ls[u+1].hi = st, st, st
+	}
+	ls = ls[1:]
 	b.oe = resize(b.oe, n)
 	b.low = resize(b.low, n) // L(k), for the sweep below
 	j := 0
@@ -919,20 +928,21 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 			j++
 		}
 		b.low[k] = int32(j)
-		u := 2*(e.side-base) + int32(e.d)
+		l := &ls[2*(e.side-base)+int32(e.d)]
 		f := oneEdge{at: int32(k), low: int32(j)}
 		if !e.counted {
 			f.low |= math.MinInt32
 		}
-		b.oe[b.off[u]+b.cnt[u]] = f
-		b.cnt[u]++
+		b.oe[l.hi] = f
+		l.hi++
 	}
-	clear(b.cnt)
-	b.lo = resize(b.lo, lists)
-	b.hi = resize(b.hi, lists)
+	for u := range ls {
+		ls[u].hi = ls[u].lo
+	}
 	_, word, inc := tab.treeWords()
 	b.fw = resize(b.fw, n+1)
 	fw := b.fw
+	oe := b.oe
 	var sa, xa, na [8][4]uint64 // packed sums by the asking wedge's type (word 0)
 	var used, ins uint64        // a bound on sa, xa and na's lanes; the wedges in the tree
 	low := b.low[:len(ge)]
@@ -940,21 +950,20 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 		e := &ge[k]
 		jl := low[k] // L(k)
 		s := e.side - base
-		b.cnt[2*s+int32(e.d)]++
+		ls[2*s+int32(e.d)].cnt++
 		at := int32(k)
 		onM := uint8(s & 1) // e is on the m–o side
 		o := 2 * (s ^ 1)    // the partners' lists: o + their direction bit
 		// The wedges e starts (partners later on the other side) ask S.
 		if fd := tab.oneS[onM][e.d]; fd >= 0 {
 			ty := onM<<2 | e.d<<(1-onM) | uint8(fd)<<onM
-			u := o + int32(fd)
-			ol := b.oe[b.off[u]:b.off[u+1]]
-			c, hi := b.cnt[u], max(b.hi[u], b.cnt[u])
-			for int(hi) < len(ol) && ol[hi].low&math.MaxInt32 <= at { // within δ after e
+			l := &ls[o+int32(fd)]
+			c, hi := l.cnt, max(l.hi, l.cnt)
+			for hi < l.end && oe[hi].low&math.MaxInt32 <= at { // within δ after e
 				hi++
 			}
-			b.hi[u] = hi
-			for _, f := range ol[c:hi] {
+			l.hi = hi
+			for _, f := range oe[c:hi] {
 				if f.low < 0 {
 					continue // not counted
 				}
@@ -968,26 +977,38 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 			}
 		}
 		// The wedges e ends (partners earlier on the other side) ask X
-		// and N if e is counted, then join the tree: queries first, as
-		// wedges that end together are no pair.
+		// and N if e is counted, then join the tree: as wedges that end
+		// together are no pair, each asks before any of them joins.
 		fd := tab.oneE[onM][e.d]
 		if fd < 0 {
 			continue
 		}
 		ty := (1-onM)<<2 | e.d<<(1-onM) | uint8(fd)<<onM
-		u := o + int32(fd)
-		ol := b.oe[b.off[u]:b.off[u+1]]
-		lo, c := b.lo[u], b.cnt[u]
-		for lo < c && ol[lo].at < jl { // more than δ before e
+		l := &ls[o+int32(fd)]
+		lo, c := l.lo, l.cnt
+		for lo < c && oe[lo].at < jl { // more than δ before e
 			lo++
 		}
-		b.lo[u] = lo
-		if e.counted && tab.askN[ty] {
-			var vl uint64 // the suffix from L(k), before e's wedges join: X's
-			if tab.askX[ty] {
-				vl = suffix1(fw, jl, at)
+		l.lo = lo
+		w := word[ty]
+		if !(e.counted && tab.askN[ty]) {
+			if w >= 0 {
+				in := inc[ty]
+				for _, f := range oe[lo:c] {
+					ins++
+					for x := f.at + 1; x > jl; x &= x - 1 {
+						fw[x] += in
+					}
+				}
 			}
-			for _, f := range ol[lo:c] {
+			continue
+		}
+		var vl uint64 // the suffix from L(k), before e's wedges join: X's
+		if tab.askX[ty] {
+			vl = suffix1(fw, jl, at)
+		}
+		if w < 0 {
+			for _, f := range oe[lo:c] {
 				v := suffix1(fw, f.at, at)
 				if used > math.MaxUint32-ins {
 					b.unpack(&sa, &xa, &na, tab.cols)
@@ -997,19 +1018,38 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 				na[ty][0] += v
 				xa[ty][0] += vl - v // read only where X is asked
 			}
+			continue
 		}
-		if w := word[ty]; w >= 0 {
-			in := inc[ty]
-			for _, f := range ol[lo:c] {
-				ins++
-				for x := f.at + 1; x > jl; x &= x - 1 {
-					fw[x] += in
-				}
+		// Asking and joining in one pass, latest partner first: the
+		// wedges of e's already in the tree start after f, so each
+		// query's suffix holds every one of them, taken off as a count
+		// (in their lane, which holds at least that many: no borrow).
+		in := inc[ty]
+		var mine uint64 // e's wedges in the tree, in their lane
+		for i := c - 1; i >= lo; i-- {
+			f := oe[i].at
+			v := suffix1(fw, f, at) - mine
+			if used > math.MaxUint32-ins {
+				b.unpack(&sa, &xa, &na, tab.cols)
+				used = 0
+			}
+			used += ins
+			na[ty][0] += v
+			xa[ty][0] += vl - v // read only where X is asked
+			ins++
+			mine += in
+			for x := f + 1; x > jl; x &= x - 1 {
+				fw[x] += in
 			}
 		}
 	}
 	b.unpack(&sa, &xa, &na, tab.cols)
 }
+
+// oneList is a partner list's cursors in sweepOne, as indices into
+// b.oe: its end, the next of its edges the sweep reaches (cnt), the first
+// within δ before the sweep (lo) and the first past δ after it (hi).
+type oneList struct{ end, cnt, lo, hi int32 }
 
 // oneEdge is an edge of sweepOne in its list: its index in position
 // order and L, that of the first edge within δ before it, with the sign
