@@ -3,7 +3,10 @@ package count3
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/motifwatch/motifwatch/motif"
 )
 
 // sweepOne (one partner list each way, the ending edge's queries and
@@ -107,5 +110,100 @@ func TestSameMiddleOne(t *testing.T) {
 	}
 	if n < 100 {
 		t.Errorf("%d masks with single lists: the test checks too little", n)
+	}
+}
+
+// middleDirs keeps the light edges with a wedge of an asked direction
+// pair and the heavy edges in one, in position order, and counts those
+// wedges: against pairs tried one by one, on random lists with ties,
+// uncounted edges and times at the ends of the int64 range, every ok
+// table, δ small and up to 2^63 − 1.
+func TestMiddleDirsMatchesPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 48))
+	var b wedgeBuf
+	list := func(n int, t0 int64, pos []int64) []p4Edge {
+		l := make([]p4Edge, n+1)
+		var in uint32
+		for i := range n {
+			var f uint8
+			if rng.IntN(2) == 0 {
+				f |= fIn
+			}
+			if rng.IntN(5) > 0 {
+				f |= fCounted
+			}
+			l[i] = p4Edge{pos: pos[i], t: t0, in: in, flags: f}
+			if f&fIn != 0 {
+				in++
+			}
+			t0 += rng.Int64N([]int64{2, 6, 40}[rng.IntN(3)])
+		}
+		l[n] = p4Edge{pos: math.MaxInt64, t: math.MaxInt64, in: in}
+		return l
+	}
+	var kept int64
+	for iter := range 3000 {
+		nl, nh := 1+rng.IntN(12), 1+rng.IntN(80)
+		perm := rng.Perm(nl + nh)
+		pl, ph := make([]int64, nl), make([]int64, nh)
+		for i := range pl {
+			pl[i] = int64(perm[i])
+		}
+		for i := range ph {
+			ph[i] = int64(perm[nl+i])
+		}
+		slices.Sort(pl)
+		slices.Sort(ph)
+		t0 := []int64{-rng.Int64N(50), math.MinInt64, math.MaxInt64 - 4000}[rng.IntN(3)]
+		light, heavy := list(nl, t0+rng.Int64N(30), pl), list(nh, t0, ph)
+		// positions stand for time order in the pass; here only the sets
+		// and their orders are compared, so any distinct positions do.
+		var ok [2][2]bool
+		for k := range 4 {
+			ok[k>>1][k&1] = rng.IntN(2) == 0
+		}
+		lowL, lowH := rng.IntN(2) == 0, rng.IntN(2) == 0
+		delta := extremeDelta(rng)
+		ls := 2 * rng.Int32N(3)
+		got := b.middleDirs(light, heavy, ls, lowL, lowH, delta, ok)
+		var want int64
+		var wantL, wantH []gEdge
+		useH := make([]bool, nh)
+		for i := range nl {
+			e := &light[i]
+			var dl uint8
+			if (e.flags&fIn != 0) == lowL {
+				dl = 1
+			}
+			any := false
+			for k := range nh {
+				h := &heavy[k]
+				var dh uint8
+				if (h.flags&fIn != 0) == lowH {
+					dh = 1
+				}
+				near := motif.SubTicks(e.t, delta) <= h.t && h.t <= motif.AddTicks(e.t, delta)
+				if near && ok[dl][dh] {
+					want++
+					any = true
+					useH[k] = true
+				}
+			}
+			if any {
+				wantL = append(wantL, b.gEdge(e, ls, lowL))
+			}
+		}
+		for k := range nh {
+			if useH[k] {
+				wantH = append(wantH, b.gEdge(&heavy[k], ls^1, lowH))
+			}
+		}
+		if got != want || !slices.Equal(b.lt, wantL) || !slices.Equal(b.hv, wantH) {
+			t.Fatalf("iteration %d, delta %d, ok %v: %d wedges, %d light, %d heavy; want %d, %d, %d", iter, delta, ok, got, len(b.lt), len(b.hv), want, len(wantL), len(wantH))
+		}
+		kept += int64(len(wantH))
+	}
+	if kept < 1e4 {
+		t.Errorf("%d heavy edges kept: the test checks too little", kept)
 	}
 }
