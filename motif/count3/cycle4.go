@@ -291,18 +291,28 @@ func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf) 
 			near[s] = b.near[s]
 		}
 	}
+	// The sides' next positions (MaxInt64 past the end: no edge's) are
+	// kept apart, so picking the least reads no list.
+	var next [4]int64
+	head := func(s int) int64 {
+		if at[s] < end[s] {
+			return lists[s][cand[s][at[s]]].pos
+		}
+		return math.MaxInt64
+	}
 	for s := range 4 {
 		at[s], end[s] = 0, len(cand[s])
+		next[s] = head(s)
 	}
 	b.ent = b.ent[:0]
 	for {
-		s := -1
-		for k := range 4 {
-			if at[k] < end[k] && (s < 0 || lists[k][cand[k][at[k]]].pos < lists[s][cand[s][at[s]]].pos) {
+		s := 0
+		for k := 1; k < 4; k++ {
+			if next[k] < next[s] {
 				s = k
 			}
 		}
-		if s < 0 {
+		if next[s] == math.MaxInt64 {
 			break
 		}
 		e := &lists[s][cand[s][at[s]]]
@@ -312,6 +322,7 @@ func (c *counter) cycle(sp *staticPairs, n [4]uint32, p [4]uint32, b *cycleBuf) 
 		}
 		b.ent = append(b.ent, cycleEntry{t: e.t, sym: uint8(2*s) + d, counted: e.flags&fCounted != 0})
 		at[s]++
+		next[s] = head(s)
 	}
 	if c.cycleTab != nil {
 		b.slideSparse(b.ent, delta, c.cycleTab, b.sraw[:])

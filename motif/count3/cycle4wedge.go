@@ -234,7 +234,15 @@ func newWedgeTables(mask uint32) *wedgeTables {
 // c2[p], c2[σ<<2|y] −= c1[y]).
 type midLists struct {
 	add4, add3, up3, up2, rm3, rm2 [4][]uint8
+	// single: no list holds more than one sequence; one[σ] then holds
+	// each list's (−1: empty), for sameMiddle1.
+	single bool
+	one    [4]midOne
 }
+
+// midOne is a symbol's index lists of midLists where each holds at most
+// one sequence, −1 for none.
+type midOne struct{ add4, add3, up3, up2, rm3, rm2 int8 }
 
 func newMidLists(t *wedgeTables) (l midLists) {
 	var need3 [64]bool
@@ -275,6 +283,19 @@ func newMidLists(t *wedgeTables) (l midLists) {
 				l.rm2[σ] = append(l.rm2[σ], uint8(y))
 			}
 		}
+	}
+	l.single = true
+	for σ := range 4 {
+		one := func(p []uint8) int8 {
+			if len(p) > 1 {
+				l.single = false
+			}
+			if len(p) == 0 {
+				return -1
+			}
+			return int8(p[0])
+		}
+		l.one[σ] = midOne{add4: one(l.add4[σ]), add3: one(l.add3[σ]), up3: one(l.up3[σ]), up2: one(l.up2[σ]), rm3: one(l.rm3[σ]), rm2: one(l.rm2[σ])}
 	}
 	return l
 }
@@ -343,15 +364,14 @@ type gEdge struct {
 // wedgeBuf is a worker's scratch for the wedge sweeps.
 type wedgeBuf struct {
 	ge, me  []gEdge
-	lt, hv  []gEdge    // a middle's light and heavy side's edges in wedges
-	hd      [2][]gEdge // its heavy side's by direction bit (middleDirs)
-	m3      []gEdge    // their merge (mergePos3)
-	runs    []int32    // ends of ge's runs in position order
+	lt, hv  []gEdge // a middle's light and heavy side's edges in wedges
+	runs    []int32 // ends of ge's runs in position order
 	off     []int32
 	se      []swEdge // the edges by side, each in position order
 	oe      []oneEdge
-	bm      []uint64 // the positions of b.ge (sortPos)
-	rank    []int32  // the edges at positions before each word of bm
+	ol      []oneList // sweepOne's lists' cursors
+	bm      []uint64  // the positions of b.ge (sortPos)
+	rank    []int32   // the edges at positions before each word of bm
 	lo, hi  []int32
 	low     []int32 // L(k) by position (sweepOne)
 	cnt     []int32
@@ -375,6 +395,10 @@ type midWindow struct {
 // last counted) of one middle's edges run (position order) to same3 and
 // same4: its own wedge pairs, taken off the group's sweep at flush.
 func (b *wedgeBuf) sameMiddle(run []gEdge, delta int64, l *midLists) {
+	if l.single {
+		b.sameMiddle1(run, delta, l)
+		return
+	}
 	w := &b.mw
 	*w = midWindow{}
 	sym := func(e *gEdge) uint8 { return uint8(e.side&1)<<1 | e.d }
@@ -406,6 +430,48 @@ func (b *wedgeBuf) sameMiddle(run []gEdge, delta int64, l *midLists) {
 		}
 		for _, y := range l.up2[x] {
 			w.c2[y<<2|x] += w.c1[y]
+		}
+		w.c1[x]++
+	}
+}
+
+// sameMiddle1 is sameMiddle where every index list holds at most one
+// sequence (l.single; M4's: one each): its entries read from l.one, no
+// loops over lists. The same updates in the same order.
+func (b *wedgeBuf) sameMiddle1(run []gEdge, delta int64, l *midLists) {
+	w := &b.mw
+	*w = midWindow{}
+	head := 0
+	for i := range run {
+		e := &run[i]
+		for apart(run[head].t, e.t, delta) {
+			h := &run[head]
+			x := uint8(h.side&1)<<1 | h.d
+			o := &l.one[x]
+			w.c1[x]--
+			if o.rm2 >= 0 {
+				w.c2[x<<2|uint8(o.rm2)] -= w.c1[o.rm2]
+			}
+			if o.rm3 >= 0 {
+				w.c3[x<<4|uint8(o.rm3)] -= w.c2[o.rm3]
+			}
+			head++
+		}
+		x := uint8(e.side&1)<<1 | e.d
+		o := &l.one[x]
+		if e.counted {
+			if o.add4 >= 0 {
+				b.same4[uint8(o.add4)<<2|x] += w.c3[o.add4]
+			}
+			if o.add3 >= 0 {
+				b.same3[uint8(o.add3)<<2|x] += w.c2[o.add3]
+			}
+		}
+		if o.up3 >= 0 {
+			w.c3[uint8(o.up3)<<2|x] += w.c2[o.up3]
+		}
+		if o.up2 >= 0 {
+			w.c2[uint8(o.up2)<<2|x] += w.c1[o.up2]
 		}
 		w.c1[x]++
 	}
@@ -443,7 +509,7 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 			b.ge = mergePos(b.ge, b.lt, b.hv)
 		} else {
 			wedges += b.middleDirs(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta, tab.dirs[li])
-			b.ge, b.m3 = mergePos3(b.ge, b.lt, b.hd[0], b.hd[1], b.m3)
+			b.ge = mergePos(b.ge, b.lt, b.hv)
 		}
 		if len(b.lt) > 0 {
 			b.runs = append(b.runs, int32(len(b.ge)))
@@ -503,19 +569,51 @@ func (b *wedgeBuf) middle(light, heavy []p4Edge, ls int32, lowL, lowH bool, delt
 }
 
 // middleDirs is middle for cells that need wedges of some direction
-// pairs only (the heavy side's edges into b.hd by direction, not b.hv):
-// ok[dl][dh] says whether a light edge of direction bit dl
+// pairs only: ok[dl][dh] says whether a light edge of direction bit dl
 // and a heavy one of dh make a wedge of a type the sweeps read. Only
 // those wedges are counted and only their edges kept: the others are
 // in no pair that a counter reads (as the sweep's, sameMiddle's pairs
-// of a type no table asks are read nowhere). The heavy side's edges of
-// each direction are gathered apart (each in position order: a light
-// edge passes over those of the other direction), then merged.
+// of a type no table asks are read nowhere). A heavy edge is kept where
+// some light edge's range that takes its direction holds it; the ranges
+// start in order, so the heavy edges before a light edge's range are
+// decided when it comes and go to b.hv in position order (one merge
+// with b.lt then, not one per direction first).
 func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, delta int64, ok [2][2]bool) (wedges int64) {
-	b.lt = b.lt[:0]
-	b.hd[0], b.hd[1] = b.hd[0][:0], b.hd[1][:0]
+	b.lt, b.hv = b.lt[:0], b.hv[:0]
 	lo, hi := 0, 0
-	var done [2]int
+	// The heavy edges before done are decided; one of direction bit dh
+	// at k ≥ done is in some earlier light edge's range that takes dh
+	// where k < end[dh] (the ranges' starts are at most done).
+	done := 0
+	var end [2]int
+	// Branch-free (the directions interleave at random): every edge is
+	// written at the list's end, which then moves on by the keep bit.
+	// Only those before some range's end are read: the edges between
+	// the light edges' ranges (most of a hub's side) are skipped.
+	emit := func(to int) {
+		top := min(to, max(end[0], end[1]))
+		if top <= done {
+			done = max(done, to)
+			return
+		}
+		n := len(b.hv)
+		hv := slices.Grow(b.hv, top-done)[:n+top-done]
+		for k := done; k < top; k++ {
+			h := &heavy[k]
+			d := 0
+			if (h.flags&fIn != 0) == lowH {
+				d = 1
+			}
+			hv[n] = b.gEdge(h, ls^1, lowH)
+			keep := 0
+			if k < end[d] {
+				keep = 1
+			}
+			n += keep
+		}
+		b.hv = hv[:n]
+		done = to
+	}
 	for i := range light[:len(light)-1] {
 		e := &light[i]
 		var dl uint8
@@ -546,18 +644,14 @@ func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, 
 		}
 		wedges += w
 		b.lt = append(b.lt, b.gEdge(e, ls, lowL))
+		emit(lo) // no later range reaches before lo
 		for dh := range 2 {
-			if !ok[dl][dh] {
-				continue
+			if ok[dl][dh] {
+				end[dh] = max(end[dh], hi)
 			}
-			for k := max(done[dh], lo); k < hi; k++ {
-				if (heavy[k].flags&fIn != 0) == lowH == (dh == 1) {
-					b.hd[dh] = append(b.hd[dh], b.gEdge(&heavy[k], ls^1, lowH))
-				}
-			}
-			done[dh] = max(done[dh], hi)
 		}
 	}
+	emit(max(end[0], end[1]))
 	return wedges
 }
 
@@ -589,19 +683,6 @@ func lessPos(a, b *gEdge) int {
 		return 1
 	}
 	return 0
-}
-
-// mergePos3 appends the merge of x, y and z (each in position order) to
-// dst: two branch-free merges (mergePos), through the scratch me.
-func mergePos3(dst, x, y, z, me []gEdge) ([]gEdge, []gEdge) {
-	switch {
-	case len(y) == 0:
-		return mergePos(dst, x, z), me
-	case len(z) == 0:
-		return mergePos(dst, x, y), me
-	}
-	me = mergePos(me[:0], y, z)
-	return mergePos(dst, x, me), me
 }
 
 // sortPos sorts b.ge by position: it holds sorted runs ending at
@@ -910,7 +991,23 @@ func (b *wedgeBuf) listOffsets(ge []gEdge, base int32, sides int) int {
 // same order.
 func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab *wedgeTables) {
 	n := len(ge)
-	lists := b.listOffsets(ge, base, sides)
+	lists := 2 * sides // list 2s+d: side s's edges of direction d
+	// Each list's cursors in one 16-byte record (absolute indices into
+	// b.oe): an edge reads its own list's and two partner lists' at
+	// random, one cache line each rather than one per cursor array.
+	b.ol = resize(b.ol, lists+1)
+	ls := b.ol
+	for k := range ge {
+		ls[2*(ge[k].side-base)+int32(ge[k].d)+1].end++
+	}
+	for u := range lists {
+		ls[u+1].end += ls[u].end
+	}
+	for u := range lists {
+		st := ls[u].end // the list's start
+		ls[u+1].cnt, ls[u+1].lo, ls[u+1].hi = st, st, st
+	}
+	ls = ls[1:]
 	b.oe = resize(b.oe, n)
 	b.low = resize(b.low, n) // L(k), for the sweep below
 	j := 0
@@ -920,20 +1017,21 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 			j++
 		}
 		b.low[k] = int32(j)
-		u := 2*(e.side-base) + int32(e.d)
+		l := &ls[2*(e.side-base)+int32(e.d)]
 		f := oneEdge{at: int32(k), low: int32(j)}
 		if !e.counted {
 			f.low |= math.MinInt32
 		}
-		b.oe[b.off[u]+b.cnt[u]] = f
-		b.cnt[u]++
+		b.oe[l.hi] = f
+		l.hi++
 	}
-	clear(b.cnt)
-	b.lo = resize(b.lo, lists)
-	b.hi = resize(b.hi, lists)
+	for u := range ls {
+		ls[u].hi = ls[u].lo
+	}
 	_, word, inc := tab.treeWords()
 	b.fw = resize(b.fw, n+1)
 	fw := b.fw
+	oe := b.oe
 	var sa, xa, na [8][4]uint64 // packed sums by the asking wedge's type (word 0)
 	var used, ins uint64        // a bound on sa, xa and na's lanes; the wedges in the tree
 	low := b.low[:len(ge)]
@@ -941,21 +1039,20 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 		e := &ge[k]
 		jl := low[k] // L(k)
 		s := e.side - base
-		b.cnt[2*s+int32(e.d)]++
+		ls[2*s+int32(e.d)].cnt++
 		at := int32(k)
 		onM := uint8(s & 1) // e is on the m–o side
 		o := 2 * (s ^ 1)    // the partners' lists: o + their direction bit
 		// The wedges e starts (partners later on the other side) ask S.
 		if fd := tab.oneS[onM][e.d]; fd >= 0 {
 			ty := onM<<2 | e.d<<(1-onM) | uint8(fd)<<onM
-			u := o + int32(fd)
-			ol := b.oe[b.off[u]:b.off[u+1]]
-			c, hi := b.cnt[u], max(b.hi[u], b.cnt[u])
-			for int(hi) < len(ol) && ol[hi].low&math.MaxInt32 <= at { // within δ after e
+			l := &ls[o+int32(fd)]
+			c, hi := l.cnt, max(l.hi, l.cnt)
+			for hi < l.end && oe[hi].low&math.MaxInt32 <= at { // within δ after e
 				hi++
 			}
-			b.hi[u] = hi
-			for _, f := range ol[c:hi] {
+			l.hi = hi
+			for _, f := range oe[c:hi] {
 				if f.low < 0 {
 					continue // not counted
 				}
@@ -969,26 +1066,38 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 			}
 		}
 		// The wedges e ends (partners earlier on the other side) ask X
-		// and N if e is counted, then join the tree: queries first, as
-		// wedges that end together are no pair.
+		// and N if e is counted, then join the tree: as wedges that end
+		// together are no pair, each asks before any of them joins.
 		fd := tab.oneE[onM][e.d]
 		if fd < 0 {
 			continue
 		}
 		ty := (1-onM)<<2 | e.d<<(1-onM) | uint8(fd)<<onM
-		u := o + int32(fd)
-		ol := b.oe[b.off[u]:b.off[u+1]]
-		lo, c := b.lo[u], b.cnt[u]
-		for lo < c && ol[lo].at < jl { // more than δ before e
+		l := &ls[o+int32(fd)]
+		lo, c := l.lo, l.cnt
+		for lo < c && oe[lo].at < jl { // more than δ before e
 			lo++
 		}
-		b.lo[u] = lo
-		if e.counted && tab.askN[ty] {
-			var vl uint64 // the suffix from L(k), before e's wedges join: X's
-			if tab.askX[ty] {
-				vl = suffix1(fw, jl, at)
+		l.lo = lo
+		w := word[ty]
+		if !(e.counted && tab.askN[ty]) {
+			if w >= 0 {
+				in := inc[ty]
+				for _, f := range oe[lo:c] {
+					ins++
+					for x := f.at + 1; x > jl; x &= x - 1 {
+						fw[x] += in
+					}
+				}
 			}
-			for _, f := range ol[lo:c] {
+			continue
+		}
+		var vl uint64 // the suffix from L(k), before e's wedges join: X's
+		if tab.askX[ty] {
+			vl = suffix1(fw, jl, at)
+		}
+		if w < 0 {
+			for _, f := range oe[lo:c] {
 				v := suffix1(fw, f.at, at)
 				if used > math.MaxUint32-ins {
 					b.unpack(&sa, &xa, &na, tab.cols)
@@ -998,19 +1107,38 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 				na[ty][0] += v
 				xa[ty][0] += vl - v // read only where X is asked
 			}
+			continue
 		}
-		if w := word[ty]; w >= 0 {
-			in := inc[ty]
-			for _, f := range ol[lo:c] {
-				ins++
-				for x := f.at + 1; x > jl; x &= x - 1 {
-					fw[x] += in
-				}
+		// Asking and joining in one pass, latest partner first: the
+		// wedges of e's already in the tree start after f, so each
+		// query's suffix holds every one of them, taken off as a count
+		// (in their lane, which holds at least that many: no borrow).
+		in := inc[ty]
+		var mine uint64 // e's wedges in the tree, in their lane
+		for i := c - 1; i >= lo; i-- {
+			f := oe[i].at
+			v := suffix1(fw, f, at) - mine
+			if used > math.MaxUint32-ins {
+				b.unpack(&sa, &xa, &na, tab.cols)
+				used = 0
+			}
+			used += ins
+			na[ty][0] += v
+			xa[ty][0] += vl - v // read only where X is asked
+			ins++
+			mine += in
+			for x := f + 1; x > jl; x &= x - 1 {
+				fw[x] += in
 			}
 		}
 	}
 	b.unpack(&sa, &xa, &na, tab.cols)
 }
+
+// oneList is a partner list's cursors in sweepOne, as indices into
+// b.oe: its end, the next of its edges the sweep reaches (cnt), the first
+// within δ before the sweep (lo) and the first past δ after it (hi).
+type oneList struct{ end, cnt, lo, hi int32 }
 
 // oneEdge is an edge of sweepOne in its list: its index in position
 // order and L, that of the first edge within δ before it, with the sign
