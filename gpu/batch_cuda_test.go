@@ -20,20 +20,21 @@ import (
 	"github.com/motifwatch/motifwatch/window"
 )
 
-// batchVariantEngines returns the tuning variants named by
-// $MOTIFWATCH_BATCH_VARIANTS (names of rowVariants, default "default")
-// and an engine for each with w mirrored, closed when b ends.
-func batchVariantEngines(b *testing.B, w *window.Window) ([]string, []*gpu.Engine) {
-	variants := strings.Split(envOr("MOTIFWATCH_BATCH_VARIANTS", "default"), ",")
+// variantEngines returns the tuning variants named by the environment
+// variable env (names of rowVariants, comma-separated; def when unset)
+// and an engine for each with w mirrored, closed when b ends. No device:
+// b is skipped.
+func variantEngines(b *testing.B, env, def string, w *window.Window) ([]string, []*gpu.Engine) {
+	variants := strings.Split(envOr(env, def), ",")
 	engines := make([]*gpu.Engine, len(variants))
 	for i, v := range variants {
 		t, ok := rowVariants[v]
 		if !ok {
-			b.Fatalf("MOTIFWATCH_BATCH_VARIANTS: no variant %q", v)
+			b.Fatalf("%s: no variant %q", env, v)
 		}
 		e, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(t))
 		if err != nil {
-			b.Fatal(err)
+			b.Skipf("no CUDA device: %v", err)
 		}
 		b.Cleanup(func() { e.Close() })
 		if err := e.Prepare(context.Background(), w); err != nil {
@@ -71,7 +72,7 @@ func BenchmarkBatchOverWindow(b *testing.B) {
 	if err := e.Prepare(context.Background(), w); err != nil {
 		b.Fatal(err)
 	}
-	variants, varEngines := batchVariantEngines(b, w)
+	variants, varEngines := variantEngines(b, "MOTIFWATCH_BATCH_VARIANTS", "default", w)
 	const delta = 3600
 	names := []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10"}
 	var plans []*motif.Plan

@@ -61,7 +61,6 @@ func BenchmarkRows(b *testing.B) {
 		b.Skip("MOTIFWATCH_ROWS_GRAPH names no graph")
 	}
 	names := strings.Split(envOr("MOTIFWATCH_ROWS_MOTIFS", "M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13"), ",")
-	vnames := strings.Split(envOr("MOTIFWATCH_ROWS_VARIANTS", "default,expand2All"), ",")
 	delta, err := strconv.ParseInt(envOr("MOTIFWATCH_ROWS_DELTA", "3600"), 10, 64)
 	if err != nil {
 		b.Fatal(err)
@@ -74,22 +73,7 @@ func BenchmarkRows(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	engines := make([]*gpu.Engine, len(vnames))
-	for i, v := range vnames {
-		t, ok := rowVariants[v]
-		if !ok {
-			b.Fatalf("no variant %q", v)
-		}
-		e, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(t))
-		if err != nil {
-			b.Skipf("no CUDA device: %v", err)
-		}
-		defer e.Close()
-		if err := e.Prepare(context.Background(), w); err != nil {
-			b.Fatal(err)
-		}
-		engines[i] = e
-	}
+	vnames, engines := variantEngines(b, "MOTIFWATCH_ROWS_VARIANTS", "default,expand2All", w)
 	plans := make([]*motif.Plan, len(names))
 	for i, n := range names {
 		plans[i] = compileBuiltin(b, w, n, delta)
