@@ -523,7 +523,7 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 		}
 		outPtr, outCap = d.out, d.outCap
 	}
-	kernel, grid := launchKernel(encs, hi-lo >= d.expand2Roots), d.sms*miningOccupancy
+	kernel, grid := launchKernel(encs, hi-lo >= d.expand2Roots, enumerate), d.sms*miningOccupancy
 	// Suspensions always find room: splits stop short of the last
 	// warps × steps slots.
 	splitCap := d.queueCap - int64(grid*warpsPerBlock*maxK)

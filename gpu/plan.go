@@ -414,6 +414,18 @@ func expand2Pays(p *motif.Plan) bool {
 	return k >= 4 && p.Steps[k-3].Bind != motif.BindBoth
 }
 
+// checked: a step of the plan has a predicate or an anti-edge (its
+// launches run a build with F_CHECKS, checkedKernel).
+func (e *encodedPlan) checked() bool {
+	for d := 0; d < e.K; d++ {
+		b := pSteps + d*stepSize
+		if e.P[b+sPredMask] != 0 || e.P[b+sAntiMask] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // expanded2: the plan has expand2 switched on (its launches run a kernel
 // build with it, mineKernel).
 func (e *encodedPlan) expanded2() bool { return e.P[pExpand2] > 0 }

@@ -294,6 +294,7 @@ struct WS {
 #define F_EXP2 4     // expand2: two levels above the counted last step across lanes (P_EXPAND2)
 #define F_ANCHOR 8   // runs from the previous edge's rank, closing lists from the host (S_PREVNODES)
 #define F_PRESCAN 16 // a closing step's short run scanned for its target before the walk (P_PRESCAN)
+#define F_CHECKS 32  // predicates, anti-edges (S_PREDMASK, S_ANTIMASK) and the match output (enumerate mode)
 
 // WSX is WS with the features' per-warp state, for builds that have them.
 struct WSX : WS {
@@ -319,8 +320,8 @@ template <int F> struct WSOfB { typedef WSXY T; };
 template <> struct WSOfB<0> { typedef WS T; };
 template <> struct WSOfB<F_PRUNE | F_COMPACT> { typedef WSX T; };
 template <> struct WSOfB<F_EXP2> { typedef WSY T; };
-// F_ANCHOR and F_PRESCAN keep no per-warp state.
-template <int F> struct WSOf { typedef typename WSOfB<F & ~(F_ANCHOR | F_PRESCAN)>::T T; };
+// F_ANCHOR, F_PRESCAN and F_CHECKS keep no per-warp state.
+template <int F> struct WSOf { typedef typename WSOfB<F & ~(F_ANCHOR | F_PRESCAN | F_CHECKS)>::T T; };
 // gb: expand2's buffer of a warp whose WS is a WSY or WSXY (F_EXP2 builds).
 template <int F> __device__ __forceinline__ GB &gb(WS &ws) {
 	return (F & (F_PRUNE | F_COMPACT)) ? static_cast<WSXY &>(ws).g : static_cast<WSY &>(ws).g;
@@ -935,9 +936,13 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 }
 
 // checks applies step d's predicates and anti-edges to candidate c,
-// raising *until to the latest open anti-edge interval.
+// raising *until to the latest open anti-edge interval. Builds without
+// F_CHECKS have neither (nor the match output): the plans of the built-in
+// motifs in count mode run code about 30% shorter, and ncu found half of
+// the long walks' stalls waiting on instruction fetch (BENCHMARKS.md).
 template <bool M, int F>
 __device__ __forceinline__ bool checks(const Ctx &x, const WS &ws, const Cur &c, int d, i64 *until) {
+	if (!(F & F_CHECKS)) return true;
 	bool valid = true;
 	i64 pm = stepv<M>(ws, d, S_PREDMASK);
 	for (int pi = 0; valid && pm; pi++, pm >>= 1)
@@ -1452,7 +1457,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 	}
 	u32 bal = __ballot_sync(FULL, valid);
 	if (d == k - 1) {
-		if (M || !x.enumerate) {  // mineq*: count mode only
+		if (M || !(F & F_CHECKS) || !x.enumerate) {  // mineq* and builds without F_CHECKS: count mode only
 			if (valid) {
 				if (until != NOTOPEN) (*no)++; else (*nm)++;
 			}
@@ -1692,7 +1697,7 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 			// counted twice. Not in enumerate mode, where a suspension hands
 			// on the rest of the chunk as a range.
 			u32 heavy = rest & ws.heavy[d];
-			if ((M || !x.enumerate) && d + 2 < k && heavy) {
+			if ((M || !(F & F_CHECKS) || !x.enumerate) && d + 2 < k && heavy) {
 				while (heavy && idleWaiting(x)) {
 					u32 hb = 31 - __clz(heavy);
 					u32 at = ws.base[d] + hb;
@@ -1922,7 +1927,10 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 // the shared evaluate cost the plans without such a step 1-4% on tg10m
 // when every build had them): gpu/kernelnames.go runs them for the
 // launches whose plans they pay for (closePays, expand2Pays, anchorPays,
-// prescans), every other launch runs the plain build.
+// prescans), every other launch runs the plain build. The *c builds
+// (F_CHECKS) carry the predicates, anti-edges and the match output, which
+// no other build has: a launch of a plan with any, or in enumerate mode,
+// runs one of them (gpu/kernelnames.go, checkedKernel).
 #define MINE_KERNEL(name, occ, multi, feat) \
 	extern "C" __global__ void __launch_bounds__(WARPS * 32, occ) name(MINE_PARAMS) { mineBody<multi, feat>(MINE_ARGS); }
 MINE_KERNEL(mine6, 6, false, 0)
@@ -1934,6 +1942,12 @@ MINE_KERNEL(mine6ax, 6, false, F_ANCHOR | F_EXP2)
 MINE_KERNEL(mine6s, 6, false, F_PRESCAN)
 MINE_KERNEL(mineq6, 6, true, 0)
 MINE_KERNEL(mineq6p, 6, true, F_PRUNE | F_COMPACT)
+// The checked builds: for plans with predicates or anti-edges and for
+// enumerate mode, with the pruning (and, heavy, expand2) their plans may
+// have laid out; they skip the anchor and prescan builds' gains.
+MINE_KERNEL(mine6c, 6, false, F_CHECKS | F_PRUNE | F_COMPACT)
+MINE_KERNEL(mine6cx, 6, false, F_CHECKS | F_PRUNE | F_COMPACT | F_EXP2)
+MINE_KERNEL(mineq6c, 6, true, F_CHECKS | F_PRUNE | F_COMPACT)
 
 // ======================= device window maintenance =======================
 
