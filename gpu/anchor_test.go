@@ -120,9 +120,10 @@ func TestAnchorChoice(t *testing.T) {
 // prescan's build (prescans): a closing step the walk takes depth-first,
 // below the step above a counted last step (M10's 3->1 at step 2 of 5) or
 // any closing step where the last is not counted (enumerate mode; M4-A's
-// last step has a check, so it is visited in count mode too). Never
-// a batch, an anchored plan or a pruned one (their builds have no
-// prescan); PreScan < 0: none.
+// last step has a check, so it is visited in count mode too; but its
+// anti-edge sends its launches to the checked build). Never a batch, an
+// anchored, pruned or checked plan (their builds have no prescan);
+// PreScan < 0: none.
 func TestPreScanChoice(t *testing.T) {
 	names := []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9", "M10", "M11", "M12", "M13", "M4-A"}
 	plans := builtinPlans(t, names...)
@@ -138,9 +139,11 @@ func TestPreScanChoice(t *testing.T) {
 				if enc.prescanned() != want {
 					t.Errorf("%s, count %v, variant %d: prescanned %v, want %v", name, count, vi, enc.prescanned(), want)
 				}
-				k := launchKernel([]*encodedPlan{enc}, false)
+				k := launchKernel([]*encodedPlan{enc}, false, false)
 				wantK := mineKernel(false, enc.pruned())
 				switch {
+				case enc.checked():
+					wantK = checkedKernel(false, false) // M4-A's anti-edge: the checked build, no prescan
 				case enc.anchored():
 					wantK = anchorKernel(wantK)
 				case want && !enc.pruned():
@@ -149,7 +152,11 @@ func TestPreScanChoice(t *testing.T) {
 				if k != wantK || !slices.Contains(kernelNames, k) {
 					t.Errorf("%s, count %v, variant %d: kernel %s, want %s (in the module)", name, count, vi, k, wantK)
 				}
-				if b := launchKernel([]*encodedPlan{enc, enc}, true); b != mineKernel(true, enc.pruned()) {
+				wantB := mineKernel(true, enc.pruned())
+				if enc.checked() {
+					wantB = checkedKernel(true, false)
+				}
+				if b := launchKernel([]*encodedPlan{enc, enc}, true, false); b != wantB {
 					t.Errorf("%s: a batch launch runs %s", name, b)
 				}
 			}

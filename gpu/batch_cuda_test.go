@@ -176,7 +176,7 @@ func TestDiffGPUBatch(t *testing.T) {
 	// Every work-sharing kind forced, and the closing-edge pruning on
 	// every plan that has a prunable closing edge (a launch with one runs
 	// the pruning's build for all its plans).
-	forced, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(gpu.Tuning{TailSubtract: 1, PairMin: 1, ExpandRun: 3, SplitTail: 2, SplitRun: 1,
+	forced, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(gpu.Tuning{ExpandRun: 3, SplitTail: 2, SplitRun: 1,
 		RootGuide: 1 << 20, ClosePruneAll: true}))
 	if err != nil {
 		t.Fatal(err)

@@ -168,7 +168,7 @@ func (e *Engine) Mine(ctx context.Context, w *window.Window, p *motif.Plan, req 
 		// (enc is this call's own).
 		enc.P[pGuide], enc.P[pClaim] = 0, c
 	}
-	needPairs := e.needPairs(p, enc)
+	needPairs := e.needPairs(p)
 	if len(e.devs) == 0 {
 		return motif.Result{}, ErrNoDevice
 	}
@@ -317,10 +317,9 @@ func (e *Engine) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	return e.opts.tune.encode(p, count)
 }
 
-// needPairs: mining p needs the pair-ordered adjacency (anti-edges, or an
-// option that reads closing edges or counted last steps from it).
-func (e *Engine) needPairs(p *motif.Plan, enc *encodedPlan) bool {
-	return len(p.Antis) > 0 || e.opts.tune.PairMin >= 0 || (e.opts.tune.TailSubtract >= 0 && enc.P[pTally] != 0)
+// needPairs: mining p needs the pair-ordered adjacency (its anti-edges).
+func (e *Engine) needPairs(p *motif.Plan) bool {
+	return len(p.Antis) > 0
 }
 
 // MineBatch counts the matches of several plans over the same request
@@ -360,7 +359,7 @@ func (e *Engine) MineBatch(ctx context.Context, w *window.Window, plans []*motif
 			return out, err
 		}
 		encs[i] = enc
-		needPairs = needPairs || e.needPairs(p, enc)
+		needPairs = needPairs || e.needPairs(p)
 	}
 	// One trip to the device's thread: mirror the window (only new
 	// positions move), bring the indexes up to date, mine.
@@ -524,7 +523,7 @@ func (d *device) mine(encs []*encodedPlan, lo, hi, horizon int64, mask []bool, e
 		}
 		outPtr, outCap = d.out, d.outCap
 	}
-	kernel, grid := launchKernel(encs, hi-lo >= d.expand2Roots), d.sms*miningOccupancy
+	kernel, grid := launchKernel(encs, hi-lo >= d.expand2Roots, enumerate), d.sms*miningOccupancy
 	// Suspensions always find room: splits stop short of the last
 	// warps × steps slots.
 	splitCap := d.queueCap - int64(grid*warpsPerBlock*maxK)

@@ -61,7 +61,7 @@ func testEngines(t testing.TB) map[string]*gpu.Engine {
 		// every run of a plan of four edges or more, with the pruning
 		// (mine6px); on runs of up to 2 (longer ones walked) with tail
 		// splits (mine6x).
-		two, err := gpu.New(gpu.Options{Devices: []int{0, 0}, OutRecords: 5, Chunks: 3}.WithTuning(gpu.Tuning{TailSubtract: 1, PairMin: 1, ExpandRun: -1,
+		two, err := gpu.New(gpu.Options{Devices: []int{0, 0}, OutRecords: 5, Chunks: 3}.WithTuning(gpu.Tuning{ExpandRun: -1,
 			SplitTail: -1, SplitRun: -1, RootGuide: -1, ChunkRoots: 1, ClosePruneAll: true, Expand2Run: 1 << 30, Expand2All: true}))
 		if err != nil {
 			enginesErr = err
@@ -71,7 +71,7 @@ func testEngines(t testing.TB) map[string]*gpu.Engine {
 		// light launches' choice of closing edge (ClosePruneRoot: one
 		// anchored at the root where a plan has two). Closing runs walked
 		// depth-first prescanned up to 2 entries (longer ones walked whole).
-		parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 4, OutRecords: 7}.WithTuning(gpu.Tuning{TailSubtract: -1, PairMin: -1, NoGallop: true,
+		parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 4, OutRecords: 7}.WithTuning(gpu.Tuning{NoGallop: true,
 			ExpandRun: 3, SplitTail: 2, SplitRun: 1, RootGuide: 1 << 20, Expand2Run: 2, Expand2All: true, ClosePruneAll: true, ClosePruneRoot: true, PreScan: 2}))
 		if err != nil {
 			enginesErr = err

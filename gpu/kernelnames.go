@@ -5,6 +5,7 @@ package gpu
 // step: a kernel missing here would fail at its first launch). The mining
 // builds are all at one occupancy (miningOccupancy, the 6 in their names).
 var kernelNames = []string{"mine6", "mine6p", "mineq6", "mineq6p", "mine6x", "mine6px", "mine6a", "mine6ax", "mine6s",
+	"mine6c", "mine6cx", "mineq6c",
 	"scanLocal", "scanAdd", "radixHist", "radixScatter", "gatherKeys",
 	"liveStart", "countNew", "addSizes", "scatterOld", "scatterNew", "moveU32", "moveI64",
 	"pairKeys", "pairOwners", "pairGather", "rankOwn", "rankCross"}
@@ -63,16 +64,37 @@ func prescanKernel(kernel string) string {
 	return kernel
 }
 
-// launchKernel names the build that one launch of encs runs: the batch
-// builds for several queries, with the pruning if any plan has it laid
-// out (mineKernel); for one query, expand2's where its plan has it on and
-// the launch is heavy enough (heavy: at least gpu's expand2Roots roots),
-// then the anchor build where its plan is anchored, else the prescan's
-// where its plan has a step it acts on.
-func launchKernel(encs []*encodedPlan, heavy bool) string {
-	prune := false
+// checkedKernel names the build with the predicates, anti-edges and match
+// output (F_CHECKS: mine6c, with expand2 mine6cx, for batches mineq6c)
+// that a launch needs when one of its plans has a predicate or an
+// anti-edge, or when it enumerates: the other builds have none of their
+// code. The checked builds all carry the pruning; x: expand2 too.
+func checkedKernel(batch, x bool) string {
+	switch {
+	case batch:
+		return "mineq6c"
+	case x:
+		return "mine6cx"
+	}
+	return "mine6c"
+}
+
+// launchKernel names the build that one launch of encs runs (enumerate:
+// it writes its matches out): a checked build where a plan has checks or
+// the launch enumerates (checkedKernel); else the batch builds for
+// several queries, with the pruning if any plan has it laid out
+// (mineKernel); for one query, expand2's where its plan has it on and the
+// launch is heavy enough (heavy: at least gpu's expand2Roots roots), then
+// the anchor build where its plan is anchored, else the prescan's where
+// its plan has a step it acts on.
+func launchKernel(encs []*encodedPlan, heavy, enumerate bool) string {
+	prune, checked := false, enumerate
 	for _, enc := range encs {
 		prune = prune || enc.pruned()
+		checked = checked || enc.checked()
+	}
+	if checked {
+		return checkedKernel(len(encs) > 1, len(encs) == 1 && encs[0].expanded2() && heavy)
 	}
 	kernel := mineKernel(len(encs) > 1, prune)
 	if len(encs) != 1 {

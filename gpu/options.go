@@ -94,19 +94,6 @@ type Options struct {
 // the oracle, and an experiment that sweeps one adds a variant to
 // BenchmarkRows (gpu/rows_cuda_test.go).
 type tuning struct {
-	// TailSubtract is the run length from which a counted last step is
-	// computed as the run's length minus, per mapped node, the run's edges
-	// to it (binary searches in the pair-ordered adjacency) instead of
-	// sweeping the run. 0: never (it was never faster, at short or long
-	// δ: BENCHMARKS.md); negative: never.
-	TailSubtract int
-	// PairMin is the list length from which a closing edge's candidates
-	// come from the pair-ordered adjacency (a binary search to the run of
-	// edges from→to) instead of a scan of the shorter of from's out-run
-	// and to's in-run. 0: never (with ranked run ends and galloping, the
-	// scan was faster at every threshold measured: BENCHMARKS.md);
-	// negative: never.
-	PairMin int
 	// ExpandRun is the longest run of the step above a counted last step
 	// that the mining kernel expands across a warp's lanes (every
 	// candidate of a chunk's short runs checked at once, their last-step
@@ -234,12 +221,6 @@ func (o Options) withDefaults() Options {
 }
 
 func (t tuning) withDefaults() tuning {
-	if t.PairMin == 0 {
-		t.PairMin = -1
-	}
-	if t.TailSubtract == 0 {
-		t.TailSubtract = -1
-	}
 	if t.ExpandRun == 0 {
 		t.ExpandRun = defaultExpandRun
 	}

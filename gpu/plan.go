@@ -29,11 +29,9 @@ const (
 	pN     = 1
 	pDelta = 2
 	pTally = 3
-	// pTailSub: see tuning.TailSubtract (negative: never).
-	pTailSub = 4
-	// pPairMin: see tuning.PairMin; pGallop: 1 unless tuning.NoGallop.
-	pPairMin = 5
-	pGallop  = 6
+	// Slots 4 and 5 are unused (the kernel's layout says why). pGallop: 1
+	// unless tuning.NoGallop.
+	pGallop = 6
 	// pExpand: see tuning.ExpandRun; pSplitTail: tuning.SplitTail;
 	// pSplitRun: tuning.SplitRun; pGuide: tuning.RootGuide (0: never,
 	// all four).
@@ -350,7 +348,7 @@ func (o tuning) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc.P[pTailSub], enc.P[pPairMin], enc.P[pGallop] = int64(o.TailSubtract), int64(o.PairMin), boolInt(!o.NoGallop)
+	enc.P[pGallop] = boolInt(!o.NoGallop)
 	enc.P[pExpand], enc.P[pSplitTail] = max(int64(o.ExpandRun), 0), max(int64(o.SplitTail), 0)
 	enc.P[pSplitRun], enc.P[pGuide] = max(int64(o.SplitRun), 0), max(int64(o.RootGuide), 0)
 	enc.P[pCompact] = boolInt(!o.NoCompact)
@@ -414,6 +412,18 @@ func expands2(e *encodedPlan) bool {
 func expand2Pays(p *motif.Plan) bool {
 	k := p.K()
 	return k >= 4 && p.Steps[k-3].Bind != motif.BindBoth
+}
+
+// checked: a step of the plan has a predicate or an anti-edge (its
+// launches run a build with F_CHECKS, checkedKernel).
+func (e *encodedPlan) checked() bool {
+	for d := 0; d < e.K; d++ {
+		b := pSteps + d*stepSize
+		if e.P[b+sPredMask] != 0 || e.P[b+sAntiMask] != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // expanded2: the plan has expand2 switched on (its launches run a kernel

@@ -21,7 +21,6 @@ import (
 // side (tuning fields are no options: a sweep of one is a variant here).
 var rowVariants = map[string]gpu.Tuning{
 	"default":        {},
-	"pairs":          {PairMin: 1},
 	"expand2All":     {Expand2All: true},
 	"noPreScan":      {PreScan: -1},
 	"preScan4":       {PreScan: 4},

@@ -37,8 +37,7 @@ type devWindow struct {
 	// counted last step cost O(log degree) instead of a scan of a
 	// (possibly hub-sized) list. It shares out.off; built lazily, when a
 	// mining call whose plan uses it finds it older than the adjacency
-	// (pairsFresh): anti-edges always, closing edges and counted last
-	// steps past tuning.PairMin and TailSubtract.
+	// (pairsFresh): its anti-edges.
 	pairs      pairList
 	pairsFresh bool
 	// ranks holds, per column slot (edge e = u→v), where e falls in the

@@ -34,8 +34,10 @@ typedef unsigned int u32;
 #define P_N 1
 #define P_DELTA 2
 #define P_TALLY 3
-#define P_TAILSUB 4
-#define P_PAIRMIN 5
+// Slots 4 and 5 are unused: they held the thresholds from which closing
+// edges and counted last steps read the pair-ordered adjacency, never
+// faster at any value (BENCHMARKS.md), whose code in every build cost
+// instruction fetches (docs/GPU.md).
 #define P_GALLOP 6
 // P_EXPAND: the longest run of the step above the counted last step that
 // is expanded across lanes (expand); 0: never. P_SPLITTAIL: a counted last
@@ -186,8 +188,8 @@ struct Win {
 #define RK_INSRC 2
 #define RK_OUTDST 3
 
-// A run's list: 0 the out-list of listNode, 1 its in-list, 3 the pair run
-// listNode -> target (2 marks the roots).
+// A run's list: 0 the out-list of listNode, 1 its in-list, 3 the pair
+// arrays (anti-edges' pairRun reads them; 2 marks the roots).
 #define SEL_OUT 0
 #define SEL_IN 1
 #define SEL_PAIR 3
@@ -216,13 +218,6 @@ __device__ void pairRun(const Win &w, u32 u, u32 v, i64 lowPos, i64 hiPos, i64 l
 	}
 	*ra = lo;
 	*rb = ub;
-}
-
-// pairCount counts the edges u->v with positions in [pa, pb].
-__device__ __forceinline__ u32 pairCount(const Win &w, u32 u, u32 v, i64 pa, i64 pb) {
-	u32 ra, rb;
-	pairRun(w, u, v, pa - 1, pb + 1, MINPOS, 0x7fffffffffffffffLL, &ra, &rb);
-	return rb - ra;
 }
 
 // ---- control block (u64 slots; gpu/engine.go reads it) ----
@@ -299,6 +294,7 @@ struct WS {
 #define F_EXP2 4     // expand2: two levels above the counted last step across lanes (P_EXPAND2)
 #define F_ANCHOR 8   // runs from the previous edge's rank, closing lists from the host (S_PREVNODES)
 #define F_PRESCAN 16 // a closing step's short run scanned for its target before the walk (P_PRESCAN)
+#define F_CHECKS 32  // predicates, anti-edges (S_PREDMASK, S_ANTIMASK) and the match output (enumerate mode)
 
 // WSX is WS with the features' per-warp state, for builds that have them.
 struct WSX : WS {
@@ -324,8 +320,8 @@ template <int F> struct WSOfB { typedef WSXY T; };
 template <> struct WSOfB<0> { typedef WS T; };
 template <> struct WSOfB<F_PRUNE | F_COMPACT> { typedef WSX T; };
 template <> struct WSOfB<F_EXP2> { typedef WSY T; };
-// F_ANCHOR and F_PRESCAN keep no per-warp state.
-template <int F> struct WSOf { typedef typename WSOfB<F & ~(F_ANCHOR | F_PRESCAN)>::T T; };
+// F_ANCHOR, F_PRESCAN and F_CHECKS keep no per-warp state.
+template <int F> struct WSOf { typedef typename WSOfB<F & ~(F_ANCHOR | F_PRESCAN | F_CHECKS)>::T T; };
 // gb: expand2's buffer of a warp whose WS is a WSY or WSXY (F_EXP2 builds).
 template <int F> __device__ __forceinline__ GB &gb(WS &ws) {
 	return (F & (F_PRUNE | F_COMPACT)) ? static_cast<WSXY &>(ws).g : static_cast<WSY &>(ws).g;
@@ -374,7 +370,7 @@ struct Cur {
 __device__ __forceinline__ i64 addTicks(i64 t, i64 d) { return t > I64MAX - d ? I64MAX : t + d; }
 __device__ __forceinline__ i64 subTicks(i64 t, i64 d) { return t < MINPOS + d ? MINPOS : t - d; }
 
-// opt: an engine option's slot (P_TAILSUB, P_PAIRMIN, P_GALLOP,
+// opt: an engine option's slot (P_GALLOP,
 // P_EXPAND, P_SPLITTAIL, P_SPLITRUN, P_GUIDE), the same in every plan of
 // a launch: read from query 0's, at a fixed address.
 __device__ __forceinline__ i64 opt(int i) { return P[i]; }
@@ -518,16 +514,8 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 	bool useOut = bind == BIND_FROM;
 	o->target = 0xffffffffu;
 	if (bind == BIND_BOTH) {
-		// A closing edge: scan the shorter of the two lists' runs, or when
-		// both lists are long (P_PAIRMIN; negative: never), take the pair
-		// run from -> to, which holds only matches.
+		// A closing edge: scan the shorter of the two lists' runs.
 		u32 outLen = w.outOff[from + 1] - w.outOff[from], inLen = w.inOff[to + 1] - w.inOff[to];
-		i64 pairMin = opt(P_PAIRMIN);
-		if (pairMin >= 0 && min(outLen, inLen) >= (u32)pairMin) {
-			o->lo = w.outOff[from]; o->hi = w.outOff[from + 1]; o->sel = SEL_PAIR; o->listNode = from;
-			o->target = to;
-			return o->lo < o->hi;
-		}
 		useOut = outLen <= inLen;
 		if (F & F_ANCHOR) {
 			// The host's pick (gpu/anchor.go): the list whose run's ends
@@ -579,10 +567,6 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 
 // laneSearch finds the run of Bounds b by one thread's binary searches.
 __device__ void laneSearch(const Ctx &x, const WS &ws, const Bounds &b, u32 *ra, u32 *rb) {
-	if (b.sel == SEL_PAIR) {
-		pairRun(x.w, b.listNode, b.target, b.lowPos, b.hiPos, b.lowT, b.hiT, ra, rb);
-		return;
-	}
 	const i64 *T = selT(x.w, b.sel);
 	const i64 *Pos = selPos(x.w, b.sel);
 	u32 lo = b.lo, hi = b.rankHi;
@@ -619,10 +603,6 @@ __device__ void laneSearch(const Ctx &x, const WS &ws, const Bounds &b, u32 *ra,
 // there (SEARCH picks one per build; the
 // other builds keep laneSearch's code as it was).
 __device__ void laneSearchA(const Ctx &x, const WS &ws, const Bounds &b, u32 *ra, u32 *rb) {
-	if (b.sel == SEL_PAIR) {
-		pairRun(x.w, b.listNode, b.target, b.lowPos, b.hiPos, b.lowT, b.hiT, ra, rb);
-		return;
-	}
 	const i64 *T = selT(x.w, b.sel);
 	const i64 *Pos = selPos(x.w, b.sel);
 	u32 lo = b.lo, hi = b.rankHi;
@@ -882,24 +862,6 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 	u32 len = valid ? rb - ra : 0;
 	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
 	const int nmap = (int)stepv<M>(ws, nd, S_NMAPPED);
-	// Runs counted without a sweep: a closing edge's pair run holds only
-	// matches; a long run of a new endpoint holds its length less the
-	// edges to already mapped nodes, counted in the pair arrays.
-	const i64 sub = opt(P_TAILSUB);
-	if (len > 0 && ((both && bd.sel == SEL_PAIR) || (!both && sub >= 0 && len >= (u32)sub))) {
-		u32 n = len;
-		if (!both) {
-			const i64 *Pos = selPos(x.w, bd.sel);
-			i64 pa = Pos[ra], pb = Pos[rb - 1];
-			for (int i = 0; i < nmap; i++) {
-				int nn = (int)pl<M>(ws, P_NODEORDER + i);
-				u32 m = nodeOf(ws, c, nn);
-				n -= bd.sel == SEL_OUT ? pairCount(x.w, bd.listNode, m, pa, pb) : pairCount(x.w, m, bd.listNode, pa, pb);
-			}
-		}
-		if (until != NOTOPEN) *no += n; else *nm += n;
-		len = 0;
-	}
 	// A run past P_SPLITTAIL (a hub's window of edges under a heavy
 	// candidate) would hold this warp while others idle: while warps wait,
 	// its end is cut into tasks of that length for them (the task's state
@@ -974,9 +936,13 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 }
 
 // checks applies step d's predicates and anti-edges to candidate c,
-// raising *until to the latest open anti-edge interval.
+// raising *until to the latest open anti-edge interval. Builds without
+// F_CHECKS have neither (nor the match output): the plans of the built-in
+// motifs in count mode run code about 30% shorter, and ncu found half of
+// the long walks' stalls waiting on instruction fetch (BENCHMARKS.md).
 template <bool M, int F>
 __device__ __forceinline__ bool checks(const Ctx &x, const WS &ws, const Cur &c, int d, i64 *until) {
+	if (!(F & F_CHECKS)) return true;
 	bool valid = true;
 	i64 pm = stepv<M>(ws, d, S_PREDMASK);
 	for (int pi = 0; valid && pm; pi++, pm >>= 1)
@@ -1491,7 +1457,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 	}
 	u32 bal = __ballot_sync(FULL, valid);
 	if (d == k - 1) {
-		if (M || !x.enumerate) {  // mineq*: count mode only
+		if (M || !(F & F_CHECKS) || !x.enumerate) {  // mineq* and builds without F_CHECKS: count mode only
 			if (valid) {
 				if (until != NOTOPEN) (*no)++; else (*nm)++;
 			}
@@ -1538,7 +1504,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		// the warp a chunk of its own whose lanes mostly fail. A short
 		// run is scanned here by its own lane and cut to the span from its
 		// first to its last edge to the target: a run with none is dropped.
-		if (valid && bd.sel != SEL_PAIR && bd.target != 0xffffffffu && rb - ra <= (u32)pl<M>(ws, P_PRESCAN)) {
+		if (valid && bd.target != 0xffffffffu && rb - ra <= (u32)pl<M>(ws, P_PRESCAN)) {
 			const u32 *O = selOther(w, bd.sel);
 			u32 first = rb, last = ra;
 			for (u32 i = ra; i < rb; i++) {
@@ -1617,25 +1583,10 @@ __device__ void tally(const Ctx &x, const WS &ws, int d, int sel, u32 a, u32 b, 
 	const u32 *O = selOther(x.w, sel);
 	bool both = (int)stepv<M>(ws, d, S_BIND) == BIND_BOTH;
 	u64 n = 0;
-	const i64 sub = opt(P_TAILSUB);
-	if (sel == SEL_PAIR) {
-		n = lane == 0 ? b - a : 0;  // a pair run holds only matches
-	} else if (!both && b > a && sub >= 0 && b - a >= (u32)sub) {
-		// The run's length less its edges to mapped nodes, one lane per node.
-		const int nm_ = (int)stepv<M>(ws, d, S_NMAPPED);
-		const i64 *Pos = selPos(x.w, sel);
-		if (lane == 0) n = b - a;
-		if (lane < nm_) {
-			u32 m = ws.node[pl<M>(ws, P_NODEORDER + lane)];
-			i64 pa = Pos[a], pb = Pos[b - 1];
-			n -= sel == SEL_OUT ? pairCount(x.w, listNode, m, pa, pb) : pairCount(x.w, m, listNode, pa, pb);
-		}
-	} else {
-		for (u32 i = a + lane; i < b; i += 32) {
-			u32 o = O[i];
-			if (both) n += o == target;
-			else n += fresh<M, F>(ws, d, o);
-		}
+	for (u32 i = a + lane; i < b; i += 32) {
+		u32 o = O[i];
+		if (both) n += o == target;
+		else n += fresh<M, F>(ws, d, o);
 	}
 	if (ws.openAt[d - 1] != NOTOPEN) *no += n; else *nm += n;
 }
@@ -1746,7 +1697,7 @@ __device__ bool dfs(const Ctx &x, WS &ws, int d0, int lane, u64 *nm, u64 *no) {
 			// counted twice. Not in enumerate mode, where a suspension hands
 			// on the rest of the chunk as a range.
 			u32 heavy = rest & ws.heavy[d];
-			if ((M || !x.enumerate) && d + 2 < k && heavy) {
+			if ((M || !(F & F_CHECKS) || !x.enumerate) && d + 2 < k && heavy) {
 				while (heavy && idleWaiting(x)) {
 					u32 hb = 31 - __clz(heavy);
 					u32 at = ws.base[d] + hb;
@@ -1976,7 +1927,10 @@ __device__ __forceinline__ void mineBody(MINE_PARAMS) {
 // the shared evaluate cost the plans without such a step 1-4% on tg10m
 // when every build had them): gpu/kernelnames.go runs them for the
 // launches whose plans they pay for (closePays, expand2Pays, anchorPays,
-// prescans), every other launch runs the plain build.
+// prescans), every other launch runs the plain build. The *c builds
+// (F_CHECKS) carry the predicates, anti-edges and the match output, which
+// no other build has: a launch of a plan with any, or in enumerate mode,
+// runs one of them (gpu/kernelnames.go, checkedKernel).
 #define MINE_KERNEL(name, occ, multi, feat) \
 	extern "C" __global__ void __launch_bounds__(WARPS * 32, occ) name(MINE_PARAMS) { mineBody<multi, feat>(MINE_ARGS); }
 MINE_KERNEL(mine6, 6, false, 0)
@@ -1988,6 +1942,12 @@ MINE_KERNEL(mine6ax, 6, false, F_ANCHOR | F_EXP2)
 MINE_KERNEL(mine6s, 6, false, F_PRESCAN)
 MINE_KERNEL(mineq6, 6, true, 0)
 MINE_KERNEL(mineq6p, 6, true, F_PRUNE | F_COMPACT)
+// The checked builds: for plans with predicates or anti-edges and for
+// enumerate mode, with the pruning (and, heavy, expand2) their plans may
+// have laid out; they skip the anchor and prescan builds' gains.
+MINE_KERNEL(mine6c, 6, false, F_CHECKS | F_PRUNE | F_COMPACT)
+MINE_KERNEL(mine6cx, 6, false, F_CHECKS | F_PRUNE | F_COMPACT | F_EXP2)
+MINE_KERNEL(mineq6c, 6, true, F_CHECKS | F_PRUNE | F_COMPACT)
 
 // ======================= device window maintenance =======================
 
