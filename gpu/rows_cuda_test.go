@@ -33,6 +33,8 @@ var rowVariants = map[string]gpu.Tuning{
 	"claim32guided":  {RootClaim: 32},
 	"noChunkClaims":  {ChunkRoots: -1},
 	"expand2Run64":   {Expand2Run: 64},
+	"noExpand2":      {Expand2Run: -1},
+	"noClosePrune":   {NoClosePrune: true},
 	"expand2Fanout8": {Expand2Fanout: 8},
 	"noAnchor":       {NoAnchor: true},
 	"anchorAll":      {AnchorAll: true},

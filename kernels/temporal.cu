@@ -295,6 +295,10 @@ struct WS {
 #define F_ANCHOR 8   // runs from the previous edge's rank, closing lists from the host (S_PREVNODES)
 #define F_PRESCAN 16 // a closing step's short run scanned for its target before the walk (P_PRESCAN)
 #define F_CHECKS 32  // predicates, anti-edges (S_PREDMASK, S_ANTIMASK) and the match output (enumerate mode)
+// OPEN(e) is e, an open anti-edge interval's end, in builds with F_CHECKS;
+// without, no match is open (only anti-edges make one), so every test of
+// it folds away.
+#define OPEN(e) ((F & F_CHECKS) ? (e) : NOTOPEN)
 
 // WSX is WS with the features' per-warp state, for builds that have them.
 struct WSX : WS {
@@ -812,7 +816,7 @@ __device__ bool pushCur(const Ctx &x, const WS &ws, const Cur &c, int d, u32 a, 
 // own list (lane 0).
 template <bool M, int F>
 __device__ bool push(const Ctx &x, const WS &ws, int d, u32 a, u32 b, bool split) {
-	return pushCur<M, F>(x, ws, noCur(), d, a, b, d > 0 ? ws.openAt[d - 1] : NOTOPEN, ws.sel[d], ws.listNode[d], ws.target[d], split);
+	return pushCur<M, F>(x, ws, noCur(), d, a, b, d > 0 ? OPEN(ws.openAt[d - 1]) : NOTOPEN, ws.sel[d], ws.listNode[d], ws.target[d], split);
 }
 
 // idleWaiting: more warps wait for work than the queue holds.
@@ -912,7 +916,7 @@ __device__ void tailCount(const Ctx &x, const WS &ws, const Cur &c, int nd, bool
 		int jn4 = -1;
 		u32 jv4 = 0;
 		if (F & F_EXP2) { jn4 = __shfl_sync(FULL, c.n4, j); jv4 = __shfl_sync(FULL, c.v4, j); }
-		i64 juntil = __shfl_sync(FULL, until, j);
+		i64 juntil = OPEN(__shfl_sync(FULL, until, j));
 		if (v < total) {
 			u32 o = selOther(x.w, jsel)[jra + (v - joff)];
 			bool ok;
@@ -1029,7 +1033,7 @@ __device__ void expandOne(const Ctx &x, WS &ws, const Cur &c, int nd, int j, u32
 	const bool both = (int)stepv<M>(ws, nd, S_BIND) == BIND_BOTH;
 	Cur cc = ownerOf<M, F, L>(x, ws, c, nd, j, ok);
 	const int jsel = __shfl_sync(FULL, bd.sel, j);
-	i64 u2 = __shfl_sync(FULL, until, j);
+	i64 u2 = OPEN(__shfl_sync(FULL, until, j));
 	if (ok) {
 		addCand<L>(cc, e2, selPos(x.w, jsel)[idx], selT(x.w, jsel)[idx]);
 		if (!both) addNode<L>(cc, (int)stepv<M>(ws, nd, S_NEWNODE), selOther(x.w, jsel)[idx]);
@@ -1223,7 +1227,7 @@ __device__ void expand(const Ctx &x, WS &ws, const Cur &c, int nd, bool ex, u32 
 		u32 jra = __shfl_sync(FULL, ra, j), joff = __shfl_sync(FULL, off, j);
 		int jsel = __shfl_sync(FULL, bd.sel, j);
 		u32 jtarget = __shfl_sync(FULL, bd.target, j);
-		i64 u2 = __shfl_sync(FULL, until, j);
+		i64 u2 = OPEN(__shfl_sync(FULL, until, j));
 		i64 jcf = 0, jcl = 0;
 		if (L && ccode >= 2) {
 			jcf = __shfl_sync(FULL, ccf, j);
@@ -1343,7 +1347,7 @@ __device__ void expand2(const Ctx &x, WS &ws, int nd, bool ex, u32 ra, u32 rb, i
 			const u32 jra = ws.ra[nd][j], joff = g.off[j];
 			const int jsel = ws.rsel[nd][j];
 			const u32 jtarget = ws.rtarget[nd][j];
-			i64 u2 = ws.until[nd - 1][j];
+			i64 u2 = OPEN(ws.until[nd - 1][j]);
 			i64 cf = MINPOS, cl = I64MAX;
 			if (F & F_PRUNE) {
 				cf = own ? wx(ws).cfirst[j] : wx(ws).cfB;
@@ -1380,7 +1384,7 @@ __device__ void expand2(const Ctx &x, WS &ws, int nd, bool ex, u32 ra, u32 rb, i
 		const u32 pidx = pv ? g.idx[lane] : 0, pra = pv ? g.ra[lane] : 0, prb = pv ? g.rb[lane] : 0;
 		Cur cc = ownerAt<M>(x, ws, nd - 1, pj, pv);
 		const int jsel = ws.rsel[nd][pj];
-		i64 u2 = ws.until[nd - 1][pj];
+		i64 u2 = OPEN(ws.until[nd - 1][pj]);
 		i64 cf = MINPOS, cl = I64MAX;
 		if (F & F_PRUNE) {
 			cf = own ? wx(ws).cfirst[pj] : wx(ws).cfB;
@@ -1417,7 +1421,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 	spend(ws, lane, min(ws.b[d] - ws.base[d], 32u));
 	Cur c = noCur();
 	c.edge = (int)stepv<M>(ws, d, S_EDGE);
-	i64 until = d > 0 ? ws.openAt[d - 1] : NOTOPEN;
+	i64 until = d > 0 ? OPEN(ws.openAt[d - 1]) : NOTOPEN;
 	if (valid) {
 		if (d == 0) {
 			i64 p = x.rootLo + idx;
@@ -1531,7 +1535,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 	// from here, and ra/rb are reloaded after it rather than held).
 	const bool early = (F & F_EXP2) != 0;
 	if (early) {
-		ws.until[d][lane] = until;
+		if (F & F_CHECKS) ws.until[d][lane] = until;
 		ws.ra[nd][lane] = ra;
 		ws.rb[nd][lane] = rb;
 		ws.rsel[nd][lane] = (unsigned char)bd.sel;
@@ -1559,7 +1563,7 @@ __device__ bool evaluate(const Ctx &x, WS &ws, int d, int lane, u64 *nm, u64 *no
 		if (ex) valid = false;
 	}
 	if (!early) {
-		ws.until[d][lane] = until;
+		if (F & F_CHECKS) ws.until[d][lane] = until;
 		ws.ra[nd][lane] = ra;
 		ws.rb[nd][lane] = rb;
 		ws.rsel[nd][lane] = (unsigned char)bd.sel;
@@ -1588,7 +1592,7 @@ __device__ void tally(const Ctx &x, const WS &ws, int d, int sel, u32 a, u32 b, 
 		if (both) n += o == target;
 		else n += fresh<M, F>(ws, d, o);
 	}
-	if (ws.openAt[d - 1] != NOTOPEN) *no += n; else *nm += n;
+	if (OPEN(ws.openAt[d - 1]) != NOTOPEN) *no += n; else *nm += n;
 }
 
 // bind writes candidate bit of step d's current chunk into the state.
@@ -1609,7 +1613,7 @@ __device__ void bind(const Ctx &x, WS &ws, int d, int bit) {
 		int nn = (int)stepv<M>(ws, d, S_NEWNODE);
 		if (nn >= 0) ws.node[nn] = selOther(w, sel)[idx];
 	}
-	ws.openAt[d] = ws.until[d][bit];
+	if (F & F_CHECKS) ws.openAt[d] = ws.until[d][bit];
 	ws.cur[d] = bit;
 	if ((F & F_PRUNE) && stepv<M>(ws, d, S_CLOSE) == 1) {
 		wx(ws).cfB = wx(ws).cfirst[bit];
