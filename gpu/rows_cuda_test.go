@@ -35,6 +35,8 @@ var rowVariants = map[string]gpu.Tuning{
 	"expand2Run64":   {Expand2Run: 64},
 	"noExpand2":      {Expand2Run: -1},
 	"noClosePrune":   {NoClosePrune: true},
+	"noCompact":      {NoCompact: true},
+	"splitTail1024":  {SplitTail: 1024},
 	"expand2Fanout8": {Expand2Fanout: 8},
 	"noAnchor":       {NoAnchor: true},
 	"anchorAll":      {AnchorAll: true},
