@@ -38,7 +38,7 @@ var rowVariants = map[string]gpu.Tuning{
 	"noCompact":      {NoCompact: true},
 	"rankPick2":      {RankPick: 2},
 	"rankOff":        {RankPick: -1},
-	"rankPick32":     {RankPick: 32},
+	"rankPick8":      {RankPick: 8},
 	"rankPick256":    {RankPick: 256},
 	"splitTail1024":  {SplitTail: 1024},
 	"expand2Fanout8": {Expand2Fanout: 8},
