@@ -62,7 +62,7 @@ func testEngines(t testing.TB) map[string]*gpu.Engine {
 		// (mine6px); on runs of up to 2 (longer ones walked) with tail
 		// splits (mine6x).
 		two, err := gpu.New(gpu.Options{Devices: []int{0, 0}, OutRecords: 5, Chunks: 3}.WithTuning(gpu.Tuning{ExpandRun: -1,
-			SplitTail: -1, SplitRun: -1, RootGuide: -1, ChunkRoots: 1, ClosePruneAll: true, Expand2Run: 1 << 30, Expand2All: true}))
+			SplitTail: -1, SplitRun: -1, RootGuide: -1, ChunkRoots: 1, ClosePruneAll: true, Expand2Run: 1 << 30, Expand2All: true, RankPick: -1}))
 		if err != nil {
 			enginesErr = err
 			return
@@ -71,8 +71,12 @@ func testEngines(t testing.TB) map[string]*gpu.Engine {
 		// light launches' choice of closing edge (ClosePruneRoot: one
 		// anchored at the root where a plan has two). Closing runs walked
 		// depth-first prescanned up to 2 entries (longer ones walked whole).
+		// Closing steps scan the list whose run ends at a rank wherever it is
+		// not the longer (RankPick 1; the pair above: never, always the
+		// shorter; the anchor engine below: always the ranked one).
 		parts, err := gpu.New(gpu.Options{Devices: []int{0, 0}, PartitionEdges: 4, OutRecords: 7}.WithTuning(gpu.Tuning{NoGallop: true,
-			ExpandRun: 3, SplitTail: 2, SplitRun: 1, RootGuide: 1 << 20, Expand2Run: 2, Expand2All: true, ClosePruneAll: true, ClosePruneRoot: true, PreScan: 2}))
+			ExpandRun: 3, SplitTail: 2, SplitRun: 1, RootGuide: 1 << 20, Expand2Run: 2, Expand2All: true, ClosePruneAll: true, ClosePruneRoot: true, PreScan: 2,
+			RankPick: 1}))
 		if err != nil {
 			enginesErr = err
 			return
@@ -82,7 +86,7 @@ func testEngines(t testing.TB) map[string]*gpu.Engine {
 		// not only where they pay (about one random plan in nine): mine6a,
 		// and mine6ax (expand2 on runs of up to 2) for the counted plans of
 		// four edges or more; closing runs never prescanned.
-		anchor, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(gpu.Tuning{AnchorAll: true, Expand2Run: 2, Expand2All: true, PreScan: -1}))
+		anchor, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(gpu.Tuning{AnchorAll: true, Expand2Run: 2, Expand2All: true, PreScan: -1, RankPick: 1 << 20}))
 		if err != nil {
 			enginesErr = err
 			return

@@ -29,9 +29,10 @@ const (
 	pN     = 1
 	pDelta = 2
 	pTally = 3
-	// Slots 4 and 5 are unused (the kernel's layout says why). pGallop: 1
-	// unless tuning.NoGallop.
-	pGallop = 6
+	// pRankPick: tuning.RankPick (0: never); slot 5 is unused (the
+	// kernel's layout says why). pGallop: 1 unless tuning.NoGallop.
+	pRankPick = 4
+	pGallop   = 6
 	// pExpand: see tuning.ExpandRun; pSplitTail: tuning.SplitTail;
 	// pSplitRun: tuning.SplitRun; pGuide: tuning.RootGuide (0: never,
 	// all four).
@@ -354,6 +355,7 @@ func (o tuning) encode(p *motif.Plan, count bool) (*encodedPlan, error) {
 	enc.P[pCompact] = boolInt(!o.NoCompact)
 	enc.P[pClaim] = int64(o.RootClaim)
 	enc.P[pPreScan] = max(int64(o.PreScan), 0)
+	enc.P[pRankPick] = max(int64(o.RankPick), 0)
 	if o.NoClosePrune || (!o.ClosePruneAll && !closePays(p, enc)) {
 		enc.noClosePrune()
 	}

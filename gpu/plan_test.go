@@ -55,7 +55,7 @@ func TestPlanLayoutMatchesKernel(t *testing.T) {
 		"S_PREVNODES": sPrevNodes, "SCAN_OUT": scanOut >> 8, "SCAN_IN": scanIn >> 8,
 		"P_CLOSE": pClose, "P_COMPACT": pCompact, "P_EXPAND2": pExpand2, "P_PRESCAN": pPreScan, "PC_EDGE": pcEdge, "PC_NODE": pcNode, "PC_SEL": pcSel, "PC_PREV": pcPrev, "PC_NEXT": pcNext, "PC_RANK": pcRank,
 		"RK_OUTSRC": rkOutSrc, "RK_INDST": rkInDst, "RK_INSRC": rkInSrc, "RK_OUTDST": rkOutDst,
-		"P_GALLOP": pGallop, "P_EXPAND": pExpand, "P_SPLITTAIL": pSplitTail, "P_SPLITRUN": pSplitRun, "P_GUIDE": pGuide, "P_PREDS": pPreds, "PRED_SZ": predSize,
+		"P_GALLOP": pGallop, "P_RANKPICK": pRankPick, "P_EXPAND": pExpand, "P_SPLITTAIL": pSplitTail, "P_SPLITRUN": pSplitRun, "P_GUIDE": pGuide, "P_PREDS": pPreds, "PRED_SZ": predSize,
 		"PR_OP": prOp, "PR_LKIND": prLKind, "PR_LINDEX": prLIndex, "PR_LCOL": prLCol, "PR_RKIND": prRKind,
 		"PR_RINDEX": prRIndex, "PR_RCOL": prRCol, "PR_LISTOFF": prListOff, "PR_LISTLEN": prListLen,
 		"P_ANTIS": pAntis, "ANTI_SZ": antiSize, "P_NODEORDER": pNodes, "P_CLAIM": pClaim, "P_SIZE": planLen,

@@ -34,10 +34,14 @@ typedef unsigned int u32;
 #define P_N 1
 #define P_DELTA 2
 #define P_TALLY 3
-// Slots 4 and 5 are unused: they held the thresholds from which closing
-// edges and counted last steps read the pair-ordered adjacency, never
-// faster at any value (BENCHMARKS.md), whose code in every build cost
+// P_RANKPICK: a closing step scans the list whose run's end comes from its
+// next edge's rank (no binary search over the list) wherever that list is
+// at most P_RANKPICK times the other's length; 0: always the shorter list
+// (stepBounds). Slot 5 is unused: it and slot 4 held the thresholds from
+// which closing edges and counted last steps read the pair-ordered
+// adjacency, never faster at any value, whose code in every build cost
 // instruction fetches (docs/GPU.md).
+#define P_RANKPICK 4
 #define P_GALLOP 6
 // P_EXPAND: the longest run of the step above the counted last step that
 // is expanded across lanes (expand); 0: never. P_SPLITTAIL: a counted last
@@ -521,6 +525,18 @@ __device__ bool stepBounds(const Ctx &x, const WS &ws, const Cur &c, int d, Boun
 		// A closing edge: scan the shorter of the two lists' runs.
 		u32 outLen = w.outOff[from + 1] - w.outOff[from], inLen = w.inOff[to + 1] - w.inOff[to];
 		useOut = outLen <= inLen;
+		const i64 pick = pl<M>(ws, P_RANKPICK);
+		if (pick > 0 && hp == NOLIMIT) {
+			// One list is its next edge's endpoint's: its run ends at that
+			// edge's rank there, where the other's end is a binary search
+			// over its whole list (a hub's: ~16 dependent loads, lanes
+			// diverging). Scan it unless it is much the longer.
+			const int sf = (int)stepv<M>(ws, d, S_FROM), st = (int)stepv<M>(ws, d, S_TO);
+			const int nf = (int)stepv<M>(ws, d, S_NEXTFROM), nt = (int)stepv<M>(ws, d, S_NEXTTO);
+			const bool rOut = sf == nf || sf == nt, rIn = st == nf || st == nt;
+			if (rOut && !rIn) useOut = (u64)outLen <= (u64)inLen * (u64)pick;
+			else if (rIn && !rOut) useOut = (u64)inLen > (u64)outLen * (u64)pick;
+		}
 		if (F & F_ANCHOR) {
 			// The host's pick (gpu/anchor.go): the list whose run's ends
 			// come from ranks, where the other's would be searched for.
