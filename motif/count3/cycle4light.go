@@ -27,8 +27,7 @@ import (
 // lightEdge is a light edge of a group: its time and position, its
 // middle (index into the group's wedges) and index in its list, its context (side << 1 |
 // direction bit), whether it is counted, and its heavy partners: the
-// indices [w0, w1) of its middle's heavy list within δ (in b.ha once
-// lightPairs copies them).
+// indices [w0, w1) of its middle's heavy list within δ.
 type lightEdge struct {
 	t, pos  int64
 	mid, li int32 // li: its index in its light list
@@ -243,16 +242,6 @@ const lightPairCost = 4
 // position) into b.lraw.
 func (b *wedgeBuf) lightPairs(delta int64, tab *wedgeTables) {
 	lx := b.lxs
-	// Each light edge's heavy partners (and the next edge, for the
-	// prefix counts) copied in position order: the pairs read them at
-	// random, a hub's lists are long, the copies are few.
-	b.ha = b.ha[:0]
-	for i := range lx {
-		e := &lx[i]
-		n := int32(len(b.ha))
-		b.ha = append(b.ha, b.lm[e.mid].heavy[e.w0:e.w1+1]...)
-		e.w0, e.w1 = n, n+e.w1-e.w0
-	}
 	for i := range lx {
 		x := &lx[i]
 		for k := i + 1; k < len(lx) && !apart(x.t, lx[k].t, delta); k++ {
@@ -273,7 +262,7 @@ func (b *wedgeBuf) lightPairs(delta int64, tab *wedgeTables) {
 // within δ): each heavy partner h1 of x against the runs of y's.
 func (b *wedgeBuf) lightPair(x, y *lightEdge, delta int64, tab *wedgeTables) {
 	hx, hy := &b.lm[x.mid], &b.lm[y.mid]
-	ly, lh := b.ha, b.ha
+	ly, lh := hy.heavy, hx.heavy
 	// The first of y's partners after x and after y, by position.
 	qx := y.w0 + int32(searchPos(ly[y.w0:y.w1], x.pos))
 	qy := y.w0 + int32(searchPos(ly[y.w0:y.w1], y.pos))
