@@ -25,9 +25,10 @@ import (
 // the sweeps' every wedge and heavy edge (lightPairsCheaper).
 
 // lightEdge is a light edge of a group: its time and position, its
-// middle (index into the group's wedges) and index in its list, its context (side << 1 |
-// direction bit), whether it is counted, and its heavy partners: the
-// indices [w0, w1) of its middle's heavy list within δ.
+// middle (index into the group's wedges) and index in its light list,
+// its context (side << 1 | direction bit), whether it is counted, and
+// its heavy partners: the indices [w0, w1) of its middle's heavy list
+// within δ.
 type lightEdge struct {
 	t, pos  int64
 	mid, li int32 // li: its index in its light list
@@ -43,21 +44,21 @@ type lightMiddle struct {
 	low   bool
 }
 
-// lightTables are the light pairs' raw counters: raw[ctxX][eX][ctxY][e2]
-// [3·rX + rH][g] for light edges ℓX, ℓY of contexts ctxX, ctxY, heavy
-// edges h1 (ℓX's middle, direction bit eX) and h2 (ℓY's, e2), ranks rX,
-// rH of ℓX and h1 among ℓX, h1, ℓY by position, and h2 in gap g of those
-// three (0: before all); −1 where the sweep counts no such pair. any
-// [ctxA][ctxB]: some such pair has a raw counter, ℓA first.
+// lightTables are the light pairs' raw counters: terms[ctxX][eX][ctxY]
+// [3·rX + rH] for light edges ℓX, ℓY of contexts ctxX, ctxY, a heavy
+// edge h1 of ℓX's middle (direction bit eX), and ranks rX, rH of ℓX and
+// h1 among ℓX, h1 and ℓY by position, lists the counters that a heavy
+// edge h2 of ℓY's middle adds to, each with its gap g among those three
+// (0: before all) and direction bit e2; the others are pairs the sweeps
+// count in no counter. any[ctxA][ctxB]: some such pair has a counter,
+// ℓA first.
 type lightTables struct {
-	raw [4][2][4][2][9][4]int16
-	any [4][4]bool
-	// terms[ctxX][eX][ctxY][3·rX + rH]: raw's counters that are not −1,
-	// each with its g and e2 (most orders have none or one).
 	terms [4][2][4][9]lightTerms
+	any   [4][4]bool
 }
 
-// lightTerms are the counters of one order of ℓX, h1 and ℓY (lightTables).
+// lightTerms are the counters of one order of ℓX, h1 and ℓY (lightTables):
+// most orders have none or one.
 type lightTerms struct {
 	n int8
 	t [8]lightTerm
@@ -73,37 +74,24 @@ type lightTerm struct {
 func (t *wedgeTables) newLightTables() {
 	l := &t.light
 	for cx := range uint8(4) {
-		for ex := range uint8(2) {
-			for cy := range uint8(4) {
+		for cy := range uint8(4) {
+			for ex := range uint8(2) {
 				for e2 := range uint8(2) {
 					for rx := range 3 {
 						for rh := range 3 {
+							if rx == rh {
+								continue
+							}
 							for g := range 4 {
-								r := int16(-1)
-								if rx != rh {
-									ry := 3 - rx - rh
-									at := func(r int) int {
-										if r >= g {
-											return r + 1
-										}
-										return r
-									}
-									w1 := lightWedge(at(rx), cx>>1, cx&1, at(rh), ex)
-									w2 := lightWedge(at(ry), cy>>1, cy&1, g, e2)
-									r = t.pairRaw(w1, w2)
-									if r >= 0 {
-										if rx < ry {
-											l.any[cx][cy] = true
-										} else {
-											l.any[cy][cx] = true
-										}
-									}
-								}
-								l.raw[cx][ex][cy][e2][3*rx+rh][g] = r
-								if r >= 0 {
+								if r := t.lightRaw(cx, ex, cy, e2, rx, rh, g); r >= 0 {
 									ts := &l.terms[cx][ex][cy][3*rx+rh]
 									ts.t[ts.n] = lightTerm{uint8(g), e2, r}
 									ts.n++
+									if ry := 3 - rx - rh; rx < ry {
+										l.any[cx][cy] = true
+									} else {
+										l.any[cy][cx] = true
+									}
 								}
 							}
 						}
@@ -112,6 +100,21 @@ func (t *wedgeTables) newLightTables() {
 			}
 		}
 	}
+}
+
+// lightRaw is the raw counter of light edges ℓX, ℓY (contexts cx, cy)
+// with heavy edges h1 (direction bit ex) and h2 (e2): ℓX and h1 ranked
+// rx and rh among ℓX, h1 and ℓY by position, h2 in gap g of them.
+func (t *wedgeTables) lightRaw(cx, ex, cy, e2 uint8, rx, rh, g int) int16 {
+	at := func(r int) int { // the rank among all four, h2 put in gap g
+		if r >= g {
+			return r + 1
+		}
+		return r
+	}
+	w1 := lightWedge(at(rx), cx>>1, cx&1, at(rh), ex)
+	w2 := lightWedge(at(3-rx-rh), cy>>1, cy&1, g, e2)
+	return t.pairRaw(w1, w2)
 }
 
 // lightWedge is the wedge of a light edge at position pl (side s: 0 t–m,

@@ -485,10 +485,11 @@ func (b *wedgeBuf) sameMiddle1(run []gEdge, delta int64, l *midLists) {
 	}
 }
 
-// group counts the temporal cycles of one group: ws are its wedges to
-// the opposite node cn (at least two). It returns false, counting
-// nothing, when the listing should count it: the cheaper by
-// wedgeCheaper (force 0), or as force says (cycleWedges).
+// group counts the temporal cycles of one group, by light pairs or the
+// wedge sweeps: ws are its wedges to the opposite node cn (at least
+// two). It returns false, counting nothing, when the listing should
+// count it: the cheaper by wedgeCheaper and minLightMiddles (force 0),
+// or as force says (cycleWedges).
 func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int64, tab *wedgeTables, force int) bool {
 	few := len(ws) <= minSweepMiddles
 	if force == 0 && few && (tab.allDirs || len(ws) < minLightMiddles) {
@@ -1368,18 +1369,20 @@ func (b *wedgeBuf) flush(tab *wedgeTables, raw *[RawLen - rawCycle]int64) {
 	b.same4, b.same3 = [256]int64{}, [64]int64{}
 }
 
-// cycleWedges chooses the cycle pass's method per group: 0 the cheaper
-// (wedgeCheaper), 1 always the wedge sweeps, 2 the sweeps for half the
-// groups (by their nodes' ids) and the listing for the others, −1 always
-// the listing. A variable so that tests can send every group through
-// either, or mix them in one run.
+// cycleWedges chooses the cycle pass's method per group: 0 the cheapest
+// (wedgeCheaper, lightPairsCheaper, minLightMiddles), 1 always the wedge
+// sweeps, 2 the sweeps for half the groups (by their nodes' ids) and the
+// listing for the others, 3 always the light pairs (cells of some
+// direction pairs only; the others the sweeps), −1 always the listing.
+// A variable so that tests can send every group through any, or mix
+// them in one run.
 var cycleWedges = 0
 
 // lightPairsRatio: a group goes to the light pairs where their work
 // (lightPairsCheaper) is at most this many times its light edges' heavy
 // partners (the wedges' bound); the sweeps' cost per wedge is about
 // twice the light pairs' per heavy edge walked (tgraphgen 1M, δ a day,
-// M4: every group timed both ways, 1 through 4 the same within 3%).
+// M4: every group timed both ways, 1 through 3 the same within 4%).
 var lightPairsRatio int64 = 2
 
 // minLightMiddles is the fewest middles of a group that the light pairs
