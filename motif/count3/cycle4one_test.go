@@ -113,6 +113,7 @@ func TestSameMiddleOne(t *testing.T) {
 	}
 }
 
+// lightWindows finds each light edge's heavy partners within δ, and
 // middleDirs keeps the light edges with a wedge of an asked direction
 // pair and the heavy edges in one, in position order, and counts those
 // wedges: against pairs tried one by one, on random lists with ties,
@@ -165,9 +166,12 @@ func TestMiddleDirsMatchesPairs(t *testing.T) {
 		lowL, lowH := rng.IntN(2) == 0, rng.IntN(2) == 0
 		delta := extremeDelta(rng)
 		ls := 2 * rng.Int32N(3)
-		got := b.middleDirs(light, heavy, ls, lowL, lowH, delta, ok)
-		var want int64
+		li := uint8(rng.IntN(2))
+		wins, partners := lightWindows(nil, light, heavy, 5, li, lowL, delta, ok)
+		got := b.middleDirs(light, heavy, ls, lowL, lowH, ok, wins)
+		var want, wantPartners int64
 		var wantL, wantH []gEdge
+		var wantWins []lightEdge
 		useH := make([]bool, nh)
 		for i := range nl {
 			e := &light[i]
@@ -176,6 +180,19 @@ func TestMiddleDirsMatchesPairs(t *testing.T) {
 				dl = 1
 			}
 			any := false
+			w0, w1 := -1, -1
+			for k := range nh {
+				if near := motif.SubTicks(e.t, delta) <= heavy[k].t && heavy[k].t <= motif.AddTicks(e.t, delta); near {
+					if w0 < 0 {
+						w0 = k
+					}
+					w1 = k + 1
+				}
+			}
+			if w0 >= 0 && (ok[dl][0] || ok[dl][1]) {
+				wantPartners += int64(w1 - w0)
+				wantWins = append(wantWins, lightEdge{t: e.t, pos: e.pos, mid: 5, li: int32(i), w0: int32(w0), w1: int32(w1), ctx: li<<1 | dl, counted: e.flags&fCounted != 0})
+			}
 			for k := range nh {
 				h := &heavy[k]
 				var dh uint8
@@ -197,6 +214,9 @@ func TestMiddleDirsMatchesPairs(t *testing.T) {
 			if useH[k] {
 				wantH = append(wantH, b.gEdge(&heavy[k], ls^1, lowH))
 			}
+		}
+		if partners != wantPartners || !slices.Equal(wins, wantWins) {
+			t.Fatalf("iteration %d, delta %d, ok %v: lightWindows gives %d edges, %d partners; want %d, %d", iter, delta, ok, len(wins), partners, len(wantWins), wantPartners)
 		}
 		if got != want || !slices.Equal(b.lt, wantL) || !slices.Equal(b.hv, wantH) {
 			t.Fatalf("iteration %d, delta %d, ok %v: %d wedges, %d light, %d heavy; want %d, %d, %d", iter, delta, ok, got, len(b.lt), len(b.hv), want, len(wantL), len(wantH))

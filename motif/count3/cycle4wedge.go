@@ -88,6 +88,7 @@ type wedgeTables struct {
 	// has at most one each way and the tree is one word (sweepOne).
 	oneS, oneE [2][2]int8
 	one        bool
+	light      lightTables
 }
 
 // wedgePairRaw is the raw cycle counter of a pair of wedges of types t1
@@ -219,6 +220,7 @@ func newWedgeTables(mask uint32) *wedgeTables {
 			}
 		}
 	}
+	t.newLightTables()
 	t.sweepCost = 5
 	if !t.allDirs {
 		t.sweepCost = 2
@@ -369,9 +371,15 @@ type wedgeBuf struct {
 	off     []int32
 	se      []swEdge // the edges by side, each in position order
 	oe      []oneEdge
-	ol      []oneList // sweepOne's lists' cursors
-	bm      []uint64  // the positions of b.ge (sortPos)
-	rank    []int32   // the edges at positions before each word of bm
+	ol      []oneList     // sweepOne's lists' cursors
+	lx, lxs []lightEdge   // the group's light edges by middle (lightEdges) and by position (sortLight)
+	loff    []int32       // each middle's in lx
+	lm      []lightMiddle // its middles
+	lkey    []uint64
+	ha      []p4Edge                 // the light edges' heavy partners (lightPairs)
+	lraw    [RawLen - rawCycle]int64 // the light pairs' counts
+	bm      []uint64                 // the positions of b.ge (sortPos)
+	rank    []int32                  // the edges at positions before each word of bm
 	lo, hi  []int32
 	low     []int32 // L(k) by position (sweepOne)
 	cnt     []int32
@@ -477,13 +485,32 @@ func (b *wedgeBuf) sameMiddle1(run []gEdge, delta int64, l *midLists) {
 	}
 }
 
-// group counts the temporal cycles of one group: ws are its wedges to
-// the opposite node cn (at least two). It returns false, counting
-// nothing, when the listing should count it: the cheaper by
-// wedgeCheaper (force 0), or as force says (cycleWedges).
+// group counts the temporal cycles of one group, by light pairs or the
+// wedge sweeps: ws are its wedges to the opposite node cn (at least
+// two). It returns false, counting nothing, when the listing should
+// count it: the cheaper by wedgeCheaper and minLightMiddles (force 0),
+// or as force says (cycleWedges).
 func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int64, tab *wedgeTables, force int) bool {
-	if force == 0 && len(ws) <= minSweepMiddles {
+	few := len(ws) <= minSweepMiddles
+	if force == 0 && few && (tab.allDirs || len(ws) < minLightMiddles) {
 		return false // wedgeCheaper says so: build no wedges
+	}
+	if !tab.allDirs {
+		// Each middle's light edges with their heavy partners, for the
+		// light pairs or the wedges (middleDirs) alike.
+		partners := b.lightEdges(sp, top, cn, ws, delta, tab)
+		if force == 0 && few || force == 3 {
+			b.sortLight()
+			b.lightPairs(delta, tab)
+			return true
+		}
+		if force == 0 {
+			b.sortLight()
+			if b.lightPairsCheaper(delta, tab, lightPairsRatio*partners) {
+				b.lightPairs(delta, tab)
+				return true
+			}
+		}
 	}
 	b.ge = b.ge[:0]
 	b.runs = append(b.runs[:0], 0)
@@ -508,7 +535,7 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 			wedges += b.middle(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta)
 			b.ge = mergePos(b.ge, b.lt, b.hv)
 		} else {
-			wedges += b.middleDirs(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta, tab.dirs[li])
+			wedges += b.middleDirs(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, tab.dirs[li], b.lx[b.loff[mi]:b.loff[mi+1]])
 			b.ge = mergePos(b.ge, b.lt, b.hv)
 		}
 		if len(b.lt) > 0 {
@@ -578,9 +605,11 @@ func (b *wedgeBuf) middle(light, heavy []p4Edge, ls int32, lowL, lowH bool, delt
 // start in order, so the heavy edges before a light edge's range are
 // decided when it comes and go to b.hv in position order (one merge
 // with b.lt then, not one per direction first).
-func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, delta int64, ok [2][2]bool) (wedges int64) {
+//
+// wins are the light edges (lightWindows) with their heavy partners
+// within δ, in position order.
+func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, ok [2][2]bool, wins []lightEdge) (wedges int64) {
 	b.lt, b.hv = b.lt[:0], b.hv[:0]
-	lo, hi := 0, 0
 	// The heavy edges before done are decided; one of direction bit dh
 	// at k ≥ done is in some earlier light edge's range that takes dh
 	// where k < end[dh] (the ranges' starts are at most done).
@@ -614,18 +643,10 @@ func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, 
 		b.hv = hv[:n]
 		done = to
 	}
-	for i := range light[:len(light)-1] {
-		e := &light[i]
-		var dl uint8
-		if (e.flags&fIn != 0) == lowL {
-			dl = 1
-		}
-		t := e.t
-		lo = gallop4(heavy, lo, motif.SubTicks(t, delta))
-		hi = gallopAfter4(heavy, max(hi, lo), motif.AddTicks(t, delta))
-		if lo == hi {
-			continue
-		}
+	for _, l := range wins {
+		e := &light[l.li]
+		dl := l.ctx & 1
+		lo, hi := int(l.w0), int(l.w1)
 		// The heavy edges in [lo, hi) of direction bit 1: into the first
 		// node, so into the lower id where it is the first (lowH).
 		in := int(heavy[hi].in - heavy[lo].in)
@@ -1340,13 +1361,34 @@ func (b *wedgeBuf) flush(tab *wedgeTables, raw *[RawLen - rawCycle]int64) {
 			raw[r] -= n
 		}
 	}
+	for i, n := range b.lraw {
+		raw[i] += n
+	}
+	b.lraw = [RawLen - rawCycle]int64{}
 	b.s, b.x, b.n = [8][8]int64{}, [8][8]int64{}, [8][8]int64{}
 	b.same4, b.same3 = [256]int64{}, [64]int64{}
 }
 
-// cycleWedges chooses the cycle pass's method per group: 0 the cheaper
-// (wedgeCheaper), 1 always the wedge sweeps, 2 the sweeps for half the
-// groups (by their nodes' ids) and the listing for the others, −1 always
-// the listing. A variable so that tests can send every group through
-// either, or mix them in one run.
+// cycleWedges chooses the cycle pass's method per group: 0 the cheapest
+// (wedgeCheaper, lightPairsCheaper, minLightMiddles), 1 always the wedge
+// sweeps, 2 the sweeps for half the groups (by their nodes' ids) and the
+// listing for the others, 3 always the light pairs (cells of some
+// direction pairs only; the others the sweeps), −1 always the listing.
+// A variable so that tests can send every group through any, or mix
+// them in one run.
 var cycleWedges = 0
+
+// lightPairsRatio: a group goes to the light pairs where their work
+// (lightPairsCheaper) is at most this many times its light edges' heavy
+// partners (the wedges' bound); the sweeps' cost per wedge is about
+// twice the light pairs' per heavy edge walked (tgraphgen 1M, δ a day,
+// M4: every group timed both ways, 1 through 3 the same within 4%).
+var lightPairsRatio int64 = 2
+
+// minLightMiddles is the fewest middles of a group that the light pairs
+// count rather than the listing, for cells of some direction pairs only
+// (groups of at most minSweepMiddles; the sweeps never win there): from
+// 4 middles they are faster on the whole (tgraphgen 1M, δ a day, M4,
+// each group timed both ways: 0.32 s against 0.38 s for all such
+// groups, 1 worker), with 2 or 3 slower.
+const minLightMiddles = 4

@@ -18,7 +18,7 @@ func cyclePaths(t testing.TB, f func(path string)) {
 	for _, p := range []struct {
 		name string
 		v    int
-	}{{"listing", -1}, {"wedges", 1}, {"mixed", 2}} {
+	}{{"listing", -1}, {"wedges", 1}, {"mixed", 2}, {"light pairs", 3}} {
 		cycleWedges = p.v
 		f(p.name)
 	}

@@ -1,0 +1,359 @@
+package count3
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/motifwatch/motifwatch/motif"
+)
+
+// The cycle pass by light pairs: every wedge of a group has one edge on
+// its middle's light side (the shorter list) and one on the heavy side,
+// so a temporal cycle of two middles holds one light edge of each, within
+// δ of each other. Around a hub the light edges are sparse and the heavy
+// ones (the hub's sides) many: tgraphgen 1M at δ a day has some twenty
+// heavy edges within δ of a light one and a few light edges of other
+// middles. So a group can be counted pair of light edges by pair: for
+// each heavy edge h1 near one light edge (ℓX), the heavy edges h2 of the
+// other's middle that fit (all four within δ) fall, by position, into
+// four runs around ℓX, h1 and ℓY, each fixing the four edges' order; the
+// lists' prefix counts give each run's edges by direction (and counted,
+// for a run that puts h2 last), and the order and the four edges'
+// directions fix the raw counter (pairRaw's, as the wedge sweeps read
+// it). As h1 moves on, the runs' bounds only move on too. It costs the
+// light pairs times the heavy edges near the lighter of the two, against
+// the sweeps' every wedge and heavy edge (lightPairsCheaper).
+
+// lightEdge is a light edge of a group: its time and position, its
+// middle (index into the group's wedges) and index in its light list,
+// its context (side << 1 | direction bit), whether it is counted, and
+// its heavy partners: the indices [w0, w1) of its middle's heavy list
+// within δ.
+type lightEdge struct {
+	t, pos  int64
+	mid, li int32 // li: its index in its light list
+	w0, w1  int32
+	ctx     uint8
+	counted bool
+}
+
+// lightMiddle is a middle's heavy list (sentinel included) and whether
+// its heavy side's first node has the pair's lower id (gEdge's low).
+type lightMiddle struct {
+	heavy []p4Edge
+	low   bool
+}
+
+// lightTables are the light pairs' raw counters: terms[ctxX][eX][ctxY]
+// [3·rX + rH] for light edges ℓX, ℓY of contexts ctxX, ctxY, a heavy
+// edge h1 of ℓX's middle (direction bit eX), and ranks rX, rH of ℓX and
+// h1 among ℓX, h1 and ℓY by position, lists the counters that a heavy
+// edge h2 of ℓY's middle adds to, each with its gap g among those three
+// (0: before all) and direction bit e2; the others are pairs the sweeps
+// count in no counter. any[ctxA][ctxB]: some such pair has a counter,
+// ℓA first.
+type lightTables struct {
+	terms [4][2][4][9]lightTerms
+	any   [4][4]bool
+}
+
+// lightTerms are the counters of one order of ℓX, h1 and ℓY (lightTables):
+// most orders have none or one.
+type lightTerms struct {
+	n int8
+	t [8]lightTerm
+}
+
+// lightTerm is a counter h2 adds to from gap g with direction bit e2.
+type lightTerm struct {
+	g, e2 uint8
+	raw   int16
+}
+
+// newLightTables derives the light pairs' counters from pairRaw.
+func (t *wedgeTables) newLightTables() {
+	l := &t.light
+	for cx := range uint8(4) {
+		for cy := range uint8(4) {
+			for ex := range uint8(2) {
+				for e2 := range uint8(2) {
+					for rx := range 3 {
+						for rh := range 3 {
+							if rx == rh {
+								continue
+							}
+							for g := range 4 {
+								if r := t.lightRaw(cx, ex, cy, e2, rx, rh, g); r >= 0 {
+									ts := &l.terms[cx][ex][cy][3*rx+rh]
+									ts.t[ts.n] = lightTerm{uint8(g), e2, r}
+									ts.n++
+									if ry := 3 - rx - rh; rx < ry {
+										l.any[cx][cy] = true
+									} else {
+										l.any[cy][cx] = true
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// lightRaw is the raw counter of light edges ℓX, ℓY (contexts cx, cy)
+// with heavy edges h1 (direction bit ex) and h2 (e2): ℓX and h1 ranked
+// rx and rh among ℓX, h1 and ℓY by position, h2 in gap g of them.
+func (t *wedgeTables) lightRaw(cx, ex, cy, e2 uint8, rx, rh, g int) int16 {
+	at := func(r int) int { // the rank among all four, h2 put in gap g
+		if r >= g {
+			return r + 1
+		}
+		return r
+	}
+	w1 := lightWedge(at(rx), cx>>1, cx&1, at(rh), ex)
+	w2 := lightWedge(at(3-rx-rh), cy>>1, cy&1, g, e2)
+	return t.pairRaw(w1, w2)
+}
+
+// lightWedge is the wedge of a light edge at position pl (side s: 0 t–m,
+// 1 m–o; direction bit d) and a heavy one at ph (the other side,
+// direction bit e), as seqWedge.
+func lightWedge(pl int, s, d uint8, ph int, e uint8) seqWedge {
+	tm, mo, pTM, pMO := d, e, pl, ph
+	if s == 1 {
+		tm, mo, pTM, pMO = e, d, ph, pl
+	}
+	ty := tm<<1 | mo
+	if pMO < pTM {
+		ty |= 4
+	}
+	return seqWedge{min(pl, ph), max(pl, ph), ty}
+}
+
+// lightEdges gathers the group's light edges that are in some wedge,
+// with their heavy partners, into b.lx, middle by middle (b.loff), and
+// the middles into b.lm; it returns their heavy partners in all (a
+// bound on the wedges).
+func (b *wedgeBuf) lightEdges(sp *staticPairs, top, cn uint32, ws []wedge4, delta int64, tab *wedgeTables) (partners int64) {
+	b.lx, b.lm = b.lx[:0], b.lm[:0]
+	b.loff = append(b.loff[:0], 0)
+	for mi, w := range ws {
+		a, c := sp.list(w.tx), sp.list(w.xc) // sentinels included
+		light, heavy, li := a, c, uint8(0)
+		lowL, lowH := top < w.x, w.x < cn
+		if len(a) > len(c) {
+			light, heavy, li = c, a, 1
+			lowL, lowH = lowH, lowL
+		}
+		b.lm = append(b.lm, lightMiddle{heavy, lowH})
+		var n int64
+		b.lx, n = lightWindows(b.lx, light, heavy, int32(mi), li, lowL, delta, tab.dirs[li])
+		partners += n
+		b.loff = append(b.loff, int32(len(b.lx)))
+	}
+	return partners
+}
+
+// lightWindows appends to dst a middle's light edges (side li, list
+// light) that have a heavy edge within δ and a direction that some
+// wedge type read takes (ok[dl][dh], as middleDirs's), each with its
+// heavy partners (galloped to: a hub's side is in many groups, read
+// only near the other side's edges), in position order; and returns
+// their heavy partners in all.
+func lightWindows(dst []lightEdge, light, heavy []p4Edge, mid int32, li uint8, lowL bool, delta int64, ok [2][2]bool) ([]lightEdge, int64) {
+	var partners int64
+	lo, hi := 0, 0
+	for i := range light[:len(light)-1] {
+		e := &light[i]
+		var dl uint8
+		if (e.flags&fIn != 0) == lowL {
+			dl = 1
+		}
+		if !ok[dl][0] && !ok[dl][1] {
+			continue
+		}
+		lo = gallop4(heavy, lo, motif.SubTicks(e.t, delta))
+		hi = gallopAfter4(heavy, max(hi, lo), motif.AddTicks(e.t, delta))
+		if lo == hi {
+			continue
+		}
+		partners += int64(hi - lo)
+		dst = append(dst, lightEdge{t: e.t, pos: e.pos, mid: mid, li: int32(i), w0: int32(lo), w1: int32(hi), ctx: li<<1 | dl, counted: e.flags&fCounted != 0})
+	}
+	return dst, partners
+}
+
+// sortLight copies b.lx to b.lxs sorted by position: by one packed key
+// where the positions' span and the count fit (most groups), else by
+// comparing.
+func (b *wedgeBuf) sortLight() {
+	lx := b.lx
+	b.lxs = append(b.lxs[:0], lx...)
+	if len(lx) < 2 {
+		return
+	}
+	lo, hi := lx[0].pos, lx[0].pos
+	for i := range lx {
+		lo, hi = min(lo, lx[i].pos), max(hi, lx[i].pos)
+	}
+	const idxBits = 24
+	if uint64(hi-lo) >= 1<<(64-idxBits) || len(lx) >= 1<<idxBits {
+		slices.SortFunc(b.lxs, func(x, y lightEdge) int { return cmp.Compare(x.pos, y.pos) })
+		return
+	}
+	b.lkey = resize(b.lkey, len(lx))
+	for i := range lx {
+		b.lkey[i] = uint64(lx[i].pos-lo)<<idxBits | uint64(i)
+	}
+	slices.Sort(b.lkey)
+	for i, k := range b.lkey {
+		b.lxs[i] = lx[k&(1<<idxBits-1)]
+	}
+}
+
+// lightPairsCheaper reports whether the light pairs' work, in heavy
+// edges walked, is at most limit: per pair of light edges on distinct
+// middles within δ that some counter may read, the lighter one's heavy
+// partners plus a pair's fixed cost. It stops at the limit: a group of
+// dense light sides has pairs by the square.
+func (b *wedgeBuf) lightPairsCheaper(delta int64, tab *wedgeTables, limit int64) bool {
+	lx := b.lxs
+	var work int64
+	for i := range lx {
+		x := &lx[i]
+		for k := i + 1; k < len(lx) && !apart(x.t, lx[k].t, delta); k++ {
+			work += lightPairCost / 2 // a pair that needs no walk is read all the same
+			y := &lx[k]
+			if y.mid != x.mid && tab.light.any[x.ctx][y.ctx] {
+				work += int64(min(x.w1-x.w0, y.w1-y.w0)) + lightPairCost
+			}
+		}
+		if work > limit {
+			return false
+		}
+	}
+	return true
+}
+
+// lightPairCost is a light pair's fixed cost in heavy edges walked (its
+// searches and setup).
+const lightPairCost = 4
+
+// lightPairs counts the group's cycles from its light edges b.lxs (by
+// position) into b.lraw.
+func (b *wedgeBuf) lightPairs(delta int64, tab *wedgeTables) {
+	lx := b.lxs
+	for i := range lx {
+		x := &lx[i]
+		for k := i + 1; k < len(lx) && !apart(x.t, lx[k].t, delta); k++ {
+			y := &lx[k]
+			if y.mid == x.mid || !tab.light.any[x.ctx][y.ctx] {
+				continue
+			}
+			if x.w1-x.w0 <= y.w1-y.w0 {
+				b.lightPair(x, y, delta, tab)
+			} else {
+				b.lightPair(y, x, delta, tab)
+			}
+		}
+	}
+}
+
+// lightPair counts the cycles of light edges x and y (distinct middles,
+// within δ): each heavy partner h1 of x against the runs of y's.
+func (b *wedgeBuf) lightPair(x, y *lightEdge, delta int64, tab *wedgeTables) {
+	hx, hy := &b.lm[x.mid], &b.lm[y.mid]
+	ly, lh := hy.heavy, hx.heavy
+	// The first of y's partners after x and after y, by position.
+	qx := y.w0 + int32(searchPos(ly[y.w0:y.w1], x.pos))
+	qy := y.w0 + int32(searchPos(ly[y.w0:y.w1], y.pos))
+	u0, u1, qh := y.w0, y.w0, y.w0 // y's partners within δ of all three: [u0, u1); first after h1
+	lraw := &b.lraw
+	for j := x.w0; j < x.w1; j++ {
+		h := &lh[j]
+		first, last := min(x.t, y.t, h.t), max(x.t, y.t, h.t)
+		if apart(first, last, delta) {
+			continue
+		}
+		var ex uint8
+		if (h.flags&fIn != 0) == hx.low {
+			ex = 1
+		}
+		// Ranks of x and h1 among x, h1 and y by position.
+		rx, rh := 0, 0
+		if h.pos < x.pos {
+			rx++
+		} else {
+			rh++
+		}
+		if y.pos < x.pos {
+			rx++
+		}
+		if y.pos < h.pos {
+			rh++
+		}
+		ts := &tab.light.terms[x.ctx][ex][y.ctx][3*rx+rh]
+		if ts.n == 0 {
+			continue
+		}
+		from, to := motif.SubTicks(last, delta), motif.AddTicks(first, delta)
+		for u0 < y.w1 && ly[u0].t < from {
+			u0++
+		}
+		u1 = max(u1, u0)
+		for u1 < y.w1 && ly[u1].t <= to {
+			u1++
+		}
+		qh = max(qh, u0)
+		for qh < u1 && ly[qh].pos < h.pos {
+			qh++
+		}
+		// The gaps' bounds in y's list (the first edge after each of the
+		// three in position order), and whether the last is counted.
+		var bound [5]int32
+		bound[0], bound[4] = u0, u1
+		bound[rx+1], bound[rh+1], bound[4-rx-rh] = qx, qh, qy
+		for k := 1; k < 4; k++ {
+			bound[k] = min(max(bound[k], u0), u1)
+		}
+		lastCounted := y.counted
+		switch 2 {
+		case rx:
+			lastCounted = x.counted
+		case rh:
+			lastCounted = h.flags&fCounted != 0
+		}
+		for _, tm := range ts.t[:ts.n] {
+			a, c := &ly[bound[tm.g]], &ly[bound[tm.g+1]]
+			var n [2]int64 // by y's heavy edges' direction bit
+			switch {
+			case tm.g == 3: // h2 last: counted ones only
+				n = [2]int64{int64(c.c0 - a.c0), int64(c.c1 - a.c1)}
+			case lastCounted:
+				in := int64(c.in - a.in)
+				n = [2]int64{int64(bound[tm.g+1]-bound[tm.g]) - in, in}
+			}
+			e2 := tm.e2
+			if !hy.low { // direction bit 1: into the first node, the higher id
+				e2 ^= 1
+			}
+			lraw[tm.raw] += n[e2]
+		}
+	}
+}
+
+// searchPos returns the index of l's first edge after position p.
+func searchPos(l []p4Edge, p int64) int {
+	lo, hi := 0, len(l)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if l[m].pos < p {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
