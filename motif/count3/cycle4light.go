@@ -344,7 +344,9 @@ func (b *wedgeBuf) lightPair(x, y *lightEdge, delta int64, tab *wedgeTables) {
 	}
 }
 
-// searchPos returns the index of l's first edge after position p.
+// searchPos returns the index of l's first edge at or after position p
+// (firstTime's search, by position: a light edge's position, never one
+// of l's, so the first after it).
 func searchPos(l []p4Edge, p int64) int {
 	lo, hi := 0, len(l)
 	for lo < hi {
