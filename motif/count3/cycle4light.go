@@ -2,6 +2,7 @@ package count3
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/motifwatch/motifwatch/motif"
@@ -25,13 +26,13 @@ import (
 // the sweeps' every wedge and heavy edge (lightPairsCheaper).
 
 // lightEdge is a light edge of a group: its time and position, its
-// middle (index into the group's wedges) and index in its light list,
-// its context (side << 1 | direction bit), whether it is counted, and
-// its heavy partners: the indices [w0, w1) of its middle's heavy list
-// within δ.
+// middle (index into the group's wedges), its context (side << 1 |
+// direction bit, the bit as gEdge's d), whether it is counted, and its
+// heavy partners: the indices [w0, w1) of its middle's heavy list within
+// δ. 32 bytes: a hub's groups hold a hundred thousand.
 type lightEdge struct {
 	t, pos  int64
-	mid, li int32 // li: its index in its light list
+	mid     int32
 	w0, w1  int32
 	ctx     uint8
 	counted bool
@@ -135,8 +136,17 @@ func lightWedge(pl int, s, d uint8, ph int, e uint8) seqWedge {
 // lightEdges gathers the group's light edges that are in some wedge,
 // with their heavy partners, into b.lx, middle by middle (b.loff), and
 // the middles into b.lm; it returns their heavy partners in all (a
-// bound on the wedges).
+// bound on the wedges). b.lx is sized once for the light lists' edges:
+// growing it by appends leaves garbage a few times the size of a hub's
+// groups, held until the next collection.
 func (b *wedgeBuf) lightEdges(sp *staticPairs, top, cn uint32, ws []wedge4, delta int64, tab *wedgeTables) (partners int64) {
+	size := 0
+	for _, w := range ws {
+		size += min(len(sp.list(w.tx)), len(sp.list(w.xc))) - 1 // less the sentinel
+	}
+	if cap(b.lx) < size {
+		b.lx = make([]lightEdge, 0, size)
+	}
 	b.lx, b.lm = b.lx[:0], b.lm[:0]
 	b.loff = append(b.loff[:0], 0)
 	for mi, w := range ws {
@@ -154,6 +164,21 @@ func (b *wedgeBuf) lightEdges(sp *staticPairs, top, cn uint32, ws []wedge4, delt
 		b.loff = append(b.loff, int32(len(b.lx)))
 	}
 	return partners
+}
+
+// lightUnion returns the group's heavy edges within δ of some light
+// edge of their middle (b.lx in middle order): a middle's light edges'
+// ranges start and end in order, so each adds its part past the last.
+func (b *wedgeBuf) lightUnion() int {
+	n := 0
+	for mi := range len(b.loff) - 1 {
+		end := int32(0)
+		for _, l := range b.lx[b.loff[mi]:b.loff[mi+1]] {
+			n += int(l.w1 - max(l.w0, end))
+			end = l.w1
+		}
+	}
+	return n
 }
 
 // lightWindows appends to dst a middle's light edges (side li, list
@@ -180,17 +205,16 @@ func lightWindows(dst []lightEdge, light, heavy []p4Edge, mid int32, li uint8, l
 			continue
 		}
 		partners += int64(hi - lo)
-		dst = append(dst, lightEdge{t: e.t, pos: e.pos, mid: mid, li: int32(i), w0: int32(lo), w1: int32(hi), ctx: li<<1 | dl, counted: e.flags&fCounted != 0})
+		dst = append(dst, lightEdge{t: e.t, pos: e.pos, mid: mid, w0: int32(lo), w1: int32(hi), ctx: li<<1 | dl, counted: e.flags&fCounted != 0})
 	}
 	return dst, partners
 }
 
-// sortLight copies b.lx to b.lxs sorted by position: by one packed key
-// where the positions' span and the count fit (most groups), else by
-// comparing.
+// sortLight sorts b.lx by position, in place (unsortLight puts it back):
+// by one packed key where the positions' span and the count fit (most
+// groups), else by comparing.
 func (b *wedgeBuf) sortLight() {
 	lx := b.lx
-	b.lxs = append(b.lxs[:0], lx...)
 	if len(lx) < 2 {
 		return
 	}
@@ -200,7 +224,7 @@ func (b *wedgeBuf) sortLight() {
 	}
 	const idxBits = 24
 	if uint64(hi-lo) >= 1<<(64-idxBits) || len(lx) >= 1<<idxBits {
-		slices.SortFunc(b.lxs, func(x, y lightEdge) int { return cmp.Compare(x.pos, y.pos) })
+		slices.SortFunc(lx, func(x, y lightEdge) int { return cmp.Compare(x.pos, y.pos) })
 		return
 	}
 	b.lkey = resize(b.lkey, len(lx))
@@ -208,8 +232,42 @@ func (b *wedgeBuf) sortLight() {
 		b.lkey[i] = uint64(lx[i].pos-lo)<<idxBits | uint64(i)
 	}
 	slices.Sort(b.lkey)
-	for i, k := range b.lkey {
-		b.lxs[i] = lx[k&(1<<idxBits-1)]
+	permuteLight(lx, b.lkey, 1<<idxBits-1)
+}
+
+// unsortLight puts b.lx, sorted by sortLight, back in middle order
+// (b.loff's), for the sweeps: a middle's edges keep their order.
+func (b *wedgeBuf) unsortLight() {
+	lx := b.lx
+	b.lcur = append(b.lcur[:0], b.loff[:len(b.loff)-1]...) // each middle's next slot
+	from := resize(b.lkey, len(lx))
+	for i := range lx {
+		m := lx[i].mid
+		from[b.lcur[m]] = uint64(i)
+		b.lcur[m]++
+	}
+	b.lkey = from
+	permuteLight(lx, from, math.MaxUint64)
+}
+
+// permuteLight moves lx[from[i]&mask] to lx[i] for every i, in place,
+// one cycle of the permutation at a time; it marks the entries of from
+// that it has placed with their own index. A copy would double a hub's
+// groups' buffers.
+func permuteLight(lx []lightEdge, from []uint64, mask uint64) {
+	for i := range lx {
+		k := int(from[i] & mask)
+		if k == i {
+			continue
+		}
+		first, j := lx[i], i
+		for k != i {
+			lx[j] = lx[k]
+			from[j] = uint64(j)
+			j, k = k, int(from[k]&mask)
+		}
+		lx[j] = first
+		from[j] = uint64(j)
 	}
 }
 
@@ -219,7 +277,7 @@ func (b *wedgeBuf) sortLight() {
 // partners plus a pair's fixed cost. It stops at the limit: a group of
 // dense light sides has pairs by the square.
 func (b *wedgeBuf) lightPairsCheaper(delta int64, tab *wedgeTables, limit int64) bool {
-	lx := b.lxs
+	lx := b.lx
 	var work int64
 	for i := range lx {
 		x := &lx[i]
@@ -241,10 +299,10 @@ func (b *wedgeBuf) lightPairsCheaper(delta int64, tab *wedgeTables, limit int64)
 // searches and setup).
 const lightPairCost = 4
 
-// lightPairs counts the group's cycles from its light edges b.lxs (by
-// position) into b.lraw.
+// lightPairs counts the group's cycles from its light edges b.lx (by
+// position, sortLight) into b.lraw.
 func (b *wedgeBuf) lightPairs(delta int64, tab *wedgeTables) {
-	lx := b.lxs
+	lx := b.lx
 	for i := range lx {
 		x := &lx[i]
 		for k := i + 1; k < len(lx) && !apart(x.t, lx[k].t, delta); k++ {

@@ -168,7 +168,7 @@ func TestMiddleDirsMatchesPairs(t *testing.T) {
 		ls := 2 * rng.Int32N(3)
 		li := uint8(rng.IntN(2))
 		wins, partners := lightWindows(nil, light, heavy, 5, li, lowL, delta, ok)
-		got := b.middleDirs(light, heavy, ls, lowL, lowH, ok, wins)
+		got := b.middleDirs(heavy, ls, lowH, ok, wins)
 		var want, wantPartners int64
 		var wantL, wantH []gEdge
 		var wantWins []lightEdge
@@ -191,7 +191,7 @@ func TestMiddleDirsMatchesPairs(t *testing.T) {
 			}
 			if w0 >= 0 && (ok[dl][0] || ok[dl][1]) {
 				wantPartners += int64(w1 - w0)
-				wantWins = append(wantWins, lightEdge{t: e.t, pos: e.pos, mid: 5, li: int32(i), w0: int32(w0), w1: int32(w1), ctx: li<<1 | dl, counted: e.flags&fCounted != 0})
+				wantWins = append(wantWins, lightEdge{t: e.t, pos: e.pos, mid: 5, w0: int32(w0), w1: int32(w1), ctx: li<<1 | dl, counted: e.flags&fCounted != 0})
 			}
 			for k := range nh {
 				h := &heavy[k]

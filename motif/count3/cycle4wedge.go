@@ -371,12 +371,12 @@ type wedgeBuf struct {
 	off     []int32
 	se      []swEdge // the edges by side, each in position order
 	oe      []oneEdge
-	ol      []oneList     // sweepOne's lists' cursors
-	lx, lxs []lightEdge   // the group's light edges by middle (lightEdges) and by position (sortLight)
-	loff    []int32       // each middle's in lx
-	lm      []lightMiddle // its middles
-	lkey    []uint64
-	ha      []p4Edge                 // the light edges' heavy partners (lightPairs)
+	ol      []oneList                // sweepOne's lists' cursors
+	lx      []lightEdge              // the group's light edges by middle (lightEdges) or by position (sortLight)
+	loff    []int32                  // each middle's in lx by middle
+	lcur    []int32                  // each middle's next slot (unsortLight)
+	lm      []lightMiddle            // its middles
+	lkey    []uint64                 // sortLight's keys, permuteLight's sources
 	lraw    [RawLen - rawCycle]int64 // the light pairs' counts
 	bm      []uint64                 // the positions of b.ge (sortPos)
 	rank    []int32                  // the edges at positions before each word of bm
@@ -510,6 +510,12 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 				b.lightPairs(delta, tab)
 				return true
 			}
+			b.unsortLight()
+		}
+		// middleDirs keeps at most the light edges and their heavy
+		// partners: b.ge sized once (as b.lx, lightEdges).
+		if n := len(b.lx) + b.lightUnion(); cap(b.ge) < n {
+			b.ge = make([]gEdge, 0, n)
 		}
 	}
 	b.ge = b.ge[:0]
@@ -535,7 +541,7 @@ func (b *wedgeBuf) group(sp *staticPairs, top, cn uint32, ws []wedge4, delta int
 			wedges += b.middle(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, delta)
 			b.ge = mergePos(b.ge, b.lt, b.hv)
 		} else {
-			wedges += b.middleDirs(light, heavy, int32(2*mi+li), sides[li].low, sides[1-li].low, tab.dirs[li], b.lx[b.loff[mi]:b.loff[mi+1]])
+			wedges += b.middleDirs(heavy, int32(2*mi+li), sides[1-li].low, tab.dirs[li], b.lx[b.loff[mi]:b.loff[mi+1]])
 			b.ge = mergePos(b.ge, b.lt, b.hv)
 		}
 		if len(b.lt) > 0 {
@@ -606,9 +612,9 @@ func (b *wedgeBuf) middle(light, heavy []p4Edge, ls int32, lowL, lowH bool, delt
 // decided when it comes and go to b.hv in position order (one merge
 // with b.lt then, not one per direction first).
 //
-// wins are the light edges (lightWindows) with their heavy partners
-// within δ, in position order.
-func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, ok [2][2]bool, wins []lightEdge) (wedges int64) {
+// wins are the light edges (lightWindows, side ls) with their heavy
+// partners within δ, in position order.
+func (b *wedgeBuf) middleDirs(heavy []p4Edge, ls int32, lowH bool, ok [2][2]bool, wins []lightEdge) (wedges int64) {
 	b.lt, b.hv = b.lt[:0], b.hv[:0]
 	// The heavy edges before done are decided; one of direction bit dh
 	// at k ≥ done is in some earlier light edge's range that takes dh
@@ -644,7 +650,6 @@ func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, 
 		done = to
 	}
 	for _, l := range wins {
-		e := &light[l.li]
 		dl := l.ctx & 1
 		lo, hi := int(l.w0), int(l.w1)
 		// The heavy edges in [lo, hi) of direction bit 1: into the first
@@ -664,7 +669,7 @@ func (b *wedgeBuf) middleDirs(light, heavy []p4Edge, ls int32, lowL, lowH bool, 
 			continue
 		}
 		wedges += w
-		b.lt = append(b.lt, b.gEdge(e, ls, lowL))
+		b.lt = append(b.lt, gEdge{pos: l.pos, t: l.t, side: ls, d: dl, counted: l.counted})
 		emit(lo) // no later range reaches before lo
 		for dh := range 2 {
 			if ok[dl][dh] {
