@@ -53,7 +53,7 @@ for step in $what; do
 		[[ -f /tmp/tg10m.txt ]] || bin/tgraphgen -edges 10000000 -seed 1 >/tmp/tg10m.txt
 		[[ -f /tmp/z06-10m.txt ]] || bin/tgraphgen -edges 10000000 -seed 1 -zipf 0.6 >/tmp/z06-10m.txt
 		for g in /tmp/tg10m.txt /tmp/z06-10m.txt; do
-			(cd gpu && MOTIFWATCH_ROWS_GRAPH=$g MOTIFWATCH_ROWS_VARIANTS=${ROWS_VARIANTS:-default,expand2All,pairs} MOTIFWATCH_ROWS_MOTIFS=${MOTIFS:-M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13} \
+			(cd gpu && MOTIFWATCH_ROWS_GRAPH=$g MOTIFWATCH_ROWS_VARIANTS=${ROWS_VARIANTS:-default,expand2All,rankPick8} MOTIFWATCH_ROWS_MOTIFS=${MOTIFS:-M1,M2,M3,M4,M5,M6,M7,M8,M9,M10,M11,M12,M13} \
 				timeout 200 ../bin/gpu.test -test.run '^$' -test.bench Rows -test.benchtime 1x -test.v 2>&1) | tee -a "$out/rows.log" | grep -vE '^(goos|goarch|pkg|cpu):' >>"$summary"
 		done
 		;;
