@@ -170,11 +170,23 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 			if !before(x, top) {
 				continue
 			}
+			fx := sp.fold[tx]
 			for j := sp.off[x]; j < sp.off[x+1]; j++ {
 				cn := sp.nb[j]
 				// The part's test first: it reads no memory, and a hub's
 				// parts each pass over all its wedges.
 				if !inPart(cn, part, parts) || cn == top || !before(cn, top) {
+					continue
+				}
+				// The folds first: most wedges fail them (tgraphgen 1M, δ
+				// a day: 4.4 of 7.4 million), and they read 8 bytes of
+				// each pair, the slots 32.
+				xc := sp.pid[j]
+				if fx&sp.fold[xc] == 0 {
+					continue
+				}
+				near := sp.slots[tx].and(sp.slots[xc])
+				if near.empty() {
 					continue
 				}
 				k := b.marks[cn]
@@ -187,11 +199,7 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 					}
 					b.bkt[k-1] = b.bkt[k-1][:0]
 				}
-				near := sp.slots[tx].and(sp.slots[sp.pid[j]])
-				if near.empty() {
-					continue
-				}
-				b.bkt[k-1] = append(b.bkt[k-1], wedge4{x: x, tx: tx, xc: sp.pid[j], near: near})
+				b.bkt[k-1] = append(b.bkt[k-1], wedge4{x: x, tx: tx, xc: xc, near: near})
 			}
 		}
 		for k, cn := range b.used {

@@ -35,6 +35,7 @@ type staticPairs struct {
 	first    []int64 // pair j's first and last times
 	last     []int64
 	slots    []slots256 // pair j's δ-wide time slots, each with the next (near)
+	fold     []uint64   // pair j's slots folded (slots256.fold)
 	nodeDeg  []int32
 	pairsLen int
 }
@@ -146,6 +147,7 @@ func (c *counter) staticPairs(ctx context.Context) (*staticPairs, error) {
 	sp.first = make([]int64, pairs)
 	sp.last = make([]int64, pairs)
 	sp.slots = make([]slots256, pairs)
+	sp.fold = make([]uint64, pairs)
 	grid := newSlotGrid(c.w.T(c.w.First()), c.delta)
 	err = c.parallel(ctx, n, 64, func(_, lo, hi int) {
 		var cur []int64
@@ -207,6 +209,7 @@ func (c *counter) staticPairs(ctx context.Context) (*staticPairs, error) {
 				l[len(l)-1] = p4Edge{pos: math.MaxInt64, t: math.MaxInt64, in: in, c0: c0, c1: c1}
 				sp.first[j], sp.last[j] = l[0].t, l[len(l)-2].t
 				sp.slots[j] = grid.slots256(l[:len(l)-1]).near()
+				sp.fold[j] = sp.slots[j].fold()
 			}
 		}
 	})
@@ -357,6 +360,12 @@ func (s slots256) and(o slots256) slots256 {
 }
 
 func (s slots256) empty() bool { return s[0]|s[1]|s[2]|s[3] == 0 }
+
+// fold returns the set's four words ORed: slot k's bit at k mod 64. Two
+// sets whose folds do not intersect do not either, so a pair's fold
+// rules out most disjoint sets (the cycle listing's) reading 8 bytes,
+// in a quarter of the cache that the sets take.
+func (s slots256) fold() uint64 { return s[0] | s[1] | s[2] | s[3] }
 
 // gallopPos4 returns the first index at or after from whose position is
 // at least p (the sentinel stops it).
