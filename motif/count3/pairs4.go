@@ -36,6 +36,7 @@ type staticPairs struct {
 	last     []int64
 	slots    []slots256 // pair j's δ-wide time slots, each with the next (near)
 	fold     []uint64   // pair j's slots folded (slots256.fold)
+	grid     slotGrid   // the slots'
 	nodeDeg  []int32
 	pairsLen int
 }
@@ -149,6 +150,7 @@ func (c *counter) staticPairs(ctx context.Context) (*staticPairs, error) {
 	sp.slots = make([]slots256, pairs)
 	sp.fold = make([]uint64, pairs)
 	grid := newSlotGrid(c.w.T(c.w.First()), c.delta)
+	sp.grid = grid
 	err = c.parallel(ctx, n, 64, func(_, lo, hi int) {
 		var cur []int64
 		for u := lo; u < hi; u++ {
@@ -360,6 +362,26 @@ func (s slots256) and(o slots256) slots256 {
 }
 
 func (s slots256) empty() bool { return s[0]|s[1]|s[2]|s[3] == 0 }
+
+// or returns the slots in either set.
+func (s slots256) or(o slots256) slots256 {
+	return slots256{s[0] | o[0], s[1] | o[1], s[2] | o[2], s[3] | o[3]}
+}
+
+// up returns the set whose bit k is set where slot k or k−1 is (modulo
+// 256, as near's k+1): of an edge in slot k, the near bits of the two
+// pairs of slots it may share with edges within δ.
+func (s slots256) up() slots256 {
+	var n slots256
+	for w := range 4 {
+		prev := s[(w+3)&3]
+		n[w] = s[w] | s[w]<<1 | prev>>63
+	}
+	return n
+}
+
+// has reports whether slot k (modulo 256) is in the set.
+func (s slots256) has(k uint64) bool { return s[k>>6&3]>>(k&63)&1 != 0 }
 
 // fold returns the set's four words ORed: slot k's bit at k mod 64. Two
 // sets whose folds do not intersect do not either, so a pair's fold
