@@ -377,6 +377,7 @@ type wedgeBuf struct {
 	lcur    []int32                  // each middle's next slot (unsortLight)
 	lm      []lightMiddle            // its middles
 	lkey    []uint64                 // sortLight's keys, permuteLight's sources
+	ltmp    []uint64                 // radixSort's other buffer
 	lnear   []slots256               // the near sets of a group's middles from each on (lightEdges)
 	lraw    [RawLen - rawCycle]int64 // the light pairs' counts
 	bm      []uint64                 // the positions of b.ge (sortPos)
