@@ -216,7 +216,11 @@ func (b *wedgeBuf) lightUnion() int {
 // before its partners are searched.
 func lightWindows(dst []lightEdge, light, heavy []p4Edge, mid int32, li uint8, lowL, lowH bool, delta int64, ok [2][2]bool, slots lightSlots) ([]lightEdge, int64) {
 	var partners int64
-	lo, hi := 0, 0
+	lo, hi, width := 0, 0, 0
+	last := len(heavy) - 2 // the last edge (then the sentinel)
+	if last < 0 {
+		return dst, 0
+	}
 	g := &slots.grid
 	end, in := int64(math.MinInt64), false // the current slot's end, and whether reach has it
 	for i := range light[:len(light)-1] {
@@ -236,8 +240,25 @@ func lightWindows(dst []lightEdge, light, heavy []p4Edge, mid int32, li uint8, l
 		if !in || !ok[dl][0] && !ok[dl][1] {
 			continue
 		}
-		lo = gallop4(heavy, lo, motif.SubTicks(e.t, delta))
-		hi = gallopAfter4(heavy, max(hi, lo), motif.AddTicks(e.t, delta))
+		// The heavy edges' times stand for their indices: the guesses
+		// are where the first edge within δ before e and the first past
+		// δ after it would be in an even list, from lo to its last edge
+		// and from the last window's size (a hub's list is read near the
+		// light edges only, and the gallops' far reads missed the cache).
+		from, to := motif.SubTicks(e.t, delta), motif.AddTicks(e.t, delta)
+		if t0 := heavy[lo].t; t0 < from {
+			g := len(heavy) - 1 // past the last edge
+			if t1 := heavy[last].t; from <= t1 {
+				g = lo + int(float64(last-lo)*(float64(uint64(from-t0))/float64(uint64(t1-t0))))
+			}
+			lo = seek4(heavy, lo, min(max(g, lo), len(heavy)-1), from)
+		}
+		if to == math.MaxInt64 {
+			hi = len(heavy) - 1
+		} else {
+			hi = seek4(heavy, max(hi, lo), min(max(lo+width, hi, lo), len(heavy)-1), to+1)
+		}
+		width = hi - lo
 		if lo == hi {
 			continue
 		}

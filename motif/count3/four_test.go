@@ -2,6 +2,7 @@ package count3
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -149,6 +150,32 @@ func TestSlotsFoldRulesOutOnlyDisjoint(t *testing.T) {
 	}
 	if meet == 0 || ruled == 0 {
 		t.Errorf("%d sets met, %d ruled out by folds: the test checks neither", meet, ruled)
+	}
+}
+
+// seek4 finds what gallop4 does from any guess at or after from, before
+// and after the answer, on random lists with ties and a sentinel.
+func TestSeek4MatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 12))
+	for iter := range 5000 {
+		n := rng.IntN(60)
+		l := make([]p4Edge, n+1)
+		var at int64
+		for i := range n {
+			at += rng.Int64N(4) // ties
+			l[i].t = at
+		}
+		l[n] = p4Edge{pos: math.MaxInt64, t: math.MaxInt64}
+		from := rng.IntN(n + 1)
+		g := from + rng.IntN(n+1-from)
+		tt := rng.Int64N(at + 3)
+		want := from
+		for want < n && l[want].t < tt {
+			want++
+		}
+		if got := seek4(l, from, g, tt); got != want {
+			t.Fatalf("iteration %d: seek4(from %d, guess %d, time %d) = %d; want %d (times %v)", iter, from, g, tt, got, want, l)
+		}
 	}
 }
 

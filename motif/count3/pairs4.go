@@ -412,6 +412,34 @@ func gallopPos4(l []p4Edge, from int, p int64) int {
 	return hi
 }
 
+// seek4 is gallop4 from a guess g (from ≤ g < len(l)): the first index
+// at or after from whose time is at least t, galloping from g forward or
+// back. A good guess reads a line or two of l where galloping from from
+// reads one a doubling.
+func seek4(l []p4Edge, from, g int, t int64) int {
+	if l[g].t < t {
+		return gallop4(l, g, t)
+	}
+	hi, step := g, 1 // l[hi].t ≥ t
+	for hi-step > from && l[hi-step].t >= t {
+		hi -= step
+		step *= 2
+	}
+	lo := max(hi-step, from)
+	if l[lo].t >= t {
+		return lo // from itself
+	}
+	for hi-lo > 1 { // l[lo].t < t ≤ l[hi].t
+		m := int(uint(lo+hi) >> 1)
+		if l[m].t < t {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
+}
+
 // gallopAfter4 returns the first index at or after from whose time is
 // after t (the sentinel's if none).
 func gallopAfter4(l []p4Edge, from int, t int64) int {
