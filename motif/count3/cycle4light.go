@@ -298,13 +298,13 @@ func (b *wedgeBuf) sortLight() {
 		slices.SortFunc(lx, func(x, y lightEdge) int { return cmp.Compare(x.pos, y.pos) })
 		return
 	}
-	b.lkey = resize(b.lkey, len(lx))
+	b.lkey = grow(b.lkey, len(lx))
 	for i := range lx {
 		b.lkey[i] = uint64(lx[i].pos-lo)<<idxBits | uint64(i)
 	}
 	keys := b.lkey
 	if width := bits.Len64(uint64(hi - lo)); len(lx) >= radixMinKeys && width <= 3*radixBits {
-		b.ltmp = resize(b.ltmp, len(lx))
+		b.ltmp = grow(b.ltmp, len(lx))
 		keys = radixSort(b.lkey, b.ltmp, idxBits, width)
 	} else {
 		slices.Sort(keys)
@@ -351,7 +351,7 @@ func radixSort(keys, tmp []uint64, shift uint, width int) []uint64 {
 func (b *wedgeBuf) unsortLight() {
 	lx := b.lx
 	b.lcur = append(b.lcur[:0], b.loff[:len(b.loff)-1]...) // each middle's next slot
-	from := resize(b.lkey, len(lx))
+	from := grow(b.lkey, len(lx))
 	for i := range lx {
 		m := lx[i].mid
 		from[b.lcur[m]] = uint64(i)

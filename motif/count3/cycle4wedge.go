@@ -742,7 +742,7 @@ func (b *wedgeBuf) sortPos() (ranked bool) {
 		b.rank[w] = r
 		r += int32(bits.OnesCount64(x))
 	}
-	b.me = resize(b.me, len(b.ge))
+	b.me = grow(b.me, len(b.ge))
 	for k := range b.ge {
 		d := b.ge[k].pos - lo
 		at := b.rank[d>>6] + int32(bits.OnesCount64(b.bm[d>>6]&(1<<(d&63)-1)))
@@ -1036,8 +1036,8 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 		ls[u+1].cnt, ls[u+1].lo, ls[u+1].hi = st, st, st
 	}
 	ls = ls[1:]
-	b.oe = resize(b.oe, n)
-	b.low = resize(b.low, n) // L(k), for the sweep below
+	b.oe = grow(b.oe, n)
+	b.low = grow(b.low, n) // L(k), for the sweep below
 	j := 0
 	for k := range ge {
 		e := &ge[k]
