@@ -308,7 +308,12 @@ func gallop4(l []p4Edge, from int, t int64) int {
 		lo += step
 		step *= 2
 	}
-	hi := min(lo+step, len(l)-1)
+	return bisect4(l, lo, min(lo+step, len(l)-1), t)
+}
+
+// bisect4 returns the first index in (lo, hi] whose time is at least t,
+// where l[lo].t < t ≤ l[hi].t (or hi is the sentinel's).
+func bisect4(l []p4Edge, lo, hi int, t int64) int {
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
 		if l[m].t < t {
@@ -429,15 +434,7 @@ func seek4(l []p4Edge, from, g int, t int64) int {
 	if l[lo].t >= t {
 		return lo // from itself
 	}
-	for hi-lo > 1 { // l[lo].t < t ≤ l[hi].t
-		m := int(uint(lo+hi) >> 1)
-		if l[m].t < t {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return hi
+	return bisect4(l, lo, hi, t)
 }
 
 // gallopAfter4 returns the first index at or after from whose time is
