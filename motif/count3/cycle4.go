@@ -126,9 +126,6 @@ var cycleTerms = func() (m [8][]cycleTerm) {
 // where all four meet.
 func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 	bufs := make([]cycleBuf, c.workers)
-	before := func(u, v uint32) bool {
-		return sp.nodeDeg[u] < sp.nodeDeg[v] || sp.nodeDeg[u] == sp.nodeDeg[v] && u < v
-	}
 	tab := c.wedgeTab
 	var dirs []uint8 // per pair: bit 0, an edge into its lower id; bit 1, out of it
 	if !tab.pairsAll {
@@ -146,7 +143,7 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 	var total int64
 	for u := range c.nodes {
 		for i := sp.off[u]; i < sp.off[u+1]; i++ {
-			if x := sp.nb[i]; before(x, uint32(u)) {
+			if x := sp.nb[i]; sp.before(x, uint32(u)) {
 				wedges[u] += sp.off[x+1] - sp.off[x]
 			}
 		}
@@ -161,7 +158,7 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 		b.used = b.used[:0]
 		for i := sp.off[a]; i < sp.off[a+1]; i++ {
 			x, tx := sp.nb[i], sp.pid[i]
-			if !before(x, top) {
+			if !sp.before(x, top) {
 				continue
 			}
 			fx := sp.fold[tx]
@@ -173,7 +170,7 @@ func (c *counter) cycles(ctx context.Context, sp *staticPairs) error {
 				cn := sp.nb[j]
 				// The part's test first: it reads no memory, and a hub's
 				// parts each pass over all its wedges.
-				if !inPart(cn, part, parts) || cn == top || !before(cn, top) {
+				if !inPart(cn, part, parts) || cn == top || !sp.before(cn, top) {
 					continue
 				}
 				// The folds first: most wedges fail them (tgraphgen 1M, δ

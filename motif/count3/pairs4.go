@@ -44,6 +44,14 @@ type staticPairs struct {
 // list returns pair j's edges, sentinel included.
 func (sp *staticPairs) list(j uint32) []p4Edge { return sp.ent[sp.loff[j]:sp.loff[j+1]] }
 
+// before reports whether u comes before v in degree order (ties by id).
+// A method, not a closure: the cycle listing's inner loop calls it per
+// wedge, and a closure called from the worker's closure is not inlined.
+func (sp *staticPairs) before(u, v uint32) bool {
+	du, dv := sp.nodeDeg[u], sp.nodeDeg[v]
+	return du < dv || du == dv && u < v
+}
+
 // pairID returns the pair id of u–v, or false.
 func (sp *staticPairs) pairID(u, v uint32) (uint32, bool) {
 	nb := sp.nb[sp.off[u]:sp.off[u+1]]
