@@ -167,6 +167,16 @@ func resize[T any](s []T, n int) []T {
 	return s
 }
 
+// grow is resize without the clearing, for a buffer the caller then
+// writes whole (a permutation's target, a value per index): a hub's
+// groups' buffers are megabytes, cleared only to be overwritten.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
 // Count returns the raw counters of the triples of the requested families
 // in w, with window delta, whose last edge lies in req.Range and is not
 // masked by req.RootMask. Totals do not depend on the worker count. Times

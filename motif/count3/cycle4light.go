@@ -3,6 +3,7 @@ package count3
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/motifwatch/motifwatch/motif"
@@ -149,6 +150,16 @@ func (b *wedgeBuf) lightEdges(sp *staticPairs, top, cn uint32, ws []wedge4, delt
 	}
 	b.lx, b.lm = b.lx[:0], b.lm[:0]
 	b.loff = append(b.loff[:0], 0)
+	// A cycle's four edges lie in slots k and k+1 for some k, so both
+	// its middles' wedges have near bit k: a light edge in slot s is in
+	// one only where its middle's near set and some other middle's have
+	// bit s−1 or s. The others (tgraphgen 1M, δ a day, M4: 2.5 of the 5.9
+	// million light edges read) are neither galloped nor kept.
+	b.lnear = resize(b.lnear, len(ws)+1)
+	for i := len(ws) - 1; i >= 0; i-- {
+		b.lnear[i] = b.lnear[i+1].or(ws[i].near)
+	}
+	var before slots256 // the earlier middles' near sets
 	for mi, w := range ws {
 		a, c := sp.list(w.tx), sp.list(w.xc) // sentinels included
 		light, heavy, li := a, c, uint8(0)
@@ -158,12 +169,23 @@ func (b *wedgeBuf) lightEdges(sp *staticPairs, top, cn uint32, ws []wedge4, delt
 			lowL, lowH = lowH, lowL
 		}
 		b.lm = append(b.lm, lightMiddle{heavy, lowH})
-		var n int64
-		b.lx, n = lightWindows(b.lx, light, heavy, int32(mi), li, lowL, delta, tab.dirs[li])
-		partners += n
+		slots := lightSlots{sp.grid, w.near.and(before.or(b.lnear[mi+1])).up()}
+		before = before.or(w.near)
+		if !slots.reach.empty() {
+			var n int64
+			b.lx, n = lightWindows(b.lx, light, heavy, int32(mi), li, lowL, lowH, delta, tab.dirs[li], slots)
+			partners += n
+		}
 		b.loff = append(b.loff, int32(len(b.lx)))
 	}
 	return partners
+}
+
+// lightSlots are the slots of a middle's light edges that may be in a
+// cycle of their group (a light edge in slot k where reach has bit k).
+type lightSlots struct {
+	grid  slotGrid
+	reach slots256
 }
 
 // lightUnion returns the group's heavy edges within δ of some light
@@ -182,27 +204,74 @@ func (b *wedgeBuf) lightUnion() int {
 }
 
 // lightWindows appends to dst a middle's light edges (side li, list
-// light) that have a heavy edge within δ and a direction that some
-// wedge type read takes (ok[dl][dh], as middleDirs's), each with its
+// light) that have a heavy edge within δ of a direction that makes a
+// wedge type some table reads (ok[dl][dh], as middleDirs's; lowL, lowH:
+// the sides' first nodes have their pairs' lower ids), each with its
 // heavy partners (galloped to: a hub's side is in many groups, read
 // only near the other side's edges), in position order; and returns
-// their heavy partners in all.
-func lightWindows(dst []lightEdge, light, heavy []p4Edge, mid int32, li uint8, lowL bool, delta int64, ok [2][2]bool) ([]lightEdge, int64) {
+// their heavy partners in all. A light edge whose partners all run the
+// other way is in no wedge that a counter reads (tgraphgen 1M, δ a day,
+// M4: one in six), so it is left out of the light pairs as middleDirs
+// leaves it out of the sweeps; so is one in a slot that slots leaves out,
+// before its partners are searched.
+func lightWindows(dst []lightEdge, light, heavy []p4Edge, mid int32, li uint8, lowL, lowH bool, delta int64, ok [2][2]bool, slots lightSlots) ([]lightEdge, int64) {
 	var partners int64
-	lo, hi := 0, 0
+	lo, hi, width := 0, 0, 0
+	last := len(heavy) - 2 // the last edge (then the sentinel)
+	if last < 0 {
+		return dst, 0
+	}
+	g := &slots.grid
+	end, in := int64(math.MinInt64), false // the current slot's end, and whether reach has it
 	for i := range light[:len(light)-1] {
 		e := &light[i]
+		if e.t >= end { // one division per slot entered, as slotGrid.slots
+			k := uint64(e.t-g.t0) / g.width
+			in = slots.reach.has(k)
+			end = math.MaxInt64
+			if k < g.last {
+				end = g.t0 + int64((k+1)*g.width)
+			}
+		}
 		var dl uint8
 		if (e.flags&fIn != 0) == lowL {
 			dl = 1
 		}
-		if !ok[dl][0] && !ok[dl][1] {
+		if !in || !ok[dl][0] && !ok[dl][1] {
 			continue
 		}
-		lo = gallop4(heavy, lo, motif.SubTicks(e.t, delta))
-		hi = gallopAfter4(heavy, max(hi, lo), motif.AddTicks(e.t, delta))
+		// The heavy edges' times stand for their indices: the guesses
+		// are where the first edge within δ before e and the first past
+		// δ after it would be in an even list, from lo to its last edge
+		// and from the last window's size (a hub's list is read near the
+		// light edges only, and the gallops' far reads missed the cache).
+		from, to := motif.SubTicks(e.t, delta), motif.AddTicks(e.t, delta)
+		if t0 := heavy[lo].t; t0 < from {
+			g := len(heavy) - 1 // past the last edge
+			if t1 := heavy[last].t; from <= t1 {
+				g = lo + int(float64(last-lo)*(float64(uint64(from-t0))/float64(uint64(t1-t0))))
+			}
+			lo = seek4(heavy, lo, min(max(g, lo), len(heavy)-1), from)
+		}
+		if to == math.MaxInt64 {
+			hi = len(heavy) - 1
+		} else {
+			hi = seek4(heavy, max(hi, lo), min(max(lo+width, hi, lo), len(heavy)-1), to+1)
+		}
+		width = hi - lo
 		if lo == hi {
 			continue
+		}
+		if !ok[dl][0] || !ok[dl][1] {
+			// Direction bit 1: into the first node, so into the lower
+			// id where it is the first (lowH).
+			in := heavy[hi].in - heavy[lo].in
+			if ok[dl][1] != lowH {
+				in = uint32(hi-lo) - in
+			}
+			if in == 0 {
+				continue
+			}
 		}
 		partners += int64(hi - lo)
 		dst = append(dst, lightEdge{t: e.t, pos: e.pos, mid: mid, w0: int32(lo), w1: int32(hi), ctx: li<<1 | dl, counted: e.flags&fCounted != 0})
@@ -212,7 +281,9 @@ func lightWindows(dst []lightEdge, light, heavy []p4Edge, mid int32, li uint8, l
 
 // sortLight sorts b.lx by position, in place (unsortLight puts it back):
 // by one packed key where the positions' span and the count fit (most
-// groups), else by comparing.
+// groups), else by comparing. Many keys (a hub's groups: most of the
+// light edges) are sorted by radix on their position bits, a pass an 11
+// bits (two for tgraphgen 1M's spans), not by comparing.
 func (b *wedgeBuf) sortLight() {
 	lx := b.lx
 	if len(lx) < 2 {
@@ -227,12 +298,52 @@ func (b *wedgeBuf) sortLight() {
 		slices.SortFunc(lx, func(x, y lightEdge) int { return cmp.Compare(x.pos, y.pos) })
 		return
 	}
-	b.lkey = resize(b.lkey, len(lx))
+	b.lkey = grow(b.lkey, len(lx))
 	for i := range lx {
 		b.lkey[i] = uint64(lx[i].pos-lo)<<idxBits | uint64(i)
 	}
-	slices.Sort(b.lkey)
-	permuteLight(lx, b.lkey, 1<<idxBits-1)
+	keys := b.lkey
+	if width := bits.Len64(uint64(hi - lo)); len(lx) >= radixMinKeys && width <= 3*radixBits {
+		b.ltmp = grow(b.ltmp, len(lx))
+		keys = radixSort(b.lkey, b.ltmp, idxBits, width)
+	} else {
+		slices.Sort(keys)
+	}
+	permuteLight(lx, keys, 1<<idxBits-1)
+}
+
+// radixBits is a radix pass's digit; radixMinKeys the fewest keys that
+// sortLight sorts by radix (fewer sort faster by comparing than a pass
+// clears and sums its 2^11 counts).
+const (
+	radixBits    = 11
+	radixMinKeys = 1024
+)
+
+// radixSort sorts keys by their bits [shift, shift+width) (none above
+// them set), least significant digit first, moving them between keys
+// and tmp (as long): it returns the one that holds them sorted. A pass
+// is stable, so the passes sort by the whole field.
+func radixSort(keys, tmp []uint64, shift uint, width int) []uint64 {
+	var count [1 << radixBits]int32
+	for d := shift; d < shift+uint(width); d += radixBits {
+		clear(count[:])
+		for _, k := range keys {
+			count[k>>d&(1<<radixBits-1)]++
+		}
+		var sum int32
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, k := range keys {
+			c := &count[k>>d&(1<<radixBits-1)]
+			tmp[*c] = k
+			*c++
+		}
+		keys, tmp = tmp, keys
+	}
+	return keys
 }
 
 // unsortLight puts b.lx, sorted by sortLight, back in middle order
@@ -240,7 +351,7 @@ func (b *wedgeBuf) sortLight() {
 func (b *wedgeBuf) unsortLight() {
 	lx := b.lx
 	b.lcur = append(b.lcur[:0], b.loff[:len(b.loff)-1]...) // each middle's next slot
-	from := resize(b.lkey, len(lx))
+	from := grow(b.lkey, len(lx))
 	for i := range lx {
 		m := lx[i].mid
 		from[b.lcur[m]] = uint64(i)

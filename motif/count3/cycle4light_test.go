@@ -74,15 +74,22 @@ func TestLightPairsMatchOracle(t *testing.T) {
 // sortLight orders a group's light edges by position in place and
 // unsortLight puts them back in middle order, each middle's edges in
 // their own order: random groups of up to 40 middles, by packed keys
-// and (positions spanning more than the keys hold) by comparing.
+// and (positions spanning more than the keys hold) by comparing, and of
+// up to 400 middles, by radix passes over one to three digits.
 func TestSortLightRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 50))
 	var b wedgeBuf
 	for iter := range 2000 {
 		mids := 1 + rng.IntN(40)
 		span := int64(1 + rng.IntN(5000))
-		if iter%5 == 0 {
+		switch {
+		case iter%5 == 0:
 			span = 1 << 62 // past the keys' 40 bits of position
+		case iter%5 == 1 && iter < 200:
+			// Past radixMinKeys: radix passes of one, two and three
+			// digits.
+			mids = 150 + rng.IntN(250)
+			span = []int64{2000, 5000, 1 << 22, 1 << 33}[rng.IntN(4)]
 		}
 		b.lx, b.loff = b.lx[:0], append(b.loff[:0], 0)
 		seen := map[int64]bool{}

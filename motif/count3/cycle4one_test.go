@@ -113,7 +113,9 @@ func TestSameMiddleOne(t *testing.T) {
 	}
 }
 
-// lightWindows finds each light edge's heavy partners within δ, and
+// lightWindows finds the light edges in the slots that it is given with
+// a heavy partner within δ of a direction that ok takes, each with all
+// its partners, and
 // middleDirs keeps the light edges with a wedge of an asked direction
 // pair and the heavy edges in one, in position order, and counts those
 // wedges: against pairs tried one by one, on random lists with ties,
@@ -167,7 +169,11 @@ func TestMiddleDirsMatchesPairs(t *testing.T) {
 		delta := extremeDelta(rng)
 		ls := 2 * rng.Int32N(3)
 		li := uint8(rng.IntN(2))
-		wins, partners := lightWindows(nil, light, heavy, 5, li, lowL, delta, ok)
+		slots := lightSlots{newSlotGrid(t0, delta), slots256{rng.Uint64(), rng.Uint64(), rng.Uint64(), rng.Uint64()}}
+		if rng.IntN(4) == 0 {
+			slots.reach = slots256{math.MaxUint64, math.MaxUint64, math.MaxUint64, math.MaxUint64}
+		}
+		wins, partners := lightWindows(nil, light, heavy, 5, li, lowL, lowH, delta, ok, slots)
 		got := b.middleDirs(heavy, ls, lowH, ok, wins)
 		var want, wantPartners int64
 		var wantL, wantH []gEdge
@@ -175,6 +181,9 @@ func TestMiddleDirsMatchesPairs(t *testing.T) {
 		useH := make([]bool, nh)
 		for i := range nl {
 			e := &light[i]
+			if !slots.reach.has(uint64(e.t-t0) / slots.grid.width) {
+				continue // in no cycle, by its slot
+			}
 			var dl uint8
 			if (e.flags&fIn != 0) == lowL {
 				dl = 1
@@ -189,10 +198,6 @@ func TestMiddleDirsMatchesPairs(t *testing.T) {
 					w1 = k + 1
 				}
 			}
-			if w0 >= 0 && (ok[dl][0] || ok[dl][1]) {
-				wantPartners += int64(w1 - w0)
-				wantWins = append(wantWins, lightEdge{t: e.t, pos: e.pos, mid: 5, w0: int32(w0), w1: int32(w1), ctx: li<<1 | dl, counted: e.flags&fCounted != 0})
-			}
 			for k := range nh {
 				h := &heavy[k]
 				var dh uint8
@@ -206,8 +211,10 @@ func TestMiddleDirsMatchesPairs(t *testing.T) {
 					useH[k] = true
 				}
 			}
-			if any {
+			if any { // a partner of a direction that ok takes
 				wantL = append(wantL, b.gEdge(e, ls, lowL))
+				wantPartners += int64(w1 - w0)
+				wantWins = append(wantWins, lightEdge{t: e.t, pos: e.pos, mid: 5, w0: int32(w0), w1: int32(w1), ctx: li<<1 | dl, counted: e.flags&fCounted != 0})
 			}
 		}
 		for k := range nh {

@@ -377,6 +377,8 @@ type wedgeBuf struct {
 	lcur    []int32                  // each middle's next slot (unsortLight)
 	lm      []lightMiddle            // its middles
 	lkey    []uint64                 // sortLight's keys, permuteLight's sources
+	ltmp    []uint64                 // radixSort's other buffer
+	lnear   []slots256               // the near sets of a group's middles from each on (lightEdges)
 	lraw    [RawLen - rawCycle]int64 // the light pairs' counts
 	bm      []uint64                 // the positions of b.ge (sortPos)
 	rank    []int32                  // the edges at positions before each word of bm
@@ -740,7 +742,7 @@ func (b *wedgeBuf) sortPos() (ranked bool) {
 		b.rank[w] = r
 		r += int32(bits.OnesCount64(x))
 	}
-	b.me = resize(b.me, len(b.ge))
+	b.me = grow(b.me, len(b.ge))
 	for k := range b.ge {
 		d := b.ge[k].pos - lo
 		at := b.rank[d>>6] + int32(bits.OnesCount64(b.bm[d>>6]&(1<<(d&63)-1)))
@@ -1034,8 +1036,8 @@ func (b *wedgeBuf) sweepOne(ge []gEdge, base int32, sides int, delta int64, tab 
 		ls[u+1].cnt, ls[u+1].lo, ls[u+1].hi = st, st, st
 	}
 	ls = ls[1:]
-	b.oe = resize(b.oe, n)
-	b.low = resize(b.low, n) // L(k), for the sweep below
+	b.oe = grow(b.oe, n)
+	b.low = grow(b.low, n) // L(k), for the sweep below
 	j := 0
 	for k := range ge {
 		e := &ge[k]

@@ -2,6 +2,7 @@ package count3
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -113,6 +114,68 @@ func TestFourManySlots(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Error("no four-edge match: the test checks nothing")
+	}
+}
+
+// Two slot sets whose folds are disjoint are disjoint: the cycle
+// listing drops a wedge on its sides' folds alone. Random sparse sets
+// with their slots in any of the four words, and sets that meet in one
+// slot of each word.
+func TestSlotsFoldRulesOutOnlyDisjoint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 11))
+	random := func() slots256 {
+		var s slots256
+		for range 1 + rng.IntN(3) {
+			k := rng.IntN(256)
+			s[k>>6] |= 1 << (k & 63)
+		}
+		return s
+	}
+	meet, ruled := 0, 0
+	for iter := range 20000 {
+		a, b := random(), random()
+		if iter%2 == 0 {
+			k := rng.IntN(256) // one slot in both
+			a[k>>6] |= 1 << (k & 63)
+			b[k>>6] |= 1 << (k & 63)
+		}
+		if !a.and(b).empty() {
+			meet++
+			if a.fold()&b.fold() == 0 {
+				t.Fatalf("slots %x and %x meet, their folds %x and %x do not", a, b, a.fold(), b.fold())
+			}
+		} else if a.fold()&b.fold() == 0 {
+			ruled++
+		}
+	}
+	if meet == 0 || ruled == 0 {
+		t.Errorf("%d sets met, %d ruled out by folds: the test checks neither", meet, ruled)
+	}
+}
+
+// seek4 finds what gallop4 does from any guess at or after from, before
+// and after the answer, on random lists with ties and a sentinel.
+func TestSeek4MatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 12))
+	for iter := range 5000 {
+		n := rng.IntN(60)
+		l := make([]p4Edge, n+1)
+		var at int64
+		for i := range n {
+			at += rng.Int64N(4) // ties
+			l[i].t = at
+		}
+		l[n] = p4Edge{pos: math.MaxInt64, t: math.MaxInt64}
+		from := rng.IntN(n + 1)
+		g := from + rng.IntN(n+1-from)
+		tt := rng.Int64N(at + 3)
+		want := from
+		for want < n && l[want].t < tt {
+			want++
+		}
+		if got := seek4(l, from, g, tt); got != want {
+			t.Fatalf("iteration %d: seek4(from %d, guess %d, time %d) = %d; want %d (times %v)", iter, from, g, tt, got, want, l)
+		}
 	}
 }
 
