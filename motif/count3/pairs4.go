@@ -36,7 +36,7 @@ type staticPairs struct {
 	last     []int64
 	slots    []slots256 // pair j's δ-wide time slots, each with the next (near)
 	fold     []uint64   // pair j's slots folded (slots256.fold)
-	grid     slotGrid   // the slots'
+	grid     slotGrid   // the time slots' grid (the slots above are cut on it)
 	nodeDeg  []int32
 	pairsLen int
 }
