@@ -221,17 +221,13 @@ func lightWindows(dst []lightEdge, light, heavy []p4Edge, mid int32, li uint8, l
 	if last < 0 {
 		return dst, 0
 	}
-	g := &slots.grid
 	end, in := int64(math.MinInt64), false // the current slot's end, and whether reach has it
 	for i := range light[:len(light)-1] {
 		e := &light[i]
-		if e.t >= end { // one division per slot entered, as slotGrid.slots
-			k := uint64(e.t-g.t0) / g.width
+		if e.t >= end {
+			var k uint64
+			k, end = slots.grid.slot(e.t)
 			in = slots.reach.has(k)
-			end = math.MaxInt64
-			if k < g.last {
-				end = g.t0 + int64((k+1)*g.width)
-			}
 		}
 		var dl uint8
 		if (e.flags&fIn != 0) == lowL {
@@ -247,11 +243,11 @@ func lightWindows(dst []lightEdge, light, heavy []p4Edge, mid int32, li uint8, l
 		// light edges only, and the gallops' far reads missed the cache).
 		from, to := motif.SubTicks(e.t, delta), motif.AddTicks(e.t, delta)
 		if t0 := heavy[lo].t; t0 < from {
-			g := len(heavy) - 1 // past the last edge
+			guess := len(heavy) - 1 // past the last edge
 			if t1 := heavy[last].t; from <= t1 {
-				g = lo + int(float64(last-lo)*(float64(uint64(from-t0))/float64(uint64(t1-t0))))
+				guess = lo + int(float64(last-lo)*(float64(uint64(from-t0))/float64(uint64(t1-t0))))
 			}
-			lo = seek4(heavy, lo, min(max(g, lo), len(heavy)-1), from)
+			lo = seek4(heavy, lo, min(max(guess, lo), len(heavy)-1), from)
 		}
 		if to == math.MaxInt64 {
 			hi = len(heavy) - 1
@@ -262,16 +258,8 @@ func lightWindows(dst []lightEdge, light, heavy []p4Edge, mid int32, li uint8, l
 		if lo == hi {
 			continue
 		}
-		if !ok[dl][0] || !ok[dl][1] {
-			// Direction bit 1: into the first node, so into the lower
-			// id where it is the first (lowH).
-			in := heavy[hi].in - heavy[lo].in
-			if ok[dl][1] != lowH {
-				in = uint32(hi-lo) - in
-			}
-			if in == 0 {
-				continue
-			}
+		if heavyWedges(heavy, lo, hi, lowH, ok[dl]) == 0 {
+			continue
 		}
 		partners += int64(hi - lo)
 		dst = append(dst, lightEdge{t: e.t, pos: e.pos, mid: mid, w0: int32(lo), w1: int32(hi), ctx: li<<1 | dl, counted: e.flags&fCounted != 0})

@@ -654,19 +654,7 @@ func (b *wedgeBuf) middleDirs(heavy []p4Edge, ls int32, lowH bool, ok [2][2]bool
 	for _, l := range wins {
 		dl := l.ctx & 1
 		lo, hi := int(l.w0), int(l.w1)
-		// The heavy edges in [lo, hi) of direction bit 1: into the first
-		// node, so into the lower id where it is the first (lowH).
-		in := int(heavy[hi].in - heavy[lo].in)
-		n := [2]int{hi - lo - in, in}
-		if !lowH {
-			n = [2]int{in, hi - lo - in}
-		}
-		var w int64
-		for dh := range 2 {
-			if ok[dl][dh] {
-				w += int64(n[dh])
-			}
-		}
+		w := heavyWedges(heavy, lo, hi, lowH, ok[dl])
 		if w == 0 {
 			continue
 		}
@@ -681,6 +669,26 @@ func (b *wedgeBuf) middleDirs(heavy []p4Edge, ls int32, lowH bool, ok [2][2]bool
 	}
 	emit(max(end[0], end[1]))
 	return wedges
+}
+
+// heavyWedges returns how many of heavy[lo:hi] make a wedge that some
+// table reads with a light edge whose row of middleDirs's ok is okl:
+// those of a direction bit okl takes (bit 1: into the first node, so
+// into the lower id where it is the first, lowH), counted from the
+// list's prefix counts.
+func heavyWedges(heavy []p4Edge, lo, hi int, lowH bool, okl [2]bool) int64 {
+	in := int(heavy[hi].in - heavy[lo].in)
+	n := [2]int{hi - lo - in, in}
+	if !lowH {
+		n = [2]int{in, hi - lo - in}
+	}
+	var w int64
+	for dh := range 2 {
+		if okl[dh] {
+			w += int64(n[dh])
+		}
+	}
+	return w
 }
 
 // mergePos appends the merge of x and y (each in position order) to dst.

@@ -348,12 +348,9 @@ func (g slotGrid) slots256(l []p4Edge) slots256 {
 	end := int64(math.MinInt64)
 	for i := range l {
 		if t := l[i].t; t >= end {
-			k := uint64(t-g.t0) / g.width
+			var k uint64
+			k, end = g.slot(t)
 			set[k>>6&3] |= 1 << (k & 63)
-			end = math.MaxInt64
-			if k < g.last {
-				end = g.t0 + int64((k+1)*g.width)
-			}
 		}
 	}
 	return set

@@ -405,6 +405,19 @@ func newSlotGrid(t0, delta int64) slotGrid {
 	return g
 }
 
+// slot returns the slot of time t and the slot's end (the first time
+// past it; math.MaxInt64 for the last slot, which ends past every time).
+// Callers walking times in order call it once per slot entered, not per
+// time (a division).
+func (g slotGrid) slot(t int64) (k uint64, end int64) {
+	k = uint64(t-g.t0) / g.width
+	end = math.MaxInt64
+	if k < g.last {
+		end = g.t0 + int64((k+1)*g.width) // at most 2^63 − 1: exact
+	}
+	return k, end
+}
+
 // slots returns the timeSpan.slots of a list (sentinel excluded) in time
 // order: one division per slot entered, not per edge. Not inlined: inlined
 // in the pair-list pass, its loop lost its registers (8% more instructions
@@ -416,12 +429,9 @@ func (g slotGrid) slots(l []pairEdge) uint64 {
 	end := int64(math.MinInt64) // the current slot's end (none yet)
 	for i := range l {
 		if t := l[i].T; t >= end {
-			k := uint64(t-g.t0) / g.width
+			var k uint64
+			k, end = g.slot(t)
 			set |= 1 << (k & 63)
-			end = math.MaxInt64 // the slot ends past every time: the rest of the list is in it
-			if k < g.last {
-				end = g.t0 + int64((k+1)*g.width) // at most 2^63 − 1: exact
-			}
 		}
 	}
 	return set
