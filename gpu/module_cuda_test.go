@@ -4,6 +4,8 @@ package gpu
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,22 @@ import (
 
 	"github.com/motifwatch/motifwatch/kernels"
 )
+
+// TestMain lets a device run time other sm_90 code without Go on that
+// machine: with MOTIFWATCH_TEST_SM90_DIR set, each module's sm_90 image is
+// read from NAME.sm_90.fatbin there (a missing file keeps the embedded
+// code), so one test binary times a fresh scripts/kernels-sm90.sh build
+// against the committed one.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("MOTIFWATCH_TEST_SM90_DIR"); dir != "" {
+		for name, img := range map[string]*string{"temporal": &kernels.TemporalSM90, "gpm": &kernels.GPMSM90, "count3": &kernels.Count3SM90} {
+			if b, err := os.ReadFile(filepath.Join(dir, name+".sm_90.fatbin")); err == nil {
+				*img = string(b)
+			}
+		}
+	}
+	os.Exit(m.Run())
+}
 
 // TestModulesLoadBothWays: each module of package kernels loads on the
 // device from its sm_90 code (on a device of compute capability 9.x) and
