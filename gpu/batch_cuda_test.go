@@ -3,6 +3,7 @@
 package gpu_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -79,6 +80,7 @@ func BenchmarkBatchOverWindow(b *testing.B) {
 	for _, n := range names {
 		plans = append(plans, compileBuiltin(b, w, n, delta))
 	}
+	perQuery := map[int64][]float64{} // median one-query launch ms, per batch size
 	for _, batch := range []int64{100000, 10000} {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
 			req := motif.Request{Range: motif.Range{Lo: w.End() - batch, Hi: w.End()}, Horizon: w.LastT()}
@@ -120,6 +122,10 @@ func BenchmarkBatchOverWindow(b *testing.B) {
 			b.ReportMetric(worst, "max-query-ms")
 			b.ReportMetric(float64(matches)/float64(b.N), "matches")
 			b.Logf("window %d edges, batch %d, per-query median ms:%s (slowest %s)", w.Len(), batch, line, worstName)
+			perQuery[batch] = make([]float64, len(per))
+			for i, d := range per {
+				perQuery[batch][i] = med(d)
+			}
 		})
 		// The same ten queries as one MineBatch call (one launch), checked
 		// against the plan-by-plan counts, under each tuning variant
@@ -134,32 +140,38 @@ func BenchmarkBatchOverWindow(b *testing.B) {
 			}
 			want = append(want, r.Matches+r.Open)
 		}
-		for i, v := range variants {
-			b.Run(fmt.Sprintf("fused-batch=%d/%s", batch, v), func(b *testing.B) {
-				ve := varEngines[i]
-				var batches []time.Duration
-				var matches int64
-				mine0 := ve.Stats()[0].Mine
-				b.ResetTimer()
-				for range b.N {
-					t0 := time.Now()
-					rs, err := ve.MineBatch(context.Background(), w, plans, req)
-					if err != nil {
-						b.Fatal(err)
-					}
-					batches = append(batches, time.Since(t0))
-					for i, r := range rs {
-						if r.Matches+r.Open != want[i] {
-							b.Fatalf("%s: MineBatch %d matches, Mine %d", names[i], r.Matches+r.Open, want[i])
+		for _, ord := range batchOrders(b, names, perQuery[batch]) {
+			oplans := make([]*motif.Plan, len(ord.idx))
+			for j, i := range ord.idx {
+				oplans[j] = plans[i]
+			}
+			for i, v := range variants {
+				b.Run(fmt.Sprintf("fused-batch=%d/%s%s", batch, v, ord.name), func(b *testing.B) {
+					ve := varEngines[i]
+					var batches []time.Duration
+					var matches int64
+					mine0 := ve.Stats()[0].Mine
+					b.ResetTimer()
+					for range b.N {
+						t0 := time.Now()
+						rs, err := ve.MineBatch(context.Background(), w, oplans, req)
+						if err != nil {
+							b.Fatal(err)
 						}
-						matches += r.Matches + r.Open
+						batches = append(batches, time.Since(t0))
+						for j, r := range rs {
+							if q := ord.idx[j]; r.Matches+r.Open != want[q] {
+								b.Fatalf("%s: MineBatch %d matches, Mine %d", names[q], r.Matches+r.Open, want[q])
+							}
+							matches += r.Matches + r.Open
+						}
 					}
-				}
-				slices.Sort(batches)
-				b.ReportMetric(batches[len(batches)/2].Seconds()*1e3, "batch-ms")
-				b.ReportMetric((ve.Stats()[0].Mine-mine0).Seconds()*1e3/float64(b.N), "kernel-ms/batch")
-				b.ReportMetric(float64(matches)/float64(b.N), "matches")
-			})
+					slices.Sort(batches)
+					b.ReportMetric(batches[len(batches)/2].Seconds()*1e3, "batch-ms")
+					b.ReportMetric((ve.Stats()[0].Mine-mine0).Seconds()*1e3/float64(b.N), "kernel-ms/batch")
+					b.ReportMetric(float64(matches)/float64(b.N), "matches")
+				})
+			}
 		}
 	}
 }
@@ -389,4 +401,50 @@ func BenchmarkBatchPerRoot(b *testing.B) {
 		}
 		e.Close()
 	}
+}
+
+// batchOrder is an order of the batch's queries for one MineBatch call:
+// idx[j] is the query mined j-th.
+type batchOrder struct {
+	name string
+	idx  []int
+}
+
+// batchOrders reads $MOTIFWATCH_BATCH_ORDERS, a comma-separated list of
+// orders to time the fused launch under: "given" (the names' order, the
+// default), "reversed", "slowFirst" and "fastFirst" (by each query's
+// median one-query launch time over the same batch, perQuery, from the
+// plan-by-plan sub-benchmark; given where that did not run). The claims
+// run query after query, so the order decides whose roots make the tail.
+func batchOrders(b *testing.B, names []string, perQuery []float64) []batchOrder {
+	spec := envOr("MOTIFWATCH_BATCH_ORDERS", "given")
+	var out []batchOrder
+	for _, o := range strings.Split(spec, ",") {
+		idx := make([]int, len(names))
+		for i := range idx {
+			idx[i] = i
+		}
+		switch o {
+		case "given":
+		case "reversed":
+			slices.Reverse(idx)
+		case "slowFirst", "fastFirst":
+			if len(perQuery) == len(names) {
+				slices.SortStableFunc(idx, func(x, y int) int {
+					if o == "slowFirst" {
+						x, y = y, x
+					}
+					return cmp.Compare(perQuery[x], perQuery[y])
+				})
+			}
+		default:
+			b.Fatalf("MOTIFWATCH_BATCH_ORDERS: no order %q (given, reversed, slowFirst, fastFirst)", o)
+		}
+		name := ""
+		if spec != "given" {
+			name = "/order=" + o
+		}
+		out = append(out, batchOrder{name: name, idx: idx})
+	}
+	return out
 }
