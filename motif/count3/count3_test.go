@@ -153,6 +153,19 @@ func countGrid(t *testing.T, w *window.Window, delta int64, req motif.Request, w
 	return raw.Grid()
 }
 
+// sizedWindow draws oracle.RandomWindow(rng, cfg) until it holds at least
+// half of cfg.MaxEdges live edges: a test that checks one window for a
+// property of dense or busy windows (counting chosen, matches to cache)
+// then holds for any seed, not only for a lucky draw (the edge count is
+// uniform in [0, MaxEdges]).
+func sizedWindow(rng *rand.Rand, cfg oracle.WindowConfig) *window.Window {
+	for {
+		if w := oracle.RandomWindow(rng, cfg); 2*w.Len() >= cfg.MaxEdges {
+			return w
+		}
+	}
+}
+
 func randomRequest(rng *rand.Rand, w *window.Window) motif.Request {
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
 	if rng.IntN(3) == 0 && w.Len() > 0 {

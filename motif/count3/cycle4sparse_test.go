@@ -122,7 +122,7 @@ func TestFourSparseMatchesOracleExtremeAndDense(t *testing.T) {
 // counts them.
 func TestEngineCachesCycleCells(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 42))
-	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 120, MaxTime: 40, SelfLoop: 0.02, Evict: 0.3})
+	w := sizedWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 120, MaxTime: 40, SelfLoop: 0.02, Evict: 0.3})
 	const delta = 12
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
 	names := []string{"M4", "M7", "M4", "M3"}

@@ -326,7 +326,7 @@ func testTwoEdgeHopLimits(t *testing.T, rng *rand.Rand, cfg oracle.WindowConfig,
 func TestEngineChoosesCountingOrEnumerating(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 7))
 	sparse := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 30, MaxNodes: 30, MaxEdges: 600, MaxTime: 5000, Evict: 1})
-	dense := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 6, MaxNodes: 6, MaxEdges: 3000, MaxTime: 300, Evict: 1})
+	dense := sizedWindow(rng, oracle.WindowConfig{MinNodes: 6, MaxNodes: 6, MaxEdges: 3000, MaxTime: 300, Evict: 1})
 	masked := func(w *window.Window) motif.Request {
 		lo := w.First() + int64(w.Len())/4
 		req := motif.Request{Range: motif.Range{Lo: lo, Hi: w.End()}, Horizon: motif.Batch}
@@ -424,7 +424,7 @@ func TestEngineChoosesCountingOrEnumerating(t *testing.T) {
 func TestEngineChoosesForFourEdgeShapes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 3))
 	sparse := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 30, MaxNodes: 30, MaxEdges: 600, MaxTime: 5000, Evict: 1})
-	dense := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 7, MaxNodes: 7, MaxEdges: 1500, MaxTime: 300, Evict: 1})
+	dense := sizedWindow(rng, oracle.WindowConfig{MinNodes: 7, MaxNodes: 7, MaxEdges: 1500, MaxTime: 300, Evict: 1})
 	cpu := cpu.New(2)
 	for _, name := range []string{"M4", "M7", "M3", "M9"} {
 		for _, c := range []struct {

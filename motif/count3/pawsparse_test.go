@@ -148,7 +148,7 @@ func TestCountPawCells(t *testing.T) {
 // others (the dense pass, its M3 counters dropped).
 func TestEngineCachesPawCells(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 53))
-	w := oracle.RandomWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 120, MaxTime: 40, SelfLoop: 0.02, Evict: 0.3})
+	w := sizedWindow(rng, oracle.WindowConfig{MinNodes: 4, MaxNodes: 6, MaxEdges: 120, MaxTime: 40, SelfLoop: 0.02, Evict: 0.3})
 	const delta = 12
 	req := motif.Request{Range: motif.WholeWindow(w), Horizon: motif.Batch}
 	names := []string{"M3", "M9", "M3", "M4"}
