@@ -201,7 +201,13 @@ func TestDiffGPUBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer grouped.Close()
-	batchEngs := map[string]*gpu.Engine{"1dev": engs["1dev"], "1dev-forced-splits": forced, "1dev-group3": grouped,
+	// The pruned plans and the others in launches of their own.
+	split, err := gpu.New(gpu.Options{Devices: []int{0}}.WithTuning(gpu.Tuning{BatchSplitPruned: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer split.Close()
+	batchEngs := map[string]*gpu.Engine{"1dev": engs["1dev"], "1dev-forced-splits": forced, "1dev-group3": grouped, "1dev-split-pruned": split,
 		"2part (plan by plan)": engs["2part-tinybuf-subtract"], "1dev-anchor-all": engs["1dev-anchor-all"]}
 	cases := 400
 	if testing.Short() {

@@ -375,14 +375,22 @@ func (e *Engine) MineBatch(ctx context.Context, w *window.Window, plans []*motif
 		if err != nil {
 			return err
 		}
-		for at := 0; at < len(encs); at += maxQueries {
-			if err := ctx.Err(); err != nil {
-				return err
+		for _, idx := range e.batchLaunches(encs) {
+			group := make([]*encodedPlan, len(idx))
+			for j, i := range idx {
+				group[j] = encs[i]
 			}
-			rs, err := d.mine(encs[at:min(at+maxQueries, len(encs))], lo, hi, req.Horizon, nil, false, nil, noLimit)
-			copy(out[at:], rs)
-			if err != nil {
-				return err
+			for at := 0; at < len(group); at += maxQueries {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				rs, err := d.mine(group[at:min(at+maxQueries, len(group))], lo, hi, req.Horizon, nil, false, nil, noLimit)
+				for j, r := range rs {
+					out[idx[at+j]] = r
+				}
+				if err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -394,6 +402,25 @@ func (e *Engine) MineBatch(ctx context.Context, w *window.Window, plans []*motif
 		req.Progress.Add((hi - lo) * int64(len(plans))) // as plan-by-plan calls add it
 	}
 	return out, ctx.Err()
+}
+
+// batchLaunches groups a batch's plans (indexes into encs) into the
+// launches MineBatch makes: one, or with tuning.BatchSplitPruned the
+// pruned plans and the others apart.
+func (e *Engine) batchLaunches(encs []*encodedPlan) [][]int {
+	var all, pruned, plain []int
+	for i, enc := range encs {
+		all = append(all, i)
+		if enc.pruned() {
+			pruned = append(pruned, i)
+		} else {
+			plain = append(plain, i)
+		}
+	}
+	if !e.opts.tune.BatchSplitPruned || len(pruned) == 0 || len(plain) == 0 {
+		return [][]int{all}
+	}
+	return [][]int{plain, pruned}
 }
 
 // encodeCounted is encode(p, true), cached (e.mu held).

@@ -137,6 +137,10 @@ type tuning struct {
 	// their neighbourhoods are in its caches) instead of mining them query
 	// after query. 0: query after query.
 	BatchGroup int
+	// BatchSplitPruned mines a MineBatch's plans in two launches, those
+	// with the closing-edge pruning on its build and the others on the
+	// plain build, instead of one launch on the pruning's build.
+	BatchSplitPruned bool
 	// NoGallop turns off galloping back from a run's end to its start
 	// (binary search over the whole list instead).
 	NoGallop bool

@@ -47,6 +47,11 @@ var rowVariants = map[string]gpu.Tuning{
 	"group32":        {BatchGroup: 32},
 	"group1024":      {BatchGroup: 1024},
 	"guide16":        {RootGuide: 16},
+	"guide8":         {RootGuide: 8},
+	"guide2":         {RootGuide: 2},
+	"claim64":        {RootClaim: 64},
+	"claim256":       {RootClaim: 256},
+	"batchSplit":     {BatchSplitPruned: true},
 	"splitRun64":     {SplitRun: 64},
 	"splitTail256":   {SplitTail: 256},
 }
