@@ -408,17 +408,23 @@ func (e *Engine) MineBatch(ctx context.Context, w *window.Window, plans []*motif
 // launches MineBatch makes: one, or with tuning.BatchSplitPruned the
 // pruned plans and the others apart.
 func (e *Engine) batchLaunches(encs []*encodedPlan) [][]int {
-	var all, pruned, plain []int
+	if !e.opts.tune.BatchSplitPruned {
+		all := make([]int, len(encs))
+		for i := range all {
+			all[i] = i
+		}
+		return [][]int{all}
+	}
+	var plain, pruned []int
 	for i, enc := range encs {
-		all = append(all, i)
 		if enc.pruned() {
 			pruned = append(pruned, i)
 		} else {
 			plain = append(plain, i)
 		}
 	}
-	if !e.opts.tune.BatchSplitPruned || len(pruned) == 0 || len(plain) == 0 {
-		return [][]int{all}
+	if len(pruned) == 0 || len(plain) == 0 {
+		return [][]int{append(plain, pruned...)}
 	}
 	return [][]int{plain, pruned}
 }
