@@ -1,6 +1,8 @@
 package gpm
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -264,5 +266,31 @@ func TestReferenceFilesParallel(t *testing.T) {
 		}
 		g, st, err := read(strings.NewReader(string(text)), strings.NewReader(string(text)), "g.txt", int64(len(text)), 5)
 		sameAsOnePass(t, filepath.Base(path), string(text), g, st, err)
+	}
+}
+
+// TestLoadFileGzip: a gzip-compressed edge file loads into the graph of
+// one pass over its text, and one cut short is an error.
+func TestLoadFileGzip(t *testing.T) {
+	dir := t.TempDir()
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 15))
+		text := randomGraphFile(r, 5+r.IntN(4000))
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write([]byte(text))
+		zw.Close()
+		path := filepath.Join(dir, "g.txt")
+		if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		g, st, err := LoadFile(path, LoadOptions{Workers: 4})
+		sameAsOnePass(t, fmt.Sprintf("seed %d, gzip", seed), text, g, st, err)
+		if z.Len() > 40 {
+			os.WriteFile(path, z.Bytes()[:z.Len()-20], 0o644)
+			if g, _, err := LoadFile(path, LoadOptions{Workers: 4}); err == nil || g != nil {
+				t.Errorf("seed %d: a gzip file cut short loaded (error %v)", seed, err)
+			}
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -111,6 +113,44 @@ func TestParallelLoadEqualsOnePass(t *testing.T) {
 					t.Errorf("%s: window differs from one pass", name)
 				}
 			}
+		}
+	}
+}
+
+// TestLoadFileGzip: a gzip-compressed edge file loads into the window,
+// stats and errors (file:line of the text) of its plain text, and one cut
+// short is an error, never a smaller window.
+func TestLoadFileGzip(t *testing.T) {
+	for seed := range uint64(6) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		text := randomEdgeFile(r, 3000, seed%2 == 0, seed%3 != 0, seed >= 3)
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write([]byte(text))
+		zw.Close()
+		plain := writeFile(t, "edges.txt", text)
+		packed := writeFile(t, "edges.txt", z.String()) // same name, other directory
+		for _, skipBad := range []bool{false, true} {
+			name := fmt.Sprintf("seed=%d/skipBad=%v", seed, skipBad)
+			want, wantSt, wantErr := LoadFile(plain, FileOptions{Workers: 4, SkipBad: skipBad})
+			got, st, err := LoadFile(packed, FileOptions{Workers: 4, SkipBad: skipBad})
+			if e, w := strings.ReplaceAll(fmt.Sprint(err), packed, "F"), strings.ReplaceAll(fmt.Sprint(wantErr), plain, "F"); e != w {
+				t.Errorf("%s: error %s; plain: %s", name, e, w)
+				continue
+			}
+			if err != nil {
+				continue
+			}
+			if g, w := strings.ReplaceAll(fmt.Sprint(st), packed, "F"), strings.ReplaceAll(fmt.Sprint(wantSt), plain, "F"); g != w {
+				t.Errorf("%s: stats %s; plain: %s", name, g, w)
+			}
+			if rawDump(got) != rawDump(want) {
+				t.Errorf("%s: window differs from the plain file's", name)
+			}
+		}
+		cut := writeFile(t, "cut.gz", z.String()[:z.Len()/2])
+		if w, _, err := LoadFile(cut, FileOptions{Workers: 4, SkipBad: true}); err == nil || w != nil {
+			t.Errorf("seed %d: a gzip file cut in half loaded (error %v)", seed, err)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,10 +56,19 @@ const snapReference = `126693 75319 2663 2050 132203 184137
 278779 156065 244621 129349 131496 188240
 `
 
+// TestSnap3OnCollegeMsgMatchesReference: SNAP's grid on 1 and 2 workers,
+// and from the gzip file as testdata/ ships it (read as it is).
 func TestSnap3OnCollegeMsgMatchesReference(t *testing.T) {
+	dir, err := testenv.DataDir()
+	if err != nil {
+		t.Fatal(err)
+	}
 	collegeMsg := testenv.Data(t, "temporal/CollegeMsg.txt")
-	for _, workers := range []string{"1", "2"} {
-		out, errOut, code := monitor(t, "mine", "--graph", collegeMsg, "--snap3", "--delta", "3600", "--workers", workers, "--format", "csv")
+	for _, c := range []struct{ graph, workers string }{
+		{collegeMsg, "1"}, {collegeMsg, "2"}, {filepath.Join(dir, "temporal", "CollegeMsg.txt.gz"), "2"},
+	} {
+		workers := c.workers
+		out, errOut, code := monitor(t, "mine", "--graph", c.graph, "--snap3", "--delta", "3600", "--workers", workers, "--format", "csv")
 		if code != 0 {
 			t.Fatalf("mine --snap3 exited %d: %s", code, errOut)
 		}

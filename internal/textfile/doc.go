@@ -1,6 +1,7 @@
 // Package textfile holds what the two edge-file loaders (ingest's
 // temporal loader and gpm's static one) share to parse a large text file
-// in parallel: opening it with its size (Open), cutting a byte range into
+// in parallel: opening it with its size, or through a decompressor when
+// it is gzip-compressed (Open), cutting a byte range into
 // chunks that start at line starts (Chunks), running one parser per chunk
 // (Parallel), and dictionaries that give tokens dense codes in the order
 // of their first appearance, per chunk (Dict) and then across chunks in

@@ -1,35 +1,119 @@
 package textfile
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"sync"
 )
 
 // File is an input file opened for loading. Size is its length in bytes
-// when it is a regular file (then its chunks can be read in parallel with
-// ReadAt), else 0: a pipe or device is read once, in order.
+// when it is a regular, uncompressed file (then its chunks can be read in
+// parallel with ReadAt), else 0: a pipe, a device or a gzip-compressed
+// file is read once, in order, through Read.
 type File struct {
 	*os.File
-	Info os.FileInfo // nil when Stat failed
+	Info os.FileInfo // nil unless Size is set
 	Size int64
+	// Compressed names the compression Read undoes ("gzip"), or is "".
+	Compressed string
+
+	r  io.Reader    // what Read reads: the file, a buffer over it, or zr
+	zr *gzip.Reader // the decompressor of a gzip file
 }
 
-// Open opens path for loading.
+// Open opens path for loading. A gzip-compressed file (any name: the
+// magic bytes decide) is decompressed as it is read, so the reference
+// graphs in testdata/ load as they are shipped; a file compressed in a
+// format Open cannot read (zstd, xz, bzip2) is an error that says so,
+// rather than a malformed first line.
 func Open(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	tf := &File{File: f}
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		tf.Info, tf.Size = fi, fi.Size()
+	tf := &File{File: f, r: f}
+	fi, err := f.Stat()
+	regular := err == nil && fi.Mode().IsRegular()
+	var magic []byte
+	if regular {
+		var head [10]byte
+		n, err := f.ReadAt(head[:], 0)
+		if err != nil && err != io.EOF {
+			f.Close()
+			return nil, err
+		}
+		magic = head[:n]
+	} else {
+		// A pipe cannot be read twice: peek through a buffer that Read
+		// then reads from.
+		br := bufio.NewReader(f)
+		magic, _ = br.Peek(10)
+		tf.r = br
+	}
+	switch format := compression(magic); format {
+	case "":
+		if regular {
+			tf.Info, tf.Size = fi, fi.Size()
+		}
+	case "gzip":
+		zr, err := gzip.NewReader(tf.r)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: gzip: %w", path, err)
+		}
+		tf.zr, tf.r, tf.Compressed = zr, zr, format
+	default:
+		f.Close()
+		return nil, fmt.Errorf("%s: compressed with %s; decompress it first (gzip files are read as they are)", path, format)
 	}
 	return tf, nil
 }
 
-// Regular reports whether the file is a regular one (Size and Info set).
+// compression names the compressed format whose magic bytes start head,
+// or returns "" for any other content.
+func compression(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return "gzip"
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return "zstd"
+	case bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		return "xz"
+	case len(head) >= 10 && bytes.HasPrefix(head, []byte("BZh")) && head[3] >= '1' && head[3] <= '9' &&
+		(bytes.Equal(head[4:10], []byte{0x31, 0x41, 0x59, 0x26, 0x53, 0x59}) || // a block
+			bytes.Equal(head[4:10], []byte{0x17, 0x72, 0x45, 0x38, 0x50, 0x90})): // no block: an empty stream
+		return "bzip2"
+	}
+	return ""
+}
+
+// Read reads the file's text: decompressed where it is compressed.
+func (f *File) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if err != nil && err != io.EOF && f.zr != nil {
+		err = fmt.Errorf("gzip: %w", err) // a file cut short reads "gzip: unexpected EOF"
+	}
+	return n, err
+}
+
+// WriteTo writes the file's text to w, as Read reads it (the embedded
+// *os.File's WriteTo would copy a compressed file's raw bytes).
+func (f *File) WriteTo(w io.Writer) (int64, error) { return io.Copy(w, struct{ io.Reader }{f}) }
+
+// Close closes the decompressor, if any, and the file.
+func (f *File) Close() error {
+	if f.zr != nil {
+		f.zr.Close()
+	}
+	return f.File.Close()
+}
+
+// Regular reports whether the file is a regular, uncompressed one (Size
+// and Info set): its chunks can be read in parallel.
 func (f *File) Regular() bool { return f.Info != nil }
 
 // Chunks cuts the bytes [from, to) of ra into up to n chunks of at least

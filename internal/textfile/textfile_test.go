@@ -1,8 +1,13 @@
 package textfile
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -109,5 +114,112 @@ func TestDictCode(t *testing.T) {
 	}
 	if got, want := d.Names(), []string{"7", "007", "0", "00", "-1", "+7", "4194303", "4194304", "abc", "1234567", "12345678"}; !slices.Equal(got, want) {
 		t.Errorf("Names() = %q; want %q", got, want)
+	}
+}
+
+// gzipped returns text compressed with gzip.
+func gzipped(t *testing.T, text string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestOpenDecompressesGzip: a gzip file, whatever its name, reads as its
+// text through Read and WriteTo, and is not Regular (no parallel chunks
+// over compressed bytes); a plain file is Regular with its size, and an
+// empty file opens as plain.
+func TestOpenDecompressesGzip(t *testing.T) {
+	text := strings.Repeat("a b 1\nc d 2\n", 5000)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name  string
+		data  []byte
+		gzip  bool
+		plain string
+	}{
+		{"edges.txt.gz", gzipped(t, text), true, text},
+		{"edges.txt", gzipped(t, text), true, text}, // the magic bytes decide, not the name
+		{"plain.txt", []byte(text), false, text},
+		{"empty.txt", nil, false, ""},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, how := range []string{"Read", "WriteTo"} {
+			f, err := Open(path)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			var got []byte
+			if how == "Read" {
+				got, err = io.ReadAll(struct{ io.Reader }{f}) // Read only
+			} else {
+				var b bytes.Buffer
+				_, err = io.Copy(&b, f) // through File.WriteTo
+				got = b.Bytes()
+			}
+			if err != nil {
+				t.Fatalf("%s, %s: %v", c.name, how, err)
+			}
+			if string(got) != c.plain {
+				t.Errorf("%s, %s: read %d bytes; want the %d of its text", c.name, how, len(got), len(c.plain))
+			}
+			if f.Regular() == c.gzip || (f.Compressed == "gzip") != c.gzip {
+				t.Errorf("%s: Regular %v, Compressed %q; gzip %v", c.name, f.Regular(), f.Compressed, c.gzip)
+			}
+			if !c.gzip && f.Size != int64(len(c.data)) {
+				t.Errorf("%s: Size %d; want %d", c.name, f.Size, len(c.data))
+			}
+			if err := f.Close(); err != nil {
+				t.Errorf("%s: Close: %v", c.name, err)
+			}
+		}
+	}
+}
+
+// TestOpenNamesOtherCompressions: a file compressed in a format Open does
+// not read is refused with an error naming the file and the format, and
+// text that merely starts like one (a vertex called BZh9) is text; a
+// truncated gzip file is an error, not a short graph.
+func TestOpenNamesOtherCompressions(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		head []byte
+		want string // "" = opens as text
+	}{
+		{"a.zst", []byte{0x28, 0xb5, 0x2f, 0xfd, 0x24, 0x05, 0, 0, 0, 0}, "compressed with zstd"},
+		{"a.xz", []byte{0xfd, '7', 'z', 'X', 'Z', 0, 0, 4, 0xe6, 0xd6}, "compressed with xz"},
+		{"a.bz2", []byte("BZh91AY&SY\x00\x01"), "compressed with bzip2"},
+		{"bzh.txt", []byte("BZh9 x 1\nBZh9 y 2\n"), ""},
+		{"short.gz", gzipped(t, "a b 1\n")[:5], "short.gz: gzip:"},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, c.head, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(path)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v; want it opened as text", c.name, err)
+			} else {
+				f.Close()
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s: error %v; want one naming the file and %q", c.name, err, c.want)
+		}
+		if f != nil {
+			t.Errorf("%s: a File beside the error", c.name)
+		}
 	}
 }
