@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,7 +33,14 @@ func TestMain(m *testing.M) {
 
 func monitor(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return monitorIn(t, "", args...)
+}
+
+// monitorIn is monitor run in the directory dir ("": the package's).
+func monitorIn(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "MONITOR_TEST_MAIN=1", "MONITOR_TEST_ARGS="+strings.Join(args, " "))
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
@@ -98,6 +106,40 @@ func TestSnap3OnCollegeMsgMatchesReference(t *testing.T) {
 		if total != 3979317 {
 			t.Errorf("mine --snap3 --workers %s: cells add up to %d; want 3979317", workers, total)
 		}
+	}
+}
+
+// TestReadmeMineCommands runs the README's "Mining a file" commands from
+// the module's root, as a newcomer types them, and checks SNAP's total.
+func TestReadmeMineCommands(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "## Mining a file")
+	_, block, ok2 := strings.Cut(section, "```sh\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal(`README.md: no sh block under "## Mining a file"`)
+	}
+	ran := 0
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		args := strings.Fields(line)
+		if len(args) < 2 || args[0] != "monitor" {
+			t.Fatalf("README.md, Mining a file: %q is not a monitor command", line)
+		}
+		out, errOut, code := monitorIn(t, "../..", args[1:]...)
+		if code != 0 || out == "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %s", line, code, out, errOut)
+		}
+		if slices.Contains(args, "--snap3") && !strings.Contains(out, "TOTAL 3,979,317") {
+			t.Errorf("%s: no TOTAL 3,979,317 (SNAP's) in\n%s", line, out)
+		}
+		ran++
+	}
+	if ran == 0 {
+		t.Error("README.md, Mining a file: no command")
 	}
 }
 
