@@ -1,6 +1,8 @@
 package gpm
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"hash/crc32"
 	"math/rand/v2"
@@ -145,3 +147,22 @@ func TestCacheOnlyAboveMin(t *testing.T) {
 }
 
 func crc32c(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)) }
+
+// TestCacheServesGzip: a gzip graph file is cached like a plain one and
+// rebuilt when its compressed bytes change.
+func TestCacheServesGzip(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 9))
+	in, dir := t.TempDir(), t.TempDir()
+	for i, want := range []string{"written", "hit", "rebuilt (input changed)", "hit"} {
+		if i%2 == 0 { // a new file
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			zw.Write([]byte(randomGraphFile(r, 2000+i)))
+			zw.Close()
+			writeGraphFile(t, in, b.String())
+		}
+		if got := loadCached(t, filepath.Join(in, "g.txt"), dir); got != want {
+			t.Errorf("cache %q; want %s", got, want)
+		}
+	}
+}

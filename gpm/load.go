@@ -43,7 +43,8 @@ type LoadOptions struct {
 	Workers int
 	// CacheDir, when set, keeps a binary copy of the parsed graph there
 	// (cache.go), used instead of parsing while the file is unchanged, for
-	// files of at least CacheMin bytes.
+	// files of at least CacheMin bytes (a gzip file counts four times its
+	// size: textfile.File.CacheSize).
 	CacheDir string
 	CacheMin int64
 }
@@ -74,7 +75,7 @@ func LoadFile(path string, opts LoadOptions) (*Graph, LoadStats, error) {
 	}
 	defer f.Close()
 	var cache *graphCache
-	if opts.CacheDir != "" && f.Regular() && f.Size >= opts.CacheMin && bincache.LittleEndian {
+	if opts.CacheDir != "" && f.Regular() && f.CacheSize() >= opts.CacheMin && bincache.LittleEndian {
 		if cache, err = openCache(opts.CacheDir, path, f); err != nil {
 			return nil, LoadStats{}, fmt.Errorf("reading %s: %w", path, err)
 		}
@@ -86,7 +87,7 @@ func LoadFile(path string, opts LoadOptions) (*Graph, LoadStats, error) {
 		cache.why = err
 	}
 	var ra io.ReaderAt
-	if f.Regular() {
+	if f.Size > 0 { // a regular file, not compressed: chunks in parallel
 		ra = f
 	}
 	g, st, err := read(f, ra, path, f.Size, opts.Workers)

@@ -52,7 +52,8 @@ type FileOptions struct {
 	Progress func(lines int64)
 	// CacheDir, when set, keeps a binary copy of each loaded file's edges
 	// there (LoadFile only; see filecache.go), used instead of parsing
-	// while the file is unchanged, for files of at least CacheMin bytes.
+	// while the file is unchanged, for files of at least CacheMin bytes
+	// (a gzip file counts four times its size: textfile.File.CacheSize).
 	CacheDir string
 	CacheMin int64
 	// Workers is how many goroutines parse a file and build the window
@@ -104,12 +105,16 @@ func LoadFile(path string, opts FileOptions) (*window.Window, FileStats, error) 
 		return load(f, nil, path, opts, 0, nil)
 	}
 	var cache *edgeCache
-	if opts.CacheDir != "" && f.Size >= opts.CacheMin && bincache.LittleEndian {
+	if opts.CacheDir != "" && f.CacheSize() >= opts.CacheMin && bincache.LittleEndian {
 		if cache, err = openCache(opts.CacheDir, path, f.File, f.Info, &opts); err != nil {
 			return nil, FileStats{}, fmt.Errorf("reading %s: %w", path, err)
 		}
 	}
-	return load(f, f, path, opts, f.Size, cache)
+	var ra io.ReaderAt
+	if f.Size > 0 { // not compressed: chunks in parallel
+		ra = f
+	}
+	return load(f, ra, path, opts, f.Size, cache)
 }
 
 // Load reads temporal edges from r, a file called name in errors, into a

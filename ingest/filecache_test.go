@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -166,5 +168,42 @@ func TestCacheMinAndNodeFile(t *testing.T) {
 		if got := loadCached(t, path, dir, opts); got != want {
 			t.Errorf("with a node file: cache %q; want %q", got, want)
 		}
+	}
+}
+
+// TestCacheServesGzip: a gzip edge file is cached like a plain one (keyed
+// by its compressed bytes; rebuilt when they change), and weighs four
+// times its size against CacheMin.
+func TestCacheServesGzip(t *testing.T) {
+	gz := func(text string) string {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(text))
+		zw.Close()
+		return b.String()
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	path := writeFile(t, "e.txt.gz", gz(randomEdgeFile(r, 2000, true, true, false)))
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	opts := FileOptions{Workers: 3, CacheMin: 4*fi.Size() + 1}
+	if got := loadCached(t, path, dir, opts); got != "" {
+		t.Errorf("below CacheMin: cache %q; want none", got)
+	}
+	opts.CacheMin = 4 * fi.Size()
+	for _, want := range []string{"written", "hit"} {
+		if got := loadCached(t, path, dir, opts); got != want {
+			t.Errorf("cache %q; want %s", got, want)
+		}
+	}
+	if err := os.WriteFile(path, []byte(gz(randomEdgeFile(r, 2000, true, true, false))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts.CacheMin = 0
+	if got := loadCached(t, path, dir, opts); got != "rebuilt (input changed)" {
+		t.Errorf("after a change: cache %q; want rebuilt (input changed)", got)
 	}
 }

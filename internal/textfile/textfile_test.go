@@ -132,9 +132,9 @@ func gzipped(t *testing.T, text string) []byte {
 }
 
 // TestOpenDecompressesGzip: a gzip file, whatever its name, reads as its
-// text through Read and WriteTo, and is not Regular (no parallel chunks
-// over compressed bytes); a plain file is Regular with its size, and an
-// empty file opens as plain.
+// text through Read and WriteTo, with no Size (no parallel chunks over
+// compressed bytes) and a CacheSize of four times its bytes; a plain file
+// has its size, and an empty file opens as plain.
 func TestOpenDecompressesGzip(t *testing.T) {
 	text := strings.Repeat("a b 1\nc d 2\n", 5000)
 	dir := t.TempDir()
@@ -172,11 +172,13 @@ func TestOpenDecompressesGzip(t *testing.T) {
 			if string(got) != c.plain {
 				t.Errorf("%s, %s: read %d bytes; want the %d of its text", c.name, how, len(got), len(c.plain))
 			}
-			if f.Regular() == c.gzip || (f.Compressed == "gzip") != c.gzip {
-				t.Errorf("%s: Regular %v, Compressed %q; gzip %v", c.name, f.Regular(), f.Compressed, c.gzip)
+			wantSize, wantCache := int64(len(c.data)), int64(len(c.data))
+			if c.gzip {
+				wantSize, wantCache = 0, 4*int64(len(c.data)) // no parallel chunks of compressed bytes
 			}
-			if !c.gzip && f.Size != int64(len(c.data)) {
-				t.Errorf("%s: Size %d; want %d", c.name, f.Size, len(c.data))
+			if !f.Regular() || (f.Compressed == "gzip") != c.gzip || f.Size != wantSize || f.CacheSize() != wantCache {
+				t.Errorf("%s: Regular %v, Compressed %q, Size %d, CacheSize %d; want regular, gzip %v, %d, %d",
+					c.name, f.Regular(), f.Compressed, f.Size, f.CacheSize(), c.gzip, wantSize, wantCache)
 			}
 			if err := f.Close(); err != nil {
 				t.Errorf("%s: Close: %v", c.name, err)
