@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -151,6 +153,44 @@ func TestLoadFileGzip(t *testing.T) {
 		cut := writeFile(t, "cut.gz", z.String()[:z.Len()/2])
 		if w, _, err := LoadFile(cut, FileOptions{Workers: 4, SkipBad: true}); err == nil || w != nil {
 			t.Errorf("seed %d: a gzip file cut in half loaded (error %v)", seed, err)
+		}
+	}
+}
+
+// TestLoadNodeFileGzip: an edge file and a node file, both gzipped, load
+// into the window and stats of the plain pair.
+func TestLoadNodeFileGzip(t *testing.T) {
+	packed := map[string]string{}
+	for _, name := range []string{"transfers.csv", "accounts.csv"} {
+		text, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(text)
+		zw.Close()
+		packed[name] = writeFile(t, name+".gz", z.String())
+	}
+	want, wantSt, err := LoadFile("testdata/transfers.csv", FileOptions{NodeFile: "testdata/accounts.csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, st, err := LoadFile(packed["transfers.csv"], FileOptions{NodeFile: packed["accounts.csv"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := strings.ReplaceAll(fmt.Sprint(st), packed["accounts.csv"], "testdata/accounts.csv"), fmt.Sprint(wantSt); g != w {
+		t.Errorf("stats %s; plain: %s", g, w)
+	}
+	if rawDump(got) != rawDump(want) || fmt.Sprint(got.Schema()) != fmt.Sprint(want.Schema()) {
+		t.Error("window differs from the plain files'")
+	}
+	for v := range uint32(got.IDs().Len()) {
+		for col := range got.Schema().NodeAttrs {
+			if g, w := got.NodeAttr(col, v), want.NodeAttr(col, v); g != w && !(g != g && w != w) {
+				t.Errorf("node %d attribute %d: %v; plain: %v", v, col, g, w)
+			}
 		}
 	}
 }
