@@ -43,7 +43,7 @@ type LoadOptions struct {
 	Workers int
 	// CacheDir, when set, keeps a binary copy of the parsed graph there
 	// (cache.go), used instead of parsing while the file is unchanged, for
-	// files of at least CacheMin bytes (a gzip file counts four times its
+	// files of at least CacheMin bytes (a compressed file counts four times its
 	// size: textfile.File.CacheSize).
 	CacheDir string
 	CacheMin int64
@@ -90,7 +90,7 @@ func LoadFile(path string, opts LoadOptions) (*Graph, LoadStats, error) {
 	if f.Size > 0 { // a regular file, not compressed: chunks in parallel
 		ra = f
 	}
-	g, st, err := read(f, ra, path, f.Size, opts.Workers)
+	g, st, err := read(f, ra, path, f.Size, f.CacheSize(), opts.Workers)
 	if err != nil || cache == nil {
 		return g, st, err
 	}
@@ -99,7 +99,7 @@ func LoadFile(path string, opts LoadOptions) (*Graph, LoadStats, error) {
 }
 
 // Read is Load on r, in one pass; name is used in errors.
-func Read(r io.Reader, name string) (*Graph, LoadStats, error) { return read(r, nil, name, 0, 1) }
+func Read(r io.Reader, name string) (*Graph, LoadStats, error) { return read(r, nil, name, 0, 0, 1) }
 
 // minChunk is the smallest chunk worth a goroutine (a variable for tests).
 var minChunk int64 = 1 << 20
@@ -107,15 +107,26 @@ var minChunk int64 = 1 << 20
 // read parses r, the input called name. With ra (r's file, of size bytes)
 // the lines after the first data line are cut into chunks parsed in
 // parallel, each with its own id dictionary; the dictionaries are merged
-// in file order, so ids are those of one pass.
-func read(r io.Reader, ra io.ReaderAt, name string, size int64, workers int) (*Graph, LoadStats, error) {
+// in file order, so ids are those of one pass. Without ra, a stream of
+// about textSize bytes (a compressed file's text) is cut into blocks
+// parsed in parallel as it is read (streamParts).
+func read(r io.Reader, ra io.ReaderAt, name string, size, textSize int64, workers int) (*Graph, LoadStats, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	parallel := ra != nil && workers > 1 && size >= 2*minChunk
-	head := newPart(r, name, true, size)
-	head.run(parallel)
-	parts := []*part{head}
+	var head *part
+	var parts []*part
+	if ra == nil && workers > 1 && textSize >= 2*minChunk {
+		var err error
+		if parts, head, err = streamParts(r, name, textSize, workers); err != nil {
+			return nil, LoadStats{}, err
+		}
+	} else {
+		head = newPart(r, name, true, size)
+		head.run(parallel)
+		parts = []*part{head}
+	}
 	if parallel && head.err == nil && head.stopped {
 		chunks, err := textfile.Chunks(ra, head.consumed, size, workers, minChunk)
 		if err != nil {
@@ -190,6 +201,61 @@ func read(r io.Reader, ra io.ReaderAt, name string, size int64, workers int) (*G
 	g := fromPairs(len(names), lists, names, workers)
 	st.Duplicates = pairs - g.M()
 	return g, st, nil
+}
+
+// maxBlock caps a stream's blocks (streamParts): each part keeps a
+// dictionary, so a huge stream is cut into blocks of this size rather than
+// into thousands of small ones, and workers such blocks are held at once.
+const maxBlock = 64 << 20
+
+// maxLine is the longest line the scanner takes (bufio.Scanner's limit,
+// newPart): a stream's blocks keep only this much of a longer one, which
+// fails the same way.
+const maxLine = 1 << 20
+
+// streamParts parses a stream that cannot be read at offsets (a
+// decompressed file) into parts in parallel: it is cut into blocks of
+// whole lines (about textSize / 2·workers bytes, within minChunk and
+// maxBlock) while earlier blocks are parsed. Blocks are parsed one at a
+// time, each as a head, until one holds the file's first data line (the
+// returned head: a "V E" candidate or the first edge), then on workers
+// goroutines. The parts are in file order, so ids and errors are those of
+// one pass.
+func streamParts(r io.Reader, name string, textSize int64, workers int) (parts []*part, head *part, err error) {
+	blocks := textfile.NewBlocks(r, int(min(max(textSize/int64(2*workers), minChunk), maxBlock)), maxLine)
+	parse := func(b textfile.Block, head bool) *part {
+		p := newPart(bytes.NewReader(b.Data), name, head, int64(len(b.Data)))
+		p.run(false)
+		p.sc = nil // let the block go
+		return p
+	}
+	for head == nil || !head.seenFirst { // one at a time until the first data line
+		b, err := blocks.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		head = parse(b, true)
+		parts = append(parts, head)
+		if head.err != nil {
+			return parts, head, nil // read reports it
+		}
+	}
+	if head == nil { // an empty stream
+		head = newPart(bytes.NewReader(nil), name, true, 0)
+		head.run(false)
+		return []*part{head}, head, nil
+	}
+	if !head.seenFirst {
+		return parts, head, nil
+	}
+	rest, err := textfile.ParseBlocks(blocks.Next, workers, func(b textfile.Block) *part { return parse(b, false) })
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	return append(parts, rest...), head, nil
 }
 
 // idOf returns tok's id in names, appending it if it is new.

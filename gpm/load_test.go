@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/motifwatch/motifwatch/internal/testenv"
 )
@@ -207,7 +209,7 @@ func TestParallelLoadIsOnePass(t *testing.T) {
 			t.Fatal(err)
 		}
 		workers := 1 + r.IntN(7)
-		g, st, err := read(strings.NewReader(text), strings.NewReader(text), "g.txt", int64(len(text)), workers)
+		g, st, err := read(strings.NewReader(text), strings.NewReader(text), "g.txt", int64(len(text)), int64(len(text)), workers)
 		sameAsOnePass(t, fmt.Sprintf("seed %d, %d workers", seed, workers), text, g, st, err)
 		g, st, err = Read(strings.NewReader(text), "g.txt")
 		sameAsOnePass(t, fmt.Sprintf("seed %d, Read", seed), text, g, st, err)
@@ -237,9 +239,13 @@ func TestParallelLoadErrorLines(t *testing.T) {
 			ls[i] = c.bad
 		}
 		text := strings.Join(ls, "\n")
-		_, _, err := read(strings.NewReader(text), strings.NewReader(text), "g.txt", int64(len(text)), 4)
+		_, _, err := read(strings.NewReader(text), strings.NewReader(text), "g.txt", int64(len(text)), int64(len(text)), 4)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("bad line at %v: error %v; want %s", c.at, err, c.want)
+		}
+		_, _, err = read(strings.NewReader(text), nil, "g.txt", 0, int64(len(text)), 4) // a stream, in blocks
+		if err == nil || err.Error() != c.want {
+			t.Errorf("bad line at %v, streamed: error %v; want %s", c.at, err, c.want)
 		}
 	}
 }
@@ -264,14 +270,45 @@ func TestReferenceFilesParallel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, st, err := read(strings.NewReader(string(text)), strings.NewReader(string(text)), "g.txt", int64(len(text)), 5)
+		g, st, err := read(strings.NewReader(string(text)), strings.NewReader(string(text)), "g.txt", int64(len(text)), int64(len(text)), 5)
 		sameAsOnePass(t, filepath.Base(path), string(text), g, st, err)
 	}
 }
 
-// TestLoadFileGzip: a gzip-compressed edge file loads into the graph of
-// one pass over its text, and one cut short is an error.
+// TestStreamIsOnePass: a stream (a compressed file's text) cut into
+// blocks and parsed on several workers loads into the graph (ids, lists,
+// stats, errors) of one pass, a "V E" header after blocks of comments
+// included.
+func TestStreamIsOnePass(t *testing.T) {
+	defer func(n int64) { minChunk = n }(minChunk)
+	minChunk = 64
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 16))
+		text := randomGraphFile(r, 5+r.IntN(400))
+		switch seed % 10 {
+		case 9: // a malformed line somewhere
+			lines := strings.Split(text, "\n")
+			lines[r.IntN(len(lines))] = "lonely"
+			text = strings.Join(lines, "\n")
+		case 8: // blocks of comments before the first data line
+			text = strings.Repeat("# a long preamble line\n", 10+r.IntN(40)) + text
+		}
+		workers := 2 + r.IntN(6)
+		in := io.Reader(strings.NewReader(text))
+		if seed%2 == 0 {
+			in = iotest.HalfReader(in)
+		}
+		g, st, err := read(in, nil, "g.txt", 0, int64(len(text)), workers)
+		sameAsOnePass(t, fmt.Sprintf("seed %d, %d workers", seed, workers), text, g, st, err)
+	}
+}
+
+// TestLoadFileGzip: a gzip-compressed edge file, parsed as a stream in
+// blocks, loads into the graph of one pass over its text, and one cut
+// short is an error.
 func TestLoadFileGzip(t *testing.T) {
+	defer func(n int64) { minChunk = n }(minChunk)
+	minChunk = 256
 	dir := t.TempDir()
 	for seed := range uint64(20) {
 		r := rand.New(rand.NewPCG(seed, 15))

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -53,7 +54,7 @@ type FileOptions struct {
 	// CacheDir, when set, keeps a binary copy of each loaded file's edges
 	// there (LoadFile only; see filecache.go), used instead of parsing
 	// while the file is unchanged, for files of at least CacheMin bytes
-	// (a gzip file counts four times its size: textfile.File.CacheSize).
+	// (a compressed file counts four times its size: textfile.File.CacheSize).
 	CacheDir string
 	CacheMin int64
 	// Workers is how many goroutines parse a file and build the window
@@ -102,7 +103,7 @@ func LoadFile(path string, opts FileOptions) (*window.Window, FileStats, error) 
 	}
 	defer f.Close()
 	if !f.Regular() {
-		return load(f, nil, path, opts, 0, nil)
+		return load(f, nil, path, opts, 0, 0, nil)
 	}
 	var cache *edgeCache
 	if opts.CacheDir != "" && f.CacheSize() >= opts.CacheMin && bincache.LittleEndian {
@@ -114,7 +115,7 @@ func LoadFile(path string, opts FileOptions) (*window.Window, FileStats, error) 
 	if f.Size > 0 { // not compressed: chunks in parallel
 		ra = f
 	}
-	return load(f, ra, path, opts, f.Size, cache)
+	return load(f, ra, path, opts, f.Size, f.CacheSize(), cache)
 }
 
 // Load reads temporal edges from r, a file called name in errors, into a
@@ -149,11 +150,12 @@ func LoadFile(path string, opts FileOptions) (*window.Window, FileStats, error) 
 //
 // On error the window is nil and the stats count what was read.
 func Load(r io.Reader, name string, opts FileOptions) (*window.Window, FileStats, error) {
-	return load(r, nil, name, opts, 0, nil)
+	return load(r, nil, name, opts, 0, 0, nil)
 }
 
 // load is Load with, for a regular file, ra to read chunks of it in
-// parallel and its size in bytes.
+// parallel and its size in bytes; for a compressed one (no ra), textSize
+// estimates its text's bytes (0: unknown).
 //
 // The head of the input is read first, up to the first data line, which
 // fixes the columns (header, count, attribute kinds) for every later
@@ -163,7 +165,7 @@ func Load(r io.Reader, name string, opts FileOptions) (*window.Window, FileStats
 // are numbered in the order of their first appearance, so dense ids,
 // codes and the (t, line) order of the window are those of one pass over
 // the file.
-func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64, cache *edgeCache) (*window.Window, FileStats, error) {
+func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size, textSize int64, cache *edgeCache) (*window.Window, FileStats, error) {
 	var st FileStats
 	if opts.TimeUnit == 0 {
 		opts.TimeUnit = time.Second
@@ -201,25 +203,33 @@ func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64
 		}
 	}
 	fm := &format{keepSelfLoops: opts.KeepSelfLoops}
-	head := newPart(newScanner(r, name, &opts, nil), fm, size)
-	head.sc.progress = prog.step
-	parallel := ra != nil && size > 0 && opts.Workers > 1 && size >= 2*minChunk
 	parse := trace.StartRegion(context.Background(), "load: parse")
-	head.run(parallel)
-	parts := []*part{head}
-	if parallel && head.err == nil && head.stopped {
-		chunks, err := textfile.Chunks(ra, head.st.Bytes, size, opts.Workers, minChunk)
-		if err != nil {
-			return nil, st, fmt.Errorf("reading %s: %w", name, err)
+	var parts []*part
+	if ra == nil && opts.Workers > 1 && textSize >= 2*minChunk {
+		var err error
+		if parts, err = streamParts(r, name, &opts, fm, prog, textSize); err != nil {
+			return nil, st, err
 		}
-		parts = append(parts, make([]*part, len(chunks))...)
-		textfile.Parallel(ra, chunks, func(i int, r *io.SectionReader) {
-			p := newPart(newScanner(r, name, &opts, nil), fm, r.Size())
-			p.sc.progress = prog.step
-			p.sc.fileStart = false
-			parts[1+i] = p
-			p.run(false)
-		})
+	} else {
+		head := newPart(newScanner(r, name, &opts, nil), fm, size)
+		head.sc.progress = prog.step
+		parallel := ra != nil && size > 0 && opts.Workers > 1 && size >= 2*minChunk
+		head.run(parallel)
+		parts = []*part{head}
+		if parallel && head.err == nil && head.stopped {
+			chunks, err := textfile.Chunks(ra, head.st.Bytes, size, opts.Workers, minChunk)
+			if err != nil {
+				return nil, st, fmt.Errorf("reading %s: %w", name, err)
+			}
+			parts = append(parts, make([]*part, len(chunks))...)
+			textfile.Parallel(ra, chunks, func(i int, r *io.SectionReader) {
+				p := newPart(newScanner(r, name, &opts, nil), fm, r.Size())
+				p.sc.progress = prog.step
+				p.sc.fileStart = false
+				parts[1+i] = p
+				p.run(false)
+			})
+		}
 	}
 	parse.End()
 	var edgeSt FileStats // the edge file's own counts, for the cache
@@ -251,6 +261,51 @@ func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size int64
 
 // minChunk is the smallest chunk worth a goroutine (a variable for tests).
 var minChunk int64 = 1 << 20
+
+// maxBlock caps a stream's blocks (streamParts): each part keeps a
+// dictionary, so a huge stream is cut into blocks of this size rather than
+// into thousands of small ones, and workers such blocks are held at once.
+const maxBlock = 64 << 20
+
+// streamParts parses a stream that cannot be read at offsets (a
+// decompressed file) into parts in parallel, as load does a regular file's
+// chunks: the stream is cut into blocks of whole lines (about textSize /
+// 2·workers bytes, within minChunk and maxBlock) while earlier blocks are
+// parsed. Blocks are parsed one at a time until a data line has fixed the
+// format, then on opts.Workers goroutines. The parts are in file order,
+// so ids, order and errors are those of one pass.
+func streamParts(r io.Reader, name string, opts *FileOptions, fm *format, prog *progress, textSize int64) ([]*part, error) {
+	blocks := textfile.NewBlocks(r, int(min(max(textSize/int64(2*opts.Workers), minChunk), maxBlock)), readBufSize)
+	var parts []*part
+	parse := func(b textfile.Block, first bool) *part {
+		p := newPart(newScanner(bytes.NewReader(b.Data), name, opts, nil), fm, int64(len(b.Data)))
+		p.sc.progress = prog.step
+		p.sc.fileStart = first
+		p.run(false)
+		p.st.Bytes += b.Dropped // over-long lines' middles, never read
+		p.sc = nil              // let the block go
+		return p
+	}
+	for fm.kinds == nil { // until the format is fixed, one block at a time
+		b, err := blocks.Next()
+		if err == io.EOF {
+			return parts, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		p := parse(b, len(parts) == 0)
+		parts = append(parts, p)
+		if p.err != nil {
+			return parts, nil // sumStats returns it
+		}
+	}
+	rest, err := textfile.ParseBlocks(blocks.Next, opts.Workers, func(b textfile.Block) *part { return parse(b, false) })
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	return append(parts, rest...), nil
+}
 
 // sumStats adds the parts' counts into st and returns the error of the
 // first part (in file order) that stopped on one, with line numbers made

@@ -25,7 +25,7 @@ type nodeTable struct {
 // like the edge file. Kinds are decided on the first data line like edge
 // attributes, except that the "label" column is always a string.
 func readNodeFile(path string, opts *FileOptions, st *FileStats) (*nodeTable, error) {
-	f, err := textfile.Open(path) // plain or gzip, as the edge file
+	f, err := textfile.Open(path) // plain or compressed, as the edge file
 	if err != nil {
 		return nil, err
 	}

@@ -119,23 +119,39 @@ func TestParallelLoadEqualsOnePass(t *testing.T) {
 	}
 }
 
-// TestLoadFileGzip: a gzip-compressed edge file loads into the window,
-// stats and errors (file:line of the text) of its plain text, and one cut
-// short is an error, never a smaller window.
+// TestLoadFileGzip: a gzip-compressed edge file, parsed in blocks on
+// several workers, loads into the window, stats and errors (file:line of
+// the text) of one pass over its plain text, over-long lines included;
+// and one cut short is an error, never a smaller window.
 func TestLoadFileGzip(t *testing.T) {
-	for seed := range uint64(6) {
+	defer func(n int64) { minChunk = n }(minChunk)
+	for seed := range uint64(8) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		text := randomEdgeFile(r, 3000, seed%2 == 0, seed%3 != 0, seed >= 3)
+		if seed >= 6 { // lines over the scanner's buffer: bad lines, their bytes counted
+			lines := strings.SplitAfter(text, "\n")
+			for range 2 {
+				i := 5 + r.IntN(len(lines)-5)
+				lines[i] = "x" + strings.Repeat("y", readBufSize+r.IntN(3*readBufSize)) + " z 1\n" + lines[i]
+			}
+			text = strings.Join(lines, "")
+		}
 		var z bytes.Buffer
 		zw := gzip.NewWriter(&z)
 		zw.Write([]byte(text))
 		zw.Close()
 		plain := writeFile(t, "edges.txt", text)
 		packed := writeFile(t, "edges.txt", z.String()) // same name, other directory
-		for _, skipBad := range []bool{false, true} {
-			name := fmt.Sprintf("seed=%d/skipBad=%v", seed, skipBad)
-			want, wantSt, wantErr := LoadFile(plain, FileOptions{Workers: 4, SkipBad: skipBad})
-			got, st, err := LoadFile(packed, FileOptions{Workers: 4, SkipBad: skipBad})
+		for _, c := range []struct {
+			skipBad bool
+			workers int
+		}{{false, 1}, {false, 3}, {true, 2}, {true, 8}} {
+			skipBad := c.skipBad
+			name := fmt.Sprintf("seed=%d/skipBad=%v/workers=%d", seed, skipBad, c.workers)
+			minChunk = 1 << 40 // one pass over the plain text
+			want, wantSt, wantErr := LoadFile(plain, FileOptions{Workers: 1, SkipBad: skipBad})
+			minChunk = 256 // blocks of a few KiB
+			got, st, err := LoadFile(packed, FileOptions{Workers: c.workers, SkipBad: skipBad})
 			if e, w := strings.ReplaceAll(fmt.Sprint(err), packed, "F"), strings.ReplaceAll(fmt.Sprint(wantErr), plain, "F"); e != w {
 				t.Errorf("%s: error %s; plain: %s", name, e, w)
 				continue

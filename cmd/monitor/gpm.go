@@ -75,7 +75,7 @@ Ctrl-C prints the counts so far, marked partial, and exits with status 130.`,
 		},
 	}
 	f := cmd.Flags()
-	f.Var(&singleString{value: &o.graph}, "graph", "undirected edge file (plain text or gzip)")
+	f.Var(&singleString{value: &o.graph}, "graph", "undirected edge file (plain text, gzip, zstd or bzip2)")
 	f.StringVar(&o.app, "app", "", "clique or motif")
 	f.IntVarP(&o.k, "k", "k", 0, fmt.Sprintf("subgraph size in vertices (clique: 2-%d, motif: 2-%d)", gpm.MaxCliqueK, gpm.MaxMotifK))
 	f.StringVar((*string)(&o.backend), "backend", backend.CPU.String(), backendUsage)

@@ -101,7 +101,7 @@ prints the counts so far, marked partial, and exits with status 130.`,
 		},
 	}
 	f := cmd.Flags()
-	f.Var(&singleString{value: &o.graph}, "graph", "temporal edge file to mine (plain text or gzip)")
+	f.Var(&singleString{value: &o.graph}, "graph", "temporal edge file to mine (plain text, gzip, zstd or bzip2)")
 	f.StringVar(&o.nodes, "nodes", "", "optional node attribute file (header: id label ...)")
 	f.IntVar(&o.synthetic, "synthetic", 0, "mine a generated CollegeMsg-like graph of N edges instead of --graph")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of --synthetic")

@@ -89,7 +89,7 @@ before the next; --rate or --speedup paces them.`,
 		return usageError{fmt.Errorf("produce: %w", err)}
 	})
 	f := cmd.Flags()
-	f.StringVar(&o.file, "file", "", "temporal edge file to replay (plain text or gzip)")
+	f.StringVar(&o.file, "file", "", "temporal edge file to replay (plain text, gzip, zstd or bzip2)")
 	f.BoolVar(&o.demo, "demo", false, "stream the demo feed (payments with planted patterns) instead of --file")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of --demo")
 	f.IntVar(&o.edges, "edges", 0, "with --demo, stop after N edges (0: until interrupted)")

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // TestChunks: the chunks of random texts tile the range, start at line
@@ -131,23 +133,45 @@ func gzipped(t *testing.T, text string) []byte {
 	return b.Bytes()
 }
 
-// TestOpenDecompressesGzip: a gzip file, whatever its name, reads as its
-// text through Read and WriteTo, with no Size (no parallel chunks over
-// compressed bytes) and a CacheSize of four times its bytes; a plain file
-// has its size, and an empty file opens as plain.
-func TestOpenDecompressesGzip(t *testing.T) {
+// zstded returns text compressed with zstd.
+func zstded(t *testing.T, text string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw, err := zstd.NewWriter(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write([]byte(text))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestOpenDecompresses: a file compressed with gzip, zstd or bzip2,
+// whatever its name, reads as its text through Read and WriteTo, with no
+// Size (no parallel chunks over compressed bytes) and a CacheSize of four
+// times its bytes; a plain file has its size, and an empty file opens as
+// plain. testdata/lines.txt.bz2 is the text below (`bzip2 -9`: Go has no
+// bzip2 writer).
+func TestOpenDecompresses(t *testing.T) {
 	text := strings.Repeat("a b 1\nc d 2\n", 5000)
+	bz2, err := os.ReadFile("testdata/lines.txt.bz2")
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	for _, c := range []struct {
-		name  string
-		data  []byte
-		gzip  bool
-		plain string
+		name, format string
+		data         []byte
+		plain        string
 	}{
-		{"edges.txt.gz", gzipped(t, text), true, text},
-		{"edges.txt", gzipped(t, text), true, text}, // the magic bytes decide, not the name
-		{"plain.txt", []byte(text), false, text},
-		{"empty.txt", nil, false, ""},
+		{"edges.txt.gz", "gzip", gzipped(t, text), text},
+		{"edges.txt", "gzip", gzipped(t, text), text}, // the magic bytes decide, not the name
+		{"edges.zst", "zstd", zstded(t, text), text},
+		{"edges.bz2", "bzip2", bz2, text},
+		{"plain.txt", "", []byte(text), text},
+		{"empty.txt", "", nil, ""},
 	} {
 		path := filepath.Join(dir, c.name)
 		if err := os.WriteFile(path, c.data, 0o644); err != nil {
@@ -173,12 +197,12 @@ func TestOpenDecompressesGzip(t *testing.T) {
 				t.Errorf("%s, %s: read %d bytes; want the %d of its text", c.name, how, len(got), len(c.plain))
 			}
 			wantSize, wantCache := int64(len(c.data)), int64(len(c.data))
-			if c.gzip {
+			if c.format != "" {
 				wantSize, wantCache = 0, 4*int64(len(c.data)) // no parallel chunks of compressed bytes
 			}
-			if !f.Regular() || (f.Compressed == "gzip") != c.gzip || f.Size != wantSize || f.CacheSize() != wantCache {
-				t.Errorf("%s: Regular %v, Compressed %q, Size %d, CacheSize %d; want regular, gzip %v, %d, %d",
-					c.name, f.Regular(), f.Compressed, f.Size, f.CacheSize(), c.gzip, wantSize, wantCache)
+			if !f.Regular() || f.Compressed != c.format || f.Size != wantSize || f.CacheSize() != wantCache {
+				t.Errorf("%s: Regular %v, Compressed %q, Size %d, CacheSize %d; want regular, %q, %d, %d",
+					c.name, f.Regular(), f.Compressed, f.Size, f.CacheSize(), c.format, wantSize, wantCache)
 			}
 			if err := f.Close(); err != nil {
 				t.Errorf("%s: Close: %v", c.name, err)
@@ -187,41 +211,42 @@ func TestOpenDecompressesGzip(t *testing.T) {
 	}
 }
 
-// TestOpenNamesOtherCompressions: a file compressed in a format Open does
-// not read is refused with an error naming the file and the format, and
-// text that merely starts like one (a vertex called BZh9) is text; a
-// truncated gzip file is an error, not a short graph.
-func TestOpenNamesOtherCompressions(t *testing.T) {
+// TestOpenRefusesAndFails: an xz file, which Open does not read, is
+// refused with an error naming the file and the format; text that merely
+// starts like a compressed stream (a vertex called BZh9) is text; and a
+// compressed file cut short or corrupt is an error naming the format, at
+// Open or at Read, never a shorter text.
+func TestOpenRefusesAndFails(t *testing.T) {
 	dir := t.TempDir()
+	text := strings.Repeat("a b 1\n", 2000)
 	for _, c := range []struct {
 		name string
-		head []byte
-		want string // "" = opens as text
+		data []byte
+		want string // "" = opens and reads as text
 	}{
-		{"a.zst", []byte{0x28, 0xb5, 0x2f, 0xfd, 0x24, 0x05, 0, 0, 0, 0}, "compressed with zstd"},
-		{"a.xz", []byte{0xfd, '7', 'z', 'X', 'Z', 0, 0, 4, 0xe6, 0xd6}, "compressed with xz"},
-		{"a.bz2", []byte("BZh91AY&SY\x00\x01"), "compressed with bzip2"},
+		{"a.xz", []byte{0xfd, '7', 'z', 'X', 'Z', 0, 0, 4, 0xe6, 0xd6}, "a.xz: compressed with xz; decompress it first"},
 		{"bzh.txt", []byte("BZh9 x 1\nBZh9 y 2\n"), ""},
-		{"short.gz", gzipped(t, "a b 1\n")[:5], "short.gz: gzip:"},
+		{"head.gz", gzipped(t, text)[:5], "head.gz: gzip:"},
+		{"cut.gz", gzipped(t, text)[:40], "gzip: unexpected EOF"},
+		{"cut.zst", zstded(t, text)[:20], "zstd:"},
+		{"bad.bz2", []byte("BZh91AY&SY\x00\x01garbage"), "bzip2:"},
 	} {
 		path := filepath.Join(dir, c.name)
-		if err := os.WriteFile(path, c.head, 0o644); err != nil {
+		if err := os.WriteFile(path, c.data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		f, err := Open(path)
-		if c.want == "" {
-			if err != nil {
-				t.Errorf("%s: %v; want it opened as text", c.name, err)
-			} else {
-				f.Close()
-			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.name) {
-			t.Errorf("%s: error %v; want one naming the file and %q", c.name, err, c.want)
-		}
-		if f != nil {
+		if err == nil {
+			_, err = io.ReadAll(f)
+			f.Close()
+		} else if f != nil {
 			t.Errorf("%s: a File beside the error", c.name)
+		}
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v; want it read as text", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error %v; want one with %q", c.name, err, c.want)
 		}
 	}
 }
