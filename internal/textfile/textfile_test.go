@@ -120,7 +120,7 @@ func TestDictCode(t *testing.T) {
 }
 
 // gzipped returns text compressed with gzip.
-func gzipped(t *testing.T, text string) []byte {
+func gzipped(t testing.TB, text string) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
@@ -134,7 +134,7 @@ func gzipped(t *testing.T, text string) []byte {
 }
 
 // zstded returns text compressed with zstd.
-func zstded(t *testing.T, text string) []byte {
+func zstded(t testing.TB, text string) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	zw, err := zstd.NewWriter(&b)
