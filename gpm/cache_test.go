@@ -1,8 +1,6 @@
 package gpm
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"hash/crc32"
 	"math/rand/v2"
@@ -155,11 +153,7 @@ func TestCacheServesGzip(t *testing.T) {
 	in, dir := t.TempDir(), t.TempDir()
 	for i, want := range []string{"written", "hit", "rebuilt (input changed)", "hit"} {
 		if i%2 == 0 { // a new file
-			var b bytes.Buffer
-			zw := gzip.NewWriter(&b)
-			zw.Write([]byte(randomGraphFile(r, 2000+i)))
-			zw.Close()
-			writeGraphFile(t, in, b.String())
+			writeGraphFile(t, in, string(gzipped(randomGraphFile(r, 2000+i))))
 		}
 		if got := loadCached(t, filepath.Join(in, "g.txt"), dir); got != want {
 			t.Errorf("cache %q; want %s", got, want)

@@ -203,11 +203,6 @@ func read(r io.Reader, ra io.ReaderAt, name string, size, textSize int64, worker
 	return g, st, nil
 }
 
-// maxBlock caps a stream's blocks (streamParts): each part keeps a
-// dictionary, so a huge stream is cut into blocks of this size rather than
-// into thousands of small ones, and workers such blocks are held at once.
-const maxBlock = 64 << 20
-
 // maxLine is the longest line the scanner takes (bufio.Scanner's limit,
 // newPart): a stream's blocks keep only this much of a longer one, which
 // fails the same way.
@@ -215,14 +210,14 @@ const maxLine = 1 << 20
 
 // streamParts parses a stream that cannot be read at offsets (a
 // decompressed file) into parts in parallel: it is cut into blocks of
-// whole lines (about textSize / 2·workers bytes, within minChunk and
-// maxBlock) while earlier blocks are parsed. Blocks are parsed one at a
+// whole lines (about textSize / 2·workers bytes: textfile.BlockSize)
+// while earlier blocks are parsed. Blocks are parsed one at a
 // time, each as a head, until one holds the file's first data line (the
 // returned head: a "V E" candidate or the first edge), then on workers
 // goroutines. The parts are in file order, so ids and errors are those of
 // one pass.
 func streamParts(r io.Reader, name string, textSize int64, workers int) (parts []*part, head *part, err error) {
-	blocks := textfile.NewBlocks(r, int(min(max(textSize/int64(2*workers), minChunk), maxBlock)), maxLine)
+	blocks := textfile.NewBlocks(r, textfile.BlockSize(textSize, workers, minChunk), maxLine)
 	parse := func(b textfile.Block, head bool) *part {
 		p := newPart(bytes.NewReader(b.Data), name, head, int64(len(b.Data)))
 		p.run(false)
@@ -232,7 +227,11 @@ func streamParts(r io.Reader, name string, textSize int64, workers int) (parts [
 	for head == nil || !head.seenFirst { // one at a time until the first data line
 		b, err := blocks.Next()
 		if err == io.EOF {
-			break
+			if head == nil { // an empty stream: a head that read nothing
+				head = parse(textfile.Block{}, true)
+				parts = []*part{head}
+			}
+			return parts, head, nil
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading %s: %w", name, err)
@@ -242,14 +241,6 @@ func streamParts(r io.Reader, name string, textSize int64, workers int) (parts [
 		if head.err != nil {
 			return parts, head, nil // read reports it
 		}
-	}
-	if head == nil { // an empty stream
-		head = newPart(bytes.NewReader(nil), name, true, 0)
-		head.run(false)
-		return []*part{head}, head, nil
-	}
-	if !head.seenFirst {
-		return parts, head, nil
 	}
 	rest, err := textfile.ParseBlocks(blocks.Next, workers, func(b textfile.Block) *part { return parse(b, false) })
 	if err != nil {

@@ -282,6 +282,10 @@ func TestReferenceFilesParallel(t *testing.T) {
 func TestStreamIsOnePass(t *testing.T) {
 	defer func(n int64) { minChunk = n }(minChunk)
 	minChunk = 64
+	for _, text := range []string{"", "# only comments\n", strings.Repeat("# comments only\n", 50)} {
+		g, st, err := read(strings.NewReader(text), nil, "g.txt", 0, 1000, 3)
+		sameAsOnePass(t, fmt.Sprintf("%d bytes without edges", len(text)), text, g, st, err)
+	}
 	for seed := range uint64(300) {
 		r := rand.New(rand.NewPCG(seed, 16))
 		text := randomGraphFile(r, 5+r.IntN(400))
@@ -303,6 +307,15 @@ func TestStreamIsOnePass(t *testing.T) {
 	}
 }
 
+// gzipped returns text compressed with gzip.
+func gzipped(text string) []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(text))
+	zw.Close()
+	return b.Bytes()
+}
+
 // TestLoadFileGzip: a gzip-compressed edge file, parsed as a stream in
 // blocks, loads into the graph of one pass over its text, and one cut
 // short is an error.
@@ -313,18 +326,15 @@ func TestLoadFileGzip(t *testing.T) {
 	for seed := range uint64(20) {
 		r := rand.New(rand.NewPCG(seed, 15))
 		text := randomGraphFile(r, 5+r.IntN(4000))
-		var z bytes.Buffer
-		zw := gzip.NewWriter(&z)
-		zw.Write([]byte(text))
-		zw.Close()
+		z := gzipped(text)
 		path := filepath.Join(dir, "g.txt")
-		if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(path, z, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		g, st, err := LoadFile(path, LoadOptions{Workers: 4})
 		sameAsOnePass(t, fmt.Sprintf("seed %d, gzip", seed), text, g, st, err)
-		if z.Len() > 40 {
-			os.WriteFile(path, z.Bytes()[:z.Len()-20], 0o644)
+		if len(z) > 40 {
+			os.WriteFile(path, z[:len(z)-20], 0o644)
 			if g, _, err := LoadFile(path, LoadOptions{Workers: 4}); err == nil || g != nil {
 				t.Errorf("seed %d: a gzip file cut short loaded (error %v)", seed, err)
 			}

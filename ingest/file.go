@@ -262,20 +262,15 @@ func load(r io.Reader, ra io.ReaderAt, name string, opts FileOptions, size, text
 // minChunk is the smallest chunk worth a goroutine (a variable for tests).
 var minChunk int64 = 1 << 20
 
-// maxBlock caps a stream's blocks (streamParts): each part keeps a
-// dictionary, so a huge stream is cut into blocks of this size rather than
-// into thousands of small ones, and workers such blocks are held at once.
-const maxBlock = 64 << 20
-
 // streamParts parses a stream that cannot be read at offsets (a
 // decompressed file) into parts in parallel, as load does a regular file's
 // chunks: the stream is cut into blocks of whole lines (about textSize /
-// 2·workers bytes, within minChunk and maxBlock) while earlier blocks are
+// 2·workers bytes: textfile.BlockSize) while earlier blocks are
 // parsed. Blocks are parsed one at a time until a data line has fixed the
 // format, then on opts.Workers goroutines. The parts are in file order,
 // so ids, order and errors are those of one pass.
 func streamParts(r io.Reader, name string, opts *FileOptions, fm *format, prog *progress, textSize int64) ([]*part, error) {
-	blocks := textfile.NewBlocks(r, int(min(max(textSize/int64(2*opts.Workers), minChunk), maxBlock)), readBufSize)
+	blocks := textfile.NewBlocks(r, textfile.BlockSize(textSize, opts.Workers, minChunk), readBufSize)
 	var parts []*part
 	parse := func(b textfile.Block, first bool) *part {
 		p := newPart(newScanner(bytes.NewReader(b.Data), name, opts, nil), fm, int64(len(b.Data)))

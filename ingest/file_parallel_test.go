@@ -119,6 +119,15 @@ func TestParallelLoadEqualsOnePass(t *testing.T) {
 	}
 }
 
+// gzipped returns text compressed with gzip.
+func gzipped(text string) string {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(text))
+	zw.Close()
+	return b.String()
+}
+
 // TestLoadFileGzip: a gzip-compressed edge file, parsed in blocks on
 // several workers, loads into the window, stats and errors (file:line of
 // the text) of one pass over its plain text, over-long lines included;
@@ -136,12 +145,9 @@ func TestLoadFileGzip(t *testing.T) {
 			}
 			text = strings.Join(lines, "")
 		}
-		var z bytes.Buffer
-		zw := gzip.NewWriter(&z)
-		zw.Write([]byte(text))
-		zw.Close()
+		z := gzipped(text)
 		plain := writeFile(t, "edges.txt", text)
-		packed := writeFile(t, "edges.txt", z.String()) // same name, other directory
+		packed := writeFile(t, "edges.txt", z) // same name, other directory
 		for _, c := range []struct {
 			skipBad bool
 			workers int
@@ -166,7 +172,7 @@ func TestLoadFileGzip(t *testing.T) {
 				t.Errorf("%s: window differs from the plain file's", name)
 			}
 		}
-		cut := writeFile(t, "cut.gz", z.String()[:z.Len()/2])
+		cut := writeFile(t, "cut.gz", z[:len(z)/2])
 		if w, _, err := LoadFile(cut, FileOptions{Workers: 4, SkipBad: true}); err == nil || w != nil {
 			t.Errorf("seed %d: a gzip file cut in half loaded (error %v)", seed, err)
 		}
@@ -182,11 +188,7 @@ func TestLoadNodeFileGzip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var z bytes.Buffer
-		zw := gzip.NewWriter(&z)
-		zw.Write(text)
-		zw.Close()
-		packed[name] = writeFile(t, name+".gz", z.String())
+		packed[name] = writeFile(t, name+".gz", gzipped(string(text)))
 	}
 	want, wantSt, err := LoadFile("testdata/transfers.csv", FileOptions{NodeFile: "testdata/accounts.csv"})
 	if err != nil {

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -175,15 +173,8 @@ func TestCacheMinAndNodeFile(t *testing.T) {
 // by its compressed bytes; rebuilt when they change), and weighs four
 // times its size against CacheMin.
 func TestCacheServesGzip(t *testing.T) {
-	gz := func(text string) string {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write([]byte(text))
-		zw.Close()
-		return b.String()
-	}
 	r := rand.New(rand.NewPCG(3, 5))
-	path := writeFile(t, "e.txt.gz", gz(randomEdgeFile(r, 2000, true, true, false)))
+	path := writeFile(t, "e.txt.gz", gzipped(randomEdgeFile(r, 2000, true, true, false)))
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +190,7 @@ func TestCacheServesGzip(t *testing.T) {
 			t.Errorf("cache %q; want %s", got, want)
 		}
 	}
-	if err := os.WriteFile(path, []byte(gz(randomEdgeFile(r, 2000, true, true, false))), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(gzipped(randomEdgeFile(r, 2000, true, true, false))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	opts.CacheMin = 0

@@ -30,6 +30,17 @@ type Blocks struct {
 	err     error  // what ended the stream: io.EOF at its end
 }
 
+// maxBlock caps BlockSize: each block becomes a part with a dictionary of
+// its own, so a huge stream is cut into blocks of this size rather than
+// into thousands of small ones, and a loader holds workers such blocks.
+const maxBlock = 64 << 20
+
+// BlockSize is the block size for a stream of about textSize bytes parsed
+// on workers goroutines: two blocks a worker, within minSize and maxBlock.
+func BlockSize(textSize int64, workers int, minSize int64) int {
+	return int(min(max(textSize/int64(2*max(workers, 1)), minSize), maxBlock))
+}
+
 // NewBlocks returns the blocks of r, each of about size bytes.
 func NewBlocks(r io.Reader, size, maxLine int) *Blocks {
 	return &Blocks{r: r, size: max(size, 1), maxLine: max(maxLine, 1)}
